@@ -21,6 +21,7 @@ _UP = ALPHA_UPPER
 _LOW = ALPHA_LOWER
 
 EXTRA_PREFIXES = [
+    "\ufeff",  # a byte-order mark at the start of a report is not part of its first word
     r"\+(?=[0-9])",  # international phone prefix kept apart: `+34 945...`
     r"(?i:e-?mail|correo)[:.\-](?=\S)",  # `Email:x@y.es`: the key is not part of the address
 ]

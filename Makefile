@@ -1,0 +1,38 @@
+# Two entry points for a fresh machine with Python 3.11:
+#   make all   - create .venv, install, run `spacy project run all` (corpus -> ... -> package)
+#   make test  - create .venv, install (with the transformer extra), run the tests
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: all test setup setup-test benchmark clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: $(BIN)/python setup.cfg pyproject.toml
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $@
+
+# torch first, pinned: it takes the local CPU build; an unpinned torch pulls CUDA packages.
+$(VENV)/.installed-test: $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e ".[dev,transformers]" torch==2.13.0
+	touch $@
+
+setup: $(VENV)/.installed
+
+setup-test: $(VENV)/.installed-test
+
+all: setup
+	$(BIN)/python -m spacy project run all
+
+test: setup-test
+	$(BIN)/python -m pytest -q
+
+benchmark: setup
+	$(BIN)/python -m spacy project run benchmark
+
+clean:
+	rm -rf corpus/*.spacy training metrics packages reports

