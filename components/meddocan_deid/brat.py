@@ -46,7 +46,7 @@ def read_ann(path: Path, text: str) -> List[Annotation]:
         fields = parts[1].split(" ")
         if len(fields) != 3 or not fields[1].isdigit() or not fields[2].isdigit():
             # discontinuous spans ("0 5;7 9") do not occur in MEDDOCAN
-            raise BratError(f"{path}:{lineno}: unsupported span '{parts[1].split(' ', 1)[-1][:20]}'")
+            raise BratError(f"{path}:{lineno}: expected '<LABEL> <start> <end>' with one continuous span")
         label, start, end = fields[0], int(fields[1]), int(fields[2])
         if not 0 <= start < end <= len(text):
             raise BratError(f"{path}:{lineno}: offsets {start}-{end} outside the text (length {len(text)})")

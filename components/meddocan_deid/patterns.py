@@ -27,8 +27,10 @@ def load_patterns(path: Path, required=("pattern",)) -> List[dict]:
                 entry = srsly.json_loads(line)
             except ValueError:
                 raise PatternFileError(f"{path}:{lineno}: not valid JSON") from None
+            if not isinstance(entry, dict):
+                raise PatternFileError(f"{path}:{lineno}: expected a JSON object")
             missing = [k for k in required if k not in entry]
-            if not isinstance(entry, dict) or missing:
+            if missing:
                 raise PatternFileError(f"{path}:{lineno}: missing key(s) {missing}")
             patterns.append(entry)
     return patterns

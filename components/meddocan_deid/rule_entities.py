@@ -15,7 +15,7 @@ Overlap policy: rule entities are written before the NER, which keeps them and
 predicts around them; among rule entities the longest wins (`filter_spans`).
 """
 
-from typing import List, Optional, Sequence
+from typing import AbstractSet, List, Optional
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -74,7 +74,7 @@ class RuleEntities:
         sections = {s.label_: s for s in doc.spans.get(self.sections_key, [])}
         candidates = sorted(doc.spans.get(self.candidates_key, []), key=lambda s: s.start)
         entities: List[Span] = []
-        header_keys = [c.start for c in candidates if c.id_ == "header/line"]
+        header_keys = {c.start for c in candidates if c.id_ == "header/line"}  # a set: O(1) lookups
         for cand in candidates:
             section, _, kind = cand.id_.partition("/")
             sec = sections.get(section)
@@ -97,7 +97,7 @@ class RuleEntities:
         doc.ents = filter_spans(kept + entities)
         return doc
 
-    def _line_value(self, doc: Doc, key: Span, sec: Span, header_keys: Sequence[int]) -> List[Span]:
+    def _line_value(self, doc: Doc, key: Span, sec: Span, header_keys: AbstractSet[int]) -> List[Span]:
         end = key.end
         while end < sec.end and not _is_line_break(doc[end]) and end not in header_keys:
             end += 1

@@ -19,6 +19,7 @@ from spacy.util import filter_spans
     "meddocan_trusted_phi",
     default_config={
         "rules_key": "rule_entities",
+        "sections_key": "sections",
         "spans_key": "trusted_phi",
         "exclude_rule_labels": ["SEXO_SUJETO_ASISTENCIA"],
         "ner_labels": ["HOSPITAL", "INSTITUCION"],
@@ -27,10 +28,11 @@ from spacy.util import filter_spans
     assigns=["doc.ents", "doc.spans"],
 )
 class TrustedPHI:
-    def __init__(self, nlp: Language, name: str, rules_key: str, spans_key: str,
+    def __init__(self, nlp: Language, name: str, rules_key: str, sections_key: str, spans_key: str,
                  exclude_rule_labels: List[str], ner_labels: List[str], min_length: int):
         self.name = name
         self.rules_key = rules_key
+        self.sections_key = sections_key
         self.spans_key = spans_key
         self.exclude_rule_labels = set(exclude_rule_labels)
         self.ner_labels = set(ner_labels)
@@ -39,8 +41,11 @@ class TrustedPHI:
     def trusted(self, doc: Doc) -> dict:
         """Trusted strings of this document, mapped to their label."""
         found = {}
+        headers = [s for s in doc.spans.get(self.sections_key, []) if s.label_ == "header"]
+        header_end = headers[0].end if headers else 0
         for span in doc.spans.get(self.rules_key, []):
-            if span.label_ not in self.exclude_rule_labels:
+            # only the header rules are trusted: footer matches are regexes, not structure
+            if span.end <= header_end and span.label_ not in self.exclude_rule_labels:
                 found.setdefault(span.text, span.label_)
         for ent in doc.ents:
             if ent.label_ in self.ner_labels:
@@ -57,10 +62,11 @@ class TrustedPHI:
             for i in range(ent.start, ent.end):
                 taken[i] = True
         added: List[Span] = []
+        text = doc.text  # Doc.text is rebuilt from the tokens on every access: read it once
         # longest strings first, so "Rivera Bueno" wins over "Rivera"
-        for text in sorted(trusted, key=len, reverse=True):
-            for m in re.finditer(r"(?<!\w)" + re.escape(text) + r"(?!\w)", doc.text):
-                span = doc.char_span(m.start(), m.end(), label=trusted[text])
+        for string in sorted(trusted, key=len, reverse=True):
+            for m in re.finditer(r"(?<!\w)" + re.escape(string) + r"(?!\w)", text):
+                span = doc.char_span(m.start(), m.end(), label=trusted[string])
                 if span is None or any(taken[span.start:span.end]):
                     continue
                 for i in range(span.start, span.end):

@@ -1,0 +1,166 @@
+"""Bad and unusual input: the rule pipeline must not crash, and errors must name
+files and lines without echoing report or pattern contents."""
+import time
+from pathlib import Path
+
+import pytest
+
+from meddocan_deid.brat import BratError, read_ann
+from meddocan_deid.patterns import PatternFileError, load_patterns
+
+ROOT = Path(__file__).parent.parent
+MARKER = "Zorionak Etxeberria"  # an invented, distinctive name
+
+
+@pytest.mark.parametrize("text", [
+    "",
+    " ",
+    "\n",
+    "\t\t",
+    "  \n\t\n ",
+    "\r\n\r\n",
+    "\ufeff",
+    "\x00\x01\x02",
+    "Informe clínico sin cabecera: paciente estable.\n",
+    "Datos del paciente.\r\nNombre: Ana.\r\nSexo:\r\n\r\nInforme clínico.\r\n\r\nRemitido por: Fax:\r\n",
+    "Datos del paciente.\n\tNombre:\tAna Ruiz.\n\tEdad:\t16 años\n\n\tInforme\tclínico.\n",
+    "Datos del paciente.\rNombre: Ana Ruiz.\rInforme clínico.\r",  # old Mac line endings
+    "Nombre:",
+    "Remitido por:",
+    "Datos del paciente. Nombre: Ana. Apellidos: Ruiz. Informe clínico en la misma línea.",
+    "Datos del paciente.\n" + "Nombre: Ana.\n" * 200,
+    "Remitido por: x\n" + "Fax: 987 23 73 92\n" * 200,
+    "😀 Informe clínico: 🏥 C/ ✓ s/ Fax: ☎ +34",
+])
+def test_no_crash(rule_nlp, text):
+    doc = rule_nlp(text)
+    assert doc.text == text
+    for key in ("sections", "phi_rules", "rule_entities", "trusted_phi"):
+        assert key in doc.spans
+    for ent in doc.ents:
+        assert ent.text.strip()
+
+
+def test_no_crash_in_a_batch(rule_nlp):
+    texts = ["", "  ", "Informe clínico.", "Datos del paciente.\r\nNombre: Ana Ruiz.\r\n"] * 5
+    docs = list(rule_nlp.pipe(texts, batch_size=3))
+    assert [d.text for d in docs] == texts
+
+
+@pytest.mark.parametrize("bad", [None, 42, ["Informe clínico."]])
+def test_non_string_input_is_a_clear_error(rule_nlp, bad):
+    with pytest.raises((ValueError, TypeError)):
+        rule_nlp(bad)
+
+
+def test_too_long_text_raises_without_echoing_it(rule_nlp):
+    text = (MARKER + ". ") * (2_000_000 // (len(MARKER) + 2) + 1)
+    assert len(text) > 2_000_000 > rule_nlp.max_length
+    with pytest.raises(ValueError) as info:
+        rule_nlp(text)
+    message = str(info.value)
+    assert "E088" in message
+    assert str(len(text)) in message
+    assert MARKER not in message
+    assert MARKER.split()[1] not in message
+    with pytest.raises(ValueError) as info:
+        list(rule_nlp.pipe([text]))
+    assert MARKER not in str(info.value)
+
+
+def test_long_single_line_header_is_not_quadratic(rule_nlp):
+    # thousands of header keys on one line: looking up the next key must be O(1)
+    text = "Datos del paciente. " + "Nombre: Zq. " * 30000
+    start = time.perf_counter()
+    doc = rule_nlp(text)
+    assert time.perf_counter() - start < 5  # ~1 s; ~16 s with the former list lookup
+    assert len(doc.spans["rule_entities"]) == 30000
+
+
+# -- pattern files --------------------------------------------------------------------
+
+def test_missing_pattern_file(tmp_path):
+    path = tmp_path / "nope.jsonl"
+    with pytest.raises(PatternFileError) as info:
+        load_patterns(path)
+    assert str(path) in str(info.value)
+
+
+@pytest.mark.parametrize("lines,bad_line", [
+    (['{"label": "X", "pattern": "uno"}', '{"label": "X", "pattern": "' + MARKER], 2),
+    (['{"label": "X", "pattern": "uno"}', '', '{"label": "X", "pattern": "dos"}', MARKER], 4),
+    (['{"label": "X", "patron": "' + MARKER + '"}'], 1),  # the required key is missing
+    (['["pattern", "' + MARKER + '"]'], 1),  # not an object
+    (['"pattern ' + MARKER + '"'], 1),
+])
+def test_malformed_pattern_file(tmp_path, lines, bad_line):
+    path = tmp_path / "patterns.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(PatternFileError) as info:
+        load_patterns(path)
+    message = str(info.value)
+    assert f"{path}:{bad_line}:" in message
+    assert MARKER not in message
+
+
+@pytest.mark.parametrize("line", ["42", "null", "true"])
+def test_pattern_line_that_is_a_json_scalar(tmp_path, line):
+    path = tmp_path / "patterns.jsonl"
+    path.write_text(line + "\n", encoding="utf-8")
+    with pytest.raises(PatternFileError, match=":1:"):
+        load_patterns(path)
+
+
+def test_valid_pattern_files_load():
+    assert load_patterns(ROOT / "configs" / "patterns" / "sections.jsonl")
+    assert load_patterns(ROOT / "configs" / "patterns" / "phi_rules.jsonl")
+
+
+# -- BRAT annotation files --------------------------------------------------------------
+
+TEXT = f"Paciente {MARKER} de 40 años.\n"
+START = TEXT.index(MARKER)
+END = START + len(MARKER)
+
+
+@pytest.mark.parametrize("ann,bad_line", [
+    (f"T1\tNOMBRE_SUJETO_ASISTENCIA {START} {len(TEXT) + 5}\t{MARKER}\n", 1),  # end past the text
+    (f"T1\tEDAD_SUJETO_ASISTENCIA 0 4\tPaci\nT2\tNOMBRE_SUJETO_ASISTENCIA 9999 10005\t{MARKER}\n", 2),
+    (f"T1\tNOMBRE_SUJETO_ASISTENCIA {END} {START}\t{MARKER}\n", 1),  # end before start
+    (f"T1\tNOMBRE_SUJETO_ASISTENCIA {START + 1} {END}\t{MARKER}\n", 1),  # surface mismatch
+    (f"T1\tNOMBRE_SUJETO_ASISTENCIA {START} {END}\t{MARKER[::-1]}\n", 1),
+    (f"T1\tNOMBRE_SUJETO_ASISTENCIA {START} {END}\t{MARKER}\nT2 broken line without tabs\n", 2),
+    (f"T1\tNOMBRE_SUJETO_ASISTENCIA {START} 12;14 {END}\t{MARKER}\n", 1),  # discontinuous
+])
+def test_bad_ann_file(tmp_path, ann, bad_line):
+    path = tmp_path / "report.ann"
+    path.write_text(ann, encoding="utf-8")
+    with pytest.raises(BratError) as info:
+        read_ann(path, TEXT)
+    message = str(info.value)
+    assert f"{path}:{bad_line}:" in message
+    assert MARKER not in message
+    assert MARKER.split()[0] not in message and MARKER.split()[1] not in message
+
+
+def test_bad_ann_span_field_is_not_echoed(tmp_path):
+    path = tmp_path / "report.ann"
+    path.write_text(f"T1\tNOMBRE_SUJETO_ASISTENCIA {MARKER} {START} {END}\t{MARKER}\n", encoding="utf-8")
+    with pytest.raises(BratError) as info:
+        read_ann(path, TEXT)
+    assert MARKER.split()[0] not in str(info.value)
+
+
+def test_good_ann_file(tmp_path):
+    path = tmp_path / "report.ann"
+    path.write_text(f"T1\tNOMBRE_SUJETO_ASISTENCIA {START} {END}\t{MARKER}\n#1\tAnnotatorNotes T1\tnota\n",
+                    encoding="utf-8")
+    assert read_ann(path, TEXT) == [("NOMBRE_SUJETO_ASISTENCIA", START, END)]
+
+
+def test_ann_not_utf8(tmp_path):
+    path = tmp_path / "report.ann"
+    path.write_bytes(b"T1\tNOMBRE_SUJETO_ASISTENCIA 0 4\t\xff\xfe\n")
+    with pytest.raises(BratError) as info:
+        read_ann(path, TEXT)
+    assert str(path) in str(info.value)

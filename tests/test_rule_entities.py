@@ -1,0 +1,245 @@
+"""Header and footer rules (phi_rules span_ruler + meddocan_rule_entities) on
+invented reports: the entity is the value only (no key, no title, no trailing
+punctuation), and each rule applies only inside its own section."""
+import pytest
+
+HEADER = """Datos del paciente.
+Nombre: María José.
+Apellidos: García-Lorca Pérez.
+NHC: 4567321.
+CIPA: nhc-150679.
+NASS: 26 63514095.
+Domicilio: C/ Olmo, 7.
+Localidad/ Provincia: Tolosa, Gipuzkoa.
+CP:28029
+Fecha de nacimiento: 12/03/1962.
+País: España.
+Edad: 16 años
+Sexo: H.
+Fecha de Ingreso: 11/05/2018.
+Episodio: 0098712.
+Médico: Dr. Luis Moyano Calvo  NºCol: 28 31 23567.
+"""
+
+BODY = """
+Informe clínico del paciente: varón que acude por dolor abdominal de tres días.
+Nombre: pendiente de confirmar Pedro Gil Sanz.
+Sexo: M.
+Se contacta con el laboratorio en resultados@laboratorio.es y en el Teléfono: 600 123 456.
+Código 28031 del protocolo.
+
+"""
+
+FOOTER = """Remitido por: Dra. Ana Sol Pardo. Servicio de Urología. Hospital Central.
+C/ Eduardo Rivas, 3. 28045 Madrid.
+Correo electrónico: asol@hcentral.es
+Fax: 987 23 73 92
+Teléfono: 915 20 22 00
+Tfno.+34 945007000
+"""
+
+REPORT = HEADER + BODY + FOOTER
+
+
+@pytest.fixture(scope="module")
+def doc(rule_nlp):
+    return rule_nlp(REPORT)
+
+
+@pytest.fixture(scope="module")
+def doc_all_footer(rule_nlp_all_footer):
+    return rule_nlp_all_footer(REPORT)
+
+
+def footer_enabled(nlp, label):
+    allowed = nlp.get_pipe("rule_entities").footer_labels
+    return allowed is None or label in allowed
+
+
+def ents(doc, key=None):
+    spans = doc.ents if key is None else doc.spans[key]
+    return [(e.label_, e.text) for e in spans]
+
+
+def section_text(doc, label):
+    return next(s for s in doc.spans["sections"] if s.label_ == label)
+
+
+HEADER_EXPECTED = [
+    ("NOMBRE_SUJETO_ASISTENCIA", "María José"),
+    ("NOMBRE_SUJETO_ASISTENCIA", "García-Lorca Pérez"),
+    ("ID_SUJETO_ASISTENCIA", "4567321"),
+    ("ID_SUJETO_ASISTENCIA", "150679"),
+    ("ID_ASEGURAMIENTO", "26 63514095"),
+    ("CALLE", "C/ Olmo, 7"),
+    ("TERRITORIO", "Tolosa"),
+    ("TERRITORIO", "Gipuzkoa"),
+    ("TERRITORIO", "28029"),
+    ("FECHAS", "12/03/1962"),
+    ("PAIS", "España"),
+    ("EDAD_SUJETO_ASISTENCIA", "16 años"),
+    ("SEXO_SUJETO_ASISTENCIA", "H"),
+    ("FECHAS", "11/05/2018"),
+    ("ID_CONTACTO_ASISTENCIAL", "0098712"),
+    ("NOMBRE_PERSONAL_SANITARIO", "Luis Moyano Calvo"),
+    ("ID_TITULACION_PERSONAL_SANITARIO", "28 31 23567"),
+]
+
+FOOTER_EXPECTED = [
+    ("CALLE", "C/ Eduardo Rivas, 3"),
+    ("TERRITORIO", "28045"),
+    ("CORREO_ELECTRONICO", "asol@hcentral.es"),
+    ("NUMERO_FAX", "987 23 73 92"),
+    ("NUMERO_TELEFONO", "915 20 22 00"),
+    ("NUMERO_TELEFONO", "34 945007000"),
+]
+
+
+def test_sections_of_the_test_report(doc):
+    assert [s.label_ for s in doc.spans["sections"]] == ["header", "body", "footer"]
+    assert section_text(doc, "body").text.startswith("Informe clínico")
+    assert section_text(doc, "footer").text.startswith("Remitido por")
+
+
+def test_rule_entities_exactly(rule_nlp, doc):
+    footer = [e for e in FOOTER_EXPECTED if footer_enabled(rule_nlp, e[0])]
+    assert ents(doc, "rule_entities") == HEADER_EXPECTED + footer
+
+
+def test_rule_entities_exactly_with_all_footer_rules(doc_all_footer):
+    assert ents(doc_all_footer, "rule_entities") == HEADER_EXPECTED + FOOTER_EXPECTED
+
+
+@pytest.mark.parametrize("label,text", HEADER_EXPECTED + FOOTER_EXPECTED)
+def test_rule_entity_in_ents(rule_nlp, doc, doc_all_footer, label, text):
+    assert (label, text) in ents(doc_all_footer)
+    if footer_enabled(rule_nlp, label) or (label, text) in HEADER_EXPECTED:
+        assert (label, text) in ents(doc)
+
+
+def test_configured_footer_labels_are_respected(rule_nlp, doc):
+    footer = section_text(doc, "footer")
+    for span in doc.spans["rule_entities"]:
+        if footer.start <= span.start < footer.end:
+            assert footer_enabled(rule_nlp, span.label_)
+
+
+def test_values_have_no_key_title_or_edge_punctuation(doc):
+    keys = {"nombre", "apellidos", "sexo", "edad", "nºcol", "cipa", "nhc", "cp", "médico", "dr.", "dra."}
+    for span in doc.spans["rule_entities"]:
+        assert span[0].lower_ not in keys
+        assert span[-1].text not in {".", ",", ":", ";", "-"}
+        assert not span.text[0].isspace() and not span.text[-1].isspace()
+
+
+@pytest.mark.parametrize("label,text", [
+    ("NOMBRE_SUJETO_ASISTENCIA", "Pedro Gil Sanz"),  # header key used in the body
+    ("SEXO_SUJETO_ASISTENCIA", "M"),
+    ("CORREO_ELECTRONICO", "resultados@laboratorio.es"),  # footer rule, body e-mail
+    ("NUMERO_TELEFONO", "600 123 456"),
+    ("TERRITORIO", "28031"),
+])
+@pytest.mark.parametrize("which", ["doc", "doc_all_footer"])
+def test_rules_do_not_fire_in_the_body(request, which, label, text):
+    doc = request.getfixturevalue(which)
+    body = section_text(doc, "body")
+    for spans in (doc.spans["rule_entities"], doc.ents):
+        inside = [(e.label_, e.text) for e in spans if body.start <= e.start and e.end <= body.end]
+        assert (label, text) not in inside
+    # the rule matcher did see the candidate; the section restriction dropped it
+    assert any(body.start <= c.start < body.end for c in doc.spans["phi_rules"])
+
+
+@pytest.mark.parametrize("which", ["doc", "doc_all_footer"])
+def test_body_has_no_rule_entities(request, which):
+    doc = request.getfixturevalue(which)
+    body = section_text(doc, "body")
+    assert [e for e in doc.spans["rule_entities"] if body.start <= e.start < body.end] == []
+
+
+@pytest.mark.parametrize("line,expected", [
+    ("Nombre: María José.", [("NOMBRE_SUJETO_ASISTENCIA", "María José")]),
+    ("Apellidos: García-Lorca Pérez.", [("NOMBRE_SUJETO_ASISTENCIA", "García-Lorca Pérez")]),
+    ("Sexo: H.", [("SEXO_SUJETO_ASISTENCIA", "H")]),
+    ("Sexo: Mujer.", [("SEXO_SUJETO_ASISTENCIA", "Mujer")]),
+    ("Edad: 16 años", [("EDAD_SUJETO_ASISTENCIA", "16 años")]),
+    ("NºCol: 28 31 23567", [("ID_TITULACION_PERSONAL_SANITARIO", "28 31 23567")]),
+    ("Médico: Dr. Luis Moyano Calvo  NºCol: 28 31 23567.",
+     [("NOMBRE_PERSONAL_SANITARIO", "Luis Moyano Calvo"), ("ID_TITULACION_PERSONAL_SANITARIO", "28 31 23567")]),
+    ("Médico: Dra. Ana Sol NºCol: 12 34 56789", [("NOMBRE_PERSONAL_SANITARIO", "Ana Sol"),
+                                                 ("ID_TITULACION_PERSONAL_SANITARIO", "12 34 56789")]),
+    ("Médico: Luis Gil MartínezNºCol: 49", [("NOMBRE_PERSONAL_SANITARIO", "Luis Gil Martínez"),
+                                           ("ID_TITULACION_PERSONAL_SANITARIO", "49")]),
+    ("CIPA: nhc-150679.", [("ID_SUJETO_ASISTENCIA", "150679")]),
+    ("NHC: 4567321.", [("ID_SUJETO_ASISTENCIA", "4567321")]),
+    ("NASS: 26 63514095.", [("ID_ASEGURAMIENTO", "26 63514095")]),
+    ("Localidad/ Provincia: Tolosa, Gipuzkoa.", [("TERRITORIO", "Tolosa"), ("TERRITORIO", "Gipuzkoa")]),
+    ("Localidad/ Provincia: Getafe - Madrid.", [("TERRITORIO", "Getafe"), ("TERRITORIO", "Madrid")]),
+    ("CP:28029", [("TERRITORIO", "28029")]),
+    ("CP: 28029.", [("TERRITORIO", "28029")]),
+    ("Domicilio: Calle Mayor, 12, 3º B.", [("CALLE", "Calle Mayor, 12, 3º B")]),
+    ("Fecha de nacimiento: 12/03/1962.", [("FECHAS", "12/03/1962")]),
+    ("Fecha de Ingreso:11/05/2018", [("FECHAS", "11/05/2018")]),
+    ("País: España.", [("PAIS", "España")]),
+    # no value: nothing, and no crash
+    ("Nombre: .", []),
+    ("Sexo:", []),
+    ("CIPA: no consta.", []),
+])
+def test_header_line(rule_nlp, line, expected):
+    doc = rule_nlp("Datos del paciente.\n" + line + "\n\nInforme clínico: sin hallazgos.\n")
+    assert [s.label_ for s in doc.spans["sections"]][0] == "header"
+    assert ents(doc, "rule_entities") == expected
+
+
+@pytest.mark.parametrize("line,expected", [
+    ("Correo electrónico: ana.sol@hcentral.es", [("CORREO_ELECTRONICO", "ana.sol@hcentral.es")]),
+    ("Email:x@y.com", [("CORREO_ELECTRONICO", "x@y.com")]),
+    ("Fax: 987 23 73 92", [("NUMERO_FAX", "987 23 73 92")]),
+    ("Fax. 987-237-392.", [("NUMERO_FAX", "987-237-392")]),
+    ("Teléfono: 915 20 22 00", [("NUMERO_TELEFONO", "915 20 22 00")]),
+    ("Tfno.+34 945007000", [("NUMERO_TELEFONO", "34 945007000")]),
+    ("Teléfono: 915 20 22 00 Fax: 915 20 22 01",
+     [("NUMERO_TELEFONO", "915 20 22 00"), ("NUMERO_FAX", "915 20 22 01")]),
+    ("C/ Eduardo Rivas, 3", [("CALLE", "C/ Eduardo Rivas, 3")]),
+    ("Avda. de la Paz s/n", [("CALLE", "Avda. de la Paz s/n")]),
+    ("Plaza Mayor, S/N.", [("CALLE", "Plaza Mayor, S/N")]),
+    ("28029 Madrid", [("TERRITORIO", "28029")]),
+    # not PHI by these rules
+    ("Fax: no disponible", []),
+    ("Teléfono:", []),
+    ("Servicio de Urología, planta 99999.", []),
+])
+def test_footer_line(rule_nlp, rule_nlp_all_footer, line, expected):
+    text = "Informe clínico: sin hallazgos.\n\nRemitido por: Servicio de Urología.\n" + line + "\n"
+    doc = rule_nlp_all_footer(text)
+    assert [s.label_ for s in doc.spans["sections"]] == ["body", "footer"]
+    assert ents(doc, "rule_entities") == expected
+    # the shipped config writes only its footer_labels
+    assert ents(rule_nlp(text), "rule_entities") == [e for e in expected if footer_enabled(rule_nlp, e[0])]
+
+
+@pytest.mark.parametrize("line", [
+    "Nombre: Pedro Gil.",
+    "Edad: 16 años",
+    "Sexo: H.",
+    "NºCol: 28 31 23567",
+])
+def test_header_key_without_header_section_is_not_labelled(rule_nlp, line):
+    # a report with no header: the key is in the body, so the rule does not apply
+    doc = rule_nlp("Informe clínico: paciente estable.\n" + line + "\n")
+    assert [s.label_ for s in doc.spans["sections"]] == ["body"]
+    assert list(doc.spans["rule_entities"]) == []
+    assert list(doc.ents) == []
+
+
+def test_footer_key_in_header_is_not_labelled(rule_nlp):
+    doc = rule_nlp("Datos del paciente.\nNombre: Ana.\nTeléfono: 600 123 456\nInforme clínico.\n")
+    assert ("NUMERO_TELEFONO", "600 123 456") not in ents(doc)
+
+
+def test_ents_and_rule_entities_agree(doc):
+    assert set(ents(doc, "rule_entities")) <= set(ents(doc))
+    for span in doc.spans["rule_entities"]:
+        assert doc[span.start].ent_iob_ == "B"
+        assert doc[span.start].ent_type_ == span.label_

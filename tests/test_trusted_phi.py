@@ -1,0 +1,176 @@
+"""Trusted-PHI propagation: a string labelled with confidence in a report is labelled
+at its other exact occurrences in the same report, and never in another report."""
+import pytest
+from spacy.tokens import Span
+
+HEADER = (
+    "Datos del paciente.\n"
+    "Nombre: Ana.\n"
+    "Apellidos: Olmedo Rivas.\n"
+    "Edad: 16 años\n"
+    "Sexo: M.\n"
+    "Médico: Dr. Luis Moyano Calvo  NºCol: 28 31 23567.\n"
+    "\n"
+)
+BODY = (
+    "Informe clínico: la señora Olmedo Rivas acude con su hija. "
+    "Ana refiere dolor. M. Olmedo Rivas, de 16 años, es alérgica. "
+    "Consulta con el Dr. Luis Moyano Calvo. Sin antecedentes (Olmedo Rivas).\n"
+    "Nota: Olmedo Rivasa no es la paciente; tampoco Olmedo Rivas2; ni ana.Olmedo Rivas@x.es.\n"
+    "\n"
+)
+FOOTER = "Remitido por: Dr. Luis Moyano Calvo. Olmedo Rivas, 16 años.\n"
+REPORT = HEADER + BODY + FOOTER
+
+
+def ents(doc, key=None):
+    spans = doc.ents if key is None else doc.spans[key]
+    return [(e.label_, e.text, e.start_char) for e in spans]
+
+
+def occurrences(text, sub):
+    i, found = text.find(sub), []
+    while i >= 0:
+        found.append(i)
+        i = text.find(sub, i + 1)
+    return found
+
+
+@pytest.fixture(scope="module")
+def doc(rule_nlp):
+    return rule_nlp(REPORT)
+
+
+def test_surname_propagates_to_exact_token_bounded_occurrences(doc):
+    labelled = [(l, s) for l, t, s in ents(doc) if t == "Olmedo Rivas"]
+    assert all(l == "NOMBRE_SUJETO_ASISTENCIA" for l, _ in labelled)
+    starts = [s for _, s in labelled]
+    header_start = REPORT.index("Olmedo Rivas")
+    expected = [header_start,
+                BODY.index("señora Olmedo Rivas") + len("señora ") + len(HEADER),
+                BODY.index("M. Olmedo Rivas") + len("M. ") + len(HEADER),
+                BODY.index("(Olmedo Rivas)") + 1 + len(HEADER),
+                len(HEADER) + len(BODY) + FOOTER.index("Olmedo Rivas")]
+    assert starts == expected
+
+
+def test_not_inside_a_longer_word(doc):
+    for word in ("Olmedo Rivasa", "Olmedo Rivas2", "ana.Olmedo Rivas@x.es"):
+        start = REPORT.index(word)
+        end = start + len(word)
+        assert not any(e.start_char < end and start < e.end_char for e in doc.ents)
+
+
+def test_propagated_spans_are_recorded(doc):
+    trusted = ents(doc, "trusted_phi")
+    assert ("NOMBRE_SUJETO_ASISTENCIA", "Olmedo Rivas", REPORT.index("señora Olmedo") + len("señora ")) in trusted
+    rule_starts = {e.start_char for e in doc.spans["rule_entities"]}
+    assert not any(s in rule_starts for _, _, s in trusted)  # only the other occurrences
+    assert set(trusted) <= set(ents(doc))
+
+
+def test_other_header_values_propagate(doc):
+    names = [s for l, t, s in ents(doc) if (l, t) == ("NOMBRE_PERSONAL_SANITARIO", "Luis Moyano Calvo")]
+    assert names == occurrences(REPORT, "Luis Moyano Calvo")
+    ages = [s for l, t, s in ents(doc) if (l, t) == ("EDAD_SUJETO_ASISTENCIA", "16 años")]
+    assert ages == occurrences(REPORT, "16 años")
+
+
+def test_sex_letter_is_never_propagated(doc):
+    sex = [t for l, t, _ in ents(doc) if l == "SEXO_SUJETO_ASISTENCIA"]
+    assert sex == ["M"]  # only the header value, not `M. Olmedo` in the body
+
+
+def test_short_strings_are_not_propagated(doc):
+    # `Ana` (3 characters) is labelled in the header only
+    assert [s for _, t, s in ents(doc) if t == "Ana"] == [REPORT.index("Ana")]
+
+
+@pytest.mark.parametrize("sex", ["H", "M", "Mujer", "Varón"])
+def test_sex_values_of_any_length_are_not_propagated(rule_nlp, sex):
+    doc = rule_nlp(f"Datos del paciente.\nSexo: {sex}.\n\nInforme clínico: {sex} estable. {sex}.\n")
+    assert [t for l, t, _ in ents(doc)] == [sex]
+    assert list(doc.spans["trusted_phi"]) == []
+
+
+def test_no_leak_across_documents_in_a_batch(rule_nlp):
+    second = "Informe clínico: la señora Olmedo Rivas acude por dolor. Dr. Luis Moyano Calvo.\n"
+    first_doc, second_doc = rule_nlp.pipe([REPORT, second], batch_size=2)
+    assert any(t == "Olmedo Rivas" for _, t, _ in ents(first_doc))
+    assert list(second_doc.ents) == []
+    assert list(second_doc.spans["trusted_phi"]) == []
+    # nor in the other order, nor in a later batch
+    docs = list(rule_nlp.pipe([second, REPORT, second], batch_size=1))
+    assert list(docs[0].ents) == [] and list(docs[2].ents) == []
+
+
+def test_document_without_trusted_strings(rule_nlp):
+    doc = rule_nlp("Informe clínico: sin hallazgos.\n")
+    assert list(doc.spans["trusted_phi"]) == []
+
+
+# -- NER labels: call the component directly on a doc with entities ------------------
+
+def run_with_ner(nlp, text, ner):
+    """Run the pipeline up to trusted_phi, add `ner` (label, text, occurrence) as
+    doc.ents (as the trained NER would), then run trusted_phi."""
+    doc = nlp.make_doc(text)
+    for name, proc in nlp.pipeline:
+        if name == "trusted_phi":
+            break
+        doc = proc(doc)
+    spans = list(doc.ents)
+    for label, surface, nth in ner:
+        start = occurrences(text, surface)[nth]
+        spans.append(doc.char_span(start, start + len(surface), label=label))
+    doc.ents = spans
+    return nlp.get_pipe("trusted_phi")(doc)
+
+
+TEXT = ("Informe clínico: ingresa en el Hospital Central por dolor. "
+        "Trasladada a la UCI del Hospital Central y luego al Servicio Vasco de Salud. "
+        "Consta en Servicio Vasco de Salud y en Madrid. Vive en Madrid.\n")
+
+
+def test_hospital_and_institution_from_ner_propagate(rule_nlp):
+    doc = run_with_ner(rule_nlp, TEXT, [("HOSPITAL", "Hospital Central", 0),
+                                        ("INSTITUCION", "Servicio Vasco de Salud", 0)])
+    assert [s for l, t, s in ents(doc) if (l, t) == ("HOSPITAL", "Hospital Central")] == \
+        occurrences(TEXT, "Hospital Central")
+    assert [s for l, t, s in ents(doc) if (l, t) == ("INSTITUCION", "Servicio Vasco de Salud")] == \
+        occurrences(TEXT, "Servicio Vasco de Salud")
+
+
+def test_other_ner_labels_do_not_propagate(rule_nlp):
+    doc = run_with_ner(rule_nlp, TEXT, [("TERRITORIO", "Madrid", 0)])
+    assert [t for _, t, _ in ents(doc)] == ["Madrid"]
+    assert list(doc.spans["trusted_phi"]) == []
+
+
+def test_already_labelled_occurrences_are_not_overwritten(rule_nlp):
+    text = ("Datos del paciente.\nApellidos: Olmedo Rivas.\n\n"
+            "Informe clínico: ingresa en el Hospital Olmedo Rivas. La paciente Olmedo Rivas mejora.\n")
+    doc = run_with_ner(rule_nlp, text, [("HOSPITAL", "Hospital Olmedo Rivas", 0)])
+    got = ents(doc)
+    assert ("HOSPITAL", "Hospital Olmedo Rivas", text.index("Hospital Olmedo")) in got
+    assert ("NOMBRE_SUJETO_ASISTENCIA", "Olmedo Rivas", text.index("paciente Olmedo") + len("paciente ")) in got
+    assert [t for l, t, _ in got if l == "NOMBRE_SUJETO_ASISTENCIA"] == ["Olmedo Rivas", "Olmedo Rivas"]
+
+
+def test_longest_trusted_string_wins(rule_nlp):
+    text = ("Datos del paciente.\nApellidos: Rivas.\n\n"
+            "Informe clínico: atendida en el Hospital Rivas Bueno; la señora Rivas mejora.\n")
+    doc = run_with_ner(rule_nlp, text, [("HOSPITAL", "Hospital Rivas Bueno", 0)])
+    got = ents(doc)
+    assert ("HOSPITAL", "Hospital Rivas Bueno", text.index("Hospital Rivas")) in got
+    assert ("NOMBRE_SUJETO_ASISTENCIA", "Rivas", text.index("señora Rivas") + len("señora ")) in got
+    assert len([1 for _, t, _ in got if t == "Rivas"]) == 2
+
+
+def test_component_is_stateless(rule_nlp):
+    trusted = rule_nlp.get_pipe("trusted_phi")
+    a = rule_nlp("Datos del paciente.\nApellidos: Olmedo Rivas.\n\nInforme clínico: Olmedo Rivas.\n")
+    assert len(a.spans["trusted_phi"]) == 1
+    b = trusted(rule_nlp.make_doc("Informe clínico: Olmedo Rivas."))
+    assert list(b.ents) == [] and list(b.spans["trusted_phi"]) == []
+    assert isinstance(a.spans["trusted_phi"][0], Span)
