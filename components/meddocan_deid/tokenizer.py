@@ -48,7 +48,7 @@ EXTRA_INFIXES = [
     # missing space: `MartínezNºCol`, `FerrándezCorreo` (zero width: no token for the gap)
     rf"(?<=[{_LOW}]{{2}})(?=[{_UP}][{_LOW}º])",
     # `DRAlberto`: a title in capitals glued to a name
-    rf"(?<=\b[DR]R)(?=[{_UP}][{_LOW}])|(?<=\bDRA)(?=[{_UP}][{_LOW}])",
+    rf"(?<=\bDR)(?=[{_UP}][{_LOW}])|(?<=\bDRA)(?=[{_UP}][{_LOW}])",
 ]
 
 # Single-letter abbreviations ("H.", "M.") are sex values and initials in these
