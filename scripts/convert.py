@@ -7,6 +7,7 @@ label with offsets and a character shape only (never report text), and the run f
 when their share exceeds `--max-misaligned`.
 """
 import collections
+import itertools
 import re
 from pathlib import Path
 
@@ -15,6 +16,8 @@ from spacy.tokens import DocBin
 from spacy.util import filter_spans
 
 from meddocan_deid.brat import read_brat_dir
+from meddocan_deid.evaluation import GOLD_KEY, ID_KEY, SENTENCES_KEY
+from meddocan_deid.metrics import sentence_count
 from meddocan_deid.tokenizer import blank_pipeline
 
 
@@ -23,9 +26,10 @@ def shape(text: str) -> str:
     return re.sub(r"\d", "d", re.sub(r"[^\W\d_]", lambda m: "X" if m.group().isupper() else "x", text))
 
 
-def convert_split(nlp, brat_dir: Path, sentences_dir: Path, output: Path, stats):
+def convert_split(nlp, brat_dir: Path, sentences_dir: Path, output: Path, stats, limit: int = 0):
     db = DocBin(store_user_data=True)
-    for report in read_brat_dir(brat_dir):
+    reports = read_brat_dir(brat_dir)  # sorted by id, so a limit takes the same reports every time
+    for report in itertools.islice(reports, limit or None):
         doc = nlp.make_doc(report.text)
         spans = []
         for label, start, end in report.entities:
@@ -43,11 +47,11 @@ def convert_split(nlp, brat_dir: Path, sentences_dir: Path, output: Path, stats)
         kept = filter_spans(spans)
         stats["overlapping"] += len(spans) - len(kept)
         doc.ents = kept
-        doc.user_data["meddocan_id"] = report.doc_id
-        doc.user_data["meddocan_gold"] = [list(e) for e in report.entities]
+        doc.user_data[ID_KEY] = report.doc_id
+        doc.user_data[GOLD_KEY] = [list(e) for e in report.entities]
         sent_file = sentences_dir / f"{report.doc_id}.ann"
         if sent_file.exists():
-            doc.user_data["meddocan_n_sentences"] = sum(1 for line in open(sent_file, encoding="utf-8") if line.strip())
+            doc.user_data[SENTENCES_KEY] = sentence_count(sent_file)
         db.add(doc)
     output.parent.mkdir(parents=True, exist_ok=True)
     db.to_disk(output)
@@ -69,10 +73,7 @@ def main(
     stats = {"total": collections.Counter(), "misaligned": collections.Counter(),
              "examples": collections.defaultdict(list), "overlapping": 0}
     for split in splits:
-        brat_dir = corpus_dir / split / "brat"
-        if limit:
-            brat_dir = _limited_copy(brat_dir, limit)
-        n = convert_split(nlp, brat_dir, sentences_dir, output_dir / f"{split}.spacy", stats)
+        n = convert_split(nlp, corpus_dir / split / "brat", sentences_dir, output_dir / f"{split}.spacy", stats, limit)
         typer.echo(f"{split}: {n} reports -> {output_dir / f'{split}.spacy'}")
     total, bad = sum(stats["total"].values()), sum(stats["misaligned"].values())
     share = 1 - bad / total if total else 1.0
@@ -85,18 +86,6 @@ def main(
     if total and bad / total > max_misaligned:
         typer.echo(f"Misaligned share {bad / total:.4%} exceeds --max-misaligned {max_misaligned:.4%}", err=True)
         raise typer.Exit(1)
-
-
-def _limited_copy(brat_dir: Path, limit: int) -> Path:
-    import shutil
-    import tempfile
-
-    tmp = Path(tempfile.mkdtemp(prefix="meddocan_limit_"))
-    for txt in sorted(brat_dir.glob("*.txt"))[:limit]:
-        shutil.copy(txt, tmp)
-        if txt.with_suffix(".ann").exists():
-            shutil.copy(txt.with_suffix(".ann"), tmp)
-    return tmp
 
 
 if __name__ == "__main__":

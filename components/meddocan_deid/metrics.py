@@ -166,6 +166,12 @@ def leak(false_negatives: int, n_sentences: int) -> float:
     return false_negatives / n_sentences if n_sentences else 0.0
 
 
+def sentence_count(path: Path) -> int:
+    """Sentences of one official sentence file: its non-empty lines."""
+    with open(path, encoding="utf-8") as fh:
+        return sum(1 for line in fh if line.strip())
+
+
 def count_sentences(folder: Path, doc_ids: Iterable[str]) -> Dict[str, int]:
     """Sentence counts from the official sentence files: non-empty lines of `folder/ID.ann`.
 
@@ -179,8 +185,7 @@ def count_sentences(folder: Path, doc_ids: Iterable[str]) -> Dict[str, int]:
         if not path.is_file():
             missing.append(str(doc_id))
             continue
-        with open(path, encoding="utf-8") as fh:
-            counts[doc_id] = sum(1 for line in fh if line.strip())
+        counts[doc_id] = sentence_count(path)
     if missing:
         raise EvaluationError(f"{folder}: no sentence file for {len(missing)} document(s): {', '.join(missing[:20])}")
     return counts

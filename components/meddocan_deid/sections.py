@@ -38,7 +38,7 @@ def _validate(patterns: List[dict]) -> List[dict]:
 @Language.factory(
     "meddocan_sections",
     default_config={"spans_key": SECTIONS_KEY},
-    assigns=[f"doc.spans"],
+    assigns=["doc.spans"],
 )
 class SectionSegmenter:
     def __init__(self, nlp: Language, name: str, spans_key: str = SECTIONS_KEY):
