@@ -16,3 +16,10 @@ LABELS = (
     "IDENTIF_VEHICULOS_NRSERIE", "IDENTIF_DISPOSITIVOS_NRSERIE",
     "IDENTIF_BIOMETRICOS", "OTRO_NUMERO_IDENTIF",
 )
+
+
+def deidentify(*args, **kwargs):
+    """De-identify a text or a processed Doc; see `meddocan_deid.deid.deidentify`."""
+    from .deid import deidentify as _deidentify
+
+    return _deidentify(*args, **kwargs)

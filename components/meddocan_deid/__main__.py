@@ -1,0 +1,4 @@
+"""`python -m meddocan_deid ...`: the `meddocan-deid` command line."""
+from .cli import main
+
+main()

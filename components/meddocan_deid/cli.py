@@ -1,0 +1,278 @@
+"""`meddocan-deid` (also `python -m meddocan_deid`): de-identify reports from the command line.
+
+    meddocan-deid deidentify INPUT OUTPUT --mode tag|mask|redact|surrogate [options]
+
+INPUT: a .txt file, a folder (searched recursively; relative paths are mirrored in
+OUTPUT) or a JSONL file (`id`, `text`, optional `patient_id`). For each report OUTPUT gets
+the de-identified `.txt` and a BRAT `.ann` (original offsets, replacement text), and the
+run gets one JSON run report. Exit status: 0 when every report was written or skipped, 1
+when any failed, 2 when the run could not start.
+"""
+import logging
+import os
+import sys
+import time
+from enum import Enum
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional
+
+import typer
+
+from . import __version__
+
+logger = logging.getLogger("meddocan_deid.deid")
+DEFAULT_MODEL = "es_meddocan_deid"
+REPORT_NAME = "run_report.json"
+
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False,
+                  help="De-identify Spanish clinical reports with the MEDDOCAN pipeline.")
+
+
+class Mode(str, Enum):
+    tag = "tag"
+    mask = "mask"
+    redact = "redact"
+    surrogate = "surrogate"
+
+
+class CliError(Exception):
+    """A problem that stops the run before it starts; printed as one line."""
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", help="Print the version and exit.")):
+    if version:
+        typer.echo(__version__)
+        raise typer.Exit()
+
+
+# state inherited by forked workers (never pickled: the key stays in memory)
+_STATE: Dict[str, object] = {}
+
+
+def _work(chunk):
+    from .deid.batch import deidentify_records
+
+    return list(deidentify_records(_STATE["nlp"], chunk, _STATE["mode"], _STATE["key"],
+                                   batch_size=max(1, len(chunk)), options=_STATE["options"]))
+
+
+def _chunks(records: Iterator, size: int) -> Iterator[List]:
+    chunk = []
+    for r in records:
+        chunk.append(r)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _results(nlp, records, mode, key, options, batch_size: int, n_process: int):
+    from .deid.batch import deidentify_records
+
+    if n_process <= 1:
+        yield from deidentify_records(nlp, records, mode, key, batch_size=batch_size, options=options)
+        return
+    import multiprocessing as mp
+
+    try:
+        ctx = mp.get_context("fork")
+    except ValueError:
+        raise CliError("--n-process above 1 needs the 'fork' start method (Linux)") from None
+    _STATE.update(nlp=nlp, mode=mode, key=key, options=options)
+    with ctx.Pool(n_process) as pool:
+        for chunk_results in pool.imap(_work, _chunks(records, batch_size), chunksize=1):
+            yield from chunk_results
+    _STATE.clear()
+
+
+def _load_model(name: str):
+    import spacy
+
+    try:
+        return spacy.load(name)
+    except Exception as err:  # noqa: BLE001
+        first = str(err).strip().splitlines()[0][:200] if str(err).strip() else ""
+        raise CliError(f"cannot load the model {name!r} ({type(err).__name__}{': ' + first if first else ''})") from None
+
+
+def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, model: str = DEFAULT_MODEL,
+        n_process: int = 1, batch_size: int = 32, overwrite: bool = False, options=None,
+        report_path: Optional[Path] = None, nlp=None, progress: Optional[bool] = None) -> dict:
+    """The CLI run as a function: returns the run report (also written to `report_path`)."""
+    from .deid.io import (InputError, check_paths, input_kind, is_done, iter_items, load_item,
+                          remove_temp_files, write_json, write_report)
+    from .deid.options import DeidOptions
+
+    options = options or DeidOptions()
+    start = time.time()
+    try:
+        input_kind(input_path)
+        check_paths(input_path, output)
+    except InputError as err:
+        raise CliError(str(err)) from None
+    if nlp is None:
+        nlp = _load_model(model)
+    max_chars = options.max_chars or nlp.max_length
+    output = Path(output)
+    output.mkdir(parents=True, exist_ok=True)
+    removed = remove_temp_files(output)
+    if removed:
+        logger.info("removed %d temporary files left by an interrupted run", removed)
+
+    counts = {"read": 0, "written": 0, "skipped": 0, "failed": 0}
+    failed: List[dict] = []
+    per_label: Dict[str, int] = {}
+    stems: Dict[str, str] = {}
+
+    def fail(rid: str, reason: str) -> None:
+        counts["failed"] += 1
+        failed.append({"id": rid, "reason": reason})
+
+    def to_process():
+        try:
+            for item in iter_items(input_path):
+                counts["read"] += 1
+                if item.error is None and not overwrite and is_done(output, item.stem):
+                    counts["skipped"] += 1
+                    continue
+                item = load_item(item, max_chars)
+                if item.error is not None:
+                    fail(item.id, item.error)
+                    continue
+                stems[item.id] = item.stem
+                yield item.record
+        except InputError as err:
+            raise CliError(str(err)) from None
+
+    show = sys.stderr.isatty() if progress is None else progress
+    bar = None
+    if show:
+        from tqdm import tqdm
+
+        bar = tqdm(unit=" reports", file=sys.stderr, dynamic_ncols=True, desc="de-identifying")
+    try:
+        for res in _results(nlp, to_process(), mode, key, options, batch_size, n_process):
+            stem = stems.pop(res.id)
+            if res.status != "ok":
+                fail(res.id, res.status[len("failed: "):] if res.status.startswith("failed: ") else res.status)
+            else:
+                try:
+                    write_report(output, stem, res.text, res.replacements)
+                except OSError as err:
+                    fail(res.id, f"cannot write the output ({err.strerror or type(err).__name__})")
+                    continue
+                counts["written"] += 1
+                for label, _s, _e in res.phi:
+                    per_label[label] = per_label.get(label, 0) + 1
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    seconds = time.time() - start
+    meta = getattr(nlp, "meta", {}) or {}
+    report = {
+        "mode": mode,
+        "input": str(input_path),
+        "output": str(output),
+        "model": {"name": f"{meta.get('lang', '')}_{meta.get('name', '')}".strip("_") or model,
+                  "version": meta.get("version")},
+        "library_version": __version__,
+        "n_process": n_process,
+        "batch_size": batch_size,
+        "reports": dict(counts),
+        "failed": failed,
+        "phi_per_label": dict(sorted(per_label.items())),
+        "seconds": round(seconds, 3),
+        "processed_per_second": round(counts["written"] / seconds, 2) if seconds > 0 else None,
+    }
+    assert counts["read"] == counts["written"] + counts["skipped"] + counts["failed"]
+    write_json(Path(report_path) if report_path else output / REPORT_NAME, report)
+    return report
+
+
+@app.command()
+def deidentify(
+    input_path: Path = typer.Argument(..., metavar="INPUT", help="A .txt file, a folder of .txt files (recursive) or a JSONL file (id, text, patient_id)."),
+    output: Path = typer.Argument(..., metavar="OUTPUT", help="Output folder (.txt + .ann per report, run_report.json)."),
+    mode: Mode = typer.Option(..., "--mode", help="tag, mask, redact or surrogate."),
+    key_file: Optional[Path] = typer.Option(None, "--key-file", help="File holding the surrogate key (else env MEDDOCAN_DEID_KEY)."),
+    random_key: bool = typer.Option(False, "--random-key", help="Surrogate mode with a fresh key that is never written (output not reproducible)."),
+    n_process: int = typer.Option(1, "--n-process", min=1, help="Worker processes."),
+    batch_size: int = typer.Option(32, "--batch-size", min=1, help="Reports per nlp.pipe batch."),
+    model: str = typer.Option(DEFAULT_MODEL, "--model", help="Installed pipeline name or path."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Redo reports already written (default: skip them, i.e. resume)."),
+    gazetteer: Optional[Path] = typer.Option(None, "--gazetteer", help="MEDDOCAN gazetteer folder (else env MEDDOCAN_GAZETTEER, else ../shared/meddocan/gazetteer)."),
+    tag_table: Optional[Path] = typer.Option(None, "--tag-table", help="TSV LABEL<TAB>NAME: names used by --mode tag."),
+    tag_numbering: bool = typer.Option(False, "--tag-numbering", help="Number tags per distinct value: [NOMBRE_SUJETO_ASISTENCIA-1]."),
+    keep_sex: bool = typer.Option(True, "--keep-sex/--no-keep-sex", help="Surrogate mode: keep the sex (else tag it)."),
+    keep_age: bool = typer.Option(True, "--keep-age/--no-keep-age", help="Surrogate mode: keep ages below 90 (else tag them)."),
+    age_aggregate: str = typer.Option("90 años o más", "--age-aggregate", help="Surrogate mode: what ages of 90 and above become."),
+    max_chars: int = typer.Option(1_000_000, "--max-chars", min=1, help="Reports longer than this fail."),
+    report: Optional[Path] = typer.Option(None, "--report", help="Run report path (default OUTPUT/run_report.json)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress details (ids and counts only)."),
+):
+    """De-identify every report of INPUT into OUTPUT."""
+    from .deid.keys import DeidKeyError, load_key
+    from .deid.keys import random_key as fresh_key
+    from .deid.options import DeidOptions, read_tag_table
+
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        key = None
+        if mode == Mode.surrogate:
+            if random_key and key_file is not None:
+                raise CliError("give either --key-file or --random-key, not both")
+            if random_key:
+                key = fresh_key()
+            else:
+                try:
+                    key = load_key(key_file)
+                except DeidKeyError as err:
+                    raise CliError(str(err)) from None
+                if key is None:
+                    raise CliError("surrogate mode needs a key: --key-file FILE or the environment variable "
+                                   "MEDDOCAN_DEID_KEY (or --random-key for a throwaway key)")
+        try:
+            names = read_tag_table(tag_table) if tag_table else {}
+        except ValueError as err:
+            raise CliError(str(err)) from None
+        if gazetteer is not None and not gazetteer.is_dir():
+            raise CliError(f"{gazetteer}: gazetteer folder not found")
+        options = DeidOptions(tag_names=names, tag_numbering=tag_numbering, keep_sex=keep_sex, keep_age=keep_age,
+                              age_aggregate=age_aggregate, gazetteer=gazetteer, max_chars=max_chars)
+        if mode == Mode.surrogate:  # load it now: a notice about a missing gazetteer comes before the bar
+            from .deid.gazetteer import load_gazetteer
+
+            load_gazetteer(gazetteer)
+        result = run(input_path, output, mode.value, key, model=model, n_process=n_process, batch_size=batch_size,
+                     overwrite=overwrite, options=options, report_path=report)
+    except CliError as err:
+        typer.echo(f"meddocan-deid: {err}", err=True)
+        raise typer.Exit(2)
+    except KeyboardInterrupt:
+        typer.echo("meddocan-deid: interrupted; rerun the same command to resume", err=True)
+        raise typer.Exit(130)
+    c = result["reports"]
+    typer.echo(f"reports read {c['read']}, written {c['written']}, skipped {c['skipped']}, failed {c['failed']} "
+               f"in {result['seconds']:.1f}s -> {report or Path(output) / REPORT_NAME}", err=True)
+    raise typer.Exit(1 if c["failed"] else 0)
+
+
+def main(argv: Optional[List[str]] = None) -> None:
+    try:
+        app(args=argv, prog_name="meddocan-deid")
+    except SystemExit:
+        raise
+    except Exception as err:  # noqa: BLE001 - no traceback (it could quote a report)
+        if os.environ.get("MEDDOCAN_DEID_DEBUG"):
+            raise
+        print(f"meddocan-deid: internal error ({type(err).__name__}); set MEDDOCAN_DEID_DEBUG=1 for details",
+              file=sys.stderr)
+        sys.exit(3)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,15 @@
+"""De-identification of texts processed by the MEDDOCAN pipeline: the `tag`, `mask`,
+`redact` and `surrogate` operators, the batch core and the file I/O of the CLI.
+
+Detection stays in the spaCy pipeline; this package only rewrites texts from `doc.ents`.
+"""
+from .api import deidentify
+from .batch import Record, RecordResult, deidentify_records
+from .keys import DeidKeyError, load_key, random_key
+from .operators import DeidResult, Replacement, apply_operator
+from .options import MODES, DeidOptions, read_tag_table
+
+__all__ = [
+    "MODES", "DeidKeyError", "DeidOptions", "DeidResult", "Record", "RecordResult", "Replacement",
+    "apply_operator", "deidentify", "deidentify_records", "load_key", "random_key", "read_tag_table",
+]

@@ -1,0 +1,131 @@
+"""The batch core shared by the CLI and the Spark integration.
+
+`deidentify_records(nlp, records, mode, key)` yields exactly one `RecordResult` per input
+`Record`, in input order, and never raises for a bad record: an empty text, a text over
+the size limit, a non-str text or an exception in the pipeline or the operator gives a
+failed result whose reason names the problem, never the text.
+"""
+import logging
+from dataclasses import dataclass, field
+from itertools import islice
+from typing import Iterable, Iterator, List, Optional, Tuple
+
+from .api import doc_spans
+from .keys import as_key
+from .operators import Replacement, apply_operator
+from .options import MODES, DeidOptions
+
+logger = logging.getLogger("meddocan_deid.deid")
+
+
+@dataclass
+class Record:
+    id: str
+    text: str
+    patient_id: Optional[str] = None
+
+
+@dataclass
+class RecordResult:
+    id: str
+    text: Optional[str]  # de-identified text, None when failed
+    phi: List[Tuple[str, int, int]]  # (label, start, end) in the original
+    status: str  # "ok" or "failed: <reason without document text>"
+    replacements: List[Replacement] = field(default_factory=list)  # also the spans in `text`
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+def _failed(record_id, reason: str) -> RecordResult:
+    return RecordResult(str(record_id), None, [], f"failed: {reason}")
+
+
+def _check(record, max_chars: int) -> Optional[str]:
+    """The reason a record cannot be processed, or None."""
+    if not isinstance(record, Record):
+        return "not a Record"
+    if not isinstance(record.text, str):
+        return "text is not a string"
+    if not record.text.strip():
+        return "empty text"
+    if len(record.text) > max_chars:
+        return f"text too long ({len(record.text)} characters, limit {max_chars})"
+    return None
+
+
+def _error_reason(err: BaseException) -> str:
+    # the exception's class only: messages of third-party code may quote the text
+    return f"error in the pipeline ({type(err).__name__})"
+
+
+def _deid_one(record: Record, doc, mode: str, key, options: DeidOptions) -> RecordResult:
+    try:
+        spans = doc_spans(doc)
+        if record.patient_id is not None:
+            result = apply_operator(doc.text, spans, mode, key, scope=f"patient:{record.patient_id}",
+                                    options=options, patient_scope=True)
+        else:
+            result = apply_operator(doc.text, spans, mode, key, scope=f"report:{record.id}", options=options)
+        return RecordResult(str(record.id), result.text, spans, "ok", result.replacements)
+    except Exception as err:  # noqa: BLE001 - one bad record must not stop the batch
+        logger.debug("record %s failed in the operator: %s", record.id, type(err).__name__)
+        return RecordResult(str(record.id), None, [], f"failed: error in the {mode} operator ({type(err).__name__})")
+
+
+def _process_batch(nlp, batch: List[Record], mode: str, key, options: DeidOptions) -> List[RecordResult]:
+    try:
+        docs = list(nlp.pipe([r.text for r in batch]))
+    except Exception:  # noqa: BLE001 - isolate the record that broke the batch
+        docs = []
+        for r in batch:
+            try:
+                docs.append(nlp(r.text))
+            except Exception as err:  # noqa: BLE001
+                logger.debug("record %s failed in the pipeline: %s", r.id, type(err).__name__)
+                docs.append(err)
+    results = []
+    for record, doc in zip(batch, docs):
+        if isinstance(doc, BaseException):
+            results.append(_failed(record.id, _error_reason(doc)))
+        else:
+            results.append(_deid_one(record, doc, mode, key, options))
+    return results
+
+
+def deidentify_records(nlp, records: Iterable[Record], mode: str, key: Optional[bytes], *,
+                       batch_size: int = 32, options: Optional[DeidOptions] = None) -> Iterator[RecordResult]:
+    """De-identify records with `nlp` (a loaded pipeline), `batch_size` texts per
+    `nlp.pipe` call. Surrogates are keyed by the record's patient id when it has one, else
+    by its id. Raises ValueError at once for a bad mode or a missing key (not per record)."""
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r} (expected one of {', '.join(MODES)})")
+    if mode == "surrogate":
+        if key is None:
+            raise ValueError("surrogate mode needs a key")
+        key = as_key(key)
+    if batch_size < 1:
+        raise ValueError("batch_size must be at least 1")
+    options = options or DeidOptions()
+    max_chars = options.max_chars or getattr(nlp, "max_length", 1_000_000)
+    return _run(nlp, iter(records), mode, key, batch_size, options, max_chars)
+
+
+def _run(nlp, records, mode, key, batch_size, options, max_chars) -> Iterator[RecordResult]:
+    while True:
+        chunk = list(islice(records, batch_size))
+        if not chunk:
+            return
+        results: List[Optional[RecordResult]] = [None] * len(chunk)
+        good: List[Tuple[int, Record]] = []
+        for i, record in enumerate(chunk):
+            reason = _check(record, max_chars)
+            if reason is None:
+                good.append((i, record))
+            else:
+                results[i] = _failed(getattr(record, "id", f"#{i}"), reason)
+        if good:
+            for (i, _record), result in zip(good, _process_batch(nlp, [r for _, r in good], mode, key, options)):
+                results[i] = result
+        yield from results

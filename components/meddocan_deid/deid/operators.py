@@ -1,0 +1,166 @@
+"""The operators: tag, mask, redact and surrogate, applied to PHI spans of a text.
+
+`apply_operator(text, spans, mode, ...)` returns the new text and one `Replacement` per
+span: its label, its span in the original text and its span in the new text, so that a
+caller can re-annotate the output. Spans are (label, start, end), end exclusive, sorted and
+not overlapping (as `doc.ents`).
+"""
+import hashlib
+import logging
+from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
+
+from .gazetteer import fold, load_gazetteer
+from .keys import Keyed, KeyLike
+from .options import MODES, DeidOptions
+from .surrogates import GENERATORS, POLICY_KEPT, Context, offset_for
+from .surrogates.common import bounded_find, random_shape
+
+logger = logging.getLogger("meddocan_deid.deid")
+
+Span = Tuple[str, int, int]
+DATE_OFFSET_ATTEMPTS = 24
+
+
+class Replacement(NamedTuple):
+    label: str
+    start: int  # in the original text
+    end: int
+    new_start: int  # in the de-identified text
+    new_end: int
+
+    @property
+    def old_span(self) -> Tuple[int, int]:
+        return (self.start, self.end)
+
+    @property
+    def new_span(self) -> Tuple[int, int]:
+        return (self.new_start, self.new_end)
+
+
+class DeidResult(NamedTuple):
+    text: str
+    replacements: List[Replacement]
+
+
+def check_spans(text: str, spans: Iterable[Span]) -> List[Span]:
+    ordered = sorted(((str(l), int(s), int(e)) for l, s, e in spans), key=lambda x: (x[1], x[2]))
+    last_end = 0
+    for label, start, end in ordered:
+        if not 0 <= start < end <= len(text):
+            raise ValueError(f"span {start}-{end} ({label}) outside the text (length {len(text)})")
+        if start < last_end:
+            raise ValueError(f"span {start}-{end} ({label}) overlaps the previous span")
+        last_end = end
+    return ordered
+
+
+def tag_text(label: str, value: str, options: DeidOptions, numbers: Dict[str, Dict[str, int]]) -> str:
+    name = options.tag_names.get(label, label)
+    if not options.tag_numbering:
+        return f"[{name}]"
+    seen = numbers.setdefault(label, {})
+    n = seen.setdefault(fold(value), len(seen) + 1)
+    return f"[{name}-{n}]"
+
+
+def mask_text(value: str, options: DeidOptions) -> str:
+    return "".join(c if c.isspace() else options.mask_char for c in value)
+
+
+def default_scope(text: str) -> str:
+    """Scope of a report given without an id: a digest of its text (never the text)."""
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _choose_date_offset(ctx: Context, text: str, spans: Sequence[Span], fixed: bool) -> int:
+    """The scope's date offset. Within a report scope, the first offset (of a keyed
+    sequence) for which no shifted date reproduces a PHI string of the report; for a
+    patient scope always the first one, so that intervals between reports are kept."""
+    from .surrogates import shift_date
+
+    dates = [text[s:e] for label, s, e in spans if label == "FECHAS"]
+    first = offset_for(ctx, 0)
+    if fixed or not dates:
+        return first
+    for attempt in range(DATE_OFFSET_ATTEMPTS):
+        offset = offset_for(ctx, attempt)
+        ok = True
+        for d in dates:
+            shifted = shift_date(d, offset)
+            if shifted is not None and not ctx.acceptable(shifted, d):
+                ok = False
+                break
+        if ok:
+            return offset
+    return first
+
+
+def make_context(text: str, spans: Sequence[Span], key: KeyLike, scope: Optional[str],
+                 options: DeidOptions, patient_scope: bool = False) -> Context:
+    keyed = Keyed(key, scope if scope is not None else default_scope(text))
+    kept = []
+    phi = []
+    for label, s, e in spans:
+        value = text[s:e]
+        if (label == "EDAD_SUJETO_ASISTENCIA" and options.keep_age) or (label == "SEXO_SUJETO_ASISTENCIA" and options.keep_sex):
+            kept.append(value)
+        else:
+            phi.append(value)
+    ctx = Context(keyed, load_gazetteer(options.gazetteer), options, phi, kept)
+    ctx.date_offset = _choose_date_offset(ctx, text, spans, fixed=patient_scope)
+    return ctx
+
+
+def surrogate_value(label: str, value: str, ctx: Context, options: DeidOptions, numbers) -> str:
+    gen = GENERATORS.get(label)
+    if gen is None:  # a label outside MEDDOCAN: same shape
+        new = ctx.draw("other", value, lambda rng, a: random_shape(rng, value), key_value=value)
+    else:
+        new = gen(value, label, ctx)
+    if new is None:
+        return tag_text(label, value, options, numbers)
+    if new == value and label not in POLICY_KEPT:
+        # a generator that could not change the value (no letters or digits to replace)
+        new = ctx.draw("fallback", value, lambda rng, a: random_shape(rng, value), key_value=value)
+        if new == value:
+            new = tag_text(label, value, options, numbers)
+    return new
+
+
+def apply_operator(text: str, spans: Iterable[Span], mode: str, key: Optional[KeyLike] = None,
+                   scope: Optional[str] = None, options: Optional[DeidOptions] = None,
+                   patient_scope: bool = False) -> DeidResult:
+    """De-identify `text` given its PHI spans. `scope` is the report id (or the patient id
+    with `patient_scope=True`); None: a digest of the text."""
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r} (expected one of {', '.join(MODES)})")
+    options = options or DeidOptions()
+    spans = check_spans(text, spans)
+    if mode == "surrogate":
+        if key is None:
+            raise ValueError("surrogate mode needs a key")
+        ctx = make_context(text, spans, key, scope, options, patient_scope)
+    numbers: Dict[str, Dict[str, int]] = {}
+    out: List[str] = []
+    replacements: List[Replacement] = []
+    pos = 0
+    new_pos = 0
+    for label, start, end in spans:
+        out.append(text[pos:start])
+        new_pos += start - pos
+        value = text[start:end]
+        if mode == "tag":
+            new = tag_text(label, value, options, numbers)
+        elif mode == "mask":
+            new = mask_text(value, options)
+        elif mode == "redact":
+            new = ""
+        else:
+            new = surrogate_value(label, value, ctx, options, numbers)
+        out.append(new)
+        replacements.append(Replacement(label, start, end, new_pos, new_pos + len(new)))
+        new_pos += len(new)
+        pos = end
+    out.append(text[pos:])
+    logger.debug("de-identified a text: mode=%s, %d spans", mode, len(replacements))
+    return DeidResult("".join(out), replacements)

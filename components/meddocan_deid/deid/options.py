@@ -1,0 +1,58 @@
+"""Options of the de-identification operators."""
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, Optional
+
+MODES = ("tag", "mask", "redact", "surrogate")
+
+
+@dataclass
+class DeidOptions:
+    """What the operators do beyond the mode.
+
+    tag_names: label -> name used inside the brackets of `tag` (default: the label).
+    tag_numbering: `[LABEL-1]`, `[LABEL-2]`... one number per distinct value of a label in a report.
+    mask_char: the character that replaces each non-space character in `mask`.
+    keep_age / age_threshold / age_aggregate: in `surrogate`, ages below the threshold are
+        kept; ages at or above it become the aggregate (HIPAA-style).
+    keep_sex: in `surrogate`, keep the sex (else it is replaced by its tag).
+    keep_kinship: in `surrogate`, keep kinship words of FAMILIARES_SUJETO_ASISTENCIA
+        (`madre`, `hermano`); by default they become another kinship word of the same gender.
+    gazetteer: folder of the MEDDOCAN gazetteer (None: MEDDOCAN_GAZETTEER, then
+        ../shared/meddocan/gazetteer, else Faker only).
+    max_chars: texts longer than this fail (nothing written); None: the pipeline's max_length.
+    """
+
+    tag_names: Dict[str, str] = field(default_factory=dict)
+    tag_numbering: bool = False
+    mask_char: str = "*"
+    keep_age: bool = True
+    age_threshold: int = 90
+    age_aggregate: str = "90 años o más"
+    keep_sex: bool = True
+    keep_kinship: bool = False
+    gazetteer: Optional[Path] = None
+    max_chars: Optional[int] = None
+
+
+def read_tag_table(path: Path) -> Dict[str, str]:
+    """A TSV `LABEL<TAB>NAME` table for `tag` (blank lines and `#` comments ignored)."""
+    from .. import LABELS
+
+    path = Path(path)
+    table: Dict[str, str] = {}
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as err:
+        raise ValueError(f"{path}: cannot read the tag table ({type(err).__name__})") from None
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.split("\t")
+        if len(parts) != 2 or not parts[1].strip():
+            raise ValueError(f"{path}:{lineno}: expected 'LABEL<TAB>NAME'")
+        label = parts[0].strip()
+        if label not in LABELS:
+            raise ValueError(f"{path}:{lineno}: unknown label {label!r}")
+        table[label] = parts[1].strip()
+    return table

@@ -1,0 +1,46 @@
+"""Surrogate generators, one module per kind of PHI (like DEDUCE/Presidio operators).
+
+Each generator is `fn(text, label, ctx) -> str | None`; None means "use the tag" (an age
+or a sex when the options say not to keep them)."""
+from typing import Callable, Dict, Optional
+
+from .common import Context
+from . import contact, dates, identifiers, names, person, places
+from .dates import offset_for, shift_date
+
+GENERATORS: Dict[str, Callable[[str, str, Context], Optional[str]]] = {
+    "NOMBRE_SUJETO_ASISTENCIA": names.names,
+    "NOMBRE_PERSONAL_SANITARIO": names.names,
+    "FAMILIARES_SUJETO_ASISTENCIA": names.relatives,
+    "EDAD_SUJETO_ASISTENCIA": person.ages,
+    "SEXO_SUJETO_ASISTENCIA": person.sexes,
+    "FECHAS": dates.dates,
+    "ID_SUJETO_ASISTENCIA": identifiers.identifiers,
+    "ID_ASEGURAMIENTO": identifiers.identifiers,
+    "ID_CONTACTO_ASISTENCIAL": identifiers.identifiers,
+    "NUMERO_BENEF_PLAN_SALUD": identifiers.identifiers,
+    "ID_TITULACION_PERSONAL_SANITARIO": identifiers.identifiers,
+    "ID_EMPLEO_PERSONAL_SANITARIO": identifiers.identifiers,
+    "IDENTIF_VEHICULOS_NRSERIE": identifiers.identifiers,
+    "IDENTIF_DISPOSITIVOS_NRSERIE": identifiers.identifiers,
+    "IDENTIF_BIOMETRICOS": identifiers.identifiers,
+    "OTRO_NUMERO_IDENTIF": identifiers.identifiers,
+    "NUMERO_TELEFONO": identifiers.phones,
+    "NUMERO_FAX": identifiers.phones,
+    "CORREO_ELECTRONICO": contact.emails,
+    "URL_WEB": contact.urls,
+    "DIREC_PROT_INTERNET": contact.ip_addresses,
+    "CALLE": places.streets,
+    "TERRITORIO": places.territories,
+    "PAIS": places.countries,
+    "HOSPITAL": places.hospitals,
+    "INSTITUCION": places.institutions,
+    "CENTRO_SALUD": places.health_centres,
+    "PROFESION": person.professions,
+    "OTROS_SUJETO_ASISTENCIA": person.others,
+}
+
+# labels whose value the default options keep (policy, not a failure to replace)
+POLICY_KEPT = ("EDAD_SUJETO_ASISTENCIA", "SEXO_SUJETO_ASISTENCIA")
+
+__all__ = ["Context", "GENERATORS", "POLICY_KEPT", "offset_for", "shift_date"]

@@ -1,0 +1,177 @@
+"""What every surrogate module shares: the per-report context, keyed Faker, shapes and case."""
+import random
+import re
+import string
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple
+
+from ..gazetteer import Gazetteer, fold
+from ..keys import Keyed
+from ..options import DeidOptions
+
+MAX_ATTEMPTS = 24
+_FAKER = None
+
+
+def faker():
+    """One Faker('es_ES') per process, re-seeded for every value (so order does not matter)."""
+    global _FAKER
+    if _FAKER is None:
+        from faker import Faker
+
+        _FAKER = Faker("es_ES")
+    return _FAKER
+
+
+def seeded_faker(seed: int):
+    fk = faker()
+    fk.seed_instance(seed)
+    return fk
+
+
+def random_shape(rng: random.Random, text: str, first_digits: Optional[str] = None) -> str:
+    """Digit for digit, letter for letter (case kept), everything else kept."""
+    out = []
+    seen_digit = False
+    for ch in text:
+        if ch.isdigit():
+            if not seen_digit and first_digits:
+                out.append(rng.choice(first_digits))
+            else:
+                out.append(rng.choice(string.digits))
+            seen_digit = True
+        elif ch.isalpha():
+            letters = string.ascii_uppercase if ch.isupper() else string.ascii_lowercase
+            out.append(rng.choice(letters))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+_LOWER_WORDS = {"de", "del", "la", "las", "los", "el", "y", "e", "i", "en", "d'", "a", "al", "para", "por", "sant", "san"}
+_ROMAN = re.compile(r"^(?=[ivxlcdm]+$)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$", re.I)
+
+
+def smart_title(text: str) -> str:
+    """'HOSPITAL DE LA SANTA CREU I SANT PAU' -> 'Hospital de la Santa Creu i Sant Pau'."""
+    words = text.split(" ")
+    out = []
+    for i, word in enumerate(words):
+        low = word.lower()
+        if i > 0 and low in _LOWER_WORDS - {"san", "sant"}:
+            out.append(low)
+        elif _ROMAN.match(word) and i > 0:
+            out.append(word.upper())
+        elif len(word) > 1 and "." in word and word.replace(".", "").isupper() and len(word.replace(".", "")) <= 4:
+            out.append(word)  # S.L., C.S.
+        else:
+            out.append("-".join(p[:1].upper() + p[1:].lower() for p in word.split("-")))
+    return " ".join(out)
+
+
+def case_like(template: str, value: str) -> str:
+    """Give `value` the case style of `template`: UPPER, lower or Title."""
+    letters = [c for c in template if c.isalpha()]
+    if not letters:
+        return value
+    if len(letters) > 1 and all(c.isupper() for c in letters):
+        return value.upper()
+    if all(c.islower() for c in letters):
+        return value.lower()
+    if value.isupper() or value.islower():
+        return smart_title(value.lower())
+    return value
+
+
+def bounded_find(haystack: str, needle: str) -> bool:
+    """`needle` occurs in `haystack` and is not glued to letters or digits on either side."""
+    start = haystack.find(needle)
+    while start != -1:
+        end = start + len(needle)
+        before = haystack[start - 1] if start else ""
+        after = haystack[end] if end < len(haystack) else ""
+        if not (before.isalnum() and needle[:1].isalnum()) and not (after.isalnum() and needle[-1:].isalnum()):
+            return True
+        start = haystack.find(needle, start + 1)
+    return False
+
+
+class Context:
+    """Per-report state of the surrogate operator: keyed randomness for the scope, the
+    gazetteer, the date offset, and the PHI strings of the report that no surrogate may
+    reproduce. Surrogates are cached per (kind, value): the same string, the same surrogate."""
+
+    def __init__(self, keyed: Keyed, gazetteer: Gazetteer, options: DeidOptions,
+                 phi_strings: Iterable[str] = (), kept_strings: Iterable[str] = ()):
+        self.keyed = keyed
+        self.gaz = gazetteer
+        self.options = options
+        kept = {fold(s) for s in kept_strings}
+        folded = {fold(s) for s in phi_strings}
+        self.forbidden_exact: FrozenSet[str] = frozenset(folded | kept)
+        self.forbidden_long: Tuple[str, ...] = tuple(sorted(s for s in folded - kept if len(s) >= 3))
+        tokens = set()
+        for s in folded:
+            tokens.update(t for t in re.findall(r"[^\W\d_]+", s) if len(t) >= 2)
+        self.forbidden_tokens: FrozenSet[str] = frozenset(tokens)
+        self.cache: Dict[Tuple[str, str], str] = {}
+        self.date_offset: int = 0
+        self._letters: Optional[Dict[str, str]] = None
+
+    # -- validity -------------------------------------------------------------------
+    def acceptable(self, candidate: str, original: str) -> bool:
+        c = fold(candidate)
+        if not candidate or c == fold(original) or c in self.forbidden_exact:
+            return False
+        return not any(bounded_find(c, f) for f in self.forbidden_long)
+
+    def acceptable_token(self, candidate: str, original: str) -> bool:
+        c = fold(candidate)
+        return bool(candidate) and c != fold(original) and c not in self.forbidden_tokens
+
+    # -- keyed drawing --------------------------------------------------------------
+    def draw(self, kind: str, original: str, make: Callable[[random.Random, int], str],
+             check: Optional[Callable[[str, str], bool]] = None, key_value: Optional[str] = None) -> str:
+        """The first acceptable candidate of make(rng, attempt) for attempts 0, 1, ...;
+        a random string of the same shape when none is. Cached per (kind, value)."""
+        value = fold(original) if key_value is None else key_value
+        cached = self.cache.get((kind, value))
+        if cached is not None:
+            return cached
+        check = check or self.acceptable
+        result = None
+        for attempt in range(MAX_ATTEMPTS):
+            rng = self.keyed.rng(kind, value, attempt)
+            candidate = make(rng, attempt)
+            if candidate is not None and check(candidate, original):
+                result = candidate
+                break
+        if result is None:
+            for attempt in range(MAX_ATTEMPTS, 2 * MAX_ATTEMPTS):
+                candidate = random_shape(self.keyed.rng(kind, value, attempt), original)
+                if check(candidate, original):
+                    result = candidate
+                    break
+            else:
+                result = candidate  # nothing alphanumeric to change: kept as is
+        self.cache[(kind, value)] = result
+        return result
+
+    def letter_map(self) -> Dict[str, str]:
+        """A keyed permutation of A-Z without fixed points, per scope: names starting with
+        A all get surrogates starting with the same letter (guidelines 3.2), and an initial
+        `A.` gets that letter too."""
+        if self._letters is None:
+            letters = list(string.ascii_uppercase)
+            rng = self.keyed.rng("letters")
+            shuffled = letters[:]
+            rng.shuffle(shuffled)
+            # rotate by one over the shuffled order: a derangement
+            self._letters = {shuffled[i]: shuffled[(i + 1) % len(shuffled)] for i in range(len(shuffled))}
+        return self._letters
+
+
+def choose(rng: random.Random, items, predicate: Optional[Callable[[str], bool]] = None):
+    if predicate is None:
+        return rng.choice(items) if len(items) else None
+    pool = [x for x in items if predicate(x)]
+    return rng.choice(pool) if pool else None
