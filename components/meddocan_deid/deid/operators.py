@@ -119,7 +119,8 @@ def surrogate_value(label: str, value: str, ctx: Context, options: DeidOptions, 
         new = gen(value, label, ctx)
     if new is None:
         return tag_text(label, value, options, numbers)
-    if new == value and label not in POLICY_KEPT:
+    kept = label in POLICY_KEPT or (label == "FAMILIARES_SUJETO_ASISTENCIA" and options.keep_kinship)
+    if new == value and not kept:
         # a generator that could not change the value (no letters or digits to replace)
         new = ctx.draw("fallback", value, lambda rng, a: random_shape(rng, value), key_value=value)
         if new == value:

@@ -48,9 +48,9 @@ def gender(token: str, gaz: Gazetteer) -> str:
     t = fold(token)
     if t in female_f and t not in male_f:
         return "F"
-    if t in male_f:
+    if t in male_f and t not in female_f:
         return "M"
-    return "F" if t.endswith("a") else "M"
+    return "F" if t.endswith("a") else "M"  # in both lists (María) or in neither
 
 
 def _name_token(ctx: Context, token: str) -> str:
@@ -166,4 +166,11 @@ def relatives(text: str, label: str, ctx: Context) -> str:
         else:
             out.append(word)
     out.append(text[pos:])
-    return "".join(out)
+    new = "".join(out)
+    if new == text and not ctx.options.keep_kinship:
+        # no kinship word and no name we know (`pareja`, `cónyuge`): a kinship word
+        last = fold(WORD.findall(text)[-1]) if WORD.findall(text) else ""
+        g = "F" if last.endswith("a") else "M"
+        pool = tuple(sorted(w for (gg, nn, w) in KIN.values() if gg == g and nn == "sg" and w not in ("mujer",)))
+        new = case_like(text, ctx.draw("kin", text, lambda rng, a: choose(rng, pool)))
+    return new
