@@ -243,3 +243,32 @@ def test_ents_and_rule_entities_agree(doc):
     for span in doc.spans["rule_entities"]:
         assert doc[span.start].ent_iob_ == "B"
         assert doc[span.start].ent_type_ == span.label_
+
+
+# Unambiguous date formats (`any/match` patterns) are entities in every section.
+@pytest.mark.parametrize("sentence,expected", [
+    ("El 22-7-04 se colocó un catéter.", "22-7-04"),
+    ("Ingresó el 10/02/2012 por fiebre.", "10/02/2012"),
+    ("TC torácica (16/09/03) sin hallazgos.", "16/09/03"),
+    ("Revisión el 4.8.2004 en consulta.", "4.8.2004"),
+    ("Falleció el 21 de febrero de 2002.", "21 de febrero de 2002"),
+    ("Operado el 3 de Junio del 1998 sin incidencias.", "3 de Junio del 1998"),
+    ("Recibió RT en octubre de 2002.", "octubre de 2002"),
+    ("Desde Marzo 2001 asintomático.", "Marzo 2001"),
+])
+def test_body_date(rule_nlp, sentence, expected):
+    doc = rule_nlp("Informe clínico del paciente: varón de 50 años.\n" + sentence)
+    assert [(e.label_, e.text) for e in doc.ents] == [("FECHAS", expected)]
+
+
+@pytest.mark.parametrize("sentence", [
+    "Morfina 10-0-10 mg al día.",       # a dosing schedule: month 0
+    "EVA 2-3/10 en los controles.",    # two numbers and a ratio
+    "Ciclos 35/14/2 de quimioterapia.",  # day 35
+    "Plaquetas 12/13/2001 según otra escala.",  # month 13
+    "Leucocitos 12700 y plaquetas 291000.",
+    "Se vio en mayo de este año.",     # no year: left to the NER
+])
+def test_not_a_body_date(rule_nlp, sentence):
+    doc = rule_nlp("Informe clínico del paciente: varón de 50 años.\n" + sentence)
+    assert [e for e in doc.ents if e.label_ == "FECHAS"] == []

@@ -6,7 +6,8 @@ patterns from `configs/patterns/phi_rules.jsonl` and stores them in
 entity is: `header/line` (a header key: the entity is the value after it, up to the
 end of the line or the next key), `footer/number` (a phone or fax key: the entity is
 the digits after it), `footer/match` (the match itself: e-mail, postal code) and
-`footer/street` (a street head: the street up to its number). This thin component
+`footer/street` (a street head: the street up to its number); `any/match` is a match
+that is an entity wherever it occurs (an unambiguous date format). This thin component
 applies those conventions of the annotation guidelines (value only: no key, no title
 like Dr./Dña., no trailing punctuation) and writes the result to `doc.ents` and to
 `doc.spans["rule_entities"]`.
@@ -29,6 +30,7 @@ EDGE_PUNCT = {".", ",", ";", ":", "-", "(", ")", "/", "\"", "'"}
 SPLIT_PUNCT = {",", "-", "/", "(", ")", ";"}
 NUMBER_SEPARATORS = {"-", ".", "(", ")", "/"}
 STREET_NUMBER_TAIL = {"-", ",", "º", "ª", "bis"}
+ANY_SECTION = "any"  # pattern ids `any/...`: not restricted to a section
 
 
 def _is_line_break(token) -> bool:
@@ -77,6 +79,9 @@ class RuleEntities:
         header_keys = {c.start for c in candidates if c.id_ == "header/line"}  # a set: O(1) lookups
         for cand in candidates:
             section, _, kind = cand.id_.partition("/")
+            if section == ANY_SECTION:
+                entities.append(Span(doc, cand.start, cand.end, label=cand.label))
+                continue
             sec = sections.get(section)
             if sec is None or not (sec.start <= cand.start and cand.end <= sec.end):
                 continue  # a rule applies only inside its own section
