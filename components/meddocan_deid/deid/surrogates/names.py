@@ -30,8 +30,9 @@ def _lists(gaz: Gazetteer):
     female_f = frozenset(fold(n) for n in female)
     surnames = {fold(n): n for n in gaz.get("surnames") if " " not in n}
     surnames.update({fold(n): n for n in Provider.last_names if " " not in n})  # Faker's spelling has accents
-    surnames_t = tuple(sorted(surnames.values()))
     first_f = male_f | female_f | frozenset(fold(n) for n in gaz.get("first_names"))
+    # surrogate surnames that do not read as first names ("Jacinto" is in the surname list too)
+    surnames_t = tuple(sorted(v for k, v in surnames.items() if k not in first_f))
     return male, female, male_f, female_f, first_f, surnames_t, frozenset(surnames)
 
 
