@@ -208,7 +208,7 @@ def test_sigkill_midway_then_resume(tmp_path, model_dir):
     args = [sys.executable, "-m", "meddocan_deid", "deidentify", str(inp), str(out), "--mode", "surrogate",
             "--key-file", str(key_file), "--model", str(model_dir), "--batch-size", "1"]
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT, start_new_session=True)
-    deadline = time.time() + 90
+    deadline = time.time() + 180
     try:
         while time.time() < deadline and proc.poll() is None:
             if out.is_dir() and sum(1 for _ in out.rglob("*.txt")) >= 20:

@@ -39,11 +39,16 @@ class CliError(Exception):
     """A problem that stops the run before it starts; printed as one line."""
 
 
-@app.callback()
-def _root(version: bool = typer.Option(False, "--version", help="Print the version and exit.")):
-    if version:
+def _print_version(value: bool):
+    if value:
         typer.echo(__version__)
         raise typer.Exit()
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                       help="Print the version and exit.")):
+    """De-identify Spanish clinical reports with the MEDDOCAN pipeline."""
 
 
 # state inherited by forked workers (never pickled: the key stays in memory)
@@ -81,10 +86,12 @@ def _results(nlp, records, mode, key, options, batch_size: int, n_process: int):
     except ValueError:
         raise CliError("--n-process above 1 needs the 'fork' start method (Linux)") from None
     _STATE.update(nlp=nlp, mode=mode, key=key, options=options)
-    with ctx.Pool(n_process) as pool:
-        for chunk_results in pool.imap(_work, _chunks(records, batch_size), chunksize=1):
-            yield from chunk_results
-    _STATE.clear()
+    try:
+        with ctx.Pool(n_process) as pool:
+            for chunk_results in pool.imap(_work, _chunks(records, batch_size), chunksize=1):
+                yield from chunk_results
+    finally:
+        _STATE.clear()
 
 
 def _load_model(name: str):
