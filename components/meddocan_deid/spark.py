@@ -1,0 +1,287 @@
+"""De-identification on Apache Spark (`pip install meddocan-deid[spark]`).
+
+    from meddocan_deid.spark import deidentify_dataframe
+    out = deidentify_dataframe(df, "surrogate", key, model="es_meddocan_deid",
+                               id_col="id", text_col="text", patient_col="patient_id")
+
+`out` has the columns of `df` without the text column, plus `deid_text` (string, null when
+the row failed), `phi` (array of struct<label, start, end>, offsets in the ORIGINAL text)
+and `status` (`ok` or `failed: <reason>`, never text). One output row per input row.
+
+The rows go through `mapInPandas`: each executor Python process loads the pipeline once (a
+module-level cache; Python workers are reused) and runs the batch core
+`meddocan_deid.deid.batch.deidentify_records`, `batch_size` texts per `nlp.pipe` call, so
+the detection and the surrogates are exactly those of the single-machine CLI. The key goes
+to the executors in a broadcast variable (never in the plan, never logged); the gazetteer
+folder resolved on the driver is shipped with `SparkContext.addFile`, so every executor uses
+the same lists as the driver whatever its working directory.
+"""
+import os
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional, Tuple
+
+from .deid.batch import Record, deidentify_records
+from .deid.options import MODES, DeidOptions
+
+DEFAULT_MODEL = "es_meddocan_deid"
+DEID_TEXT_COL = "deid_text"
+PHI_COL = "phi"
+STATUS_COL = "status"
+PHI_TYPE = "array<struct<label:string,start:int,end:int>>"
+# diagnostics: when set to a folder, each model load appends a line to loads-<pid>.txt there
+LOAD_LOG_ENV = "MEDDOCAN_DEID_SPARK_LOAD_LOG"
+# marks "no gazetteer" on the executors (the driver found none): Faker only, as on the driver
+_NO_GAZETTEER = ""
+
+_MODELS: Dict[str, object] = {}
+_EMPTY_DIR: List[str] = []
+
+
+def get_model(name: str):
+    """The pipeline `name`, loaded once per Python process."""
+    nlp = _MODELS.get(name)
+    if nlp is None:
+        import spacy
+
+        import meddocan_deid  # noqa: F401  (registers the factories before loading)
+
+        nlp = spacy.load(name)
+        _MODELS[name] = nlp
+        log = os.environ.get(LOAD_LOG_ENV)
+        if log:
+            with open(Path(log) / f"loads-{os.getpid()}.txt", "a", encoding="utf-8") as fh:
+                fh.write(f"{name}\n")
+    return nlp
+
+
+def _empty_dir() -> str:
+    if not _EMPTY_DIR:
+        _EMPTY_DIR.append(tempfile.mkdtemp(prefix="meddocan-no-gazetteer-"))
+    return _EMPTY_DIR[0]
+
+
+def _executor_options(options: DeidOptions, gazetteer_file: Optional[str]) -> DeidOptions:
+    if gazetteer_file is None:  # not a surrogate run: the gazetteer is never read
+        return options
+    if gazetteer_file == _NO_GAZETTEER:
+        return replace(options, gazetteer=Path(_empty_dir()))
+    from pyspark import SparkFiles
+
+    return replace(options, gazetteer=Path(SparkFiles.get(gazetteer_file)))
+
+
+def _missing(value) -> bool:
+    if value is None:
+        return True
+    try:
+        import pandas as pd
+
+        return bool(pd.isna(value)) if not isinstance(value, (bytes, str)) else False
+    except (TypeError, ValueError):
+        return False
+
+
+def _records(pdf, id_col, text_col, patient_col, error_col) -> Tuple[List[Optional[Record]], List[Optional[str]]]:
+    """One Record per row (None for a row that fails before the pipeline) and its reason."""
+    ids = pdf[id_col].tolist()
+    texts = pdf[text_col].tolist()
+    patients = pdf[patient_col].tolist() if patient_col else [None] * len(ids)
+    errors = pdf[error_col].tolist() if error_col else [None] * len(ids)
+    records: List[Optional[Record]] = []
+    reasons: List[Optional[str]] = []
+    for rid, text, patient, error in zip(ids, texts, patients, errors):
+        reason = None
+        if not _missing(error):
+            reason = str(error)
+        elif _missing(rid) or str(rid) == "":
+            reason = "no id"
+        elif _missing(text):
+            reason = "no text"
+        elif isinstance(text, (bytes, bytearray)):
+            try:
+                text = bytes(text).decode("utf-8")
+            except UnicodeDecodeError as err:
+                reason = f"not valid UTF-8 (byte {err.start})"
+        if reason is not None:
+            records.append(None)
+            reasons.append(reason)
+            continue
+        rid = str(rid)
+        patient = None if _missing(patient) else str(patient)
+        records.append(Record(rid, text, patient))
+        reasons.append(None)
+    return records, reasons
+
+
+def _process(pdf, nlp, mode, key, options, batch_size, id_col, text_col, patient_col, error_col, drop):
+    n = len(pdf)
+    deid: List[Optional[str]] = [None] * n
+    phi: List[list] = [[] for _ in range(n)]
+    status: List[str] = ["failed: not processed"] * n
+    try:
+        records, reasons = _records(pdf, id_col, text_col, patient_col, error_col)
+        todo = [(i, r) for i, r in enumerate(records) if r is not None]
+        for i, reason in enumerate(reasons):
+            if reason is not None:
+                status[i] = f"failed: {reason}"
+        results = deidentify_records(nlp, (r for _, r in todo), mode, key, batch_size=batch_size, options=options)
+        for (i, _r), res in zip(todo, results):  # exactly one result per record, in order
+            status[i] = res.status
+            if res.ok:
+                deid[i] = res.text
+                phi[i] = [{"label": label, "start": int(s), "end": int(e)} for label, s, e in res.phi]
+    except Exception as err:  # noqa: BLE001 - a worker error marks the batch, never stops the job
+        reason = f"failed: error in the Spark worker ({type(err).__name__})"
+        status = [reason if s == "failed: not processed" or s == "ok" else s for s in status]
+        deid = [None] * n
+        phi = [[] for _ in range(n)]
+    out = pdf.drop(columns=[c for c in drop if c in pdf.columns])
+    out = out.copy()
+    out[DEID_TEXT_COL] = deid
+    out[PHI_COL] = phi
+    out[STATUS_COL] = status
+    return out
+
+
+def _partition_fn(model, mode, key_bc, options, gazetteer_file, batch_size, id_col, text_col, patient_col,
+                  error_col, drop):
+    """The function run by mapInPandas (pickled into the plan: it holds no key, only the
+    broadcast handle)."""
+
+    def fn(batches: Iterator) -> Iterator:
+        nlp = get_model(model)
+        key = key_bc.value if key_bc is not None else None
+        opts = _executor_options(options, gazetteer_file)
+        for pdf in batches:
+            yield _process(pdf, nlp, mode, key, opts, batch_size, id_col, text_col, patient_col, error_col, drop)
+
+    return fn
+
+
+def _ship_gazetteer(spark, options: DeidOptions) -> Tuple[DeidOptions, str]:
+    """Resolve the gazetteer on the driver (as the CLI does) and ship it to the executors.
+    Returns the options without the driver path and the name to look up with SparkFiles."""
+    from .deid.gazetteer import resolve_folder
+
+    folder = resolve_folder(options.gazetteer)
+    if folder is None:
+        return replace(options, gazetteer=None), _NO_GAZETTEER
+    folder = Path(folder).resolve()
+    if not folder.is_dir():
+        raise ValueError(f"{folder}: gazetteer folder not found")
+    sc = spark.sparkContext
+    shipped = getattr(sc, "_meddocan_gazetteers", None)
+    if shipped is None:
+        shipped = {}
+        sc._meddocan_gazetteers = shipped
+    if str(folder) not in shipped:
+        # addFile keeps the folder's base name; two folders with one name would clash
+        names = set(shipped.values())
+        if folder.name in names:
+            raise ValueError(f"{folder}: another gazetteer folder named {folder.name!r} was already shipped")
+        sc.addFile(str(folder), recursive=True)
+        shipped[str(folder)] = folder.name
+    return replace(options, gazetteer=None), shipped[str(folder)]
+
+
+def deidentify_dataframe(df, mode: str, key: Optional[bytes] = None, *, model: str = DEFAULT_MODEL,
+                         id_col: str = "id", text_col: str = "text", patient_col: Optional[str] = None,
+                         batch_size: int = 32, options: Optional[DeidOptions] = None,
+                         error_col: Optional[str] = None, keep_text: bool = False):
+    """De-identify the `text_col` of every row of `df` (a Spark DataFrame).
+
+    id_col: the report id (any type; its string keys the surrogates, as in the CLI);
+    patient_col: optional patient id (surrogates then keyed by patient); text_col: string, or
+    binary decoded as strict UTF-8 on the executors; error_col: optional string column, a
+    row where it is not null fails with that reason (e.g. a malformed input line).
+    Returns `df` without `text_col` (kept when `keep_text`) and `error_col`, plus `deid_text`,
+    `phi` and `status`; the same number of rows. Raises ValueError at once for a bad mode,
+    a missing key, a missing column or a name clash."""
+    from pyspark.sql.types import StructField, StructType, _parse_datatype_string
+
+    from .deid.keys import as_key
+
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r} (expected one of {', '.join(MODES)})")
+    if batch_size < 1:
+        raise ValueError("batch_size must be at least 1")
+    options = options or DeidOptions()
+    spark = df.sparkSession
+    columns = df.columns
+    for col in (id_col, text_col, patient_col, error_col):
+        if col is not None and col not in columns:
+            raise ValueError(f"no column {col!r} in the DataFrame (columns: {', '.join(columns)})")
+    drop = [c for c in (None if keep_text else text_col, error_col) if c is not None]
+    kept = [f for f in df.schema.fields if f.name not in drop]
+    clash = {f.name for f in kept} & {DEID_TEXT_COL, PHI_COL, STATUS_COL}
+    if clash:
+        raise ValueError(f"the DataFrame already has the output column(s) {', '.join(sorted(clash))}")
+    key_bc = None
+    gazetteer_file = None
+    if mode == "surrogate":
+        if key is None:
+            raise ValueError("surrogate mode needs a key")
+        key_bc = spark.sparkContext.broadcast(as_key(key))
+        options, gazetteer_file = _ship_gazetteer(spark, options)
+    schema = StructType(kept + [StructField(DEID_TEXT_COL, _parse_datatype_string("string"), True),
+                                StructField(PHI_COL, _parse_datatype_string(PHI_TYPE), False),
+                                StructField(STATUS_COL, _parse_datatype_string("string"), False)])
+    fn = _partition_fn(model, mode, key_bc, options, gazetteer_file, batch_size, id_col, text_col, patient_col,
+                       error_col, drop)
+    return df.mapInPandas(fn, schema)
+
+
+def make_session(master: Optional[str] = None, app_name: str = "meddocan-deid", conf: Optional[Dict[str, str]] = None):
+    """A SparkSession for a de-identification run (or the active one when there is one, e.g.
+    under spark-submit or in tests; its settings are then left as they are).
+
+    master: None takes the one given by spark-submit, else `local[*]`. In local mode the
+    Python workers run this interpreter (PYSPARK_PYTHON, unless set). Local disk I/O
+    (shuffle, spills, broadcast blocks: texts and the key) is encrypted; the UI and the
+    console progress bar are off; Spark logs at WARN."""
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
+    submitted = "PYSPARK_GATEWAY_PORT" in os.environ  # started by spark-submit: its master and python
+    if not submitted and (master is None or master.startswith("local")):
+        import sys
+
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = SparkSession.builder.appName(app_name)
+    if master is not None:
+        builder = builder.master(master)
+    elif not submitted:
+        builder = builder.master("local[*]")
+    settings = {
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.python.worker.reuse": "true",
+        "spark.io.encryption.enabled": "true",
+    }
+    settings.update(conf or {})
+    for k, v in settings.items():
+        builder = builder.config(k, v)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("WARN")
+    return spark
+
+
+def load_models(spark, model: str, n_tasks: Optional[int] = None) -> int:
+    """Load `model` in the executors' Python workers before a timed run (a small job of
+    `n_tasks` tasks, default the default parallelism). Returns the number of distinct worker
+    processes that answered."""
+    n_tasks = n_tasks or spark.sparkContext.defaultParallelism
+    df = spark.range(n_tasks, numPartitions=n_tasks)
+
+    def fn(batches):
+        import pandas as pd
+
+        get_model(model)
+        for pdf in batches:
+            yield pd.DataFrame({"pid": [os.getpid()] * len(pdf)})
+
+    return len({r.pid for r in df.mapInPandas(fn, "pid long").collect()})

@@ -1,0 +1,159 @@
+"""The Spark integration (pyspark local mode, `local[2]`): the same answers as the batch core
+and the single-machine CLI, failing rows marked and never dropped, one model load per
+executor Python process, no key in the plan or the logs, and the `deidentify-spark` command.
+
+One SparkSession for the whole module; small data (the rule pipeline saved to disk)."""
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pyspark")
+pytest.importorskip("pyarrow")
+
+from meddocan_deid.deid.batch import Record, deidentify_records  # noqa: E402
+from meddocan_deid.deid.options import DeidOptions  # noqa: E402
+
+ROOT = Path(__file__).parent.parent
+CANDIDATES = [ROOT.parent / "shared" / "meddocan" / "corpus" / "dev" / "brat",
+              ROOT / "assets" / "meddocan" / "corpus" / "dev" / "brat"]
+DEV = next((p for p in CANDIDATES if p.is_dir()), None)
+needs_dev = pytest.mark.skipif(DEV is None, reason="MEDDOCAN dev corpus not found")
+KEY = b"spark-test-key-0123456789abcdef"
+
+
+@pytest.fixture(scope="module")
+def load_log(tmp_path_factory):
+    return tmp_path_factory.mktemp("loads")
+
+
+@pytest.fixture(scope="module")
+def spark(load_log):
+    from meddocan_deid.spark import LOAD_LOG_ENV, make_session
+
+    os.environ[LOAD_LOG_ENV] = str(load_log)  # inherited by the Python workers
+    session = make_session("local[2]", app_name="meddocan-deid-tests",
+                           conf={"spark.sql.shuffle.partitions": "4", "spark.default.parallelism": "2"})
+    yield session
+    session.stop()
+    os.environ.pop(LOAD_LOG_ENV, None)
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory, rule_nlp):
+    path = tmp_path_factory.mktemp("model") / "rule_pipeline"
+    rule_nlp.to_disk(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def dev_records():
+    if DEV is None:
+        return []
+    files = sorted(DEV.glob("*.txt"))
+    # every fifth report shares a patient id with the next one: patient-scoped surrogates
+    return [Record(f.stem, f.read_text(encoding="utf-8"), f"P{i // 2}" if i % 5 < 2 else None)
+            for i, f in enumerate(files)]
+
+
+def frame(spark, records, partitions=4):
+    rows = [(r.id, r.text, r.patient_id) for r in records]
+    return spark.createDataFrame(rows, "id string, text string, patient_id string").repartition(partitions)
+
+
+def by_id(rows):
+    return {r["id"]: r for r in rows}
+
+
+@needs_dev
+@pytest.mark.parametrize("mode", ["surrogate", "tag"])
+def test_same_as_batch_core_on_dev(spark, rule_nlp, model_dir, dev_records, mode):
+    """All the dev reports: identical de-identified text and PHI list per report."""
+    from meddocan_deid.spark import deidentify_dataframe
+
+    records = dev_records if mode == "surrogate" else dev_records[:40]
+    options = DeidOptions(tag_numbering=True) if mode == "tag" else None
+    key = KEY if mode == "surrogate" else None
+    expected = {r.id: r for r in deidentify_records(rule_nlp, records, mode, key, options=options)}
+    out = deidentify_dataframe(frame(spark, records), mode, key, model=str(model_dir), patient_col="patient_id",
+                               batch_size=7, options=options)
+    rows = out.collect()
+    assert len(rows) == len(records) and set(out.columns) == {"id", "patient_id", "deid_text", "phi", "status"}
+    got = by_id(rows)
+    assert set(got) == set(expected)
+    differing = [rid for rid, res in expected.items()
+                 if got[rid]["status"] != res.status or got[rid]["deid_text"] != res.text
+                 or [(p["label"], p["start"], p["end"]) for p in got[rid]["phi"]] != [tuple(x) for x in res.phi]]
+    assert differing == [], f"{len(differing)} reports differ"
+    assert all(r["status"] == "ok" for r in rows)
+    assert sum(len(r["phi"]) for r in rows) > 5 * len(records)
+
+
+def test_failing_rows_marked_not_dropped(spark, model_dir):
+    from meddocan_deid.spark import deidentify_dataframe
+
+    good = "Nombre: Ana.\nApellidos: Ruiz Gil.\nNHC: 4763954.\n"
+    rows = [("ok1", good.encode(), None), ("empty", b"", None), ("blank", b" \n ", None), ("null", None, None),
+            ("utf8", b"Nombre: Ana.\n\xff\xfe", None), ("big", (good * 50).encode(), None),
+            (None, good.encode(), None), ("bad-line", None, "not valid JSON"), ("ok2", good.encode(), None)]
+    df = spark.createDataFrame(rows, "id string, content binary, err string").repartition(3)
+    out = deidentify_dataframe(df, "surrogate", KEY, model=str(model_dir), text_col="content", error_col="err",
+                               options=DeidOptions(max_chars=1000))
+    assert out.columns == ["id", "deid_text", "phi", "status"]  # the original text is not kept
+    res = out.collect()
+    assert len(res) == len(rows)
+    status = {r["id"]: r["status"] for r in res}
+    assert status == {
+        "ok1": "ok", "ok2": "ok", "empty": "failed: empty text", "blank": "failed: empty text",
+        "null": "failed: no text", "utf8": "failed: not valid UTF-8 (byte 13)",
+        "big": "failed: text too long (2400 characters, limit 1000)", None: "failed: no id",
+        "bad-line": "failed: not valid JSON"}
+    for r in res:
+        assert (r["deid_text"] is None) == (r["status"] != "ok")
+        assert r["phi"] == [] or r["status"] == "ok"
+    assert "Ana" not in by_id(res)["ok1"]["deid_text"]
+    with pytest.raises(ValueError, match="needs a key"):
+        deidentify_dataframe(df, "surrogate", None, model=str(model_dir), text_col="content")
+    with pytest.raises(ValueError, match="no column"):
+        deidentify_dataframe(df, "mask", model=str(model_dir))
+    with pytest.raises(ValueError, match="unknown mode"):
+        deidentify_dataframe(df, "scramble", model=str(model_dir), text_col="content")
+
+
+def test_model_loaded_once_per_python_worker(spark, tmp_path, model_dir, load_log):
+    """Several jobs, many partitions, small batches: each worker process loads the pipeline
+    once (a copy of the model under another path, so that other tests do not count)."""
+    import shutil
+
+    from meddocan_deid.spark import deidentify_dataframe
+
+    model = tmp_path / "model_copy"
+    shutil.copytree(model_dir, model)
+    records = [Record(f"r{i}", f"Nombre: Ana.\nNHC: {4763954 + i}.\n") for i in range(60)]
+    for _ in range(3):
+        out = deidentify_dataframe(frame(spark, records, partitions=8), "mask", model=str(model), batch_size=2)
+        assert out.filter("status = 'ok'").count() == 60
+    loads = {}
+    for f in load_log.glob("loads-*.txt"):
+        n = sum(1 for line in f.read_text(encoding="utf-8").splitlines() if line == str(model))
+        if n:
+            loads[f.name] = n
+    assert loads and all(n == 1 for n in loads.values()), loads
+    assert len(loads) <= 4  # 2 cores: a couple of reused workers, not one per task or batch
+
+
+def test_key_not_in_plan(spark, model_dir, capsys):
+    from meddocan_deid.spark import deidentify_dataframe
+
+    out = deidentify_dataframe(frame(spark, [Record("a", "Nombre: Ana.\n")], 1), "surrogate", KEY,
+                               model=str(model_dir))
+    out.explain(mode="extended")
+    plans = capsys.readouterr().out + out._jdf.queryExecution().toString()
+    assert "MapInPandas" in plans or "mapInPandas" in plans.lower()
+    for form in (KEY.decode(), KEY.hex(), KEY.decode()[:20]):
+        assert form not in plans
+    assert out.first()["status"] == "ok"
