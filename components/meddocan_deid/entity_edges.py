@@ -1,0 +1,51 @@
+"""Trim the edges of the NER's entities to what the annotation guidelines call PHI.
+
+The guidelines leave titles (Dr., Doctora, Sra.) outside a name and never end an
+entity on punctuation; the NER sometimes takes them in, mostly in the footer where
+names, services and addresses follow each other without a break. This component
+drops leading titles from the configured name labels and edge punctuation tokens from
+every NER entity. Rule entities (in `rules_key`) are left as they are.
+"""
+from typing import List
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+
+from .rule_entities import TITLES
+
+EDGE_TOKENS = {",", ";", ":", ".", "(", ")", "-", "/", "\"", "'"}
+
+
+@Language.factory(
+    "meddocan_entity_edges",
+    default_config={
+        "rules_key": "rule_entities",
+        "title_labels": ["NOMBRE_SUJETO_ASISTENCIA", "NOMBRE_PERSONAL_SANITARIO"],
+    },
+    assigns=["doc.ents"],
+)
+class EntityEdges:
+    def __init__(self, nlp: Language, name: str, rules_key: str, title_labels: List[str]):
+        self.name = name
+        self.rules_key = rules_key
+        self.title_labels = set(title_labels)
+
+    def __call__(self, doc: Doc) -> Doc:
+        rules = {(s.start, s.end, s.label) for s in doc.spans.get(self.rules_key, [])}
+        ents: List[Span] = []
+        for ent in doc.ents:
+            if (ent.start, ent.end, ent.label) in rules:
+                ents.append(ent)
+                continue
+            start, end = ent.start, ent.end
+            if ent.label_ in self.title_labels:
+                while start < end - 1 and doc[start].lower_ in TITLES:
+                    start += 1
+            while start < end and doc[start].text in EDGE_TOKENS:
+                start += 1
+            while end > start and doc[end - 1].text in EDGE_TOKENS:
+                end -= 1
+            if end > start:
+                ents.append(ent if (start, end) == (ent.start, ent.end) else Span(doc, start, end, label=ent.label))
+        doc.ents = ents
+        return doc

@@ -1,0 +1,58 @@
+"""entity_edges: titles and edge punctuation leave NER entities; rule entities stay."""
+import pytest
+import spacy
+from spacy.tokens import Span
+
+import meddocan_deid  # noqa: F401
+from meddocan_deid.tokenizer import blank_pipeline
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    nlp = blank_pipeline()
+    nlp.add_pipe("meddocan_entity_edges", name="entity_edges")
+    return nlp
+
+
+def run(nlp, text, ents, rules=()):
+    """ents/rules: (first token, end token, label)."""
+    doc = nlp.make_doc(text)
+    doc.ents = [Span(doc, s, e, label=l) for s, e, l in list(ents) + list(rules)]
+    doc.spans["rule_entities"] = [Span(doc, s, e, label=l) for s, e, l in rules]
+    doc = nlp.get_pipe("entity_edges")(doc)
+    return [(e.label_, e.text) for e in doc.ents]
+
+
+@pytest.mark.parametrize("text,ent,expected", [
+    ("Remitido por: Doctor Pablo Garrido Abad.", (3, 7, "NOMBRE_PERSONAL_SANITARIO"), "Pablo Garrido Abad"),
+    ("Remitido por: Doctora Marta García.", (3, 6, "NOMBRE_PERSONAL_SANITARIO"), "Marta García"),
+    ("Remitido por: Dra. Ana Sol.", (3, 6, "NOMBRE_PERSONAL_SANITARIO"), "Ana Sol"),
+    ("Sección de Nefrología, Hospital de la Santa Creu, Avda. Mossèn", (4, 10, "HOSPITAL"), "Hospital de la Santa Creu"),
+    ("en (Hospital Central).", (1, 5, "HOSPITAL"), "Hospital Central"),
+])
+def test_edges_are_trimmed(nlp, text, ent, expected):
+    assert run(nlp, text, [ent]) == [(ent[2], expected)]
+
+
+@pytest.mark.parametrize("text,ent", [
+    ("vive en Madrid con su madre", (2, 3, "TERRITORIO")),
+    ("su hija de 50 años de nombre Natalia Ontiveros.", (7, 9, "NOMBRE_SUJETO_ASISTENCIA")),
+    ("Fabricado por Merck, S.A. en Madrid", (2, 5, "INSTITUCION")),  # `S.A.` keeps its period
+])
+def test_clean_entities_are_unchanged(nlp, text, ent):
+    doc = nlp.make_doc(text)
+    assert run(nlp, text, [ent]) == [(ent[2], doc[ent[0]:ent[1]].text)]
+
+
+def test_a_title_alone_is_kept_and_titles_only_for_names(nlp):
+    assert run(nlp, "el Dr. operó", [(1, 2, "NOMBRE_PERSONAL_SANITARIO")]) == [("NOMBRE_PERSONAL_SANITARIO", "Dr.")]
+    assert run(nlp, "Calle Doctor Fleming 3", [(0, 4, "CALLE")]) == [("CALLE", "Calle Doctor Fleming 3")]
+
+
+def test_rule_entities_are_left_alone(nlp):
+    assert run(nlp, "Nombre: Dr. Luis .", [], rules=[(2, 5, "NOMBRE_SUJETO_ASISTENCIA")]) == \
+        [("NOMBRE_SUJETO_ASISTENCIA", "Dr. Luis .")]
+
+
+def test_only_punctuation_is_dropped(nlp):
+    assert run(nlp, "texto , más", [(1, 2, "HOSPITAL")]) == []
