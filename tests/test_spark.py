@@ -157,3 +157,125 @@ def test_key_not_in_plan(spark, model_dir, capsys):
     for form in (KEY.decode(), KEY.hex(), KEY.decode()[:20]):
         assert form not in plans
     assert out.first()["status"] == "ok"
+
+
+# ---------------------------------------------------------------- the deidentify-spark command
+
+def read_ann(path: Path):
+    return [(mid.split(" ")[0], int(mid.split(" ")[1]), int(mid.split(" ")[2]))
+            for mid in (line.split("\t")[1] for line in path.read_text(encoding="utf-8").splitlines())]
+
+
+def invoke(*args, env=None):
+    """The command in this process: it runs on the module's SparkSession (local[2])."""
+    from typer.testing import CliRunner
+
+    from meddocan_deid.cli import app
+
+    env = {"MEDDOCAN_DEID_KEY": None, **(env or {})}
+    return CliRunner().invoke(app, [str(a) for a in args], env=env)
+
+
+def spark_rows(spark, folder: Path, fmt="parquet"):
+    if fmt == "jsonl":
+        return spark.read.schema("id string, patient_id string, deid_text string, "
+                                 "phi array<struct<label:string,start:int,end:int>>, status string").json(str(folder)).collect()
+    return spark.read.parquet(str(folder)).collect()
+
+
+@needs_dev
+def test_cli_same_as_single_machine_cli(spark, tmp_path, model_dir, dev_records):
+    """The same JSONL through `meddocan-deid deidentify` (a subprocess) and
+    `meddocan-deid deidentify-spark`, the key from the environment: identical text and PHI."""
+    records = dev_records[:30]
+    lines = [json.dumps({"id": r.id, "text": r.text, **({"patient_id": r.patient_id} if r.patient_id else {})},
+                        ensure_ascii=False) for r in records]
+    inp = tmp_path / "in.jsonl"
+    inp.write_text("\n".join(lines) + "\n{broken\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "MEDDOCAN_DEID_KEY"}
+    env["MEDDOCAN_DEID_KEY"] = KEY.decode()
+    single = tmp_path / "single"
+    r = subprocess.run([sys.executable, "-m", "meddocan_deid", "deidentify", str(inp), str(single), "--mode",
+                        "surrogate", "--model", str(model_dir)], capture_output=True, text=True, env=env, cwd=ROOT,
+                       timeout=300)
+    assert r.returncode == 1, r.stderr  # the broken line
+    out = tmp_path / "spark_out"
+    res = invoke("deidentify-spark", inp, out, "--mode", "surrogate", "--model", model_dir, "--batch-size", "4",
+                 env={"MEDDOCAN_DEID_KEY": KEY.decode()})
+    assert res.exit_code == 1, res.output
+    assert "rows in 31, out 31, ok 30, failed 1 (1 not valid JSON)" in res.output
+    assert (out / "_SUCCESS").exists()
+    rows = [r for r in spark_rows(spark, out) if r["status"] == "ok"]
+    assert len(rows) == 30
+    differing = [row["id"] for row in rows
+                 if row["deid_text"] != (single / f"{row['id']}.txt").read_text(encoding="utf-8")
+                 or [(p["label"], p["start"], p["end"]) for p in row["phi"]] != read_ann(single / f"{row['id']}.ann")]
+    assert differing == [], f"{len(differing)} reports differ"
+    assert {row["patient_id"] for row in rows} >= {"P0", "P2"}
+
+
+def test_cli_txt_folder_refuse_and_overwrite(spark, tmp_path, model_dir, rule_nlp):
+    """A nested folder of .txt: the ids are those of `meddocan-deid deidentify`; a second run
+    into the same OUTPUT is refused (nothing touched) unless --overwrite, which replaces it."""
+    from meddocan_deid.cli import run
+
+    inp = tmp_path / "in"
+    for i in range(6):
+        sub = inp / f"sub{i % 2}"
+        sub.mkdir(parents=True, exist_ok=True)
+        (sub / f"doc{i}.txt").write_text(f"Nombre: Ana.\nApellidos: Ruiz Gil.\nNHC: {4763954 + i}.\n", encoding="utf-8")
+    (inp / "sub0" / "bad.txt").write_bytes(b"Nombre: Ana.\n\xff")
+    single = tmp_path / "single"
+    run(inp, single, "tag", None, nlp=rule_nlp, progress=False)
+    out = tmp_path / "out"
+    res = invoke("deidentify-spark", inp, out, "--mode", "tag", "--model", model_dir, "--format", "jsonl")
+    assert res.exit_code == 1 and "rows in 7, out 7, ok 6, failed 1 (1 not valid UTF-8 (byte 13))" in res.output
+    rows = spark_rows(spark, out, "jsonl")
+    assert sorted(r["id"] for r in rows) == sorted(p.relative_to(inp).with_suffix("").as_posix() for p in inp.rglob("*.txt"))
+    for row in rows:
+        if row["status"] == "ok":
+            assert row["deid_text"] == (single / f"{row['id']}.txt").read_text(encoding="utf-8")
+    before = sorted(p.name for p in out.iterdir())
+    res = invoke("deidentify-spark", inp, out, "--mode", "mask", "--model", model_dir, "--format", "jsonl")
+    assert res.exit_code == 2 and "output exists" in res.output
+    assert sorted(p.name for p in out.iterdir()) == before
+    res = invoke("deidentify-spark", inp, out, "--mode", "mask", "--model", model_dir, "--format", "jsonl",
+                 "--overwrite")
+    assert res.exit_code == 1, res.output
+    rows = spark_rows(spark, out, "jsonl")
+    assert len(rows) == 7 and all("[" not in (r["deid_text"] or "") for r in rows)  # only the new run
+    assert all("*" in r["deid_text"] for r in rows if r["status"] == "ok")
+
+
+def test_cli_subprocess_key_never_logged(tmp_path, model_dir):
+    """The real entry point in its own JVM (`--master local[2]`): the key from a file is
+    nowhere in the output; refusals come before Spark starts, as one line."""
+    inp = tmp_path / "in.jsonl"
+    inp.write_text("".join(json.dumps({"id": f"r{i}", "text": f"Nombre: Ana.\nNHC: {4763954 + i}.\n"}) + "\n"
+                           for i in range(8)), encoding="utf-8")
+    key_file = tmp_path / "key"
+    key_file.write_bytes(KEY + b"\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("MEDDOCAN_DEID_KEY", "PYSPARK_PYTHON")}
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "meddocan_deid", "deidentify-spark", *map(str, args)],
+                              capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+
+    r = cli(inp, tmp_path / "o0", "--mode", "surrogate", "--model", model_dir)
+    assert r.returncode == 2 and "needs a key" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    r = cli(inp, tmp_path / "o1", "--mode", "surrogate", "--key-file", key_file, "--model", model_dir,
+            "--master", "local[2]", "--report", tmp_path / "report.json")
+    assert r.returncode == 0, r.stderr[-2000:]
+    logs = r.stdout + r.stderr + (tmp_path / "report.json").read_text()
+    for form in (KEY.decode(), KEY.hex(), KEY.decode()[:20]):
+        assert form not in logs
+    assert "Ana" not in logs and "Traceback" not in logs
+    assert re.search(r"rows in 8, out 8, ok 8, failed 0 in [\d.]+s on local\[2\]", r.stderr)
+    r = cli(inp, tmp_path / "o1", "--mode", "mask", "--model", model_dir)
+    assert r.returncode == 2 and "output exists" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_cli_without_pyspark(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "pyspark", None)
+    res = invoke("deidentify-spark", tmp_path / "in.jsonl", tmp_path / "out", "--mode", "mask")
+    assert res.exit_code == 2 and "pip install 'meddocan-deid[spark]'" in res.output

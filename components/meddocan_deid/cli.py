@@ -272,6 +272,12 @@ def deidentify(
     raise typer.Exit(1 if c["failed"] else 0)
 
 
+# the Spark command (pyspark is imported only when it runs: `pip install meddocan-deid[spark]`)
+from .spark_cli import deidentify_spark  # noqa: E402
+
+app.command("deidentify-spark")(deidentify_spark)
+
+
 def main(argv: Optional[List[str]] = None) -> None:
     try:
         app(args=argv, prog_name="meddocan-deid")

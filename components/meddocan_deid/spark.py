@@ -238,8 +238,8 @@ def make_session(master: Optional[str] = None, app_name: str = "meddocan-deid", 
     under spark-submit or in tests; its settings are then left as they are).
 
     master: None takes the one given by spark-submit, else `local[*]`. In local mode the
-    Python workers run this interpreter (PYSPARK_PYTHON, unless set). Local disk I/O
-    (shuffle, spills, broadcast blocks: texts and the key) is encrypted; the UI and the
+    Python workers run this interpreter (PYSPARK_PYTHON, unless set) and local disk I/O
+    (shuffle, spills, broadcast blocks: texts and the key) is encrypted. The UI and the
     console progress bar are off; Spark logs at WARN."""
     from pyspark.sql import SparkSession
 
@@ -260,8 +260,13 @@ def make_session(master: Optional[str] = None, app_name: str = "meddocan-deid", 
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
         "spark.python.worker.reuse": "true",
-        "spark.io.encryption.enabled": "true",
     }
+    if not submitted and (master is None or master.startswith("local")):
+        # local mode: the shuffle and broadcast files under spark.local.dir hold texts and the
+        # key; encrypt them (Spark makes the secret itself in local mode). A cluster keeps its
+        # own security settings (see the README).
+        settings.update({"spark.authenticate": "true", "spark.network.crypto.enabled": "true",
+                         "spark.io.encryption.enabled": "true"})
     settings.update(conf or {})
     for k, v in settings.items():
         builder = builder.config(k, v)
