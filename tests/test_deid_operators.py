@@ -135,6 +135,9 @@ def test_date_surrogates_keep_format(value, pattern):
     ("29/02/2001", 0, "28/02/2001"),
     ("Oct. 2002", 45, "Nov. 2002"),
     ("hace unos días", 45, None),
+    ("15.08.2005", 45, "29.09.2005"),  # dotted dates: `08.200` is not a thousands group
+    ("3.12.2010", 45, "17.01.2011"),  # field widths of the original kept
+    ("5.6.2.003", 45, "20.7.2.003"),  # `2.003` read as the year, never an exception
 ])
 def test_shift_date_table(value, offset, expected):
     assert shift_date(value, offset) == expected

@@ -23,7 +23,7 @@ ABBR = {"ene": 1, "feb": 2, "mar": 3, "abr": 4, "may": 5, "jun": 6, "jul": 7, "a
         "sep": 9, "sept": 9, "set": 9, "oct": 10, "nov": 11, "dic": 12}
 FULL = {m: i for i, m in enumerate(MONTHS, start=1)}
 FULL["setiembre"] = 9
-TOKEN = re.compile(r"\d+(?:\.\d{3})?|[^\W\d_]+")
+TOKEN = re.compile(r"\d+(?:\.\d{3}(?!\d))?|[^\W\d_]+")  # `2.003` is a year; `08.2005` is not
 
 
 def offset_for(ctx: Context, attempt: int = 0) -> int:
@@ -95,6 +95,13 @@ def _shift(date: dt.date, days: int) -> Optional[dt.date]:
 
 def shift_date(text: str, offset: int) -> Optional[str]:
     """`text` shifted by `offset` days in its own format; None when it is not a date we read."""
+    try:
+        return _shift_date(text, offset)
+    except (ValueError, KeyError, OverflowError):
+        return None  # an odd shape falls back to a same-shape surrogate; it never fails a report
+
+
+def _shift_date(text: str, offset: int) -> Optional[str]:
     tokens = list(TOKEN.finditer(text))
     if not tokens:
         return None
