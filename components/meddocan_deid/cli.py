@@ -39,6 +39,44 @@ class CliError(Exception):
     """A problem that stops the run before it starts; printed as one line."""
 
 
+def resolve_key_and_options(mode: str, *, key_file: Optional[Path], random_key: bool, tag_table: Optional[Path],
+                            tag_numbering: bool, keep_sex: bool, keep_age: bool, age_aggregate: str,
+                            gazetteer: Optional[Path], max_chars: int):
+    """The key and operator options of a run, shared by `deidentify` and `deidentify-spark` so
+    that both read the key the same way: `--key-file`, else MEDDOCAN_DEID_KEY, else
+    `--random-key`; never a command-line value. Raises CliError with a one-line reason."""
+    from .deid.keys import DeidKeyError, load_key
+    from .deid.keys import random_key as fresh_key
+    from .deid.options import DeidOptions, read_tag_table
+
+    key = None
+    if mode == "surrogate":
+        if random_key and key_file is not None:
+            raise CliError("give either --key-file or --random-key, not both")
+        if random_key:
+            key = fresh_key()
+        else:
+            try:
+                key = load_key(key_file)
+            except DeidKeyError as err:
+                raise CliError(str(err)) from None
+            if key is None:
+                raise CliError("surrogate mode needs a key: --key-file FILE or the environment variable "
+                               "MEDDOCAN_DEID_KEY (or --random-key for a throwaway key)")
+    try:
+        names = read_tag_table(tag_table) if tag_table else {}
+    except ValueError as err:
+        raise CliError(str(err)) from None
+    if gazetteer is not None and not gazetteer.is_dir():
+        raise CliError(f"{gazetteer}: gazetteer folder not found")
+    options = DeidOptions(tag_names=names, tag_numbering=tag_numbering, keep_sex=keep_sex, keep_age=keep_age,
+                          age_aggregate=age_aggregate, gazetteer=gazetteer, max_chars=max_chars)
+    if mode == "surrogate":  # load it now: a notice about a missing gazetteer comes once, before any progress
+        from .deid.gazetteer import load_gazetteer
+
+        load_gazetteer(gazetteer)
+    return key, options
+
 def _print_version(value: bool):
     if value:
         typer.echo(__version__)
@@ -226,38 +264,11 @@ def deidentify(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress details (ids and counts only)."),
 ):
     """De-identify every report of INPUT into OUTPUT."""
-    from .deid.keys import DeidKeyError, load_key
-    from .deid.keys import random_key as fresh_key
-    from .deid.options import DeidOptions, read_tag_table
-
     logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        key = None
-        if mode == Mode.surrogate:
-            if random_key and key_file is not None:
-                raise CliError("give either --key-file or --random-key, not both")
-            if random_key:
-                key = fresh_key()
-            else:
-                try:
-                    key = load_key(key_file)
-                except DeidKeyError as err:
-                    raise CliError(str(err)) from None
-                if key is None:
-                    raise CliError("surrogate mode needs a key: --key-file FILE or the environment variable "
-                                   "MEDDOCAN_DEID_KEY (or --random-key for a throwaway key)")
-        try:
-            names = read_tag_table(tag_table) if tag_table else {}
-        except ValueError as err:
-            raise CliError(str(err)) from None
-        if gazetteer is not None and not gazetteer.is_dir():
-            raise CliError(f"{gazetteer}: gazetteer folder not found")
-        options = DeidOptions(tag_names=names, tag_numbering=tag_numbering, keep_sex=keep_sex, keep_age=keep_age,
-                              age_aggregate=age_aggregate, gazetteer=gazetteer, max_chars=max_chars)
-        if mode == Mode.surrogate:  # load it now: a notice about a missing gazetteer comes before the bar
-            from .deid.gazetteer import load_gazetteer
-
-            load_gazetteer(gazetteer)
+        key, options = resolve_key_and_options(
+            mode.value, key_file=key_file, random_key=random_key, tag_table=tag_table, tag_numbering=tag_numbering,
+            keep_sex=keep_sex, keep_age=keep_age, age_aggregate=age_aggregate, gazetteer=gazetteer, max_chars=max_chars)
         result = run(input_path, output, mode.value, key, model=model, n_process=n_process, batch_size=batch_size,
                      overwrite=overwrite, options=options, report_path=report)
     except CliError as err:

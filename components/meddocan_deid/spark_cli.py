@@ -10,7 +10,6 @@ Exit status: 0 when every row is `ok`, 1 when a row failed, 2 when the run could
 """
 import json
 import logging
-import os
 import re
 import time
 from collections import Counter
@@ -187,7 +186,7 @@ def deidentify_spark(
     report: Optional[Path] = typer.Option(None, "--report", help="Also write the run summary as JSON here (local path)."),
 ):
     """De-identify every row of INPUT into OUTPUT with Apache Spark."""
-    from .cli import CliError, Mode
+    from .cli import CliError, Mode, resolve_key_and_options
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
@@ -196,10 +195,6 @@ def deidentify_spark(
     except ImportError:
         typer.echo("meddocan-deid: deidentify-spark needs the spark extra: pip install 'meddocan-deid[spark]'", err=True)
         raise typer.Exit(2)
-    from .deid.keys import DeidKeyError, load_key
-    from .deid.keys import random_key as fresh_key
-    from .deid.options import DeidOptions, read_tag_table
-
     spark = created = None
     try:
         if mode not in {m.value for m in Mode}:
@@ -208,32 +203,13 @@ def deidentify_spark(
             raise SparkCliError(f"unknown --format {out_format!r} (expected parquet or jsonl)")
         if in_format not in ("auto", "parquet", "jsonl", "txt"):
             raise SparkCliError(f"unknown --input-format {in_format!r} (expected auto, parquet, jsonl or txt)")
-        key = None
-        if mode == "surrogate":  # exactly as `meddocan-deid deidentify`
-            if random_key and key_file is not None:
-                raise SparkCliError("give either --key-file or --random-key, not both")
-            if random_key:
-                key = fresh_key()
-            else:
-                try:
-                    key = load_key(key_file)
-                except DeidKeyError as err:
-                    raise SparkCliError(str(err)) from None
-                if key is None:
-                    raise SparkCliError("surrogate mode needs a key: --key-file FILE or the environment variable "
-                                        "MEDDOCAN_DEID_KEY (or --random-key for a throwaway key)")
-        try:
-            names = read_tag_table(tag_table) if tag_table else {}
-        except ValueError as err:
+        try:  # exactly as `meddocan-deid deidentify`
+            key, options = resolve_key_and_options(
+                mode, key_file=key_file, random_key=random_key, tag_table=tag_table, tag_numbering=tag_numbering,
+                keep_sex=keep_sex, keep_age=keep_age, age_aggregate=age_aggregate, gazetteer=gazetteer,
+                max_chars=max_chars)
+        except CliError as err:
             raise SparkCliError(str(err)) from None
-        if gazetteer is not None and not gazetteer.is_dir():
-            raise SparkCliError(f"{gazetteer}: gazetteer folder not found")
-        options = DeidOptions(tag_names=names, tag_numbering=tag_numbering, keep_sex=keep_sex, keep_age=keep_age,
-                              age_aggregate=age_aggregate, gazetteer=gazetteer, max_chars=max_chars)
-        if mode == "surrogate":
-            from .deid.gazetteer import load_gazetteer
-
-            load_gazetteer(gazetteer)  # the notice about a missing gazetteer, once, on the driver
         settings = {}
         for item in conf or []:
             k, sep, v = item.partition("=")
