@@ -26,18 +26,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmark_deid import select_inputs  # scripts/ is on sys.path when run as a script
 
-def select_inputs(src: Path, dest: Path, limit: int) -> int:
-    files = sorted(src.rglob("*.txt"))
-    if limit:
-        files = files[:limit]
-    if not files:
-        sys.exit(f"{src}: no .txt reports")
-    for f in files:
-        target = dest / f.relative_to(src)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(f, target)
-    return len(files)
+
 
 
 def single_machine(model, inp: Path, out: Path, mode, batch_size, n_process, env) -> dict:
