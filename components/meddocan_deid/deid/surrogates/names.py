@@ -83,27 +83,27 @@ def _initial(ctx: Context, letter: str) -> str:
     return mapped if letter.isupper() else mapped.lower()
 
 
+def map_words(text: str, replace) -> str:
+    """`text` with each word match `m` replaced by `replace(m)`; everything between words kept."""
+    return WORD.sub(replace, text)
+
+
 def name_surrogate(text: str, ctx: Context, keep_words=frozenset()) -> str:
     """Replace every name token of `text`; punctuation, spaces and particles stay."""
-    out = []
-    pos = 0
-    for m in WORD.finditer(text):
-        out.append(text[pos:m.start()])
-        pos = m.end()
+    def replace(m) -> str:
         word = m.group()
         low = fold(word)
         if low in PARTICLES and not word[:1].isupper() or low in keep_words:
-            out.append(word)
-        elif low in TITLES and m.end() < len(text) and text[m.end()] == "." and len(word) > 1:
-            out.append(word)
-        elif len(word) == 1 or (len(word) == 2 and word[1] in "ªº"):
-            out.append(_initial(ctx, word[0]) + word[1:])
-        elif word.islower() and low in PARTICLES:
-            out.append(word)
-        else:
-            out.append(_name_token(ctx, word))
-    out.append(text[pos:])
-    return "".join(out)
+            return word
+        if low in TITLES and m.end() < len(text) and text[m.end()] == "." and len(word) > 1:
+            return word
+        if len(word) == 1 or (len(word) == 2 and word[1] in "ªº"):
+            return _initial(ctx, word[0]) + word[1:]
+        if word.islower() and low in PARTICLES:
+            return word
+        return _name_token(ctx, word)
+
+    return map_words(text, replace)
 
 
 def names(text: str, label: str, ctx: Context) -> str:
@@ -154,20 +154,15 @@ def _kin_surrogate(ctx: Context, word: str) -> str:
 def relatives(text: str, label: str, ctx: Context) -> str:
     """FAMILIARES_SUJETO_ASISTENCIA: kinship words swapped for one of the same gender and
     number (unless keep_kinship), capitalised names as names, everything else kept."""
-    out = []
-    pos = 0
-    for m in WORD.finditer(text):
-        out.append(text[pos:m.start()])
-        pos = m.end()
+    def replace(m) -> str:
         word = m.group()
         if fold(word) in KIN:
-            out.append(word if ctx.options.keep_kinship else _kin_surrogate(ctx, word))
-        elif word[:1].isupper() and fold(word) not in PARTICLES and fold(word) not in TITLES:
-            out.append(name_surrogate(word, ctx))
-        else:
-            out.append(word)
-    out.append(text[pos:])
-    new = "".join(out)
+            return word if ctx.options.keep_kinship else _kin_surrogate(ctx, word)
+        if word[:1].isupper() and fold(word) not in PARTICLES and fold(word) not in TITLES:
+            return name_surrogate(word, ctx)
+        return word
+
+    new = map_words(text, replace)
     if new == text and not ctx.options.keep_kinship:
         # no kinship word and no name we know (`pareja`, `cónyuge`): a kinship word
         last = fold(WORD.findall(text)[-1]) if WORD.findall(text) else ""
