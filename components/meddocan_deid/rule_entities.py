@@ -27,7 +27,9 @@ from .sections import SECTIONS_KEY
 TITLES = {"dr", "dr.", "dra", "dra.", "d.", "d", "dª", "dña", "dña.", "doña", "don", "sr", "sr.", "sra", "sra.",
           "srta", "srta.", "prof", "prof.", "profesor", "profesora", "doctor", "doctora"}
 EDGE_PUNCT = {".", ",", ";", ":", "-", "(", ")", "/", "\"", "'"}
-SPLIT_PUNCT = {",", "-", "/", "(", ")", ";"}
+SPLIT_PUNCT = {",", "/", "(", ")", ";"}
+SPACED_SPLIT_PUNCT = {"-", "."}  # `Getafe - Madrid`, `Monterrey. Nuevo León`; not `Vitoria-Gasteiz`
+PLACE_ABBREVIATIONS = {"cdad", "sta", "sto", "nvo", "nva", "gral", "ntra", "pto", "s"}  # `Cdad. Real` is one place
 NUMBER_SEPARATORS = {"-", ".", "(", ")", "/"}
 STREET_NUMBER_TAIL = {"-", ",", "º", "ª", "bis"}
 ANY_SECTION = "any"  # pattern ids `any/...`: not restricted to a section
@@ -119,10 +121,12 @@ class RuleEntities:
         return [Span(doc, start, end, label=key.label)]
 
     def _split(self, doc: Doc, start: int, end: int, label) -> List[Span]:
-        """`Tolosa, Gipuzkoa` and `Getafe - Madrid` are two places."""
+        """`Tolosa, Gipuzkoa` and `Getafe - Madrid` are two places, `Vitoria-Gasteiz` one."""
         spans, chunk_start = [], start
         for i in range(start, end + 1):
-            if i == end or doc[i].text in SPLIT_PUNCT:
+            if i == end or doc[i].text in SPLIT_PUNCT or (
+                    doc[i].text in SPACED_SPLIT_PUNCT and doc[i].whitespace_
+                    and not (i > start and doc[i - 1].lower_ in PLACE_ABBREVIATIONS)):
                 s, e = _strip(doc, chunk_start, i)
                 if e > s:
                     spans.append(Span(doc, s, e, label=label))

@@ -1,0 +1,134 @@
+"""Split NER entities that run across the parts of an address block.
+
+Footers chain institution, street, postal code and town with no punctuation between
+them ("Hospital X Avda. Y, 3 28000 Z"), and the NER sometimes reads two parts as
+one entity. The guidelines make each part its own entity, and the rule matcher
+already knows two unambiguous part openers: a street head (`footer/street`
+candidates: "C/", "Avda.", "Paseo") and a postal code (the `footer/match`
+TERRITORIO candidates). This component cuts an NER entity at such a cue:
+
+- a postal code inside a longer entity becomes its own TERRITORIO; what follows it
+  is a town (TERRITORIO) and what precedes it keeps its label ("Avenida X 13600");
+- a street head inside a HOSPITAL / INSTITUCION / TERRITORIO / name entity starts a
+  CALLE, when the street is really there: the piece has a house number or the NER
+  found the rest of the street right after it ("Hospital X Pso" + ". Isabel ..., s/n").
+
+Rule entities (in `rules_key`) are never changed.
+"""
+from typing import List, Optional, Set, Tuple
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+from spacy.util import filter_spans
+
+from .rule_entities import EDGE_PUNCT
+
+Piece = Tuple[int, int, str]
+
+
+def _trim(doc: Doc, start: int, end: int) -> Tuple[int, int]:
+    while start < end and (doc[start].is_space or doc[start].text in EDGE_PUNCT):
+        start += 1
+    while end > start and (doc[end - 1].is_space or doc[end - 1].text in EDGE_PUNCT):
+        end -= 1
+    return start, end
+
+
+def _has_number(doc: Doc, start: int, end: int) -> bool:
+    text = doc[start:end].text.lower()
+    return any(c.isdigit() for c in text) or "s/n" in text.replace(" ", "")
+
+
+@Language.factory(
+    "meddocan_address_parts",
+    default_config={
+        "candidates_key": "phi_rules",
+        "rules_key": "rule_entities",
+        "street_head_id": "footer/street",
+        "postal_code_id": "footer/match",
+        "postal_code_label": "TERRITORIO",
+        "street_label": "CALLE",
+        "postal_split_labels": ["CALLE", "TERRITORIO", "HOSPITAL", "INSTITUCION"],
+        "street_split_labels": ["HOSPITAL", "INSTITUCION", "TERRITORIO", "NOMBRE_PERSONAL_SANITARIO"],
+    },
+    assigns=["doc.ents"],
+)
+class AddressParts:
+    def __init__(self, nlp: Language, name: str, candidates_key: str, rules_key: str, street_head_id: str,
+                 postal_code_id: str, postal_code_label: str, street_label: str,
+                 postal_split_labels: List[str], street_split_labels: List[str]):
+        self.name = name
+        self.candidates_key = candidates_key
+        self.rules_key = rules_key
+        self.street_head_id = street_head_id
+        self.postal_code_id = postal_code_id
+        self.postal_code_label = postal_code_label
+        self.street_label = street_label
+        self.postal_split_labels = set(postal_split_labels)
+        self.street_split_labels = set(street_split_labels)
+
+    def __call__(self, doc: Doc) -> Doc:
+        cands = doc.spans.get(self.candidates_key, [])
+        heads = {c.start for c in cands if c.id_ == self.street_head_id}
+        codes = {c.start for c in cands if c.id_ == self.postal_code_id and c.label_ == self.postal_code_label
+                 and c.end == c.start + 1}
+        if not heads and not codes:
+            return doc
+        rules = {(s.start, s.end, s.label_) for s in doc.spans.get(self.rules_key, [])}
+        ents = list(doc.ents)
+        pieces: List[Piece] = []
+        changed = False
+        for k, ent in enumerate(ents):
+            if (ent.start, ent.end, ent.label_) in rules:
+                pieces.append((ent.start, ent.end, ent.label_))
+                continue
+            nxt: Optional[Span] = ents[k + 1] if k + 1 < len(ents) else None
+            split = self._split(doc, ent, heads, codes, nxt)
+            changed |= split != [(ent.start, ent.end, ent.label_)]
+            pieces.extend(split)
+        if not changed:
+            return doc
+        pieces = self._join_street_heads(doc, pieces, heads)
+        doc.ents = filter_spans([Span(doc, s, e, label=lab) for s, e, lab in pieces])
+        return doc
+
+    def _split(self, doc: Doc, ent: Span, heads: Set[int], codes: Set[int], nxt: Optional[Span]) -> List[Piece]:
+        label = ent.label_
+        if label in self.postal_split_labels and len(ent) > 1:
+            for i in range(ent.start, ent.end):
+                # `E-47005` is one postal code and `Apartado de Correos 20134` a street:
+                # cut only at a code that stands apart
+                if i in codes and (i == ent.start or doc[i - 1].whitespace_ and doc[i - 1].lower_ != "correos"):
+                    out = []
+                    for s, e, lab in ((ent.start, i, label), (i, i + 1, self.postal_code_label),
+                                      (i + 1, ent.end, self.postal_code_label)):
+                        s, e = _trim(doc, s, e)
+                        if e > s:
+                            out.append((s, e, lab))
+                    return out
+        if label in self.street_split_labels:
+            for i in range(ent.start + 1, ent.end):
+                if i not in heads:
+                    continue
+                street_follows = nxt is not None and nxt.label_ == self.street_label and \
+                    all(t.is_space or t.text in EDGE_PUNCT for t in doc[ent.end:nxt.start])
+                if _has_number(doc, i, ent.end) or street_follows:
+                    s, e = _trim(doc, ent.start, i)
+                    left = [(s, e, label)] if e > s else []
+                    return left + [(i, ent.end, self.street_label)]
+        return [(ent.start, ent.end, label)]
+
+    def _join_street_heads(self, doc: Doc, pieces: List[Piece], heads: Set[int]) -> List[Piece]:
+        """A CALLE piece that is only a street head ("Pso") joins the CALLE right after it."""
+        out: List[Piece] = []
+        for s, e, lab in sorted(pieces):
+            if out:
+                ps, pe, plab = out[-1]
+                only_head = plab == self.street_label and ps in heads and pe - ps <= 2 \
+                    and not _has_number(doc, ps, pe)
+                gap_is_punct = all(t.is_space or t.text in EDGE_PUNCT for t in doc[pe:s])
+                if only_head and lab == self.street_label and gap_is_punct:
+                    out[-1] = (ps, e, lab)
+                    continue
+            out.append((s, e, lab))
+        return out

@@ -1,0 +1,76 @@
+"""address_parts: NER entities that run across address parts are cut at street heads
+and postal codes; clean entities and rule entities stay as they are."""
+import pytest
+from spacy.tokens import Span
+
+from conftest import build_rule_nlp
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return build_rule_nlp()
+
+
+def run(nlp, text, ents, rules=()):
+    """ents: (first token text, last token text, label) of NER entities, found in order."""
+    doc = nlp.make_doc(text)
+    for name in ("sections", "phi_rules"):
+        doc = nlp.get_pipe(name)(doc)
+    words = [t.text for t in doc]
+
+    def span(first, last, label, after=0):
+        s = words.index(first, after)
+        e = words.index(last, s) + 1
+        return Span(doc, s, e, label=label)
+
+    spans, after = [], 0
+    for first, last, label in ents:
+        spans.append(span(first, last, label, after))
+        after = spans[-1].end
+    doc.ents = spans
+    doc.spans["rule_entities"] = [s for s in spans if (s[0].text, s[-1].text, s.label_) in rules]
+    doc = nlp.get_pipe("address_parts")(doc)
+    return [(e.label_, e.text) for e in doc.ents]
+
+
+@pytest.mark.parametrize("text,ents,expected", [
+    # a postal code inside a street or a town stands alone
+    ("Hospital La Mancha Avenida de la Constitución 13600 Alcázar de San Juan",
+     [("Avenida", "13600", "CALLE")],
+     [("CALLE", "Avenida de la Constitución"), ("TERRITORIO", "13600")]),
+    ("C/ José Luis Gallo, 2. C.P. 45600 - Talavera de la Reina. Toledo",
+     [("45600", "Reina", "TERRITORIO")],
+     [("TERRITORIO", "45600"), ("TERRITORIO", "Talavera de la Reina")]),
+    # a street head inside a hospital starts the street when it has a number
+    ("Servicio de Neumología Hospital de Pontevedra Avda. Loureiro Crespo, 2 36002 Pontevedra",
+     [("Hospital", "2", "HOSPITAL")],
+     [("HOSPITAL", "Hospital de Pontevedra"), ("CALLE", "Avda. Loureiro Crespo, 2")]),
+    # ... or when the NER found the rest of the street right after it
+    ("Hospital Miguel Servet Pso. Isabel La Católica, s/n. 50009 Zaragoza",
+     [("Hospital", "Pso", "HOSPITAL"), ("Isabel", "n", "CALLE")],
+     [("HOSPITAL", "Hospital Miguel Servet"), ("CALLE", "Pso. Isabel La Católica, s/n")]),
+])
+def test_address_parts_are_split(nlp, text, ents, expected):
+    assert run(nlp, text, ents) == expected
+
+
+@pytest.mark.parametrize("text,ents", [
+    # `E-47005` is one postal code, and a post-office box keeps its number
+    ("Avda. Ramón y Cajal, 7 E-47005 Valladolid", [("E", "47005", "TERRITORIO")]),
+    ("Remitido por: Luis Pérez Apartado de Correos 20134 48080 Bilbao", [("Apartado", "20134", "CALLE")]),
+    # a street word without a street after it is part of the name
+    ("ingresó en el Hospital Plaza de la Salud por fiebre", [("Hospital", "Salud", "HOSPITAL")]),
+    ("Hospital Universitario Central de Asturias, Oviedo", [("Hospital", "Asturias", "HOSPITAL")]),
+])
+def test_clean_entities_are_unchanged(nlp, text, ents):
+    before = run(nlp, text, [])  # no entity, nothing to split
+    assert before == []
+    doc_ents = run(nlp, text, ents)
+    assert [lab for lab, _ in doc_ents] == [lab for *_, lab in ents]
+    assert len(doc_ents) == len(ents)
+
+
+def test_rule_entities_are_never_split(nlp):
+    text = "Domicilio: Avenida Mayor 28001 Madrid"
+    ents = [("Avenida", "Madrid", "CALLE")]
+    assert run(nlp, text, ents, rules={("Avenida", "Madrid", "CALLE")}) == [("CALLE", "Avenida Mayor 28001 Madrid")]
