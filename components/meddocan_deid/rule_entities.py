@@ -7,7 +7,8 @@ entity is: `header/line` (a header key: the entity is the value after it, up to 
 end of the line or the next key), `footer/number` (a phone or fax key: the entity is
 the digits after it), `footer/match` (the match itself: e-mail, postal code) and
 `footer/street` (a street head: the street up to its number); `any/match` is a match
-that is an entity wherever it occurs (an unambiguous date format). This thin component
+that is an entity wherever it occurs (an unambiguous date format); `any/veto` marks a
+phrase that is not PHI and is left to `entity_checks`. This thin component
 applies those conventions of the annotation guidelines (value only: no key, no title
 like Dr./Dña., no trailing punctuation) and writes the result to `doc.ents` and to
 `doc.spans["rule_entities"]`.
@@ -33,6 +34,7 @@ PLACE_ABBREVIATIONS = {"cdad", "sta", "sto", "nvo", "nva", "gral", "ntra", "pto"
 NUMBER_SEPARATORS = {"-", ".", "(", ")", "/"}
 STREET_NUMBER_TAIL = {"-", ",", "º", "ª", "bis"}
 ANY_SECTION = "any"  # pattern ids `any/...`: not restricted to a section
+VETO = "veto"  # pattern ids `any/veto`: phrases that are not PHI
 
 
 def _is_line_break(token) -> bool:
@@ -81,6 +83,8 @@ class RuleEntities:
         header_keys = {c.start for c in candidates if c.id_ == "header/line"}  # a set: O(1) lookups
         for cand in candidates:
             section, _, kind = cand.id_.partition("/")
+            if kind == VETO:
+                continue  # not PHI: read by entity_checks
             if section == ANY_SECTION:
                 entities.append(Span(doc, cand.start, cand.end, label=cand.label))
                 continue

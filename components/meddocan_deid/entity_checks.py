@@ -1,0 +1,89 @@
+"""Check the NER's entities against what their label allows.
+
+Two kinds of check, both on NER entities only (rule entities in `rules_key` stay):
+
+- vetoes: the rule matcher's `any/veto` candidates (pattern data, label `NO_PHI`)
+  mark phrases the guidelines say are not PHI ("médico de familia": a profession,
+  not a relative). An NER entity inside a veto is dropped.
+- number shapes: an entity that is only digits and punctuation must have a shape its
+  label allows. A TERRITORIO number is a postal code (4 to 6 digits) or, when it reads
+  as a year outside the footer, a date ("en 1993 y 1994"); a FECHAS number is a year.
+  Lab values ("plaquetas: 291000", "0.7") are dropped.
+"""
+import re
+from typing import List
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+
+YEAR = re.compile(r"(?:1[89]|20)[0-9]{2}")
+POSTAL_CODE = re.compile(r"(?:[A-Z]{1,2}-?)?[0-9]{4,6}")
+
+
+def _numeric(text: str) -> bool:
+    return any(c.isdigit() for c in text) and not any(c.isalpha() for c in text.replace("E-", ""))
+
+
+@Language.factory(
+    "meddocan_entity_checks",
+    default_config={
+        "candidates_key": "phi_rules",
+        "rules_key": "rule_entities",
+        "sections_key": "sections",
+        "veto_id": "any/veto",
+    },
+    assigns=["doc.ents"],
+)
+class EntityChecks:
+    def __init__(self, nlp: Language, name: str, candidates_key: str, rules_key: str, sections_key: str,
+                 veto_id: str):
+        self.name = name
+        self.candidates_key = candidates_key
+        self.rules_key = rules_key
+        self.sections_key = sections_key
+        self.veto_id = veto_id
+
+    def __call__(self, doc: Doc) -> Doc:
+        vetoed = [False] * len(doc)
+        for cand in doc.spans.get(self.candidates_key, []):
+            if cand.id_ == self.veto_id:
+                for i in range(cand.start, cand.end):
+                    vetoed[i] = True
+        footer_start = next((s.start for s in doc.spans.get(self.sections_key, []) if s.label_ == "footer"),
+                            len(doc))
+        rules = {(s.start, s.end, s.label_) for s in doc.spans.get(self.rules_key, [])}
+        ents: List[Span] = []
+        changed = False
+        for ent in doc.ents:
+            if (ent.start, ent.end, ent.label_) in rules:
+                ents.append(ent)
+                continue
+            if all(vetoed[ent.start:ent.end]):
+                changed = True
+                continue
+            label = self._number_label(ent, in_footer=ent.start >= footer_start)
+            if label != ent.label_:
+                changed = True
+                if label:
+                    ents.append(Span(doc, ent.start, ent.end, label=label))
+                continue
+            ents.append(ent)
+        if changed:
+            doc.ents = ents
+        return doc
+
+    @staticmethod
+    def _number_label(ent: Span, in_footer: bool) -> str:
+        """The label a purely numeric entity may have: its own, FECHAS, or "" (not PHI)."""
+        text = ent.text
+        if not _numeric(text) or ent.label_ not in {"TERRITORIO", "FECHAS"}:
+            return ent.label_
+        compact = text.replace(" ", "")
+        if ent.label_ == "TERRITORIO":
+            if YEAR.fullmatch(compact) and not in_footer:
+                return "FECHAS"
+            return ent.label_ if POSTAL_CODE.fullmatch(compact) else ""
+        # FECHAS: a number is a date only as a year; other dates have separators
+        if compact.isdigit():
+            return ent.label_ if YEAR.fullmatch(compact) or len(compact) <= 2 else ""
+        return ent.label_

@@ -1,0 +1,50 @@
+"""entity_checks: vetoed phrases and numbers whose shape contradicts the label leave
+the NER's entities; good entities and rule entities stay."""
+import pytest
+from spacy.tokens import Span
+
+from conftest import build_rule_nlp
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return build_rule_nlp()
+
+
+def run(nlp, text, word, label, rule=False):
+    doc = nlp.make_doc(text)
+    for name in ("sections", "phi_rules"):
+        doc = nlp.get_pipe(name)(doc)
+    i = [t.text for t in doc].index(word)
+    span = Span(doc, i, i + 1, label=label)
+    doc.ents = [span]
+    doc.spans["rule_entities"] = [span] if rule else []
+    doc = nlp.get_pipe("entity_checks")(doc)
+    return [(e.label_, e.text) for e in doc.ents]
+
+
+@pytest.mark.parametrize("text,word,label,expected", [
+    # a profession is not a relative
+    ("lo remitió su médico de familia al hospital", "familia", "FAMILIARES_SUJETO_ASISTENCIA", []),
+    # years read as places are dates; lab values are nothing
+    ("laringitis en 1993 y 1994 tratada", "1994", "TERRITORIO", [("FECHAS", "1994")]),
+    ("PSA: agosto 2001: 0.7, febrero 2002", "0.7", "TERRITORIO", []),
+    ("leucocitos: 12700 sin neutrofilia", "12700", "FECHAS", []),
+])
+def test_contradicted_entities_change(nlp, text, word, label, expected):
+    assert run(nlp, text, word, label) == expected
+
+
+@pytest.mark.parametrize("text,word,label", [
+    ("vive con su familia en Getafe", "familia", "FAMILIARES_SUJETO_ASISTENCIA"),
+    ("C/ Mayor 3 28905 Getafe", "28905", "TERRITORIO"),
+    ("ingresó en 1994 por fiebre", "1994", "FECHAS"),
+    ("Hospital de Txagorritxu 01009 Vitoria", "01009", "TERRITORIO"),
+    ("fue operado en Madrid en 2001", "Madrid", "TERRITORIO"),
+])
+def test_good_entities_stay(nlp, text, word, label):
+    assert run(nlp, text, word, label) == [(label, word)]
+
+
+def test_rule_entities_are_not_checked(nlp):
+    assert run(nlp, "CP: 0.7", "0.7", "TERRITORIO", rule=True) == [("TERRITORIO", "0.7")]
