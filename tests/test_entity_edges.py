@@ -29,6 +29,10 @@ def run(nlp, text, ents, rules=()):
     ("Remitido por: Dra. Ana Sol.", (3, 6, "NOMBRE_PERSONAL_SANITARIO"), "Ana Sol"),
     ("Sección de Nefrología, Hospital de la Santa Creu, Avda. Mossèn", (4, 10, "HOSPITAL"), "Hospital de la Santa Creu"),
     ("en (Hospital Central).", (1, 5, "HOSPITAL"), "Hospital Central"),
+    # a department is not part of the institution
+    ("Hospital General Servicio Castellano-Leonés de Salud Servicio de Oftalmología 47010",
+     (2, 11, "INSTITUCION"), "Servicio Castellano-Leonés de Salud"),
+    ("Hospital Clínic Unidad de Hepatología", (0, 5, "HOSPITAL"), "Hospital Clínic"),
 ])
 def test_edges_are_trimmed(nlp, text, ent, expected):
     assert run(nlp, text, [ent]) == [(ent[2], expected)]
@@ -38,6 +42,7 @@ def test_edges_are_trimmed(nlp, text, ent, expected):
     ("vive en Madrid con su madre", (2, 3, "TERRITORIO")),
     ("su hija de 50 años de nombre Natalia Ontiveros.", (7, 9, "NOMBRE_SUJETO_ASISTENCIA")),
     ("Fabricado por Merck, S.A. en Madrid", (2, 5, "INSTITUCION")),  # `S.A.` keeps its period
+    ("en el Servicio Andaluz de Salud", (2, 6, "INSTITUCION")),  # a leading `Servicio` is the name
 ])
 def test_clean_entities_are_unchanged(nlp, text, ent):
     doc = nlp.make_doc(text)

@@ -4,7 +4,9 @@ The guidelines leave titles (Dr., Doctora, Sra.) outside a name and never end an
 entity on punctuation; the NER sometimes takes them in, mostly in the footer where
 names, services and addresses follow each other without a break. This component
 drops leading titles from the configured name labels and edge punctuation tokens from
-every NER entity. Rule entities (in `rules_key`) are left as they are.
+every NER entity. A hospital or institution also ends where a department starts
+("Servicio Castellano-Leonés de Salud | Servicio de Oftalmología": a department is not
+PHI). Rule entities (in `rules_key`) are left as they are.
 """
 from typing import List
 
@@ -21,14 +23,19 @@ EDGE_TOKENS = {",", ";", ":", ".", "(", ")", "-", "/", "\"", "'"}
     default_config={
         "rules_key": "rule_entities",
         "title_labels": ["NOMBRE_SUJETO_ASISTENCIA", "NOMBRE_PERSONAL_SANITARIO"],
+        "place_labels": ["HOSPITAL", "INSTITUCION", "CENTRO_SALUD"],
+        "department_words": ["servicio", "unidad", "sección", "departamento", "servei", "unitat"],
     },
     assigns=["doc.ents"],
 )
 class EntityEdges:
-    def __init__(self, nlp: Language, name: str, rules_key: str, title_labels: List[str]):
+    def __init__(self, nlp: Language, name: str, rules_key: str, title_labels: List[str],
+                 place_labels: List[str], department_words: List[str]):
         self.name = name
         self.rules_key = rules_key
         self.title_labels = set(title_labels)
+        self.place_labels = set(place_labels)
+        self.department_words = set(department_words)
 
     def __call__(self, doc: Doc) -> Doc:
         rules = {(s.start, s.end, s.label) for s in doc.spans.get(self.rules_key, [])}
@@ -41,6 +48,12 @@ class EntityEdges:
             if ent.label_ in self.title_labels:
                 while start < end - 1 and doc[start].lower_ in TITLES:
                     start += 1
+            if ent.label_ in self.place_labels:
+                for i in range(start + 1, end - 1):
+                    if doc[i].lower_ in self.department_words and doc[i].is_title \
+                            and doc[i + 1].lower_ in {"de", "del", "d'"}:
+                        end = i
+                        break
             while start < end and doc[start].text in EDGE_TOKENS:
                 start += 1
             while end > start and doc[end - 1].text in EDGE_TOKENS:
