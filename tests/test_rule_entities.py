@@ -261,7 +261,7 @@ def test_ents_and_rule_entities_agree(doc):
 ])
 def test_body_date(rule_nlp, sentence, expected):
     doc = rule_nlp("Informe clínico del paciente: varón de 50 años.\n" + sentence)
-    assert [(e.label_, e.text) for e in doc.ents] == [("FECHAS", expected)]
+    assert [(e.label_, e.text) for e in doc.ents if e.label_ == "FECHAS"] == [("FECHAS", expected)]
 
 
 @pytest.mark.parametrize("sentence", [
@@ -275,3 +275,24 @@ def test_body_date(rule_nlp, sentence, expected):
 def test_not_a_body_date(rule_nlp, sentence):
     doc = rule_nlp("Informe clínico del paciente: varón de 50 años.\n" + sentence)
     assert [e for e in doc.ents if e.label_ == "FECHAS"] == []
+
+
+# Ages of the patient (`any/age` patterns); a relative's age is left to the NER.
+@pytest.mark.parametrize("sentence,expected", [
+    ("Niña de 3 meses que acude por fiebre.", ["3 meses"]),
+    ("Varón de 45 años, fumador.", ["45 años"]),
+    ("Lactante de tres meses y medio de edad.", ["tres meses y medio"]),
+    ("Paciente de 5 años y 7 meses de edad, sin antecedentes.", ["5 años y 7 meses"]),
+    ("Onfalorrexis a los 14 días de vida.", ["14 días"]),
+    ("Niña de un mes y medio de vida.", ["un mes y medio"]),
+    # relatives
+    ("madre de 34 años de edad y padre de 39.", []),
+    ("vive con su mujer de 87 años.", []),
+    ("hermano mayor de 6 años de edad.", []),
+    # not an age
+    ("Ex fumador de 8 años.", []),
+    ("Dolor de 3 días de evolución.", []),
+])
+def test_body_age(rule_nlp, sentence, expected):
+    doc = rule_nlp("Informe clínico del paciente:\n" + sentence)
+    assert [e.text for e in doc.ents if e.label_ == "EDAD_SUJETO_ASISTENCIA"] == expected

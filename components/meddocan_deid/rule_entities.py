@@ -35,6 +35,9 @@ NUMBER_SEPARATORS = {"-", ".", "(", ")", "/"}
 STREET_NUMBER_TAIL = {"-", ",", "º", "ª", "bis"}
 ANY_SECTION = "any"  # pattern ids `any/...`: not restricted to a section
 VETO = "veto"  # pattern ids `any/veto`: phrases that are not PHI
+AGE = "age"  # pattern ids `any/age`: `Niña de 3 meses`, `14 días de vida`; the entity is the age
+AGE_CONTEXT_WORDS = {"de", "vida", "edad"}
+POSSESSIVES = {"su", "sus", "tu", "mi"}
 
 
 def _is_line_break(token) -> bool:
@@ -62,12 +65,15 @@ def _has_digit(token) -> bool:
         "spans_key": "rule_entities",
         "footer_labels": None,
         "split_labels": ["TERRITORIO"],
+        "kinship_words": ["madre", "padre", "padres", "hermano", "hermana", "hermanos", "hermanas", "hijo", "hija",
+                          "hijos", "hijas", "abuelo", "abuela", "tío", "tía", "primo", "prima", "esposo", "esposa",
+                          "marido", "pareja", "sobrino", "sobrina", "nieto", "nieta", "gemelo", "gemela"],
     },
     assigns=["doc.ents", "doc.spans"],
 )
 class RuleEntities:
     def __init__(self, nlp: Language, name: str, candidates_key: str, sections_key: str, spans_key: str,
-                 footer_labels: Optional[List[str]], split_labels: List[str]):
+                 footer_labels: Optional[List[str]], split_labels: List[str], kinship_words: List[str]):
         self.name = name
         self.candidates_key = candidates_key
         self.sections_key = sections_key
@@ -75,6 +81,7 @@ class RuleEntities:
         # None: every footer rule label is written; a list restricts the footer rules to those labels
         self.footer_labels = set(footer_labels) if footer_labels is not None else None
         self.split_labels = set(split_labels)
+        self.kinship_words = set(kinship_words)
 
     def __call__(self, doc: Doc) -> Doc:
         sections = {s.label_: s for s in doc.spans.get(self.sections_key, [])}
@@ -85,6 +92,9 @@ class RuleEntities:
             section, _, kind = cand.id_.partition("/")
             if kind == VETO:
                 continue  # not PHI: read by entity_checks
+            if kind == AGE:
+                entities.extend(self._age(doc, cand))
+                continue
             if section == ANY_SECTION:
                 entities.append(Span(doc, cand.start, cand.end, label=cand.label))
                 continue
@@ -107,6 +117,19 @@ class RuleEntities:
         kept = [e for e in doc.ents if not any(i in taken for i in range(e.start, e.end))]
         doc.ents = filter_spans(kept + entities)
         return doc
+
+    def _age(self, doc: Doc, cand: Span) -> List[Span]:
+        """The age of the patient, not of a relative: `madre de 34 años de edad` is left
+        to the NER (the guidelines make it FAMILIARES), and so is `su mujer de 80 años`."""
+        start, end = cand.start, cand.end
+        while start < end and not doc[start].like_num and doc[start].lower_ not in {"un", "una"}:
+            start += 1
+        while end > start and doc[end - 1].lower_ in AGE_CONTEXT_WORDS:
+            end -= 1
+        before = {t.lower_ for t in doc[max(0, cand.start - 3):cand.start]}
+        if before & self.kinship_words or (cand.start > 0 and doc[cand.start - 1].lower_ in POSSESSIVES):
+            return []
+        return [Span(doc, start, end, label=cand.label)] if end > start else []
 
     def _line_value(self, doc: Doc, key: Span, sec: Span, header_keys: AbstractSet[int]) -> List[Span]:
         end = key.end
