@@ -1,7 +1,8 @@
 """What each rule component adds: the same trained pipeline scored with parts of it off.
 
 Rows, each adding one part to the row above: the NER alone; header rules; footer rules
-(those enabled in the config); date rules (`any/*` patterns); entity-edge trimming;
+(those enabled in the config); date rules (`any/match`); age rules (`any/age`);
+entity-edge trimming; entity checks (vetoes `any/veto`, number shapes); address parts;
 trusted-PHI propagation.
 The representation rows of the README's ablation table (vectors, pretraining, rule data)
 come from separate trainings; see the README.
@@ -18,18 +19,22 @@ from meddocan_deid.evaluation import run_model, score_results
 
 RULE_PARTS = ("phi_rules", "rule_entities")
 # (row name, components disabled, pattern-id prefixes removed from the span_ruler)
+POST_NER = ("entity_edges", "entity_checks", "address_parts", "trusted_phi")
 ROWS = [
-    ("NER alone", RULE_PARTS + ("entity_edges", "trusted_phi"), ()),
-    ("+ header rules", ("entity_edges", "trusted_phi"), ("footer/", "any/")),
-    ("+ footer rules", ("entity_edges", "trusted_phi"), ("any/",)),
-    ("+ date rules", ("entity_edges", "trusted_phi"), ()),
-    ("+ entity edges", ("trusted_phi",), ()),
+    ("NER alone", RULE_PARTS + POST_NER, ()),
+    ("+ header rules", POST_NER, ("footer/", "any/")),
+    ("+ footer rules", POST_NER, ("any/",)),
+    ("+ date rules", POST_NER, ("any/age", "any/veto")),
+    ("+ age rules", POST_NER, ("any/veto",)),
+    ("+ entity edges", POST_NER[1:], ()),
+    ("+ entity checks", POST_NER[2:], ()),
+    ("+ address parts", POST_NER[3:], ()),
     ("+ trusted PHI (full pipeline)", (), ()),
 ]
 
 
 def load(model: str, disabled, removed_prefixes) -> spacy.Language:
-    nlp = spacy.load(model, exclude=[c for c in disabled])
+    nlp = spacy.load(model, exclude=[c for c in disabled])  # a component the model lacks is ignored
     if removed_prefixes and "phi_rules" in nlp.pipe_names:
         ruler = nlp.get_pipe("phi_rules")
         for pattern_id in {p.get("id", "") for p in ruler.patterns}:
