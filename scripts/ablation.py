@@ -1,7 +1,8 @@
 """What each rule component adds: the same trained pipeline scored with parts of it off.
 
 Rows, each adding one part to the row above: the NER alone; header rules; footer rules
-(those enabled in the config); date rules (`any/match`); age rules (`any/age`);
+(those enabled in the config); date rules (`any/match`); age and relative rules
+(`any/age`, `any/relative`);
 entity-edge trimming; entity checks (vetoes `any/veto`, number shapes); address parts;
 trusted-PHI propagation.
 The representation rows of the README's ablation table (vectors, pretraining, rule data)
@@ -24,8 +25,8 @@ ROWS = [
     ("NER alone", RULE_PARTS + POST_NER, ()),
     ("+ header rules", POST_NER, ("footer/", "any/")),
     ("+ footer rules", POST_NER, ("any/",)),
-    ("+ date rules", POST_NER, ("any/age", "any/veto")),
-    ("+ age rules", POST_NER, ("any/veto",)),
+    ("+ date rules", POST_NER, ("any/age", "any/relative", "any/veto")),
+    ("+ age and relative rules", POST_NER, ("any/veto",)),
     ("+ entity edges", POST_NER[1:], ()),
     ("+ entity checks", POST_NER[2:], ()),
     ("+ address parts", POST_NER[3:], ()),

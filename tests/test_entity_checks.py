@@ -30,6 +30,8 @@ def run(nlp, text, word, label, rule=False):
     ("laringitis en 1993 y 1994 tratada", "1994", "TERRITORIO", [("FECHAS", "1994")]),
     ("PSA: agosto 2001: 0.7, febrero 2002", "0.7", "TERRITORIO", []),
     ("leucocitos: 12700 sin neutrofilia", "12700", "FECHAS", []),
+    ("Leucocitos de aspecto activado: 6000 (N: 30%)", "6000", "NUMERO_TELEFONO", []),
+    ("Gran Vía, 111. Barcelona 08014 E-mail", "08014", "NUMERO_TELEFONO", [("TERRITORIO", "08014")]),
 ])
 def test_contradicted_entities_change(nlp, text, word, label, expected):
     assert run(nlp, text, word, label) == expected
@@ -41,6 +43,7 @@ def test_contradicted_entities_change(nlp, text, word, label, expected):
     ("ingresó en 1994 por fiebre", "1994", "FECHAS"),
     ("Hospital de Txagorritxu 01009 Vitoria", "01009", "TERRITORIO"),
     ("fue operado en Madrid en 2001", "Madrid", "TERRITORIO"),
+    ("Teléfono: 915304000 para citas", "915304000", "NUMERO_TELEFONO"),
 ])
 def test_good_entities_stay(nlp, text, word, label):
     assert run(nlp, text, word, label) == [(label, word)]

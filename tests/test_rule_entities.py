@@ -296,3 +296,16 @@ def test_not_a_body_date(rule_nlp, sentence):
 def test_body_age(rule_nlp, sentence, expected):
     doc = rule_nlp("Informe clínico del paciente:\n" + sentence)
     assert [e.text for e in doc.ents if e.label_ == "EDAD_SUJETO_ASISTENCIA"] == expected
+
+
+# Relatives after a possessive (`any/relative` patterns): the entity is the relative.
+@pytest.mark.parametrize("sentence,expected", [
+    ("Acude con su esposa, que refiere fiebre.", ["esposa"]),
+    ("Su hermana mayor no es portadora.", ["hermana mayor"]),
+    ("Sus padres no son consanguíneos.", ["padres"]),
+    ("La madre refiere fiebre.", []),  # no possessive: left to the NER
+    ("Lo remitió su médico de familia.", []),
+])
+def test_body_relative(rule_nlp, sentence, expected):
+    doc = rule_nlp("Informe clínico del paciente:\n" + sentence)
+    assert [e.text for e in doc.ents if e.label_ == "FAMILIARES_SUJETO_ASISTENCIA"] == expected

@@ -7,8 +7,9 @@ Two kinds of check, both on NER entities only (rule entities in `rules_key` stay
   not a relative). An NER entity inside a veto is dropped.
 - number shapes: an entity that is only digits and punctuation must have a shape its
   label allows. A TERRITORIO number is a postal code (4 to 6 digits) or, when it reads
-  as a year outside the footer, a date ("en 1993 y 1994"); a FECHAS number is a year.
-  Lab values ("plaquetas: 291000", "0.7") are dropped.
+  as a year outside the footer, a date ("en 1993 y 1994"); a FECHAS number is a year;
+  a phone number has at least 6 digits, and a 5-digit one is a postal code.
+  Lab values ("plaquetas: 291000", "0.7", "Leucocitos: 6000") are dropped.
 """
 import re
 from typing import List
@@ -76,9 +77,14 @@ class EntityChecks:
     def _number_label(ent: Span, in_footer: bool) -> str:
         """The label a purely numeric entity may have: its own, FECHAS, or "" (not PHI)."""
         text = ent.text
-        if not _numeric(text) or ent.label_ not in {"TERRITORIO", "FECHAS"}:
+        if not _numeric(text) or ent.label_ not in {"TERRITORIO", "FECHAS", "NUMERO_TELEFONO"}:
             return ent.label_
         compact = text.replace(" ", "")
+        if ent.label_ == "NUMERO_TELEFONO":
+            digits = sum(c.isdigit() for c in compact)
+            if digits >= 6:
+                return ent.label_
+            return "TERRITORIO" if compact.isdigit() and len(compact) == 5 else ""
         if ent.label_ == "TERRITORIO":
             if YEAR.fullmatch(compact) and not in_footer:
                 return "FECHAS"

@@ -37,6 +37,7 @@ ANY_SECTION = "any"  # pattern ids `any/...`: not restricted to a section
 VETO = "veto"  # pattern ids `any/veto`: phrases that are not PHI
 AGE = "age"  # pattern ids `any/age`: `Niña de 3 meses`, `14 días de vida`; the entity is the age
 AGE_CONTEXT_WORDS = {"de", "vida", "edad"}
+RELATIVE = "relative"  # pattern ids `any/relative`: `su madre`; the entity is the relative
 POSSESSIVES = {"su", "sus", "tu", "mi"}
 
 
@@ -94,6 +95,10 @@ class RuleEntities:
                 continue  # not PHI: read by entity_checks
             if kind == AGE:
                 entities.extend(self._age(doc, cand))
+                continue
+            if kind == RELATIVE:
+                start = cand.start + (doc[cand.start].lower_ in POSSESSIVES)
+                entities.append(Span(doc, start, cand.end, label=cand.label))
                 continue
             if section == ANY_SECTION:
                 entities.append(Span(doc, cand.start, cand.end, label=cand.label))
