@@ -33,6 +33,11 @@ def run(nlp, text, ents, rules=()):
     ("Hospital General Servicio Castellano-Leonés de Salud Servicio de Oftalmología 47010",
      (2, 11, "INSTITUCION"), "Servicio Castellano-Leonés de Salud"),
     ("Hospital Clínic Unidad de Hepatología", (0, 5, "HOSPITAL"), "Hospital Clínic"),
+    # a name ends where a role or a department starts
+    ("Remitido por: Alberto Palacios Hernández Residente de 5º año", (3, 8, "NOMBRE_PERSONAL_SANITARIO"),
+     "Alberto Palacios Hernández"),
+    ("Dra. Cristina Quicios Dorado Servicio de Urología", (1, 6, "NOMBRE_PERSONAL_SANITARIO"),
+     "Cristina Quicios Dorado"),
 ])
 def test_edges_are_trimmed(nlp, text, ent, expected):
     assert run(nlp, text, [ent]) == [(ent[2], expected)]
@@ -43,6 +48,7 @@ def test_edges_are_trimmed(nlp, text, ent, expected):
     ("su hija de 50 años de nombre Natalia Ontiveros.", (7, 9, "NOMBRE_SUJETO_ASISTENCIA")),
     ("Fabricado por Merck, S.A. en Madrid", (2, 5, "INSTITUCION")),  # `S.A.` keeps its period
     ("en el Servicio Andaluz de Salud", (2, 6, "INSTITUCION")),  # a leading `Servicio` is the name
+    ("Remitido por: María de la Fuente Sanz", (3, 8, "NOMBRE_PERSONAL_SANITARIO")),
 ])
 def test_clean_entities_are_unchanged(nlp, text, ent):
     doc = nlp.make_doc(text)

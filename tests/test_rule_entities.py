@@ -258,6 +258,7 @@ def test_ents_and_rule_entities_agree(doc):
     ("Operado el 3 de Junio del 1998 sin incidencias.", "3 de Junio del 1998"),
     ("Recibió RT en octubre de 2002.", "octubre de 2002"),
     ("Desde Marzo 2001 asintomático.", "Marzo 2001"),
+    ("En febrero y abril de 2002 acude a urgencias.", "febrero y abril de 2002"),
 ])
 def test_body_date(rule_nlp, sentence, expected):
     doc = rule_nlp("Informe clínico del paciente: varón de 50 años.\n" + sentence)

@@ -6,7 +6,8 @@ names, services and addresses follow each other without a break. This component
 drops leading titles from the configured name labels and edge punctuation tokens from
 every NER entity. A hospital or institution also ends where a department starts
 ("Servicio Castellano-Leonés de Salud | Servicio de Oftalmología": a department is not
-PHI). Rule entities (in `rules_key`) are left as they are.
+PHI), and a name ends where a role or a department starts ("Alberto Palacios |
+Residente de 5º año"). Rule entities (in `rules_key`) are left as they are.
 """
 from typing import List
 
@@ -25,17 +26,22 @@ EDGE_TOKENS = {",", ";", ":", ".", "(", ")", "-", "/", "\"", "'"}
         "title_labels": ["NOMBRE_SUJETO_ASISTENCIA", "NOMBRE_PERSONAL_SANITARIO"],
         "place_labels": ["HOSPITAL", "INSTITUCION", "CENTRO_SALUD"],
         "department_words": ["servicio", "unidad", "sección", "departamento", "servei", "unitat"],
+        "role_words": ["residente", "supervisora", "supervisor", "enfermera", "enfermero", "jefe", "jefa",
+                       "adjunto", "adjunta", "facultativo", "facultativa", "coordinador", "coordinadora",
+                       "director", "directora", "catedrático", "catedrática", "médico", "médica", "doctor",
+                       "doctora", "profesor", "profesora"],
     },
     assigns=["doc.ents"],
 )
 class EntityEdges:
     def __init__(self, nlp: Language, name: str, rules_key: str, title_labels: List[str],
-                 place_labels: List[str], department_words: List[str]):
+                 place_labels: List[str], department_words: List[str], role_words: List[str]):
         self.name = name
         self.rules_key = rules_key
         self.title_labels = set(title_labels)
         self.place_labels = set(place_labels)
         self.department_words = set(department_words)
+        self.role_words = set(role_words)
 
     def __call__(self, doc: Doc) -> Doc:
         rules = {(s.start, s.end, s.label) for s in doc.spans.get(self.rules_key, [])}
@@ -48,6 +54,12 @@ class EntityEdges:
             if ent.label_ in self.title_labels:
                 while start < end - 1 and doc[start].lower_ in TITLES:
                     start += 1
+            if ent.label_ in self.title_labels:
+                for i in range(start + 1, end):
+                    if doc[i].is_title and (doc[i].lower_ in self.role_words or (
+                            doc[i].lower_ in self.department_words and i + 1 < end and doc[i + 1].lower_ == "de")):
+                        end = i
+                        break
             if ent.label_ in self.place_labels:
                 for i in range(start + 1, end - 1):
                     if doc[i].lower_ in self.department_words and doc[i].is_title \
