@@ -49,6 +49,11 @@ def run(nlp, text, ents, rules=()):
     ("Hospital Miguel Servet Pso. Isabel La Católica, s/n. 50009 Zaragoza",
      [("Hospital", "Pso", "HOSPITAL"), ("Isabel", "n", "CALLE")],
      [("HOSPITAL", "Hospital Miguel Servet"), ("CALLE", "Pso. Isabel La Católica, s/n")]),
+    # a town and its province are two places
+    ("C/ La Dehesa s/n. 24411 Ponferrada León e-mail", [("Ponferrada", "León", "TERRITORIO")],
+     [("TERRITORIO", "Ponferrada"), ("TERRITORIO", "León")]),
+    ("José Achotegui s/n 01009 Vitoria-Gasteiz Álava. España", [("Vitoria", "Álava", "TERRITORIO")],
+     [("TERRITORIO", "Vitoria-Gasteiz"), ("TERRITORIO", "Álava")]),
 ])
 def test_address_parts_are_split(nlp, text, ents, expected):
     assert run(nlp, text, ents) == expected
@@ -61,6 +66,10 @@ def test_address_parts_are_split(nlp, text, ents, expected):
     # a street word without a street after it is part of the name
     ("ingresó en el Hospital Plaza de la Salud por fiebre", [("Hospital", "Salud", "HOSPITAL")]),
     ("Hospital Universitario Central de Asturias, Oviedo", [("Hospital", "Asturias", "HOSPITAL")]),
+    # the province is part of the name
+    ("vive en Villanueva de Córdoba desde niña", [("Villanueva", "Córdoba", "TERRITORIO")]),
+    ("CP 66260 Monterrey, Nuevo León, México", [("Nuevo", "León", "TERRITORIO")]),
+    ("natural de Ciudad Real", [("Ciudad", "Real", "TERRITORIO")]),
 ])
 def test_clean_entities_are_unchanged(nlp, text, ents):
     before = run(nlp, text, [])  # no entity, nothing to split

@@ -11,7 +11,10 @@ TERRITORIO candidates). This component cuts an NER entity at such a cue:
   is a town (TERRITORIO) and what precedes it keeps its label ("Avenida X 13600");
 - a street head inside a HOSPITAL / INSTITUCION / TERRITORIO / name entity starts a
   CALLE, when the street is really there: the piece has a house number or the NER
-  found the rest of the street right after it ("Hospital X Pso" + ". Isabel ..., s/n").
+  found the rest of the street right after it ("Hospital X Pso" + ". Isabel ..., s/n");
+- a town followed by its province (`cue/province` candidates: Spanish provinces and
+  communities) is two places ("Ponferrada León"), unless the province is part of the
+  town's name ("Villanueva de Córdoba", "Nuevo León").
 
 Rule entities (in `rules_key`) are never changed.
 """
@@ -24,6 +27,8 @@ from spacy.util import filter_spans
 from .rule_entities import EDGE_PUNCT
 
 Piece = Tuple[int, int, str]
+# a province after these is part of the town's name: `Villanueva de Córdoba`, `Nuevo León`
+NAME_LINKS = {"de", "del", "la", "las", "los", "el", "y", "nuevo", "nueva", "nvo", "islas"}
 
 
 def _trim(doc: Doc, start: int, end: int) -> Tuple[int, int]:
@@ -45,6 +50,7 @@ def _has_number(doc: Doc, start: int, end: int) -> bool:
         "candidates_key": "phi_rules",
         "rules_key": "rule_entities",
         "street_head_id": "footer/street",
+        "province_id": "cue/province",
         "postal_code_id": "footer/match",
         "postal_code_label": "TERRITORIO",
         "street_label": "CALLE",
@@ -55,12 +61,13 @@ def _has_number(doc: Doc, start: int, end: int) -> bool:
 )
 class AddressParts:
     def __init__(self, nlp: Language, name: str, candidates_key: str, rules_key: str, street_head_id: str,
-                 postal_code_id: str, postal_code_label: str, street_label: str,
+                 province_id: str, postal_code_id: str, postal_code_label: str, street_label: str,
                  postal_split_labels: List[str], street_split_labels: List[str]):
         self.name = name
         self.candidates_key = candidates_key
         self.rules_key = rules_key
         self.street_head_id = street_head_id
+        self.province_id = province_id
         self.postal_code_id = postal_code_id
         self.postal_code_label = postal_code_label
         self.street_label = street_label
@@ -72,7 +79,8 @@ class AddressParts:
         heads = {c.start for c in cands if c.id_ == self.street_head_id}
         codes = {c.start for c in cands if c.id_ == self.postal_code_id and c.label_ == self.postal_code_label
                  and c.end == c.start + 1}
-        if not heads and not codes:
+        provinces = {c.end: c.start for c in cands if c.id_ == self.province_id}
+        if not heads and not codes and not provinces:
             return doc
         rules = {(s.start, s.end, s.label_) for s in doc.spans.get(self.rules_key, [])}
         ents = list(doc.ents)
@@ -84,6 +92,8 @@ class AddressParts:
                 continue
             nxt: Optional[Span] = ents[k + 1] if k + 1 < len(ents) else None
             split = self._split(doc, ent, heads, codes, nxt)
+            if split == [(ent.start, ent.end, ent.label_)]:
+                split = self._split_province(doc, ent, provinces)
             changed |= split != [(ent.start, ent.end, ent.label_)]
             pieces.extend(split)
         if not changed:
@@ -117,6 +127,14 @@ class AddressParts:
                     left = [(s, e, label)] if e > s else []
                     return left + [(i, ent.end, self.street_label)]
         return [(ent.start, ent.end, label)]
+
+    def _split_province(self, doc: Doc, ent: Span, provinces: dict) -> List[Piece]:
+        start = provinces.get(ent.end)
+        if ent.label_ != self.postal_code_label or start is None or start <= ent.start \
+                or not doc[start - 1].whitespace_ or doc[start - 1].lower_ in NAME_LINKS:
+            return [(ent.start, ent.end, ent.label_)]
+        s, e = _trim(doc, ent.start, start)
+        return ([(s, e, ent.label_)] if e > s else []) + [(start, ent.end, ent.label_)]
 
     def _join_street_heads(self, doc: Doc, pieces: List[Piece], heads: Set[int]) -> List[Piece]:
         """A CALLE piece that is only a street head ("Pso") joins the CALLE right after it."""
