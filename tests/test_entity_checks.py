@@ -51,3 +51,32 @@ def test_good_entities_stay(nlp, text, word, label):
 
 def test_rule_entities_are_not_checked(nlp):
     assert run(nlp, "CP: 0.7", "0.7", "TERRITORIO", rule=True) == [("TERRITORIO", "0.7")]
+
+
+def run_span(nlp, text, first, last, label):
+    doc = nlp.make_doc(text)
+    for name in ("sections", "phi_rules"):
+        doc = nlp.get_pipe(name)(doc)
+    words = [t.text for t in doc]
+    start = words.index(first)
+    doc.ents = [Span(doc, start, words.index(last, start) + 1, label=label)]
+    doc.spans["rule_entities"] = []
+    doc = nlp.get_pipe("entity_checks")(doc)
+    return [(e.label_, e.text) for e in doc.ents]
+
+
+RUNAWAY = ("vive con sus padres en la calle Ramon Rubio Fernandez, 23, sin antecedentes de patología orgánica, "
+           "psiquiátrica o abuso de tóxicos, ingresada en neurología por alteraciones de conducta")
+
+
+def test_a_runaway_street_keeps_its_number(nlp):
+    assert run_span(nlp, RUNAWAY, "calle", "conducta", "CALLE") == [("CALLE", "calle Ramon Rubio Fernandez, 23")]
+
+
+def test_other_runaway_entities_are_dropped(nlp):
+    assert run_span(nlp, RUNAWAY, "Ramon", "conducta", "INSTITUCION") == []
+
+
+def test_a_long_name_is_not_a_runaway(nlp):
+    text = "Calle del Alcalde Pablo Durán y Pérez de Castro, 6, 11, A. Madrid"
+    assert run_span(nlp, text, "Calle", "A", "CALLE") == [("CALLE", "Calle del Alcalde Pablo Durán y Pérez de Castro, 6, 11, A")]

@@ -1,6 +1,6 @@
 """Check the NER's entities against what their label allows.
 
-Two kinds of check, both on NER entities only (rule entities in `rules_key` stay):
+Three kinds of check, all on NER entities only (rule entities in `rules_key` stay):
 
 - vetoes: the rule matcher's `any/veto` candidates (pattern data, label `NO_PHI`)
   mark phrases the guidelines say are not PHI ("médico de familia": a profession,
@@ -10,6 +10,10 @@ Two kinds of check, both on NER entities only (rule entities in `rules_key` stay
   as a year outside the footer, a date ("en 1993 y 1994"); a FECHAS number is a year;
   a phone number has at least 6 digits, and a 5-digit one is a postal code.
   Lab values ("plaquetas: 291000", "0.7", "Leucocitos: 6000") are dropped.
+- length: no gold entity is longer than 12 words, so an entity of more than `max_tokens`
+  tokens is the NER running on past a sentence end. A street keeps its part up to its
+  first house number ("calle Ramon Rubio Fernandez, 23 | , sin antecedentes ..."); any
+  other runaway entity is dropped.
 """
 import re
 from typing import List
@@ -32,17 +36,19 @@ def _numeric(text: str) -> bool:
         "rules_key": "rule_entities",
         "sections_key": "sections",
         "veto_id": "any/veto",
+        "max_tokens": 24,
     },
     assigns=["doc.ents"],
 )
 class EntityChecks:
     def __init__(self, nlp: Language, name: str, candidates_key: str, rules_key: str, sections_key: str,
-                 veto_id: str):
+                 veto_id: str, max_tokens: int):
         self.name = name
         self.candidates_key = candidates_key
         self.rules_key = rules_key
         self.sections_key = sections_key
         self.veto_id = veto_id
+        self.max_tokens = max_tokens
 
     def __call__(self, doc: Doc) -> Doc:
         vetoed = [False] * len(doc)
@@ -61,6 +67,12 @@ class EntityChecks:
                 continue
             if all(vetoed[ent.start:ent.end]):
                 changed = True
+                continue
+            if len(ent) > self.max_tokens:
+                changed = True
+                number = next((t.i for t in ent if any(c.isdigit() for c in t.text)), None)
+                if ent.label_ == "CALLE" and number is not None and 0 < number - ent.start < self.max_tokens // 2:
+                    ents.append(Span(doc, ent.start, number + 1, label=ent.label))
                 continue
             label = self._number_label(ent, in_footer=ent.start >= footer_start)
             if label != ent.label_:
