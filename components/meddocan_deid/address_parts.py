@@ -24,19 +24,11 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from .rule_entities import EDGE_PUNCT
+from .rule_entities import EDGE_PUNCT, _strip as _trim
 
 Piece = Tuple[int, int, str]
 # a province after these is part of the town's name: `Villanueva de Córdoba`, `Nuevo León`
 NAME_LINKS = {"de", "del", "la", "las", "los", "el", "y", "nuevo", "nueva", "nvo", "islas"}
-
-
-def _trim(doc: Doc, start: int, end: int) -> Tuple[int, int]:
-    while start < end and (doc[start].is_space or doc[start].text in EDGE_PUNCT):
-        start += 1
-    while end > start and (doc[end - 1].is_space or doc[end - 1].text in EDGE_PUNCT):
-        end -= 1
-    return start, end
 
 
 def _has_number(doc: Doc, start: int, end: int) -> bool:
