@@ -24,7 +24,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from .rule_entities import EDGE_PUNCT, _strip as _trim
+from .rule_entities import EDGE_PUNCT, _strip as _trim, rule_entity_keys
 
 Piece = Tuple[int, int, str]
 # a province after these is part of the town's name: `Villanueva de Córdoba`, `Nuevo León`
@@ -74,12 +74,12 @@ class AddressParts:
         provinces = {c.end: c.start for c in cands if c.id_ == self.province_id}
         if not heads and not codes and not provinces:
             return doc
-        rules = {(s.start, s.end, s.label_) for s in doc.spans.get(self.rules_key, [])}
+        rules = rule_entity_keys(doc, self.rules_key)
         ents = list(doc.ents)
         pieces: List[Piece] = []
         changed = False
         for k, ent in enumerate(ents):
-            if (ent.start, ent.end, ent.label_) in rules:
+            if (ent.start, ent.end, ent.label) in rules:
                 pieces.append((ent.start, ent.end, ent.label_))
                 continue
             nxt: Optional[Span] = ents[k + 1] if k + 1 < len(ents) else None

@@ -21,6 +21,8 @@ from typing import List
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
+from .rule_entities import rule_entity_keys
+
 YEAR = re.compile(r"(?:1[89]|20)[0-9]{2}")
 POSTAL_CODE = re.compile(r"(?:[A-Z]{1,2}-?)?[0-9]{4,6}")
 
@@ -58,11 +60,11 @@ class EntityChecks:
                     vetoed[i] = True
         footer_start = next((s.start for s in doc.spans.get(self.sections_key, []) if s.label_ == "footer"),
                             len(doc))
-        rules = {(s.start, s.end, s.label_) for s in doc.spans.get(self.rules_key, [])}
+        rules = rule_entity_keys(doc, self.rules_key)
         ents: List[Span] = []
         changed = False
         for ent in doc.ents:
-            if (ent.start, ent.end, ent.label_) in rules:
+            if (ent.start, ent.end, ent.label) in rules:
                 ents.append(ent)
                 continue
             if all(vetoed[ent.start:ent.end]):

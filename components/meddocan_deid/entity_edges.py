@@ -14,7 +14,7 @@ from typing import List
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from .rule_entities import TITLES
+from .rule_entities import TITLES, rule_entity_keys
 
 EDGE_TOKENS = {",", ";", ":", ".", "(", ")", "-", "/", "\"", "'"}
 
@@ -44,7 +44,7 @@ class EntityEdges:
         self.role_words = set(role_words)
 
     def __call__(self, doc: Doc) -> Doc:
-        rules = {(s.start, s.end, s.label) for s in doc.spans.get(self.rules_key, [])}
+        rules = rule_entity_keys(doc, self.rules_key)
         ents: List[Span] = []
         for ent in doc.ents:
             if (ent.start, ent.end, ent.label) in rules:

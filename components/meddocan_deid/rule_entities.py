@@ -17,7 +17,7 @@ Overlap policy: rule entities are written before the NER, which keeps them and
 predicts around them; among rule entities the longest wins (`filter_spans`).
 """
 
-from typing import AbstractSet, List, Optional
+from typing import AbstractSet, List, Optional, Set, Tuple
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -52,6 +52,11 @@ def _strip(doc: Doc, start: int, end: int, drop_titles: bool = False):
     while end > start and (doc[end - 1].is_space or doc[end - 1].text in EDGE_PUNCT):
         end -= 1
     return start, end
+
+
+def rule_entity_keys(doc: Doc, spans_key: str) -> Set[Tuple[int, int, int]]:
+    """(start, end, label) of the rule entities, which the post-NER components leave alone."""
+    return {(s.start, s.end, s.label) for s in doc.spans.get(spans_key, [])}
 
 
 def _has_digit(token) -> bool:
