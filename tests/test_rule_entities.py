@@ -259,6 +259,9 @@ def test_ents_and_rule_entities_agree(doc):
     ("Recibió RT en octubre de 2002.", "octubre de 2002"),
     ("Desde Marzo 2001 asintomático.", "Marzo 2001"),
     ("En febrero y abril de 2002 acude a urgencias.", "febrero y abril de 2002"),
+    ("Hospitalización en octubre-07 por infección.", "octubre-07"),
+    ("Se retiró en sep-04, al disponer de una FAVI.", "sep-04"),
+    ("El 23-enero-2004 se le implantó un catéter.", "23-enero-2004"),
 ])
 def test_body_date(rule_nlp, sentence, expected):
     doc = rule_nlp("Informe clínico del paciente: varón de 50 años.\n" + sentence)
@@ -272,6 +275,7 @@ def test_body_date(rule_nlp, sentence, expected):
     "Plaquetas 12/13/2001 según otra escala.",  # month 13
     "Leucocitos 12700 y plaquetas 291000.",
     "Se vio en mayo de este año.",     # no year: left to the NER
+    "Dieta mayo-2 sin cambios.",       # one digit is no year
 ])
 def test_not_a_body_date(rule_nlp, sentence):
     doc = rule_nlp("Informe clínico del paciente: varón de 50 años.\n" + sentence)
