@@ -38,6 +38,11 @@ def run(nlp, text, ents, rules=()):
      "Alberto Palacios Hernández"),
     ("Dra. Cristina Quicios Dorado Servicio de Urología", (1, 6, "NOMBRE_PERSONAL_SANITARIO"),
      "Cristina Quicios Dorado"),
+    # a town goes on through `de`/`del` + a capitalised name
+    ("Ronda del Sur, 10, 28500 Arganda del Rey, Madrid", (7, 8, "TERRITORIO"), "Arganda del Rey"),
+    ("08923 Santa Coloma de Gramenet E-mail", (1, 3, "TERRITORIO"), "Santa Coloma de Gramenet"),
+    ("13600 Alcázar de San Juan (Ciudad Real)", (1, 2, "TERRITORIO"), "Alcázar de San Juan"),
+    ("en Puerto de la Cruz.", (1, 2, "TERRITORIO"), "Puerto de la Cruz"),
 ])
 def test_edges_are_trimmed(nlp, text, ent, expected):
     assert run(nlp, text, [ent]) == [(ent[2], expected)]
@@ -49,10 +54,22 @@ def test_edges_are_trimmed(nlp, text, ent, expected):
     ("Fabricado por Merck, S.A. en Madrid", (2, 5, "INSTITUCION")),  # `S.A.` keeps its period
     ("en el Servicio Andaluz de Salud", (2, 6, "INSTITUCION")),  # a leading `Servicio` is the name
     ("Remitido por: María de la Fuente Sanz", (3, 8, "NOMBRE_PERSONAL_SANITARIO")),
+    ("vive en Madrid desde hace años", (2, 3, "TERRITORIO")),
+    ("natural de Sevilla de profesión albañil", (2, 3, "TERRITORIO")),  # lower-case word after `de`
+    ("Madrid del Servicio", (0, 1, "HOSPITAL")),  # only town labels go on
 ])
 def test_clean_entities_are_unchanged(nlp, text, ent):
     doc = nlp.make_doc(text)
     assert run(nlp, text, [ent]) == [(ent[2], doc[ent[0]:ent[1]].text)]
+
+
+def test_a_town_does_not_run_into_another_entity(nlp):
+    text = "Hospital Virgen del Rocío de Sevilla"
+    assert run(nlp, text, [(0, 4, "HOSPITAL"), (5, 6, "TERRITORIO")]) == [
+        ("HOSPITAL", "Hospital Virgen del Rocío"), ("TERRITORIO", "Sevilla")]
+    # `de Sevilla` is held by an entity: the town before it stops
+    assert run(nlp, "Utrera de Sevilla", [(0, 1, "TERRITORIO"), (2, 3, "TERRITORIO")]) == [
+        ("TERRITORIO", "Utrera"), ("TERRITORIO", "Sevilla")]
 
 
 def test_a_title_alone_is_kept_and_titles_only_for_names(nlp):

@@ -7,7 +7,10 @@ drops leading titles from the configured name labels and edge punctuation tokens
 every NER entity. A hospital or institution also ends where a department starts
 ("Servicio Castellano-Leonés de Salud | Servicio de Oftalmología": a department is not
 PHI), and a name ends where a role or a department starts ("Alberto Palacios |
-Residente de 5º año"). Rule entities (in `rules_key`) are left as they are.
+Residente de 5º año"). A town or region goes on through `de`/`del` + a capitalised
+name that no other entity holds ("Arganda | del Rey": no gold TERRITORIO in train or
+dev is followed by such a tail, so the tail belongs to it). Rule entities (in
+`rules_key`) are left as they are.
 """
 from typing import List
 
@@ -25,6 +28,7 @@ EDGE_TOKENS = {",", ";", ":", ".", "(", ")", "-", "/", "\"", "'"}
         "rules_key": "rule_entities",
         "title_labels": ["NOMBRE_SUJETO_ASISTENCIA", "NOMBRE_PERSONAL_SANITARIO"],
         "place_labels": ["HOSPITAL", "INSTITUCION", "CENTRO_SALUD"],
+        "town_labels": ["TERRITORIO"],
         "department_words": ["servicio", "unidad", "sección", "departamento", "servei", "unitat"],
         "role_words": ["residente", "supervisora", "supervisor", "enfermera", "enfermero", "jefe", "jefa",
                        "adjunto", "adjunta", "facultativo", "facultativa", "coordinador", "coordinadora",
@@ -35,16 +39,22 @@ EDGE_TOKENS = {",", ";", ":", ".", "(", ")", "-", "/", "\"", "'"}
 )
 class EntityEdges:
     def __init__(self, nlp: Language, name: str, rules_key: str, title_labels: List[str],
-                 place_labels: List[str], department_words: List[str], role_words: List[str]):
+                 place_labels: List[str], town_labels: List[str], department_words: List[str],
+                 role_words: List[str]):
         self.name = name
         self.rules_key = rules_key
         self.title_labels = set(title_labels)
         self.place_labels = set(place_labels)
+        self.town_labels = set(town_labels)
         self.department_words = set(department_words)
         self.role_words = set(role_words)
 
     def __call__(self, doc: Doc) -> Doc:
         rules = rule_entity_keys(doc, self.rules_key)
+        taken = [False] * len(doc)
+        for ent in doc.ents:
+            for i in range(ent.start, ent.end):
+                taken[i] = True
         ents: List[Span] = []
         for ent in doc.ents:
             if (ent.start, ent.end, ent.label) in rules:
@@ -66,6 +76,11 @@ class EntityEdges:
                             and doc[i + 1].lower_ in {"de", "del", "d'"}:
                         end = i
                         break
+            if ent.label_ in self.town_labels:
+                tail = town_tail(doc, end, taken)
+                for i in range(end, tail):
+                    taken[i] = True
+                end = tail
             while start < end and doc[start].text in EDGE_TOKENS:
                 start += 1
             while end > start and doc[end - 1].text in EDGE_TOKENS:
@@ -74,3 +89,23 @@ class EntityEdges:
                 ents.append(ent if (start, end) == (ent.start, ent.end) else Span(doc, start, end, label=ent.label))
         doc.ents = ents
         return doc
+
+
+TOWN_CONNECTORS = {"de", "del"}
+TOWN_ARTICLES = {"la", "las", "los", "el"}
+
+
+def town_tail(doc: Doc, end: int, taken: List[bool]) -> int:
+    """Where a place name ending at `end` really ends: it takes in each following
+    `de`/`del` [article] + capitalised words that no entity holds (`del Rey`, `de San Juan`)."""
+    while end < len(doc) and doc[end].lower_ in TOWN_CONNECTORS and not taken[end]:
+        j = end + 1
+        if j < len(doc) and doc[j].lower_ in TOWN_ARTICLES and not taken[j]:
+            j += 1
+        k = j
+        while k < len(doc) and doc[k].is_alpha and doc[k].text[0].isupper() and not taken[k]:
+            k += 1
+        if k == j:
+            break
+        end = k
+    return end
