@@ -290,6 +290,8 @@ def test_not_a_body_date(rule_nlp, sentence):
     ("Paciente de 5 años y 7 meses de edad, sin antecedentes.", ["5 años y 7 meses"]),
     ("Onfalorrexis a los 14 días de vida.", ["14 días"]),
     ("Niña de un mes y medio de vida.", ["un mes y medio"]),
+    ("Fue diagnosticada a la edad de 10 años de calcificaciones.", ["10 años"]),
+    ("A la edad de 6 meses presentaba una masa.", ["6 meses"]),
     # relatives
     ("madre de 34 años de edad y padre de 39.", []),
     ("vive con su mujer de 87 años.", []),
@@ -297,6 +299,7 @@ def test_not_a_body_date(rule_nlp, sentence):
     # not an age
     ("Ex fumador de 8 años.", []),
     ("Dolor de 3 días de evolución.", []),
+    ("a la edad de piedra", []),
 ])
 def test_body_age(rule_nlp, sentence, expected):
     doc = rule_nlp("Informe clínico del paciente:\n" + sentence)
