@@ -43,6 +43,11 @@ def run(nlp, text, ents, rules=()):
     ("08923 Santa Coloma de Gramenet E-mail", (1, 3, "TERRITORIO"), "Santa Coloma de Gramenet"),
     ("13600 Alcázar de San Juan (Ciudad Real)", (1, 2, "TERRITORIO"), "Alcázar de San Juan"),
     ("en Puerto de la Cruz.", (1, 2, "TERRITORIO"), "Puerto de la Cruz"),
+    # a name quoted inside an entity keeps its closing quote
+    ('Hospital Clínico "Lozano Blesa" Avda. San Juan', (0, 5, "HOSPITAL"), 'Hospital Clínico "Lozano Blesa"'),
+    ('Hospital Clínico "Lozano Blesa" Avda. San Juan', (0, 6, "HOSPITAL"), 'Hospital Clínico "Lozano Blesa"'),
+    ('Centro Hemodiálisis “Las Encinas” C/ Escuelas', (0, 5, "INSTITUCION"), 'Centro Hemodiálisis “Las Encinas”'),
+    ('en el "Hospital Central".', (2, 6, "HOSPITAL"), "Hospital Central"),  # quotes around: not kept
 ])
 def test_edges_are_trimmed(nlp, text, ent, expected):
     assert run(nlp, text, [ent]) == [(ent[2], expected)]

@@ -9,7 +9,9 @@ every NER entity. A hospital or institution also ends where a department starts
 PHI), and a name ends where a role or a department starts ("Alberto Palacios |
 Residente de 5º año"). A town or region goes on through `de`/`del` + a capitalised
 name that no other entity holds ("Arganda | del Rey": no gold TERRITORIO in train or
-dev is followed by such a tail, so the tail belongs to it). Rule entities (in
+dev is followed by such a tail, so the tail belongs to it). A name quoted inside an
+entity keeps its closing quote (`Hospital Clínico "Lozano Blesa"`: every gold entity
+with a quote in train and dev holds both). Rule entities (in
 `rules_key`) are left as they are.
 """
 from typing import List
@@ -81,14 +83,34 @@ class EntityEdges:
                 for i in range(end, tail):
                     taken[i] = True
                 end = tail
+            end = close_quote(doc, start, end, taken)
             while start < end and doc[start].text in EDGE_TOKENS:
                 start += 1
-            while end > start and doc[end - 1].text in EDGE_TOKENS:
+            while end > start and doc[end - 1].text in EDGE_TOKENS and not closes_quote(doc, start, end):
                 end -= 1
             if end > start:
                 ents.append(ent if (start, end) == (ent.start, ent.end) else Span(doc, start, end, label=ent.label))
         doc.ents = ents
         return doc
+
+
+QUOTES = {"\"", "“", "”"}
+
+
+def _quote_count(doc: Doc, start: int, end: int) -> int:
+    return sum(1 for i in range(start, end) if doc[i].text in QUOTES)
+
+
+def closes_quote(doc: Doc, start: int, end: int) -> bool:
+    """The span ends on the quote that closes one opened inside it (`Hospital "Lozano Blesa"`)."""
+    return doc[end - 1].text in QUOTES and _quote_count(doc, start, end) % 2 == 0
+
+
+def close_quote(doc: Doc, start: int, end: int, taken: List[bool]) -> int:
+    """A name quoted inside an entity ends with its closing quote, which the guidelines keep."""
+    if end < len(doc) and doc[end].text in QUOTES and not taken[end] and _quote_count(doc, start, end) % 2 == 1:
+        return end + 1
+    return end
 
 
 TOWN_CONNECTORS = {"de", "del"}
