@@ -43,6 +43,8 @@ def run(nlp, text, ents, rules=()):
     ("08923 Santa Coloma de Gramenet E-mail", (1, 3, "TERRITORIO"), "Santa Coloma de Gramenet"),
     ("13600 Alcázar de San Juan (Ciudad Real)", (1, 2, "TERRITORIO"), "Alcázar de San Juan"),
     ("en Puerto de la Cruz.", (1, 2, "TERRITORIO"), "Puerto de la Cruz"),
+    ("Ctra. Madrid-Cartagena, s/n. 30120 El Palmar, Murcia", (12, 13, "TERRITORIO"), "El Palmar"),
+    ("vive en La Coruña", (3, 4, "TERRITORIO"), "La Coruña"),
     # a name quoted inside an entity keeps its closing quote
     ('Hospital Clínico "Lozano Blesa" Avda. San Juan', (0, 5, "HOSPITAL"), 'Hospital Clínico "Lozano Blesa"'),
     ('Hospital Clínico "Lozano Blesa" Avda. San Juan', (0, 6, "HOSPITAL"), 'Hospital Clínico "Lozano Blesa"'),
@@ -62,6 +64,8 @@ def test_edges_are_trimmed(nlp, text, ent, expected):
     ("vive en Madrid desde hace años", (2, 3, "TERRITORIO")),
     ("natural de Sevilla de profesión albañil", (2, 3, "TERRITORIO")),  # lower-case word after `de`
     ("Madrid del Servicio", (0, 1, "HOSPITAL")),  # only town labels go on
+    ("en la Rioja", (2, 3, "TERRITORIO")),  # a lower-case article stays out
+    ("La Palmar", (1, 2, "HOSPITAL")),
 ])
 def test_clean_entities_are_unchanged(nlp, text, ent):
     doc = nlp.make_doc(text)

@@ -9,7 +9,8 @@ every NER entity. A hospital or institution also ends where a department starts
 PHI), and a name ends where a role or a department starts ("Alberto Palacios |
 Residente de 5º año"). A town or region goes on through `de`/`del` + a capitalised
 name that no other entity holds ("Arganda | del Rey": no gold TERRITORIO in train or
-dev is followed by such a tail, so the tail belongs to it). A name quoted inside an
+dev is followed by such a tail, so the tail belongs to it), and takes in a capitalised article before it
+(`El | Palmar`). A name quoted inside an
 entity keeps its closing quote (`Hospital Clínico "Lozano Blesa"`: every gold entity
 with a quote in train and dev holds both). Rule entities (in
 `rules_key`) are left as they are.
@@ -79,6 +80,9 @@ class EntityEdges:
                         end = i
                         break
             if ent.label_ in self.town_labels:
+                if start > 0 and doc[start - 1].text in TOWN_HEAD_ARTICLES and not taken[start - 1]:
+                    start -= 1
+                    taken[start] = True
                 tail = town_tail(doc, end, taken)
                 for i in range(end, tail):
                     taken[i] = True
@@ -115,6 +119,9 @@ def close_quote(doc: Doc, start: int, end: int, taken: List[bool]) -> int:
 
 TOWN_CONNECTORS = {"de", "del"}
 TOWN_ARTICLES = {"la", "las", "los", "el"}
+# a capitalised article before a place is its name's (`30120 El Palmar`): in train and dev
+# no gold TERRITORIO leaves one out
+TOWN_HEAD_ARTICLES = {"El", "La", "Los", "Las"}
 
 
 def town_tail(doc: Doc, end: int, taken: List[bool]) -> int:
