@@ -93,3 +93,15 @@ def test_rule_entities_are_left_alone(nlp):
 
 def test_only_punctuation_is_dropped(nlp):
     assert run(nlp, "texto , más", [(1, 2, "HOSPITAL")]) == []
+
+
+def test_touching_entities_of_one_label_are_joined(nlp):
+    # `E-` + `23400`: no two gold entities touch, so a split without a space is the NER's
+    assert run(nlp, "Cruz E-23400 Ubeda", [(1, 3, "TERRITORIO"), (3, 4, "TERRITORIO"), (4, 5, "TERRITORIO")]) == [
+        ("TERRITORIO", "E-23400"), ("TERRITORIO", "Ubeda")]
+    # a space between them, another label, or a rule entity: left apart
+    assert run(nlp, "Lugo Llanera", [(0, 1, "TERRITORIO"), (1, 2, "TERRITORIO")]) == [
+        ("TERRITORIO", "Lugo"), ("TERRITORIO", "Llanera")]
+    assert run(nlp, "E-23400", [(0, 2, "PAIS"), (2, 3, "TERRITORIO")]) == [("PAIS", "E"), ("TERRITORIO", "23400")]
+    assert run(nlp, "E-23400", [(0, 2, "TERRITORIO")], rules=[(2, 3, "TERRITORIO")]) == [
+        ("TERRITORIO", "E"), ("TERRITORIO", "23400")]

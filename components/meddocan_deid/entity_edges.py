@@ -10,7 +10,8 @@ PHI), and a name ends where a role or a department starts ("Alberto Palacios |
 Residente de 5º año"). A town or region goes on through `de`/`del` + a capitalised
 name that no other entity holds ("Arganda | del Rey": no gold TERRITORIO in train or
 dev is followed by such a tail, so the tail belongs to it), and takes in a capitalised article before it
-(`El | Palmar`). A name quoted inside an
+(`El | Palmar`). Two NER entities of one label that touch with no space between them are
+joined (`E-` + `23400`). A name quoted inside an
 entity keeps its closing quote (`Hospital Clínico "Lozano Blesa"`: every gold entity
 with a quote in train and dev holds both). Rule entities (in
 `rules_key`) are left as they are.
@@ -54,6 +55,7 @@ class EntityEdges:
 
     def __call__(self, doc: Doc) -> Doc:
         rules = rule_entity_keys(doc, self.rules_key)
+        doc.ents = join_glued(doc, rules)
         taken = [False] * len(doc)
         for ent in doc.ents:
             for i in range(ent.start, ent.end):
@@ -96,6 +98,21 @@ class EntityEdges:
                 ents.append(ent if (start, end) == (ent.start, ent.end) else Span(doc, start, end, label=ent.label))
         doc.ents = ents
         return doc
+
+
+def join_glued(doc: Doc, rules) -> List[Span]:
+    """Two NER entities of one label with no character between them are one (`E-` + `23400`):
+    no two gold entities touch in train or dev."""
+    out: List[Span] = []
+    for ent in doc.ents:
+        prev = out[-1] if out else None
+        if prev is not None and prev.end == ent.start and prev.label == ent.label \
+                and not doc[prev.end - 1].whitespace_ and (prev.start, prev.end, prev.label) not in rules \
+                and (ent.start, ent.end, ent.label) not in rules:
+            out[-1] = Span(doc, prev.start, ent.end, label=ent.label)
+        else:
+            out.append(ent)
+    return out
 
 
 QUOTES = {"\"", "“", "”"}
