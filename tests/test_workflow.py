@@ -67,3 +67,21 @@ def test_package_loads_by_name_without_the_repository(project):
     assert "['sections', 'phi_rules', 'rule_entities', 'tok2vec', 'ner', 'entity_edges', 'entity_checks', 'address_parts', 'trusted_phi']" in proc.stdout
     assert "('NOMBRE_SUJETO_ASISTENCIA', 'Ruiz Gil')" in proc.stdout
     assert "('SEXO_SUJETO_ASISTENCIA', 'M')" in proc.stdout
+
+
+def test_self_training_variant_runs_after_the_workflow(project):
+    """`silver` labels background reports with the built pipeline; `train-variant` trains a
+    student NER on gold + silver with the same config (the reader takes the silver path)."""
+    work, target, _ = project
+    env = dict(os.environ, PYTHONPATH=str(target), PYTHONUNBUFFERED="1")
+    common = ["--vars.shared", str(SHARED), "--vars.limit", "10", "--vars.max_steps", "6", "--vars.eval_frequency", "3"]
+    proc = subprocess.run([sys.executable, "-m", "spacy", "project", "run", "silver", str(work)] + common,
+                          cwd=work, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "10 reports" in proc.stdout
+    proc = subprocess.run([sys.executable, "-m", "spacy", "project", "run", "train-variant", str(work)] + common + [
+        "--vars.variant", "silver", "--vars.variant_silver", "corpus/silver.spacy", "--vars.variant_gold_copies", "2"],
+        cwd=work, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    scores = json.loads((work / "metrics" / "variants" / "dev_silver.json").read_text(encoding="utf-8"))
+    assert scores["meddocan_n_docs"] == 10
