@@ -9,12 +9,11 @@ every NER entity. A hospital or institution also ends where a department starts
 PHI), and a name ends where a role or a department starts ("Alberto Palacios |
 Residente de 5º año"). A town or region goes on through `de`/`del` + a capitalised
 name that no other entity holds ("Arganda | del Rey": no gold TERRITORIO in train or
-dev is followed by such a tail, so the tail belongs to it), and takes in a capitalised article before it
-(`El | Palmar`). Two NER entities of one label that touch with no space between them are
-joined (`E-` + `23400`). A name quoted inside an
-entity keeps its closing quote (`Hospital Clínico "Lozano Blesa"`: every gold entity
-with a quote in train and dev holds both). Rule entities (in
-`rules_key`) are left as they are.
+dev is followed by such a tail, so the tail belongs to it), and takes in a capitalised
+article before it (`El | Palmar`). Two NER entities of one label that touch with no
+space between them are joined (`E-` + `23400`). A name quoted inside an entity keeps
+its closing quote (`Hospital Clínico "Lozano Blesa"`: every gold entity with a quote in
+train and dev holds both). Rule entities (in `rules_key`) are left as they are.
 """
 from typing import List
 
