@@ -20,9 +20,7 @@ from typing import List
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from .rule_entities import TITLES, rule_entity_keys
-
-EDGE_TOKENS = {",", ";", ":", ".", "(", ")", "-", "/", "\"", "'"}
+from .rule_entities import EDGE_PUNCT, TITLES, rule_entity_keys
 
 
 @Language.factory(
@@ -89,9 +87,9 @@ class EntityEdges:
                     taken[i] = True
                 end = tail
             end = close_quote(doc, start, end, taken)
-            while start < end and doc[start].text in EDGE_TOKENS:
+            while start < end and doc[start].text in EDGE_PUNCT:
                 start += 1
-            while end > start and doc[end - 1].text in EDGE_TOKENS and not closes_quote(doc, start, end):
+            while end > start and doc[end - 1].text in EDGE_PUNCT and not closes_quote(doc, start, end):
                 end -= 1
             if end > start:
                 ents.append(ent if (start, end) == (ent.start, ent.end) else Span(doc, start, end, label=ent.label))
