@@ -22,6 +22,8 @@ def main(
     init_tok2vec: str = typer.Option("", help="Pretrained tok2vec weights (spacy pretrain)"),
     silver: str = typer.Option("", help="Silver DocBin for self-training (scripts/silver.py)"),
     gold_copies: int = typer.Option(1, help="Times the gold reports are read per epoch"),
+    span_keys: str = typer.Option("", help="Comma-separated span groups the tok2vec reads as features "
+                                           "(configs/ner_features.cfg only; empty: the config's)"),
 ):
     overrides = {
         "paths.train": str(train_path),
@@ -41,6 +43,8 @@ def main(
         overrides["paths.init_tok2vec"] = init_tok2vec
     if silver:
         overrides["paths.silver"] = silver
+    if span_keys:
+        overrides["components.tok2vec.model.embed.span_keys"] = [k.strip() for k in span_keys.split(",") if k.strip()]
     train(config, output, use_gpu=gpu_id, overrides=overrides)
 
 

@@ -3,6 +3,7 @@
 Used in `[initialize]` blocks so that patterns live in JSONL files and are saved
 with the pipeline; errors name the file and line, never pattern contents.
 """
+import re
 from pathlib import Path
 from typing import List
 
@@ -39,3 +40,47 @@ def load_patterns(path: Path, required=("pattern",)) -> List[dict]:
 @registry.misc("meddocan_deid.read_patterns.v1")
 def read_patterns(path: Path) -> List[dict]:
     return load_patterns(path)
+
+
+# The task gazetteer's files, by the first word of their names, and the span label each gets.
+GAZETTEER_LISTS = {
+    "Apellidos": "surname",
+    "Direcciones": "street",
+    "Hospitales": "hospital",
+    "Municipios": "town",
+    "Nombres": "first_name",
+    "Profesiones": "profession",
+    "Territorio": "region",
+}
+_STREET_NUMBER = re.compile(r"(?:,\s*(?:\d+[A-Za-z]?|s/n)?|\s+s/n)\s*$", re.IGNORECASE)  # `, 12`, `, S/N`, ` S/N`
+
+
+def load_gazetteer_patterns(folder: Path) -> List[dict]:
+    """Phrase patterns ({"label", "pattern"}) from the MEDDOCAN gazetteer folder."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise PatternFileError(f"{folder}: gazetteer folder not found")
+    patterns = []
+    seen = set()
+    for name, label in GAZETTEER_LISTS.items():
+        files = sorted(folder.glob(f"{name}*.txt"))
+        if not files:
+            raise PatternFileError(f"{folder}: no '{name}*.txt' list in the gazetteer folder")
+        for path in files:
+            try:
+                lines = path.read_text(encoding="utf-8").splitlines()
+            except UnicodeDecodeError:
+                raise PatternFileError(f"{path}: not UTF-8 text") from None
+            for line in lines:
+                entry = line.strip()
+                while label == "street" and _STREET_NUMBER.search(entry):  # `X, s/n, 5`
+                    entry = _STREET_NUMBER.sub("", entry).strip()
+                if entry and (label, entry.lower()) not in seen:
+                    seen.add((label, entry.lower()))
+                    patterns.append({"label": label, "pattern": entry})
+    return patterns
+
+
+@registry.misc("meddocan_deid.read_gazetteer.v1")
+def read_gazetteer(path: Path) -> List[dict]:
+    return load_gazetteer_patterns(path)

@@ -71,6 +71,7 @@ def _has_digit(token) -> bool:
         "spans_key": "rule_entities",
         "footer_labels": None,
         "split_labels": ["TERRITORIO"],
+        "annotate_ents": True,
         "kinship_words": ["madre", "padre", "padres", "hermano", "hermana", "hermanos", "hermanas", "hijo", "hija",
                           "hijos", "hijas", "abuelo", "abuela", "tío", "tía", "primo", "prima", "esposo", "esposa",
                           "marido", "pareja", "sobrino", "sobrina", "nieto", "nieta", "gemelo", "gemela"],
@@ -79,7 +80,8 @@ def _has_digit(token) -> bool:
 )
 class RuleEntities:
     def __init__(self, nlp: Language, name: str, candidates_key: str, sections_key: str, spans_key: str,
-                 footer_labels: Optional[List[str]], split_labels: List[str], kinship_words: List[str]):
+                 footer_labels: Optional[List[str]], split_labels: List[str], kinship_words: List[str],
+                 annotate_ents: bool = True):
         self.name = name
         self.candidates_key = candidates_key
         self.sections_key = sections_key
@@ -88,6 +90,9 @@ class RuleEntities:
         self.footer_labels = set(footer_labels) if footer_labels is not None else None
         self.split_labels = set(split_labels)
         self.kinship_words = set(kinship_words)
+        # False: only doc.spans (an NER in training reads them as features; preset
+        # doc.ents that disagree with the gold would leave it no valid action)
+        self.annotate_ents = annotate_ents
 
     def __call__(self, doc: Doc) -> Doc:
         sections = {s.label_: s for s in doc.spans.get(self.sections_key, [])}
@@ -123,6 +128,8 @@ class RuleEntities:
                 entities.append(Span(doc, cand.start, cand.end, label=cand.label))
         entities = filter_spans(entities)
         doc.spans[self.spans_key] = entities
+        if not self.annotate_ents:
+            return doc
         taken = {i for e in entities for i in range(e.start, e.end)}
         kept = [e for e in doc.ents if not any(i in taken for i in range(e.start, e.end))]
         doc.ents = filter_spans(kept + entities)

@@ -1,0 +1,88 @@
+"""Rule and gazetteer spans as input features of the tok2vec.
+
+`meddocan_deid.SpanFeatureEmbed.v1` is spaCy's `MultiHashEmbed` plus one feature column
+per span group: for each token, the label of the span of `doc.spans[key]` that covers it
+(with B/I, or O when none does), hashed and embedded, then mixed with the word features
+by a Maxout layer of the usual width. The NER thus sees what the components before it
+found (the report section, the rule entities, gazetteer matches) and learns how far to
+trust each one, instead of only having rule entities preset on `doc.ents` at inference.
+The span groups must be written by components that run before the tok2vec, in training
+too (`[training] annotating_components`).
+"""
+from typing import Callable, Dict, List, Optional, Tuple
+
+import numpy
+from spacy.ml.models.tok2vec import MultiHashEmbed
+from spacy.strings import hash_string
+from spacy.tokens import Doc
+from spacy.util import registry
+from thinc.api import HashEmbed, Maxout, Model, chain, concatenate, deserialize_attr, serialize_attr, with_array
+from thinc.types import Floats2d, Ints2d
+
+
+def _hash(key: str, tag: str, label: str) -> int:
+    return hash_string(f"{key}|{tag}|{label}")
+
+
+class FeatureCache(dict):
+    """Feature hashes by (group, tag, label): a per-process cache, never saved."""
+
+
+@serialize_attr.register(FeatureCache)
+def _serialize_cache(_, value, name, model) -> bytes:
+    return b""
+
+
+@deserialize_attr.register(FeatureCache)
+def _deserialize_cache(_, value, name, model) -> FeatureCache:
+    return FeatureCache()
+
+
+def span_feature_ids(span_keys: List[str]) -> Model[List[Doc], List[Ints2d]]:
+    """One uint64 column per span group: hash of (group, B/I/O, label)."""
+    return Model("span_feature_ids", _ids_forward, attrs={"span_keys": list(span_keys), "cache": FeatureCache()})
+
+
+def _ids_forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[List[Ints2d], Callable]:
+    keys: List[str] = model.attrs["span_keys"]
+    cache: Dict[Tuple[str, str, str], int] = model.attrs["cache"]
+
+    def feature(key: str, tag: str, label: str) -> int:
+        value = cache.get((key, tag, label))
+        if value is None:
+            value = cache[(key, tag, label)] = _hash(key, tag, label)
+        return value
+
+    outputs = []
+    for doc in docs:
+        ids = numpy.empty((len(doc), len(keys)), dtype="uint64")
+        for column, key in enumerate(keys):
+            ids[:, column] = feature(key, "O", "")
+            # longer spans first, so that a shorter span nested in a longer one shows
+            spans = sorted(doc.spans[key], key=lambda s: s.start - s.end) if key in doc.spans else []
+            for span in spans:
+                ids[span.start, column] = feature(key, "B", span.label_)
+                if span.end > span.start + 1:
+                    ids[span.start + 1:span.end, column] = feature(key, "I", span.label_)
+        outputs.append(model.ops.asarray(ids, dtype="uint64"))
+
+    def backprop(d_outputs: List[Floats2d]) -> List[Doc]:
+        return []
+
+    return outputs, backprop
+
+
+@registry.architectures("meddocan_deid.SpanFeatureEmbed.v1")
+def span_feature_embed(width: int, attrs: List[str], rows: List[int], include_static_vectors: bool,
+                       span_keys: List[str], feature_width: int = 16,
+                       feature_rows: int = 256) -> Model[List[Doc], List[Floats2d]]:
+    words = MultiHashEmbed(width=width, attrs=attrs, rows=rows, include_static_vectors=include_static_vectors)
+    if not span_keys:
+        return words
+    columns = [HashEmbed(feature_width, feature_rows, column=i, seed=7 + i) for i in range(len(span_keys))]
+    spans = chain(span_feature_ids(span_keys), with_array(concatenate(*columns)))
+    mix = Maxout(width, width + feature_width * len(span_keys), nP=3, normalize=True, dropout=0.0)
+    model = chain(concatenate(words, spans), with_array(mix))
+    model.set_dim("nO", width)
+    model.attrs["span_keys"] = list(span_keys)
+    return model
