@@ -172,3 +172,26 @@ def test_features_pipeline_tok2vec_reads_the_gazetteer(features_model):
     assert not numpy.allclose(with_gazetteer[2], without[2])
     # the whole pipeline runs and keeps the rule entities on doc.ents
     assert any(e.label_ == "NOMBRE_SUJETO_ASISTENCIA" for e in nlp("Nombre: Juan Pérez García.\nSin datos.\n").ents)
+
+
+def test_ensemble_config_assembles_and_votes(features_model, tmp_path):
+    """configs/pipeline_ensemble.cfg with the small features NER as each of its three members."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).parent.parent
+    ner = features_model.parent / "ner"
+    proc = subprocess.run([sys.executable, "-m", "spacy", "assemble", str(root / "configs" / "pipeline_ensemble.cfg"),
+                           str(tmp_path / "ensemble"), "--paths.ner_model", str(ner), "--paths.ner_model_b", str(ner),
+                           "--paths.ner_model_c", str(ner),
+                           "--paths.sections_patterns", str(root / "configs" / "patterns" / "sections.jsonl"),
+                           "--paths.rule_patterns", str(root / "configs" / "patterns" / "phi_rules.jsonl")],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    nlp = spacy.load(tmp_path / "ensemble")
+    assert "tok2vec" not in nlp.pipe_names  # each member carries its own copy
+    doc = nlp("Nombre: Juan Pérez García.\nVive en Getafe.\n")
+    assert ("Juan Pérez García", "NOMBRE_SUJETO_ASISTENCIA") in [(e.text, e.label_) for e in doc.ents]
+    # identical members make identical predictions, each kept in its own span group
+    member = [(e.start, e.end, e.label_) for e in doc.spans["ner_votes_a"]]
+    assert member == [(e.start, e.end, e.label_) for e in doc.spans["ner_votes_b"]]
