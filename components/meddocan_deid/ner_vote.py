@@ -58,8 +58,7 @@ class NERVote:
         rules = _rule_entities(doc, self.rules_key)
         rule_keys = {(s.start, s.end, s.label) for s in rules}
         members = [list(doc.spans.get(key, [])) for key in self.votes_keys] + [list(doc.ents)]
-        votes = Counter((e.start, e.end, e.label) for member in members for e in
-                        {(x.start, x.end, x.label): x for x in member}.values())
+        votes = Counter((e.start, e.end, e.label) for member in members for e in member)  # ents never repeat
         chosen = [Span(doc, start, end, label=label) for (start, end, label), n in votes.items()
                   if n >= self.min_votes and (start, end, label) not in rule_keys]
         # rule entities first: filter_spans keeps the longest, and the earlier of equals
