@@ -1,4 +1,6 @@
 """The tok2vec's span features (meddocan_deid.SpanFeatureEmbed.v1) and the gazetteer loader."""
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy
@@ -9,7 +11,8 @@ from spacy.tokens import Span
 from meddocan_deid.patterns import GAZETTEER_LISTS, PatternFileError, load_gazetteer_patterns
 from meddocan_deid.span_features import span_feature_embed, span_feature_ids
 
-GAZETTEER = Path(__file__).parent.parent.parent / "shared" / "meddocan" / "gazetteer"
+ROOT = Path(__file__).parent.parent
+GAZETTEER = ROOT.parent / "shared" / "meddocan" / "gazetteer"
 
 
 @pytest.fixture(scope="module")
@@ -116,9 +119,6 @@ REPORTS = [
 def features_model(tmp_path_factory):
     """An NER trained for a few steps with configs/ner_features.cfg on invented reports and
     an invented gazetteer, then assembled with configs/pipeline_features.cfg."""
-    import subprocess
-    import sys
-
     from spacy.training import Example
 
     tmp = tmp_path_factory.mktemp("features")
@@ -127,11 +127,10 @@ def features_model(tmp_path_factory):
     for name in GAZETTEER_LISTS:
         (gazetteer / f"{name} (x).txt").write_text("Getafe\nLeganés\n" if name == "Municipios" else "Zzz\n",
                                                     encoding="utf-8")
-    root = Path(__file__).parent.parent
-    config = spacy.util.load_config(root / "configs" / "ner_features.cfg", overrides={
+    config = spacy.util.load_config(ROOT / "configs" / "ner_features.cfg", overrides={
         "paths.gazetteer": str(gazetteer),
-        "paths.sections_patterns": str(root / "configs" / "patterns" / "sections.jsonl"),
-        "paths.rule_patterns": str(root / "configs" / "patterns" / "phi_rules.jsonl"),
+        "paths.sections_patterns": str(ROOT / "configs" / "patterns" / "sections.jsonl"),
+        "paths.rule_patterns": str(ROOT / "configs" / "patterns" / "phi_rules.jsonl"),
     })
     nlp = spacy.util.load_model_from_config(config, auto_fill=True, validate=True)
     examples = []
@@ -149,10 +148,10 @@ def features_model(tmp_path_factory):
     assert [s.text for s in predicted.spans["gazetteer"]] == ["Getafe"]
     assert losses["ner"] > 0
     nlp.to_disk(tmp / "ner")
-    proc = subprocess.run([sys.executable, "-m", "spacy", "assemble", str(root / "configs" / "pipeline_features.cfg"),
+    proc = subprocess.run([sys.executable, "-m", "spacy", "assemble", str(ROOT / "configs" / "pipeline_features.cfg"),
                            str(tmp / "pipeline"), "--paths.ner_model", str(tmp / "ner"),
-                           "--paths.sections_patterns", str(root / "configs" / "patterns" / "sections.jsonl"),
-                           "--paths.rule_patterns", str(root / "configs" / "patterns" / "phi_rules.jsonl")],
+                           "--paths.sections_patterns", str(ROOT / "configs" / "patterns" / "sections.jsonl"),
+                           "--paths.rule_patterns", str(ROOT / "configs" / "patterns" / "phi_rules.jsonl")],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return tmp / "pipeline"
@@ -176,16 +175,12 @@ def test_features_pipeline_tok2vec_reads_the_gazetteer(features_model):
 
 def test_ensemble_config_assembles_and_votes(features_model, tmp_path):
     """configs/pipeline_ensemble.cfg with the small features NER as each of its three members."""
-    import subprocess
-    import sys
-
-    root = Path(__file__).parent.parent
     ner = features_model.parent / "ner"
-    proc = subprocess.run([sys.executable, "-m", "spacy", "assemble", str(root / "configs" / "pipeline_ensemble.cfg"),
+    proc = subprocess.run([sys.executable, "-m", "spacy", "assemble", str(ROOT / "configs" / "pipeline_ensemble.cfg"),
                            str(tmp_path / "ensemble"), "--paths.ner_model", str(ner), "--paths.ner_model_b", str(ner),
                            "--paths.ner_model_c", str(ner),
-                           "--paths.sections_patterns", str(root / "configs" / "patterns" / "sections.jsonl"),
-                           "--paths.rule_patterns", str(root / "configs" / "patterns" / "phi_rules.jsonl")],
+                           "--paths.sections_patterns", str(ROOT / "configs" / "patterns" / "sections.jsonl"),
+                           "--paths.rule_patterns", str(ROOT / "configs" / "patterns" / "phi_rules.jsonl")],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     nlp = spacy.load(tmp_path / "ensemble")

@@ -9,50 +9,28 @@ trust each one, instead of only having rule entities preset on `doc.ents` at inf
 The span groups must be written by components that run before the tok2vec, in training
 too (`[training] annotating_components`).
 """
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, List, Tuple
 
 import numpy
 from spacy.ml.models.tok2vec import MultiHashEmbed
 from spacy.strings import hash_string
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import HashEmbed, Maxout, Model, chain, concatenate, deserialize_attr, serialize_attr, with_array
+from thinc.api import HashEmbed, Maxout, Model, chain, concatenate, with_array
 from thinc.types import Floats2d, Ints2d
 
 
-def _hash(key: str, tag: str, label: str) -> int:
+def feature(key: str, tag: str, label: str) -> int:
     return hash_string(f"{key}|{tag}|{label}")
-
-
-class FeatureCache(dict):
-    """Feature hashes by (group, tag, label): a per-process cache, never saved."""
-
-
-@serialize_attr.register(FeatureCache)
-def _serialize_cache(_, value, name, model) -> bytes:
-    return b""
-
-
-@deserialize_attr.register(FeatureCache)
-def _deserialize_cache(_, value, name, model) -> FeatureCache:
-    return FeatureCache()
 
 
 def span_feature_ids(span_keys: List[str]) -> Model[List[Doc], List[Ints2d]]:
     """One uint64 column per span group: hash of (group, B/I/O, label)."""
-    return Model("span_feature_ids", _ids_forward, attrs={"span_keys": list(span_keys), "cache": FeatureCache()})
+    return Model("span_feature_ids", _ids_forward, attrs={"span_keys": list(span_keys)})
 
 
 def _ids_forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[List[Ints2d], Callable]:
     keys: List[str] = model.attrs["span_keys"]
-    cache: Dict[Tuple[str, str, str], int] = model.attrs["cache"]
-
-    def feature(key: str, tag: str, label: str) -> int:
-        value = cache.get((key, tag, label))
-        if value is None:
-            value = cache[(key, tag, label)] = _hash(key, tag, label)
-        return value
-
     outputs = []
     for doc in docs:
         ids = numpy.empty((len(doc), len(keys)), dtype="uint64")
