@@ -4,7 +4,7 @@ Rows, each adding one part to the row above: the NER alone; header rules; footer
 (those enabled in the config); date rules (`any/match`); age and relative rules
 (`any/age`, `any/relative`);
 entity-edge trimming; entity checks (vetoes `any/veto`, number shapes); address parts;
-trusted-PHI propagation.
+maker addresses in a product's parenthesis; trusted-PHI propagation.
 The representation rows of the README's ablation table (vectors, pretraining, rule data)
 come from separate trainings; see the README.
 Prints a Markdown table (numbers only) and writes it to OUTPUT.
@@ -20,7 +20,7 @@ from meddocan_deid.evaluation import run_model, score_results
 
 RULE_PARTS = ("phi_rules", "rule_entities")
 # (row name, components disabled, pattern-id prefixes removed from the span_ruler)
-POST_NER = ("entity_edges", "entity_checks", "address_parts", "trusted_phi")
+POST_NER = ("entity_edges", "entity_checks", "address_parts", "maker_address", "trusted_phi")
 ROWS = [
     ("NER alone", RULE_PARTS + POST_NER, ()),
     ("+ header rules", POST_NER, ("footer/", "any/")),
@@ -30,6 +30,7 @@ ROWS = [
     ("+ entity edges", POST_NER[1:], ()),
     ("+ entity checks", POST_NER[2:], ()),
     ("+ address parts", POST_NER[3:], ()),
+    ("+ maker addresses", POST_NER[4:], ()),
     ("+ trusted PHI (full pipeline)", (), ()),
 ]
 

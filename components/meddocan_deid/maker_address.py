@@ -1,0 +1,194 @@
+"""Label the maker and its address in a product's parenthesis.
+
+Reports name the maker of a drug or device in parentheses, with its town and country:
+`(Vibracina 100, Maker, Madrid)`, `(Maker®, Irvine, California, EE.UU.)`. The
+annotation labels the maker INSTITUCION, the towns and regions TERRITORIO and the
+country PAIS; the NER, trained on few such lines, misses most of them.
+
+A parenthesis is read as a maker's address only when it ends with a known place:
+a span of `places_key` (the `maker_places` span ruler: countries and foreign
+regions, pattern data) or a province candidate of the rule matcher (`cue/province`).
+Its comma-separated parts are then, from the end: the known places, the towns before
+them, the maker, and the product. The maker is the first part, or the second when the
+first reads as a product (a dose or a number in it, or it is set off by `;`).
+
+The parts only fill gaps: a part that overlaps an entity is left alone, except that an
+entity on exactly a part with another place or institution label takes the part's
+label (`Merck` read as a town). Rule entities (`rules_key`) are never changed.
+"""
+from typing import List, Optional, Set, Tuple
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+
+from .rule_entities import rule_entity_keys
+
+Part = Tuple[int, int]
+PART_SEPARATORS = {",", ";", "."}  # `Medizintechnik GmbH. Lübeck, Alemania`
+# a part that is only a company suffix belongs to the maker before it: `Co, Inc.`
+COMPANY_SUFFIXES = {"inc", "ltd", "sa", "sl", "slu", "gmbh", "co", "corp", "llc", "ag", "plc", "bv", "nv", "srl", "spa"}
+# a part with one of these words is the maker: `Boston Scientific`, `McGhan Medical Corporation`
+COMPANY_WORDS = COMPANY_SUFFIXES | {
+    "laboratorios", "laboratorio", "laboratories", "laboratory", "labs", "pharma", "pharmaceuticals", "pharmaceutical",
+    "farma", "corporation", "company", "scientific", "medical", "instruments", "healthcare", "surgical", "systems",
+    "meditec", "biotech", "diagnostics", "industries", "international", "technologies", "medizintechnik",
+}
+NAME_LINKS = {"de", "del", "la", "las", "los", "y", "e", "and", "&", "of", "the", "und", "-"}
+DOSE_UNITS = {"mg", "g", "ml", "mcg", "µg", "ug", "ui", "%", "mg/ml", "mg/kg"}
+
+
+@Language.factory(
+    "meddocan_maker_address",
+    default_config={
+        "places_key": "maker_places",
+        "candidates_key": "phi_rules",
+        "province_id": "cue/province",
+        "rules_key": "rule_entities",
+        "maker_label": "INSTITUCION",
+        "town_label": "TERRITORIO",
+        "relabel": ["INSTITUCION", "TERRITORIO", "PAIS"],
+        "max_tokens": 40,
+        "max_part_tokens": 6,
+    },
+    assigns=["doc.ents"],
+)
+class MakerAddress:
+    def __init__(self, nlp: Language, name: str, places_key: str, candidates_key: str, province_id: str,
+                 rules_key: str, maker_label: str, town_label: str, relabel: List[str], max_tokens: int,
+                 max_part_tokens: int):
+        self.name = name
+        self.places_key = places_key
+        self.candidates_key = candidates_key
+        self.province_id = province_id
+        self.rules_key = rules_key
+        self.maker_label = maker_label
+        self.town_label = town_label
+        self.relabel = set(relabel)
+        self.max_tokens = max_tokens
+        self.max_part_tokens = max_part_tokens
+
+    def __call__(self, doc: Doc) -> Doc:
+        places = {(s.start, s.end): s.label_ for s in doc.spans.get(self.places_key, [])}
+        for cand in doc.spans.get(self.candidates_key, []):
+            if cand.id_ == self.province_id:
+                places.setdefault((cand.start, cand.end), cand.label_)
+        if not places:
+            return doc
+        ends = {e for _, e in places}
+        for close in [t.i for t in doc if t.text == ")" and t.i in ends]:
+            proposals = self._read(doc, close, places)
+            if proposals:
+                self._apply(doc, proposals)
+        return doc
+
+    def _drop_part_crossers(self, doc: Doc, ents: List[Span], proposals: List[Tuple[int, int, str]],
+                            rules: Set[Tuple[int, int, int]]) -> List[Span]:
+        """An NER entity that runs across a separator between two parts of this address
+        (`Santa Bárbara, California` as one entity) contradicts it: it goes."""
+        start, end = min(p[0] for p in proposals), max(p[1] for p in proposals)
+        return [e for e in ents if (e.start, e.end, e.label) in rules or not (
+            start <= e.start and e.end <= end and any(t.text in PART_SEPARATORS for t in e[1:-1]))]
+
+    def _read(self, doc: Doc, close: int, places: dict) -> List[Tuple[int, int, str]]:
+        open_ = self._opening(doc, close)
+        if open_ is None:
+            return []
+        parts, product_cut = self._parts(doc, open_ + 1, close)
+        n_places = 0
+        for part in reversed(parts):
+            if part not in places:
+                break
+            n_places += 1
+        run = parts[product_cut:len(parts) - n_places]
+        if not n_places or not run or n_places > 3:
+            return []  # no known place at the end, or a list of places (town, region, country at most)
+        roles = self._roles(doc, run)
+        if roles is None:
+            return []
+        out = [(s, e, self.maker_label if role == "maker" else self.town_label)
+               for (s, e), role in zip(run, roles) if role in {"maker", "town"}]
+        if not all(self._is_name(doc, (s, e)) for s, e, _ in out):
+            return []
+        out += [(s, e, places[(s, e)]) for s, e in parts[len(parts) - n_places:]]
+        return out
+
+    def _roles(self, doc: Doc, run: List[Part]) -> Optional[List[str]]:
+        """product / maker / town / "" (unknown) for each part before the known places."""
+        if len(run) == 1:
+            return ["maker"]
+        if len(run) == 3:
+            return ["product", "maker", "town"]
+        if len(run) > 3:
+            return None  # a list, not an address
+        first, second = (self._company(doc, p) for p in run)
+        if first != second:
+            return ["maker", "town"] if first else ["product", "maker"]
+        if self._is_product(doc, run[0]):
+            return ["product", "maker"]
+        if "®" in doc[run[0][0]:run[0][1]].text:
+            return ["", ""]  # `(Brand®, X, ...)`: X may be the maker or its town
+        return ["maker", "town"]
+
+    @staticmethod
+    def _company(doc: Doc, part: Part) -> bool:
+        return any(t.lower_.strip(".") in COMPANY_WORDS for t in doc[part[0]:part[1]])
+
+    def _opening(self, doc: Doc, close: int) -> Optional[int]:
+        for i in range(close - 1, max(-1, close - self.max_tokens), -1):
+            text = doc[i].text
+            if text == "(":
+                return i
+            if text == ")" or "\n" in text:
+                return None
+        return None
+
+    @staticmethod
+    def _parts(doc: Doc, start: int, end: int) -> Tuple[List[Part], int]:
+        """The comma-separated parts, and how many of them form the product (before a `;`)."""
+        parts: List[Part] = []
+        product_cut = 0
+        s = start
+        for i in range(start, end + 1):
+            if i == end or doc[i].text in PART_SEPARATORS:
+                if i > s:
+                    if doc[s:i].text.replace(".", "").lower() in COMPANY_SUFFIXES and parts:
+                        pass  # `Co, Inc.`: the suffix is not a part of its own
+                    else:
+                        parts.append((s, i))
+                if i < end and doc[i].text == ";":
+                    product_cut = len(parts)
+                s = i + 1
+        return parts, product_cut
+
+    @staticmethod
+    def _is_product(doc: Doc, part: Part) -> bool:
+        tokens = doc[part[0]:part[1]]
+        return any(any(c.isdigit() for c in t.text) or t.lower_ in DOSE_UNITS for t in tokens) \
+            or any(t.is_lower and t.lower_ not in NAME_LINKS for t in tokens)
+
+    def _is_name(self, doc: Doc, part: Part) -> bool:
+        tokens = doc[part[0]:part[1]]
+        return len(tokens) <= self.max_part_tokens and tokens[0].text[:1].isupper() \
+            and not any(c.isdigit() for c in tokens.text)
+
+    def _apply(self, doc: Doc, proposals: List[Tuple[int, int, str]]) -> None:
+        rules = rule_entity_keys(doc, self.rules_key)
+        ents = list(doc.ents)
+        kept = self._drop_part_crossers(doc, ents, proposals, rules)
+        changed = len(kept) != len(ents)
+        ents = kept
+        taken: Set[int] = {i for e in ents for i in range(e.start, e.end)}
+        by_span = {(e.start, e.end): k for k, e in enumerate(ents)}
+        for s, e, label in proposals:
+            k = by_span.get((s, e))
+            if k is not None:
+                ent = ents[k]
+                if ent.label_ != label and ent.label_ in self.relabel and (s, e, ent.label) not in rules:
+                    ents[k] = Span(doc, s, e, label=label)
+                    changed = True
+            elif not any(i in taken for i in range(s, e)):
+                ents.append(Span(doc, s, e, label=label))
+                taken.update(range(s, e))
+                changed = True
+        if changed:
+            doc.ents = sorted(ents, key=lambda x: x.start)
