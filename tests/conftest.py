@@ -18,7 +18,7 @@ def build_rule_nlp(**overrides):
         overrides={
             "paths.sections_patterns": str(ROOT / "configs" / "patterns" / "sections.jsonl"),
             "paths.rule_patterns": str(ROOT / "configs" / "patterns" / "phi_rules.jsonl"),
-            "paths.maker_places": str(ROOT / "configs" / "patterns" / "maker_places.jsonl"),
+            "paths.place_names": str(ROOT / "configs" / "patterns" / "place_names.jsonl"),
             **overrides,
         },
         interpolate=False,

@@ -13,7 +13,7 @@ def nlp():
 
 def run(nlp, text, word, label, rule=False):
     doc = nlp.make_doc(text)
-    for name in ("sections", "phi_rules"):
+    for name in ("sections", "phi_rules", "place_names"):
         doc = nlp.get_pipe(name)(doc)
     i = [t.text for t in doc].index(word)
     span = Span(doc, i, i + 1, label=label)
@@ -32,6 +32,9 @@ def run(nlp, text, word, label, rule=False):
     ("leucocitos: 12700 sin neutrofilia", "12700", "FECHAS", []),
     ("Leucocitos de aspecto activado: 6000 (N: 30%)", "6000", "NUMERO_TELEFONO", []),
     ("Gran Vía, 111. Barcelona 08014 E-mail", "08014", "NUMERO_TELEFONO", [("TERRITORIO", "08014")]),
+    # a country name is a country
+    ("Avda. Central 12, Pune 411001, India. E-mail", "India", "TERRITORIO", [("PAIS", "India")]),
+    ("nacida en Marruecos y adoptada", "Marruecos", "FECHAS", [("PAIS", "Marruecos")]),
 ])
 def test_contradicted_entities_change(nlp, text, word, label, expected):
     assert run(nlp, text, word, label) == expected
@@ -44,6 +47,8 @@ def test_contradicted_entities_change(nlp, text, word, label, expected):
     ("Hospital de Txagorritxu 01009 Vitoria", "01009", "TERRITORIO"),
     ("fue operado en Madrid en 2001", "Madrid", "TERRITORIO"),
     ("Teléfono: 915304000 para citas", "915304000", "NUMERO_TELEFONO"),
+    ("la paciente Francia refiere dolor", "Francia", "NOMBRE_SUJETO_ASISTENCIA"),  # a name, not a country
+    ("vive en Chile desde 2001", "Chile", "PAIS"),
 ])
 def test_good_entities_stay(nlp, text, word, label):
     assert run(nlp, text, word, label) == [(label, word)]
@@ -51,6 +56,7 @@ def test_good_entities_stay(nlp, text, word, label):
 
 def test_rule_entities_are_not_checked(nlp):
     assert run(nlp, "CP: 0.7", "0.7", "TERRITORIO", rule=True) == [("TERRITORIO", "0.7")]
+    assert run(nlp, "Localidad: Italia", "Italia", "TERRITORIO", rule=True) == [("TERRITORIO", "Italia")]
 
 
 def run_span(nlp, text, first, last, label):

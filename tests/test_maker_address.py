@@ -5,7 +5,7 @@ from spacy.tokens import Span
 
 from conftest import build_rule_nlp
 
-BEFORE = ("sections", "phi_rules", "rule_entities", "maker_places")
+BEFORE = ("sections", "phi_rules", "rule_entities", "place_names")
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +81,7 @@ def test_rule_entities_are_never_changed(nlp):
 
 
 def test_places_are_pattern_data(nlp):
-    ruler = nlp.get_pipe("maker_places")
+    ruler = nlp.get_pipe("place_names")
     labels = {p["label"] for p in ruler.patterns}
     assert labels == {"PAIS", "TERRITORIO"}
     assert any(p["pattern"] == "EE.UU." for p in ruler.patterns)

@@ -1,6 +1,6 @@
 """Check the NER's entities against what their label allows.
 
-Three kinds of check, all on NER entities only (rule entities in `rules_key` stay):
+Four kinds of check, all on NER entities only (rule entities in `rules_key` stay):
 
 - vetoes: the rule matcher's `any/veto` candidates (pattern data, label `NO_PHI`)
   mark phrases the guidelines say are not PHI ("médico de familia": a profession,
@@ -10,6 +10,10 @@ Three kinds of check, all on NER entities only (rule entities in `rules_key` sta
   as a year outside the footer, a date ("en 1993 y 1994"); a FECHAS number is a year;
   a phone number has at least 6 digits, and a 5-digit one is a postal code.
   Lab values ("plaquetas: 291000", "0.7", "Leucocitos: 6000") are dropped.
+- country names: an entity that is exactly a country name (`place/country` spans of the
+  `place_names` span ruler, pattern data) is a PAIS whatever place-like label the NER gave
+  it ("Chennai 600095, India" read as TERRITORIO); in train, country names are PAIS 698
+  times and TERRITORIO 4 times.
 - length: no gold entity is longer than 12 words, so an entity of more than `max_tokens`
   tokens is the NER running on past a sentence end. A street keeps its part up to its
   first house number ("calle Ramon Rubio Fernandez, 23 | , sin antecedentes ..."); any
@@ -39,18 +43,27 @@ def _numeric(text: str) -> bool:
         "sections_key": "sections",
         "veto_id": "any/veto",
         "max_tokens": 24,
+        "places_key": "place_names",
+        "country_id": "place/country",
+        "country_label": "PAIS",
+        "country_relabel": ["TERRITORIO", "FECHAS", "INSTITUCION", "HOSPITAL", "CALLE"],
     },
     assigns=["doc.ents"],
 )
 class EntityChecks:
     def __init__(self, nlp: Language, name: str, candidates_key: str, rules_key: str, sections_key: str,
-                 veto_id: str, max_tokens: int):
+                 veto_id: str, max_tokens: int, places_key: str, country_id: str, country_label: str,
+                 country_relabel: List[str]):
         self.name = name
         self.candidates_key = candidates_key
         self.rules_key = rules_key
         self.sections_key = sections_key
         self.veto_id = veto_id
         self.max_tokens = max_tokens
+        self.places_key = places_key
+        self.country_id = country_id
+        self.country_label = country_label
+        self.country_relabel = set(country_relabel)
 
     def __call__(self, doc: Doc) -> Doc:
         vetoed = [False] * len(doc)
@@ -61,6 +74,7 @@ class EntityChecks:
         footer_start = next((s.start for s in doc.spans.get(self.sections_key, []) if s.label_ == "footer"),
                             len(doc))
         rules = rule_entity_keys(doc, self.rules_key)
+        countries = {(s.start, s.end) for s in doc.spans.get(self.places_key, []) if s.id_ == self.country_id}
         ents: List[Span] = []
         changed = False
         for ent in doc.ents:
@@ -75,6 +89,10 @@ class EntityChecks:
                 number = next((t.i for t in ent if any(c.isdigit() for c in t.text)), None)
                 if ent.label_ == "CALLE" and number is not None and 0 < number - ent.start < self.max_tokens // 2:
                     ents.append(Span(doc, ent.start, number + 1, label=ent.label))
+                continue
+            if (ent.start, ent.end) in countries and ent.label_ in self.country_relabel:
+                changed = True
+                ents.append(Span(doc, ent.start, ent.end, label=self.country_label))
                 continue
             label = self._number_label(ent, in_footer=ent.start >= footer_start)
             if label != ent.label_:

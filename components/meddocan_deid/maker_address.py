@@ -6,7 +6,7 @@ annotation labels the maker INSTITUCION, the towns and regions TERRITORIO and th
 country PAIS; the NER, trained on few such lines, misses most of them.
 
 A parenthesis is read as a maker's address only when it ends with a known place:
-a span of `places_key` (the `maker_places` span ruler: countries and foreign
+a span of `places_key` (the `place_names` span ruler: countries and foreign
 regions, pattern data) or a province candidate of the rule matcher (`cue/province`).
 Its comma-separated parts are then, from the end: the known places, the towns before
 them, the maker, and the product. The maker is the first part, or the second when the
@@ -40,7 +40,7 @@ DOSE_UNITS = {"mg", "g", "ml", "mcg", "µg", "ug", "ui", "%", "mg/ml", "mg/kg"}
 @Language.factory(
     "meddocan_maker_address",
     default_config={
-        "places_key": "maker_places",
+        "places_key": "place_names",
         "candidates_key": "phi_rules",
         "province_id": "cue/province",
         "rules_key": "rule_entities",
