@@ -282,6 +282,19 @@ def test_not_a_body_date(rule_nlp, sentence):
     assert [e for e in doc.ents if e.label_ == "FECHAS"] == []
 
 
+# A regional health service (`Servicio <X> de Salud`, an `any/match` pattern) is an
+# institution in every section; a hospital department is not.
+@pytest.mark.parametrize("sentence,expected", [
+    ("Hospital Comarcal Servicio Castellano-Leonés de Salud Servicio de Urología", ["Servicio Castellano-Leonés de Salud"]),
+    ("Remitido desde el Servicio Canario de la Salud para estudio.", ["Servicio Canario de la Salud"]),
+    ("Valorado en el Servicio de Urología por hematuria.", []),
+    ("Consulta en el servicio andaluz de salud.", []),  # lowercase: left to the NER
+])
+def test_health_service(rule_nlp, sentence, expected):
+    doc = rule_nlp("Informe clínico del paciente: varón de 50 años.\n" + sentence)
+    assert [e.text for e in doc.ents if e.label_ == "INSTITUCION"] == expected
+
+
 # Ages of the patient (`any/age` patterns); a relative's age is left to the NER.
 @pytest.mark.parametrize("sentence,expected", [
     ("Niña de 3 meses que acude por fiebre.", ["3 meses"]),

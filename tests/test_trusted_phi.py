@@ -128,17 +128,17 @@ def run_with_ner(nlp, text, ner):
 
 
 TEXT = ("Informe clínico: ingresa en el Hospital Central por dolor. "
-        "Trasladada a la UCI del Hospital Central y luego al Servicio Vasco de Salud. "
-        "Consta en Servicio Vasco de Salud y en Madrid. Vive en Madrid.\n")
+        "Trasladada a la UCI del Hospital Central y luego al Fundación Arrieta Kelmar. "
+        "Consta en Fundación Arrieta Kelmar y en Madrid. Vive en Madrid.\n")
 
 
 def test_hospital_and_institution_from_ner_propagate(rule_nlp):
     doc = run_with_ner(rule_nlp, TEXT, [("HOSPITAL", "Hospital Central", 0),
-                                        ("INSTITUCION", "Servicio Vasco de Salud", 0)])
+                                        ("INSTITUCION", "Fundación Arrieta Kelmar", 0)])
     assert [s for l, t, s in ents(doc) if (l, t) == ("HOSPITAL", "Hospital Central")] == \
         occurrences(TEXT, "Hospital Central")
-    assert [s for l, t, s in ents(doc) if (l, t) == ("INSTITUCION", "Servicio Vasco de Salud")] == \
-        occurrences(TEXT, "Servicio Vasco de Salud")
+    assert [s for l, t, s in ents(doc) if (l, t) == ("INSTITUCION", "Fundación Arrieta Kelmar")] == \
+        occurrences(TEXT, "Fundación Arrieta Kelmar")
 
 
 def test_other_ner_labels_do_not_propagate(rule_nlp):
