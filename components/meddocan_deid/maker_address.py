@@ -81,7 +81,8 @@ class MakerAddress:
                 self._apply(doc, proposals)
         return doc
 
-    def _drop_part_crossers(self, doc: Doc, ents: List[Span], proposals: List[Tuple[int, int, str]],
+    @staticmethod
+    def _drop_part_crossers(ents: List[Span], proposals: List[Tuple[int, int, str]],
                             rules: Set[Tuple[int, int, int]]) -> List[Span]:
         """An NER entity that runs across a separator between two parts of this address
         (`Santa Bárbara, California` as one entity) contradicts it: it goes."""
@@ -144,17 +145,15 @@ class MakerAddress:
 
     @staticmethod
     def _parts(doc: Doc, start: int, end: int) -> Tuple[List[Part], int]:
-        """The comma-separated parts, and how many of them form the product (before a `;`)."""
+        """The parts between separators (`,` `;` `.`), and how many of them form the product
+        (those before a `;`). A company suffix (`Co, Inc.`) is not a part of its own."""
         parts: List[Part] = []
         product_cut = 0
         s = start
         for i in range(start, end + 1):
             if i == end or doc[i].text in PART_SEPARATORS:
-                if i > s:
-                    if doc[s:i].text.replace(".", "").lower() in COMPANY_SUFFIXES and parts:
-                        pass  # `Co, Inc.`: the suffix is not a part of its own
-                    else:
-                        parts.append((s, i))
+                if i > s and not (parts and doc[s:i].text.replace(".", "").lower() in COMPANY_SUFFIXES):
+                    parts.append((s, i))
                 if i < end and doc[i].text == ";":
                     product_cut = len(parts)
                 s = i + 1
@@ -174,7 +173,7 @@ class MakerAddress:
     def _apply(self, doc: Doc, proposals: List[Tuple[int, int, str]]) -> None:
         rules = rule_entity_keys(doc, self.rules_key)
         ents = list(doc.ents)
-        kept = self._drop_part_crossers(doc, ents, proposals, rules)
+        kept = self._drop_part_crossers(ents, proposals, rules)
         changed = len(kept) != len(ents)
         ents = kept
         taken: Set[int] = {i for e in ents for i in range(e.start, e.end)}
