@@ -38,6 +38,10 @@ def run(nlp, text, ents, rules=()):
      "Alberto Palacios Hernández"),
     ("Dra. Cristina Quicios Dorado Servicio de Urología", (1, 6, "NOMBRE_PERSONAL_SANITARIO"),
      "Cristina Quicios Dorado"),
+    # ... or where an institution starts
+    ("Responsable clínico: Ana Soto Pérez Institut de Medicina Legal", (3, 8, "NOMBRE_PERSONAL_SANITARIO"),
+     "Ana Soto Pérez"),
+    ("Remitido por: Dr. Luis Gil Hospital Central", (3, 8, "NOMBRE_PERSONAL_SANITARIO"), "Luis Gil"),
     # a town goes on through `de`/`del` + a capitalised name
     ("Ronda del Sur, 10, 28500 Arganda del Rey, Madrid", (7, 8, "TERRITORIO"), "Arganda del Rey"),
     ("08923 Santa Coloma de Gramenet E-mail", (1, 3, "TERRITORIO"), "Santa Coloma de Gramenet"),

@@ -282,13 +282,18 @@ def test_not_a_body_date(rule_nlp, sentence):
     assert [e for e in doc.ents if e.label_ == "FECHAS"] == []
 
 
-# A regional health service (`Servicio <X> de Salud`, an `any/match` pattern) is an
-# institution in every section; a hospital department is not.
+# A regional health service (`Servicio <X> de Salud`) and an institute of legal medicine
+# (`any/match` patterns) are institutions in every section; a hospital department is not.
 @pytest.mark.parametrize("sentence,expected", [
     ("Hospital Comarcal Servicio Castellano-Leonés de Salud Servicio de Urología", ["Servicio Castellano-Leonés de Salud"]),
     ("Remitido desde el Servicio Canario de la Salud para estudio.", ["Servicio Canario de la Salud"]),
     ("Valorado en el Servicio de Urología por hematuria.", []),
     ("Consulta en el servicio andaluz de salud.", []),  # lowercase: left to the NER
+    ("Dra. Ana Soto Institut de Medicina Legal de Catalunya Servei de Patologia", ["Institut de Medicina Legal de Catalunya"]),
+    ("Instituto Vasco de Medicina Legal c/ Barroeta", ["Instituto Vasco de Medicina Legal"]),
+    ("Instituto de Medicina Legal de la Comunidad", ["Instituto de Medicina Legal"]),  # no dangling `de`
+    ("Remitido al instituto de medicina legal.", []),
+    ("Tratado de Medicina Legal y Forense.", []),
 ])
 def test_health_service(rule_nlp, sentence, expected):
     doc = rule_nlp("Informe clínico del paciente: varón de 50 años.\n" + sentence)

@@ -6,8 +6,9 @@ names, services and addresses follow each other without a break. This component
 drops leading titles from the configured name labels and edge punctuation tokens from
 every NER entity. A hospital or institution also ends where a department starts
 ("Servicio Castellano-Leonés de Salud | Servicio de Oftalmología": a department is not
-PHI), and a name ends where a role or a department starts ("Alberto Palacios |
-Residente de 5º año"). A town or region goes on through `de`/`del` + a capitalised
+PHI), and a name ends where a role, a department or an institution starts ("Alberto
+Palacios | Residente de 5º año", "María Soto | Institut de Medicina Legal": no gold name in
+train or dev holds an institution word after its first word). A town or region goes on through `de`/`del` + a capitalised
 name that no other entity holds ("Arganda | del Rey": no gold TERRITORIO in train or
 dev is followed by such a tail, so the tail belongs to it), and takes in a capitalised
 article before it (`El | Palmar`). Two NER entities of one label that touch with no
@@ -35,13 +36,15 @@ from .rule_entities import EDGE_PUNCT, TITLES, rule_entity_keys
                        "adjunto", "adjunta", "facultativo", "facultativa", "coordinador", "coordinadora",
                        "director", "directora", "catedrático", "catedrática", "médico", "médica", "doctor",
                        "doctora", "profesor", "profesora"],
+        "institution_words": ["instituto", "institut", "hospital", "clínica", "fundación", "fundació",
+                              "universidad", "universitat", "facultad", "centro", "complejo"],
     },
     assigns=["doc.ents"],
 )
 class EntityEdges:
     def __init__(self, nlp: Language, name: str, rules_key: str, title_labels: List[str],
                  place_labels: List[str], town_labels: List[str], department_words: List[str],
-                 role_words: List[str]):
+                 role_words: List[str], institution_words: List[str]):
         self.name = name
         self.rules_key = rules_key
         self.title_labels = set(title_labels)
@@ -49,6 +52,7 @@ class EntityEdges:
         self.town_labels = set(town_labels)
         self.department_words = set(department_words)
         self.role_words = set(role_words)
+        self.institution_words = set(institution_words)
 
     def __call__(self, doc: Doc) -> Doc:
         rules = rule_entity_keys(doc, self.rules_key)
@@ -68,8 +72,9 @@ class EntityEdges:
                     start += 1
             if ent.label_ in self.title_labels:
                 for i in range(start + 1, end):
-                    if doc[i].is_title and (doc[i].lower_ in self.role_words or (
-                            doc[i].lower_ in self.department_words and i + 1 < end and doc[i + 1].lower_ == "de")):
+                    word = doc[i].lower_
+                    if doc[i].is_title and (word in self.role_words or word in self.institution_words or (
+                            word in self.department_words and i + 1 < end and doc[i + 1].lower_ == "de")):
                         end = i
                         break
             if ent.label_ in self.place_labels:
