@@ -49,6 +49,11 @@ def run(nlp, text, ents, rules=()):
     ("Hospital Miguel Servet Pso. Isabel La Católica, s/n. 50009 Zaragoza",
      [("Hospital", "Pso", "HOSPITAL"), ("Isabel", "n", "CALLE")],
      [("HOSPITAL", "Hospital Miguel Servet"), ("CALLE", "Pso. Isabel La Católica, s/n")]),
+    # a street starting right after a free street head takes the head in
+    ("Hospital Virgen de la Arrixaca Ctra. Madrid - Cartagena s/n 30120 Murcia",
+     [("Madrid", "n", "CALLE")], [("CALLE", "Ctra. Madrid - Cartagena s/n")]),
+    ("Remitido por: Dra. Ana Gil C/ Mayor, 5 28001 Madrid", [("Mayor", "5", "CALLE")], [("CALLE", "C/ Mayor, 5")]),
+    ("vive en la Avenida Alcalde Ruiz, 3 de Jaén", [("Alcalde", "3", "CALLE")], [("CALLE", "Avenida Alcalde Ruiz, 3")]),
     # a town and its province are two places
     ("C/ La Dehesa s/n. 24411 Ponferrada León e-mail", [("Ponferrada", "León", "TERRITORIO")],
      [("TERRITORIO", "Ponferrada"), ("TERRITORIO", "León")]),
@@ -77,6 +82,12 @@ def test_clean_entities_are_unchanged(nlp, text, ents):
     doc_ents = run(nlp, text, ents)
     assert [lab for lab, _ in doc_ents] == [lab for *_, lab in ents]
     assert len(doc_ents) == len(ents)
+
+
+def test_a_street_head_held_by_another_entity_stays_there(nlp):
+    text = "Hospital Virgen del Camino Irunlarrea, 4 31008 Pamplona"
+    ents = [("Hospital", "Camino", "HOSPITAL"), ("Irunlarrea", "4", "CALLE")]
+    assert run(nlp, text, ents) == [("HOSPITAL", "Hospital Virgen del Camino"), ("CALLE", "Irunlarrea, 4")]
 
 
 def test_rule_entities_are_never_split(nlp):

@@ -11,7 +11,11 @@ TERRITORIO candidates). This component cuts an NER entity at such a cue:
   is a town (TERRITORIO) and what precedes it keeps its label ("Avenida X 13600");
 - a street head inside a HOSPITAL / INSTITUCION / TERRITORIO / name entity starts a
   CALLE, when the street is really there: the piece has a house number or the NER
-  found the rest of the street right after it ("Hospital X Pso" + ". Isabel ..., s/n");
+  found the rest of the street right after it ("Hospital X Pso" + ". Isabel ..., s/n"),
+  and the head does not follow a name link ("Hospital Virgen del Camino" is a name);
+- a CALLE that starts right after a street head no entity holds takes the head in
+  ("Ctra. | Madrid - Cartagena s/n": in train and dev the gold street holds its head
+  1,084 times and leaves it out 5 times);
 - a town followed by its province (`cue/province` candidates: Spanish provinces and
   communities) is two places ("Ponferrada León"), unless the province is part of the
   town's name ("Villanueva de Córdoba", "Nuevo León").
@@ -69,6 +73,7 @@ class AddressParts:
     def __call__(self, doc: Doc) -> Doc:
         cands = doc.spans.get(self.candidates_key, [])
         heads = {c.start for c in cands if c.id_ == self.street_head_id}
+        head_ends = {c.end: c.start for c in cands if c.id_ == self.street_head_id}
         codes = {c.start for c in cands if c.id_ == self.postal_code_id and c.label_ == self.postal_code_label
                  and c.end == c.start + 1}
         provinces = {c.end: c.start for c in cands if c.id_ == self.province_id}
@@ -82,6 +87,11 @@ class AddressParts:
             if (ent.start, ent.end, ent.label) in rules:
                 pieces.append((ent.start, ent.end, ent.label_))
                 continue
+            if ent.label_ == self.street_label:
+                head = self._head_before(doc, ent, head_ends, ents[k - 1] if k else None)
+                if head is not None:
+                    ent = Span(doc, head, ent.end, label=ent.label)
+                    changed = True
             nxt: Optional[Span] = ents[k + 1] if k + 1 < len(ents) else None
             split = self._split(doc, ent, heads, codes, nxt)
             if split == [(ent.start, ent.end, ent.label_)]:
@@ -110,7 +120,7 @@ class AddressParts:
                     return out
         if label in self.street_split_labels:
             for i in range(ent.start + 1, ent.end):
-                if i not in heads:
+                if i not in heads or doc[i - 1].lower_ in NAME_LINKS:  # `Virgen del Camino` is a name
                     continue
                 street_follows = nxt is not None and nxt.label_ == self.street_label and \
                     all(t.is_space or t.text in EDGE_PUNCT for t in doc[ent.end:nxt.start])
@@ -119,6 +129,15 @@ class AddressParts:
                     left = [(s, e, label)] if e > s else []
                     return left + [(i, ent.end, self.street_label)]
         return [(ent.start, ent.end, label)]
+
+    def _head_before(self, doc: Doc, ent: Span, head_ends: dict, prev: Optional[Span]) -> Optional[int]:
+        """Start of a street head right before `ent` (`Ctra` + `.`) that no other entity holds."""
+        start = head_ends.get(ent.start)
+        if start is None and ent.start > 0 and doc[ent.start - 1].text == ".":
+            start = head_ends.get(ent.start - 1)
+        if start is None or (prev is not None and prev.end > start):
+            return None
+        return start
 
     def _split_province(self, doc: Doc, ent: Span, provinces: dict) -> List[Piece]:
         start = provinces.get(ent.end)
