@@ -84,6 +84,24 @@ def test_clean_entities_are_unchanged(nlp, text, ents):
     assert len(doc_ents) == len(ents)
 
 
+@pytest.mark.parametrize("text,ents,expected", [
+    # a footer street the NER missed is filled in, up to its number or `s/n`
+    ("Remitido por: Dr. Luis Gil. Urb. El Arco, 16. 35307 Santa Brígida", [("35307", "35307", "TERRITORIO")],
+     [("CALLE", "Urb. El Arco, 16"), ("TERRITORIO", "35307")]),
+    ("Remitido por: Dr. Luis Gil. Hospital Central. Avd. de Franja s/n. 17007 Girona", [("Hospital", "Central", "HOSPITAL")],
+     [("HOSPITAL", "Hospital Central"), ("CALLE", "Avd. de Franja s/n")]),
+    # a street the NER found keeps the NER's ends
+    ("Remitido por: Dr. Luis Gil. Calle Mayor, 5, 2º B 28001 Madrid", [("Calle", "B", "CALLE")],
+     [("CALLE", "Calle Mayor, 5, 2º B")]),
+    # no house number: nothing to fill
+    ("Remitido por: Dr. Luis Gil. Avda. José Lamas. Caracas", [], []),
+    # outside the footer the NER decides alone
+    ("Informe clínico del paciente: vive en la calle Mayor, 5 con su madre.", [], []),
+])
+def test_footer_streets_are_filled_in(nlp, text, ents, expected):
+    assert run(nlp, text, ents) == expected
+
+
 def test_a_street_head_held_by_another_entity_stays_there(nlp):
     text = "Hospital Virgen del Camino Irunlarrea, 4 31008 Pamplona"
     ents = [("Hospital", "Camino", "HOSPITAL"), ("Irunlarrea", "4", "CALLE")]

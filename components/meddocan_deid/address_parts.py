@@ -16,6 +16,10 @@ TERRITORIO candidates). This component cuts an NER entity at such a cue:
 - a CALLE that starts right after a street head no entity holds takes the head in
   ("Ctra. | Madrid - Cartagena s/n": in train and dev the gold street holds its head
   1,084 times and leaves it out 5 times);
+- a footer street head that no entity touches starts a CALLE up to its house number
+  or `s/n` (the `footer/street` rule of `rule_entities`, as a gap filler only: "Urb. El
+  Arco, 16" that the NER missed altogether; a rule street that overrides the NER scored
+  lower on dev, since the NER knows where streets with long number tails end);
 - a town followed by its province (`cue/province` candidates: Spanish provinces and
   communities) is two places ("Ponferrada León"), unless the province is part of the
   town's name ("Villanueva de Córdoba", "Nuevo León").
@@ -28,7 +32,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from .rule_entities import EDGE_PUNCT, _strip as _trim, rule_entity_keys
+from .rule_entities import EDGE_PUNCT, _strip as _trim, rule_entity_keys, street_end
 
 Piece = Tuple[int, int, str]
 # a province after these is part of the town's name: `Villanueva de Córdoba`, `Nuevo León`
@@ -45,6 +49,7 @@ def _has_number(doc: Doc, start: int, end: int) -> bool:
     default_config={
         "candidates_key": "phi_rules",
         "rules_key": "rule_entities",
+        "sections_key": "sections",
         "street_head_id": "footer/street",
         "province_id": "cue/province",
         "postal_code_id": "footer/match",
@@ -56,12 +61,14 @@ def _has_number(doc: Doc, start: int, end: int) -> bool:
     assigns=["doc.ents"],
 )
 class AddressParts:
-    def __init__(self, nlp: Language, name: str, candidates_key: str, rules_key: str, street_head_id: str,
+    def __init__(self, nlp: Language, name: str, candidates_key: str, rules_key: str, sections_key: str,
+                 street_head_id: str,
                  province_id: str, postal_code_id: str, postal_code_label: str, street_label: str,
                  postal_split_labels: List[str], street_split_labels: List[str]):
         self.name = name
         self.candidates_key = candidates_key
         self.rules_key = rules_key
+        self.sections_key = sections_key
         self.street_head_id = street_head_id
         self.province_id = province_id
         self.postal_code_id = postal_code_id
@@ -98,8 +105,11 @@ class AddressParts:
                 split = self._split_province(doc, ent, provinces)
             changed |= split != [(ent.start, ent.end, ent.label_)]
             pieces.extend(split)
+        filled = self._fill_streets(doc, pieces, [c for c in cands if c.id_ == self.street_head_id])
+        changed |= len(filled) != len(pieces)
         if not changed:
             return doc
+        pieces = filled
         pieces = self._join_street_heads(doc, pieces, heads)
         doc.ents = filter_spans([Span(doc, s, e, label=lab) for s, e, lab in pieces])
         return doc
@@ -129,6 +139,23 @@ class AddressParts:
                     left = [(s, e, label)] if e > s else []
                     return left + [(i, ent.end, self.street_label)]
         return [(ent.start, ent.end, label)]
+
+    def _fill_streets(self, doc: Doc, pieces: List[Piece], heads: List[Span]) -> List[Piece]:
+        """Footer streets (head to house number) where no entity is: what the NER missed."""
+        footer = next((s for s in doc.spans.get(self.sections_key, []) if s.label_ == "footer"), None)
+        if footer is None:
+            return pieces
+        taken = {i for s, e, _ in pieces for i in range(s, e)}
+        out = list(pieces)
+        for head in heads:
+            if head.start < footer.start or head.end > footer.end:
+                continue
+            end = street_end(doc, head, footer.end)
+            if end is None or any(i in taken for i in range(head.start, end)):
+                continue
+            out.append((head.start, end, self.street_label))
+            taken.update(range(head.start, end))
+        return out
 
     def _head_before(self, doc: Doc, ent: Span, head_ends: dict, prev: Optional[Span]) -> Optional[int]:
         """Start of a street head right before `ent` (`Ctra` + `.`) that no other entity holds."""

@@ -190,21 +190,27 @@ class RuleEntities:
         return [Span(doc, start, end, label=key.label)] if end > start else []
 
     def _street(self, doc: Doc, head: Span, sec: Span) -> List[Span]:
-        """From the head (`C/`, `Avda.`) up to the first house number or `s/n`."""
-        i, limit = head.end, min(sec.end, head.end + 12)
-        while i < limit and not _is_line_break(doc[i]):
-            tok = doc[i]
-            # `s/n` (no number) is tokenized `s`, `/`, `n`
-            if tok.lower_ == "s" and i + 2 < sec.end and doc[i + 1].text == "/" and doc[i + 2].lower_ == "n":
-                return [Span(doc, head.start, i + 3, label=head.label)]
-            if tok.lower_ in {"s/n", "sn"} or _has_digit(tok):
-                end = i + 1
-                # `5-7, 2º dcha` and `28-1º` stay with the number
-                while end + 1 < sec.end and doc[end].text in STREET_NUMBER_TAIL and _has_digit(doc[end + 1]) \
-                        and not (len(doc[end + 1].text) == 5 and doc[end + 1].is_digit):
-                    end += 2
-                return [Span(doc, head.start, end, label=head.label)]
-            if tok.like_email:
-                break
-            i += 1
-        return []
+        end = street_end(doc, head, sec.end)
+        return [Span(doc, head.start, end, label=head.label)] if end is not None else []
+
+
+def street_end(doc: Doc, head: Span, limit: int) -> Optional[int]:
+    """End of the street that starts at a street head (`C/`, `Avda.`): up to the first house
+    number or `s/n`, on the head's line, within 12 tokens and before `limit`; None without one."""
+    i, stop = head.end, min(limit, head.end + 12)
+    while i < stop and not _is_line_break(doc[i]):
+        tok = doc[i]
+        # `s/n` (no number) is tokenized `s`, `/`, `n`
+        if tok.lower_ == "s" and i + 2 < limit and doc[i + 1].text == "/" and doc[i + 2].lower_ == "n":
+            return i + 3
+        if tok.lower_ in {"s/n", "sn"} or _has_digit(tok):
+            end = i + 1
+            # `5-7, 2º dcha` and `28-1º` stay with the number
+            while end + 1 < limit and doc[end].text in STREET_NUMBER_TAIL and _has_digit(doc[end + 1]) \
+                    and not (len(doc[end + 1].text) == 5 and doc[end + 1].is_digit):
+                end += 2
+            return end
+        if tok.like_email:
+            break
+        i += 1
+    return None
