@@ -90,6 +90,8 @@ def test_clean_entities_are_unchanged(nlp, text, ents):
      [("CALLE", "Urb. El Arco, 16"), ("TERRITORIO", "35307")]),
     ("Remitido por: Dr. Luis Gil. Hospital Central. Avd. de Franja s/n. 17007 Girona", [("Hospital", "Central", "HOSPITAL")],
      [("HOSPITAL", "Hospital Central"), ("CALLE", "Avd. de Franja s/n")]),
+    ("Remitido por: Dr. Luis Gil. Hospital Central. Gran Vía, 111. 28013 Madrid", [("Hospital", "Central", "HOSPITAL")],
+     [("HOSPITAL", "Hospital Central"), ("CALLE", "Gran Vía, 111")]),
     # a street the NER found keeps the NER's ends
     ("Remitido por: Dr. Luis Gil. Calle Mayor, 5, 2º B 28001 Madrid", [("Calle", "B", "CALLE")],
      [("CALLE", "Calle Mayor, 5, 2º B")]),

@@ -36,6 +36,8 @@ from .rule_entities import EDGE_PUNCT, _strip as _trim, rule_entity_keys, street
 
 Piece = Tuple[int, int, str]
 # a province after these is part of the town's name: `Villanueva de Córdoba`, `Nuevo León`
+# a street head after these is part of the street's name: `Gran Vía, 111`
+NAME_HEADS = {"Gran"}
 NAME_LINKS = {"de", "del", "la", "las", "los", "el", "y", "nuevo", "nueva", "nvo", "islas"}
 
 
@@ -151,10 +153,12 @@ class AddressParts:
             if head.start < footer.start or head.end > footer.end:
                 continue
             end = street_end(doc, head, footer.end)
-            if end is None or any(i in taken for i in range(head.start, end)):
+            start = head.start - 1 if head.start > footer.start and doc[head.start - 1].text in NAME_HEADS \
+                else head.start
+            if end is None or any(i in taken for i in range(start, end)):
                 continue
-            out.append((head.start, end, self.street_label))
-            taken.update(range(head.start, end))
+            out.append((start, end, self.street_label))
+            taken.update(range(start, end))
         return out
 
     def _head_before(self, doc: Doc, ent: Span, head_ends: dict, prev: Optional[Span]) -> Optional[int]:
