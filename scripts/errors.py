@@ -3,7 +3,9 @@
     python scripts/errors.py MODEL corpus/dev.spacy reports/dev_errors.tsv
 
 OUTPUT_FILE (TSV; keep it under the gitignored reports/) holds report text around each
-false negative and false positive. The console gets counts only.
+false negative and false positive. The console gets counts only: per label, and per kind
+of error (`ERROR_KINDS`: a missed or spurious entity, or one the other side has with other
+boundaries, another label, or both).
 Columns: label, kind (FN/FP), doc_id, start, end, left, span, right, other: the
 annotations of the other side that overlap (e.g. the gold label of a mislabelled span).
 """
@@ -24,6 +26,21 @@ def _clean(s: str) -> str:
     return s.replace("\t", " ").replace("\r", " ").replace("\n", " ⏎ ")
 
 
+ERROR_KINDS = ("missed", "spurious", "boundaries", "label", "label and boundaries")
+
+
+def error_kind(kind: str, label: str, start: int, end: int, overlap: Iterable[tuple]) -> str:
+    """What separates an error from the other side's annotations that overlap it."""
+    overlap = list(overlap)
+    if not overlap:
+        return "missed" if kind == "FN" else "spurious"
+    if any((s, e) == (start, end) for _, s, e in overlap):
+        return "label"
+    if any(lab == label for lab, _, _ in overlap):
+        return "boundaries"
+    return "label and boundaries"
+
+
 def error_rows(results: Iterable[DocResult], width: int = 40) -> List[tuple]:
     rows = []
     for r in results:
@@ -39,6 +56,16 @@ def error_rows(results: Iterable[DocResult], width: int = 40) -> List[tuple]:
                 ))
     rows.sort(key=lambda row: (row[0], row[1], row[2], row[3]))
     return rows
+
+
+def _parse_other(other: str) -> List[tuple]:
+    """The `other` column back into (label, start, end) triples."""
+    out = []
+    for item in other.split():
+        label, _, offsets = item.rpartition(":")
+        start, _, end = offsets.partition("-")
+        out.append((label, int(start), int(end)))
+    return out
 
 
 def main(
@@ -61,6 +88,10 @@ def main(
         typer.echo(f"{label:<36}{counts[label, 'FN']:>6}{counts[label, 'FP']:>6}")
     fn = sum(v for (_, k), v in counts.items() if k == "FN")
     typer.echo(f"{'total':<36}{fn:>6}{len(rows) - fn:>6}")
+    kinds = Counter((error_kind(row[1], row[0], row[3], row[4], _parse_other(row[8])), row[1]) for row in rows)
+    typer.echo(f"\n{'kind of error':<36}{'FN':>6}{'FP':>6}")
+    for what in ERROR_KINDS:
+        typer.echo(f"{what:<36}{kinds[what, 'FN']:>6}{kinds[what, 'FP']:>6}")
     typer.echo(f"-> {output_file} (contains report text: keep it out of git)")
     return counts
 

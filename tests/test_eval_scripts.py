@@ -143,7 +143,26 @@ def test_errors(data, capsys):
     assert len(lines) == 1 + 10
     mislabel = [line.split("\t") for line in lines if line.startswith("NOMBRE_PERSONAL_SANITARIO\tFN")]
     assert mislabel[0][6] == "Ana López" and mislabel[0][8].startswith("NOMBRE_SUJETO_ASISTENCIA:")
-    assert_no_text(capsys.readouterr().out)
+    out = capsys.readouterr().out
+    assert_no_text(out)
+    kinds = {line[:36].strip(): line[36:].split() for line in out.splitlines() if line[:36].strip() in
+             ("missed", "spurious", "boundaries", "label", "label and boundaries")}
+    # FN: `45` missed, `Calle Mayor, 5` and the two dates split, `Ana López` mislabelled;
+    # FP: `Calle Mayor`, `5` and the date pair, `Ana López`, `datos` in a report without PHI
+    assert kinds == {"missed": ["1", "0"], "spurious": ["0", "1"], "boundaries": ["3", "3"], "label": ["1", "1"],
+                     "label and boundaries": ["0", "0"]}
+
+
+@pytest.mark.parametrize("kind,label,span,overlap,expected", [
+    ("FN", "CALLE", (0, 10), [], "missed"),
+    ("FP", "CALLE", (0, 10), [], "spurious"),
+    ("FN", "CALLE", (0, 10), [("CALLE", 0, 8)], "boundaries"),
+    ("FN", "CALLE", (0, 10), [("HOSPITAL", 0, 10)], "label"),
+    ("FP", "CALLE", (0, 10), [("HOSPITAL", 2, 12)], "label and boundaries"),
+    ("FP", "CALLE", (0, 10), [("HOSPITAL", 2, 12), ("CALLE", 0, 4)], "boundaries"),
+])
+def test_error_kind(kind, label, span, overlap, expected):
+    assert load_script("errors").error_kind(kind, label, *span, overlap) == expected
 
 
 def test_cli_with_sentences_and_gold_brat(data):
