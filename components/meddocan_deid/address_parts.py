@@ -35,9 +35,9 @@ from spacy.util import filter_spans
 from .rule_entities import EDGE_PUNCT, _strip as _trim, rule_entity_keys, street_end
 
 Piece = Tuple[int, int, str]
-# a province after these is part of the town's name: `Villanueva de Córdoba`, `Nuevo León`
 # a street head after these is part of the street's name: `Gran Vía, 111`
 NAME_HEADS = {"Gran"}
+# a province after these is part of the town's name: `Villanueva de Córdoba`, `Nuevo León`
 NAME_LINKS = {"de", "del", "la", "las", "los", "el", "y", "nuevo", "nueva", "nvo", "islas"}
 
 
@@ -81,8 +81,9 @@ class AddressParts:
 
     def __call__(self, doc: Doc) -> Doc:
         cands = doc.spans.get(self.candidates_key, [])
-        heads = {c.start for c in cands if c.id_ == self.street_head_id}
-        head_ends = {c.end: c.start for c in cands if c.id_ == self.street_head_id}
+        head_spans = [c for c in cands if c.id_ == self.street_head_id]
+        heads = {c.start for c in head_spans}
+        head_ends = {c.end: c.start for c in head_spans}
         codes = {c.start for c in cands if c.id_ == self.postal_code_id and c.label_ == self.postal_code_label
                  and c.end == c.start + 1}
         provinces = {c.end: c.start for c in cands if c.id_ == self.province_id}
@@ -107,12 +108,10 @@ class AddressParts:
                 split = self._split_province(doc, ent, provinces)
             changed |= split != [(ent.start, ent.end, ent.label_)]
             pieces.extend(split)
-        filled = self._fill_streets(doc, pieces, [c for c in cands if c.id_ == self.street_head_id])
-        changed |= len(filled) != len(pieces)
-        if not changed:
+        filled = self._fill_streets(doc, pieces, head_spans)
+        if not changed and len(filled) == len(pieces):
             return doc
-        pieces = filled
-        pieces = self._join_street_heads(doc, pieces, heads)
+        pieces = self._join_street_heads(doc, filled, heads)
         doc.ents = filter_spans([Span(doc, s, e, label=lab) for s, e, lab in pieces])
         return doc
 

@@ -8,13 +8,13 @@ every NER entity. A hospital or institution also ends where a department starts
 ("Servicio Castellano-Leonés de Salud | Servicio de Oftalmología": a department is not
 PHI), and a name ends where a role, a department or an institution starts ("Alberto
 Palacios | Residente de 5º año", "María Soto | Institut de Medicina Legal": no gold name in
-train or dev holds an institution word after its first word). A town or region goes on through `de`/`del` + a capitalised
-name that no other entity holds ("Arganda | del Rey": no gold TERRITORIO in train or
-dev is followed by such a tail, so the tail belongs to it), and takes in a capitalised
-article before it (`El | Palmar`). Two NER entities of one label that touch with no
-space between them are joined (`E-` + `23400`). A name quoted inside an entity keeps
-its closing quote (`Hospital Clínico "Lozano Blesa"`: every gold entity with a quote in
-train and dev holds both). Rule entities (in `rules_key`) are left as they are.
+train or dev holds an institution word after its first word). A town or region goes on
+through `de`/`del` + a capitalised name that no other entity holds ("Arganda | del Rey":
+no gold TERRITORIO in train or dev is followed by such a tail, so the tail belongs to
+it), and takes in a capitalised article before it (`El | Palmar`). Two NER entities of
+one label that touch with no space between them are joined (`E-` + `23400`). A name
+quoted inside an entity keeps its closing quote (`Hospital Clínico "Lozano Blesa"`: every
+gold entity with a quote in train and dev holds both). Rule entities (in `rules_key`) are left as they are.
 """
 from typing import List
 
