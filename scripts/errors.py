@@ -11,7 +11,7 @@ annotations of the other side that overlap (e.g. the gold label of a mislabelled
 """
 from collections import Counter
 from pathlib import Path
-from typing import Annotated, Iterable, List, Optional
+from typing import Annotated, Iterable, List, Optional, Tuple
 
 import spacy
 import typer
@@ -41,13 +41,16 @@ def error_kind(kind: str, label: str, start: int, end: int, overlap: Iterable[tu
     return "label and boundaries"
 
 
-def error_rows(results: Iterable[DocResult], width: int = 40) -> List[tuple]:
+def error_rows(results: Iterable[DocResult], width: int = 40) -> Tuple[List[tuple], Counter]:
+    """The error rows (COLUMNS), and their counts by (kind of error, FN/FP)."""
     rows = []
+    kinds: Counter = Counter()
     for r in results:
         gold, system = set(r.gold), set(r.system)
         for kind, errors, other in (("FN", gold - system, system), ("FP", system - gold, gold)):
             for label, start, end in sorted(errors, key=lambda a: (a[1], a[2], a[0])):
                 overlap = sorted(o for o in other if o[1] < end and start < o[2])
+                kinds[error_kind(kind, label, start, end, overlap), kind] += 1
                 rows.append((
                     label, kind, r.doc_id, start, end,
                     _clean(r.text[max(0, start - width):start]), _clean(r.text[start:end]),
@@ -55,17 +58,7 @@ def error_rows(results: Iterable[DocResult], width: int = 40) -> List[tuple]:
                     " ".join(f"{lab}:{s}-{e}" for lab, s, e in overlap),
                 ))
     rows.sort(key=lambda row: (row[0], row[1], row[2], row[3]))
-    return rows
-
-
-def _parse_other(other: str) -> List[tuple]:
-    """The `other` column back into (label, start, end) triples."""
-    out = []
-    for item in other.split():
-        label, _, offsets = item.rpartition(":")
-        start, _, end = offsets.partition("-")
-        out.append((label, int(start), int(end)))
-    return out
+    return rows, kinds
 
 
 def main(
@@ -78,7 +71,7 @@ def main(
 ) -> Counter:
     nlp = spacy.load(model)
     results, _ = run_model(nlp, data_path, batch_size=batch_size, gold_brat=gold_brat)
-    rows = error_rows(results, width)
+    rows, kinds = error_rows(results, width)
     lines = ["\t".join(COLUMNS)] + ["\t".join(map(str, row)) for row in rows]
     atomic_write(output_file, "\n".join(lines) + "\n")
     counts = Counter((row[0], row[1]) for row in rows)
@@ -88,7 +81,6 @@ def main(
         typer.echo(f"{label:<36}{counts[label, 'FN']:>6}{counts[label, 'FP']:>6}")
     fn = sum(v for (_, k), v in counts.items() if k == "FN")
     typer.echo(f"{'total':<36}{fn:>6}{len(rows) - fn:>6}")
-    kinds = Counter((error_kind(row[1], row[0], row[3], row[4], _parse_other(row[8])), row[1]) for row in rows)
     typer.echo(f"\n{'kind of error':<36}{'FN':>6}{'FP':>6}")
     for what in ERROR_KINDS:
         typer.echo(f"{what:<36}{kinds[what, 'FN']:>6}{kinds[what, 'FP']:>6}")
