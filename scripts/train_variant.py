@@ -24,6 +24,7 @@ def main(
     gold_copies: int = typer.Option(1, help="Times the gold reports are read per epoch"),
     span_keys: str = typer.Option("", help="Comma-separated span groups the tok2vec reads as features "
                                            "(configs/ner_features.cfg only; empty: the config's)"),
+    seed: int = typer.Option(0, help="Random seed (system.seed): ensemble members of one config differ by it"),
 ):
     overrides = {
         "paths.train": str(train_path),
@@ -31,6 +32,7 @@ def main(
         "training.max_steps": max_steps,
         "training.eval_frequency": eval_frequency,
         "corpora.train.gold_copies": gold_copies,
+        "system.seed": seed,
     }
     for option, value in (("vectors", vectors), ("init_tok2vec", init_tok2vec), ("silver", silver)):
         if value and not Path(value).exists():
