@@ -1,4 +1,4 @@
-"""The NER ensemble's snapshot and vote components (configs/pipeline_ensemble.cfg)."""
+"""The NER ensemble's gated member and vote components (configs/pipeline_ensemble.cfg)."""
 from pathlib import Path
 
 import pytest
@@ -6,6 +6,7 @@ import spacy
 from spacy.tokens import Span
 
 import meddocan_deid  # noqa: F401  (registers the factories)
+from meddocan_deid.ner_vote import entity_windows, window_doc
 
 ROOT = Path(__file__).parent.parent
 TEXT = "Paciente de Getafe ingresa en Hospital La Paz con su madre"
@@ -18,23 +19,17 @@ MOTHER = (10, 11, "FAMILIARES_SUJETO_ASISTENCIA")
 
 @pytest.fixture(scope="module")
 def nlp():
-    nlp = spacy.blank("es")
-    nlp.add_pipe("meddocan_ner_snapshot", name="votes_a", config={"spans_key": "votes_a"})
-    nlp.add_pipe("meddocan_ner_snapshot", name="votes_b", config={"spans_key": "votes_b"})
-    return nlp
+    return spacy.blank("es")
 
 
 def _run(nlp, members, min_votes):
-    """Simulate three member NERs: each writes its entities (plus the rule entity)."""
+    """Three NERs: two write their entities to span groups, the last one to doc.ents."""
     doc = nlp.make_doc(TEXT)
     doc.spans["rule_entities"] = [Span(doc, *RULE)]
     vote = nlp.create_pipe("meddocan_ner_vote", config={"votes_keys": ["votes_a", "votes_b"], "min_votes": min_votes})
-    for i, member in enumerate(members):
-        doc.ents = [Span(doc, *RULE)] + [Span(doc, *e) for e in member]
-        if i < 2:
-            doc = nlp.get_pipe(f"votes_{'ab'[i]}")(doc)
-            # the snapshot puts the rule entities back for the next member
-            assert [(e.start, e.end, e.label_) for e in doc.ents] == [RULE]
+    for key, member in zip(["votes_a", "votes_b"], members):
+        doc.spans[key] = [Span(doc, *RULE)] + [Span(doc, *e) for e in member]
+    doc.ents = [Span(doc, *RULE)] + [Span(doc, *e) for e in members[2]]
     doc = vote(doc)
     return sorted((e.start, e.end, e.label_) for e in doc.ents)
 
@@ -64,13 +59,90 @@ def test_vote_rejects_impossible_thresholds(nlp, min_votes):
         nlp.create_pipe("meddocan_ner_vote", config={"votes_keys": ["votes_a", "votes_b"], "min_votes": min_votes})
 
 
-def test_ensemble_config_names_the_vote_keys_of_its_snapshots():
+def test_ensemble_config_names_the_vote_keys_of_its_members():
     config = spacy.util.load_config(ROOT / "configs" / "pipeline_ensemble.cfg", interpolate=False)
     components = config["components"]
-    snapshots = [name for name in config["nlp"]["pipeline"]
-                 if components[name].get("factory") == "meddocan_ner_snapshot"]
-    assert [components[name]["spans_key"] for name in snapshots] == components["ner_vote"]["votes_keys"]
-    # every member NER carries its own tok2vec
-    members = [name for name in config["nlp"]["pipeline"] if name.startswith("ner") and "source" in components[name]]
-    assert len(members) == len(snapshots) + 1
-    assert all(components[name]["replace_listeners"] == ["model.tok2vec"] for name in members)
+    gates = [name for name in config["nlp"]["pipeline"] if components[name].get("factory") == "meddocan_ner_member"]
+    assert [components[name]["spans_key"] for name in gates] == components["ner_vote"]["votes_keys"]
+    # the gated members are disabled NERs, each with its own tok2vec
+    members = [components[name]["ner"] for name in gates]
+    assert sorted(members) == sorted(config["nlp"]["disabled"])
+    assert all(components[name]["replace_listeners"] == ["model.tok2vec"] for name in members + ["ner"])
+
+
+# entity_windows: (NER entities, rule entities, margin) -> windows, on a 20-token Doc
+@pytest.mark.parametrize("ner, rules, margin, expected", [
+    ([(5, 7)], [], 2, [(3, 9)]),
+    ([(5, 7)], [], 0, [(5, 7)]),
+    # clipped to the Doc
+    ([(0, 1)], [], 5, [(0, 6)]),
+    ([(18, 20)], [], 5, [(13, 20)]),
+    # two windows apart, then merged when they touch
+    ([(5, 7), (12, 13)], [], 2, [(3, 9), (10, 15)]),
+    ([(5, 7), (12, 13)], [], 3, [(2, 16)]),
+    # an edge inside a rule entity is widened to take it whole
+    ([(5, 7)], [(0, 2)], 4, [(0, 11)]),
+    ([(5, 7)], [(8, 12)], 2, [(3, 12)]),
+    # rule entities alone open no window: the first NER found nothing
+    ([], [(0, 2)], 5, []),
+    ([], [], 5, []),
+])
+def test_entity_windows(nlp, ner, rules, margin, expected):
+    doc = nlp.make_doc(" ".join(f"w{i}" for i in range(20)))
+    doc.spans["rule_entities"] = [Span(doc, start, end, label="FECHAS") for start, end in rules]
+    doc.ents = [Span(doc, start, end, label="FECHAS") for start, end in rules + ner]
+    assert entity_windows(doc, "rule_entities", margin) == expected
+
+
+def test_window_doc_keeps_rule_entities_and_clips_span_groups(nlp):
+    doc = nlp.make_doc(TEXT)
+    doc.spans["rule_entities"] = [Span(doc, *RULE)]
+    doc.spans["sections"] = [Span(doc, 0, len(doc), label="body")]
+    doc.spans["other"] = [Span(doc, 10, 11, label="X")]
+    sub = window_doc(doc, 1, 6, "rule_entities")
+    assert [t.text for t in sub] == [t.text for t in doc[1:6]]
+    assert [(e.start, e.end, e.label_) for e in sub.ents] == [(1, 2, "TERRITORIO")]
+    assert [(s.start, s.end, s.label_) for s in sub.spans["sections"]] == [(0, 5, "body")]
+    assert list(sub.spans["other"]) == []
+
+
+@pytest.mark.parametrize("config, message", [
+    ({"ner": "ner_b", "margin": -1}, "margin must be 0 or more"),
+])
+def test_member_rejects_bad_config(nlp, config, message):
+    with pytest.raises(ValueError, match=message):
+        nlp.create_pipe("meddocan_ner_member", config=config)
+
+
+def test_member_needs_a_disabled_ner():
+    nlp = spacy.blank("es")
+    nlp.add_pipe("meddocan_ner_member", name="gate", config={"ner": "ner_b"})
+    with pytest.raises(ValueError, match="no component 'ner_b'"):
+        nlp("Paciente de Getafe.")
+    nlp.add_pipe("ner", name="ner_b", first=True)
+    nlp.initialize()
+    with pytest.raises(ValueError, match="'ner_b' must be disabled"):
+        nlp("Paciente de Getafe.")
+    nlp.disable_pipe("ner_b")
+    doc = nlp("Paciente de Getafe.")
+    assert list(doc.spans["ner_votes"]) == []  # no entity on doc.ents: no window, nothing run
+
+
+def test_member_runs_only_around_the_first_ner_entities():
+    """A stand-in member (an entity ruler that finds two towns) as the disabled NER: it
+    sees only the window around the first NER's entity, and its entities come back at
+    their offsets in the whole Doc."""
+    nlp = spacy.blank("es")
+    member = nlp.add_pipe("entity_ruler", name="ner_b")
+    member.add_patterns([{"label": "TERRITORIO", "pattern": town} for town in ("Getafe", "Leganés")])
+    nlp.add_pipe("meddocan_ner_member", name="gate", config={"ner": "ner_b", "spans_key": "votes_b", "margin": 3})
+    nlp.disable_pipe("ner_b")
+    doc = nlp.make_doc("Vive en Getafe con su madre . " + "Sin interés . " * 10 + "Trabaja en Leganés .")
+    mother = Span(doc, 5, 6, label="FAMILIARES_SUJETO_ASISTENCIA")
+    doc.ents = [mother]  # what the first NER found
+    doc = nlp.get_pipe("gate")(doc)
+    # the member starts from the rule entities only (none here), not from the first NER's
+    assert [(s.start, s.end, s.label_) for s in doc.spans["votes_b"]] == [(2, 3, "TERRITORIO")]
+    assert [e.text for e in doc.spans["votes_b"]] == ["Getafe"]
+    # the whole Doc is left as it was: the member wrote only its span group
+    assert list(doc.ents) == [mother]
