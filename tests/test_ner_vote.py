@@ -22,11 +22,12 @@ def nlp():
     return spacy.blank("es")
 
 
-def _run(nlp, members, min_votes):
+def _run(nlp, members, min_votes, ents_weight=1):
     """Three NERs: two write their entities to span groups, the last one to doc.ents."""
     doc = nlp.make_doc(TEXT)
     doc.spans["rule_entities"] = [Span(doc, *RULE)]
-    vote = nlp.create_pipe("meddocan_ner_vote", config={"votes_keys": ["votes_a", "votes_b"], "min_votes": min_votes})
+    vote = nlp.create_pipe("meddocan_ner_vote", config={"votes_keys": ["votes_a", "votes_b"], "min_votes": min_votes,
+                                                        "ents_weight": ents_weight})
     for key, member in zip(["votes_a", "votes_b"], members):
         doc.spans[key] = [Span(doc, *RULE)] + [Span(doc, *e) for e in member]
     doc.ents = [Span(doc, *RULE)] + [Span(doc, *e) for e in members[2]]
@@ -48,15 +49,40 @@ def _run(nlp, members, min_votes):
     ([[HOSP, MOTHER], [HOSP, MOTHER], [HOSP]], 3, [RULE, HOSP]),
     # the union keeps the longer of two overlapping entities
     ([[HOSP], [HOSP_SHORT], []], 1, [RULE, HOSP]),
+    # and, of two labels for the same tokens, the one with more votes
+    ([[HOSP_OTHER_LABEL], [HOSP], [HOSP]], 1, [RULE, HOSP]),
+    ([[HOSP], [HOSP_OTHER_LABEL], [HOSP_OTHER_LABEL]], 1, [RULE, HOSP_OTHER_LABEL]),
 ])
 def test_vote(nlp, members, min_votes, expected):
     assert _run(nlp, members, min_votes) == expected
 
 
-@pytest.mark.parametrize("min_votes", [0, 4])
-def test_vote_rejects_impossible_thresholds(nlp, min_votes):
-    with pytest.raises(ValueError, match="min_votes must be between 1 and 3"):
-        nlp.create_pipe("meddocan_ner_vote", config={"votes_keys": ["votes_a", "votes_b"], "min_votes": min_votes})
+# the NER on doc.ents (the third list) counting twice, four votes in all
+@pytest.mark.parametrize("members, min_votes, expected", [
+    # it needs one other NER at 3 votes...
+    ([[HOSP], [], [HOSP]], 3, [RULE, HOSP]),
+    ([[], [], [HOSP]], 3, [RULE]),
+    # ...and the two others together do not outvote it
+    ([[HOSP], [HOSP], []], 3, [RULE]),
+    ([[HOSP], [HOSP], []], 2, [RULE, HOSP]),
+    # alone it is enough at 2
+    ([[], [], [MOTHER]], 2, [RULE, MOTHER]),
+    ([[MOTHER], [MOTHER], [MOTHER]], 4, [RULE, MOTHER]),
+])
+def test_vote_with_a_weighted_first_ner(nlp, members, min_votes, expected):
+    assert _run(nlp, members, min_votes, ents_weight=2) == expected
+
+
+@pytest.mark.parametrize("min_votes, ents_weight, message", [
+    (0, 1, "min_votes must be between 1 and 3"),
+    (4, 1, "min_votes must be between 1 and 3"),
+    (5, 2, "min_votes must be between 1 and 4"),
+    (2, 0, "ents_weight must be 1 or more"),
+])
+def test_vote_rejects_impossible_thresholds(nlp, min_votes, ents_weight, message):
+    with pytest.raises(ValueError, match=message):
+        nlp.create_pipe("meddocan_ner_vote", config={"votes_keys": ["votes_a", "votes_b"], "min_votes": min_votes,
+                                                     "ents_weight": ents_weight})
 
 
 def test_ensemble_config_names_the_vote_keys_of_its_members():

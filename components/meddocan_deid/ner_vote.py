@@ -26,30 +26,38 @@ def _rule_entities(doc: Doc, rules_key: str) -> List[Span]:
 
 @Language.factory(
     "meddocan_ner_vote",
-    default_config={"votes_keys": ["ner_votes"], "rules_key": "rule_entities", "min_votes": 2},
+    default_config={"votes_keys": ["ner_votes"], "rules_key": "rule_entities", "min_votes": 2, "ents_weight": 1},
     assigns=["doc.ents"],
 )
 class NERVote:
-    """Votes over the span groups `votes_keys` and the current `doc.ents` (the last member)."""
+    """Votes over the span groups `votes_keys` and the current `doc.ents` (the NER that ran on
+    the whole report), which counts `ents_weight` times."""
 
-    def __init__(self, nlp: Language, name: str, votes_keys: List[str], rules_key: str, min_votes: int):
-        if min_votes < 1 or min_votes > len(votes_keys) + 1:
-            raise ValueError(f"{name}: min_votes must be between 1 and {len(votes_keys) + 1} "
-                             f"(the number of voting NERs), not {min_votes}")
+    def __init__(self, nlp: Language, name: str, votes_keys: List[str], rules_key: str, min_votes: int,
+                 ents_weight: int):
+        if ents_weight < 1:
+            raise ValueError(f"{name}: ents_weight must be 1 or more, not {ents_weight}")
+        total = len(votes_keys) + ents_weight
+        if min_votes < 1 or min_votes > total:
+            raise ValueError(f"{name}: min_votes must be between 1 and {total} "
+                             f"(the votes of the NERs), not {min_votes}")
         self.name = name
         self.votes_keys = list(votes_keys)
         self.rules_key = rules_key
         self.min_votes = min_votes
+        self.ents_weight = ents_weight
 
     def __call__(self, doc: Doc) -> Doc:
         rules = _rule_entities(doc, self.rules_key)
         rule_keys = {(s.start, s.end, s.label) for s in rules}
-        members = [list(doc.spans.get(key, [])) for key in self.votes_keys] + [list(doc.ents)]
-        votes = Counter((e.start, e.end, e.label) for member in members for e in member)  # ents never repeat
-        chosen = [Span(doc, start, end, label=label) for (start, end, label), n in votes.items()
-                  if n >= self.min_votes and (start, end, label) not in rule_keys]
-        # rule entities first: filter_spans keeps the longest, and the earlier of equals
-        doc.ents = filter_spans(rules + sorted(chosen, key=lambda s: (s.start, s.end)))
+        votes = Counter((e.start, e.end, e.label) for key in self.votes_keys for e in doc.spans.get(key, []))
+        for e in doc.ents:
+            votes[(e.start, e.end, e.label)] += self.ents_weight
+        chosen = sorted(((start, end, -n), label) for (start, end, label), n in votes.items()
+                        if n >= self.min_votes and (start, end, label) not in rule_keys)
+        # rule entities first: filter_spans keeps the longest, and the earlier of equals;
+        # of two labels for the same tokens, the one with more votes comes first
+        doc.ents = filter_spans(rules + [Span(doc, start, end, label=label) for (start, end, _), label in chosen])
         return doc
 
 
