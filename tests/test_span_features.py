@@ -174,11 +174,11 @@ def test_features_pipeline_tok2vec_reads_the_gazetteer(features_model):
 
 
 def test_ensemble_config_assembles_and_votes(features_model, tmp_path):
-    """configs/pipeline_ensemble.cfg with the small features NER as each of its three members."""
+    """configs/pipeline_ensemble.cfg with the small features NER as each of its five members."""
     ner = features_model.parent / "ner"
     proc = subprocess.run([sys.executable, "-m", "spacy", "assemble", str(ROOT / "configs" / "pipeline_ensemble.cfg"),
                            str(tmp_path / "ensemble"), "--paths.ner_model", str(ner), "--paths.ner_model_b", str(ner),
-                           "--paths.ner_model_c", str(ner),
+                           "--paths.ner_model_c", str(ner), "--paths.ner_model_d", str(ner), "--paths.ner_model_e", str(ner),
                            "--paths.sections_patterns", str(ROOT / "configs" / "patterns" / "sections.jsonl"),
                            "--paths.rule_patterns", str(ROOT / "configs" / "patterns" / "phi_rules.jsonl")],
                           capture_output=True, text=True, timeout=300)
@@ -189,4 +189,5 @@ def test_ensemble_config_assembles_and_votes(features_model, tmp_path):
     assert ("Juan Pérez García", "NOMBRE_SUJETO_ASISTENCIA") in [(e.text, e.label_) for e in doc.ents]
     # identical members make identical predictions, each kept in its own span group
     member = [(e.start, e.end, e.label_) for e in doc.spans["ner_votes_b"]]
-    assert member == [(e.start, e.end, e.label_) for e in doc.spans["ner_votes_c"]]
+    for key in ("ner_votes_c", "ner_votes_d", "ner_votes_e"):
+        assert member == [(e.start, e.end, e.label_) for e in doc.spans[key]]
