@@ -85,13 +85,14 @@ def test_vote_rejects_impossible_thresholds(nlp, min_votes, ents_weight, message
                                                      "ents_weight": ents_weight})
 
 
-def test_ensemble_config_names_the_vote_keys_of_its_members():
+def test_ensemble_config_votes_over_its_disabled_members():
     config = spacy.util.load_config(ROOT / "configs" / "pipeline_ensemble.cfg", interpolate=False)
     components = config["components"]
-    gates = [name for name in config["nlp"]["pipeline"] if components[name].get("factory") == "meddocan_ner_member"]
-    assert [components[name]["spans_key"] for name in gates] == components["ner_vote"]["votes_keys"]
-    # the gated members are disabled NERs, each with its own tok2vec
-    members = [components[name]["ner"] for name in gates]
+    members = components["members"]["ners"]
+    assert components["members"]["factory"] == "meddocan_ner_members"
+    # each member's entities are in the span group of its name
+    assert members == components["ner_vote"]["votes_keys"]
+    # the members are disabled NERs, each with its own tok2vec
     assert sorted(members) == sorted(config["nlp"]["disabled"])
     assert all(components[name]["replace_listeners"] == ["model.tok2vec"] for name in members + ["ner"])
 
@@ -132,17 +133,14 @@ def test_window_doc_keeps_rule_entities_and_clips_span_groups(nlp):
     assert list(sub.spans["other"]) == []
 
 
-@pytest.mark.parametrize("config, message", [
-    ({"ner": "ner_b", "margin": -1}, "margin must be 0 or more"),
-])
-def test_member_rejects_bad_config(nlp, config, message):
-    with pytest.raises(ValueError, match=message):
-        nlp.create_pipe("meddocan_ner_member", config=config)
+def test_members_reject_a_negative_margin(nlp):
+    with pytest.raises(ValueError, match="margin must be 0 or more"):
+        nlp.create_pipe("meddocan_ner_members", config={"ners": ["ner_b"], "margin": -1})
 
 
-def test_member_needs_a_disabled_ner():
+def test_members_need_disabled_ners():
     nlp = spacy.blank("es")
-    nlp.add_pipe("meddocan_ner_member", name="gate", config={"ner": "ner_b"})
+    nlp.add_pipe("meddocan_ner_members", name="members", config={"ners": ["ner_b"]})
     with pytest.raises(ValueError, match="no component 'ner_b'"):
         nlp("Paciente de Getafe.")
     nlp.add_pipe("ner", name="ner_b", first=True)
@@ -151,24 +149,31 @@ def test_member_needs_a_disabled_ner():
         nlp("Paciente de Getafe.")
     nlp.disable_pipe("ner_b")
     doc = nlp("Paciente de Getafe.")
-    assert list(doc.spans["ner_votes"]) == []  # no entity on doc.ents: no window, nothing run
+    assert list(doc.spans["ner_b"]) == []  # no entity on doc.ents: no window, nothing run
 
 
-def test_member_runs_only_around_the_first_ner_entities():
-    """A stand-in member (an entity ruler that finds two towns) as the disabled NER: it
-    sees only the window around the first NER's entity, and its entities come back at
-    their offsets in the whole Doc."""
+def test_members_run_only_around_the_first_ner_entities():
+    """Two stand-in members (entity rulers) as the disabled NERs: they see only the window
+    around the first NER's entity, each starts from the rule entities, and their entities
+    come back at their offsets in the whole Doc."""
     nlp = spacy.blank("es")
-    member = nlp.add_pipe("entity_ruler", name="ner_b")
-    member.add_patterns([{"label": "TERRITORIO", "pattern": town} for town in ("Getafe", "Leganés")])
-    nlp.add_pipe("meddocan_ner_member", name="gate", config={"ner": "ner_b", "spans_key": "votes_b", "margin": 3})
+    towns = nlp.add_pipe("entity_ruler", name="ner_b")
+    towns.add_patterns([{"label": "TERRITORIO", "pattern": town} for town in ("Getafe", "Leganés")])
+    # the second one gives way to preset entities: it finds its match only if it does not
+    # see the first member's `Getafe`
+    polite = nlp.add_pipe("entity_ruler", name="ner_c")
+    polite.add_patterns([{"label": "HOSPITAL", "pattern": "Getafe con"}])
+    nlp.add_pipe("meddocan_ner_members", name="members", config={"ners": ["ner_b", "ner_c"], "margin": 3})
     nlp.disable_pipe("ner_b")
+    nlp.disable_pipe("ner_c")
     doc = nlp.make_doc("Vive en Getafe con su madre . " + "Sin interés . " * 10 + "Trabaja en Leganés .")
     mother = Span(doc, 5, 6, label="FAMILIARES_SUJETO_ASISTENCIA")
+    doc.spans["rule_entities"] = []
     doc.ents = [mother]  # what the first NER found
-    doc = nlp.get_pipe("gate")(doc)
-    # the member starts from the rule entities only (none here), not from the first NER's
-    assert [(s.start, s.end, s.label_) for s in doc.spans["votes_b"]] == [(2, 3, "TERRITORIO")]
-    assert [e.text for e in doc.spans["votes_b"]] == ["Getafe"]
-    # the whole Doc is left as it was: the member wrote only its span group
+    doc = nlp.get_pipe("members")(doc)
+    # the members start from the rule entities only (none here), not from the first NER's
+    assert [(s.start, s.end, s.label_) for s in doc.spans["ner_b"]] == [(2, 3, "TERRITORIO")]
+    assert [e.text for e in doc.spans["ner_b"]] == ["Getafe"]
+    assert [(s.start, s.end, s.label_) for s in doc.spans["ner_c"]] == [(2, 4, "HOSPITAL")]
+    # the whole Doc is left as it was: the members wrote only their span groups
     assert list(doc.ents) == [mother]

@@ -188,6 +188,6 @@ def test_ensemble_config_assembles_and_votes(features_model, tmp_path):
     doc = nlp("Nombre: Juan Pérez García.\nVive en Getafe.\n")
     assert ("Juan Pérez García", "NOMBRE_SUJETO_ASISTENCIA") in [(e.text, e.label_) for e in doc.ents]
     # identical members make identical predictions, each kept in its own span group
-    member = [(e.start, e.end, e.label_) for e in doc.spans["ner_votes_b"]]
-    for key in ("ner_votes_c", "ner_votes_d", "ner_votes_e"):
+    member = [(e.start, e.end, e.label_) for e in doc.spans["ner_b"]]
+    for key in ("ner_c", "ner_d", "ner_e"):
         assert member == [(e.start, e.end, e.label_) for e in doc.spans[key]]

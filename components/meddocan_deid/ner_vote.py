@@ -1,16 +1,16 @@
 """An ensemble of NERs that vote on each entity (configs/pipeline_ensemble.cfg).
 
-The pipeline's NER runs on the whole Doc. Each other member is a disabled NER component
-that `meddocan_ner_member` runs only on windows of `margin` tokens around the entities the
-first NER found, and whose entities it writes to `doc.spans[spans_key]`. A majority vote
-needs the other members only there: elsewhere they could add an entity only if all of
-them agreed. On dev, 2 of 5,708 entities differ from running every member on the whole
-Doc, at about a tenth of the cost. Each member predicts around the rule entities, as the
-single NER of the default pipeline does.
+The pipeline's NER runs on the whole Doc. The other members are disabled NER components
+that `meddocan_ner_members` runs only on windows of `margin` tokens around the entities
+the first NER found; it writes each member's entities to `doc.spans[<member name>]`. A
+vote needs the other members only there: elsewhere they could add an entity only if all
+of them agreed. On dev, 2 of 5,708 entities differed from running every member on the
+whole Doc, and each member costs about a seventh of the first NER. Each member predicts
+around the rule entities, as the single NER of the default pipeline does.
 
-`meddocan_ner_vote`, after the members, keeps each entity (same offsets and label)
-predicted by at least `min_votes` NERs and writes them, with the rule entities, to
-`doc.ents`. With three NERs, `min_votes = 2` is a majority vote (fewer false positives).
+`meddocan_ner_vote`, after the members, keeps each entity (same offsets and label) that
+gets at least `min_votes` votes, the NER on `doc.ents` counting `ents_weight` times, and
+writes them, with the rule entities, to `doc.ents`.
 """
 from collections import Counter
 from typing import Iterable, Iterator, List, Tuple
@@ -96,49 +96,52 @@ def window_doc(doc: Doc, start: int, end: int, rules_key: str) -> Doc:
 
 
 @Language.factory(
-    "meddocan_ner_member",
-    default_config={"ner": "", "spans_key": "ner_votes", "rules_key": "rule_entities", "margin": 10,
-                    "batch_size": 64},
+    "meddocan_ner_members",
+    default_config={"ners": [], "rules_key": "rule_entities", "margin": 10, "batch_size": 64},
     assigns=["doc.spans"],
 )
-class NERMember:
-    """Runs the disabled NER component `ner` on the windows around the current `doc.ents`
-    (the pipeline's NER) and writes its entities to `doc.spans[spans_key]` for the vote."""
+class NERMembers:
+    """Runs each disabled NER component of `ners` on the windows around the current
+    `doc.ents` (the pipeline's NER) and writes its entities to `doc.spans[<its name>]` for
+    the vote. The windows are cut once and each member starts from their rule entities."""
 
-    def __init__(self, nlp: Language, name: str, ner: str, spans_key: str, rules_key: str, margin: int,
-                 batch_size: int):
+    def __init__(self, nlp: Language, name: str, ners: List[str], rules_key: str, margin: int, batch_size: int):
         if margin < 0:
             raise ValueError(f"{name}: margin must be 0 or more tokens, not {margin}")
         self.nlp = nlp
         self.name = name
-        self.ner = ner
-        self.spans_key = spans_key
+        self.ners = list(ners)
         self.rules_key = rules_key
         self.margin = margin
         self.batch_size = batch_size
 
-    def _member(self):
-        if self.ner not in self.nlp.component_names:
-            raise ValueError(f"{self.name}: the pipeline has no component '{self.ner}' to run as a member")
-        if self.ner not in self.nlp.disabled:
+    def _member(self, ner: str):
+        if ner not in self.nlp.component_names:
+            raise ValueError(f"{self.name}: the pipeline has no component '{ner}' to run as a member")
+        if ner not in self.nlp.disabled:
             # enabled, it would also run on the whole Doc and overwrite doc.ents
-            raise ValueError(f"{self.name}: the member '{self.ner}' must be disabled ([nlp] disabled)")
-        return self.nlp.get_pipe(self.ner)
+            raise ValueError(f"{self.name}: the member '{ner}' must be disabled ([nlp] disabled)")
+        return self.nlp.get_pipe(ner)
 
     def __call__(self, doc: Doc) -> Doc:
         return next(self.pipe([doc]))
 
     def pipe(self, docs: Iterable[Doc], batch_size: int = 64) -> Iterator[Doc]:
-        member = self._member()
+        members = [(ner, self._member(ner)) for ner in self.ners]
         for batch in minibatch(docs, size=batch_size):
             windows = [entity_windows(doc, self.rules_key, self.margin) for doc in batch]
             subs = [window_doc(doc, start, end, self.rules_key)
                     for doc, doc_windows in zip(batch, windows) for start, end in doc_windows]
-            predicted = iter(member.pipe(subs, batch_size=self.batch_size))
-            for doc, doc_windows in zip(batch, windows):
-                found = []
-                for start, _ in doc_windows:
-                    found.extend(Span(doc, start + e.start, start + e.end, label=e.label)
-                                 for e in next(predicted).ents)
-                doc.spans[self.spans_key] = found
+            found = {ner: [[] for _ in batch] for ner in self.ners}
+            for ner, member in members:
+                for sub in subs:  # back to the rule entities after the previous member
+                    sub.ents = filter_spans(list(sub.spans.get(self.rules_key, [])))
+                predicted = iter(member.pipe(subs, batch_size=self.batch_size))
+                for doc, doc_windows, doc_found in zip(batch, windows, found[ner]):
+                    for start, _ in doc_windows:
+                        doc_found.extend(Span(doc, start + e.start, start + e.end, label=e.label)
+                                         for e in next(predicted).ents)
+            for i, doc in enumerate(batch):
+                for ner in self.ners:
+                    doc.spans[ner] = found[ner][i]
                 yield doc
