@@ -25,6 +25,7 @@ def main(
     span_keys: str = typer.Option("", help="Comma-separated span groups the tok2vec reads as features "
                                            "(configs/ner_features.cfg only; empty: the config's)"),
     seed: int = typer.Option(0, help="Random seed (system.seed): ensemble members of one config differ by it"),
+    beam_width: int = typer.Option(0, help="Beam search NER (spaCy's beam_ner) of this width; 0: the config's NER"),
 ):
     overrides = {
         "paths.train": str(train_path),
@@ -47,6 +48,13 @@ def main(
         overrides["paths.silver"] = silver
     if span_keys:
         overrides["components.tok2vec.model.embed.span_keys"] = [k.strip() for k in span_keys.split(",") if k.strip()]
+    if beam_width < 0:
+        typer.echo(f"--beam-width: {beam_width} is negative", err=True)
+        raise typer.Exit(1)
+    if beam_width:
+        overrides["components.ner.factory"] = "beam_ner"
+        overrides["components.ner.beam_width"] = beam_width
+        overrides["components.ner.beam_density"] = 0.001
     train(config, output, use_gpu=gpu_id, overrides=overrides)
 
 

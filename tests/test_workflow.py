@@ -85,3 +85,33 @@ def test_self_training_variant_runs_after_the_workflow(project):
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     scores = json.loads((work / "metrics" / "variants" / "dev_silver.json").read_text(encoding="utf-8"))
     assert scores["meddocan_n_docs"] == 10
+
+
+@pytest.mark.parametrize("beam_width,factory", [(2, "beam_ner"), (0, "ner")])
+def test_train_variant_beam_width_chooses_the_ner(project, beam_width, factory):
+    """`--vars.variant_beam_width N` trains spaCy's beam_ner of width N; 0 keeps the config's NER."""
+    work, target, _ = project
+    env = dict(os.environ, PYTHONPATH=str(target), PYTHONUNBUFFERED="1")
+    variant = f"beam{beam_width}"
+    proc = subprocess.run([sys.executable, "-m", "spacy", "project", "run", "train-variant", str(work),
+                           "--vars.shared", str(SHARED), "--vars.limit", "10", "--vars.max_steps", "4",
+                           "--vars.eval_frequency", "2", "--vars.variant", variant,
+                           "--vars.variant_beam_width", str(beam_width)],
+                          cwd=work, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    config = (work / "training" / "variants" / variant / "model-best" / "config.cfg").read_text(encoding="utf-8")
+    ner_section = config.split("[components.ner]\n", 1)[1].split("\n[", 1)[0]
+    assert f'factory = "{factory}"' in ner_section
+    assert ("beam_width = 2" in ner_section) == (beam_width == 2)
+    assert (work / "metrics" / "variants" / f"dev_{variant}.json").exists()
+
+
+def test_train_variant_rejects_a_negative_beam_width(project):
+    work, target, _ = project
+    proc = subprocess.run([sys.executable, "scripts/train_variant.py", "configs/ner.cfg", "training/variants/bad",
+                           "--train", "corpus/train.spacy", "--dev", "corpus/dev.spacy", "--beam-width", "-1"],
+                          cwd=work, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    assert "--beam-width: -1 is negative" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (work / "training" / "variants" / "bad").exists()
