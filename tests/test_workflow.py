@@ -69,20 +69,24 @@ def test_package_loads_by_name_without_the_repository(project):
     assert "('SEXO_SUJETO_ASISTENCIA', 'M')" in proc.stdout
 
 
+def run_after_workflow(project, step, *extra_vars):
+    """`spacy project run STEP` in the workflow's copy, on its ten reports, with the built package importable."""
+    work, target, _ = project
+    env = dict(os.environ, PYTHONPATH=str(target), PYTHONUNBUFFERED="1")
+    cmd = [sys.executable, "-m", "spacy", "project", "run", step, str(work), "--vars.shared", str(SHARED),
+           "--vars.limit", "10", "--vars.max_steps", "6", "--vars.eval_frequency", "3", *extra_vars]
+    proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return proc
+
+
 def test_self_training_variant_runs_after_the_workflow(project):
     """`silver` labels background reports with the built pipeline; `train-variant` trains a
     student NER on gold + silver with the same config (the reader takes the silver path)."""
-    work, target, _ = project
-    env = dict(os.environ, PYTHONPATH=str(target), PYTHONUNBUFFERED="1")
-    common = ["--vars.shared", str(SHARED), "--vars.limit", "10", "--vars.max_steps", "6", "--vars.eval_frequency", "3"]
-    proc = subprocess.run([sys.executable, "-m", "spacy", "project", "run", "silver", str(work)] + common,
-                          cwd=work, env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert "10 reports" in proc.stdout
-    proc = subprocess.run([sys.executable, "-m", "spacy", "project", "run", "train-variant", str(work)] + common + [
-        "--vars.variant", "silver", "--vars.variant_silver", "corpus/silver.spacy", "--vars.variant_gold_copies", "2"],
-        cwd=work, env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    work = project[0]
+    assert "10 reports" in run_after_workflow(project, "silver").stdout
+    run_after_workflow(project, "train-variant", "--vars.variant", "silver", "--vars.variant_silver",
+                       "corpus/silver.spacy", "--vars.variant_gold_copies", "2")
     scores = json.loads((work / "metrics" / "variants" / "dev_silver.json").read_text(encoding="utf-8"))
     assert scores["meddocan_n_docs"] == 10
 
@@ -90,15 +94,9 @@ def test_self_training_variant_runs_after_the_workflow(project):
 @pytest.mark.parametrize("beam_width,factory", [(2, "beam_ner"), (0, "ner")])
 def test_train_variant_beam_width_chooses_the_ner(project, beam_width, factory):
     """`--vars.variant_beam_width N` trains spaCy's beam_ner of width N; 0 keeps the config's NER."""
-    work, target, _ = project
-    env = dict(os.environ, PYTHONPATH=str(target), PYTHONUNBUFFERED="1")
+    work = project[0]
     variant = f"beam{beam_width}"
-    proc = subprocess.run([sys.executable, "-m", "spacy", "project", "run", "train-variant", str(work),
-                           "--vars.shared", str(SHARED), "--vars.limit", "10", "--vars.max_steps", "4",
-                           "--vars.eval_frequency", "2", "--vars.variant", variant,
-                           "--vars.variant_beam_width", str(beam_width)],
-                          cwd=work, env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    run_after_workflow(project, "train-variant", "--vars.variant", variant, "--vars.variant_beam_width", str(beam_width))
     config = (work / "training" / "variants" / variant / "model-best" / "config.cfg").read_text(encoding="utf-8")
     ner_section = config.split("[components.ner]\n", 1)[1].split("\n[", 1)[0]
     assert f'factory = "{factory}"' in ner_section
@@ -107,7 +105,7 @@ def test_train_variant_beam_width_chooses_the_ner(project, beam_width, factory):
 
 
 def test_train_variant_rejects_a_negative_beam_width(project):
-    work, target, _ = project
+    work = project[0]
     proc = subprocess.run([sys.executable, "scripts/train_variant.py", "configs/ner.cfg", "training/variants/bad",
                            "--train", "corpus/train.spacy", "--dev", "corpus/dev.spacy", "--beam-width", "-1"],
                           cwd=work, capture_output=True, text=True, timeout=120)
