@@ -335,3 +335,24 @@ def test_body_age(rule_nlp, sentence, expected):
 def test_body_relative(rule_nlp, sentence, expected):
     doc = rule_nlp("Informe clínico del paciente:\n" + sentence)
     assert [e.text for e in doc.ents if e.label_ == "FAMILIARES_SUJETO_ASISTENCIA"] == expected
+
+
+# Population groups and sexual orientations of the patient (`any/group` patterns,
+# guideline P17.2-3): the entity is the group, `raza` included, the context word not.
+@pytest.mark.parametrize("sentence,expected", [
+    ("Mujer ecuatoriana de 65 años, sin antecedentes.", ["ecuatoriana"]),
+    ("Paciente masculino negro de 39 años.", ["negro"]),
+    ("Varón de 49 años, peruano, con residencia en Madrid.", ["peruano"]),
+    ("Hombre de 52 años, de raza blanca, que consulta.", ["raza blanca"]),
+    ("Varón de 30 años de procedencia subsahariana.", ["subsahariana"]),
+    ("Mujer de 27 años de nacionalidad Alemana.", ["Alemana"]),
+    ("Refiere hábito homosexual.", ["homosexual"]),
+    # not a group of the patient
+    ("Lesiones en la sustancia blanca periventricular.", []),
+    ("Heces negras desde hace dos días.", []),
+    ("Mujer de 40 años, de nacionalidad Argentina.", []),  # a country: left to the NER
+    ("Remitida por el Instituto Colombiano de Bienestar.", []),
+])
+def test_body_group(rule_nlp, sentence, expected):
+    doc = rule_nlp("Informe clínico del paciente:\n" + sentence)
+    assert [e.text for e in doc.ents if e.label_ == "ID_SUJETO_ASISTENCIA"] == expected

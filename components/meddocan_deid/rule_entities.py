@@ -6,7 +6,9 @@ patterns from `configs/patterns/phi_rules.jsonl` and stores them in
 entity is: `header/line` (a header key: the entity is the value after it, up to the
 end of the line or the next key), `footer/number` (a phone or fax key: the entity is
 the digits after it), `footer/match` (the match itself: e-mail, postal code) and
-`footer/street` (a street head: the street up to its number); `any/match` is a match
+`footer/street` (a street head: the street up to its number), `any/group` (a population
+group or sexual orientation after its context word: the entity is the group, guideline
+P17.2-3); `any/match` is a match
 that is an entity wherever it occurs (an unambiguous date format); `any/veto` marks a
 phrase that is not PHI and is left to `entity_checks`. This thin component
 applies those conventions of the annotation guidelines (value only: no key, no title
@@ -39,6 +41,8 @@ AGE = "age"  # pattern ids `any/age`: `Niña de 3 meses`, `14 días de vida`; th
 AGE_CONTEXT_WORDS = {"de", "vida", "edad"}
 RELATIVE = "relative"  # pattern ids `any/relative`: `su madre`; the entity is the relative
 POSSESSIVES = {"su", "sus", "tu", "mi"}
+GROUP = "group"  # pattern ids `any/group`: `Mujer ecuatoriana`, `de raza negra`; the entity is the group (P17.2-3)
+GROUP_HEAD = "raza"  # kept in the entity: `raza caucásica`
 
 
 def _is_line_break(token) -> bool:
@@ -105,6 +109,13 @@ class RuleEntities:
                 continue  # not PHI: read by entity_checks
             if kind == AGE:
                 entities.extend(self._age(doc, cand))
+                continue
+            if kind == GROUP:
+                # the group word ends the match; what comes before it is context
+                start = cand.end - 1
+                if start > cand.start and doc[start - 1].lower_ == GROUP_HEAD:
+                    start -= 1
+                entities.append(Span(doc, start, cand.end, label=cand.label))
                 continue
             if kind == RELATIVE:
                 start = cand.start + (doc[cand.start].lower_ in POSSESSIVES)
