@@ -356,3 +356,19 @@ def test_body_relative(rule_nlp, sentence, expected):
 def test_body_group(rule_nlp, sentence, expected):
     doc = rule_nlp("Informe clínico del paciente:\n" + sentence)
     assert [e.text for e in doc.ents if e.label_ == "ID_SUJETO_ASISTENCIA"] == expected
+
+
+# Ages of relatives (`any/relative_age` patterns, guideline P4.3): the age is the
+# relative's PHI, labelled FAMILIARES; the relative word is left to the NER.
+@pytest.mark.parametrize("sentence,expected", [
+    ("Hijo de padres jóvenes (madre de 28 años y padre de 30 años).", ["28 años", "30 años"]),
+    ("Hermano mayor de 65 años con la misma mutación.", ["65 años"]),
+    ("Acude con su madre Carmen y su hermano Juan de 2 años de edad.", ["2 años"]),
+    ("Varón de 45 años, fumador.", []),  # the patient's age
+    ("Su madre padece diabetes desde hace 10 años.", []),
+])
+def test_body_relative_age(rule_nlp, sentence, expected):
+    doc = rule_nlp("Informe clínico del paciente:\n" + sentence)
+    ages = [e.text for e in doc.ents if e.label_ == "FAMILIARES_SUJETO_ASISTENCIA" and e[0].like_num]
+    assert ages == expected
+    assert not [e for e in doc.ents if e.label_ == "EDAD_SUJETO_ASISTENCIA" and e.text in expected]

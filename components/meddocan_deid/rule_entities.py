@@ -5,10 +5,11 @@ patterns from `configs/patterns/phi_rules.jsonl` and stores them in
 `doc.spans["phi_rules"]`. Each pattern's `id` says where it applies and what the
 entity is: `header/line` (a header key: the entity is the value after it, up to the
 end of the line or the next key), `footer/number` (a phone or fax key: the entity is
-the digits after it), `footer/match` (the match itself: e-mail, postal code) and
-`footer/street` (a street head: the street up to its number), `any/group` (a population
-group or sexual orientation after its context word: the entity is the group, guideline
-P17.2-3); `any/match` is a match
+the digits after it), `footer/match` (the match itself: e-mail, postal code),
+`footer/street` (a street head: the street up to its number), `any/relative_age` (the
+age of a relative, guideline P4.3: the entity is the age, labelled as the relative),
+`any/group` (a population group or sexual orientation after its context word: the
+entity is the group, guideline P17.2-3); `any/match` is a match
 that is an entity wherever it occurs (an unambiguous date format); `any/veto` marks a
 phrase that is not PHI and is left to `entity_checks`. This thin component
 applies those conventions of the annotation guidelines (value only: no key, no title
@@ -41,6 +42,7 @@ AGE = "age"  # pattern ids `any/age`: `Niña de 3 meses`, `14 días de vida`; th
 AGE_CONTEXT_WORDS = {"de", "vida", "edad"}
 RELATIVE = "relative"  # pattern ids `any/relative`: `su madre`; the entity is the relative
 POSSESSIVES = {"su", "sus", "tu", "mi"}
+RELATIVE_AGE = "relative_age"  # pattern ids `any/relative_age`: `madre de 28 años`; the entity is the age (P4.3)
 GROUP = "group"  # pattern ids `any/group`: `Mujer ecuatoriana`, `de raza negra`; the entity is the group (P17.2-3)
 GROUP_HEAD = "raza"  # kept in the entity: `raza caucásica`
 
@@ -109,6 +111,10 @@ class RuleEntities:
                 continue  # not PHI: read by entity_checks
             if kind == AGE:
                 entities.extend(self._age(doc, cand))
+                continue
+            if kind == RELATIVE_AGE:
+                # a relative's age is the relative's PHI; the age (number and unit) ends the match
+                entities.append(Span(doc, cand.end - 2, cand.end, label=cand.label))
                 continue
             if kind == GROUP:
                 # the group word ends the match; what comes before it is context
