@@ -54,6 +54,15 @@ def run(nlp, text, ents, rules=()):
      [("Madrid", "n", "CALLE")], [("CALLE", "Ctra. Madrid - Cartagena s/n")]),
     ("Remitido por: Dra. Ana Gil C/ Mayor, 5 28001 Madrid", [("Mayor", "5", "CALLE")], [("CALLE", "C/ Mayor, 5")]),
     ("vive en la Avenida Alcalde Ruiz, 3 de Jaén", [("Alcalde", "3", "CALLE")], [("CALLE", "Avenida Alcalde Ruiz, 3")]),
+    # a place that ends in a house number holds a street with no head, after its `de <Name>`
+    ("Dr. Karra Amillano. Instituto Oncológico de Guipúzcoa Aldaconea, 44 E-20012 San Sebastián",
+     [("Instituto", "44", "INSTITUCION")],
+     [("INSTITUCION", "Instituto Oncológico de Guipúzcoa"), ("CALLE", "Aldaconea, 44")]),
+    ("Universidad de Valencia Gascò Oliag Nº 1. Valencia", [("Universidad", "1", "INSTITUCION")],
+     [("INSTITUCION", "Universidad de Valencia"), ("CALLE", "Gascò Oliag Nº 1")]),
+    ("Instituto de Medicina Legal, Ciudad de la Justicia Fiscal Luis Portero, 6 29010 Málaga",
+     [("Ciudad", "6", "INSTITUCION")],
+     [("INSTITUCION", "Ciudad de la Justicia"), ("CALLE", "Fiscal Luis Portero, 6")]),
     # a town and its province are two places
     ("C/ La Dehesa s/n. 24411 Ponferrada León e-mail", [("Ponferrada", "León", "TERRITORIO")],
      [("TERRITORIO", "Ponferrada"), ("TERRITORIO", "León")]),
@@ -71,6 +80,9 @@ def test_address_parts_are_split(nlp, text, ents, expected):
     # a street word without a street after it is part of the name
     ("ingresó en el Hospital Plaza de la Salud por fiebre", [("Hospital", "Salud", "HOSPITAL")]),
     ("Hospital Universitario Central de Asturias, Oviedo", [("Hospital", "Asturias", "HOSPITAL")]),
+    # a place that ends in a number but not a house number, or with no name after `de`
+    ("Hospital Juan Canalejo Planta 11", [("Hospital", "11", "HOSPITAL")]),
+    ("Hospital Universitario de la Princesa, 3", [("Hospital", "3", "HOSPITAL")]),
     # the province is part of the name
     ("vive en Villanueva de Córdoba desde niña", [("Villanueva", "Córdoba", "TERRITORIO")]),
     ("CP 66260 Monterrey, Nuevo León, México", [("Nuevo", "León", "TERRITORIO")]),

@@ -20,6 +20,11 @@ TERRITORIO candidates). This component cuts an NER entity at such a cue:
   or `s/n` (the `footer/street` rule of `rule_entities`, as a gap filler only: "Urb. El
   Arco, 16" that the NER missed altogether; a rule street that overrides the NER scored
   lower on dev, since the NER knows where streets with long number tails end);
+- a HOSPITAL / INSTITUCION that ends in a house number holds a street with no head
+  after its `de <Name>` ("Instituto Oncológico de Guipúzcoa | Aldaconea, 44",
+  "Universidad de Valencia | Gascò Oliag Nº 1"): no gold place entity in train or dev
+  ends in `, <number>` or `Nº <number>`, so the street starts at the first capitalised
+  word after the `de` part;
 - a town followed by its province (`cue/province` candidates: Spanish provinces and
   communities) is two places ("Ponferrada León"), unless the province is part of the
   town's name ("Villanueva de Córdoba", "Nuevo León").
@@ -39,6 +44,9 @@ Piece = Tuple[int, int, str]
 NAME_HEADS = {"Gran"}
 # a province after these is part of the town's name: `Villanueva de Córdoba`, `Nuevo León`
 NAME_LINKS = {"de", "del", "la", "las", "los", "el", "y", "nuevo", "nueva", "nvo", "islas"}
+# what comes right before a house number: `Aldaconea, 44`, `Gascò Oliag Nº 1`
+HOUSE_NUMBER_KEYS = {",", "nº", "n°", "nª", "núm", "num"}
+ARTICLES = {"la", "las", "los", "el", "l'"}
 
 
 def _has_number(doc: Doc, start: int, end: int) -> bool:
@@ -59,6 +67,7 @@ def _has_number(doc: Doc, start: int, end: int) -> bool:
         "street_label": "CALLE",
         "postal_split_labels": ["CALLE", "TERRITORIO", "HOSPITAL", "INSTITUCION"],
         "street_split_labels": ["HOSPITAL", "INSTITUCION", "TERRITORIO", "NOMBRE_PERSONAL_SANITARIO"],
+        "street_tail_labels": ["HOSPITAL", "INSTITUCION"],
     },
     assigns=["doc.ents"],
 )
@@ -66,7 +75,7 @@ class AddressParts:
     def __init__(self, nlp: Language, name: str, candidates_key: str, rules_key: str, sections_key: str,
                  street_head_id: str,
                  province_id: str, postal_code_id: str, postal_code_label: str, street_label: str,
-                 postal_split_labels: List[str], street_split_labels: List[str]):
+                 postal_split_labels: List[str], street_split_labels: List[str], street_tail_labels: List[str]):
         self.name = name
         self.candidates_key = candidates_key
         self.rules_key = rules_key
@@ -78,6 +87,7 @@ class AddressParts:
         self.street_label = street_label
         self.postal_split_labels = set(postal_split_labels)
         self.street_split_labels = set(street_split_labels)
+        self.street_tail_labels = set(street_tail_labels)
 
     def __call__(self, doc: Doc) -> Doc:
         cands = doc.spans.get(self.candidates_key, [])
@@ -87,8 +97,6 @@ class AddressParts:
         codes = {c.start for c in cands if c.id_ == self.postal_code_id and c.label_ == self.postal_code_label
                  and c.end == c.start + 1}
         provinces = {c.end: c.start for c in cands if c.id_ == self.province_id}
-        if not heads and not codes and not provinces:
-            return doc
         rules = rule_entity_keys(doc, self.rules_key)
         ents = list(doc.ents)
         pieces: List[Piece] = []
@@ -106,6 +114,8 @@ class AddressParts:
             split = self._split(doc, ent, heads, codes, nxt)
             if split == [(ent.start, ent.end, ent.label_)]:
                 split = self._split_province(doc, ent, provinces)
+            if split == [(ent.start, ent.end, ent.label_)]:
+                split = self._split_street_tail(doc, ent)
             changed |= split != [(ent.start, ent.end, ent.label_)]
             pieces.extend(split)
         filled = self._fill_streets(doc, pieces, head_spans)
@@ -168,6 +178,24 @@ class AddressParts:
         if start is None or (prev is not None and prev.end > start):
             return None
         return start
+
+    def _split_street_tail(self, doc: Doc, ent: Span) -> List[Piece]:
+        """`Instituto Oncológico de Guipúzcoa Aldaconea, 44`: the street starts after `de <Name>`."""
+        whole = [(ent.start, ent.end, ent.label_)]
+        if ent.label_ not in self.street_tail_labels or len(ent) < 5 or not doc[ent.end - 1].like_num \
+                or doc[ent.end - 2].lower_.rstrip(".") not in HOUSE_NUMBER_KEYS:
+            return whole
+        number_key = ent.end - 2
+        link = next((i for i in range(ent.start + 1, number_key) if doc[i].lower_ in {"de", "del"}), None)
+        if link is None:
+            return whole
+        name = link + 1
+        while name < number_key and doc[name].lower_ in ARTICLES:
+            name += 1
+        street = name + 1
+        if street >= number_key or not doc[name].is_title or not doc[street].is_title or not doc[street].is_alpha:
+            return whole
+        return [(ent.start, street, ent.label_), (street, ent.end, self.street_label)]
 
     def _split_province(self, doc: Doc, ent: Span, provinces: dict) -> List[Piece]:
         start = provinces.get(ent.end)
