@@ -42,6 +42,10 @@ def run(nlp, text, ents, rules=()):
     ("Responsable clínico: Ana Soto Pérez Institut de Medicina Legal", (3, 8, "NOMBRE_PERSONAL_SANITARIO"),
      "Ana Soto Pérez"),
     ("Remitido por: Dr. Luis Gil Hospital Central", (3, 8, "NOMBRE_PERSONAL_SANITARIO"), "Luis Gil"),
+    # ... or where a contact key starts
+    ("Responsable clínico: Dra. María Vicente Sallais Correos electrónicos: mv@x.es",
+     (4, 8, "NOMBRE_PERSONAL_SANITARIO"), "María Vicente Sallais"),
+    ("Médico: Ana Gil Teléfono: 600 100 200", (2, 5, "NOMBRE_PERSONAL_SANITARIO"), "Ana Gil"),
     # a town goes on through `de`/`del` + a capitalised name
     ("Ronda del Sur, 10, 28500 Arganda del Rey, Madrid", (7, 8, "TERRITORIO"), "Arganda del Rey"),
     ("08923 Santa Coloma de Gramenet E-mail", (1, 3, "TERRITORIO"), "Santa Coloma de Gramenet"),

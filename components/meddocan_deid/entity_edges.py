@@ -8,7 +8,8 @@ every NER entity. A hospital or institution also ends where a department starts
 ("Servicio Castellano-Leonés de Salud | Servicio de Oftalmología": a department is not
 PHI), and a name ends where a role, a department or an institution starts ("Alberto
 Palacios | Residente de 5º año", "María Soto | Institut de Medicina Legal": no gold name in
-train or dev holds an institution word after its first word). A town or region goes on
+train or dev holds an institution word after its first word) or a contact key starts
+("María Vicente | Correos electrónicos:": no gold name holds one). A town or region goes on
 through `de`/`del` + a capitalised name that no other entity holds ("Arganda | del Rey":
 no gold TERRITORIO in train or dev is followed by such a tail, so the tail belongs to
 it), and takes in a capitalised article before it (`El | Palmar`). Two NER entities of
@@ -38,13 +39,14 @@ from .rule_entities import EDGE_PUNCT, TITLES, rule_entity_keys
                        "doctora", "profesor", "profesora"],
         "institution_words": ["instituto", "institut", "hospital", "clínica", "fundación", "fundació",
                               "universidad", "universitat", "facultad", "centro", "complejo"],
+        "contact_words": ["correo", "correos", "e-mail", "email", "teléfono", "tfno", "tel", "fax"],
     },
     assigns=["doc.ents"],
 )
 class EntityEdges:
     def __init__(self, nlp: Language, name: str, rules_key: str, title_labels: List[str],
                  place_labels: List[str], town_labels: List[str], department_words: List[str],
-                 role_words: List[str], institution_words: List[str]):
+                 role_words: List[str], institution_words: List[str], contact_words: List[str]):
         self.name = name
         self.rules_key = rules_key
         self.title_labels = set(title_labels)
@@ -53,6 +55,7 @@ class EntityEdges:
         self.department_words = set(department_words)
         self.role_words = set(role_words)
         self.institution_words = set(institution_words)
+        self.contact_words = set(contact_words)
 
     def __call__(self, doc: Doc) -> Doc:
         rules = rule_entity_keys(doc, self.rules_key)
@@ -73,7 +76,8 @@ class EntityEdges:
             if ent.label_ in self.title_labels:
                 for i in range(start + 1, end):
                     word = doc[i].lower_
-                    if doc[i].is_title and (word in self.role_words or word in self.institution_words or (
+                    if doc[i].is_title and (word in self.role_words or word in self.institution_words
+                                            or word in self.contact_words or (
                             word in self.department_words and i + 1 < end and doc[i + 1].lower_ == "de")):
                         end = i
                         break
