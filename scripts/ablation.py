@@ -2,7 +2,7 @@
 
 Rows, each adding one part to the row above: the NER alone; header rules; footer rules
 (those enabled in the config); date rules (`any/match`); age and relative rules
-(`any/age`, `any/relative`);
+(`any/age`, `any/relative`, `any/relative_age`); population groups (`any/group`);
 entity-edge trimming; entity checks (vetoes `any/veto`, number shapes); address parts;
 maker addresses in a product's parenthesis; trusted-PHI propagation.
 The representation rows of the README's ablation table (vectors, pretraining, rule data)
@@ -25,8 +25,9 @@ ROWS = [
     ("NER alone", RULE_PARTS + POST_NER, ()),
     ("+ header rules", POST_NER, ("footer/", "any/")),
     ("+ footer rules", POST_NER, ("any/",)),
-    ("+ date rules", POST_NER, ("any/age", "any/relative", "any/veto")),
-    ("+ age and relative rules", POST_NER, ("any/veto",)),
+    ("+ date rules", POST_NER, ("any/age", "any/relative", "any/group", "any/veto")),
+    ("+ age and relative rules", POST_NER, ("any/group", "any/veto")),
+    ("+ population group rules", POST_NER, ("any/veto",)),
     ("+ entity edges", POST_NER[1:], ()),
     ("+ entity checks", POST_NER[2:], ()),
     ("+ address parts", POST_NER[3:], ()),
