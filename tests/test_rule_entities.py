@@ -372,3 +372,19 @@ def test_body_relative_age(rule_nlp, sentence, expected):
     ages = [e.text for e in doc.ents if e.label_ == "FAMILIARES_SUJETO_ASISTENCIA" and e[0].like_num]
     assert ages == expected
     assert not [e for e in doc.ents if e.label_ == "EDAD_SUJETO_ASISTENCIA" and e.text in expected]
+
+
+# A month alone after en/desde/hasta/durante (`any/month` patterns, guideline P6.2);
+# a month with a year after it stays whole (the longer date patterns), and a month
+# followed by `de` is left to the NER.
+@pytest.mark.parametrize("sentence,expected", [
+    ("Consulta en junio por una tumoración azulada.", ["junio"]),
+    ("Se utilizó desde septiembre hasta el 22-10-04.", ["septiembre", "22-10-04"]),
+    ("En enero-04 se implantó un catéter.", ["enero-04"]),
+    ("En marzo 2012 inició tratamiento.", ["marzo 2012"]),
+    ("En noviembre de ese mismo año se operó.", []),
+    ("Fue remitido al Hospital 12 de Octubre.", []),
+])
+def test_body_month(rule_nlp, sentence, expected):
+    doc = rule_nlp("Informe clínico del paciente:\n" + sentence)
+    assert [e.text for e in doc.ents if e.label_ == "FECHAS"] == expected

@@ -8,8 +8,9 @@ end of the line or the next key), `footer/number` (a phone or fax key: the entit
 the digits after it), `footer/match` (the match itself: e-mail, postal code),
 `footer/street` (a street head: the street up to its number), `any/relative_age` (the
 age of a relative, guideline P4.3: the entity is the age, labelled as the relative),
-`any/group` (a population group or sexual orientation after its context word: the
-entity is the group, guideline P17.2-3); `any/match` is a match
+`any/month` (a month alone after `en`/`desde`/`hasta`/`durante`: the entity is the
+month, guideline P6.2), `any/group` (a population group or sexual orientation after its
+context word: the entity is the group, guideline P17.2-3); `any/match` is a match
 that is an entity wherever it occurs (an unambiguous date format); `any/veto` marks a
 phrase that is not PHI and is left to `entity_checks`. This thin component
 applies those conventions of the annotation guidelines (value only: no key, no title
@@ -43,6 +44,7 @@ AGE_CONTEXT_WORDS = {"de", "vida", "edad"}
 RELATIVE = "relative"  # pattern ids `any/relative`: `su madre`; the entity is the relative
 POSSESSIVES = {"su", "sus", "tu", "mi"}
 RELATIVE_AGE = "relative_age"  # pattern ids `any/relative_age`: `madre de 28 años`; the entity is the age (P4.3)
+MONTH = "month"  # pattern ids `any/month`: `en junio por`, `desde septiembre hasta`; the entity is the month (P6.2)
 GROUP = "group"  # pattern ids `any/group`: `Mujer ecuatoriana`, `de raza negra`; the entity is the group (P17.2-3)
 GROUP_HEAD = "raza"  # kept in the entity: `raza caucásica`
 
@@ -115,6 +117,10 @@ class RuleEntities:
             if kind == RELATIVE_AGE:
                 # a relative's age is the relative's PHI; the age (number and unit) ends the match
                 entities.append(Span(doc, cand.end - 2, cand.end, label=cand.label))
+                continue
+            if kind == MONTH:
+                # context word, month, and a next word that shows no day or year follows
+                entities.append(Span(doc, cand.start + 1, cand.start + 2, label=cand.label))
                 continue
             if kind == GROUP:
                 # the group word ends the match; what comes before it is context
