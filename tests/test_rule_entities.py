@@ -358,6 +358,22 @@ def test_body_group(rule_nlp, sentence, expected):
     assert [e.text for e in doc.ents if e.label_ == "ID_SUJETO_ASISTENCIA"] == expected
 
 
+# Names of relatives (`any/relative_name` patterns, guideline P4.1): the name after a
+# kinship word is the relative's PHI, labelled FAMILIARES, not the patient's name.
+@pytest.mark.parametrize("sentence,expected", [
+    ("Acude acompañada de su madre Carmen y su hermano Juan.", ["Carmen", "Juan"]),
+    ("Según su esposo, Diego Maldonado Jiménez, no tomaba nada.", ["Diego Maldonado Jiménez"]),
+    ("Nódulo similar al de la hermana María José.", ["María José"]),
+    ("Serología de la madre Rh negativo.", []),  # a two-letter abbreviation, not a name
+    ("La madre refiere fiebre.", []),
+    ("Madre Teresa de Calcuta.", []),  # a capitalised kinship word is not a kinship context
+])
+def test_body_relative_name(rule_nlp, sentence, expected):
+    doc = rule_nlp("Informe clínico del paciente:\n" + sentence)
+    names = [e.text for e in doc.ents if e.label_ == "FAMILIARES_SUJETO_ASISTENCIA" and e[0].is_title]
+    assert names == expected
+
+
 # Ages of relatives (`any/relative_age` patterns, guideline P4.3): the age is the
 # relative's PHI, labelled FAMILIARES; the relative word is left to the NER.
 @pytest.mark.parametrize("sentence,expected", [

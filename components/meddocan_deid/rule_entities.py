@@ -8,7 +8,8 @@ end of the line or the next key), `footer/number` (a phone or fax key: the entit
 the digits after it), `footer/match` (the match itself: e-mail, postal code),
 `footer/street` (a street head: the street up to its number), `any/relative_age` (the
 age of a relative, guideline P4.3: the entity is the age, labelled as the relative),
-`any/month` (a month alone after `en`/`desde`/`hasta`/`durante`: the entity is the
+`any/relative_name` (the name after a kinship word, guideline P4.1: the entity is the
+name, labelled as the relative), `any/month` (a month alone after `en`/`desde`/`hasta`/`durante`: the entity is the
 month, guideline P6.2), `any/group` (a population group or sexual orientation after its
 context word: the entity is the group, guideline P17.2-3); `any/match` is a match
 that is an entity wherever it occurs (an unambiguous date format); `any/veto` marks a
@@ -44,6 +45,7 @@ AGE_CONTEXT_WORDS = {"de", "vida", "edad"}
 RELATIVE = "relative"  # pattern ids `any/relative`: `su madre`; the entity is the relative
 POSSESSIVES = {"su", "sus", "tu", "mi"}
 RELATIVE_AGE = "relative_age"  # pattern ids `any/relative_age`: `madre de 28 años`; the entity is the age (P4.3)
+RELATIVE_NAME = "relative_name"  # pattern ids `any/relative_name`: `su madre Carmen`; the entity is the name (P4.1)
 MONTH = "month"  # pattern ids `any/month`: `en junio por`, `desde septiembre hasta`; the entity is the month (P6.2)
 GROUP = "group"  # pattern ids `any/group`: `Mujer ecuatoriana`, `de raza negra`; the entity is the group (P17.2-3)
 GROUP_HEAD = "raza"  # kept in the entity: `raza caucásica`
@@ -117,6 +119,11 @@ class RuleEntities:
             if kind == RELATIVE_AGE:
                 # a relative's age is the relative's PHI; the age (number and unit) ends the match
                 entities.append(Span(doc, cand.end - 2, cand.end, label=cand.label))
+                continue
+            if kind == RELATIVE_NAME:
+                # kinship word, an optional comma, then the name: a relative's name is FAMILIARES
+                start = cand.start + 1 + (doc[cand.start + 1].text == ",")
+                entities.append(Span(doc, start, cand.end, label=cand.label))
                 continue
             if kind == MONTH:
                 # context word, month, and a next word that shows no day or year follows
