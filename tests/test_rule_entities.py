@@ -207,6 +207,8 @@ def test_header_line(rule_nlp, line, expected):
     ("C/ Eduardo Rivas, 3", [("CALLE", "C/ Eduardo Rivas, 3")]),
     ("Avda. de la Paz s/n", [("CALLE", "Avda. de la Paz s/n")]),
     ("Plaza Mayor, S/N.", [("CALLE", "Plaza Mayor, S/N")]),
+    ("Boulevard Louis Pasteur, 32. 29071 Málaga", [("CALLE", "Boulevard Louis Pasteur, 32"), ("TERRITORIO", "29071")]),
+    ("Carrer de Sant Quintí, 89", [("CALLE", "Carrer de Sant Quintí, 89")]),
     ("28029 Madrid", [("TERRITORIO", "28029")]),
     # not PHI by these rules
     ("Fax: no disponible", []),
@@ -282,8 +284,9 @@ def test_not_a_body_date(rule_nlp, sentence):
     assert [e for e in doc.ents if e.label_ == "FECHAS"] == []
 
 
-# A regional health service (`Servicio <X> de Salud`) and an institute of legal medicine
-# (`any/match` patterns) are institutions in every section; a hospital department is not.
+# A regional health service (`Servicio <X> de Salud`), an institute of legal medicine, a
+# university and a faculty (`any/match` patterns) are institutions in every section; a
+# hospital department is not.
 @pytest.mark.parametrize("sentence,expected", [
     ("Hospital Comarcal Servicio Castellano-Leonés de Salud Servicio de Urología", ["Servicio Castellano-Leonés de Salud"]),
     ("Remitido desde el Servicio Canario de la Salud para estudio.", ["Servicio Canario de la Salud"]),
@@ -294,10 +297,30 @@ def test_not_a_body_date(rule_nlp, sentence):
     ("Instituto de Medicina Legal de la Comunidad", ["Instituto de Medicina Legal"]),  # no dangling `de`
     ("Remitido al instituto de medicina legal.", []),
     ("Tratado de Medicina Legal y Forense.", []),
+    ("Facultad de Medicina. Universidad de Málaga Boulevard Louis Pasteur, 32.",
+     ["Facultad de Medicina", "Universidad de Málaga"]),
+    ("Universidad Central de Venezuela", ["Universidad Central de Venezuela"]),
+    ("Facultad de Medicina y Odontología. Universidad de Valencia", ["Facultad de Medicina y Odontología", "Universidad de Valencia"]),
+    ("Facultad de Ciencias de la Salud, Universidad de Granada.", ["Facultad de Ciencias de la Salud", "Universidad de Granada"]),
+    ("Facultad de Medicina de la universidad local", ["Facultad de Medicina"]),  # no dangling `de la`
+    ("Estudia en la universidad de su ciudad.", []),
+    ("Servicio de Radiología Clínica Universidad de Navarra", []),  # a hospital (below)
 ])
 def test_health_service(rule_nlp, sentence, expected):
     doc = rule_nlp("Informe clínico del paciente: varón de 50 años.\n" + sentence)
     assert [e.text for e in doc.ents if e.label_ == "INSTITUCION"] == expected
+
+
+# A university hospital named after its university is a hospital, not an institution.
+@pytest.mark.parametrize("sentence,expected", [
+    ("Servicio de Radiología Clínica Universidad de Navarra Avda. Pío XII", ["Clínica Universidad de Navarra"]),
+    ("Servicio de Urología del Hospital Clínico Universidad de Chile y Hospital San José.",
+     ["Hospital Clínico Universidad de Chile"]),
+])
+def test_university_hospital(rule_nlp, sentence, expected):
+    doc = rule_nlp("Informe clínico del paciente: varón de 50 años.\n" + sentence)
+    assert [e.text for e in doc.ents if e.label_ == "HOSPITAL"] == expected
+    assert not [e for e in doc.ents if e.label_ == "INSTITUCION"]
 
 
 # Ages of the patient (`any/age` patterns); a relative's age is left to the NER.
