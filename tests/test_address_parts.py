@@ -63,6 +63,9 @@ def run(nlp, text, ents, rules=()):
     ("Instituto de Medicina Legal, Ciudad de la Justicia Fiscal Luis Portero, 6 29010 Málaga",
      [("Ciudad", "6", "INSTITUCION")],
      [("INSTITUCION", "Ciudad de la Justicia"), ("CALLE", "Fiscal Luis Portero, 6")]),
+    # ... or, with no `de` part, is the last two words before the number
+    ("Hospital Ruiz Cortés Fuente Vieja, 12 31200 Estella", [("Hospital", "12", "HOSPITAL")],
+     [("HOSPITAL", "Hospital Ruiz Cortés"), ("CALLE", "Fuente Vieja, 12")]),
     # a town and its province are two places
     ("C/ La Dehesa s/n. 24411 Ponferrada León e-mail", [("Ponferrada", "León", "TERRITORIO")],
      [("TERRITORIO", "Ponferrada"), ("TERRITORIO", "León")]),
@@ -83,6 +86,10 @@ def test_address_parts_are_split(nlp, text, ents, expected):
     # a place that ends in a number but not a house number, or with no name after `de`
     ("Hospital Juan Canalejo Planta 11", [("Hospital", "11", "HOSPITAL")]),
     ("Hospital Universitario de la Princesa, 3", [("Hospital", "3", "HOSPITAL")]),
+    # with no `de` part: too short to hold a hospital and a street, or not two plain words
+    ("Hospital Santa Clara, 3", [("Hospital", "3", "HOSPITAL")]),
+    ("Hospital Central ACME Toledo, 5", [("Hospital", "5", "HOSPITAL")]),
+    ("Hospital Central Sta. Pinto, 5", [("Hospital", "5", "HOSPITAL")]),
     # the province is part of the name
     ("vive en Villanueva de Córdoba desde niña", [("Villanueva", "Córdoba", "TERRITORIO")]),
     ("CP 66260 Monterrey, Nuevo León, México", [("Nuevo", "León", "TERRITORIO")]),

@@ -58,6 +58,10 @@ def run(nlp, text, ents, rules=()):
     ('Hospital Clínico "Lozano Blesa" Avda. San Juan', (0, 6, "HOSPITAL"), 'Hospital Clínico "Lozano Blesa"'),
     ('Centro Hemodiálisis “Las Encinas” C/ Escuelas', (0, 5, "INSTITUCION"), 'Centro Hemodiálisis “Las Encinas”'),
     ('en el "Hospital Central".', (2, 6, "HOSPITAL"), "Hospital Central"),  # quotes around: not kept
+    # a place ending in a dotted abbreviation keeps its final period
+    ("04030 México D.F. México", (1, 3, "TERRITORIO"), "México D.F."),
+    ("04030 México D.F. México", (1, 4, "TERRITORIO"), "México D.F."),
+    ("vive en el D.F. desde 2001", (3, 4, "TERRITORIO"), "D.F."),
 ])
 def test_edges_are_trimmed(nlp, text, ent, expected):
     assert run(nlp, text, [ent]) == [(ent[2], expected)]
@@ -74,6 +78,8 @@ def test_edges_are_trimmed(nlp, text, ent, expected):
     ("Madrid del Servicio", (0, 1, "HOSPITAL")),  # only town labels go on
     ("en la Rioja", (2, 3, "TERRITORIO")),  # a lower-case article stays out
     ("La Palmar", (1, 2, "HOSPITAL")),
+    ("04030 México D.F . México", (1, 3, "TERRITORIO")),  # a period apart is punctuation
+    ("Clínica Sol A.B. Madrid", (0, 3, "HOSPITAL")),  # only places take the period back
 ])
 def test_clean_entities_are_unchanged(nlp, text, ent):
     doc = nlp.make_doc(text)

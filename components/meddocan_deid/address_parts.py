@@ -24,7 +24,8 @@ TERRITORIO candidates). This component cuts an NER entity at such a cue:
   after its `de <Name>` ("Instituto Oncológico de Guipúzcoa | Aldaconea, 44",
   "Universidad de Valencia | Gascò Oliag Nº 1"): no gold place entity in train or dev
   ends in `, <number>` or `Nº <number>`, so the street starts at the first capitalised
-  word after the `de` part;
+  word after the `de` part, or, with no `de` part, is the last two words before the
+  number ("Hospital Ruiz Cortés | Fuente Vieja, 12");
 - a town followed by its province (`cue/province` candidates: Spanish provinces and
   communities) is two places ("Ponferrada León"), unless the province is part of the
   town's name ("Villanueva de Córdoba", "Nuevo León").
@@ -188,7 +189,12 @@ class AddressParts:
         number_key = ent.end - 2
         link = next((i for i in range(ent.start + 1, number_key) if doc[i].lower_ in {"de", "del"}), None)
         if link is None:
-            return whole
+            # no `de` part: a two-word street name, the most common length of a
+            # headless street after a hospital in train ("Fuente Vieja, 12")
+            street = number_key - 2
+            if street < ent.start + 2 or not all(t.is_title and t.is_alpha for t in doc[street:number_key]):
+                return whole
+            return [(ent.start, street, ent.label_), (street, ent.end, self.street_label)]
         name = link + 1
         while name < number_key and doc[name].lower_ in ARTICLES:
             name += 1

@@ -15,8 +15,11 @@ no gold TERRITORIO in train or dev is followed by such a tail, so the tail belon
 it), and takes in a capitalised article before it (`El | Palmar`). Two NER entities of
 one label that touch with no space between them are joined (`E-` + `23400`). A name
 quoted inside an entity keeps its closing quote (`Hospital Clínico "Lozano Blesa"`: every
-gold entity with a quote in train and dev holds both). Rule entities (in `rules_key`) are left as they are.
+gold entity with a quote in train and dev holds both). A town or country that ends in a
+dotted abbreviation takes back the final period the tokenizer split off (`México D.F.`).
+Rule entities (in `rules_key`) are left as they are.
 """
+import re
 from typing import List
 
 from spacy.language import Language
@@ -40,13 +43,15 @@ from .rule_entities import EDGE_PUNCT, TITLES, rule_entity_keys
         "institution_words": ["instituto", "institut", "hospital", "clínica", "fundación", "fundació",
                               "universidad", "universitat", "facultad", "centro", "complejo"],
         "contact_words": ["correo", "correos", "e-mail", "email", "teléfono", "tfno", "tel", "fax"],
+        "abbreviation_labels": ["TERRITORIO", "PAIS"],
     },
     assigns=["doc.ents"],
 )
 class EntityEdges:
     def __init__(self, nlp: Language, name: str, rules_key: str, title_labels: List[str],
                  place_labels: List[str], town_labels: List[str], department_words: List[str],
-                 role_words: List[str], institution_words: List[str], contact_words: List[str]):
+                 role_words: List[str], institution_words: List[str], contact_words: List[str],
+                 abbreviation_labels: List[str]):
         self.name = name
         self.rules_key = rules_key
         self.title_labels = set(title_labels)
@@ -56,6 +61,7 @@ class EntityEdges:
         self.role_words = set(role_words)
         self.institution_words = set(institution_words)
         self.contact_words = set(contact_words)
+        self.abbreviation_labels = set(abbreviation_labels)
 
     def __call__(self, doc: Doc) -> Doc:
         rules = rule_entity_keys(doc, self.rules_key)
@@ -98,8 +104,11 @@ class EntityEdges:
             end = close_quote(doc, start, end, taken)
             while start < end and doc[start].text in EDGE_PUNCT:
                 start += 1
-            while end > start and doc[end - 1].text in EDGE_PUNCT and not closes_quote(doc, start, end):
+            while end > start and doc[end - 1].text in EDGE_PUNCT and not closes_quote(doc, start, end) \
+                    and not ends_abbreviation(doc, start, end - 1):
                 end -= 1
+            if ent.label_ in self.abbreviation_labels and ends_abbreviation(doc, start, end) and not taken[end]:
+                end += 1
             if end > start:
                 ents.append(ent if (start, end) == (ent.start, ent.end) else Span(doc, start, end, label=ent.label))
         doc.ents = ents
@@ -119,6 +128,17 @@ def join_glued(doc: Doc, rules) -> List[Span]:
         else:
             out.append(ent)
     return out
+
+
+# a dotted place abbreviation (`D.F`, `EE.UU`) whose last period the tokenizer split off
+DOTTED_ABBREVIATION = re.compile(r"^[A-Z]{1,2}(?:\.[A-Z]{1,2})+$")
+
+
+def ends_abbreviation(doc: Doc, start: int, end: int) -> bool:
+    """The span ends on a dotted abbreviation glued to the period after it (`México D.F` + `.`):
+    every gold place in train and dev that ends in one holds its final period."""
+    return start < end < len(doc) and doc[end].text == "." and not doc[end - 1].whitespace_ \
+        and DOTTED_ABBREVIATION.match(doc[end - 1].text) is not None
 
 
 QUOTES = {"\"", "“", "”"}
