@@ -66,6 +66,12 @@ def run(nlp, text, ents, rules=()):
     # ... or, with no `de` part, is the last two words before the number
     ("Hospital Ruiz Cortés Fuente Vieja, 12 31200 Estella", [("Hospital", "12", "HOSPITAL")],
      [("HOSPITAL", "Hospital Ruiz Cortés"), ("CALLE", "Fuente Vieja, 12")]),
+    # capitalised words after a street's house number are the town ...
+    ("Dra. Ana Gil C/. La Encina 167 Villanueva. Reocín 39539 Cantabria", [("C/.", "Villanueva", "CALLE")],
+     [("CALLE", "C/. La Encina 167"), ("TERRITORIO", "Villanueva")]),
+    # ... and a street head there starts a second street
+    ("Dra. Ana Gil C/ Cedro, 23 Camino de la Sierra, 4 28250 Torrelodones", [("C/", "4", "CALLE")],
+     [("CALLE", "C/ Cedro, 23"), ("CALLE", "Camino de la Sierra, 4")]),
     # a town and its province are two places
     ("C/ La Dehesa s/n. 24411 Ponferrada León e-mail", [("Ponferrada", "León", "TERRITORIO")],
      [("TERRITORIO", "Ponferrada"), ("TERRITORIO", "León")]),
@@ -121,6 +127,18 @@ def test_clean_entities_are_unchanged(nlp, text, ents):
 ])
 def test_footer_streets_are_filled_in(nlp, text, ents, expected):
     assert run(nlp, text, ents) == expected
+
+
+@pytest.mark.parametrize("text,street", [
+    # words after a house number that are the address: a floor, a door letter, a district
+    ("Remitido por: Luis Gil. Calle Daoiz, 7 Bajo B 28004 Madrid", "Calle Daoiz, 7 Bajo B"),
+    ("Remitido por: Luis Gil. Calle Mayor 5 B 28004 Madrid", "Calle Mayor 5 B"),
+    ("Remitido por: Luis Gil. Avenida del Sol # 4800 Colonia Sección XVI", "Avenida del Sol # 4800 Colonia Sección XVI"),
+    ("Remitido por: Luis Gil. Calle 78b Numero 69-240 Medellín", "Calle 78b Numero 69-240"),
+])
+def test_the_rest_of_an_address_stays_in_its_street(nlp, text, street):
+    words = street.replace(",", " ,").split()
+    assert run(nlp, text, [(words[0], words[-1], "CALLE")]) == [("CALLE", street)]
 
 
 def test_a_street_head_held_by_another_entity_stays_there(nlp):

@@ -26,6 +26,9 @@ TERRITORIO candidates). This component cuts an NER entity at such a cue:
   ends in `, <number>` or `Nº <number>`, so the street starts at the first capitalised
   word after the `de` part, or, with no `de` part, is the last two words before the
   number ("Hospital Ruiz Cortés | Fuente Vieja, 12");
+- capitalised words after a street's house number are the town ("C/ La Encina 167 |
+  Villanueva"), unless they are a floor or door ("Bajo B"); a street head there starts
+  a second street ("C/ Cedro, 23 | Camino de la Sierra, 4");
 - a town followed by its province (`cue/province` candidates: Spanish provinces and
   communities) is two places ("Ponferrada León"), unless the province is part of the
   town's name ("Villanueva de Córdoba", "Nuevo León").
@@ -48,6 +51,12 @@ NAME_LINKS = {"de", "del", "la", "las", "los", "el", "y", "nuevo", "nueva", "nvo
 # what comes right before a house number: `Aldaconea, 44`, `Gascò Oliag Nº 1`
 HOUSE_NUMBER_KEYS = {",", "nº", "n°", "nª", "núm", "num"}
 ARTICLES = {"la", "las", "los", "el", "l'"}
+# words after a house number that are still the address: floors, doors, blocks, districts
+ADDRESS_UNIT_WORDS = {"bajo", "bajos", "sótano", "andén", "entresuelo", "principal", "ático", "local", "piso",
+                      "planta", "puerta", "escalera", "esc", "portal", "bloque", "izq", "izquierda", "der",
+                      "dcha", "derecha", "centro", "interior", "casa", "colonia", "col", "dpto", "depto",
+                      "departamento", "oficina", "consultorio", "edificio", "torre", "apartamento", "apto",
+                      "urbanización", "urb", "barrio", "km"}
 
 
 def _has_number(doc: Doc, start: int, end: int) -> bool:
@@ -117,6 +126,8 @@ class AddressParts:
                 split = self._split_province(doc, ent, provinces)
             if split == [(ent.start, ent.end, ent.label_)]:
                 split = self._split_street_tail(doc, ent)
+            if split == [(ent.start, ent.end, ent.label_)]:
+                split = self._split_town_after_number(doc, ent, heads)
             changed |= split != [(ent.start, ent.end, ent.label_)]
             pieces.extend(split)
         filled = self._fill_streets(doc, pieces, head_spans)
@@ -202,6 +213,29 @@ class AddressParts:
         if street >= number_key or not doc[name].is_title or not doc[street].is_title or not doc[street].is_alpha:
             return whole
         return [(ent.start, street, ent.label_), (street, ent.end, self.street_label)]
+
+    def _split_town_after_number(self, doc: Doc, ent: Span, heads: Set[int]) -> List[Piece]:
+        """`C/ La Encina 167 Villanueva`: capitalised words after a street's house number
+        are the town (in train and dev, 10 gold towns follow a street that ends in a number,
+        and the words after a number inside a gold street are floors or a second street);
+        `C/ Cedro, 23 Camino de la Sierra, 4`: a street head after the number starts a second street."""
+        whole = [(ent.start, ent.end, ent.label_)]
+        if ent.label_ != self.street_label:
+            return whole
+        for j in range(ent.start + 1, ent.end - 1):
+            if not _has_number(doc, j, j + 1) or not doc[j + 1].is_title or not doc[j + 1].is_alpha \
+                    or len(doc[j + 1]) < 3:
+                continue
+            rest = doc[j + 1:ent.end]
+            if j + 1 in heads:
+                if _has_number(doc, j + 1, ent.end):
+                    return [(ent.start, j + 1, ent.label_), (j + 1, ent.end, ent.label_)]
+                return whole
+            if doc[j + 1].lower_ in ADDRESS_UNIT_WORDS or len(rest) > 4 or not all(
+                    t.is_alpha and (t.is_title or t.lower_ in NAME_LINKS) for t in rest):
+                return whole
+            return [(ent.start, j + 1, ent.label_), (j + 1, ent.end, self.postal_code_label)]
+        return whole
 
     def _split_province(self, doc: Doc, ent: Span, provinces: dict) -> List[Piece]:
         start = provinces.get(ent.end)
