@@ -27,8 +27,8 @@ TERRITORIO candidates). This component cuts an NER entity at such a cue:
   word after the `de` part, or, with no `de` part, is the last two words before the
   number ("Hospital Ruiz Cortés | Fuente Vieja, 12");
 - capitalised words after a street's house number are the town ("C/ La Encina 167 |
-  Villanueva"), unless they are a floor or door ("Bajo B"); a street head there starts
-  a second street ("C/ Cedro, 23 | Camino de la Sierra, 4");
+  Villanueva"), unless they are a floor or door ("Bajo B") or a second street, which the
+  gold keeps in the same entity ("C/ Cedro, 23 Camino de la Sierra, 4");
 - a town followed by its province (`cue/province` candidates: Spanish provinces and
   communities) is two places ("Ponferrada León"), unless the province is part of the
   town's name ("Villanueva de Córdoba", "Nuevo León").
@@ -217,8 +217,8 @@ class AddressParts:
     def _split_town_after_number(self, doc: Doc, ent: Span, heads: Set[int]) -> List[Piece]:
         """`C/ La Encina 167 Villanueva`: capitalised words after a street's house number
         are the town (in train and dev, 10 gold towns follow a street that ends in a number,
-        and the words after a number inside a gold street are floors or a second street);
-        `C/ Cedro, 23 Camino de la Sierra, 4`: a street head after the number starts a second street."""
+        and the words after a number inside a gold street are floors or a second street, which
+        the gold keeps in one entity: `C/ Cedro, 23 Camino de la Sierra, 4`)."""
         whole = [(ent.start, ent.end, ent.label_)]
         if ent.label_ != self.street_label:
             return whole
@@ -227,11 +227,7 @@ class AddressParts:
                     or len(doc[j + 1]) < 3:
                 continue
             rest = doc[j + 1:ent.end]
-            if j + 1 in heads:
-                if _has_number(doc, j + 1, ent.end):
-                    return [(ent.start, j + 1, ent.label_), (j + 1, ent.end, ent.label_)]
-                return whole
-            if doc[j + 1].lower_ in ADDRESS_UNIT_WORDS or len(rest) > 4 or not all(
+            if j + 1 in heads or doc[j + 1].lower_ in ADDRESS_UNIT_WORDS or len(rest) > 4 or not all(
                     t.is_alpha and (t.is_title or t.lower_ in NAME_LINKS) for t in rest):
                 return whole
             return [(ent.start, j + 1, ent.label_), (j + 1, ent.end, self.postal_code_label)]
