@@ -174,3 +174,30 @@ def test_component_is_stateless(rule_nlp):
     b = trusted(rule_nlp.make_doc("Informe clínico: Olmedo Rivas."))
     assert list(b.ents) == [] and list(b.spans["trusted_phi"]) == []
     assert isinstance(a.spans["trusted_phi"][0], Span)
+
+
+@pytest.mark.parametrize("text,ner,expected", [
+    # an acronym in parentheses after a hospital or institution is its short name ...
+    ("Informe clínico: remitido al Complejo Hospitalario de Lugo (CHULU). Alta del CHULU.\n",
+     [("HOSPITAL", "Complejo Hospitalario de Lugo", 0)],
+     [("HOSPITAL", "Complejo Hospitalario de Lugo"), ("HOSPITAL", "CHULU"), ("HOSPITAL", "CHULU")]),
+    # ... whatever label the NER gave it, and with a hyphen inside
+    ("Informe clínico: consulta del Instituto Andino del Sueño (IAS-CO) en Lima.\n",
+     [("INSTITUCION", "Instituto Andino del Sueño", 0), ("HOSPITAL", "IAS-CO", 0)],
+     [("INSTITUCION", "Instituto Andino del Sueño"), ("INSTITUCION", "IAS-CO")]),
+    # not a capitalised word, not after a place, not over another label's wider entity
+    ("Informe clínico: ingresa en el Hospital Central (Planta 3) estable.\n",
+     [("HOSPITAL", "Hospital Central", 0)], [("HOSPITAL", "Hospital Central")]),
+    ("Informe clínico: diagnosticada de Colitis Ulcerosa (CU) hace años. Brote de CU.\n",
+     [("INSTITUCION", "Colitis Ulcerosa", 0)], [("INSTITUCION", "Colitis Ulcerosa")]),
+    ("Informe clínico: en el Servicio de Salud Mental (CSM) y luego en el CSM.\n",
+     [("INSTITUCION", "Servicio de Salud Mental", 0)], [("INSTITUCION", "Servicio de Salud Mental")]),
+    ("Informe clínico: vive en Madrid (ESP) sin fiebre.\n",
+     [("TERRITORIO", "Madrid", 0)], [("TERRITORIO", "Madrid")]),
+    ("Informe clínico: ingresa en el Hospital Central (HC) estable.\n",
+     [("HOSPITAL", "Hospital Central", 0), ("CALLE", "HC) estable", 0)],
+     [("HOSPITAL", "Hospital Central"), ("CALLE", "HC) estable")]),
+])
+def test_acronym_after_a_place_takes_its_label(rule_nlp, text, ner, expected):
+    doc = run_with_ner(rule_nlp, text, ner)
+    assert [(l, t) for l, t, _ in ents(doc)] == expected

@@ -3,7 +3,9 @@
 A string labelled with confidence somewhere in a report (by the header rules, except
 sex, or by the NER as HOSPITAL or INSTITUCION) and longer than `min_length` characters
 is labelled, with the same label, at every other exact occurrence in the same report
-that is still unlabelled and falls on token boundaries. State never crosses documents:
+that is still unlabelled and falls on token boundaries. An acronym in parentheses right
+after such a hospital or institution is its short name and takes its label first
+(`Complejo Hospitalario de Lugo (CHULU)`), so it is trusted too. State never crosses documents:
 everything is computed from the Doc being processed.
 """
 
@@ -13,6 +15,15 @@ from typing import List
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
+
+from .rule_entities import rule_entity_keys
+
+# first words of a hospital's or institution's name
+PLACE_WORDS = {"hospital", "complejo", "complexo", "clínica", "instituto", "institut", "institución", "centro",
+               "fundación", "fundació", "universidad", "universitat", "facultad", "consorcio", "corporació",
+               "sanatorio", "policlínica", "asociación", "sociedad", "servicio", "unidad"}
+# a short name in capitals: `CHULU`, `IAS-CO`, `INCOSUR`
+ACRONYM = re.compile(r"^[A-ZÁÉÍÓÚÑ][A-ZÁÉÍÓÚÑ0-9-]{1,11}$")
 
 
 @Language.factory(
@@ -52,7 +63,35 @@ class TrustedPHI:
                 found.setdefault(ent.text, ent.label_)
         return {text: label for text, label in found.items() if len(text) >= self.min_length}
 
+    def short_names(self, doc: Doc) -> None:
+        """`Complejo Hospitalario de Lugo (CHULU)`: an acronym in parentheses right after a
+        hospital or institution is its short name and takes its label (in train and dev the
+        gold gives such an acronym the place's label 4 times out of 5). Only after a name
+        that starts with a place word and with the acronym's first letter: the NER's own
+        false places (`Colitis Ulcerosa (CU)`) must not spread."""
+        rules = rule_entity_keys(doc, self.rules_key)
+        ents = list(doc.ents)
+        changed = False
+        for ent in list(ents):
+            if ent.label_ not in self.ner_labels or ent.end >= len(doc) or doc[ent.end].text != "(":
+                continue
+            close = next((i for i in range(ent.end + 2, min(ent.end + 5, len(doc))) if doc[i].text == ")"), None)
+            acronym = doc[ent.end + 1:close].text if close is not None else ""
+            # the place must read as one (`Complejo ...`, not `Colitis Ulcerosa (CU)`) and its
+            # short name start with its first letter (`Servicio ... (CSM)` is another body's)
+            if not ACRONYM.match(acronym) or ent[0].lower_ not in PLACE_WORDS or acronym[0] != ent.text[0]:
+                continue
+            inside = [e for e in ents if e.start < close and ent.end + 1 < e.end]
+            if any((e.start, e.end, e.label) in rules or e.label == ent.label or e.start < ent.end + 1
+                   or e.end > close for e in inside):
+                continue
+            ents = [e for e in ents if e not in inside] + [Span(doc, ent.end + 1, close, label=ent.label)]
+            changed = True
+        if changed:
+            doc.ents = sorted(ents, key=lambda e: e.start)
+
     def __call__(self, doc: Doc) -> Doc:
+        self.short_names(doc)
         trusted = self.trusted(doc)
         if not trusted:
             doc.spans[self.spans_key] = []
