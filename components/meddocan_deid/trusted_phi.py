@@ -18,10 +18,6 @@ from spacy.util import filter_spans
 
 from .rule_entities import rule_entity_keys
 
-# first words of a hospital's or institution's name
-PLACE_WORDS = {"hospital", "complejo", "complexo", "clínica", "instituto", "institut", "institución", "centro",
-               "fundación", "fundació", "universidad", "universitat", "facultad", "consorcio", "corporació",
-               "sanatorio", "policlínica", "asociación", "sociedad", "servicio", "unidad"}
 # a short name in capitals: `CHULU`, `IAS-CO`, `INCOSUR`
 ACRONYM = re.compile(r"^[A-ZÁÉÍÓÚÑ][A-ZÁÉÍÓÚÑ0-9-]{1,11}$")
 
@@ -35,12 +31,16 @@ ACRONYM = re.compile(r"^[A-ZÁÉÍÓÚÑ][A-ZÁÉÍÓÚÑ0-9-]{1,11}$")
         "exclude_rule_labels": ["SEXO_SUJETO_ASISTENCIA"],
         "ner_labels": ["HOSPITAL", "INSTITUCION"],
         "min_length": 4,
+        # first words of a hospital's or institution's name, for acronyms after one
+        "place_words": ["hospital", "complejo", "complexo", "clínica", "instituto", "institut", "institución",
+                        "centro", "fundación", "fundació", "universidad", "universitat", "facultad", "consorcio",
+                        "corporació", "sanatorio", "policlínica", "asociación", "sociedad", "servicio", "unidad"],
     },
     assigns=["doc.ents", "doc.spans"],
 )
 class TrustedPHI:
     def __init__(self, nlp: Language, name: str, rules_key: str, sections_key: str, spans_key: str,
-                 exclude_rule_labels: List[str], ner_labels: List[str], min_length: int):
+                 exclude_rule_labels: List[str], ner_labels: List[str], min_length: int, place_words: List[str]):
         self.name = name
         self.rules_key = rules_key
         self.sections_key = sections_key
@@ -48,6 +48,7 @@ class TrustedPHI:
         self.exclude_rule_labels = set(exclude_rule_labels)
         self.ner_labels = set(ner_labels)
         self.min_length = min_length
+        self.place_words = set(place_words)
 
     def trusted(self, doc: Doc) -> dict:
         """Trusted strings of this document, mapped to their label."""
@@ -79,7 +80,7 @@ class TrustedPHI:
             acronym = doc[ent.end + 1:close].text if close is not None else ""
             # the place must read as one (`Complejo ...`, not `Colitis Ulcerosa (CU)`) and its
             # short name start with its first letter (`Servicio ... (CSM)` is another body's)
-            if not ACRONYM.match(acronym) or ent[0].lower_ not in PLACE_WORDS or acronym[0] != ent.text[0]:
+            if not ACRONYM.match(acronym) or ent[0].lower_ not in self.place_words or acronym[0] != ent.text[0]:
                 continue
             inside = [e for e in ents if e.start < close and ent.end + 1 < e.end]
             if any((e.start, e.end, e.label) in rules or e.label == ent.label or e.start < ent.end + 1
