@@ -203,16 +203,14 @@ class AddressParts:
             # no `de` part: a two-word street name, the most common length of a
             # headless street after a hospital in train ("Fuente Vieja, 12")
             street = number_key - 2
-            if street < ent.start + 2 or not all(t.is_title and t.is_alpha for t in doc[street:number_key]):
-                return whole
-            return [(ent.start, street, ent.label_), (street, ent.end, self.street_label)]
-        name = link + 1
-        while name < number_key and doc[name].lower_ in ARTICLES:
-            name += 1
-        street = name + 1
-        if street >= number_key or not doc[name].is_title or not doc[street].is_title or not doc[street].is_alpha:
-            return whole
-        return [(ent.start, street, ent.label_), (street, ent.end, self.street_label)]
+            ok = street >= ent.start + 2 and all(t.is_title and t.is_alpha for t in doc[street:number_key])
+        else:
+            name = link + 1
+            while name < number_key and doc[name].lower_ in ARTICLES:
+                name += 1
+            street = name + 1
+            ok = street < number_key and doc[name].is_title and doc[street].is_title and doc[street].is_alpha
+        return [(ent.start, street, ent.label_), (street, ent.end, self.street_label)] if ok else whole
 
     def _split_town_after_number(self, doc: Doc, ent: Span, heads: Set[int]) -> List[Piece]:
         """`C/ La Encina 167 Villanueva`: capitalised words after a street's house number
