@@ -4,10 +4,19 @@ Each option switches on one thing (empty: off), so a project var can carry it; r
 config overrides cannot go through project vars (weasel reads values that start with
 "--" as options, and turns "true"/"null" into non-strings).
 """
+import tempfile
 from pathlib import Path
 
 import typer
 from spacy.cli.train import train
+from spacy.util import load_config
+
+# `--encoder bilstm`: spaCy's PyTorch BiLSTM in place of the config's CNN (needs torch);
+# the width stays the config's, so the embedding and the NER's listener still fit
+ENCODERS = {
+    "cnn": None,
+    "bilstm": {"@architectures": "spacy.TorchBiLSTMEncoder.v1", "depth": 2, "dropout": 0.1},
+}
 
 
 def main(
@@ -26,6 +35,8 @@ def main(
                                            "(configs/ner_features.cfg only; empty: the config's)"),
     seed: int = typer.Option(0, help="Random seed (system.seed): ensemble members of one config differ by it"),
     beam_width: int = typer.Option(0, help="Beam search NER (spaCy's beam_ner) of this width; 0: the config's NER"),
+    window: int = typer.Option(0, help="Window size of the CNN tok2vec; 0: the config's"),
+    encoder: str = typer.Option("cnn", help=f"tok2vec encoder: {', '.join(ENCODERS)} (cnn: the config's)"),
 ):
     overrides = {
         "paths.train": str(train_path),
@@ -55,7 +66,26 @@ def main(
         overrides["components.ner.factory"] = "beam_ner"
         overrides["components.ner.beam_width"] = beam_width
         overrides["components.ner.beam_density"] = 0.001
-    train(config, output, use_gpu=gpu_id, overrides=overrides)
+    if encoder not in ENCODERS:
+        typer.echo(f"--encoder: {encoder!r} is not one of {', '.join(ENCODERS)}", err=True)
+        raise typer.Exit(1)
+    if window < 0 or (window and encoder != "cnn"):
+        typer.echo(f"--window: {window} needs a positive size and the cnn encoder", err=True)
+        raise typer.Exit(1)
+    if window:
+        overrides["components.tok2vec.model.encode.window_size"] = window
+    if ENCODERS[encoder] is None:
+        train(config, output, use_gpu=gpu_id, overrides=overrides)
+        return
+    # an override can add or change options but not drop the CNN's, so the encoder
+    # section is replaced in a copy of the config
+    cfg = load_config(config, interpolate=False)
+    encode = cfg["components"]["tok2vec"]["model"]["encode"]
+    cfg["components"]["tok2vec"]["model"]["encode"] = {**ENCODERS[encoder], "width": encode["width"]}
+    with tempfile.TemporaryDirectory() as tmp:
+        variant_config = Path(tmp) / config.name
+        cfg.to_disk(variant_config)
+        train(variant_config, output, use_gpu=gpu_id, overrides=overrides)
 
 
 if __name__ == "__main__":

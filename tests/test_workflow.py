@@ -104,6 +104,42 @@ def test_train_variant_beam_width_chooses_the_ner(project, beam_width, factory):
     assert (work / "metrics" / "variants" / f"dev_{variant}.json").exists()
 
 
+@pytest.mark.parametrize("extra_vars,expected,absent", [
+    (("--vars.variant_window", "3"), ['@architectures = "spacy.MaxoutWindowEncoder.v2"', "window_size = 3"], ["TorchBiLSTM"]),
+    (("--vars.variant_encoder", "bilstm"), ['@architectures = "spacy.TorchBiLSTMEncoder.v1"', "depth = 2"], ["window_size", "maxout_pieces"]),
+])
+def test_train_variant_sets_the_tok2vec_encoder(project, extra_vars, expected, absent):
+    """`--vars.variant_window N` widens the CNN; `--vars.variant_encoder bilstm` replaces it
+    (no CNN option left over), and the pipeline is still assembled and evaluated."""
+    work = project[0]
+    variant = "encoder_" + extra_vars[1]
+    run_after_workflow(project, "train-variant", "--vars.variant", variant, *extra_vars)
+    config = (work / "training" / "variants" / variant / "model-best" / "config.cfg").read_text(encoding="utf-8")
+    encode = config.split("[components.tok2vec.model.encode]\n", 1)[1].split("\n[", 1)[0]
+    for text in expected:
+        assert text in encode
+    for text in absent:
+        assert text not in encode
+    assert "width = 128" in encode
+    assert (work / "metrics" / "variants" / f"dev_{variant}.json").exists()
+
+
+@pytest.mark.parametrize("options,message", [
+    (["--encoder", "lstm"], "--encoder: 'lstm' is not one of cnn, bilstm"),
+    (["--window", "-2"], "--window: -2 needs a positive size and the cnn encoder"),
+    (["--window", "3", "--encoder", "bilstm"], "--window: 3 needs a positive size and the cnn encoder"),
+])
+def test_train_variant_rejects_a_bad_encoder(project, options, message):
+    work = project[0]
+    proc = subprocess.run([sys.executable, "scripts/train_variant.py", "configs/ner.cfg", "training/variants/bad_encoder",
+                           "--train", "corpus/train.spacy", "--dev", "corpus/dev.spacy", *options],
+                          cwd=work, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (work / "training" / "variants" / "bad_encoder").exists()
+
+
 def test_train_variant_rejects_a_negative_beam_width(project):
     work = project[0]
     proc = subprocess.run([sys.executable, "scripts/train_variant.py", "configs/ner.cfg", "training/variants/bad",
