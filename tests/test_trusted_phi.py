@@ -141,10 +141,34 @@ def test_hospital_and_institution_from_ner_propagate(rule_nlp):
         occurrences(TEXT, "Fundación Arrieta Kelmar")
 
 
-def test_other_ner_labels_do_not_propagate(rule_nlp):
-    doc = run_with_ner(rule_nlp, TEXT, [("TERRITORIO", "Madrid", 0)])
-    assert [t for _, t, _ in ents(doc)] == ["Madrid"]
+FAMILY_TEXT = ("Informe clínico: acude con su cuñada. La cuñada refiere fiebre. "
+               "Antecedentes: la cuñada y sus cuñadas, sanas.\n")
+
+
+def test_a_relative_from_ner_propagates(rule_nlp):
+    """The gold labels a relative the same way wherever it recurs in a report."""
+    doc = run_with_ner(rule_nlp, FAMILY_TEXT, [("FAMILIARES_SUJETO_ASISTENCIA", "cuñada", 0)])
+    # the three whole words, not the start of `cuñadas`
+    assert [s for l, t, s in ents(doc) if (l, t) == ("FAMILIARES_SUJETO_ASISTENCIA", "cuñada")] == \
+        occurrences(FAMILY_TEXT, "cuñada")[:3]
+    assert len(doc.spans["trusted_phi"]) == 2
+
+
+@pytest.mark.parametrize("label,surface", [
+    ("TERRITORIO", "Madrid"),
+    ("FECHAS", "Madrid"),
+])
+def test_other_ner_labels_do_not_propagate(rule_nlp, label, surface):
+    doc = run_with_ner(rule_nlp, TEXT, [(label, surface, 0)])
+    assert [t for _, t, _ in ents(doc)] == [surface]
     assert list(doc.spans["trusted_phi"]) == []
+
+
+def test_a_relative_takes_no_acronym(rule_nlp):
+    """Short names in parentheses are for hospitals and institutions only."""
+    text = "Informe clínico: vive con su Unidad Familiar (UF) en casa. La UF lo cuida.\n"
+    doc = run_with_ner(rule_nlp, text, [("FAMILIARES_SUJETO_ASISTENCIA", "Unidad Familiar", 0)])
+    assert [t for _, t, _ in ents(doc)] == ["Unidad Familiar"]
 
 
 def test_already_labelled_occurrences_are_not_overwritten(rule_nlp):
