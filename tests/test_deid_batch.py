@@ -10,7 +10,7 @@ REPORT = ("Datos del paciente.\nNombre: {name}.\nApellidos: {surname}.\nNHC: {nh
           "Fecha de nacimiento: 20/05/1960.\n")
 
 
-def report(name="Ana", surname="Ruiz Gil", nhc="4763954"):
+def report(name="Ana", surname="Ruiz Gil", nhc="5192837"):
     return REPORT.format(name=name, surname=surname, nhc=nhc)
 
 

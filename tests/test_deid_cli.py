@@ -18,9 +18,9 @@ KEY = b"cli-key-0123456789abcdef"
 ROOT = Path(__file__).parent.parent
 TEMPLATE = ("Datos del paciente.\nNombre: {name}.\nApellidos: {surname}.\nNHC: {nhc}.\n"
             "Fecha de Ingreso: {day:02d}/05/2001.\nDomicilio: C/ Mayor, {n}.\nCP: 28029.\n"
-            "Médico: Luis Moyano Calvo NºCol: 28 31 23567.\n"
+            "Médico: Luis Albarrán Tejero NºCol: 28 31 64120.\n"
             "Informe clínico del paciente: varón de 45 años que ingresa por dolor torácico.\n"
-            "Remitido por: Dr. Luis Moyano Calvo. Teléfono: 915 20 22 00 E-mail: lmoyano@example.com\n")
+            "Remitido por: Dr. Luis Albarrán Tejero. Teléfono: 915 37 48 21 E-mail: lalbarran@example.com\n")
 NAMES = ["Ana", "Eva", "Luis", "Pedro", "Marta", "Rosa", "Juan", "Sara"]
 SURNAMES = ["Ruiz Gil", "López Martín", "Sanz Vidal", "Mora Pérez"]
 
@@ -76,7 +76,7 @@ def test_folder_nested_mirrored_and_ann(tmp_path, rule_nlp):
         label, start, end = mid.split(" ")
         assert original[int(start):int(end)] != surface or label in ("EDAD_SUJETO_ASISTENCIA", "SEXO_SUJETO_ASISTENCIA")
         assert surface in new_text
-    assert "Eva" not in new_text and "López" not in new_text and "28 31 23567" not in new_text
+    assert "Eva" not in new_text and "López" not in new_text and "28 31 64120" not in new_text
 
 
 def test_bad_inputs_quarantined(tmp_path, rule_nlp):

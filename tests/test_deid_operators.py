@@ -101,12 +101,12 @@ def test_surrogate_needs_key_and_known_mode():
 # --- surrogates per PHI shape ------------------------------------------------------------
 
 @pytest.mark.parametrize("value,pattern", [
-    ("20/05/2000", r"\d\d/\d\d/\d{4}"),
+    ("14/03/2001", r"\d\d/\d\d/\d{4}"),
     ("4-6-2003", r"\d{1,2}-\d{1,2}-\d{4}"),
     ("10-06-03", r"\d\d-\d\d-\d\d"),
     ("2003-06-10", r"\d{4}-\d\d-\d\d"),
     ("23 de octubre de 1972", r"\d{1,2} de (enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre) de \d{4}"),
-    ("octubre de 2002", r"(enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre) de \d{4}"),
+    ("octubre de 2005", r"(enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre) de \d{4}"),
     ("Octubre de 2002", r"[A-Z][a-z]+ de \d{4}"),
     ("OCTUBRE 2002", r"[A-Z]+ \d{4}"),
     ("12-mar-2005", r"\d\d-(ene|feb|mar|abr|may|jun|jul|ago|sep|oct|nov|dic)-\d{4}"),
@@ -122,12 +122,12 @@ def test_date_surrogates_keep_format(value, pattern):
 
 
 @pytest.mark.parametrize("value,offset,expected", [
-    ("20/05/2000", 45, "04/07/2000"),
-    ("20/05/2000", -45, "05/04/2000"),
+    ("14/03/2001", 45, "28/04/2001"),
+    ("14/03/2001", -45, "28/01/2001"),
     ("4-6-2003", 45, "19-7-2003"),
     ("10-06-03", 45, "25-07-03"),
     ("23 de octubre de 1972", 45, "7 de diciembre de 1972"),
-    ("octubre de 2002", 45, "noviembre de 2002"),
+    ("octubre de 2005", 45, "noviembre de 2005"),
     ("1998", 45, "1999"),
     ("1998", -400, "1997"),
     ("2.003", 800, "2.005"),
@@ -159,12 +159,12 @@ def test_one_date_offset_per_report_and_per_patient():
 
 
 @pytest.mark.parametrize("value,label", [
-    ("4763954", "ID_SUJETO_ASISTENCIA"),
+    ("5192837", "ID_SUJETO_ASISTENCIA"),
     ("99999999/99", "ID_SUJETO_ASISTENCIA"),
     ("28 12345678 90", "ID_ASEGURAMIENTO"),
     ("28-31-23567", "ID_TITULACION_PERSONAL_SANITARIO"),
     ("AB-1234-cd", "IDENTIF_DISPOSITIVOS_NRSERIE"),
-    ("915 20 22 00", "NUMERO_TELEFONO"),
+    ("915 37 48 21", "NUMERO_TELEFONO"),
     ("+34 600.123.456", "NUMERO_TELEFONO"),
     ("945 123 456", "NUMERO_FAX"),
     ("E-28029", "TERRITORIO"),
@@ -175,7 +175,7 @@ def test_id_surrogates_keep_shape(value, label):
 
 
 def test_phone_stays_spanish_looking():
-    assert one("915 20 22 00", "NUMERO_TELEFONO")[0] in "6789"
+    assert one("915 37 48 21", "NUMERO_TELEFONO")[0] in "6789"
 
 
 @pytest.mark.parametrize("scope", [f"r{i}" for i in range(20)])
@@ -185,7 +185,7 @@ def test_postal_code_plausible(scope):
 
 
 @pytest.mark.parametrize("value,pattern", [
-    ("lmoyano@example.com", r"[\w.\-]+@[\w\-]+(\.[\w\-]+)+"),
+    ("lalbarran@example.com", r"[\w.\-]+@[\w\-]+(\.[\w\-]+)+"),
     ("ana.ruiz@gmail.com", r"[\w.\-]+@(gmail|hotmail|yahoo)\.[a-z.]+"),
     ("http://www.hospital-ejemplo.es/", r"https?://[\w.\-]+/?"),
     ("www.clinica.es", r"www\.[\w.\-]+"),
@@ -244,7 +244,7 @@ def _ctx(scope="r1", key=KEY, phi=()):
 @pytest.mark.parametrize("value,pattern", [
     ("Ana", r"[A-ZÁÉÍÓÚÑ][a-záéíóúñü]+"),
     ("Ruiz Gil", r"\S+ \S+"),
-    ("Luis Moyano Calvo", r"\S+ \S+ \S+"),
+    ("Luis Albarrán Tejero", r"\S+ \S+ \S+"),
     ("J. García", r"[A-Z]\. \S+"),
     ("JUAN GARCÍA", r"[^a-z]+ [^a-z]+"),
     ("María de la Fuente", r"\S+ de la \S+"),
@@ -301,16 +301,16 @@ def test_kinship_swapped_same_gender_and_number(value, expected_gender_word):
 
 # --- keys and determinism --------------------------------------------------------------
 
-SAMPLE = ("Nombre: Ana Ruiz Gil. NHC: 4763954. Fecha: 23/10/2001. Domicilio: C/ Mayor, 12. "
+SAMPLE = ("Nombre: Ana Ruiz Gil. NHC: 5192837. Fecha: 23/10/2001. Domicilio: C/ Mayor, 12. "
           "CP: 28029. Correo: ana@example.com. Hospital Clínico San Carlos.")
-SAMPLE_SPANS = spans_of(SAMPLE, ("NOMBRE_SUJETO_ASISTENCIA", "Ana Ruiz Gil"), ("ID_SUJETO_ASISTENCIA", "4763954"),
+SAMPLE_SPANS = spans_of(SAMPLE, ("NOMBRE_SUJETO_ASISTENCIA", "Ana Ruiz Gil"), ("ID_SUJETO_ASISTENCIA", "5192837"),
                         ("FECHAS", "23/10/2001"), ("CALLE", "C/ Mayor, 12"), ("TERRITORIO", "28029"),
                         ("CORREO_ELECTRONICO", "ana@example.com"), ("HOSPITAL", "Hospital Clínico San Carlos"))
 
 
 def test_sample_spans_are_right():
     assert [SAMPLE[s:e] for _, s, e in SAMPLE_SPANS] == [
-        "Ana Ruiz Gil", "4763954", "23/10/2001", "C/ Mayor, 12", "28029", "ana@example.com", "Hospital Clínico San Carlos"]
+        "Ana Ruiz Gil", "5192837", "23/10/2001", "C/ Mayor, 12", "28029", "ana@example.com", "Hospital Clínico San Carlos"]
 
 
 def test_same_key_same_output_other_key_other_output():
@@ -328,11 +328,11 @@ def test_same_key_same_output_other_key_other_output():
 
 def test_order_does_not_matter():
     """A value's surrogate does not depend on what came before it in the report."""
-    text1 = "NHC: 4763954. Nombre: Ana."
-    text2 = "Nombre: Ana. NHC: 4763954."
-    r1 = apply_operator(text1, spans_of(text1, ("ID_SUJETO_ASISTENCIA", "4763954"), ("NOMBRE_SUJETO_ASISTENCIA", "Ana")),
+    text1 = "NHC: 5192837. Nombre: Ana."
+    text2 = "Nombre: Ana. NHC: 5192837."
+    r1 = apply_operator(text1, spans_of(text1, ("ID_SUJETO_ASISTENCIA", "5192837"), ("NOMBRE_SUJETO_ASISTENCIA", "Ana")),
                         "surrogate", KEY, scope="x")
-    r2 = apply_operator(text2, spans_of(text2, ("NOMBRE_SUJETO_ASISTENCIA", "Ana"), ("ID_SUJETO_ASISTENCIA", "4763954")),
+    r2 = apply_operator(text2, spans_of(text2, ("NOMBRE_SUJETO_ASISTENCIA", "Ana"), ("ID_SUJETO_ASISTENCIA", "5192837")),
                         "surrogate", KEY, scope="x")
     assert set(re.findall(r"\w+", r1.text)) == set(re.findall(r"\w+", r2.text))
 
@@ -351,7 +351,7 @@ def test_patient_scope_consistent_across_reports():
 
 
 def test_api_on_text_and_doc(rule_nlp):
-    text = "Datos del paciente.\nNombre: Ana.\nApellidos: Ruiz Gil.\nNHC: 4763954.\n"
+    text = "Datos del paciente.\nNombre: Ana.\nApellidos: Ruiz Gil.\nNHC: 5192837.\n"
     doc = rule_nlp(text)
     assert [e.label_ for e in doc.ents] == ["NOMBRE_SUJETO_ASISTENCIA", "NOMBRE_SUJETO_ASISTENCIA", "ID_SUJETO_ASISTENCIA"]
     import meddocan_deid
@@ -359,7 +359,7 @@ def test_api_on_text_and_doc(rule_nlp):
     a = meddocan_deid.deidentify(doc, mode="surrogate", key=KEY, scope="r1")
     b = meddocan_deid.deidentify(text, mode="surrogate", key=KEY, scope="r1", nlp=rule_nlp)
     assert a == b
-    assert "Ana" not in a.text and "Ruiz" not in a.text and "4763954" not in a.text
+    assert "Ana" not in a.text and "Ruiz" not in a.text and "5192837" not in a.text
     assert meddocan_deid.deidentify(doc, mode="tag").text.count("[NOMBRE_SUJETO_ASISTENCIA]") == 2
     text_out, repl = meddocan_deid.deidentify(doc, mode="redact")
     assert text_out == "Datos del paciente.\nNombre: .\nApellidos: .\nNHC: .\n" and len(repl) == 3

@@ -82,12 +82,12 @@ def test_id_surrogates_keep_their_shape(value, label, scope):
 FILLER = st.sampled_from(["El paciente ", "refiere dolor ", "y fiebre. ", "\n", "Control en ", "consulta ", ", ", " "])
 PHI = st.one_of(
     st.tuples(st.just("NOMBRE_SUJETO_ASISTENCIA"), st.sampled_from(["Ana", "Ruiz Gil", "Juan García López", "J. Pérez", "MARÍA SANZ"])),
-    st.tuples(st.just("NOMBRE_PERSONAL_SANITARIO"), st.sampled_from(["Luis Moyano Calvo", "Eva Martín", "Pedro"])),
+    st.tuples(st.just("NOMBRE_PERSONAL_SANITARIO"), st.sampled_from(["Luis Albarrán Tejero", "Eva Martín", "Pedro"])),
     st.tuples(st.just("ID_SUJETO_ASISTENCIA"), st.from_regex(r"\d{6,9}", fullmatch=True)),
-    st.tuples(st.just("FECHAS"), st.sampled_from(["20/05/2000", "4-6-2003", "octubre de 2002", "1998", "2.003", "31/02/2001"])),
+    st.tuples(st.just("FECHAS"), st.sampled_from(["14/03/2001", "4-6-2003", "octubre de 2005", "1998", "2.003", "31/02/2001"])),
     st.tuples(st.just("TERRITORIO"), st.sampled_from(["Madrid", "Toledo", "28029", "Gipuzkoa", "Tolosa"])),
     st.tuples(st.just("CALLE"), st.sampled_from(["C/ Mayor, 12", "Avda. de América 5, 2º B"])),
-    st.tuples(st.just("CORREO_ELECTRONICO"), st.sampled_from(["ana@example.com", "lmoyano@gmail.com"])),
+    st.tuples(st.just("CORREO_ELECTRONICO"), st.sampled_from(["ana@example.com", "lalbarran@gmail.com"])),
     st.tuples(st.just("HOSPITAL"), st.sampled_from(["Hospital Clínico San Carlos", "Hospital La Paz"])),
     st.tuples(st.just("NUMERO_TELEFONO"), st.from_regex(r"9\d\d \d\d \d\d \d\d", fullmatch=True)),
     st.tuples(st.just("FAMILIARES_SUJETO_ASISTENCIA"), st.sampled_from(["madre", "hermano", "hija"])),

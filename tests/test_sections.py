@@ -7,7 +7,7 @@ HEADER = (
     "Datos del paciente.\n"
     "Nombre: Ana.\n"
     "Apellidos: Ruiz Olmedo.\n"
-    "Médico: Dr. Luis Gil  NºCol: 28 31 23567.\n"
+    "Médico: Dr. Luis Gil  NºCol: 28 31 64120.\n"
 )
 BODY = "Informe clínico del paciente: mujer de 40 años con dolor.\nSin más hallazgos.\n"
 FOOTER = "Remitido por: Dra. Sol Pardo. Hospital Central.\n"
@@ -37,7 +37,7 @@ def test_normal_report(rule_nlp):
     assert [s.label_ for s in doc.spans["sections"]] == ["header", "body", "footer"]
     parts = texts(doc)
     assert parts["header"].startswith("Datos del paciente.")
-    assert "NºCol: 28 31 23567." in parts["header"]
+    assert "NºCol: 28 31 64120." in parts["header"]
     assert parts["body"].startswith("Informe clínico")
     assert parts["body"].rstrip().endswith("Sin más hallazgos.")
     assert parts["footer"] == FOOTER

@@ -96,7 +96,7 @@ def test_same_as_batch_core_on_dev(spark, rule_nlp, model_dir, dev_records, mode
 def test_failing_rows_marked_not_dropped(spark, model_dir):
     from meddocan_deid.spark import deidentify_dataframe
 
-    good = "Nombre: Ana.\nApellidos: Ruiz Gil.\nNHC: 4763954.\n"
+    good = "Nombre: Ana.\nApellidos: Ruiz Gil.\nNHC: 5192837.\n"
     rows = [("ok1", good.encode(), None), ("empty", b"", None), ("blank", b" \n ", None), ("null", None, None),
             ("utf8", b"Nombre: Ana.\n\xff\xfe", None), ("big", (good * 50).encode(), None),
             (None, good.encode(), None), ("bad-line", None, "not valid JSON"), ("ok2", good.encode(), None)]
@@ -133,7 +133,7 @@ def test_model_loaded_once_per_python_worker(spark, tmp_path, model_dir, load_lo
 
     model = tmp_path / "model_copy"
     shutil.copytree(model_dir, model)
-    records = [Record(f"r{i}", f"Nombre: Ana.\nNHC: {4763954 + i}.\n") for i in range(60)]
+    records = [Record(f"r{i}", f"Nombre: Ana.\nNHC: {5192837 + i}.\n") for i in range(60)]
     for _ in range(3):
         out = deidentify_dataframe(frame(spark, records, partitions=8), "mask", model=str(model), batch_size=2)
         assert out.filter("status = 'ok'").count() == 60
@@ -223,7 +223,7 @@ def test_cli_txt_folder_refuse_and_overwrite(spark, tmp_path, model_dir, rule_nl
     for i in range(6):
         sub = inp / f"sub{i % 2}"
         sub.mkdir(parents=True, exist_ok=True)
-        (sub / f"doc{i}.txt").write_text(f"Nombre: Ana.\nApellidos: Ruiz Gil.\nNHC: {4763954 + i}.\n", encoding="utf-8")
+        (sub / f"doc{i}.txt").write_text(f"Nombre: Ana.\nApellidos: Ruiz Gil.\nNHC: {5192837 + i}.\n", encoding="utf-8")
     (inp / "sub0" / "bad.txt").write_bytes(b"Nombre: Ana.\n\xff")
     single = tmp_path / "single"
     run(inp, single, "tag", None, nlp=rule_nlp, progress=False)
@@ -251,7 +251,7 @@ def test_cli_subprocess_key_never_logged(tmp_path, model_dir):
     """The real entry point in its own JVM (`--master local[2]`): the key from a file is
     nowhere in the output; refusals come before Spark starts, as one line."""
     inp = tmp_path / "in.jsonl"
-    inp.write_text("".join(json.dumps({"id": f"r{i}", "text": f"Nombre: Ana.\nNHC: {4763954 + i}.\n"}) + "\n"
+    inp.write_text("".join(json.dumps({"id": f"r{i}", "text": f"Nombre: Ana.\nNHC: {5192837 + i}.\n"}) + "\n"
                            for i in range(8)), encoding="utf-8")
     key_file = tmp_path / "key"
     key_file.write_bytes(KEY + b"\n")

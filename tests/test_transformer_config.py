@@ -24,13 +24,13 @@ OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_
 # Hand-written mini-reports (not from the corpus): (text, [(phi text, label), ...]).
 REPORTS = [
     (
-        "Datos del paciente.\nNombre: Ernesto.\nApellidos: Rivera Bueno.\n"
-        "NHC: 368503.\nEdad: 62 años.\nSexo: H.\nFecha de Ingreso: 11/05/2018.\n"
+        "Datos del paciente.\nNombre: Ernesto.\nApellidos: Rivas Buendía.\n"
+        "NHC: 417296.\nEdad: 62 años.\nSexo: H.\nFecha de Ingreso: 19/11/2016.\n"
         "Médico: Dra. Lucía Gómez Prats. NºCol: 28 28 20128.\n"
         "Varón de 62 años que acude a urgencias por dolor abdominal.",
-        [("Ernesto", "NOMBRE_SUJETO_ASISTENCIA"), ("Rivera Bueno", "NOMBRE_SUJETO_ASISTENCIA"),
-         ("368503", "ID_SUJETO_ASISTENCIA"), ("62 años", "EDAD_SUJETO_ASISTENCIA"),
-         ("H", "SEXO_SUJETO_ASISTENCIA"), ("11/05/2018", "FECHAS"),
+        [("Ernesto", "NOMBRE_SUJETO_ASISTENCIA"), ("Rivas Buendía", "NOMBRE_SUJETO_ASISTENCIA"),
+         ("417296", "ID_SUJETO_ASISTENCIA"), ("62 años", "EDAD_SUJETO_ASISTENCIA"),
+         ("H", "SEXO_SUJETO_ASISTENCIA"), ("19/11/2016", "FECHAS"),
          ("Lucía Gómez Prats", "NOMBRE_PERSONAL_SANITARIO"),
          ("28 28 20128", "ID_TITULACION_PERSONAL_SANITARIO")],
     ),
@@ -170,7 +170,7 @@ def test_transformer_config_trains_on_cpu_with_tiny_local_model(tmp_path, monkey
     for name in ("model-last", "model-best"):
         nlp = spacy.load(output / name)
         assert nlp.pipe_names == ["transformer", "ner"]
-        doc = nlp("Nombre: Ernesto.\nApellidos: Rivera Bueno.\nEdad: 62 años.")
+        doc = nlp("Nombre: Ernesto.\nApellidos: Rivas Buendía.\nEdad: 62 años.")
         assert isinstance(doc, spacy.tokens.Doc)
         assert doc._.trf_data is not None
         assert [t.text for t in doc][:4] == ["Nombre", ":", "Ernesto", "."]

@@ -9,17 +9,17 @@ HEADER = (
     "Apellidos: Olmedo Rivas.\n"
     "Edad: 16 años\n"
     "Sexo: M.\n"
-    "Médico: Dr. Luis Moyano Calvo  NºCol: 28 31 23567.\n"
+    "Médico: Dr. Luis Albarrán Tejero  NºCol: 28 31 64120.\n"
     "\n"
 )
 BODY = (
     "Informe clínico: la señora Olmedo Rivas acude con su hija. "
     "Ana refiere dolor. M. Olmedo Rivas, de 16 años, es alérgica. "
-    "Consulta con el Dr. Luis Moyano Calvo. Sin antecedentes (Olmedo Rivas).\n"
+    "Consulta con el Dr. Luis Albarrán Tejero. Sin antecedentes (Olmedo Rivas).\n"
     "Nota: Olmedo Rivasa no es la paciente; tampoco Olmedo Rivas2; ni ana.Olmedo Rivas@x.es.\n"
     "\n"
 )
-FOOTER = "Remitido por: Dr. Luis Moyano Calvo. Olmedo Rivas, 16 años.\n"
+FOOTER = "Remitido por: Dr. Luis Albarrán Tejero. Olmedo Rivas, 16 años.\n"
 REPORT = HEADER + BODY + FOOTER
 
 
@@ -70,8 +70,8 @@ def test_propagated_spans_are_recorded(doc):
 
 
 def test_other_header_values_propagate(doc):
-    names = [s for l, t, s in ents(doc) if (l, t) == ("NOMBRE_PERSONAL_SANITARIO", "Luis Moyano Calvo")]
-    assert names == occurrences(REPORT, "Luis Moyano Calvo")
+    names = [s for l, t, s in ents(doc) if (l, t) == ("NOMBRE_PERSONAL_SANITARIO", "Luis Albarrán Tejero")]
+    assert names == occurrences(REPORT, "Luis Albarrán Tejero")
     ages = [s for l, t, s in ents(doc) if (l, t) == ("EDAD_SUJETO_ASISTENCIA", "16 años")]
     assert ages == occurrences(REPORT, "16 años")
 
@@ -94,7 +94,7 @@ def test_sex_values_of_any_length_are_not_propagated(rule_nlp, sex):
 
 
 def test_no_leak_across_documents_in_a_batch(rule_nlp):
-    second = "Informe clínico: la señora Olmedo Rivas acude por dolor. Dr. Luis Moyano Calvo.\n"
+    second = "Informe clínico: la señora Olmedo Rivas acude por dolor. Dr. Luis Albarrán Tejero.\n"
     first_doc, second_doc = rule_nlp.pipe([REPORT, second], batch_size=2)
     assert any(t == "Olmedo Rivas" for _, t, _ in ents(first_doc))
     assert list(second_doc.ents) == []

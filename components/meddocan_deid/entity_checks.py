@@ -16,7 +16,7 @@ Four kinds of check, all on NER entities only (rule entities in `rules_key` stay
   times and TERRITORIO 4 times.
 - length: no gold entity is longer than 12 words, so an entity of more than `max_tokens`
   tokens is the NER running on past a sentence end. A street keeps its part up to its
-  first house number ("calle Ramon Rubio Fernandez, 23 | , sin antecedentes ..."); any
+  first house number ("calle Ramon Rubiales Ferrandiz, 23 | , sin antecedentes ..."); any
   other runaway entity is dropped.
 """
 import re

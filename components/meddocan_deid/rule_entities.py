@@ -44,7 +44,7 @@ AGE = "age"  # pattern ids `any/age`: `Niña de 3 meses`, `14 días de vida`; th
 AGE_CONTEXT_WORDS = {"de", "vida", "edad"}
 RELATIVE = "relative"  # pattern ids `any/relative`: `su madre`; the entity is the relative
 POSSESSIVES = {"su", "sus", "tu", "mi"}
-RELATIVE_AGE = "relative_age"  # pattern ids `any/relative_age`: `madre de 28 años`; the entity is the age (P4.3)
+RELATIVE_AGE = "relative_age"  # pattern ids `any/relative_age`: `madre de 29 años`; the entity is the age (P4.3)
 RELATIVE_NAME = "relative_name"  # pattern ids `any/relative_name`: `su madre Carmen`; the entity is the name (P4.1)
 MONTH = "month"  # pattern ids `any/month`: `en junio por`, `desde septiembre hasta`; the entity is the month (P6.2)
 GROUP = "group"  # pattern ids `any/group`: `Mujer ecuatoriana`, `de raza negra`; the entity is the group (P17.2-3)
@@ -166,7 +166,7 @@ class RuleEntities:
         return doc
 
     def _age(self, doc: Doc, cand: Span) -> List[Span]:
-        """The age of the patient, not of a relative: `madre de 34 años de edad` is left
+        """The age of the patient, not of a relative: `madre de 31 años de edad` is left
         to the NER (the guidelines make it FAMILIARES), and so is `su mujer de 80 años`."""
         start, end = cand.start, cand.end
         while start < end and not doc[start].like_num and doc[start].lower_ not in {"un", "una"}:
@@ -185,7 +185,7 @@ class RuleEntities:
         label = key.label_
         start, end = _strip(doc, key.end, end, drop_titles=label.startswith("NOMBRE_"))
         if label.startswith("ID_"):
-            # `CIPA: nhc-150679`: an identifier starts at its first digit
+            # `CIPA: nhc-248135`: an identifier starts at its first digit
             while start < end and not _has_digit(doc[start]):
                 start += 1
         if start >= end:

@@ -3,7 +3,7 @@ boundaries where PHI starts and ends in clinical reports.
 
 Measured causes of misalignment with the default tokenizer (see the converter):
 single-letter abbreviations (`Sexo: H.`), a period after an uppercase letter
-(`2A.`), keys glued to values (`CP:28029`, `nhc-150679`, `NºCol:49`), and missing
+(`2A.`), keys glued to values (`CP:28029`, `nhc-248135`, `NºCol:49`), and missing
 spaces (`MartínezNºCol`, `DRAlberto`, `2014.El`).
 """
 from __future__ import annotations
@@ -34,9 +34,9 @@ EXTRA_SUFFIXES = [
 ]
 
 EXTRA_INFIXES = [
-    # key:value and key.value glued together: `CP:28029`, `Ingreso:11/05/2018`, `Email:x@y`
+    # key:value and key.value glued together: `CP:28029`, `Ingreso:19/11/2016`, `Email:x@y`
     rf"(?<=[{ALPHA}º]{{2}})[:](?=[0-9{ALPHA}+])",
-    # letters and digits joined by a hyphen: `E-28935`, `nhc-150679`, `Zaragoza-50009`
+    # letters and digits joined by a hyphen: `E-28935`, `nhc-248135`, `Zaragoza-50009`
     rf"(?<=[{ALPHA}])-(?=[0-9])",
     rf"(?<=[0-9])-(?=[{ALPHA}])",
     # hyphen before a capitalised word: `Chiesi-España`, `Niño-.`
@@ -44,7 +44,7 @@ EXTRA_INFIXES = [
     # a period joining a word and a capitalised word: `2014.El`, `DR.Francisco`, `Tfno.+34`
     rf"(?<=[0-9{ALPHA}]{{2}})\.(?=[{_UP}][{_LOW}]|\+|(?i:e-?mail))",
     rf"(?<=[{ALPHA}]{{2}}\.)\+(?=[0-9])",  # `Tfno.+34`
-    rf"(?<=[{ALPHA}])/(?=[0-9])",  # `nhc/976421`
+    rf"(?<=[{ALPHA}])/(?=[0-9])",  # `nhc/583914`
     # missing space: `MartínezNºCol`, `FerrándezCorreo` (zero width: no token for the gap)
     rf"(?<=[{_LOW}]{{2}})(?=[{_UP}][{_LOW}º])",
     # `DRAlberto`: a title in capitals glued to a name

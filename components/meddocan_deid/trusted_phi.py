@@ -108,7 +108,7 @@ class TrustedPHI:
                 taken[i] = True
         added: List[Span] = []
         text = doc.text  # Doc.text is rebuilt from the tokens on every access: read it once
-        # longest strings first, so "Rivera Bueno" wins over "Rivera"
+        # longest strings first, so "Rivas Buendía" wins over "Rivera"
         for string in sorted(trusted, key=len, reverse=True):
             for m in re.finditer(r"(?<!\w)" + re.escape(string) + r"(?!\w)", text):
                 span = doc.char_span(m.start(), m.end(), label=trusted[string])

@@ -1,7 +1,7 @@
 """Dates: shifted by one offset in days per scope (report, or patient), in their own format.
 
-Handled shapes: `20/05/2000`, `4-6-2003`, `10-06-03`, `2003-06-10`, `05/2003`, `20/05`,
-`23 de octubre de 1972`, `octubre de 2002`, `Oct. 2002`, `12-mar-2005`, `mar-05`, `1998`,
+Handled shapes: `14/03/2001`, `4-6-2003`, `10-06-03`, `2003-06-10`, `05/2003`, `20/05`,
+`23 de octubre de 1972`, `octubre de 2005`, `Oct. 2002`, `12-mar-2005`, `mar-05`, `1998`,
 `2.003`, `octubre`. Zero padding, separators, month spelling (full or abbreviated) and
 case are kept. An impossible day (31/02) is clamped to the month's last day before the
 shift. Year-only dates move by the offset rounded to whole years (at least one); month-year
