@@ -52,6 +52,7 @@ class TrustedPHI:
         self.spans_key = spans_key
         self.exclude_rule_labels = set(exclude_rule_labels)
         self.ner_labels = set(ner_labels)
+        self.acronym_labels = self.ner_labels & PLACE_LABELS
         self.min_length = min_length
         self.place_words = set(place_words)
 
@@ -79,7 +80,7 @@ class TrustedPHI:
         ents = list(doc.ents)
         changed = False
         for ent in list(ents):
-            if ent.label_ not in self.ner_labels & PLACE_LABELS or ent.end >= len(doc) or doc[ent.end].text != "(":
+            if ent.label_ not in self.acronym_labels or ent.end >= len(doc) or doc[ent.end].text != "(":
                 continue
             close = next((i for i in range(ent.end + 2, min(ent.end + 5, len(doc))) if doc[i].text == ")"), None)
             acronym = doc[ent.end + 1:close].text if close is not None else ""
@@ -108,7 +109,7 @@ class TrustedPHI:
                 taken[i] = True
         added: List[Span] = []
         text = doc.text  # Doc.text is rebuilt from the tokens on every access: read it once
-        # longest strings first, so "Rivas Buendía" wins over "Rivera"
+        # longest strings first, so "Rivas Buendía" wins over "Rivas"
         for string in sorted(trusted, key=len, reverse=True):
             for m in re.finditer(r"(?<!\w)" + re.escape(string) + r"(?!\w)", text):
                 span = doc.char_span(m.start(), m.end(), label=trusted[string])
