@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
+import spacy
+from spacy.tokens import DocBin
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = (ROOT.parent / "shared" / "meddocan").resolve()
@@ -89,6 +91,22 @@ def test_self_training_variant_runs_after_the_workflow(project):
                        "corpus/silver.spacy", "--vars.variant_gold_copies", "2")
     scores = json.loads((work / "metrics" / "variants" / "dev_silver.json").read_text(encoding="utf-8"))
     assert scores["meddocan_n_docs"] == 10
+
+
+def test_learning_curve_trains_on_shares_and_dev_folds(project):
+    """`learning-curve` writes one row per train share and one K-fold train + dev row; the
+    folds' held-out dev files together hold every dev report once."""
+    work = project[0]
+    proc = run_after_workflow(project, "learning-curve", "--vars.curve_fractions", "0.5", "--vars.curve_dev_folds", "2")
+    rows = [line for line in (work / "metrics" / "learning_curve_dev.md").read_text(encoding="utf-8").splitlines()
+            if line.startswith("| ") and not line.startswith("| NER")]
+    assert [r.split(" | ")[0:2] for r in rows] == [["| 50% of train", "5"], ["| train + dev, 2-fold cross-validation", "15"]]
+    nlp = spacy.blank("es")
+    held_out = [d.user_data["meddocan_id"] for i in range(2) for d in DocBin().from_disk(
+        work / "training" / "learning_curve" / f"train_dev_fold{i}" / "dev.spacy").get_docs(nlp.vocab)]
+    dev = [d.user_data["meddocan_id"] for d in DocBin().from_disk(work / "corpus" / "dev.spacy").get_docs(nlp.vocab)]
+    assert len(held_out) == 10 and sorted(held_out) == sorted(dev)
+    assert "learning_curve_dev.md" in proc.stdout
 
 
 @pytest.mark.parametrize("beam_width,factory", [(2, "beam_ner"), (0, "ner")])

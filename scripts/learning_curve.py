@@ -1,0 +1,164 @@
+"""Learning curve: how the full pipeline's dev scores move with the amount of gold data.
+
+    python scripts/learning_curve.py configs/ner.cfg configs/pipeline.cfg corpus/train.spacy \
+        corpus/dev.spacy training/learning_curve metrics/learning_curve_dev.md \
+        --fractions 0.25,0.5,1 --dev-folds 2
+
+Rows:
+- `--fractions`: the NER trained on that share of the train reports (a random sample
+  fixed by --seed), model-best chosen on dev as in the `train` step, scored on dev;
+- `--dev-folds K`: the NER trained on all train reports plus K-1 of K dev folds and
+  scored on the fold it did not see (K-fold cross-validation; counts summed over the folds,
+  so the row covers every dev report once). Model-best is chosen on the held-out fold,
+  as the `train` step chooses it on dev. This is the estimate for a final model trained on
+  train + dev, which dev itself cannot score.
+Each NER is assembled into the full pipeline (PIPELINE_CONFIG) and scored with the
+MEDDOCAN metrics of the evaluate step. Prints numbers only, never report text.
+"""
+import random
+from pathlib import Path
+from typing import Annotated, List, Sequence, Tuple
+
+import spacy
+import typer
+from spacy.cli.train import train
+from spacy.tokens import Doc, DocBin
+from spacy.training.initialize import get_sourced_components
+from spacy.util import load_config, load_model_from_config
+
+from meddocan_deid.brat import atomic_write
+from meddocan_deid.evaluation import run_model, score_results
+
+HEADER = ["| NER trained on | train reports | s1 P | s1 R | s1 F1 | s1 FN | leak | s2 merged F1 |",
+          "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+
+
+class CurveError(ValueError):
+    """A bad option or input file; the message names it and never quotes report text."""
+
+
+def parse_fractions(text: str) -> List[float]:
+    fractions = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        try:
+            value = float(part)
+        except ValueError:
+            raise CurveError(f"--fractions: {part!r} is not a number") from None
+        if not 0 < value <= 1:
+            raise CurveError(f"--fractions: {part} is not in (0, 1]")
+        fractions.append(value)
+    return fractions
+
+
+def read_docs(path: Path, vocab) -> List[Doc]:
+    """The reports of a converted DocBin, in a fixed order (by report id)."""
+    if not path.is_file():
+        raise CurveError(f"{path}: file not found")
+    docs = list(DocBin().from_disk(path).get_docs(vocab))
+    if not docs:
+        raise CurveError(f"{path}: no reports")
+    return sorted(docs, key=lambda d: str(d.user_data.get("meddocan_id", "")))
+
+
+def sample(docs: Sequence[Doc], fraction: float, seed: int) -> List[Doc]:
+    """A share of the reports: a prefix of one seeded shuffle, so smaller shares nest in larger ones."""
+    k = max(1, round(fraction * len(docs)))
+    return random.Random(seed).sample(list(docs), len(docs))[:k]
+
+
+def dev_folds(docs: Sequence[Doc], k: int) -> List[List[Doc]]:
+    """K folds of the dev reports, dealt round-robin in report-id order."""
+    return [list(docs[i::k]) for i in range(k)]
+
+
+def write_docbin(docs: Sequence[Doc], path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    DocBin(docs=docs, store_user_data=True).to_disk(path)
+    return path
+
+
+def assemble(pipeline_config: Path, ner_model: Path) -> spacy.Language:
+    """What `spacy assemble PIPELINE_CONFIG --paths.ner_model NER` builds, kept in memory."""
+    config = load_config(pipeline_config, overrides={"paths.ner_model": str(ner_model)}, interpolate=False)
+    nlp = load_model_from_config(config, auto_fill=True)
+    sourced = get_sourced_components(config.interpolate())
+    nlp._link_components()
+    with nlp.select_pipes(disable=[*sourced]):
+        nlp.initialize()
+    return nlp
+
+
+def train_and_score(config: Path, pipeline_config: Path, train_docs, dev_docs, folder: Path, options: dict, gpu_id: int):
+    """Train the NER on train_docs (model-best chosen on dev_docs), assemble, score dev_docs."""
+    train_path = write_docbin(train_docs, folder / "train.spacy")
+    dev_path = write_docbin(dev_docs, folder / "dev.spacy")
+    overrides = {"paths.train": str(train_path), "paths.dev": str(dev_path), **options}
+    train(config, folder / "ner", use_gpu=gpu_id, overrides=overrides)
+    nlp = assemble(pipeline_config, folder / "ner" / "model-best")
+    return run_model(nlp, dev_path)[0]
+
+
+def row(name: str, n_train: int, results) -> str:
+    s = score_results(results)
+    leak = s.get("meddocan_s1_leak", s.get("meddocan_s1_leak_pipeline"))
+    return (f"| {name} | {n_train} | {s['meddocan_s1_p']:.4f} | {s['meddocan_s1_r']:.4f} | {s['meddocan_s1_f']:.4f} "
+            f"| {s['meddocan_s1_fn']} | {leak:.4f} | {s['meddocan_s2_merged_f']:.4f} |")
+
+
+def main(
+    config: Annotated[Path, typer.Argument(help="NER training config (configs/ner.cfg)")],
+    pipeline_config: Annotated[Path, typer.Argument(help="Full pipeline config (configs/pipeline.cfg)")],
+    train_path: Annotated[Path, typer.Argument(help="Gold train DocBin")],
+    dev_path: Annotated[Path, typer.Argument(help="Gold dev DocBin")],
+    output_dir: Annotated[Path, typer.Argument(help="Folder for the trained NERs and their data")],
+    table: Annotated[Path, typer.Argument(help="Markdown table to write")],
+    fractions: Annotated[str, typer.Option(help="Comma-separated shares of the train reports, each in (0, 1]")] = "0.25,0.5,1",
+    dev_folds_k: Annotated[int, typer.Option("--dev-folds", help="K >= 2: add the train + dev row by K-fold cross-validation over dev; 0: no such row")] = 0,
+    max_steps: Annotated[int, typer.Option(help="Training steps of each NER")] = 4000,
+    eval_frequency: Annotated[int, typer.Option(help="Steps between dev evaluations")] = 400,
+    seed: Annotated[int, typer.Option(help="Seed of the train sample and of training")] = 0,
+    gpu_id: Annotated[int, typer.Option(help="GPU id, -1 for CPU")] = -1,
+) -> None:
+    try:
+        shares = parse_fractions(fractions)
+        if dev_folds_k == 1 or dev_folds_k < 0:
+            raise CurveError(f"--dev-folds: {dev_folds_k} must be 0 (no row) or at least 2")
+        if not shares and not dev_folds_k:
+            raise CurveError("nothing to train: give --fractions or --dev-folds")
+        vocab = spacy.blank("es").vocab
+        train_docs, dev_docs = read_docs(train_path, vocab), read_docs(dev_path, vocab)
+        if dev_folds_k > len(dev_docs):
+            raise CurveError(f"--dev-folds: {dev_folds_k} folds for {len(dev_docs)} dev reports")
+    except CurveError as err:
+        typer.echo(str(err), err=True)
+        raise typer.Exit(1)
+
+    options = {"training.max_steps": max_steps, "training.eval_frequency": eval_frequency, "system.seed": seed}
+    lines = list(HEADER)
+    rows: List[Tuple[str, int, list]] = []
+    for share in shares:
+        docs = sample(train_docs, share, seed)
+        folder = output_dir / f"train_{round(100 * share)}"
+        results = train_and_score(config, pipeline_config, docs, dev_docs, folder, options, gpu_id)
+        rows.append((f"{100 * share:g}% of train", len(docs), results))
+    if dev_folds_k:
+        folds, results = dev_folds(dev_docs, dev_folds_k), []
+        for i, held_out in enumerate(folds):
+            seen = [d for j, fold in enumerate(folds) if j != i for d in fold]
+            folder = output_dir / f"train_dev_fold{i}"
+            results += train_and_score(config, pipeline_config, train_docs + seen, held_out, folder, options, gpu_id)
+        # reports per model (folds differ by at most one report)
+        n_train = round(len(train_docs) + len(dev_docs) * (dev_folds_k - 1) / dev_folds_k)
+        rows.append((f"train + dev, {dev_folds_k}-fold cross-validation", n_train, results))
+    for name, n_train, results in rows:
+        lines.append(row(name, n_train, results))
+    table.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(table, "\n".join(lines) + "\n")
+    typer.echo("\n".join(lines))
+    typer.echo(f"-> {table}")
+
+
+if __name__ == "__main__":
+    typer.run(main)
