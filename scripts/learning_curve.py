@@ -12,10 +12,13 @@ Rows:
   so the row covers every dev report once). Model-best is chosen on the held-out fold,
   as the `train` step chooses it on dev. This is the estimate for a final model trained on
   train + dev, which dev itself cannot score.
-Each NER is assembled into the full pipeline (PIPELINE_CONFIG) and scored with the
+Each NER is assembled into the full pipeline (`spacy assemble PIPELINE_CONFIG`, saved in
+OUTPUT_DIR/<row>/pipeline) and scored with the
 MEDDOCAN metrics of the evaluate step. Prints numbers only, never report text.
 """
 import random
+import subprocess
+import sys
 from pathlib import Path
 from typing import Annotated, List, Sequence, Tuple
 
@@ -23,8 +26,6 @@ import spacy
 import typer
 from spacy.cli.train import train
 from spacy.tokens import Doc, DocBin
-from spacy.training.initialize import get_sourced_components
-from spacy.util import load_config, load_model_from_config
 
 from meddocan_deid.brat import atomic_write
 from meddocan_deid.evaluation import run_model, score_results
@@ -79,15 +80,12 @@ def write_docbin(docs: Sequence[Doc], path: Path) -> Path:
     return path
 
 
-def assemble(pipeline_config: Path, ner_model: Path) -> spacy.Language:
-    """What `spacy assemble PIPELINE_CONFIG --paths.ner_model NER` builds, kept in memory."""
-    config = load_config(pipeline_config, overrides={"paths.ner_model": str(ner_model)}, interpolate=False)
-    nlp = load_model_from_config(config, auto_fill=True)
-    sourced = get_sourced_components(config.interpolate())
-    nlp._link_components()
-    with nlp.select_pipes(disable=[*sourced]):
-        nlp.initialize()
-    return nlp
+def assemble(pipeline_config: Path, ner_model: Path, output: Path) -> spacy.Language:
+    """`spacy assemble` around the trained NER, as the `assemble` step runs it."""
+    cmd = [sys.executable, "-m", "spacy", "assemble", str(pipeline_config), str(output), "--paths.ner_model", str(ner_model)]
+    if subprocess.run(cmd).returncode != 0:
+        raise CurveError(f"{pipeline_config}: spacy assemble failed around {ner_model}")
+    return spacy.load(output)
 
 
 def train_and_score(config: Path, pipeline_config: Path, train_docs, dev_docs, folder: Path, options: dict, gpu_id: int):
@@ -96,8 +94,27 @@ def train_and_score(config: Path, pipeline_config: Path, train_docs, dev_docs, f
     dev_path = write_docbin(dev_docs, folder / "dev.spacy")
     overrides = {"paths.train": str(train_path), "paths.dev": str(dev_path), **options}
     train(config, folder / "ner", use_gpu=gpu_id, overrides=overrides)
-    nlp = assemble(pipeline_config, folder / "ner" / "model-best")
+    nlp = assemble(pipeline_config, folder / "ner" / "model-best", folder / "pipeline")
     return run_model(nlp, dev_path)[0]
+
+
+def curve_rows(config, pipeline_config, train_docs, dev_docs, output_dir: Path, shares, k: int, options, gpu_id):
+    """(row name, train reports per model, dev results) for each share, then the K-fold row."""
+    rows: List[Tuple[str, int, list]] = []
+    for share in shares:
+        docs = sample(train_docs, share, options["system.seed"])
+        folder = output_dir / f"train_{round(100 * share)}"
+        rows.append((f"{100 * share:g}% of train", len(docs),
+                     train_and_score(config, pipeline_config, docs, dev_docs, folder, options, gpu_id)))
+    if k:
+        folds, results = dev_folds(dev_docs, k), []
+        for i, held_out in enumerate(folds):
+            seen = [d for j, fold in enumerate(folds) if j != i for d in fold]
+            results += train_and_score(config, pipeline_config, train_docs + seen, held_out,
+                                       output_dir / f"train_dev_fold{i}", options, gpu_id)
+        # reports per model (folds differ by at most one report)
+        rows.append((f"train + dev, {k}-fold cross-validation", round(len(train_docs) + len(dev_docs) * (k - 1) / k), results))
+    return rows
 
 
 def row(name: str, n_train: int, results) -> str:
@@ -131,27 +148,12 @@ def main(
         train_docs, dev_docs = read_docs(train_path, vocab), read_docs(dev_path, vocab)
         if dev_folds_k > len(dev_docs):
             raise CurveError(f"--dev-folds: {dev_folds_k} folds for {len(dev_docs)} dev reports")
+        options = {"training.max_steps": max_steps, "training.eval_frequency": eval_frequency, "system.seed": seed}
+        rows = curve_rows(config, pipeline_config, train_docs, dev_docs, output_dir, shares, dev_folds_k, options, gpu_id)
     except CurveError as err:
         typer.echo(str(err), err=True)
         raise typer.Exit(1)
-
-    options = {"training.max_steps": max_steps, "training.eval_frequency": eval_frequency, "system.seed": seed}
     lines = list(HEADER)
-    rows: List[Tuple[str, int, list]] = []
-    for share in shares:
-        docs = sample(train_docs, share, seed)
-        folder = output_dir / f"train_{round(100 * share)}"
-        results = train_and_score(config, pipeline_config, docs, dev_docs, folder, options, gpu_id)
-        rows.append((f"{100 * share:g}% of train", len(docs), results))
-    if dev_folds_k:
-        folds, results = dev_folds(dev_docs, dev_folds_k), []
-        for i, held_out in enumerate(folds):
-            seen = [d for j, fold in enumerate(folds) if j != i for d in fold]
-            folder = output_dir / f"train_dev_fold{i}"
-            results += train_and_score(config, pipeline_config, train_docs + seen, held_out, folder, options, gpu_id)
-        # reports per model (folds differ by at most one report)
-        n_train = round(len(train_docs) + len(dev_docs) * (dev_folds_k - 1) / dev_folds_k)
-        rows.append((f"train + dev, {dev_folds_k}-fold cross-validation", n_train, results))
     for name, n_train, results in rows:
         lines.append(row(name, n_train, results))
     table.parent.mkdir(parents=True, exist_ok=True)

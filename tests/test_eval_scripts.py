@@ -1,7 +1,6 @@
 """scripts/evaluate.py, export_brat.py and errors.py on three invented reports, with a
 blank Spanish pipeline + entity_ruler as the model, and the BRAT -> DocBin -> BRAT
 round trip. No corpus needed."""
-import importlib.util
 import json
 import subprocess
 import sys
@@ -12,6 +11,7 @@ import spacy
 from spacy.tokens import DocBin
 from spacy.util import filter_spans
 
+from conftest import load_script
 from meddocan_deid.brat import read_brat_dir, write_brat
 from meddocan_deid.evaluation import run_model
 from meddocan_deid.metrics import count_sentences, evaluate
@@ -36,13 +36,6 @@ PATTERNS = [
     {"label": "PROFESION", "pattern": "datos"},  # FP in a report without gold
 ]
 SURFACES = ["Juan", "Pérez", "Ana", "López", "Calle", "Mayor", "12/03", "datos", "45años"]
-
-
-def load_script(name):
-    spec = importlib.util.spec_from_file_location(f"meddocan_script_{name}", ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")

@@ -1,24 +1,17 @@
 """scripts/learning_curve.py: option checks, nested train samples and dev folds, on invented
 reports (the run itself is tested after the workflow, in test_workflow.py)."""
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import spacy
+from conftest import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def load_script():
-    spec = importlib.util.spec_from_file_location("meddocan_script_learning_curve", ROOT / "scripts" / "learning_curve.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-curve = load_script()
+curve = load_script("learning_curve")
 
 
 def invented_docs(n):
@@ -90,3 +83,10 @@ def test_bad_options_give_one_line_and_write_nothing(tmp_path, options, message)
     assert message in proc.stderr
     assert "Traceback" not in proc.stderr
     assert not table.exists() and not (tmp_path / "out").exists()
+
+
+def test_a_failed_assembly_is_one_error_naming_the_config(tmp_path):
+    with pytest.raises(curve.CurveError) as err:
+        curve.assemble(tmp_path / "missing.cfg", tmp_path / "ner" / "model-best", tmp_path / "pipeline")
+    assert str(err.value) == f"{tmp_path / 'missing.cfg'}: spacy assemble failed around {tmp_path / 'ner' / 'model-best'}"
+    assert not (tmp_path / "pipeline").exists()
