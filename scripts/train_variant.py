@@ -17,6 +17,17 @@ ENCODERS = {
     "cnn": None,
     "bilstm": {"@architectures": "spacy.TorchBiLSTMEncoder.v1", "depth": 2, "dropout": 0.1},
 }
+# `--embed char`: spaCy's character embedding (the first and last 4 UTF-8 bytes of each
+# word, each embedded, plus a hashed NORM) in place of the config's hashed NORM, PREFIX,
+# SUFFIX and SHAPE: unseen surnames and towns still share their endings with seen ones
+EMBEDS = {
+    "hash": None,
+    "char": {"@architectures": "spacy.CharacterEmbed.v2", "rows": 10000, "nM": 64, "nC": 8,
+             "include_static_vectors": False, "feature": "NORM"},
+    # `--embed hashchar`: both, the config's hashed attributes and the character bytes
+    # (meddocan_deid.HashCharEmbed.v1)
+    "hashchar": {"@architectures": "meddocan_deid.HashCharEmbed.v1", "nM": 32, "nC": 8},
+}
 
 
 def main(
@@ -37,6 +48,7 @@ def main(
     beam_width: int = typer.Option(0, help="Beam search NER (spaCy's beam_ner) of this width; 0: the config's NER"),
     window: int = typer.Option(0, help="Window size of the CNN tok2vec; 0: the config's"),
     encoder: str = typer.Option("cnn", help=f"tok2vec encoder: {', '.join(ENCODERS)} (cnn: the config's)"),
+    embed: str = typer.Option("hash", help=f"tok2vec embedding: {', '.join(EMBEDS)} (hash: the config's)"),
 ):
     overrides = {
         "paths.train": str(train_path),
@@ -74,14 +86,21 @@ def main(
         raise typer.Exit(1)
     if window:
         overrides["components.tok2vec.model.encode.window_size"] = window
-    if ENCODERS[encoder] is None:
+    if embed not in EMBEDS:
+        typer.echo(f"--embed: {embed!r} is not one of {', '.join(EMBEDS)}", err=True)
+        raise typer.Exit(1)
+    if ENCODERS[encoder] is None and EMBEDS[embed] is None:
         train(config, output, use_gpu=gpu_id, overrides=overrides)
         return
-    # an override can add or change options but not drop the CNN's, so the encoder
-    # section is replaced in a copy of the config
+    # an override can add or change options but not drop the config's, so the encoder or
+    # embedding section is replaced in a copy of the config
     cfg = load_config(config, interpolate=False)
-    encode = cfg["components"]["tok2vec"]["model"]["encode"]
-    cfg["components"]["tok2vec"]["model"]["encode"] = {**ENCODERS[encoder], "width": encode["width"]}
+    model = cfg["components"]["tok2vec"]["model"]
+    if ENCODERS[encoder] is not None:
+        model["encode"] = {**ENCODERS[encoder], "width": model["encode"]["width"]}
+    if EMBEDS[embed] is not None:
+        keep = ("width",) if embed == "char" else ("width", "attrs", "rows", "include_static_vectors")
+        model["embed"] = {**EMBEDS[embed], **{k: model["embed"][k] for k in keep}}
     with tempfile.TemporaryDirectory() as tmp:
         variant_config = Path(tmp) / config.name
         cfg.to_disk(variant_config)

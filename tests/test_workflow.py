@@ -122,23 +122,29 @@ def test_train_variant_beam_width_chooses_the_ner(project, beam_width, factory):
     assert (work / "metrics" / "variants" / f"dev_{variant}.json").exists()
 
 
-@pytest.mark.parametrize("extra_vars,expected,absent", [
-    (("--vars.variant_window", "3"), ['@architectures = "spacy.MaxoutWindowEncoder.v2"', "window_size = 3"], ["TorchBiLSTM"]),
-    (("--vars.variant_encoder", "bilstm"), ['@architectures = "spacy.TorchBiLSTMEncoder.v1"', "depth = 2"], ["window_size", "maxout_pieces"]),
+# the embedding keeps the config's width, a reference to the encoder's
+EMBED_WIDTH = "width = ${components.tok2vec.model.encode.width}"
+
+
+@pytest.mark.parametrize("extra_vars,section,expected,absent", [
+    (("--vars.variant_window", "3"), "encode", ['@architectures = "spacy.MaxoutWindowEncoder.v2"', "window_size = 3", "width = 128"], ["TorchBiLSTM"]),
+    (("--vars.variant_encoder", "bilstm"), "encode", ['@architectures = "spacy.TorchBiLSTMEncoder.v1"', "depth = 2", "width = 128"], ["window_size", "maxout_pieces"]),
+    (("--vars.variant_embed", "char"), "embed", ['@architectures = "spacy.CharacterEmbed.v2"', "nC = 8", 'feature = "NORM"', EMBED_WIDTH], ["attrs", "SHAPE"]),
+    (("--vars.variant_embed", "hashchar"), "embed", ['@architectures = "meddocan_deid.HashCharEmbed.v1"', "nC = 8", '"SHAPE"', EMBED_WIDTH], ["spacy.MultiHashEmbed"]),
 ])
-def test_train_variant_sets_the_tok2vec_encoder(project, extra_vars, expected, absent):
+def test_train_variant_sets_the_tok2vec_encoder(project, extra_vars, section, expected, absent):
     """`--vars.variant_window N` widens the CNN; `--vars.variant_encoder bilstm` replaces it
-    (no CNN option left over), and the pipeline is still assembled and evaluated."""
+    (no CNN option left over); `--vars.variant_embed` replaces the hashed embedding, or adds
+    characters to it; the pipeline is still assembled and evaluated."""
     work = project[0]
-    variant = "encoder_" + extra_vars[1]
+    variant = f"{section}_" + extra_vars[1]
     run_after_workflow(project, "train-variant", "--vars.variant", variant, *extra_vars)
     config = (work / "training" / "variants" / variant / "model-best" / "config.cfg").read_text(encoding="utf-8")
-    encode = config.split("[components.tok2vec.model.encode]\n", 1)[1].split("\n[", 1)[0]
+    text_of_section = config.split(f"[components.tok2vec.model.{section}]\n", 1)[1].split("\n[", 1)[0]
     for text in expected:
-        assert text in encode
+        assert text in text_of_section
     for text in absent:
-        assert text not in encode
-    assert "width = 128" in encode
+        assert text not in text_of_section
     assert (work / "metrics" / "variants" / f"dev_{variant}.json").exists()
 
 
@@ -146,6 +152,7 @@ def test_train_variant_sets_the_tok2vec_encoder(project, extra_vars, expected, a
     (["--encoder", "lstm"], "--encoder: 'lstm' is not one of cnn, bilstm"),
     (["--window", "-2"], "--window: -2 needs a positive size and the cnn encoder"),
     (["--window", "3", "--encoder", "bilstm"], "--window: 3 needs a positive size and the cnn encoder"),
+    (["--embed", "bytes"], "--embed: 'bytes' is not one of hash, char, hashchar"),
 ])
 def test_train_variant_rejects_a_bad_encoder(project, options, message):
     work = project[0]
