@@ -17,16 +17,17 @@ ENCODERS = {
     "cnn": None,
     "bilstm": {"@architectures": "spacy.TorchBiLSTMEncoder.v1", "depth": 2, "dropout": 0.1},
 }
-# `--embed char`: spaCy's character embedding (the first and last 4 UTF-8 bytes of each
-# word, each embedded, plus a hashed NORM) in place of the config's hashed NORM, PREFIX,
-# SUFFIX and SHAPE: unseen surnames and towns still share their endings with seen ones
+# `--embed`: the tok2vec embedding, and the options it keeps from the config's. `char` is
+# spaCy's character embedding (the first and last 4 UTF-8 bytes of each word, each
+# embedded, plus a hashed NORM) in place of the hashed NORM, PREFIX, SUFFIX and SHAPE;
+# `hashchar` adds the bytes to them (meddocan_deid.HashCharEmbed.v1). Unseen surnames and
+# towns would share their endings with seen ones; neither beat the default (README)
 EMBEDS = {
     "hash": None,
-    "char": {"@architectures": "spacy.CharacterEmbed.v2", "rows": 10000, "nM": 64, "nC": 8,
-             "include_static_vectors": False, "feature": "NORM"},
-    # `--embed hashchar`: both, the config's hashed attributes and the character bytes
-    # (meddocan_deid.HashCharEmbed.v1)
-    "hashchar": {"@architectures": "meddocan_deid.HashCharEmbed.v1", "nM": 32, "nC": 8},
+    "char": ({"@architectures": "spacy.CharacterEmbed.v2", "rows": 10000, "nM": 64, "nC": 8,
+              "include_static_vectors": False, "feature": "NORM"}, ("width",)),
+    "hashchar": ({"@architectures": "meddocan_deid.HashCharEmbed.v1", "nM": 32, "nC": 8},
+                 ("width", "attrs", "rows", "include_static_vectors")),
 }
 
 
@@ -99,8 +100,8 @@ def main(
     if ENCODERS[encoder] is not None:
         model["encode"] = {**ENCODERS[encoder], "width": model["encode"]["width"]}
     if EMBEDS[embed] is not None:
-        keep = ("width",) if embed == "char" else ("width", "attrs", "rows", "include_static_vectors")
-        model["embed"] = {**EMBEDS[embed], **{k: model["embed"][k] for k in keep}}
+        section, kept = EMBEDS[embed]
+        model["embed"] = {**section, **{key: model["embed"][key] for key in kept}}
     with tempfile.TemporaryDirectory() as tmp:
         variant_config = Path(tmp) / config.name
         cfg.to_disk(variant_config)

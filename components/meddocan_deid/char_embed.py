@@ -4,7 +4,9 @@ spaCy's MultiHashEmbed hashes whole strings (NORM, PREFIX, SUFFIX, SHAPE): a sur
 a town never seen in train falls on a random row of each table. spaCy's CharacterEmbed
 embeds the first and last bytes one by one, so an unseen word still shares its endings
 (-ez, -ón, -illa) with seen ones, but it drops SHAPE and the affix tables. This embedding
-concatenates both and mixes them with a Maxout layer of the usual width.
+concatenates both and mixes them with a Maxout layer of the usual width. On dev it did
+no better than the hashed attributes alone (README, model search); it stays for
+`train-variant --vars.variant_embed hashchar`.
 """
 from typing import List
 
@@ -20,6 +22,7 @@ from thinc.types import Floats2d
 def hash_char_embed(width: int, attrs: List[str], rows: List[int], include_static_vectors: bool,
                     nM: int = 16, nC: int = 8) -> Model[List[Doc], List[Floats2d]]:
     words = MultiHashEmbed(width=width, attrs=attrs, rows=rows, include_static_vectors=include_static_vectors)
+    # the byte layer inside spaCy's CharacterEmbed.v2, without its own NORM table and Maxout
     chars = _character_embed.CharacterEmbed(nM=nM, nC=nC)
     mix = Maxout(width, width + nM * nC, nP=3, normalize=True, dropout=0.0)
     model = chain(concatenate(words, chars), with_array(mix))
