@@ -15,8 +15,8 @@ from typing import Annotated, List
 import spacy
 import typer
 
-from meddocan_deid.brat import atomic_write
-from meddocan_deid.evaluation import run_model, score_results
+from meddocan_deid.files import atomic_write
+from meddocan_deid.evaluation.results import run_model, score_results
 
 RULE_PARTS = ("phi_rules", "rule_entities")
 # (row name, components disabled, pattern-id prefixes removed from the span_ruler)

@@ -10,7 +10,7 @@ from pathlib import Path
 import spacy
 import typer
 
-from meddocan_deid.brat import read_text
+from meddocan_deid.evaluation.brat import read_text
 
 
 def throughput(fn, texts):

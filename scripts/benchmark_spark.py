@@ -48,7 +48,7 @@ def spark_child(args) -> None:
     from meddocan_deid.deid.keys import load_key
     from meddocan_deid.deid.options import DeidOptions
     from meddocan_deid.spark import load_models, make_session
-    from meddocan_deid.spark_cli import run_spark
+    from meddocan_deid.cli.spark import run_spark
 
     t0 = time.time()
     spark = make_session(args.spark_master, app_name="meddocan-deid-benchmark")

@@ -15,10 +15,10 @@ import typer
 from spacy.tokens import DocBin
 from spacy.util import filter_spans
 
-from meddocan_deid.brat import read_brat_dir
-from meddocan_deid.evaluation import GOLD_KEY, ID_KEY, SENTENCES_KEY
-from meddocan_deid.metrics import sentence_count
-from meddocan_deid.tokenizer import blank_pipeline
+from meddocan_deid.evaluation.brat import read_brat_dir
+from meddocan_deid.evaluation.results import GOLD_KEY, ID_KEY, SENTENCES_KEY
+from meddocan_deid.evaluation.metrics import sentence_count
+from meddocan_deid.pipeline.tokenizer import blank_pipeline
 
 
 def shape(text: str) -> str:

@@ -16,8 +16,8 @@ from typing import Annotated, Iterable, List, Optional, Tuple
 import spacy
 import typer
 
-from meddocan_deid.brat import atomic_write
-from meddocan_deid.evaluation import DocResult, run_model
+from meddocan_deid.files import atomic_write
+from meddocan_deid.evaluation.results import DocResult, run_model
 
 COLUMNS = ("label", "kind", "doc_id", "start", "end", "left", "span", "right", "other")
 

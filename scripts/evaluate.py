@@ -16,8 +16,8 @@ import spacy
 import srsly
 import typer
 
-from meddocan_deid.brat import atomic_write
-from meddocan_deid.evaluation import per_type_markdown, run_model, score_results, sentence_source, summary_rows
+from meddocan_deid.files import atomic_write
+from meddocan_deid.evaluation.results import per_type_markdown, run_model, score_results, sentence_source, summary_rows
 
 
 def evaluate_split(nlp, data_path: Path, output_dir: Path, suffix: str, gold_brat, sentences, batch_size) -> dict:

@@ -12,8 +12,8 @@ from typing import Annotated, Iterable, Optional
 import spacy
 import typer
 
-from meddocan_deid.brat import write_brat
-from meddocan_deid.evaluation import DocResult, run_model
+from meddocan_deid.evaluation.brat import write_brat
+from meddocan_deid.evaluation.results import DocResult, run_model
 
 
 def export(results: Iterable[DocResult], output_dir: Path) -> int:

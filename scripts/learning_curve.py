@@ -27,8 +27,8 @@ import typer
 from spacy.cli.train import train
 from spacy.tokens import Doc, DocBin
 
-from meddocan_deid.brat import atomic_write
-from meddocan_deid.evaluation import run_model, score_results
+from meddocan_deid.files import atomic_write
+from meddocan_deid.evaluation.results import run_model, score_results
 
 HEADER = ["| NER trained on | train reports | s1 P | s1 R | s1 F1 | s1 FN | leak | s2 merged F1 |",
           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]

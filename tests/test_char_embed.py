@@ -6,7 +6,7 @@ import numpy
 import pytest
 import spacy
 
-from meddocan_deid.char_embed import hash_char_embed
+from meddocan_deid.training.char_embed import hash_char_embed
 
 
 @pytest.fixture(scope="module")
@@ -50,4 +50,4 @@ def test_hash_char_embed_is_registered_by_entry_point():
             "print(registry.architectures.get('meddocan_deid.HashCharEmbed.v1').__module__)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-500:]
-    assert proc.stdout.strip() == "meddocan_deid.char_embed"
+    assert proc.stdout.strip() == "meddocan_deid.training.char_embed"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from meddocan_deid.brat import read_brat_dir
+from meddocan_deid.evaluation.brat import read_brat_dir
 from meddocan_deid.deid import apply_operator
 from meddocan_deid.deid.surrogates import POLICY_KEPT
 from meddocan_deid.deid.surrogates.common import bounded_find

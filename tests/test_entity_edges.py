@@ -4,7 +4,7 @@ import spacy
 from spacy.tokens import Span
 
 import meddocan_deid  # noqa: F401
-from meddocan_deid.tokenizer import blank_pipeline
+from meddocan_deid.pipeline.tokenizer import blank_pipeline
 
 
 @pytest.fixture(scope="module")

@@ -12,9 +12,9 @@ from spacy.tokens import DocBin
 from spacy.util import filter_spans
 
 from conftest import load_script
-from meddocan_deid.brat import read_brat_dir, write_brat
-from meddocan_deid.evaluation import run_model
-from meddocan_deid.metrics import count_sentences, evaluate
+from meddocan_deid.evaluation.brat import read_brat_dir, write_brat
+from meddocan_deid.evaluation.results import run_model
+from meddocan_deid.evaluation.metrics import count_sentences, evaluate
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -2,7 +2,7 @@
 in the comments. Texts are invented, offsets come from `at()` so they stay readable."""
 import pytest
 
-from meddocan_deid.metrics import EvaluationError, count_sentences, evaluate, leak, merge_spans, prf
+from meddocan_deid.evaluation.metrics import EvaluationError, count_sentences, evaluate, leak, merge_spans, prf
 
 
 def at(text, surface, label="X", nth=0):

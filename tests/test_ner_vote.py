@@ -6,7 +6,7 @@ import spacy
 from spacy.tokens import Span
 
 import meddocan_deid  # noqa: F401  (registers the factories)
-from meddocan_deid.ner_vote import entity_windows, window_doc
+from meddocan_deid.training.ner_vote import entity_windows, window_doc
 
 ROOT = Path(__file__).parent.parent
 TEXT = "Paciente de Getafe ingresa en Hospital La Paz con su madre"

@@ -3,7 +3,7 @@ import pytest
 import spacy
 from spacy.training import Example
 
-from meddocan_deid.scorer import make_meddocan_scorer, score_meddocan
+from meddocan_deid.evaluation.scorer import make_meddocan_scorer, score_meddocan
 
 TEXT = "Nombre: Juan Pérez.\nEdad: 45años.\n\nMédico: Ana López.\n"
 # 3 non-empty lines; "45" sits inside the token "45años": it does not align to tokens.

@@ -1,7 +1,7 @@
 """Header / body / footer spans in doc.spans["sections"] (invented reports only)."""
 import pytest
 
-from meddocan_deid.sections import section_of
+from meddocan_deid.pipeline.sections import section_of
 
 HEADER = (
     "Datos del paciente.\n"

@@ -8,8 +8,8 @@ import pytest
 import spacy
 from spacy.tokens import Span
 
-from meddocan_deid.patterns import GAZETTEER_LISTS, PatternFileError, load_gazetteer_patterns
-from meddocan_deid.span_features import span_feature_embed, span_feature_ids
+from meddocan_deid.pipeline.patterns import GAZETTEER_LISTS, PatternFileError, load_gazetteer_patterns
+from meddocan_deid.training.span_features import span_feature_embed, span_feature_ids
 
 ROOT = Path(__file__).parent.parent
 GAZETTEER = ROOT.parent / "shared" / "meddocan" / "gazetteer"

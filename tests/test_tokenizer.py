@@ -4,7 +4,7 @@ are split, while dates, e-mail addresses and titles stay whole."""
 import pytest
 import spacy
 
-from meddocan_deid.tokenizer import blank_pipeline
+from meddocan_deid.pipeline.tokenizer import blank_pipeline
 
 
 @pytest.fixture(scope="module")

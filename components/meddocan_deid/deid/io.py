@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, List, Optional
 
-from ..brat import atomic_write
+from ..files import atomic_write
 from .batch import Record
 from .operators import Replacement
 

@@ -6,11 +6,11 @@ the gold offsets count as character 0.
 """
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, List, Tuple
+
+from ..files import atomic_write
 
 Annotation = Tuple[str, int, int]  # (label, start, end)
 
@@ -74,21 +74,6 @@ def format_ann(text: str, entities: Iterable[Annotation]) -> str:
         surface = text[start:end].replace("\n", " ").replace("\t", " ")
         lines.append(f"T{i}\t{label} {start} {end}\t{surface}\n")
     return "".join(lines)
-
-
-def atomic_write(path: Path, content: str) -> None:
-    """Write to a temporary file in the same folder, then rename: never a half-written file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(content)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def write_brat(folder: Path, doc_id: str, text: str, entities: Iterable[Annotation]) -> None:

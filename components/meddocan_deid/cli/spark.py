@@ -18,6 +18,8 @@ from typing import List, Optional
 
 import typer
 
+from ._util import CliError, Mode, resolve_key_and_options
+
 logger = logging.getLogger("meddocan_deid.deid")
 ERROR_COL = "_meddocan_input_error"
 CORRUPT_COL = "_meddocan_corrupt_record"
@@ -98,7 +100,7 @@ def run_spark(spark, input_path: str, output: str, mode: str, key: Optional[byte
               patient_col: Optional[str] = "patient_id", batch_size: int = 32, partitions: int = 0,
               overwrite: bool = False, options=None) -> dict:
     """Read, de-identify, write; returns the run summary (counts read back from the output)."""
-    from .spark import STATUS_COL, deidentify_dataframe
+    from ..spark import STATUS_COL, deidentify_dataframe
 
     start = time.time()
     fmt = input_format(input_path, in_format)
@@ -186,7 +188,6 @@ def deidentify_spark(
     report: Optional[Path] = typer.Option(None, "--report", help="Also write the run summary as JSON here (local path)."),
 ):
     """De-identify every row of INPUT into OUTPUT with Apache Spark."""
-    from .cli import CliError, Mode, resolve_key_and_options
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
@@ -222,7 +223,7 @@ def deidentify_spark(
             raise SparkCliError(f"{input_path}: input not found")
         from pyspark.sql import SparkSession
 
-        from .spark import make_session
+        from ..spark import make_session
 
         existing = SparkSession.getActiveSession()
         spark = make_session(master, app_name="meddocan-deid", conf=settings)

@@ -41,7 +41,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from .rule_entities import EDGE_PUNCT, _strip as _trim, rule_entity_keys, street_end
+from .spans import EDGE_PUNCT, rule_entity_keys, section_span, street_end, strip_edges
 
 Piece = Tuple[int, int, str]
 # a street head after these is part of the street's name: `Gran Vía, 87`
@@ -147,7 +147,7 @@ class AddressParts:
                     out = []
                     for s, e, lab in ((ent.start, i, label), (i, i + 1, self.postal_code_label),
                                       (i + 1, ent.end, self.postal_code_label)):
-                        s, e = _trim(doc, s, e)
+                        s, e = strip_edges(doc, s, e)
                         if e > s:
                             out.append((s, e, lab))
                     return out
@@ -158,14 +158,14 @@ class AddressParts:
                 street_follows = nxt is not None and nxt.label_ == self.street_label and \
                     all(t.is_space or t.text in EDGE_PUNCT for t in doc[ent.end:nxt.start])
                 if _has_number(doc, i, ent.end) or street_follows:
-                    s, e = _trim(doc, ent.start, i)
+                    s, e = strip_edges(doc, ent.start, i)
                     left = [(s, e, label)] if e > s else []
                     return left + [(i, ent.end, self.street_label)]
         return [(ent.start, ent.end, label)]
 
     def _fill_streets(self, doc: Doc, pieces: List[Piece], heads: List[Span]) -> List[Piece]:
         """Footer streets (head to house number) where no entity is: what the NER missed."""
-        footer = next((s for s in doc.spans.get(self.sections_key, []) if s.label_ == "footer"), None)
+        footer = section_span(doc, "footer", self.sections_key)
         if footer is None:
             return pieces
         taken = {i for s, e, _ in pieces for i in range(s, e)}
@@ -236,7 +236,7 @@ class AddressParts:
         if ent.label_ != self.postal_code_label or start is None or start <= ent.start \
                 or not doc[start - 1].whitespace_ or doc[start - 1].lower_ in NAME_LINKS:
             return [(ent.start, ent.end, ent.label_)]
-        s, e = _trim(doc, ent.start, start)
+        s, e = strip_edges(doc, ent.start, start)
         return ([(s, e, ent.label_)] if e > s else []) + [(start, ent.end, ent.label_)]
 
     def _join_street_heads(self, doc: Doc, pieces: List[Piece], heads: Set[int]) -> List[Piece]:

@@ -28,7 +28,7 @@ from spacy.scorer import get_ner_prf
 from spacy.training import Example
 from spacy.util import registry
 
-from .evaluation import doc_result, make_unique, score_results
+from .results import doc_result, make_unique, score_results
 
 
 def score_meddocan(examples: Iterable[Example], **kwargs) -> Dict[str, Any]:

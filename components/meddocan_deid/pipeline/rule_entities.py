@@ -22,22 +22,19 @@ Overlap policy: rule entities are written before the NER, which keeps them and
 predicts around them; among rule entities the longest wins (`filter_spans`).
 """
 
-from typing import AbstractSet, List, Optional, Set, Tuple
+from typing import AbstractSet, List, Optional
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
 from .sections import SECTIONS_KEY
+from .spans import has_digit, is_line_break, street_end, strip_edges
 
-TITLES = {"dr", "dr.", "dra", "dra.", "d.", "d", "dª", "dña", "dña.", "doña", "don", "sr", "sr.", "sra", "sra.",
-          "srta", "srta.", "prof", "prof.", "profesor", "profesora", "doctor", "doctora"}
-EDGE_PUNCT = {".", ",", ";", ":", "-", "(", ")", "/", "\"", "'"}
 SPLIT_PUNCT = {",", "/", "(", ")", ";"}
 SPACED_SPLIT_PUNCT = {"-", "."}  # `Getafe - Madrid`, `Monterrey. Nuevo León`; not `Vitoria-Gasteiz`
 PLACE_ABBREVIATIONS = {"cdad", "sta", "sto", "nvo", "nva", "gral", "ntra", "pto", "s"}  # `Cdad. Real` is one place
 NUMBER_SEPARATORS = {"-", ".", "(", ")", "/"}
-STREET_NUMBER_TAIL = {"-", ",", "º", "ª", "bis"}
 ANY_SECTION = "any"  # pattern ids `any/...`: not restricted to a section
 VETO = "veto"  # pattern ids `any/veto`: phrases that are not PHI
 AGE = "age"  # pattern ids `any/age`: `Niña de 3 meses`, `14 días de vida`; the entity is the age
@@ -49,28 +46,6 @@ RELATIVE_NAME = "relative_name"  # pattern ids `any/relative_name`: `su madre Ca
 MONTH = "month"  # pattern ids `any/month`: `en junio por`, `desde septiembre hasta`; the entity is the month (P6.2)
 GROUP = "group"  # pattern ids `any/group`: `Mujer ecuatoriana`, `de raza negra`; the entity is the group (P17.2-3)
 GROUP_HEAD = "raza"  # kept in the entity: `raza caucásica`
-
-
-def _is_line_break(token) -> bool:
-    return token.is_space and ("\n" in token.text or "\r" in token.text)
-
-
-def _strip(doc: Doc, start: int, end: int, drop_titles: bool = False):
-    while start < end and (doc[start].is_space or doc[start].text in EDGE_PUNCT
-                           or (drop_titles and doc[start].lower_ in TITLES)):
-        start += 1
-    while end > start and (doc[end - 1].is_space or doc[end - 1].text in EDGE_PUNCT):
-        end -= 1
-    return start, end
-
-
-def rule_entity_keys(doc: Doc, spans_key: str) -> Set[Tuple[int, int, int]]:
-    """(start, end, label) of the rule entities, which the post-NER components leave alone."""
-    return {(s.start, s.end, s.label) for s in doc.spans.get(spans_key, [])}
-
-
-def _has_digit(token) -> bool:
-    return any(c.isdigit() for c in token.text)
 
 
 @Language.factory(
@@ -180,13 +155,13 @@ class RuleEntities:
 
     def _line_value(self, doc: Doc, key: Span, sec: Span, header_keys: AbstractSet[int]) -> List[Span]:
         end = key.end
-        while end < sec.end and not _is_line_break(doc[end]) and end not in header_keys:
+        while end < sec.end and not is_line_break(doc[end]) and end not in header_keys:
             end += 1
         label = key.label_
-        start, end = _strip(doc, key.end, end, drop_titles=label.startswith("NOMBRE_"))
+        start, end = strip_edges(doc, key.end, end, drop_titles=label.startswith("NOMBRE_"))
         if label.startswith("ID_"):
             # `CIPA: nhc-248135`: an identifier starts at its first digit
-            while start < end and not _has_digit(doc[start]):
+            while start < end and not has_digit(doc[start]):
                 start += 1
         if start >= end:
             return []
@@ -201,7 +176,7 @@ class RuleEntities:
             if i == end or doc[i].text in SPLIT_PUNCT or (
                     doc[i].text in SPACED_SPLIT_PUNCT and doc[i].whitespace_
                     and not (i > start and doc[i - 1].lower_ in PLACE_ABBREVIATIONS)):
-                s, e = _strip(doc, chunk_start, i)
+                s, e = strip_edges(doc, chunk_start, i)
                 if e > s:
                     spans.append(Span(doc, s, e, label=label))
                 chunk_start = i + 1
@@ -209,12 +184,12 @@ class RuleEntities:
 
     def _number_value(self, doc: Doc, key: Span, sec: Span) -> List[Span]:
         i = key.end
-        while i < sec.end and (doc[i].is_space and not _is_line_break(doc[i]) or doc[i].text in {"+", ":", ".", "("}):
+        while i < sec.end and (doc[i].is_space and not is_line_break(doc[i]) or doc[i].text in {"+", ":", ".", "("}):
             i += 1
         start = end = i
-        while i < sec.end and (_has_digit(doc[i]) or doc[i].text in NUMBER_SEPARATORS
-                               or (doc[i].is_space and not _is_line_break(doc[i]))):
-            if _has_digit(doc[i]):
+        while i < sec.end and (has_digit(doc[i]) or doc[i].text in NUMBER_SEPARATORS
+                               or (doc[i].is_space and not is_line_break(doc[i]))):
+            if has_digit(doc[i]):
                 end = i + 1
             i += 1
         return [Span(doc, start, end, label=key.label)] if end > start else []
@@ -223,24 +198,3 @@ class RuleEntities:
         end = street_end(doc, head, sec.end)
         return [Span(doc, head.start, end, label=head.label)] if end is not None else []
 
-
-def street_end(doc: Doc, head: Span, limit: int) -> Optional[int]:
-    """End of the street that starts at a street head (`C/`, `Avda.`): up to the first house
-    number or `s/n`, on the head's line, within 12 tokens and before `limit`; None without one."""
-    i, stop = head.end, min(limit, head.end + 12)
-    while i < stop and not _is_line_break(doc[i]):
-        tok = doc[i]
-        # `s/n` (no number) is tokenized `s`, `/`, `n`
-        if tok.lower_ == "s" and i + 2 < limit and doc[i + 1].text == "/" and doc[i + 2].lower_ == "n":
-            return i + 3
-        if tok.lower_ in {"s/n", "sn"} or _has_digit(tok):
-            end = i + 1
-            # `5-7, 2º dcha` and `28-1º` stay with the number
-            while end + 1 < limit and doc[end].text in STREET_NUMBER_TAIL and _has_digit(doc[end + 1]) \
-                    and not (len(doc[end + 1].text) == 5 and doc[end + 1].is_digit):
-                end += 2
-            return end
-        if tok.like_email:
-            break
-        i += 1
-    return None

@@ -21,7 +21,7 @@ from typing import List, Optional, Set, Tuple
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from .rule_entities import rule_entity_keys
+from .spans import rule_entity_keys
 
 Part = Tuple[int, int]
 PART_SEPARATORS = {",", ";", "."}  # `Medizintechnik GmbH. Lübeck, Alemania`

@@ -22,8 +22,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Tuple
 
-from .deid.batch import Record, deidentify_records
-from .deid.options import MODES, DeidOptions
+from ..deid.batch import Record, deidentify_records
+from ..deid.options import MODES, DeidOptions
 
 DEFAULT_MODEL = "es_meddocan_deid"
 DEID_TEXT_COL = "deid_text"
@@ -163,7 +163,7 @@ def _partition_fn(model, mode, key_bc, options, gazetteer_file, batch_size, id_c
 def _ship_gazetteer(spark, options: DeidOptions) -> Tuple[DeidOptions, str]:
     """Resolve the gazetteer on the driver (as the CLI does) and ship it to the executors.
     Returns the options without the driver path and the name to look up with SparkFiles."""
-    from .deid.gazetteer import resolve_folder
+    from ..deid.gazetteer import resolve_folder
 
     folder = resolve_folder(options.gazetteer)
     if folder is None:
@@ -201,7 +201,7 @@ def deidentify_dataframe(df, mode: str, key: Optional[bytes] = None, *, model: s
     a missing key, a missing column or a name clash."""
     from pyspark.sql.types import StructField, StructType, _parse_datatype_string
 
-    from .deid.keys import as_key
+    from ..deid.keys import as_key
 
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r} (expected one of {', '.join(MODES)})")

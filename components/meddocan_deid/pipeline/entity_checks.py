@@ -25,7 +25,7 @@ from typing import List
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from .rule_entities import rule_entity_keys
+from .spans import rule_entity_keys, section_span
 
 YEAR = re.compile(r"(?:1[89]|20)[0-9]{2}")
 POSTAL_CODE = re.compile(r"(?:[A-Z]{1,2}-?)?[0-9]{4,6}")
@@ -71,8 +71,8 @@ class EntityChecks:
             if cand.id_ == self.veto_id:
                 for i in range(cand.start, cand.end):
                     vetoed[i] = True
-        footer_start = next((s.start for s in doc.spans.get(self.sections_key, []) if s.label_ == "footer"),
-                            len(doc))
+        footer = section_span(doc, "footer", self.sections_key)
+        footer_start = footer.start if footer is not None else len(doc)
         rules = rule_entity_keys(doc, self.rules_key)
         countries = {(s.start, s.end) for s in doc.spans.get(self.places_key, []) if s.id_ == self.country_id}
         ents: List[Span] = []

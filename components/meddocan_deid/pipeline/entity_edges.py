@@ -25,7 +25,7 @@ from typing import List
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from .rule_entities import EDGE_PUNCT, TITLES, rule_entity_keys
+from .spans import EDGE_PUNCT, TITLES, rule_entity_keys
 
 
 @Language.factory(

@@ -16,7 +16,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from .rule_entities import rule_entity_keys
+from .spans import rule_entity_keys, section_span
 
 # a short name in capitals: `CHULU`, `IAS-CO`, `INCOSUR`
 ACRONYM = re.compile(r"^[A-ZÁÉÍÓÚÑ][A-ZÁÉÍÓÚÑ0-9-]{1,11}$")
@@ -59,8 +59,8 @@ class TrustedPHI:
     def trusted(self, doc: Doc) -> dict:
         """Trusted strings of this document, mapped to their label."""
         found = {}
-        headers = [s for s in doc.spans.get(self.sections_key, []) if s.label_ == "header"]
-        header_end = headers[0].end if headers else 0
+        header = section_span(doc, "header", self.sections_key)
+        header_end = header.end if header is not None else 0
         for span in doc.spans.get(self.rules_key, []):
             # only the header rules are trusted: footer matches are regexes, not structure
             if span.end <= header_end and span.label_ not in self.exclude_rule_labels:

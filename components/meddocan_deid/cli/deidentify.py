@@ -9,92 +9,25 @@ run gets one JSON run report. Exit status: 0 when every report was written or sk
 when any failed, 2 when the run could not start.
 """
 import logging
-import os
 import sys
 import time
-from enum import Enum
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional
 
 import typer
 
-from . import __version__
+from .. import __version__
+from ._util import DEFAULT_MODEL, CliError, Mode, resolve_key_and_options
 
 logger = logging.getLogger("meddocan_deid.deid")
-DEFAULT_MODEL = "es_meddocan_deid"
 REPORT_NAME = "run_report.json"
-
-app = typer.Typer(add_completion=False, pretty_exceptions_enable=False,
-                  help="De-identify Spanish clinical reports with the MEDDOCAN pipeline.")
-
-
-class Mode(str, Enum):
-    tag = "tag"
-    mask = "mask"
-    redact = "redact"
-    surrogate = "surrogate"
-
-
-class CliError(Exception):
-    """A problem that stops the run before it starts; printed as one line."""
-
-
-def resolve_key_and_options(mode: str, *, key_file: Optional[Path], random_key: bool, tag_table: Optional[Path],
-                            tag_numbering: bool, keep_sex: bool, keep_age: bool, age_aggregate: str,
-                            gazetteer: Optional[Path], max_chars: int):
-    """The key and operator options of a run, shared by `deidentify` and `deidentify-spark` so
-    that both read the key the same way: `--key-file`, else MEDDOCAN_DEID_KEY, else
-    `--random-key`; never a command-line value. Raises CliError with a one-line reason."""
-    from .deid.keys import DeidKeyError, load_key
-    from .deid.keys import random_key as fresh_key
-    from .deid.options import DeidOptions, read_tag_table
-
-    key = None
-    if mode == "surrogate":
-        if random_key and key_file is not None:
-            raise CliError("give either --key-file or --random-key, not both")
-        if random_key:
-            key = fresh_key()
-        else:
-            try:
-                key = load_key(key_file)
-            except DeidKeyError as err:
-                raise CliError(str(err)) from None
-            if key is None:
-                raise CliError("surrogate mode needs a key: --key-file FILE or the environment variable "
-                               "MEDDOCAN_DEID_KEY (or --random-key for a throwaway key)")
-    try:
-        names = read_tag_table(tag_table) if tag_table else {}
-    except ValueError as err:
-        raise CliError(str(err)) from None
-    if gazetteer is not None and not gazetteer.is_dir():
-        raise CliError(f"{gazetteer}: gazetteer folder not found")
-    options = DeidOptions(tag_names=names, tag_numbering=tag_numbering, keep_sex=keep_sex, keep_age=keep_age,
-                          age_aggregate=age_aggregate, gazetteer=gazetteer, max_chars=max_chars)
-    if mode == "surrogate":  # load it now: a notice about a missing gazetteer comes once, before any progress
-        from .deid.gazetteer import load_gazetteer
-
-        load_gazetteer(gazetteer)
-    return key, options
-
-def _print_version(value: bool):
-    if value:
-        typer.echo(__version__)
-        raise typer.Exit()
-
-
-@app.callback()
-def _root(version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
-                                       help="Print the version and exit.")):
-    """De-identify Spanish clinical reports with the MEDDOCAN pipeline."""
-
 
 # state inherited by forked workers (never pickled: the key stays in memory)
 _STATE: Dict[str, object] = {}
 
 
 def _work(chunk):
-    from .deid.batch import deidentify_records
+    from ..deid.batch import deidentify_records
 
     return list(deidentify_records(_STATE["nlp"], chunk, _STATE["mode"], _STATE["key"],
                                    batch_size=max(1, len(chunk)), options=_STATE["options"]))
@@ -112,7 +45,7 @@ def _chunks(records: Iterator, size: int) -> Iterator[List]:
 
 
 def _results(nlp, records, mode, key, options, batch_size: int, n_process: int):
-    from .deid.batch import deidentify_records
+    from ..deid.batch import deidentify_records
 
     if n_process <= 1:
         yield from deidentify_records(nlp, records, mode, key, batch_size=batch_size, options=options)
@@ -146,9 +79,9 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
         n_process: int = 1, batch_size: int = 32, overwrite: bool = False, options=None,
         report_path: Optional[Path] = None, nlp=None, progress: Optional[bool] = None) -> dict:
     """The CLI run as a function: returns the run report (also written to `report_path`)."""
-    from .deid.io import (InputError, check_paths, input_kind, is_done, iter_items, load_item,
+    from ..deid.io import (InputError, check_paths, input_kind, is_done, iter_items, load_item,
                           remove_temp_files, write_json, write_report)
-    from .deid.options import DeidOptions
+    from ..deid.options import DeidOptions
 
     options = options or DeidOptions()
     start = time.time()
@@ -242,7 +175,6 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
     return report
 
 
-@app.command()
 def deidentify(
     input_path: Path = typer.Argument(..., metavar="INPUT", help="A .txt file, a folder of .txt files (recursive) or a JSONL file (id, text, patient_id)."),
     output: Path = typer.Argument(..., metavar="OUTPUT", help="Output folder (.txt + .ann per report, run_report.json)."),
@@ -281,26 +213,3 @@ def deidentify(
     typer.echo(f"reports read {c['read']}, written {c['written']}, skipped {c['skipped']}, failed {c['failed']} "
                f"in {result['seconds']:.1f}s -> {report or Path(output) / REPORT_NAME}", err=True)
     raise typer.Exit(1 if c["failed"] else 0)
-
-
-# the Spark command (pyspark is imported only when it runs: `pip install meddocan-deid[spark]`)
-from .spark_cli import deidentify_spark  # noqa: E402
-
-app.command("deidentify-spark")(deidentify_spark)
-
-
-def main(argv: Optional[List[str]] = None) -> None:
-    try:
-        app(args=argv, prog_name="meddocan-deid")
-    except SystemExit:
-        raise
-    except Exception as err:  # noqa: BLE001 - no traceback (it could quote a report)
-        if os.environ.get("MEDDOCAN_DEID_DEBUG"):
-            raise
-        print(f"meddocan-deid: internal error ({type(err).__name__}); set MEDDOCAN_DEID_DEBUG=1 for details",
-              file=sys.stderr)
-        sys.exit(3)
-
-
-if __name__ == "__main__":
-    main()

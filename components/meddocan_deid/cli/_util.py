@@ -1,0 +1,56 @@
+"""Options and checks shared by the `deidentify` and `deidentify-spark` commands."""
+from enum import Enum
+from pathlib import Path
+from typing import Optional
+
+DEFAULT_MODEL = "es_meddocan_deid"
+
+
+class Mode(str, Enum):
+    tag = "tag"
+    mask = "mask"
+    redact = "redact"
+    surrogate = "surrogate"
+
+
+class CliError(Exception):
+    """A problem that stops the run before it starts; printed as one line."""
+
+
+def resolve_key_and_options(mode: str, *, key_file: Optional[Path], random_key: bool, tag_table: Optional[Path],
+                            tag_numbering: bool, keep_sex: bool, keep_age: bool, age_aggregate: str,
+                            gazetteer: Optional[Path], max_chars: int):
+    """The key and operator options of a run, shared by `deidentify` and `deidentify-spark` so
+    that both read the key the same way: `--key-file`, else MEDDOCAN_DEID_KEY, else
+    `--random-key`; never a command-line value. Raises CliError with a one-line reason."""
+    from ..deid.keys import DeidKeyError, load_key
+    from ..deid.keys import random_key as fresh_key
+    from ..deid.options import DeidOptions, read_tag_table
+
+    key = None
+    if mode == "surrogate":
+        if random_key and key_file is not None:
+            raise CliError("give either --key-file or --random-key, not both")
+        if random_key:
+            key = fresh_key()
+        else:
+            try:
+                key = load_key(key_file)
+            except DeidKeyError as err:
+                raise CliError(str(err)) from None
+            if key is None:
+                raise CliError("surrogate mode needs a key: --key-file FILE or the environment variable "
+                               "MEDDOCAN_DEID_KEY (or --random-key for a throwaway key)")
+    try:
+        names = read_tag_table(tag_table) if tag_table else {}
+    except ValueError as err:
+        raise CliError(str(err)) from None
+    if gazetteer is not None and not gazetteer.is_dir():
+        raise CliError(f"{gazetteer}: gazetteer folder not found")
+    options = DeidOptions(tag_names=names, tag_numbering=tag_numbering, keep_sex=keep_sex, keep_age=keep_age,
+                          age_aggregate=age_aggregate, gazetteer=gazetteer, max_chars=max_chars)
+    if mode == "surrogate":  # load it now: a notice about a missing gazetteer comes once, before any progress
+        from ..deid.gazetteer import load_gazetteer
+
+        load_gazetteer(gazetteer)
+    return key, options

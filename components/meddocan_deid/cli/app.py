@@ -1,0 +1,48 @@
+"""The `meddocan-deid` typer app (also `python -m meddocan_deid`): the root options and the
+commands `deidentify` (cli/deidentify.py) and `deidentify-spark` (cli/spark.py)."""
+import os
+import sys
+from typing import List, Optional
+
+import typer
+
+from .. import __version__
+from .deidentify import deidentify
+from .spark import deidentify_spark
+
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False,
+                  help="De-identify Spanish clinical reports with the MEDDOCAN pipeline.")
+
+
+def _print_version(value: bool):
+    if value:
+        typer.echo(__version__)
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                       help="Print the version and exit.")):
+    """De-identify Spanish clinical reports with the MEDDOCAN pipeline."""
+
+
+app.command("deidentify")(deidentify)
+# pyspark is imported only when the command runs: `pip install meddocan-deid[spark]`
+app.command("deidentify-spark")(deidentify_spark)
+
+
+def main(argv: Optional[List[str]] = None) -> None:
+    try:
+        app(args=argv, prog_name="meddocan-deid")
+    except SystemExit:
+        raise
+    except Exception as err:  # noqa: BLE001 - no traceback (it could quote a report)
+        if os.environ.get("MEDDOCAN_DEID_DEBUG"):
+            raise
+        print(f"meddocan-deid: internal error ({type(err).__name__}); set MEDDOCAN_DEID_DEBUG=1 for details",
+              file=sys.stderr)
+        sys.exit(3)
+
+
+if __name__ == "__main__":
+    main()
