@@ -7,23 +7,11 @@ OUTPUT_DIR/res/brat/subtask2/ID.{txt,ann}  the same spans (the official script r
 OUTPUT_DIR/ref/brat/ID.{txt,ann}           gold (user_data meddocan_gold, or --gold-brat)
 """
 from pathlib import Path
-from typing import Annotated, Iterable, Optional
+from typing import Annotated, Optional
 
-import spacy
 import typer
 
-from meddocan_deid.evaluation.brat import write_brat
-from meddocan_deid.evaluation.results import DocResult, run_model
-
-
-def export(results: Iterable[DocResult], output_dir: Path) -> int:
-    n = 0
-    for r in results:
-        for sub in ("subtask1", "subtask2"):
-            write_brat(output_dir / "res" / "brat" / sub, r.doc_id, r.text, r.system)
-        write_brat(output_dir / "ref" / "brat", r.doc_id, r.text, r.gold)
-        n += 1
-    return n
+from meddocan_deid.evaluation.reports import export_brat
 
 
 def main(
@@ -33,12 +21,7 @@ def main(
     gold_brat: Annotated[Optional[Path], typer.Option(help="Take the gold from this BRAT folder")] = None,
     batch_size: Annotated[int, typer.Option(help="nlp.pipe batch size")] = 32,
 ) -> None:
-    nlp = spacy.load(model)
-    results, _ = run_model(nlp, data_path, batch_size=batch_size, gold_brat=gold_brat)
-    n = export(results, output_dir)
-    n_sys = sum(len(r.system) for r in results)
-    n_gold = sum(len(r.gold) for r in results)
-    typer.echo(f"{n} reports: {n_sys} system and {n_gold} gold annotations -> {output_dir}/res/brat, {output_dir}/ref/brat")
+    export_brat(model, data_path, output_dir, gold_brat=gold_brat, batch_size=batch_size)
 
 
 if __name__ == "__main__":

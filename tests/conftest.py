@@ -1,7 +1,6 @@
 """Shared fixtures: the rule part of the pipeline, built from configs/pipeline.cfg
 (without the trained tok2vec + NER) so that the tests exercise the real config and
 its [initialize] pattern loading."""
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -11,14 +10,6 @@ import meddocan_deid  # noqa: F401  (registers the factories and the tokenizer)
 
 ROOT = Path(__file__).parent.parent
 TRAINED = ("tok2vec", "ner")
-
-
-def load_script(name):
-    """A module of scripts/ (not a package), imported from its file."""
-    spec = importlib.util.spec_from_file_location(f"meddocan_script_{name}", ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def build_rule_nlp(**overrides):

@@ -8,7 +8,7 @@ from spacy.tokens import Span
 import meddocan_deid  # noqa: F401  (registers the factories)
 from meddocan_deid.training.ner_vote import entity_windows, window_doc
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parent.parent.parent
 TEXT = "Paciente de Getafe ingresa en Hospital La Paz con su madre"
 RULE = (2, 3, "TERRITORIO")  # `Getafe`, found by a rule
 HOSP = (5, 8, "HOSPITAL")

@@ -1,4 +1,5 @@
-"""scripts/evaluate.py, export_brat.py and errors.py on three invented reports, with a
+"""The evaluation reports (evaluate, export-brat, errors: meddocan_deid.evaluation.reports)
+on three invented reports, with a
 blank Spanish pipeline + entity_ruler as the model, and the BRAT -> DocBin -> BRAT
 round trip. No corpus needed."""
 import json
@@ -11,12 +12,12 @@ import spacy
 from spacy.tokens import DocBin
 from spacy.util import filter_spans
 
-from conftest import load_script
 from meddocan_deid.evaluation.brat import read_brat_dir, write_brat
+from meddocan_deid.evaluation.reports import error_kind, evaluate_model, export, export_brat, write_errors
 from meddocan_deid.evaluation.results import run_model
 from meddocan_deid.evaluation.metrics import count_sentences, evaluate
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 
 REPORTS = {
     # "45" lies inside the token "45años": it is in meddocan_gold but not in doc.ents
@@ -70,9 +71,8 @@ def assert_no_text(output):
 
 
 def test_round_trip_and_gold_against_itself(data):
-    export = load_script("export_brat")
     results, _ = run_model(spacy.blank("es"), data / "dev.spacy")  # blank model: gold only matters here
-    export.export(results, data / "roundtrip")
+    export(results, data / "roundtrip")
     original = {d.doc_id: d for d in read_brat_dir(data / "brat")}
     back = {d.doc_id: d for d in read_brat_dir(data / "roundtrip" / "ref" / "brat")}
     assert set(back) == set(original) == set(REPORTS)
@@ -87,9 +87,8 @@ def test_round_trip_and_gold_against_itself(data):
 
 
 def test_evaluate(data, capsys):
-    evaluate_script = load_script("evaluate")
     out, table = data / "metrics" / "dev.json", data / "metrics" / "dev_per_type.md"
-    evaluate_script.main(str(data / "model"), data / "dev.spacy", output_dir=data / "metrics")
+    evaluate_model(str(data / "model"), data / "dev.spacy", output_dir=data / "metrics")
     scores = json.loads(out.read_text(encoding="utf-8"))
     # s1: TP 1 (Juan Pérez García); FP 5 (Calle Mayor, 5, Ana López as the patient, the
     # two-date span, datos); FN 5 (45, Calle Mayor 5, Ana López, 12/03, 15/03)
@@ -114,7 +113,7 @@ def test_evaluate(data, capsys):
 
 
 def test_export_brat_layout(data, capsys):
-    load_script("export_brat").main(str(data / "model"), data / "dev.spacy", data / "out")
+    export_brat(str(data / "model"), data / "dev.spacy", data / "out")
     for sub in ("res/brat/subtask1", "res/brat/subtask2", "ref/brat"):
         assert sorted(p.name for p in (data / "out" / sub).iterdir()) == sorted(
             f"{d}.{ext}" for d in REPORTS for ext in ("ann", "txt"))
@@ -127,7 +126,7 @@ def test_export_brat_layout(data, capsys):
 
 
 def test_errors(data, capsys):
-    counts = load_script("errors").main(str(data / "model"), data / "dev.spacy", data / "reports" / "errors.tsv")
+    counts = write_errors(str(data / "model"), data / "dev.spacy", data / "reports" / "errors.tsv")
     assert sum(v for (_, kind), v in counts.items() if kind == "FN") == 5
     assert sum(v for (_, kind), v in counts.items() if kind == "FP") == 5
     assert counts["FECHAS", "FN"] == 2 and counts["PROFESION", "FP"] == 1
@@ -155,7 +154,7 @@ def test_errors(data, capsys):
     ("FP", "CALLE", (0, 10), [("HOSPITAL", 2, 12), ("CALLE", 0, 4)], "boundaries"),
 ])
 def test_error_kind(kind, label, span, overlap, expected):
-    assert load_script("errors").error_kind(kind, label, *span, overlap) == expected
+    assert error_kind(kind, label, *span, overlap) == expected
 
 
 def test_cli_with_sentences_and_gold_brat(data):

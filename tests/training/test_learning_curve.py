@@ -1,17 +1,15 @@
-"""scripts/learning_curve.py: option checks, nested train samples and dev folds, on invented
-reports (the run itself is tested after the workflow, in test_workflow.py)."""
+"""The learning curve (meddocan_deid.training.learning_curve; its script for the option
+checks): nested train samples and dev folds, on invented reports (the run itself is tested after the workflow, in test_workflow.py)."""
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import spacy
-from conftest import load_script
 
-ROOT = Path(__file__).resolve().parent.parent
+from meddocan_deid.training import learning_curve as curve
 
-
-curve = load_script("learning_curve")
+ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def invented_docs(n):

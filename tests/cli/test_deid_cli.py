@@ -15,7 +15,7 @@ from meddocan_deid.cli.deidentify import run
 from meddocan_deid.deid.io import safe_stem
 
 KEY = b"cli-key-0123456789abcdef"
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parent.parent.parent
 TEMPLATE = ("Datos del paciente.\nNombre: {name}.\nApellidos: {surname}.\nNHC: {nhc}.\n"
             "Fecha de Ingreso: {day:02d}/05/2001.\nDomicilio: C/ Mayor, {n}.\nCP: 28029.\n"
             "Médico: Luis Albarrán Tejero NºCol: 28 31 64120.\n"

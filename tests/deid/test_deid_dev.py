@@ -13,7 +13,7 @@ from meddocan_deid.deid import apply_operator
 from meddocan_deid.deid.surrogates import POLICY_KEPT
 from meddocan_deid.deid.surrogates.common import bounded_find
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parent.parent.parent
 CANDIDATES = [ROOT.parent / "shared" / "meddocan" / "corpus" / "dev" / "brat",
               ROOT / "assets" / "meddocan" / "corpus" / "dev" / "brat"]
 DEV = next((p for p in CANDIDATES if p.is_dir()), None)

@@ -11,7 +11,7 @@ from spacy.tokens import Span
 from meddocan_deid.pipeline.patterns import GAZETTEER_LISTS, PatternFileError, load_gazetteer_patterns
 from meddocan_deid.training.span_features import span_feature_embed, span_feature_ids
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parent.parent.parent
 GAZETTEER = ROOT.parent / "shared" / "meddocan" / "gazetteer"
 
 

@@ -8,7 +8,7 @@ import pytest
 from meddocan_deid.evaluation.brat import BratError, read_ann
 from meddocan_deid.pipeline.patterns import PatternFileError, load_patterns
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parent.parent.parent
 MARKER = "Zorionak Etxeberria"  # an invented, distinctive name
 
 

@@ -17,7 +17,7 @@ import pytest
 import spacy
 from spacy.tokens import DocBin
 
-CONFIG = Path(__file__).resolve().parent.parent / "configs" / "transformer.cfg"
+CONFIG = Path(__file__).resolve().parent.parent.parent / "configs" / "transformer.cfg"
 
 OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
 

@@ -18,7 +18,7 @@ pytest.importorskip("pyarrow")
 from meddocan_deid.deid.batch import Record, deidentify_records  # noqa: E402
 from meddocan_deid.deid.options import DeidOptions  # noqa: E402
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parent.parent.parent
 CANDIDATES = [ROOT.parent / "shared" / "meddocan" / "corpus" / "dev" / "brat",
               ROOT / "assets" / "meddocan" / "corpus" / "dev" / "brat"]
 DEV = next((p for p in CANDIDATES if p.is_dir()), None)

@@ -11,7 +11,7 @@ from spacy.util import registry
 
 import meddocan_deid  # noqa: F401
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 REPORTS = {
     "a": "Nombre: Juan Pérez García.\nMujer de 40 años.\n",
     "b": "Remitido por: Dra. Ana López.\nSin datos.\n",
