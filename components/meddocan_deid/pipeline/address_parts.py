@@ -1,39 +1,25 @@
 """Split NER entities that run across the parts of an address block.
 
-Footers chain institution, street, postal code and town with no punctuation between
-them ("Hospital X Avda. Y, 3 28000 Z"), and the NER sometimes reads two parts as
-one entity. The guidelines make each part its own entity, and the rule matcher
-already knows two unambiguous part openers: a street head (`footer/street`
-candidates: "C/", "Avda.", "Paseo") and a postal code (the `footer/match`
-TERRITORIO candidates). This component cuts an NER entity at such a cue:
+Reads `doc.ents`, the `sections` spans and the `phi_rules` candidates (street heads
+`footer/street`, postal codes `footer/match`, provinces `cue/province`); writes `doc.ents`
+only; never changes the rule entities in `rules_key`. Footers chain institution, street,
+postal code and town with no punctuation between them, and the guidelines make each part
+its own entity. Cuts, each one tested by example in tests/pipeline/test_address_parts.py:
 
-- a postal code inside a longer entity becomes its own TERRITORIO; what follows it
-  is a town (TERRITORIO) and what precedes it keeps its label ("Avenida X 13600");
-- a street head inside a HOSPITAL / INSTITUCION / TERRITORIO / name entity starts a
-  CALLE, when the street is really there: the piece has a house number or the NER
-  found the rest of the street right after it ("Hospital X Pso" + ". Isabel ..., s/n"),
-  and the head does not follow a name link ("Hospital Virgen del Camino" is a name);
-- a CALLE that starts right after a street head no entity holds takes the head in
-  ("Ctra. | Toledo - Cuenca s/n": in train and dev the gold street holds its head
-  1,084 times and leaves it out 5 times);
-- a footer street head that no entity touches starts a CALLE up to its house number
-  or `s/n` (the `footer/street` rule of `rule_entities`, as a gap filler only: "Urb. El
-  Arco, 16" that the NER missed altogether; a rule street that overrides the NER scored
-  lower on dev, since the NER knows where streets with long number tails end);
+- a postal code inside a longer entity stands alone; what follows it is the town;
+- a street head inside a place or name entity starts a CALLE when the piece has a house
+  number or the NER found the rest of the street right after it, and the head does not
+  follow a name link (PLACE_NAME_LINKS);
+- a CALLE right after a street head that no entity holds takes the head in (in train and
+  dev the gold street holds its head 1,084 times and leaves it out 5 times);
+- a footer street head that no entity touches starts a CALLE up to its house number or
+  `s/n` (a gap filler only: a rule street that overrides the NER scored lower on dev);
 - a HOSPITAL / INSTITUCION that ends in a house number holds a street with no head
-  after its `de <Name>` ("Instituto Oncológico de Guipúzcoa | Arrietabea, 44",
-  "Universidad de Valencia | Serrà Molins Nº 1"): no gold place entity in train or dev
-  ends in `, <number>` or `Nº <number>`, so the street starts at the first capitalised
-  word after the `de` part, or, with no `de` part, is the last two words before the
-  number ("Hospital Ruiz Cortés | Fuente Vieja, 12");
-- capitalised words after a street's house number are the town ("C/ La Encina 167 |
-  Villanueva"), unless they are a floor or door ("Bajo B") or a second street, which the
-  gold keeps in the same entity ("C/ Cedro, 23 Camino de la Sierra, 4");
-- a town followed by its province (`cue/province` candidates: Spanish provinces and
-  communities) is two places ("Ponferrada León"), unless the province is part of the
-  town's name ("Villanueva de Córdoba", "Nuevo León").
-
-Rule entities (in `rules_key`) are never changed.
+  (no gold place entity in train or dev ends in `, <number>` or `Nº <number>`);
+- capitalised words after a street's house number are the town, unless they are a
+  floor or door (ADDRESS_UNIT_WORDS) or a second street;
+- a town followed by its province is two places, unless the province is part of the
+  town's name.
 """
 from typing import List, Optional, Set, Tuple
 
@@ -47,7 +33,7 @@ Piece = Tuple[int, int, str]
 # a street head after these is part of the street's name: `Gran Vía, 87`
 NAME_HEADS = {"Gran"}
 # a province after these is part of the town's name: `Villanueva de Córdoba`, `Nuevo León`
-NAME_LINKS = {"de", "del", "la", "las", "los", "el", "y", "nuevo", "nueva", "nvo", "islas"}
+PLACE_NAME_LINKS = {"de", "del", "la", "las", "los", "el", "y", "nuevo", "nueva", "nvo", "islas"}
 # what comes right before a house number: `Arrietabea, 44`, `Serrà Molins Nº 1`
 HOUSE_NUMBER_KEYS = {",", "nº", "n°", "nª", "núm", "num"}
 ARTICLES = {"la", "las", "los", "el", "l'"}
@@ -153,7 +139,7 @@ class AddressParts:
                     return out
         if label in self.street_split_labels:
             for i in range(ent.start + 1, ent.end):
-                if i not in heads or doc[i - 1].lower_ in NAME_LINKS:  # `Virgen del Camino` is a name
+                if i not in heads or doc[i - 1].lower_ in PLACE_NAME_LINKS:  # `Virgen del Camino` is a name
                     continue
                 street_follows = nxt is not None and nxt.label_ == self.street_label and \
                     all(t.is_space or t.text in EDGE_PUNCT for t in doc[ent.end:nxt.start])
@@ -226,7 +212,7 @@ class AddressParts:
                 continue
             rest = doc[j + 1:ent.end]
             if j + 1 in heads or doc[j + 1].lower_ in ADDRESS_UNIT_WORDS or len(rest) > 4 or not all(
-                    t.is_alpha and (t.is_title or t.lower_ in NAME_LINKS) for t in rest):
+                    t.is_alpha and (t.is_title or t.lower_ in PLACE_NAME_LINKS) for t in rest):
                 return whole
             return [(ent.start, j + 1, ent.label_), (j + 1, ent.end, self.postal_code_label)]
         return whole
@@ -234,7 +220,7 @@ class AddressParts:
     def _split_province(self, doc: Doc, ent: Span, provinces: dict) -> List[Piece]:
         start = provinces.get(ent.end)
         if ent.label_ != self.postal_code_label or start is None or start <= ent.start \
-                or not doc[start - 1].whitespace_ or doc[start - 1].lower_ in NAME_LINKS:
+                or not doc[start - 1].whitespace_ or doc[start - 1].lower_ in PLACE_NAME_LINKS:
             return [(ent.start, ent.end, ent.label_)]
         s, e = strip_edges(doc, ent.start, start)
         return ([(s, e, ent.label_)] if e > s else []) + [(start, ent.end, ent.label_)]

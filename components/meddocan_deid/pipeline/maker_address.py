@@ -33,7 +33,7 @@ COMPANY_WORDS = COMPANY_SUFFIXES | {
     "farma", "corporation", "company", "scientific", "medical", "instruments", "healthcare", "surgical", "systems",
     "meditec", "biotech", "diagnostics", "industries", "international", "technologies", "medizintechnik",
 }
-NAME_LINKS = {"de", "del", "la", "las", "los", "y", "e", "and", "&", "of", "the", "und", "-"}
+MAKER_NAME_LINKS = {"de", "del", "la", "las", "los", "y", "e", "and", "&", "of", "the", "und", "-"}
 DOSE_UNITS = {"mg", "g", "ml", "mcg", "µg", "ug", "ui", "%", "mg/ml", "mg/kg"}
 
 
@@ -163,7 +163,7 @@ class MakerAddress:
     def _is_product(doc: Doc, part: Part) -> bool:
         tokens = doc[part[0]:part[1]]
         return any(any(c.isdigit() for c in t.text) or t.lower_ in DOSE_UNITS for t in tokens) \
-            or any(t.is_lower and t.lower_ not in NAME_LINKS for t in tokens)
+            or any(t.is_lower and t.lower_ not in MAKER_NAME_LINKS for t in tokens)
 
     def _is_name(self, doc: Doc, part: Part) -> bool:
         tokens = doc[part[0]:part[1]]
