@@ -47,8 +47,8 @@ DESCRIPTION = (
     "Finds the 29 PHI types of the MEDDOCAN annotation scheme (names, dates, ages, identifiers, "
     "addresses, hospitals, contacts ...) in Spanish clinical reports, so that they can be "
     "de-identified: sections, header/footer rules and a CNN NER trained on the 500 train reports "
-    "of the MEDDOCAN corpus (synthetic clinical case reports annotated with PHI). Performance: "
-    "official-style MEDDOCAN scores on its 250 dev reports."
+    "of the MEDDOCAN corpus (synthetic clinical case reports annotated with PHI). Performance "
+    "(meta.json): official-style MEDDOCAN scores on its 250 dev reports."
 )
 
 
@@ -81,8 +81,15 @@ def build_meta(library_version: str, performance: dict) -> dict:
     """meta.json fields given to `spacy package`, which adds the pipeline's own and sets
     `spacy_version` to the minor range of the spaCy that built it."""
     major, minor, _ = library_version.split(".")
+    description = DESCRIPTION
+    # `spacy info` hides "performance", so the headline scores go in the description too
+    summary = [f"{name} {performance[key]:.4f}" for name, key in (
+        ("subtask-1 F1", "meddocan_s1_f"), ("leak", "meddocan_s1_leak"),
+        ("subtask-2 merged F1", "meddocan_s2_merged_f"), ("spaCy ents_f", "ents_f")) if key in performance]
+    if summary:
+        description += " Dev: " + ", ".join(summary) + "."
     return {
-        "description": DESCRIPTION,
+        "description": description,
         "url": "https://example.org/es_meddocan_deid",  # project url placeholder
         "license": "MIT (code); trained on the MEDDOCAN corpus, CC BY 4.0",
         "sources": SOURCES,

@@ -66,6 +66,9 @@ def test_meta_names_sources_licence_and_requirements():
     assert corpus["license"] == "CC BY 4.0"
     assert any("gazetteer" in source["name"] for source in meta["sources"])
     assert "Spanish clinical reports" in meta["description"]
+    # `spacy info` does not print "performance": the headline scores are in the description
+    assert meta["description"].endswith("Dev: subtask-1 F1 0.9000.")
+    assert "Dev:" not in package.build_meta("1.4.2", {})["description"]
     assert meta["url"] != corpus["url"]  # the upstream url is the data's, not the project's
 
 
