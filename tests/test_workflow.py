@@ -24,7 +24,7 @@ def project(tmp_path_factory):
     if not (SHARED / "corpus").is_dir():
         pytest.fail(f"{SHARED}/corpus is missing: the workflow test needs the MEDDOCAN copy beside the checkout")
     work = tmp_path_factory.mktemp("project")
-    for name in ("project.yml", "configs", "scripts", "components", "setup.cfg", "pyproject.toml", "README.md"):
+    for name in ("project.yml", "experiments", "configs", "scripts", "components", "setup.cfg", "pyproject.toml", "README.md"):
         src = ROOT / name
         (shutil.copytree if src.is_dir() else shutil.copy)(src, work / name)
     target = work / "site"
@@ -72,12 +72,13 @@ def test_package_loads_by_name_without_the_repository(project):
 
 
 def run_after_workflow(project, step, *extra_vars):
-    """`spacy project run STEP` in the workflow's copy, on its ten reports, with the built package importable."""
+    """`spacy project run STEP` of the experiments project in the workflow's copy, on its ten
+    reports, with the built package importable."""
     work, target, _ = project
     env = dict(os.environ, PYTHONPATH=str(target), PYTHONUNBUFFERED="1")
-    cmd = [sys.executable, "-m", "spacy", "project", "run", step, str(work), "--vars.shared", str(SHARED),
+    cmd = [sys.executable, "-m", "spacy", "project", "run", step, str(work / "experiments"),
            "--vars.limit", "10", "--vars.max_steps", "6", "--vars.eval_frequency", "3", *extra_vars]
-    proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(cmd, cwd=work / "experiments", env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return proc
 
@@ -88,8 +89,8 @@ def test_self_training_variant_runs_after_the_workflow(project):
     work = project[0]
     assert "10 reports" in run_after_workflow(project, "silver").stdout
     run_after_workflow(project, "train-variant", "--vars.variant", "silver", "--vars.variant_silver",
-                       "corpus/silver.spacy", "--vars.variant_gold_copies", "2")
-    scores = json.loads((work / "metrics" / "variants" / "dev_silver.json").read_text(encoding="utf-8"))
+                       "experiments/corpus/silver.spacy", "--vars.variant_gold_copies", "2")
+    scores = json.loads((work / "experiments" / "metrics" / "variants" / "dev_silver.json").read_text(encoding="utf-8"))
     assert scores["meddocan_n_docs"] == 10
 
 
@@ -98,12 +99,12 @@ def test_learning_curve_trains_on_shares_and_dev_folds(project):
     folds' held-out dev files together hold every dev report once."""
     work = project[0]
     proc = run_after_workflow(project, "learning-curve", "--vars.curve_fractions", "0.5", "--vars.curve_dev_folds", "2")
-    rows = [line for line in (work / "metrics" / "learning_curve_dev.md").read_text(encoding="utf-8").splitlines()
+    rows = [line for line in (work / "experiments" / "metrics" / "learning_curve_dev.md").read_text(encoding="utf-8").splitlines()
             if line.startswith("| ") and not line.startswith(("| NER", "| ---"))]
     assert [r.split(" | ")[0:2] for r in rows] == [["| 50% of train", "5"], ["| train + dev, 2-fold cross-validation", "15"]]
     nlp = spacy.blank("es")
     held_out = [d.user_data["meddocan_id"] for i in range(2) for d in DocBin().from_disk(
-        work / "training" / "learning_curve" / f"train_dev_fold{i}" / "dev.spacy").get_docs(nlp.vocab)]
+        work / "experiments" / "training" / "learning_curve" / f"train_dev_fold{i}" / "dev.spacy").get_docs(nlp.vocab)]
     dev = [d.user_data["meddocan_id"] for d in DocBin().from_disk(work / "corpus" / "dev.spacy").get_docs(nlp.vocab)]
     assert len(held_out) == 10 and sorted(held_out) == sorted(dev)
     assert "learning_curve_dev.md" in proc.stdout
@@ -115,11 +116,11 @@ def test_train_variant_beam_width_chooses_the_ner(project, beam_width, factory):
     work = project[0]
     variant = f"beam{beam_width}"
     run_after_workflow(project, "train-variant", "--vars.variant", variant, "--vars.variant_beam_width", str(beam_width))
-    config = (work / "training" / "variants" / variant / "model-best" / "config.cfg").read_text(encoding="utf-8")
+    config = (work / "experiments" / "training" / "variants" / variant / "model-best" / "config.cfg").read_text(encoding="utf-8")
     ner_section = config.split("[components.ner]\n", 1)[1].split("\n[", 1)[0]
     assert f'factory = "{factory}"' in ner_section
     assert ("beam_width = 2" in ner_section) == (beam_width == 2)
-    assert (work / "metrics" / "variants" / f"dev_{variant}.json").exists()
+    assert (work / "experiments" / "metrics" / "variants" / f"dev_{variant}.json").exists()
 
 
 # the embedding keeps the config's width, a reference to the encoder's
@@ -139,13 +140,13 @@ def test_train_variant_sets_the_tok2vec_encoder(project, extra_vars, section, ex
     work = project[0]
     variant = f"{section}_" + extra_vars[1]
     run_after_workflow(project, "train-variant", "--vars.variant", variant, *extra_vars)
-    config = (work / "training" / "variants" / variant / "model-best" / "config.cfg").read_text(encoding="utf-8")
+    config = (work / "experiments" / "training" / "variants" / variant / "model-best" / "config.cfg").read_text(encoding="utf-8")
     text_of_section = config.split(f"[components.tok2vec.model.{section}]\n", 1)[1].split("\n[", 1)[0]
     for text in expected:
         assert text in text_of_section
     for text in absent:
         assert text not in text_of_section
-    assert (work / "metrics" / "variants" / f"dev_{variant}.json").exists()
+    assert (work / "experiments" / "metrics" / "variants" / f"dev_{variant}.json").exists()
 
 
 @pytest.mark.parametrize("options,message", [
