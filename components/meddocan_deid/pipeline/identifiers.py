@@ -120,15 +120,17 @@ class _Kind:
         self.kind, self.label = p["kind"], p["label"]
         self.validator = VALIDATORS.get(p.get("validator") or "")
         flags = re.IGNORECASE if p.get("ignore_case") else 0
-        value = f"(?<![\\w@.])(?P<value>{p['pattern']})(?![\\w@]|[.,/]\\w)"
-        self.keyless = re.compile(value, flags) if p.get("keyless") else None
+        # a keyless value is not glued to a word, a number or an address around it;
+        # after a key, a period may precede it (`Tfno.+34...`)
+        value = f"(?P<value>{p['pattern']})(?![\\w@]|[.,/]\\w)"
+        self.keyless = re.compile(f"(?<![\\w@.]){value}", flags) if p.get("keyless") else None
         self.keyed = None
         if p.get("keys"):
             keys = "|".join(f"(?:{k})" for k in p["keys"])
             connector = p.get("connector", DEFAULT_CONNECTOR)
             prefix = p.get("prefix", "")
             # keys are case-insensitive; the value keeps its own case rule
-            self.keyed = re.compile(f"(?<!\\w)(?i:{keys}){connector}(?i:{prefix}){value}", flags)
+            self.keyed = re.compile(f"(?<!\\w)(?i:{keys}){connector}(?i:{prefix})(?<![\\w@]){value}", flags)
             self.key_words = re.compile(f"(?i:{keys})")
 
     def find(self, text: str) -> List[Tuple[int, int, bool]]:
@@ -182,22 +184,23 @@ class Identifiers:
         keys = [k for p in self.patterns for k in p.get("keys") or []]
         self._key_token = re.compile("|".join(f"(?:{k})" for k in keys), re.IGNORECASE) if keys else None
 
-    def candidates(self, doc: Doc) -> List[Span]:
-        """Non-overlapping identifier spans: keyed values first, then the longest."""
+    def candidates(self, doc: Doc) -> List[Tuple[Span, bool]]:
+        """Non-overlapping identifier spans (kind in `kb_id_`) and whether a key
+        preceded each: keyed values first, then the longest."""
         found = []
-        for kind in self._kinds:
+        for order, kind in enumerate(self._kinds):
             for start, end, keyed in kind.find(doc.text):
                 span = doc.char_span(start, end, label=kind.label, alignment_mode="expand")
                 if span is not None and len(span):
-                    found.append((not keyed, -(end - start), start, span, kind.kind))
-        found.sort(key=lambda f: f[:3])
+                    found.append((not keyed, -(end - start), start, order, span, kind.kind))
+        found.sort(key=lambda f: f[:4])  # ties: the pattern listed first
         taken = set()
         spans = []
-        for *_, span, kind in found:
+        for keyless, *_, span, kind in found:
             if taken.isdisjoint(range(span.start, span.end)):
                 taken.update(range(span.start, span.end))
-                spans.append(Span(doc, span.start, span.end, label=span.label, kb_id=kind))
-        return sorted(spans, key=lambda s: s.start)
+                spans.append((Span(doc, span.start, span.end, label=span.label, kb_id=kind), not keyless))
+        return sorted(spans, key=lambda s: s[0].start)
 
     def _sensible(self, doc: Doc, start: int, end: int) -> Optional[Tuple[int, int]]:
         """The piece [start, end) of a trimmed entity without edge blanks, punctuation
@@ -214,11 +217,14 @@ class Identifiers:
         return None
 
     def __call__(self, doc: Doc) -> Doc:
-        spans = self.candidates(doc)
+        labels = {p["label"] for p in self.patterns}
         rules = [(r.start, r.end, r.label) for r in doc.spans.get(self.rules_key, [])]
-        # a same-label rule entity keeps its span (header values)
-        spans = [s for s in spans if not any(
-            label == s.label and start < s.end and s.start < end for start, end, label in rules)]
+        # A rule entity keeps its span (the gold-style header value) against a keyed
+        # identifier of its label, and against any keyless one if it is an identifier
+        # itself (`NASS: 765145412-1` is not a phone).
+        spans = [s for s, keyed in self.candidates(doc) if not any(
+            start < s.end and s.start < end and (label == s.label or (not keyed and label in labels))
+            for start, end, label in rules)]
         doc.spans[self.spans_key] = spans
         if not spans:
             return doc
