@@ -36,6 +36,7 @@ SPANS_KEY = "identifiers"
 # Between a key and its value: blanks (line breaks too), `:`, `.`, `#`, `nº`, `número`.
 DEFAULT_CONNECTOR = r"(?:[\s:.#=\-]|\b(?:n[º°o]\.?|número|núm\.?|num\.?)(?!\w))*"
 _SEPARATORS = re.compile(r"[\s.\-/()]")
+_LEADING = "+("
 _TRAILING = ".,;:)]}»\"'!?"  # punctuation that ends a sentence, not a URL or e-mail
 EDGE_PUNCT = set(".,;:-()/\"'[]")
 
@@ -147,6 +148,9 @@ class _Kind:
 
 
 def _trim(text: str, start: int, end: int) -> Tuple[int, int]:
+    # the gold standard leaves a leading `+` or `(` out: `+34 612...` is `34 612...`
+    while start < end and (text[start] in _LEADING or text[start].isspace()):
+        start += 1
     while end > start and (text[end - 1] in _TRAILING or text[end - 1].isspace()):
         end -= 1
     return start, end
