@@ -34,7 +34,7 @@ from meddocan_deid import LABELS
 
 SPANS_KEY = "identifiers"
 # Between a key and its value: blanks (line breaks too), `:`, `.`, `#`, `nº`, `número`.
-DEFAULT_CONNECTOR = r"(?:[\s:.#=\-]|\b(?:n[º°o]\.?|número|núm\.?|num\.?)(?!\w))*"
+DEFAULT_CONNECTOR = r"(?:[\s:.#=\-]|\b(?:n[º°o]\.?|número|núm\.?|num\.?|es)(?!\w))*"
 _SEPARATORS = re.compile(r"[\s.\-/()]")
 _LEADING = "+("
 _TRAILING = ".,;:)]}»\"'!?"  # punctuation that ends a sentence, not a URL or e-mail
@@ -65,14 +65,16 @@ def _valid_ip(value: str) -> bool:
 
 def _valid_phone_es(value: str) -> bool:
     """9 digits from 6/7/8/9 after an optional +34/0034, not one repeated digit,
-    and grouped like a phone (no group of one digit: `6 1234 5678 9` is not one)."""
-    body = re.sub(r"^(?:\(?\+\s?34\)?|\(?0034\)?)", "", value.strip())
+    and grouped like a phone (one kind of separator, no one-digit group:
+    `6 1234 5678 9` is not a phone)."""
+    body = value.strip()
+    if len(re.sub(r"\D", "", body)) > 9:
+        body = re.sub(r"^\(?(?:\+\s?|00)?34\)?[ \-.]*", "", body)
     digits = re.sub(r"\D", "", body)
     if len(digits) != 9 or digits[0] not in "6789" or len(set(digits)) == 1:
         return False
-    separators = set(re.findall(r"\D+", body.strip()))
-    groups = re.split(r"\D+", body.strip())
-    return len(separators) <= 1 and all(len(g) >= 2 for g in groups)
+    separators = set(re.findall(r"\D+", body))
+    return len(separators) <= 1 and all(len(g) >= 2 for g in re.split(r"\D+", body))
 
 
 VALIDATORS: Dict[str, Callable[[str], bool]] = {
