@@ -72,6 +72,8 @@ VALID = [
     ("Avisar al 0034 876 543 210 hoy.", "0034 876 543 210", "NUMERO_TELEFONO"),
     ("Teléfono de su hermano en Londres: 0044 20 7946 0958.", "0044 20 7946 0958", "NUMERO_TELEFONO"),
     ("El móvil de su madre es el 0033 6 12 34 56 78.", "0033 6 12 34 56 78", "NUMERO_TELEFONO"),
+    ("Telf.: 666415506, e-mail al final.", "666415506", "NUMERO_TELEFONO"),
+    ("Tel 965 33 44 91 (secretaría)", "965 33 44 91", "NUMERO_TELEFONO"),
     ("Enviar por fax: 91 234 56 79.", "91 234 56 79", "NUMERO_FAX"),
     # e-mail, URL, IP, MAC
     ("Escribe a lucia.ferrer@correo-ejemplo.es a diario.", "lucia.ferrer@correo-ejemplo.es", "CORREO_ELECTRONICO"),
