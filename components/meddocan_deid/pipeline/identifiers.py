@@ -194,8 +194,9 @@ class Identifiers:
         """Non-overlapping identifier spans (kind in `kb_id_`) and whether a key
         preceded each: keyed values first, then the longest."""
         found = []
+        text = doc.text  # built from the tokens on each access
         for order, kind in enumerate(self._kinds):
-            for start, end, keyed in kind.find(doc.text):
+            for start, end, keyed in kind.find(text):
                 span = doc.char_span(start, end, label=kind.label, alignment_mode="expand")
                 if span is not None and len(span):
                     found.append((not keyed, -(end - start), start, order, span, kind.kind))
@@ -223,12 +224,18 @@ class Identifiers:
         return None
 
     def __call__(self, doc: Doc) -> Doc:
+        candidates = self.candidates(doc)
+        if not candidates:
+            doc.spans[self.spans_key] = []
+            return doc
         labels = {p["label"] for p in self.patterns}
-        rules = [(r.start, r.end, r.label) for r in doc.spans.get(self.rules_key, [])]
+        first, last = min(s.start for s, _ in candidates), max(s.end for s, _ in candidates)
+        rules = [(r.start, r.end, r.label) for r in doc.spans.get(self.rules_key, [])
+                 if r.start < last and first < r.end]
         # A rule entity keeps its span (the gold-style header value) against a keyed
         # identifier of its label, and against any keyless one if it is an identifier
         # itself (`NASS: 765145412-1` is not a phone).
-        spans = [s for s, keyed in self.candidates(doc) if not any(
+        spans = [s for s, keyed in candidates if not any(
             start < s.end and s.start < end and (label == s.label or (not keyed and label in labels))
             for start, end, label in rules)]
         doc.spans[self.spans_key] = spans
