@@ -9,6 +9,11 @@ a value regex (`pattern`), optional `keys` (regexes: `DNI`, `NASS`, `nhc-`...), 
 (the value also counts without a key) and a `validator` (checked on keyless values
 only: after a key the value is PHI even with a wrong check letter).
 
+Keys and values are regexes over `doc.text`, not Matcher patterns: keys glue to values
+in ways the tokenizer splits differently (`nhc-1234567`, `NºSocio:5547`, `Tfno.+34`),
+values cross token and line boundaries (`45873912-\nK`), and spans are aligned with
+`doc.char_span(..., alignment_mode="expand")`.
+
 Contract: reads `doc.text`, `doc.ents` and `doc.spans[rules_key]`; writes its
 identifiers to `doc.spans[spans_key]` and to `doc.ents`. An identifier wins over an
 overlapping entity, which is trimmed around it when what is left still looks like an
