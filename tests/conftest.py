@@ -19,6 +19,7 @@ def build_rule_nlp(**overrides):
             "paths.sections_patterns": str(ROOT / "configs" / "patterns" / "sections.jsonl"),
             "paths.rule_patterns": str(ROOT / "configs" / "patterns" / "phi_rules.jsonl"),
             "paths.place_names": str(ROOT / "configs" / "patterns" / "place_names.jsonl"),
+            "paths.identifier_patterns": str(ROOT / "configs" / "patterns" / "identifiers.jsonl"),
             **overrides,
         },
         interpolate=False,

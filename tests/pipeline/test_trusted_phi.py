@@ -58,7 +58,9 @@ def test_not_inside_a_longer_word(doc):
     for word in ("Olmedo Rivasa", "Olmedo Rivas2", "ana.Olmedo Rivas@x.es"):
         start = REPORT.index(word)
         end = start + len(word)
-        assert not any(e.start_char < end and start < e.end_char for e in doc.ents)
+        # (`Rivas@x.es` is an e-mail address for the identifiers component, not trusted PHI)
+        assert not any(e.start_char < end and start < e.end_char for e in doc.ents
+                       if e.label_ != "CORREO_ELECTRONICO")
 
 
 def test_propagated_spans_are_recorded(doc):
