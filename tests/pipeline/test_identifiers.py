@@ -8,9 +8,9 @@ import spacy
 import srsly
 from spacy.tokens import Span
 
-from meddocan_deid.patterns import load_patterns
+from meddocan_deid.pipeline.patterns import load_patterns
 from meddocan_deid.pipeline.identifiers import VALIDATORS, validate_patterns
-from meddocan_deid.tokenizer import blank_pipeline
+from meddocan_deid.pipeline.tokenizer import blank_pipeline
 
 ROOT = Path(__file__).parents[2]
 PATTERNS = ROOT / "configs" / "patterns" / "identifiers.jsonl"
