@@ -17,8 +17,8 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from spacy.language import Language
 from spacy.tokens import Doc, DocBin
 
-from .brat import Annotation, read_brat_dir
-from .metrics import EvaluationError, count_sentences, evaluate, leak
+from ..brat import Annotation, read_brat_dir
+from ..metrics import EvaluationError, count_sentences, evaluate, leak
 
 GOLD_KEY = "meddocan_gold"
 ID_KEY = "meddocan_id"
