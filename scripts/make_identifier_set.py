@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Annotated, Callable, Dict, List, Optional, Tuple
 
 import typer
-from faker import Faker
 from stdnum import iban as std_iban
 from stdnum.es import ccc as std_ccc
 from stdnum.es import dni as std_dni
@@ -120,10 +119,80 @@ class Report:
         return "".join(lines + notes)
 
 
+class Names:
+    """Invented names, places and internet names from the small lists below (no Faker: its
+    data change between versions, and the shipped set must be what this script writes)."""
+
+    FEMALE = ("Lucía", "Carmen", "Íngrid", "Dolores", "Nerea", "Paola", "Rocío", "Amparo", "Begoña", "Inés",
+              "Remedios", "Maite", "Aitana", "Consuelo", "Yolanda", "Noelia", "Elvira", "Macarena", "Sonia", "Pilar")
+    MALE = ("Aurelio", "Jacinto", "Rubén", "Ismael", "Fermín", "Gaspar", "Lisandro", "Óscar", "Teodoro", "Iker",
+            "Baltasar", "Ramiro", "Eusebio", "Joaquín", "Nicanor", "Adrián", "Ulises", "Marcelo", "Hugo", "Celestino")
+    SURNAMES = ("Arnaiz", "Bayo", "Castells", "Cañellas", "Escudero", "Ferrándiz", "Garrido", "Huertas", "Iglesias",
+                "Jover", "Lasheras", "Meléndez", "Nieto", "Olmedo", "Pascual", "Quintana", "Roldán", "Sebastián",
+                "Toledano", "Uría", "Valcárcel", "Zamora", "Berrocal", "Cuadrado", "Domínguez", "Echeverría",
+                "Gallardo", "Herrero", "Losada", "Montero", "Peñalver", "Saavedra", "Tejedor", "Villalba")
+    STREET_TYPES = ("Calle", "Avenida", "Plaza", "Paseo", "Camino", "Ronda", "Travesía", "Glorieta")
+    STREET_NAMES = ("de los Almendros", "del Doctor Ferrán", "Mayor", "de la Alameda", "del Río Tormes",
+                    "de Santa Brígida", "de los Tejares", "del Pintor Sorolla", "de la Fuente Vieja",
+                    "de las Acacias", "del Mirador", "de San Lorenzo", "del Cierzo", "de la Estación")
+    CITIES = ("Teruel", "Cádiz", "León", "Ourense", "Albacete", "Soria", "Cuenca", "Lugo", "Huesca", "Zamora",
+              "Palencia", "Segovia", "Jaén", "Badajoz", "Castellón", "Girona", "Logroño", "Ávila")
+    FREE_DOMAINS = ("gmail.com", "hotmail.com", "yahoo.es", "outlook.es", "telefonica.net")
+    DOMAIN_WORDS = ("saludnorte", "clinicaribera", "hospitalvaldeluna", "centromedicoalba", "portalpaciente",
+                    "fisioalcor", "laboratoriosur", "consultasmoncayo", "imagenalberche", "asociacionepoc")
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def first_name_female(self) -> str:
+        return self.rng.choice(self.FEMALE)
+
+    def first_name_male(self) -> str:
+        return self.rng.choice(self.MALE)
+
+    def first_name(self) -> str:
+        return self.rng.choice(self.FEMALE + self.MALE)
+
+    def last_name(self) -> str:
+        return self.rng.choice(self.SURNAMES)
+
+    def city(self) -> str:
+        return self.rng.choice(self.CITIES)
+
+    def street_name(self) -> str:
+        return f"{self.rng.choice(self.STREET_TYPES)} {self.rng.choice(self.STREET_NAMES)}"
+
+    def user_name(self) -> str:
+        first = self.first_name().lower()
+        last = self.last_name().lower()
+        return self.rng.choice((f"{first[0]}{last}", f"{first}{self.rng.randint(10, 99)}", f"{first}_{last}"))
+
+    def free_email_domain(self) -> str:
+        return self.rng.choice(self.FREE_DOMAINS)
+
+    def domain_word(self) -> str:
+        return self.rng.choice(self.DOMAIN_WORDS)
+
+    def ipv4_private(self) -> str:
+        return self.rng.choice((f"10.{self.rng.randint(0, 255)}", f"192.168", f"172.{self.rng.randint(16, 31)}")) \
+            + f".{self.rng.randint(0, 255)}.{self.rng.randint(1, 254)}"
+
+    def ipv4_public(self) -> str:
+        return ".".join(str(n) for n in (self.rng.choice((62, 80, 83, 88, 91, 185, 212, 213)), self.rng.randint(0, 255),
+                                         self.rng.randint(0, 255), self.rng.randint(1, 254)))
+
+    def ipv6(self) -> str:
+        return ":".join(f"{self.rng.randrange(65536):04x}" for _ in range(8))
+
+    def vin(self) -> str:
+        alphabet = "ABCDEFGHJKLMNPRSTUVWXYZ0123456789"  # no I, O, Q
+        return "VF" + "".join(self.rng.choice(alphabet) for _ in range(9)) + "".join(self.rng.choice(string.digits) for _ in range(6))
+
+
 class Values:
     """Identifier values in several formats; `rng` and `fake` are seeded by the caller."""
 
-    def __init__(self, rng: random.Random, fake: Faker) -> None:
+    def __init__(self, rng: random.Random, fake: "Names") -> None:
         self.rng = rng
         self.fake = fake
 
@@ -658,9 +727,7 @@ def main(
         typer.echo("--n-reports must be at least 1", err=True)
         raise typer.Exit(1)
     rng = random.Random(seed)
-    fake = Faker("es_ES")
-    fake.seed_instance(seed)
-    values = Values(rng, fake)
+    values = Values(rng, Names(rng))
     output_dir.mkdir(parents=True, exist_ok=True)
     for old in list(output_dir.glob("idset_*.txt")) + list(output_dir.glob("idset_*.ann")):
         old.unlink()
