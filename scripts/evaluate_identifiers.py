@@ -49,6 +49,10 @@ def main(
         raise typer.Exit(1)
     try:
         nlp = spacy.load(model)
+    except OSError as err:
+        typer.echo(f"{model}: cannot load the pipeline ({err})", err=True)
+        raise typer.Exit(1)
+    try:
         scores = evaluate_identifiers(nlp, set_dir, batch_size=batch_size)
     except (BratError, EvaluationError) as err:
         typer.echo(f"error: {err}", err=True)
