@@ -59,11 +59,11 @@ VALID = [
     ("Nº de historia: HC-2291-B.", "HC-2291-B", "ID_SUJETO_ASISTENCIA"),
     ("Se abre el episodio 1520368541 en urgencias.", "1520368541", "ID_CONTACTO_ASISTENCIAL"),
     # IBAN (Spanish and foreign, grouped or not) and CCC
-    ("Domicilia en ES64 2085 0103 9003 3014 7852 el pago.", "ES64 2085 0103 9003 3014 7852", "OTRO_NUMERO_IDENTIF"),
-    ("Cuenta ES6420850103900330147852.", "ES6420850103900330147852", "OTRO_NUMERO_IDENTIF"),
-    ("Transferencia a DE44500105175407324931 hecha.", "DE44500105175407324931", "OTRO_NUMERO_IDENTIF"),
-    ("Nº de cuenta 2085-0103-90-0330147852.", "2085-0103-90-0330147852", "OTRO_NUMERO_IDENTIF"),
-    ("Abona en 2085 0103 90 0330147852 la cuota.", "2085 0103 90 0330147852", "OTRO_NUMERO_IDENTIF"),
+    ("Domicilia en ES64 2085 0103 9003 3014 7852 el pago.", "ES64 2085 0103 9003 3014 7852", "OTROS_SUJETO_ASISTENCIA"),
+    ("Cuenta ES6420850103900330147852.", "ES6420850103900330147852", "OTROS_SUJETO_ASISTENCIA"),
+    ("Transferencia a DE44500105175407324931 hecha.", "DE44500105175407324931", "OTROS_SUJETO_ASISTENCIA"),
+    ("Nº de cuenta 2085-0103-90-0330147852.", "2085-0103-90-0330147852", "OTROS_SUJETO_ASISTENCIA"),
+    ("Abona en 2085 0103 90 0330147852 la cuota.", "2085 0103 90 0330147852", "OTROS_SUJETO_ASISTENCIA"),
     # Spanish phones anywhere, any grouping; foreign phones after a key; fax
     ("Llamar al 612345678 si empeora.", "612345678", "NUMERO_TELEFONO"),
     ("Su hija (612 34 56 78) avisa.", "612 34 56 78", "NUMERO_TELEFONO"),
@@ -163,7 +163,7 @@ def test_overlapping_entity_is_trimmed_or_removed(nlp):
     assert [(e.text, e.label_) for e in doc.ents] == [
         ("Juan Pérez", "NOMBRE_SUJETO_ASISTENCIA"),
         ("45873912K", "ID_SUJETO_ASISTENCIA"),
-        ("ES64 2085 0103 9003 3014 7852", "OTRO_NUMERO_IDENTIF"),
+        ("ES64 2085 0103 9003 3014 7852", "OTROS_SUJETO_ASISTENCIA"),
     ]
 
 
