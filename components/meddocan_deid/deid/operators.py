@@ -9,7 +9,7 @@ import hashlib
 import logging
 from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
-from .gazetteer import fold, load_gazetteer
+from .gazetteer import Gazetteer, fold, load_gazetteer
 from .keys import Keyed, KeyLike
 from .options import MODES, DeidOptions
 from .surrogates import GENERATORS, POLICY_KEPT, Context, offset_for
@@ -96,7 +96,8 @@ def _choose_date_offset(ctx: Context, text: str, spans: Sequence[Span], fixed: b
 
 
 def make_context(text: str, spans: Sequence[Span], key: KeyLike, scope: Optional[str],
-                 options: DeidOptions, patient_scope: bool = False) -> Context:
+                 options: DeidOptions, patient_scope: bool = False,
+                 gazetteer: Optional[Gazetteer] = None) -> Context:
     keyed = Keyed(key, scope if scope is not None else default_scope(text))
     kept = []
     phi = []
@@ -106,7 +107,8 @@ def make_context(text: str, spans: Sequence[Span], key: KeyLike, scope: Optional
             kept.append(value)
         else:
             phi.append(value)
-    ctx = Context(keyed, load_gazetteer(options.gazetteer), options, phi, kept)
+    gaz = gazetteer if gazetteer is not None else load_gazetteer(options.gazetteer)
+    ctx = Context(keyed, gaz, options, phi, kept)
     ctx.date_offset = _choose_date_offset(ctx, text, spans, fixed=patient_scope)
     return ctx
 
@@ -130,9 +132,10 @@ def surrogate_value(label: str, value: str, ctx: Context, options: DeidOptions, 
 
 def apply_operator(text: str, spans: Iterable[Span], mode: str, key: Optional[KeyLike] = None,
                    scope: Optional[str] = None, options: Optional[DeidOptions] = None,
-                   patient_scope: bool = False) -> DeidResult:
+                   patient_scope: bool = False, gazetteer: Optional[Gazetteer] = None) -> DeidResult:
     """De-identify `text` given its PHI spans. `scope` is the report id (or the patient id
-    with `patient_scope=True`); None: a digest of the text."""
+    with `patient_scope=True`); None: a digest of the text. `gazetteer`: the lists the
+    surrogates draw from (e.g. `resolve_gazetteer(doc.vocab)`); None: `options.gazetteer`."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r} (expected one of {', '.join(MODES)})")
     options = options or DeidOptions()
@@ -140,7 +143,7 @@ def apply_operator(text: str, spans: Iterable[Span], mode: str, key: Optional[Ke
     if mode == "surrogate":
         if key is None:
             raise ValueError("surrogate mode needs a key")
-        ctx = make_context(text, spans, key, scope, options, patient_scope)
+        ctx = make_context(text, spans, key, scope, options, patient_scope, gazetteer)
     numbers: Dict[str, Dict[str, int]] = {}
     out: List[str] = []
     replacements: List[Replacement] = []
