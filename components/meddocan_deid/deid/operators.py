@@ -13,12 +13,14 @@ from .gazetteer import Gazetteer, fold, load_gazetteer
 from .keys import Keyed, KeyLike
 from .options import MODES, DeidOptions
 from .surrogates import GENERATORS, POLICY_KEPT, Context, offset_for
-from .surrogates.common import bounded_find, random_shape
+from .surrogates.common import MAX_ATTEMPTS, bounded_find, random_shape, scramble_digits, shares_digit_run
 
 logger = logging.getLogger("meddocan_deid.deid")
 
 Span = Tuple[str, int, int]
 DATE_OFFSET_ATTEMPTS = 24
+# labels read with an exception of the digit-run rule (see surrogates.common.shares_digit_run)
+DIGIT_RULE_KINDS = {"FECHAS": "date", "NUMERO_TELEFONO": "phone", "NUMERO_FAX": "phone"}
 
 
 class Replacement(NamedTuple):
@@ -127,7 +129,25 @@ def surrogate_value(label: str, value: str, ctx: Context, options: DeidOptions, 
         new = ctx.draw("fallback", value, lambda rng, a: random_shape(rng, value), key_value=value)
         if new == value:
             new = tag_text(label, value, options, numbers)
+    if not (kept and new == value):
+        new = keep_no_digit_run(label, value, new, ctx, options, numbers)
     return new
+
+
+def keep_no_digit_run(label: str, value: str, new: str, ctx: Context, options: DeidOptions, numbers) -> str:
+    """The one place that enforces the digit-run rule for every label: a surrogate that
+    still shares a run of 3+ digits with its original (e.g. an ID swallowed into a name
+    span, whose digits the name generator leaves alone) gets its digits redrawn (keyed,
+    attempt after attempt); the tag when no draw clears it. Values kept by policy (ages
+    below the threshold, the sex) are not surrogates and are left alone by the caller."""
+    kind = DIGIT_RULE_KINDS.get(label, "")
+    if not shares_digit_run(new, value, kind):
+        return new
+    for attempt in range(MAX_ATTEMPTS):
+        candidate = scramble_digits(ctx.keyed.rng("digit-run", value, attempt), new)
+        if not shares_digit_run(candidate, value, kind):
+            return candidate
+    return tag_text(label, value, options, numbers)
 
 
 def apply_operator(text: str, spans: Iterable[Span], mode: str, key: Optional[KeyLike] = None,
