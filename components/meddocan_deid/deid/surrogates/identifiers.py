@@ -161,8 +161,12 @@ def _vin(rng, text):
 
 
 def _mac(rng, text):
-    hexdigits = "0123456789abcdef" if any(c in "abcdef" for c in text) else "0123456789ABCDEF"
-    return "".join(rng.choice(hexdigits) if c in string.hexdigits else c for c in text)
+    lower = any(c in "abcdef" for c in text)
+    hexdigits = "0123456789abcdef" if lower else "0123456789ABCDEF"
+    out = [rng.choice(hexdigits) if c in string.hexdigits else c for c in text]
+    # a locally administered unicast address (first octet xxxxxx10): it names no manufacturer
+    out[1] = rng.choice("26ae" if lower else "26AE")
+    return "".join(out)
 
 
 def _ip(rng, text):
@@ -171,7 +175,7 @@ def _ip(rng, text):
     if original.version == 4:
         return fk.ipv4_private() if original.is_private else fk.ipv4_public()
     # the original's zero groups stay zero, so that a compressed `::` form keeps its shape
-    zeros = [g == "0000" for g in original.exploded.split(":")]
+    zeros = [g == "0000" and "::" in text for g in original.exploded.split(":")]
     groups = [0 if z else rng.randint(1, 0xFFFF) for z in zeros]
     new = ipaddress.IPv6Address(":".join(f"{g:x}" for g in groups))
     if "::" in text:
