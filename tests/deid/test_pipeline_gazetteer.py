@@ -118,3 +118,39 @@ def test_folder_source_is_reported(folder, monkeypatch):
     monkeypatch.setenv(ENV_GAZETTEER, str(folder))
     assert gazetteer_source(bare.vocab) == str(folder.resolve())
     assert gazetteer_source(build(folder).vocab) == PIPELINE  # the pipeline's table comes first
+
+
+class _Hospitals:
+    """A stand-in detector for the CLI test: every `Hospital ...` line is a HOSPITAL."""
+
+    def __init__(self, nlp):
+        self.nlp = nlp
+        self.vocab = nlp.vocab
+        self.meta = nlp.meta
+        self.max_length = nlp.max_length
+
+    def pipe(self, texts, **kwargs):
+        for text in texts:
+            doc = self.nlp.make_doc(text)
+            start = text.index("Hospital")
+            doc.ents = [doc.char_span(start, len(text.rstrip()), label="HOSPITAL")]
+            yield doc
+
+    def __call__(self, text):
+        return next(self.pipe([text]))
+
+
+@pytest.mark.parametrize("with_table", [True, False])
+def test_run_report_records_the_gazetteer_source(with_table, folder, tmp_path, monkeypatch):
+    from meddocan_deid.cli import run
+
+    monkeypatch.delenv(ENV_GAZETTEER, raising=False)
+    monkeypatch.chdir(tmp_path)
+    inp = tmp_path / "in"
+    inp.mkdir()
+    (inp / "a.txt").write_text("Ingresa en Hospital Central de Lugarfalso\n", encoding="utf-8")
+    nlp = _Hospitals(build(folder if with_table else None))
+    report = run(inp, tmp_path / "out", mode="surrogate", key=KEY, nlp=nlp, progress=False)
+    assert report["gazetteer"] == (PIPELINE if with_table else FAKER_ONLY)
+    written = (tmp_path / "out" / "a.txt").read_text(encoding="utf-8")
+    assert (written.split("en ", 1)[1].strip().upper() in HOSPITALS) is with_table
