@@ -49,8 +49,4 @@ def resolve_key_and_options(mode: str, *, key_file: Optional[Path], random_key: 
         raise CliError(f"{gazetteer}: gazetteer folder not found")
     options = DeidOptions(tag_names=names, tag_numbering=tag_numbering, keep_sex=keep_sex, keep_age=keep_age,
                           age_aggregate=age_aggregate, gazetteer=gazetteer, max_chars=max_chars)
-    if mode == "surrogate":  # load it now: a notice about a missing gazetteer comes once, before any progress
-        from ..deid.gazetteer import load_gazetteer
-
-        load_gazetteer(gazetteer)
     return key, options

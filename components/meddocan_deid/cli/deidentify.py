@@ -93,6 +93,11 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
     if nlp is None:
         nlp = _load_model(model)
     load_seconds = time.time() - start
+    gazetteer = None
+    if mode == "surrogate":  # resolved now: a notice about a missing gazetteer comes once, before any progress
+        from ..deid.gazetteer import gazetteer_source
+
+        gazetteer = gazetteer_source(getattr(nlp, "vocab", None), options.gazetteer)
     max_chars = options.max_chars or nlp.max_length
     output = Path(output)
     output.mkdir(parents=True, exist_ok=True)
@@ -159,6 +164,7 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
         "model": {"name": f"{meta.get('lang', '')}_{meta.get('name', '')}".strip("_") or model,
                   "version": meta.get("version")},
         "library_version": __version__,
+        "gazetteer": gazetteer,  # surrogates drawn from: "pipeline", a folder, "faker-only" (None: not surrogate)
         "n_process": n_process,
         "batch_size": batch_size,
         "reports": dict(counts),
@@ -185,7 +191,7 @@ def deidentify(
     batch_size: int = typer.Option(32, "--batch-size", min=1, help="Reports per nlp.pipe batch."),
     model: str = typer.Option(DEFAULT_MODEL, "--model", help="Installed pipeline name or path."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Redo reports already written (default: skip them, i.e. resume)."),
-    gazetteer: Optional[Path] = typer.Option(None, "--gazetteer", help="MEDDOCAN gazetteer folder (else env MEDDOCAN_GAZETTEER, else ../shared/meddocan/gazetteer)."),
+    gazetteer: Optional[Path] = typer.Option(None, "--gazetteer", help="MEDDOCAN gazetteer folder, when the pipeline carries none (else env MEDDOCAN_GAZETTEER, else ../shared/meddocan/gazetteer)."),
     tag_table: Optional[Path] = typer.Option(None, "--tag-table", help="TSV LABEL<TAB>NAME: names used by --mode tag."),
     tag_numbering: bool = typer.Option(False, "--tag-numbering", help="Number tags per distinct value: [NOMBRE_SUJETO_ASISTENCIA-1]."),
     keep_sex: bool = typer.Option(True, "--keep-sex/--no-keep-sex", help="Surrogate mode: keep the sex (else tag it)."),

@@ -5,11 +5,13 @@ Detection stays in the spaCy pipeline; this package only rewrites texts from `do
 """
 from .api import deidentify
 from .batch import Record, RecordResult, deidentify_records
+from .gazetteer import gazetteer_source, resolve_gazetteer
 from .keys import DeidKeyError, load_key, random_key
 from .operators import DeidResult, Replacement, apply_operator
 from .options import MODES, DeidOptions, read_tag_table
 
 __all__ = [
     "MODES", "DeidKeyError", "DeidOptions", "DeidResult", "Record", "RecordResult", "Replacement",
-    "apply_operator", "deidentify", "deidentify_records", "load_key", "random_key", "read_tag_table",
+    "apply_operator", "deidentify", "deidentify_records", "gazetteer_source", "load_key", "random_key", "read_tag_table",
+    "resolve_gazetteer",
 ]

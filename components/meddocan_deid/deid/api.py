@@ -3,6 +3,7 @@ from typing import Any, Optional, Union
 
 from spacy.tokens import Doc
 
+from .gazetteer import resolve_gazetteer
 from .keys import KeyLike
 from .operators import DeidResult, apply_operator
 from .options import DeidOptions
@@ -43,8 +44,10 @@ def deidentify(doc_or_text: Union[Doc, str], mode: str = "tag", key: Optional[Ke
         doc = nlp(doc_or_text)
     else:
         raise TypeError("deidentify expects a spaCy Doc or a str")
+    # the pipeline's own gazetteer first: the same surrogates wherever the pipeline runs
+    gaz = resolve_gazetteer(doc.vocab, options.gazetteer) if mode == "surrogate" else None
     if patient_id is not None:
         return apply_operator(doc.text, doc_spans(doc), mode, key, scope=f"patient:{patient_id}", options=options,
-                              patient_scope=True)
+                              patient_scope=True, gazetteer=gaz)
     return apply_operator(doc.text, doc_spans(doc), mode, key,
-                          scope=None if scope is None else f"report:{scope}", options=options)
+                          scope=None if scope is None else f"report:{scope}", options=options, gazetteer=gaz)

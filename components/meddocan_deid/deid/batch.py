@@ -11,6 +11,7 @@ from itertools import islice
 from typing import Iterable, Iterator, List, Optional, Tuple
 
 from .api import doc_spans
+from .gazetteer import resolve_gazetteer
 from .keys import as_key
 from .operators import Replacement, apply_operator
 from .options import MODES, DeidOptions
@@ -63,11 +64,13 @@ def _error_reason(err: BaseException) -> str:
 def _deid_one(record: Record, doc, mode: str, key, options: DeidOptions) -> RecordResult:
     try:
         spans = doc_spans(doc)
+        gaz = resolve_gazetteer(doc.vocab, options.gazetteer) if mode == "surrogate" else None
         if record.patient_id is not None:
             result = apply_operator(doc.text, spans, mode, key, scope=f"patient:{record.patient_id}",
-                                    options=options, patient_scope=True)
+                                    options=options, patient_scope=True, gazetteer=gaz)
         else:
-            result = apply_operator(doc.text, spans, mode, key, scope=f"report:{record.id}", options=options)
+            result = apply_operator(doc.text, spans, mode, key, scope=f"report:{record.id}", options=options,
+                                    gazetteer=gaz)
         return RecordResult(str(record.id), result.text, spans, "ok", result.replacements)
     except Exception as err:  # noqa: BLE001 - one bad record must not stop the batch
         logger.debug("record %s failed in the operator: %s", record.id, type(err).__name__)

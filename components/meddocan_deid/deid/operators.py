@@ -9,16 +9,18 @@ import hashlib
 import logging
 from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
-from .gazetteer import fold, load_gazetteer
+from .gazetteer import Gazetteer, fold, load_gazetteer
 from .keys import Keyed, KeyLike
 from .options import MODES, DeidOptions
 from .surrogates import GENERATORS, POLICY_KEPT, Context, offset_for
-from .surrogates.common import bounded_find, random_shape
+from .surrogates.common import MAX_ATTEMPTS, bounded_find, random_shape, scramble_digits, shares_digit_run
 
 logger = logging.getLogger("meddocan_deid.deid")
 
 Span = Tuple[str, int, int]
 DATE_OFFSET_ATTEMPTS = 24
+# labels read with an exception of the digit-run rule (see surrogates.common.shares_digit_run)
+DIGIT_RULE_KINDS = {"FECHAS": "date", "NUMERO_TELEFONO": "phone", "NUMERO_FAX": "phone"}
 
 
 class Replacement(NamedTuple):
@@ -96,7 +98,8 @@ def _choose_date_offset(ctx: Context, text: str, spans: Sequence[Span], fixed: b
 
 
 def make_context(text: str, spans: Sequence[Span], key: KeyLike, scope: Optional[str],
-                 options: DeidOptions, patient_scope: bool = False) -> Context:
+                 options: DeidOptions, patient_scope: bool = False,
+                 gazetteer: Optional[Gazetteer] = None) -> Context:
     keyed = Keyed(key, scope if scope is not None else default_scope(text))
     kept = []
     phi = []
@@ -106,7 +109,8 @@ def make_context(text: str, spans: Sequence[Span], key: KeyLike, scope: Optional
             kept.append(value)
         else:
             phi.append(value)
-    ctx = Context(keyed, load_gazetteer(options.gazetteer), options, phi, kept)
+    gaz = gazetteer if gazetteer is not None else load_gazetteer(options.gazetteer)
+    ctx = Context(keyed, gaz, options, phi, kept)
     ctx.date_offset = _choose_date_offset(ctx, text, spans, fixed=patient_scope)
     return ctx
 
@@ -125,14 +129,33 @@ def surrogate_value(label: str, value: str, ctx: Context, options: DeidOptions, 
         new = ctx.draw("fallback", value, lambda rng, a: random_shape(rng, value), key_value=value)
         if new == value:
             new = tag_text(label, value, options, numbers)
+    if not (kept and new == value):
+        new = keep_no_digit_run(label, value, new, ctx, options, numbers)
     return new
+
+
+def keep_no_digit_run(label: str, value: str, new: str, ctx: Context, options: DeidOptions, numbers) -> str:
+    """The one place that enforces the digit-run rule for every label: a surrogate that
+    still shares a run of 3+ digits with its original (e.g. an ID swallowed into a name
+    span, whose digits the name generator leaves alone) gets its digits redrawn (keyed,
+    attempt after attempt); the tag when no draw clears it. Values kept by policy (ages
+    below the threshold, the sex) are not surrogates and are left alone by the caller."""
+    kind = DIGIT_RULE_KINDS.get(label, "")
+    if not shares_digit_run(new, value, kind):
+        return new
+    for attempt in range(MAX_ATTEMPTS):
+        candidate = scramble_digits(ctx.keyed.rng("digit-run", value, attempt), new)
+        if not shares_digit_run(candidate, value, kind):
+            return candidate
+    return tag_text(label, value, options, numbers)
 
 
 def apply_operator(text: str, spans: Iterable[Span], mode: str, key: Optional[KeyLike] = None,
                    scope: Optional[str] = None, options: Optional[DeidOptions] = None,
-                   patient_scope: bool = False) -> DeidResult:
+                   patient_scope: bool = False, gazetteer: Optional[Gazetteer] = None) -> DeidResult:
     """De-identify `text` given its PHI spans. `scope` is the report id (or the patient id
-    with `patient_scope=True`); None: a digest of the text."""
+    with `patient_scope=True`); None: a digest of the text. `gazetteer`: the lists the
+    surrogates draw from (e.g. `resolve_gazetteer(doc.vocab)`); None: `options.gazetteer`."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r} (expected one of {', '.join(MODES)})")
     options = options or DeidOptions()
@@ -140,7 +163,7 @@ def apply_operator(text: str, spans: Iterable[Span], mode: str, key: Optional[Ke
     if mode == "surrogate":
         if key is None:
             raise ValueError("surrogate mode needs a key")
-        ctx = make_context(text, spans, key, scope, options, patient_scope)
+        ctx = make_context(text, spans, key, scope, options, patient_scope, gazetteer)
     numbers: Dict[str, Dict[str, int]] = {}
     out: List[str] = []
     replacements: List[Replacement] = []

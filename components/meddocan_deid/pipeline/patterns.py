@@ -3,12 +3,15 @@
 Used in `[initialize]` blocks so that patterns live in JSONL files and are saved
 with the pipeline; errors name the file and line, never pattern contents.
 """
+import logging
 import re
 from pathlib import Path
-from typing import List
+from typing import List, Optional
 
 import srsly
 from spacy.util import registry
+
+logger = logging.getLogger("meddocan_deid")
 
 
 class PatternFileError(ValueError):
@@ -84,3 +87,24 @@ def load_gazetteer_patterns(folder: Path) -> List[dict]:
 @registry.misc("meddocan_deid.read_gazetteer.v1")
 def read_gazetteer(path: Path) -> List[dict]:
     return load_gazetteer_patterns(path)
+
+
+@registry.callbacks("meddocan_deid.store_gazetteer.v1")
+def make_store_gazetteer(path: Optional[Path] = None):
+    """`[initialize.after_init]`: store the MEDDOCAN gazetteer lists of `path` in
+    `nlp.vocab.lookups`, so that the saved (and packaged) pipeline carries them for the
+    surrogates. A null path stores nothing; a missing folder stores nothing and warns."""
+    def store_gazetteer(nlp):
+        from ..deid.gazetteer import store_in_vocab
+
+        if path is None or not str(path):
+            return nlp
+        folder = Path(path)
+        if not folder.is_dir():
+            logger.warning("%s: gazetteer folder not found; the pipeline carries no gazetteer", folder)
+            return nlp
+        sizes = store_in_vocab(nlp.vocab, folder)
+        logger.info("stored the gazetteer of %s in the pipeline's vocab: %s", folder, sizes)
+        return nlp
+
+    return store_gazetteer

@@ -9,6 +9,8 @@ from ..keys import Keyed
 from ..options import DeidOptions
 
 MAX_ATTEMPTS = 24
+DIGIT_RUN = 3  # no run of this many digits of an original survives in its surrogate
+_YEAR = re.compile(r"(?<!\d)(?:1[89]\d\d|2[01]\d\d|[12]\.\d{3})(?![\d])")
 _FAKER = None
 
 
@@ -95,6 +97,43 @@ def bounded_find(haystack: str, needle: str) -> bool:
     return False
 
 
+def _grams(digits: str, n: int):
+    return {digits[i:i + n] for i in range(len(digits) - n + 1)}
+
+
+_PHONE_PREFIX = re.compile(r"^\s*\(?(?:\+|00)\s?\d{2,3}\)?")
+
+
+def shares_digit_run(surrogate: str, original: str, kind: str = "", n: int = DIGIT_RUN) -> bool:
+    """True when `n` consecutive digits of `original` appear, consecutive, in `surrogate`.
+
+    Digits are read with every other character dropped (`45.873.912-K` reads `45873912`),
+    so a regrouped number is caught too. Two exceptions, by `kind`:
+    "date": read run by run, and the years (`2001`, `2.001`) are left out: a date is shifted
+    by the scope's offset (guidelines 3.2: every date of a document moves by the same
+    amount, intervals kept), which may leave the year or its first digits as they were.
+    "phone": an international prefix (`+34`, `0034`) is left out: it is kept on purpose and
+    is shared by every number of the country."""
+    if kind == "phone":
+        surrogate, original = _PHONE_PREFIX.sub("", surrogate), _PHONE_PREFIX.sub("", original)
+    if kind == "date":
+        orig_runs = re.findall(r"\d+", _YEAR.sub(" ", original))
+        sur = " ".join(re.findall(r"\d+", _YEAR.sub(" ", surrogate)))
+        grams = set().union(*(_grams(r, n) for r in orig_runs)) if orig_runs else set()
+        return any(g in sur for g in grams)
+    o = re.sub(r"[^0-9]", "", original)
+    if len(o) < n:
+        return False
+    grams = _grams(o, n)
+    s = re.sub(r"[^0-9]", "", surrogate)
+    return any(s[i:i + n] in grams for i in range(len(s) - n + 1))
+
+
+def scramble_digits(rng: random.Random, text: str) -> str:
+    """`text` with each ASCII digit replaced by a random one (everything else kept)."""
+    return re.sub(r"[0-9]", lambda m: rng.choice(string.digits), text)
+
+
 class Context:
     """Per-report state of the surrogate operator: keyed randomness for the scope, the
     gazetteer, the date offset, and the PHI strings of the report that no surrogate may
@@ -137,7 +176,11 @@ class Context:
         cached = self.cache.get((kind, value))
         if cached is not None:
             return cached
-        check = check or self.acceptable
+        base = check or self.acceptable
+
+        def check(c, o):  # every draw obeys the digit-run rule (see shares_digit_run)
+            return base(c, o) and not shares_digit_run(c, o, kind)
+
         result = None
         for attempt in range(MAX_ATTEMPTS):
             rng = self.keyed.rng(kind, value, attempt)

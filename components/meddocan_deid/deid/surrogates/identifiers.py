@@ -1,19 +1,225 @@
-"""Identifiers, phone and fax numbers, NHC, NASS, NºCol, postal codes: random characters of
-the same shape (digit for digit, letter for letter with its case, separators kept)."""
-import string
+"""Identifiers, phone and fax numbers, plates, serial and network addresses: surrogates of
+the same kind, in the original's format.
 
-from .common import Context, random_shape
+The kind is read from the value's shape, whatever the identifier label (ID_SUJETO_ASISTENCIA
+may hold a DNI, a NIE, a NHC, a CIP...): a DNI/NIF (`45.873.912-K`), a NIE (`X-1234567-L`),
+an IBAN (`ES91 2100 0418 ...`), a CCC (20 digits grouped 4-4-2-10, or that validate), a
+NUSS/NASS (`28/12345678/40`, or 12 digits in ID_ASEGURAMIENTO, or 12 that validate), a
+vehicle plate (`1234 BCD`, `M-1234-AB`), a VIN, a MAC address, an IPv4/IPv6 address. These
+get a new value of the same kind, with a valid check character where the kind has one
+(python-stdnum), keeping separators, grouping and case. Anything else (NHC, CIP, employee
+numbers...) gets random characters of the same shape (digit for digit, letter for letter
+with its case, everything else kept)."""
+import ipaddress
+import re
+import string
+from typing import Callable, Dict, Optional
+
+from stdnum import iban as std_iban
+from stdnum.es import ccc as std_ccc
+from stdnum.es import dni as std_dni
+from stdnum.es import nie as std_nie
+
+from .common import Context, random_shape, seeded_faker
+
+SEPARATORS = frozenset(" .-/")
+# the current plate series (since 2000): four digits and three letters, no vowels, no Ñ nor Q
+PLATE_LETTERS = "BCDFGHJKLMNPRSTVWXYZ"
+# provincial plates (until 2000): the province's code, by length
+PROVINCES = {
+    1: ("A", "B", "C", "H", "J", "L", "M", "O", "P", "S", "T", "V", "Z"),
+    2: ("AB", "AL", "AV", "BA", "BI", "BU", "CA", "CC", "CE", "CO", "CR", "CS", "CU", "GC", "GI", "GR", "GU",
+        "HU", "LE", "LO", "LU", "MA", "ML", "MU", "NA", "OU", "PM", "PO", "SA", "SE", "SG", "SO", "SS", "TE",
+        "TF", "TO", "VA", "VI", "ZA"),
+}
+VIN_CHARS = "ABCDEFGHJKLMNPRSTUVWXYZ0123456789"  # no I, O, Q
+_VIN_VALUES = {c: (i % 9) + 1 for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZ")}
+_VIN_VALUES.update({"S": 2, "T": 3, "U": 4, "V": 5, "W": 6, "X": 7, "Y": 8, "Z": 9})
+_VIN_VALUES.update({d: int(d) for d in string.digits})
+_VIN_WEIGHTS = (8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5, 4, 3, 2)
+MAC = re.compile(r"(?:[0-9A-Fa-f]{2}([:-]))(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa-f]{2}|"
+                 r"[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}")
+
+
+def compact(text: str) -> str:
+    return "".join(c for c in text if c.isalnum()).upper()
+
+
+def reformat(template: str, value: str) -> str:
+    """The characters of `value` in the alphanumeric positions of `template`: separators,
+    grouping and lower case kept (`45.873.912-k` + `12345678Z` -> `12.345.678-z`)."""
+    chars = iter(value)
+    return "".join((next(chars).lower() if ch.islower() else next(chars)) if ch.isalnum() else ch
+                   for ch in template)
+
+
+def _digits(rng, n: int) -> str:
+    return "".join(rng.choice(string.digits) for _ in range(n))
+
+
+def vin_check(vin: str) -> str:
+    """The check character (position 9) of a 17-character VIN (ISO 3779, North America)."""
+    total = sum(_VIN_VALUES[c] * w for c, w in zip(vin.upper(), _VIN_WEIGHTS))
+    return "X" if total % 11 == 10 else str(total % 11)
+
+
+def nuss_is_valid(number: str) -> bool:
+    """A 12-digit NUSS/NASS: province (2), number (8), control (2) = the first 10 read as
+    one number (number below 10^7: province * 10^7 + number) modulo 97."""
+    if not re.fullmatch(r"\d{12}", number):
+        return False
+    province, body, control = int(number[:2]), int(number[2:10]), int(number[10:])
+    base = province * 10 ** 7 + body if body < 10 ** 7 else int(number[:10])
+    return base % 97 == control
+
+
+# -- the kinds ---------------------------------------------------------------------------
+def kind_of(text: str, label: str = "") -> Optional[str]:
+    """The kind of identifier `text` reads as, or None (random same-shape characters)."""
+    try:
+        return "ipv%d" % ipaddress.ip_address(text).version
+    except ValueError:
+        pass
+    if MAC.fullmatch(text):
+        return "mac"
+    if not text or not all(c.isalnum() or c in SEPARATORS for c in text):
+        return None
+    c, up = compact(text), text.upper()
+    if re.fullmatch(r"\d{8}[A-Z]", c):
+        return "dni"
+    if re.fullmatch(r"[XYZ]\d{7}[A-Z]", c):
+        return "nie"
+    if re.fullmatch(r"[A-Z]{2}\d{2}[A-Z0-9]{11,30}", c) and ((c[:2] == "ES" and len(c) == 24) or std_iban.is_valid(c)):
+        return "iban"
+    if re.fullmatch(r"\d{20}", c) and (std_ccc.is_valid(c) or re.fullmatch(r"\d{4}\D\d{4}\D\d{2}\D\d{10}", text)):
+        return "ccc"
+    if re.fullmatch(r"\d{12}", c) and (label == "ID_ASEGURAMIENTO" or nuss_is_valid(c)
+                                       or re.fullmatch(r"\d{2}\D\d{8}\D\d{2}", text)):
+        return "nuss"
+    if re.fullmatch(r"\d{4}[ -]?[%s]{3}" % PLATE_LETTERS, up):
+        return "plate"
+    m = re.fullmatch(r"([A-Z]{1,2})[ -]?\d{4}[ -]?[A-Z]{1,2}", up)
+    if m and m.group(1) in PROVINCES[len(m.group(1))]:
+        return "provincial_plate"
+    if (re.fullmatch(r"[A-HJ-NPR-Z0-9]{17}", c) and re.search(r"\d", c) and re.search(r"[A-Z]", c)
+            and (label == "IDENTIF_VEHICULOS_NRSERIE" or vin_check(c) == c[8])):
+        return "vin"
+    return None
+
+
+def _dni(rng, text):
+    number = _digits(rng, 8)
+    return number + std_dni.calc_check_digit(number)
+
+
+def _nie(rng, text):
+    start = compact(text)[0]  # X, Y or Z kept: the shape, not the person
+    number = start + _digits(rng, 7)
+    return number + std_nie.calc_check_digit(number)
+
+
+def _ccc_number(rng) -> str:
+    body = _digits(rng, 8) + "00" + _digits(rng, 10)
+    return body[:8] + std_ccc.calc_check_digits(body) + body[10:]
+
+
+def _iban(rng, text):
+    c = compact(text)
+    country = c[:2]
+    if country == "ES":
+        bban = _ccc_number(rng)
+    else:  # same shape; the IBAN checksum is valid, a national one is not looked at
+        bban = "".join(rng.choice(string.digits) if ch.isdigit() else rng.choice(string.ascii_uppercase) for ch in c[4:])
+    return country + std_iban.calc_check_digits(country + "00" + bban) + bban
+
+
+def _ccc(rng, text):
+    return _ccc_number(rng)
+
+
+def _nuss(rng, text):
+    province = rng.randint(1, 53)
+    number = f"{province:02d}{rng.randint(10 ** 7, 10 ** 8 - 1)}"  # 8 digits: both rules agree
+    return number + f"{int(number) % 97:02d}"
+
+
+def _plate(rng, text):
+    return _digits(rng, 4) + "".join(rng.choice(PLATE_LETTERS) for _ in range(3))
+
+
+def _provincial_plate(rng, text):
+    m = re.fullmatch(r"([A-Z]{1,2})[ -]?\d{4}[ -]?([A-Z]{1,2})", text.upper())
+    province = rng.choice(PROVINCES[len(m.group(1))])
+    return province + _digits(rng, 4) + "".join(rng.choice(PLATE_LETTERS) for _ in m.group(2))
+
+
+def _vin(rng, text):
+    vin = [rng.choice(VIN_CHARS) for _ in range(17)]
+    vin[8] = "0"
+    vin[8] = vin_check("".join(vin))
+    return "".join(vin)
+
+
+def _mac(rng, text):
+    lower = any(c in "abcdef" for c in text)
+    hexdigits = "0123456789abcdef" if lower else "0123456789ABCDEF"
+    out = [rng.choice(hexdigits) if c in string.hexdigits else c for c in text]
+    # a locally administered unicast address (first octet xxxxxx10): it names no manufacturer
+    out[1] = rng.choice("26ae" if lower else "26AE")
+    return "".join(out)
+
+
+def _ip(rng, text):
+    original = ipaddress.ip_address(text)
+    fk = seeded_faker(rng.getrandbits(64))
+    if original.version == 4:
+        return fk.ipv4_private() if original.is_private else fk.ipv4_public()
+    # the original's zero groups stay zero, so that a compressed `::` form keeps its shape
+    zeros = [g == "0000" and "::" in text for g in original.exploded.split(":")]
+    groups = [0 if z else rng.randint(1, 0xFFFF) for z in zeros]
+    new = ipaddress.IPv6Address(":".join(f"{g:x}" for g in groups))
+    if "::" in text:
+        out = new.compressed
+    elif len(text) == 39:
+        out = new.exploded
+    else:
+        out = ":".join(f"{int(g, 16):x}" for g in new.exploded.split(":"))
+    return out.upper() if any(c in "ABCDEF" for c in text) else out
+
+
+# kind -> (make(rng, text) -> value, whether the value goes through `reformat`)
+MAKERS: Dict[str, Callable] = {
+    "dni": (_dni, True), "nie": (_nie, True), "iban": (_iban, True), "ccc": (_ccc, True), "nuss": (_nuss, True),
+    "plate": (_plate, True), "provincial_plate": (_provincial_plate, True), "vin": (_vin, True),
+    "mac": (_mac, False), "ipv4": (_ip, False), "ipv6": (_ip, False),
+}
 
 
 def identifiers(text: str, label: str, ctx: Context) -> str:
-    return ctx.draw("id", text, lambda rng, attempt: random_shape(rng, text), key_value=text)
+    kind = kind_of(text, label)
+    if kind is None:
+        return ctx.draw("id", text, lambda rng, attempt: random_shape(rng, text), key_value=text)
+    make, keep_format = MAKERS[kind]
+
+    def draw(rng, attempt):
+        value = make(rng, text)
+        return reformat(text, value) if keep_format else value
+
+    return ctx.draw("id-" + kind, text, draw, key_value=compact(text) if keep_format else text.lower())
+
+
+PHONE_PREFIX = re.compile(r"^(?:\(?(?:\+|00)\s?\d{2,3}\)?[\s.-]*)")
 
 
 def phones(text: str, label: str, ctx: Context) -> str:
-    """Phones and faxes: the first digit stays in 6-9 when it was (a plausible Spanish number)."""
-    first = next((c for c in text if c.isdigit()), "")
-    first_digits = "6789" if first in "6789" and first else None
-    return ctx.draw("phone", text, lambda rng, attempt: random_shape(rng, text, first_digits), key_value=text)
+    """Phones and faxes: an international prefix (`+34`, `0034`) is kept; the first digit of
+    the number stays mobile (6, 7) or landline (8, 9) when it was (a plausible Spanish number)."""
+    m = PHONE_PREFIX.match(text)
+    prefix = m.group() if m else ""
+    rest = text[len(prefix):]
+    first = next((c for c in rest if c.isdigit()), "")
+    first_digits = "67" if first in ("6", "7") else "89" if first in ("8", "9") else None
+    return ctx.draw("phone", text, lambda rng, attempt: prefix + random_shape(rng, rest, first_digits), key_value=text)
 
 
 def postal_code(rng, text: str) -> str:
