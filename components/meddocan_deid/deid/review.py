@@ -56,6 +56,7 @@ h1 { font-size: 1.3rem; margin: 0.3rem 0; } h2 { font-size: 1.05rem; margin: 0 0
 .cols section { border: 1px solid #ccc; border-radius: 0.3rem; padding: 0.6rem 0.8rem; max-height: 80vh;
                 overflow: auto; }
 .entities { white-space: normal; }
+mark { -webkit-box-decoration-break: clone; box-decoration-break: clone; }
 mark .label { font-size: 0.62em; font-weight: bold; margin-left: 0.35em; vertical-align: middle; }
 mark:target { outline: 3px solid #c00; }
 table { border-collapse: collapse; width: 100%; font-size: 0.9em; }
@@ -64,9 +65,23 @@ th, td { border-bottom: 1px solid #ddd; padding: 0.3rem 0.5rem; text-align: left
 """
 
 
+# hand-picked, clearly different colours for the labels most reports have
+FREQUENT_COLORS = {
+    "NOMBRE_SUJETO_ASISTENCIA": "#f4a3a3", "NOMBRE_PERSONAL_SANITARIO": "#f8c77e", "FECHAS": "#c8e68a",
+    "TERRITORIO": "#9fd6f5", "CALLE": "#d5b3f2", "EDAD_SUJETO_ASISTENCIA": "#8fe3c3",
+    "SEXO_SUJETO_ASISTENCIA": "#f3e27a", "PAIS": "#b4c6f8", "HOSPITAL": "#f6addb",
+    "ID_SUJETO_ASISTENCIA": "#cfcfcf", "CORREO_ELECTRONICO": "#b7e3a6", "INSTITUCION": "#e3c7a2",
+    "ID_TITULACION_PERSONAL_SANITARIO": "#a9e4e8", "FAMILIARES_SUJETO_ASISTENCIA": "#ffb59e",
+}
+
+
 def label_colors(labels: Sequence[str] = LABELS) -> Dict[str, str]:
-    """A light colour per label (golden-angle hues, so neighbours differ), for displaCy."""
-    return {label.upper(): f"hsl({(i * 137.508) % 360:.0f}, 75%, 80%)" for i, label in enumerate(labels)}
+    """A light colour per label for displaCy: hand-picked for the frequent labels, golden-angle
+    hues (neighbours differ) for the others."""
+    colors = {}
+    for i, label in enumerate(labels):
+        colors[label.upper()] = FREQUENT_COLORS.get(label.upper(), f"hsl({(i * 137.508) % 360:.0f}, 55%, 85%)")
+    return colors
 
 
 @dataclass
