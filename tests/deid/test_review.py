@@ -192,3 +192,55 @@ def test_cli_refuses_phi_folders_inside_output(tmp_path, option, where):
     assert f"{option} must not be" in result.output and "no-model" not in result.output
     assert not (tmp_path / "out").exists()
     assert ("shows the original reports (PHI)" in result.output) is (option == "--review")
+
+
+@pytest.mark.parametrize("mode", ("tag", "mask", "redact", "surrogate"))
+def test_review_command_rebuilds_the_pages_from_stored_files(tmp_path, rule_nlp, mode):
+    inp = tmp_path / "in"
+    (inp / "sub").mkdir(parents=True)
+    (inp / "sub" / "inf1.txt").write_text("Nombre: Rufino Aldecoa Peña.\nNHC: 5512903.\nFecha de ingreso: 07/09/2014.\n"
+                                          "Domicilio: C/ Olmo, 3.\n28011 Madrid.\n", encoding="utf-8")
+    (inp / "inf2.txt").write_text("Sin datos.\n", encoding="utf-8")
+    (inp / "inf3.txt").write_text("", encoding="utf-8")  # fails
+    out, priv = tmp_path / "out", tmp_path / "private"
+    run(inp, out, mode, KEY if mode == "surrogate" else None, nlp=rule_nlp, progress=False, private_dir=priv,
+        review_dir=tmp_path / "live")
+    result = CliRunner().invoke(app, ["review", str(out), str(priv), str(tmp_path / "stored")])
+    assert result.exit_code == 0, result.output
+    live = {p.relative_to(tmp_path / "live"): p.read_bytes() for p in (tmp_path / "live").rglob("*.html")}
+    stored = {p.relative_to(tmp_path / "stored"): p.read_bytes() for p in (tmp_path / "stored").rglob("*.html")}
+    assert set(live) == set(stored) and len(live) == 3  # index + 2 pages
+    for name in live:
+        if name.name != "index.html":
+            assert live[name] == stored[name], name
+    assert "inf3" in stored[Path("index.html")].decode() and "empty text" in stored[Path("index.html")].decode()
+
+
+@pytest.mark.parametrize("damage,problem", [
+    (lambda out, priv: (out / "a.txt").write_text((out / "a.txt").read_text(encoding="utf-8").replace("Nombre", "Nombra"),
+                                                  encoding="utf-8"), "differs"),
+    (lambda out, priv: (priv / "a.ann").write_text("T1\tNOMBRE_SUJETO_ASISTENCIA 8 11\tXYZ\n", encoding="utf-8"),
+     "private .ann"),
+    (lambda out, priv: (out / "a.ann").unlink(), None),
+])
+def test_review_command_refuses_files_that_do_not_match(tmp_path, rule_nlp, damage, problem):
+    inp = tmp_path / "in"
+    inp.mkdir()
+    (inp / "a.txt").write_text("Nombre: Rufino Aldecoa Peña.\nNHC: 5512903.\n", encoding="utf-8")
+    out, priv = tmp_path / "out", tmp_path / "private"
+    run(inp, out, "tag", None, nlp=rule_nlp, progress=False, private_dir=priv)
+    damage(out, priv)
+    result = CliRunner().invoke(app, ["review", str(out), str(priv), str(tmp_path / "site")])
+    if problem is None:  # a missing file: a failed row, the site is still written
+        assert result.exit_code == 0 and "is missing" in (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    else:
+        assert result.exit_code == 2 and problem in result.output and "Rufino" not in result.output
+
+
+def test_review_command_refuses_a_site_inside_output(tmp_path):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "private").mkdir()
+    result = CliRunner().invoke(app, ["review", str(tmp_path / "out"), str(tmp_path / "private"),
+                                      str(tmp_path / "out" / "site")])
+    assert result.exit_code == 2 and "REVIEW_DIR must not be" in result.output
+    assert not (tmp_path / "out" / "site").exists()

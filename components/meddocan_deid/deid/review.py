@@ -269,3 +269,84 @@ def write_review_site(folder: Path, reports: Iterable[ReviewReport], *, mode: Op
     for report in reports:
         site.add(report)
     return site.close()
+
+
+class StoredDataError(ValueError):
+    """Stored output and private files that do not belong together (message: file and place, never text)."""
+
+
+def _entities(ann: str) -> Dict[int, tuple]:
+    from .ann import parse_ann
+
+    return {int(tid[1:]): (label, frags[0][0], frags[-1][1]) for tid, label, frags, _ in parse_ann(ann)}
+
+
+def report_from_files(report_id: str, original: str, private_ann: str, output: str, output_ann: str) -> ReviewReport:
+    """Rebuild a report from the files a run wrote: the original and its private `.ann`
+    (`--private-dir`), the de-identified text and its shared `.ann` (`T<n>` pair them; a
+    PHI missing from the shared `.ann` was redacted to nothing). Raises StoredDataError when
+    the text outside the PHI differs between the two, or an `.ann` does not line up."""
+    from .ann import AnnError, validate_ann
+
+    try:
+        validate_ann(original, private_ann)
+    except AnnError as err:
+        raise StoredDataError(f"{report_id}: private .ann: {err}") from None
+    try:
+        validate_ann(output, output_ann)
+    except AnnError as err:
+        raise StoredDataError(f"{report_id}: output .ann: {err}") from None
+    orig, new = _entities(private_ann), _entities(output_ann)
+    if set(new) - set(orig):
+        raise StoredDataError(f"{report_id}: the output .ann has entities the private .ann lacks")
+    replacements: List[Replacement] = []
+    delta = 0  # output offset minus original offset, after the previous PHI
+    prev_end = prev_new_end = 0
+    for n in sorted(orig):
+        label, start, end = orig[n]
+        if n in new:
+            new_start, new_end = new[n][1], new[n][2]
+        else:
+            new_start = new_end = start + delta
+        if original[prev_end:start] != output[prev_new_end:new_start]:
+            raise StoredDataError(f"{report_id}: the text before T{n} differs between the original and the output "
+                                  "(not the same run?)")
+        replacements.append(Replacement(label, start, end, new_start, new_end))
+        delta = new_end - end
+        prev_end, prev_new_end = end, new_end
+    if original[prev_end:] != output[prev_new_end:]:
+        raise StoredDataError(f"{report_id}: the text after the last PHI differs between the original and the output")
+    return ReviewReport(report_id, original, output, replacements)
+
+
+def reports_from_folders(output: Path, private_dir: Path):
+    """ReviewReports of every original in `private_dir` whose output is in `output`, then a
+    failed row for each failure listed in `output/run_report.json` (when there is one)."""
+    import json
+
+    from ..brat import read_text
+
+    output, private_dir = Path(output), Path(private_dir)
+    for txt in sorted(private_dir.rglob("*.txt")):
+        stem = txt.relative_to(private_dir).with_suffix("").as_posix()
+        out_txt, out_ann, priv_ann = output / f"{stem}.txt", output / f"{stem}.ann", txt.with_suffix(".ann")
+        missing = [p for p in (out_txt, out_ann, priv_ann) if not p.is_file()]
+        if missing:
+            yield ReviewReport(stem, None, None, [], f"failed: {missing[0]} is missing")
+            continue
+        yield report_from_files(stem, read_text(txt), read_text(priv_ann), read_text(out_txt), read_text(out_ann))
+    run_report = output / "run_report.json"
+    if run_report.is_file():
+        for f in json.loads(run_report.read_text(encoding="utf-8")).get("failed", []):
+            yield ReviewReport(str(f.get("id")), None, None, [], f"failed: {f.get('reason')}")
+
+
+def run_mode(output: Path) -> Optional[str]:
+    """The mode recorded in `output/run_report.json`, if any."""
+    import json
+
+    path = Path(output) / "run_report.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8")).get("mode")
+    except (OSError, ValueError, AttributeError):
+        return None
