@@ -172,7 +172,7 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
     max_chars = options.max_chars or nlp.max_length
     output = Path(output)
     output.mkdir(parents=True, exist_ok=True)
-    removed = remove_temp_files(output)
+    removed = remove_temp_files(output) + (remove_temp_files(private_dir) if private_dir is not None else 0)
     if removed:
         logger.info("removed %d temporary files left by an interrupted run", removed)
 
@@ -226,9 +226,9 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
                 fail(res.id, res.status[len("failed: "):] if res.status.startswith("failed: ") else res.status)
             else:
                 try:
-                    write_report(output, stem, res.text, res.replacements)
-                    if private_dir is not None:
+                    if private_dir is not None:  # first: a report is done when its shared .txt exists
                         write_private(private_dir, stem, original, res.replacements)
+                    write_report(output, stem, res.text, res.replacements)
                     if site is not None:
                         site.add(ReviewReport(res.id, original, res.text, res.replacements))
                 except OSError as err:
