@@ -101,3 +101,16 @@ def test_validate_ann_rejects(text, ann, problem):
     with pytest.raises(AnnError, match=problem) as err:
         validate_ann(text, ann)
     assert "Ana" not in str(err.value)  # names the entity and offsets, never the text
+
+
+def test_validate_folder(tmp_path):
+    from meddocan_deid.deid.ann import validate_folder
+    from meddocan_deid.deid.io import write_report
+
+    res = apply_operator(TEXT, SPANS, "tag")
+    write_report(tmp_path / "out", "sub/a", res.text, res.replacements)
+    assert validate_folder(tmp_path / "out") == len(SPANS)
+    # the original's offsets beside the output: the old misalignment, caught with the file name
+    (tmp_path / "out" / "sub" / "a.ann").write_text(format_private_ann(TEXT, res.replacements), encoding="utf-8")
+    with pytest.raises(AnnError, match=r"a\.ann: entity T1"):
+        validate_folder(tmp_path / "out")

@@ -97,3 +97,26 @@ def validate_ann(text: str, ann: str) -> int:
             raise AnnError(f"{where}: the text column differs from the text at {spans}")
         n += 1
     return n
+
+
+def validate_folder(folder) -> int:
+    """`validate_ann` on every `.txt` + `.ann` pair under `folder` (recursive; hidden files and
+    a `.txt` without `.ann` skipped). Returns the number of entities; raises AnnError naming
+    the file."""
+    from pathlib import Path
+
+    from ..brat import read_text
+
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise AnnError(f"{folder}: not a folder")
+    n = 0
+    for txt in sorted(folder.rglob("*.txt")):
+        ann = txt.with_suffix(".ann")
+        if txt.name.startswith(".") or not ann.is_file():
+            continue
+        try:
+            n += validate_ann(read_text(txt), read_text(ann))
+        except AnnError as err:
+            raise AnnError(f"{ann}: {err}") from None
+    return n
