@@ -71,11 +71,10 @@ def test_folder_nested_mirrored_and_ann(tmp_path, rule_nlp):
     ann = (out / "sub0" / "same.ann").read_text(encoding="utf-8").splitlines()
     new_text = (out / "sub0" / "same.txt").read_text(encoding="utf-8")
     assert len(ann) >= 10
-    for line in ann:
+    for line in ann:  # the output's offsets: each entity on its replacement
         tid, mid, surface = line.split("\t")
         label, start, end = mid.split(" ")
-        assert original[int(start):int(end)] != surface or label in ("EDAD_SUJETO_ASISTENCIA", "SEXO_SUJETO_ASISTENCIA")
-        assert surface in new_text
+        assert new_text[int(start):int(end)] == surface
     assert "Eva" not in new_text and "López" not in new_text and "28 31 64120" not in new_text
 
 

@@ -1,5 +1,6 @@
 """The `meddocan-deid` typer app (also `python -m meddocan_deid`): the root options and the
-commands `deidentify` (cli/deidentify.py) and `deidentify-spark` (cli/spark.py)."""
+commands `deidentify` (cli/deidentify.py), `review` (cli/review.py) and `deidentify-spark`
+(cli/spark.py)."""
 import os
 import sys
 from typing import List, Optional
@@ -8,6 +9,7 @@ import typer
 
 from .. import __version__
 from .deidentify import deidentify
+from .review import review_command
 from .spark import deidentify_spark
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False,
@@ -27,6 +29,7 @@ def _root(version: bool = typer.Option(False, "--version", callback=_print_versi
 
 
 app.command("deidentify")(deidentify)
+app.command("review")(review_command)
 # pyspark is imported only when the command runs: `pip install meddocan-deid[spark]`
 app.command("deidentify-spark")(deidentify_spark)
 

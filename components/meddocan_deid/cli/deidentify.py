@@ -4,8 +4,10 @@
 
 INPUT: a .txt file, a folder (searched recursively; relative paths are mirrored in
 OUTPUT) or a JSONL file (`id`, `text`, optional `patient_id`). For each report OUTPUT gets
-the de-identified `.txt` and a BRAT `.ann` (original offsets, replacement text), and the
-run gets one JSON run report. Exit status: 0 when every report was written or skipped, 1
+the de-identified `.txt` and a BRAT `.ann` (the output's offsets, each entity on its
+replacement), and the run gets one JSON run report. `--private-dir DIR` also writes the
+originals with their `.ann` (original offsets); `--review DIR` writes a static HTML review
+site; both hold PHI and are refused inside OUTPUT. Exit status: 0 when every report was written or skipped, 1
 when any failed, 2 when the run could not start.
 """
 import logging
@@ -77,10 +79,13 @@ def _load_model(name: str):
 
 def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, model: str = DEFAULT_MODEL,
         n_process: int = 1, batch_size: int = 32, overwrite: bool = False, options=None,
-        report_path: Optional[Path] = None, nlp=None, progress: Optional[bool] = None) -> dict:
-    """The CLI run as a function: returns the run report (also written to `report_path`)."""
-    from ..deid.io import (InputError, check_paths, input_kind, is_done, iter_items, load_item,
-                          remove_temp_files, write_json, write_report)
+        report_path: Optional[Path] = None, nlp=None, progress: Optional[bool] = None,
+        private_dir: Optional[Path] = None, review_dir: Optional[Path] = None) -> dict:
+    """The CLI run as a function: returns the run report (also written to `report_path`).
+    private_dir: also write each original and its `.ann` (original offsets) there;
+    review_dir: write the review site there (both hold PHI; neither may be inside OUTPUT)."""
+    from ..deid.io import (InputError, check_paths, check_private_dir, input_kind, is_done, iter_items, load_item,
+                          remove_temp_files, write_json, write_private, write_report)
     from ..deid.options import DeidOptions
 
     options = options or DeidOptions()
@@ -88,6 +93,10 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
     try:
         input_kind(input_path)
         check_paths(input_path, output)
+        if private_dir is not None:
+            check_private_dir(private_dir, output, input_path, "--private-dir")
+        if review_dir is not None:
+            check_private_dir(review_dir, output, input_path, "--review")
     except InputError as err:
         raise CliError(str(err)) from None
     if nlp is None:
@@ -101,7 +110,7 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
     max_chars = options.max_chars or nlp.max_length
     output = Path(output)
     output.mkdir(parents=True, exist_ok=True)
-    removed = remove_temp_files(output)
+    removed = remove_temp_files(output) + (remove_temp_files(private_dir) if private_dir is not None else 0)
     if removed:
         logger.info("removed %d temporary files left by an interrupted run", removed)
 
@@ -109,10 +118,19 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
     failed: List[dict] = []
     per_label: Dict[str, int] = {}
     stems: Dict[str, str] = {}
+    originals: Dict[str, str] = {}  # kept only for --private-dir / --review, until the result comes
+    keep_originals = private_dir is not None or review_dir is not None
+    site = None
+    if review_dir is not None:
+        from ..deid.review import ReviewReport, ReviewSite
+
+        site = ReviewSite(review_dir, mode=mode)
 
     def fail(rid: str, reason: str) -> None:
         counts["failed"] += 1
         failed.append({"id": rid, "reason": reason})
+        if site is not None:
+            site.add(ReviewReport(rid, None, None, [], status=f"failed: {reason}"))
 
     def to_process():
         try:
@@ -126,6 +144,8 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
                     fail(item.id, item.error)
                     continue
                 stems[item.id] = item.stem
+                if keep_originals:
+                    originals[item.id] = item.record.text
                 yield item.record
         except InputError as err:
             raise CliError(str(err)) from None
@@ -139,11 +159,16 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
     try:
         for res in _results(nlp, to_process(), mode, key, options, batch_size, n_process):
             stem = stems.pop(res.id)
+            original = originals.pop(res.id, None)
             if res.status != "ok":
                 fail(res.id, res.status[len("failed: "):] if res.status.startswith("failed: ") else res.status)
             else:
                 try:
+                    if private_dir is not None:  # first: a report is done when its shared .txt exists
+                        write_private(private_dir, stem, original, res.replacements)
                     write_report(output, stem, res.text, res.replacements)
+                    if site is not None:
+                        site.add(ReviewReport(res.id, original, res.text, res.replacements))
                 except OSError as err:
                     fail(res.id, f"cannot write the output ({err.strerror or type(err).__name__})")
                     continue
@@ -177,6 +202,11 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
                                if seconds - load_seconds > 0 else None),
     }
     assert counts["read"] == counts["written"] + counts["skipped"] + counts["failed"]
+    if site is not None:
+        if counts["skipped"]:
+            site.notes.append(f"{counts['skipped']} reports already written by an earlier run were skipped "
+                              "and are not on this site (rerun with --overwrite to include them).")
+        site.close()
     write_json(Path(report_path) if report_path else output / REPORT_NAME, report)
     return report
 
@@ -200,15 +230,21 @@ def deidentify(
     max_chars: int = typer.Option(1_000_000, "--max-chars", min=1, help="Reports longer than this fail."),
     report: Optional[Path] = typer.Option(None, "--report", help="Run report path (default OUTPUT/run_report.json)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress details (ids and counts only)."),
+    private_dir: Optional[Path] = typer.Option(None, "--private-dir", help="Also write each original and its .ann in the ORIGINAL's offsets here (PHI: not inside OUTPUT)."),
+    review_dir: Optional[Path] = typer.Option(None, "--review", help="Write a static HTML review site here: originals with PHI highlighted beside the output (PHI: not inside OUTPUT)."),
 ):
     """De-identify every report of INPUT into OUTPUT."""
     logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if review_dir is not None:
+        typer.echo(f"meddocan-deid: warning: the review site in {review_dir} shows the original reports (PHI); "
+                   "keep it private and never share it with the output", err=True)
     try:
         key, options = resolve_key_and_options(
             mode.value, key_file=key_file, random_key=random_key, tag_table=tag_table, tag_numbering=tag_numbering,
             keep_sex=keep_sex, keep_age=keep_age, age_aggregate=age_aggregate, gazetteer=gazetteer, max_chars=max_chars)
         result = run(input_path, output, mode.value, key, model=model, n_process=n_process, batch_size=batch_size,
-                     overwrite=overwrite, options=options, report_path=report)
+                     overwrite=overwrite, options=options, report_path=report, private_dir=private_dir,
+                     review_dir=review_dir)
     except CliError as err:
         typer.echo(f"meddocan-deid: {err}", err=True)
         raise typer.Exit(2)

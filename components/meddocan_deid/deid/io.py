@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Iterator, List, Optional
 
 from ..files import atomic_write
+from .ann import format_output_ann, format_private_ann
 from .batch import Record
 from .operators import Replacement
 
@@ -164,13 +165,8 @@ def is_done(output: Path, stem: str) -> bool:
 
 
 def format_ann(new_text: str, replacements: List[Replacement]) -> str:
-    """BRAT lines in the ORIGINAL's offsets; the text column holds the replacement (never
-    the original PHI)."""
-    lines = []
-    for i, r in enumerate(replacements, start=1):
-        surface = new_text[r.new_start:r.new_end].replace("\n", " ").replace("\t", " ").replace("\r", " ")
-        lines.append(f"T{i}\t{r.label} {r.start} {r.end}\t{surface}\n")
-    return "".join(lines)
+    """BRAT lines in the OUTPUT's offsets, each entity on its replacement (see deid.ann)."""
+    return format_output_ann(new_text, replacements)
 
 
 def write_report(output: Path, stem: str, new_text: str, replacements: List[Replacement]) -> None:
@@ -179,6 +175,33 @@ def write_report(output: Path, stem: str, new_text: str, replacements: List[Repl
         txt.unlink()
     atomic_write(ann, format_ann(new_text, replacements))
     atomic_write(txt, new_text)
+
+
+def check_private_dir(private_dir: Path, output: Path, input_path: Optional[Path] = None,
+                      what: str = "--private-dir") -> None:
+    """Refuse a folder for PHI (original annotations, review pages) that is the shared
+    OUTPUT or inside it, or that is inside the INPUT folder (its files would be read
+    as input by the next run)."""
+    priv = Path(private_dir).resolve()
+    out = Path(output).resolve()
+    if priv == out or out in priv.parents:
+        raise InputError(f"{private_dir}: {what} must not be the output folder or inside it "
+                         f"(it holds PHI; the output is meant to be shared)")
+    if input_path is not None:
+        inp = Path(input_path).resolve()
+        if inp.is_dir() and (priv == inp or inp in priv.parents):
+            raise InputError(f"{private_dir}: {what} must not be inside the input folder")
+    if priv.exists() and not priv.is_dir():
+        raise InputError(f"{private_dir}: {what} exists and is not a folder")
+
+
+def write_private(private_dir: Path, stem: str, original: str, replacements: List[Replacement]) -> None:
+    """The original text and its BRAT `.ann` (original offsets, original PHI), as `stem.txt`
+    and `stem.ann` in the private folder: a BRAT collection of the originals whose `T<n>`
+    are those of the shared `.ann`."""
+    txt, ann = output_paths(private_dir, stem)
+    atomic_write(ann, format_private_ann(original, replacements))
+    atomic_write(txt, original)
 
 
 def remove_temp_files(output: Path) -> int:

@@ -1,0 +1,352 @@
+"""A static review site for a data-protection officer: what was found and what it became.
+
+Pure functions (data in, HTML out) and a small writer, independent of the CLI:
+
+    site = ReviewSite("review/")               # a private folder: the pages show PHI
+    site.add(ReviewReport(id, original, result.text, result.replacements))
+    site.add(ReviewReport(id2, None, None, [], status="failed: empty text"))
+    site.close()                               # writes index.html
+
+`index.html` has one row per report (PHI counts per label, flags for what needs a look);
+`reports/<id>.html` shows the original with each PHI highlighted by label (spaCy's displaCy
+`ent` style) beside the de-identified text, each replacement linked to its original and
+back. The pages are self-contained: no script, no network (a Content-Security-Policy
+forbids both), they open from file://. All text is HTML-escaped (displaCy escapes the text;
+labels, ids and everything else are escaped here).
+"""
+import html
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Sequence
+
+from spacy import displacy
+
+from .. import LABELS
+from ..files import atomic_write
+from .io import safe_stem
+from .operators import Replacement
+
+MAX_ENTITY_CHARS = 60
+MAX_ENTITY_TOKENS = 8
+MIN_REPORTS_FOR_USUAL = 10  # below this, "far from usual" means nothing
+PHI_WARNING = ("These pages show protected health information (the original reports). "
+               "Keep them private; do not share this folder with the de-identified output.")
+
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+
+# displaCy's ent template with an id and a link; {text} is escaped by displaCy, the other
+# fields are escaped or generated here
+ENT_TEMPLATE = (
+    '<mark class="entity" id="{id}" data-label="{label}" style="background: {bg}; padding: 0.2em 0.4em; '
+    'margin: 0 0.15em; line-height: 1.9; border-radius: 0.35em;">'
+    '<a href="{href}" title="{title}" style="color: inherit; text-decoration: none">{text}'
+    '<span class="label">{label}</span></a></mark>'
+)
+
+STYLE = """
+body { font-family: system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; margin: 1rem 1.5rem;
+       color: #222; background: #fff; }
+h1 { font-size: 1.3rem; margin: 0.3rem 0; } h2 { font-size: 1.05rem; margin: 0 0 0.5rem; }
+.warn { background: #fff3cd; border: 1px solid #e0c060; padding: 0.4rem 0.7rem; border-radius: 0.3rem; }
+.legend span, .badge { display: inline-block; padding: 0.1em 0.45em; margin: 0.1em; border-radius: 0.3em;
+                       font-size: 0.8em; }
+.cols { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; }
+.cols section { border: 1px solid #ccc; border-radius: 0.3rem; padding: 0.6rem 0.8rem; max-height: 80vh;
+                overflow: auto; }
+.entities { white-space: normal; }
+mark { -webkit-box-decoration-break: clone; box-decoration-break: clone; }
+mark .label { font-size: 0.62em; font-weight: bold; margin-left: 0.35em; vertical-align: middle; }
+mark:target { outline: 3px solid #c00; }
+table { border-collapse: collapse; width: 100%; font-size: 0.9em; }
+th, td { border-bottom: 1px solid #ddd; padding: 0.3rem 0.5rem; text-align: left; vertical-align: top; }
+.flag { color: #a00; font-weight: bold; } .ok { color: #070; }
+"""
+
+
+# hand-picked, clearly different colours for the labels most reports have
+FREQUENT_COLORS = {
+    "NOMBRE_SUJETO_ASISTENCIA": "#f4a3a3", "NOMBRE_PERSONAL_SANITARIO": "#f8c77e", "FECHAS": "#c8e68a",
+    "TERRITORIO": "#9fd6f5", "CALLE": "#d5b3f2", "EDAD_SUJETO_ASISTENCIA": "#8fe3c3",
+    "SEXO_SUJETO_ASISTENCIA": "#f3e27a", "PAIS": "#b4c6f8", "HOSPITAL": "#f6addb",
+    "ID_SUJETO_ASISTENCIA": "#cfcfcf", "CORREO_ELECTRONICO": "#b7e3a6", "INSTITUCION": "#e3c7a2",
+    "ID_TITULACION_PERSONAL_SANITARIO": "#a9e4e8", "FAMILIARES_SUJETO_ASISTENCIA": "#ffb59e",
+}
+
+
+def label_colors(labels: Sequence[str] = LABELS) -> Dict[str, str]:
+    """A light colour per label for displaCy: hand-picked for the frequent labels, golden-angle
+    hues (neighbours differ) for the others."""
+    colors = {}
+    for i, label in enumerate(labels):
+        colors[label.upper()] = FREQUENT_COLORS.get(label.upper(), f"hsl({(i * 137.508) % 360:.0f}, 55%, 85%)")
+    return colors
+
+
+@dataclass
+class ReviewReport:
+    """One report: the original, the de-identified text and the replacements between them
+    (as `DeidResult.replacements`), or a failed report (`status` "failed: <reason>", no texts)."""
+
+    id: str
+    original: Optional[str]
+    output: Optional[str]
+    replacements: List[Replacement] = field(default_factory=list)
+    status: str = "ok"
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+@dataclass
+class ReviewRow:
+    """A row of the index: no text of the report, only counts and flags."""
+
+    id: str
+    href: Optional[str]
+    status: str
+    counts: Dict[str, int]
+    flags: List[str]
+
+
+def _e(value) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def report_flags(report: ReviewReport, *, max_chars: int = MAX_ENTITY_CHARS,
+                 max_tokens: int = MAX_ENTITY_TOKENS) -> List[str]:
+    """What needs a look in one report: failed, no PHI found, very long entities."""
+    if not report.ok:
+        return ["failed"]
+    flags = []
+    if not report.replacements:
+        flags.append("no PHI found")
+    for r in report.replacements:
+        value = report.original[r.start:r.end]
+        n_tokens = len(value.split())
+        if len(value) > max_chars or n_tokens > max_tokens:
+            flags.append(f"long entity: {r.label} ({len(value)} chars, {n_tokens} tokens)")
+    return flags
+
+
+def usual_count_flags(rows: List[ReviewRow], *, min_reports: int = MIN_REPORTS_FOR_USUAL) -> None:
+    """Add a flag to rows whose count of a label (or total) is far above the run's usual:
+    above mean + 3 standard deviations and at least mean + 3. Needs `min_reports` ok rows."""
+    ok = [r for r in rows if r.status == "ok"]
+    if len(ok) < min_reports:
+        return
+    labels = sorted({label for r in ok for label in r.counts})
+    for key in labels + ["total"]:
+        values = [sum(r.counts.values()) if key == "total" else r.counts.get(key, 0) for r in ok]
+        mean = statistics.fmean(values)
+        limit = max(mean + 3 * statistics.pstdev(values), mean + 3)
+        for row, v in zip(ok, values):
+            if v > limit:
+                row.flags.append(f"many {key}: {v} (usual {mean:.1f})")
+
+
+def _displacy(text: str, spans: List[dict], colors: Dict[str, str]) -> str:
+    return displacy.render({"text": text, "ents": spans, "title": None}, style="ent", manual=True, page=False,
+                           jupyter=False, options={"colors": colors, "template": ENT_TEMPLATE})
+
+
+def _spans(report: ReviewReport, side: str) -> List[dict]:
+    other = "out" if side == "orig" else "orig"
+    spans = []
+    for i, r in enumerate(report.replacements, start=1):
+        start, end = (r.start, r.end) if side == "orig" else (r.new_start, r.new_end)
+        title = "go to the replacement" if side == "orig" else "go to the original"
+        spans.append({"start": start, "end": end, "label": _e(r.label),
+                      "params": {"id": f"{side}-{i}", "href": f"#{other}-{i}", "title": title}})
+    return spans
+
+
+def legend(labels: Iterable[str], colors: Dict[str, str], counts: Optional[Dict[str, int]] = None) -> str:
+    items = []
+    for label in labels:
+        n = f" {counts[label]}" if counts and label in counts else ""
+        items.append(f'<span style="background: {_e(colors.get(label.upper(), "#ddd"))}">{_e(label)}{n}</span>')
+    return f'<div class="legend">{"".join(items)}</div>'
+
+
+def _page(title: str, body: str) -> str:
+    return ("<!DOCTYPE html>\n<html lang=\"es\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">\n"
+            "<meta name=\"referrer\" content=\"no-referrer\">\n"
+            f"<title>{_e(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
+
+
+def render_report_page(report: ReviewReport, *, mode: Optional[str] = None, colors: Optional[Dict[str, str]] = None,
+                       index_href: Optional[str] = "../index.html") -> str:
+    """The page of one report: the original (PHI highlighted by label, displaCy) beside the
+    de-identified text (each replacement highlighted); `#orig-<n>` and `#out-<n>` link the
+    n-th PHI to its replacement and back."""
+    if not report.ok or report.original is None or report.output is None:
+        raise ValueError(f"report {report.id!r}: no page for a failed report ({report.status})")
+    colors = colors or label_colors()
+    counts = Counter(r.label for r in report.replacements)
+    flags = report_flags(report)
+    back = f'<p><a href="{_e(index_href)}">&larr; all reports</a></p>' if index_href else ""
+    flag_html = (f'<p class="flag">{_e("; ".join(flags))}</p>' if flags else "")
+    out_title = "De-identified" + (f" ({_e(mode)})" if mode else "")
+    body = (
+        f"{back}<h1>Report {_e(report.id)}</h1>\n<p class=\"warn\">{_e(PHI_WARNING)}</p>\n{flag_html}"
+        f"{legend(sorted(counts), colors, counts)}\n"
+        "<div class=\"cols\">\n"
+        f"<section id=\"original\"><h2>Original</h2>{_displacy(report.original, _spans(report, 'orig'), colors)}</section>\n"
+        f"<section id=\"output\"><h2>{out_title}</h2>{_displacy(report.output, _spans(report, 'out'), colors)}</section>\n"
+        "</div>"
+    )
+    return _page(f"Review: {report.id}", body)
+
+
+def page_name(report_id: str) -> str:
+    """The page file of a report, relative to the site: one flat name per id."""
+    return f"reports/{safe_stem(report_id)}.html"
+
+
+def summarize(report: ReviewReport, href: Optional[str] = None) -> ReviewRow:
+    return ReviewRow(report.id, href, report.status, dict(Counter(r.label for r in report.replacements)),
+                     report_flags(report))
+
+
+def render_index(rows: Sequence[ReviewRow], *, mode: Optional[str] = None, colors: Optional[Dict[str, str]] = None,
+                 notes: Sequence[str] = ()) -> str:
+    """The index: one row per report (counts per label, flags), reports with flags counted on top."""
+    colors = colors or label_colors()
+    flagged = sum(1 for r in rows if r.flags)
+    trs = []
+    for r in rows:
+        name = f'<a href="{_e(r.href)}">{_e(r.id)}</a>' if r.href else _e(r.id)
+        status = '<span class="ok">ok</span>' if r.status == "ok" else f'<span class="flag">{_e(r.status)}</span>'
+        badges = "".join(f'<span class="badge" style="background: {_e(colors.get(label.upper(), "#ddd"))}">'
+                         f"{_e(label)} {n}</span>" for label, n in sorted(r.counts.items()))
+        flags = "".join(f'<div class="flag">{_e(f)}</div>' for f in r.flags)
+        trs.append(f"<tr><td>{name}</td><td>{status}</td><td>{sum(r.counts.values())}</td>"
+                   f"<td>{badges}</td><td>{flags}</td></tr>")
+    summary = (f"<p>{len(rows)} reports{f', mode {_e(mode)}' if mode else ''}; "
+               f"<span class=\"flag\">{flagged} need a look</span> (flags: failed, no PHI found, an entity over "
+               f"{MAX_ENTITY_CHARS} characters or {MAX_ENTITY_TOKENS} tokens, a count far above the usual).</p>")
+    body = (f"<h1>De-identification review</h1>\n<p class=\"warn\">{_e(PHI_WARNING)}</p>\n{summary}\n"
+            + "".join(f"<p>{_e(n)}</p>" for n in notes)
+            + "<table>\n<thead><tr><th>Report</th><th>Status</th><th>PHI</th><th>Per label</th><th>Flags</th>"
+            "</tr></thead>\n<tbody>\n" + "\n".join(trs) + "\n</tbody>\n</table>")
+    return _page("De-identification review", body)
+
+
+class ReviewSite:
+    """Writes a review site report by report (pages at once, texts not kept) and the index
+    on `close()`."""
+
+    def __init__(self, folder: Path, *, mode: Optional[str] = None, colors: Optional[Dict[str, str]] = None):
+        self.folder = Path(folder)
+        self.mode = mode
+        self.colors = colors or label_colors()
+        self.rows: List[ReviewRow] = []
+        self.notes: List[str] = []
+
+    def add(self, report: ReviewReport) -> ReviewRow:
+        href = None
+        if report.ok:
+            href = page_name(report.id)
+            atomic_write(self.folder / href, render_report_page(report, mode=self.mode, colors=self.colors))
+        row = summarize(report, href)
+        self.rows.append(row)
+        return row
+
+    def close(self) -> Path:
+        usual_count_flags(self.rows)
+        index = self.folder / "index.html"
+        atomic_write(index, render_index(self.rows, mode=self.mode, colors=self.colors, notes=self.notes))
+        return index
+
+
+def write_review_site(folder: Path, reports: Iterable[ReviewReport], *, mode: Optional[str] = None) -> Path:
+    """Write the whole site for `reports` into `folder`; returns the path of index.html."""
+    site = ReviewSite(folder, mode=mode)
+    for report in reports:
+        site.add(report)
+    return site.close()
+
+
+class StoredDataError(ValueError):
+    """Stored output and private files that do not belong together (message: file and place, never text)."""
+
+
+def _entities(ann: str) -> Dict[int, tuple]:
+    from .ann import parse_ann
+
+    return {int(tid[1:]): (label, frags[0][0], frags[-1][1]) for tid, label, frags, _ in parse_ann(ann)}
+
+
+def report_from_files(report_id: str, original: str, private_ann: str, output: str, output_ann: str) -> ReviewReport:
+    """Rebuild a report from the files a run wrote: the original and its private `.ann`
+    (`--private-dir`), the de-identified text and its shared `.ann` (`T<n>` pair them; a
+    PHI missing from the shared `.ann` was redacted to nothing). Raises StoredDataError when
+    the text outside the PHI differs between the two, or an `.ann` does not line up."""
+    from .ann import AnnError, validate_ann
+
+    try:
+        validate_ann(original, private_ann)
+    except AnnError as err:
+        raise StoredDataError(f"{report_id}: private .ann: {err}") from None
+    try:
+        validate_ann(output, output_ann)
+    except AnnError as err:
+        raise StoredDataError(f"{report_id}: output .ann: {err}") from None
+    orig, new = _entities(private_ann), _entities(output_ann)
+    if set(new) - set(orig):
+        raise StoredDataError(f"{report_id}: the output .ann has entities the private .ann lacks")
+    replacements: List[Replacement] = []
+    delta = 0  # output offset minus original offset, after the previous PHI
+    prev_end = prev_new_end = 0
+    for n in sorted(orig):
+        label, start, end = orig[n]
+        if n in new:
+            new_start, new_end = new[n][1], new[n][2]
+        else:
+            new_start = new_end = start + delta
+        if original[prev_end:start] != output[prev_new_end:new_start]:
+            raise StoredDataError(f"{report_id}: the text before T{n} differs between the original and the output "
+                                  "(not the same run?)")
+        replacements.append(Replacement(label, start, end, new_start, new_end))
+        delta = new_end - end
+        prev_end, prev_new_end = end, new_end
+    if original[prev_end:] != output[prev_new_end:]:
+        raise StoredDataError(f"{report_id}: the text after the last PHI differs between the original and the output")
+    return ReviewReport(report_id, original, output, replacements)
+
+
+def reports_from_folders(output: Path, private_dir: Path):
+    """ReviewReports of every original in `private_dir` whose output is in `output`, then a
+    failed row for each failure listed in `output/run_report.json` (when there is one)."""
+    import json
+
+    from ..evaluation.brat import read_text
+
+    output, private_dir = Path(output), Path(private_dir)
+    for txt in sorted(private_dir.rglob("*.txt")):
+        stem = txt.relative_to(private_dir).with_suffix("").as_posix()
+        out_txt, out_ann, priv_ann = output / f"{stem}.txt", output / f"{stem}.ann", txt.with_suffix(".ann")
+        missing = [p for p in (out_txt, out_ann, priv_ann) if not p.is_file()]
+        if missing:
+            yield ReviewReport(stem, None, None, [], f"failed: {missing[0]} is missing")
+            continue
+        yield report_from_files(stem, read_text(txt), read_text(priv_ann), read_text(out_txt), read_text(out_ann))
+    run_report = output / "run_report.json"
+    if run_report.is_file():
+        for f in json.loads(run_report.read_text(encoding="utf-8")).get("failed", []):
+            yield ReviewReport(str(f.get("id")), None, None, [], f"failed: {f.get('reason')}")
+
+
+def run_mode(output: Path) -> Optional[str]:
+    """The mode recorded in `output/run_report.json`, if any."""
+    import json
+
+    path = Path(output) / "run_report.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8")).get("mode")
+    except (OSError, ValueError, AttributeError):
+        return None
