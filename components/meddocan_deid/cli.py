@@ -41,16 +41,23 @@ class CliError(Exception):
 
 def resolve_key_and_options(mode: str, *, key_file: Optional[Path], random_key: bool, tag_table: Optional[Path],
                             tag_numbering: bool, keep_sex: bool, keep_age: bool, age_aggregate: str,
-                            gazetteer: Optional[Path], max_chars: int):
+                            gazetteer: Optional[Path], max_chars: int, policy: Optional[Path] = None):
     """The key and operator options of a run, shared by `deidentify` and `deidentify-spark` so
     that both read the key the same way: `--key-file`, else MEDDOCAN_DEID_KEY, else
     `--random-key`; never a command-line value. Raises CliError with a one-line reason."""
     from .deid.keys import DeidKeyError, load_key
     from .deid.keys import random_key as fresh_key
-    from .deid.options import DeidOptions, read_tag_table
+    from .deid.options import DeidOptions, needs_key, read_tag_table
+    from .deid.policy import PolicyError, load_policy
 
+    try:
+        run_policy = load_policy(policy) if policy is not None else None
+    except PolicyError as err:
+        raise CliError(str(err)) from None
+    # the key is needed only when some label uses the surrogate operator
+    uses_surrogate = needs_key(mode, run_policy.apply() if run_policy is not None else None)
     key = None
-    if mode == "surrogate":
+    if uses_surrogate:
         if random_key and key_file is not None:
             raise CliError("give either --key-file or --random-key, not both")
         if random_key:
@@ -71,7 +78,9 @@ def resolve_key_and_options(mode: str, *, key_file: Optional[Path], random_key: 
         raise CliError(f"{gazetteer}: gazetteer folder not found")
     options = DeidOptions(tag_names=names, tag_numbering=tag_numbering, keep_sex=keep_sex, keep_age=keep_age,
                           age_aggregate=age_aggregate, gazetteer=gazetteer, max_chars=max_chars)
-    if mode == "surrogate":  # load it now: a notice about a missing gazetteer comes once, before any progress
+    if run_policy is not None:
+        options = run_policy.apply(options)
+    if uses_surrogate:  # load it now: a notice about a missing gazetteer comes once, before any progress
         from .deid.gazetteer import load_gazetteer
 
         load_gazetteer(gazetteer)
@@ -261,6 +270,7 @@ def deidentify(
     age_aggregate: str = typer.Option("90 años o más", "--age-aggregate", help="Surrogate mode: what ages of 90 and above become."),
     max_chars: int = typer.Option(1_000_000, "--max-chars", min=1, help="Reports longer than this fail."),
     report: Optional[Path] = typer.Option(None, "--report", help="Run report path (default OUTPUT/run_report.json)."),
+    policy: Optional[Path] = typer.Option(None, "--policy", help="Policy file (.toml/.json): per-label operators, labels off, allow/deny lists, date range, age threshold."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress details (ids and counts only)."),
 ):
     """De-identify every report of INPUT into OUTPUT."""
@@ -268,7 +278,8 @@ def deidentify(
     try:
         key, options = resolve_key_and_options(
             mode.value, key_file=key_file, random_key=random_key, tag_table=tag_table, tag_numbering=tag_numbering,
-            keep_sex=keep_sex, keep_age=keep_age, age_aggregate=age_aggregate, gazetteer=gazetteer, max_chars=max_chars)
+            keep_sex=keep_sex, keep_age=keep_age, age_aggregate=age_aggregate, gazetteer=gazetteer, max_chars=max_chars,
+            policy=policy)
         result = run(input_path, output, mode.value, key, model=model, n_process=n_process, batch_size=batch_size,
                      overwrite=overwrite, options=options, report_path=report)
     except CliError as err:

@@ -226,3 +226,40 @@ def pool_by_patient(entries: Iterable[Tuple[Optional[str], Optional[Mapping[str,
         if patient is not None and known:
             pooled[patient] = merge_known(pooled.get(patient), known)
     return pooled
+
+
+def pooled_known_phi(path) -> Dict[str, KnownPhi]:
+    """A first pass over a JSONL file: patient id -> the known_phi of all its reports.
+    Lines that are not valid (JSON, ids, known_phi) are skipped here; the main pass
+    reports them."""
+    pooled: Dict[str, KnownPhi] = {}
+    try:
+        fh = open(path, "rb")
+    except OSError:
+        return pooled
+    with fh:
+        for raw in fh:
+            if b'"known_phi"' not in raw:
+                continue
+            try:
+                obj = json.loads(raw.decode("utf-8"))
+                patient = obj.get("patient_id")
+                if patient is None or isinstance(patient, (bool, dict, list, float)):
+                    continue
+                known = validate_known_phi(obj.get("known_phi"))
+            except (ValueError, AttributeError):
+                continue
+            if known:
+                pooled[str(patient)] = merge_known(pooled.get(str(patient)), known)
+    return pooled
+
+
+def record_known_phi(value, patient: Optional[str], pooled: Mapping[str, KnownPhi],
+                     where: str) -> Tuple[Optional[KnownPhi], Optional[str]]:
+    """(the known_phi a record uses: its own and its patient's, the problem or None)."""
+    try:
+        own = validate_known_phi(value, where)
+    except KnownPhiError as err:
+        return None, str(err)
+    known = merge_known(own, pooled.get(patient) if patient is not None else None)
+    return (known or None), None
