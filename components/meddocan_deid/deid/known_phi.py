@@ -68,7 +68,7 @@ def name_terms(value: str) -> List[str]:
     starts and ends with a word of 3+ letters that is not a particle; longest first."""
     words = re.findall(r"[^\W\d_]+", fold1(value))
     content = [len(w) >= MIN_PART and w not in STOPWORDS for w in words]
-    runs = set()
+    runs = {tuple(words)} if words else set()  # the whole name, whatever its parts
     for i in range(len(words)):
         if not content[i]:
             continue
