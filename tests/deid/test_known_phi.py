@@ -155,3 +155,40 @@ def test_known_phi_of_a_label_that_the_policy_turns_off_is_ignored():
     result = deidentify(doc, mode="tag", known_phi={"FECHAS": ["01/02/2003"], "NOMBRE_SUJETO_ASISTENCIA": ["Ana"]},
                         policy=parse_policy({"labels": {"FECHAS": False}}))
     assert result.text == "[NOMBRE_SUJETO_ASISTENCIA] vino el 01/02/2003."
+
+
+def test_known_phi_eval_counts_body_and_footer_mentions():
+    from spacy.tokens import Span
+
+    from meddocan_deid.known_phi_eval import KnownPhiReport, format_report, measure_doc
+
+    text = "Nombre: Pedro Alba Soto. NHC: 7712345.\nEl Sr. Alba acude con NHC 77-12345 y su hijo Pedro.\nFirma: Dra. Sierra."
+    nlp = spacy.blank("es")
+    doc = nlp(text)
+    body_start = text.index("El Sr.")
+    footer_start = text.index("Firma")
+    sections = []
+    for label, s, e in (("header", 0, body_start), ("body", body_start, footer_start), ("footer", footer_start, len(text))):
+        sections.append(doc.char_span(s, e, label=label, alignment_mode="expand"))
+    doc.spans["sections"] = sections
+
+    def at(surface, label, nth=0):
+        start = -1
+        for _ in range(nth + 1):
+            start = text.index(surface, start + 1)
+        return (label, start, start + len(surface))
+
+    gold = [at("Pedro Alba Soto", "NOMBRE_SUJETO_ASISTENCIA"), at("7712345", "ID_SUJETO_ASISTENCIA"),
+            at("Alba", "NOMBRE_SUJETO_ASISTENCIA", 1), at("77-12345", "ID_SUJETO_ASISTENCIA"),
+            at("Sierra", "NOMBRE_PERSONAL_SANITARIO")]
+    predicted = [gold[0], gold[1], gold[4]]
+    doc.ents = [doc.char_span(s, e, label=l) for l, s, e in predicted]
+    report = KnownPhiReport()
+    measure_doc(doc, gold, report)
+    name, ids = report.groups["name"], report.groups["id"]
+    assert (name.mentions, name.covered_before, name.covered_after, name.exact_after) == (1, 0, 1, 1)
+    assert (ids.mentions, ids.covered_before, ids.covered_after) == (1, 0, 1)
+    # `Pedro` (the son) is found too: a span that overlaps no gold entity
+    assert report.added_spans == 3 and report.added_off_gold == 1
+    table = format_report(report)
+    assert "Pedro" not in table and "Alba" not in table
