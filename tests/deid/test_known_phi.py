@@ -192,3 +192,53 @@ def test_known_phi_eval_counts_body_and_footer_mentions():
     assert report.added_spans == 3 and report.added_off_gold == 1
     table = format_report(report)
     assert "Pedro" not in table and "Alba" not in table
+
+
+def test_spark_known_phi_column_and_policy(tmp_path):
+    pytest.importorskip("pyspark")
+    pytest.importorskip("pyarrow")
+    from meddocan_deid.deid.policy import parse_policy
+    from meddocan_deid.spark import deidentify_dataframe, make_session
+    from meddocan_deid.spark_cli import run_spark
+
+    model = tmp_path / "ruler"
+    ruler_nlp().to_disk(model)
+    spark = make_session("local[1]", app_name="meddocan-known-phi-tests",
+                         conf={"spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "1"})
+    try:
+        rows = [(r["id"], r.get("patient_id"), r["text"], json.dumps(r["known_phi"]) if "known_phi" in r else None)
+                for r in REPORTS]
+        rows.append(("r5", "p3", "Texto de Eva.", '{"NOMBRE": ["Eva"]}'))
+        df = spark.createDataFrame(rows, "id string, patient_id string, text string, known_phi string")
+        policy = parse_policy({"operators": {"TERRITORIO": "keep"}})
+        out = deidentify_dataframe(df, "tag", model=str(model), patient_col="patient_id", known_col="known_phi",
+                                   policy=policy)
+        assert out.columns == ["id", "patient_id", "deid_text", "phi", "status"]  # known_phi never goes out
+        got = {r["id"]: (r["deid_text"], r["status"]) for r in out.collect()}
+        assert got["r1"][0] == "Paciente: [NOMBRE_SUJETO_ASISTENCIA]. DNI: [ID_SUJETO_ASISTENCIA]. Vive en Toledo."
+        assert got["r2"][0] == "Control de la Sra. [NOMBRE_SUJETO_ASISTENCIA], DNI [ID_SUJETO_ASISTENCIA]."
+        assert got["r3"][0] == REPORTS[2]["text"] and got["r4"][0] == REPORTS[3]["text"]
+        assert got["r5"] == (None, "failed: 'known_phi' has an unknown label 'NOMBRE' (expected one of the "
+                                   "MEDDOCAN labels, e.g. NOMBRE_SUJETO_ASISTENCIA)")
+        # a map column works as a JSON string does
+        mdf = spark.createDataFrame([("m1", "p1", "Ana vino.", {"NOMBRE_SUJETO_ASISTENCIA": ["Ana Gil"]}),
+                                     ("m2", "p1", "Gil vino.", None)],
+                                    "id string, patient_id string, text string, known_phi map<string,array<string>>")
+        got = {r["id"]: r["deid_text"] for r in deidentify_dataframe(
+            mdf, "tag", model=str(model), patient_col="patient_id", known_col="known_phi").collect()}
+        assert got == {"m1": "[NOMBRE_SUJETO_ASISTENCIA] vino.", "m2": "[NOMBRE_SUJETO_ASISTENCIA] vino."}
+        # the CLI path: JSONL objects read as their JSON text, the policy from options
+        inp = tmp_path / "in.jsonl"
+        inp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in REPORTS[:3]), encoding="utf-8")
+        summary = run_spark(spark, str(inp), str(tmp_path / "out"), "tag", None, model=str(model),
+                            out_format="jsonl", options=policy.apply(), partitions=1)
+        assert summary["rows"] == {"in": 3, "out": 3, "ok": 3, "failed": 0}
+        written = {}
+        for part in (tmp_path / "out").glob("part-*"):
+            for line in part.read_text(encoding="utf-8").splitlines():
+                row = json.loads(line)
+                written[row["id"]] = row["deid_text"]
+        assert written["r2"] == "Control de la Sra. [NOMBRE_SUJETO_ASISTENCIA], DNI [ID_SUJETO_ASISTENCIA]."
+        assert written["r1"].endswith("Vive en Toledo.")
+    finally:
+        spark.stop()

@@ -173,33 +173,34 @@ def add_known(text: str, spans: Iterable[Span], known: Optional[Mapping[str, Seq
     return force_spans(text, spans, found)
 
 
-def validate_known_phi(value, where: str = "known_phi") -> KnownPhi:
+def validate_known_phi(value, where: str = "") -> KnownPhi:
     """The field checked: a mapping known label -> list of non-empty strings (a bare string
     is taken as a list of one). Raises KnownPhiError naming `where` and the problem."""
     from .. import LABELS
 
+    where = f"{where}: " if where else ""
     if value is None:
         return {}
     if isinstance(value, str):  # a JSON string (e.g. a Spark column)
         try:
             value = json.loads(value)
         except ValueError:
-            raise KnownPhiError(f"{where}: 'known_phi' is not valid JSON") from None
+            raise KnownPhiError(f"{where}'known_phi' is not valid JSON") from None
         if value is None:
             return {}
     if not isinstance(value, Mapping):
-        raise KnownPhiError(f"{where}: 'known_phi' must be an object label -> list of strings")
+        raise KnownPhiError(f"{where}'known_phi' must be an object label -> list of strings")
     out: KnownPhi = {}
     for label, values in value.items():
         if label not in LABELS:
-            raise KnownPhiError(f"{where}: 'known_phi' has an unknown label {str(label)[:60]!r} "
+            raise KnownPhiError(f"{where}'known_phi' has an unknown label {str(label)[:60]!r} "
                                 f"(expected one of the MEDDOCAN labels, e.g. NOMBRE_SUJETO_ASISTENCIA)")
         if isinstance(values, str):
             values = [values]
         if not isinstance(values, (list, tuple)) or not all(isinstance(v, str) for v in values):
-            raise KnownPhiError(f"{where}: 'known_phi' {label} must be a list of strings")
+            raise KnownPhiError(f"{where}'known_phi' {label} must be a list of strings")
         if len(values) > MAX_VALUES:
-            raise KnownPhiError(f"{where}: 'known_phi' {label} has {len(values)} values (at most {MAX_VALUES})")
+            raise KnownPhiError(f"{where}'known_phi' {label} has {len(values)} values (at most {MAX_VALUES})")
         kept = [v for v in values if v.strip()]
         if kept:
             out[label] = kept
