@@ -240,3 +240,43 @@ def test_policy_path_in_the_api(tmp_path):
     doc = make_doc(TEXT, ENTS)
     assert "12/03/2019" in deidentify(doc, mode="tag", policy=path).text
     assert "12/03/2019" in deidentify(doc, mode="tag", policy=str(path)).text
+
+
+@pytest.mark.parametrize("policy_text,mode,message", [
+    ('[operators]\nFECHAS = "blur"\n', "tag", "operators.FECHAS: unknown operator 'blur'"),
+    ('[operators]\nFECHAS = "surrogate"\n', "tag", "surrogate mode needs a key"),
+])
+def test_cli_policy_errors_stop_the_run(tmp_path, monkeypatch, policy_text, mode, message):
+    from typer.testing import CliRunner
+
+    from meddocan_deid.cli import app
+
+    monkeypatch.delenv("MEDDOCAN_DEID_KEY", raising=False)
+    path = write(tmp_path, policy_text)
+    inp = tmp_path / "in.txt"
+    inp.write_text("Texto inventado.", encoding="utf-8")
+    result = CliRunner().invoke(app, ["deidentify", str(inp), str(tmp_path / "out"), "--mode", mode,
+                                      "--policy", str(path), "--model", str(tmp_path / "no-model")])
+    assert result.exit_code == 2
+    assert message in result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_cli_policy_run(tmp_path):
+    from meddocan_deid.cli import resolve_key_and_options, run
+
+    path = write(tmp_path, '[operators]\nTERRITORIO = "mask"\n[labels]\nPAIS = false\n')
+    key, options = resolve_key_and_options("tag", key_file=None, random_key=False, tag_table=None,
+                                           tag_numbering=False, keep_sex=True, keep_age=True,
+                                           age_aggregate="90 años o más", gazetteer=None, max_chars=1000,
+                                           policy=path)
+    assert key is None
+    nlp = spacy.blank("es")
+    nlp.add_pipe("entity_ruler").add_patterns([{"label": "TERRITORIO", "pattern": "Soria"},
+                                               {"label": "PAIS", "pattern": "Chile"},
+                                               {"label": "FECHAS", "pattern": "ayer"}])
+    inp = tmp_path / "in.txt"
+    inp.write_text("Llegó ayer de Soria, nacido en Chile.", encoding="utf-8")
+    report = run(inp, tmp_path / "out", "tag", key, nlp=nlp, options=options, progress=False)
+    assert (tmp_path / "out" / "in.txt").read_text(encoding="utf-8") == "Llegó [FECHAS] de *****, nacido en Chile."
+    assert report["phi_per_label"] == {"FECHAS": 1, "TERRITORIO": 1}
