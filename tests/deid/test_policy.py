@@ -280,3 +280,12 @@ def test_cli_policy_run(tmp_path):
     report = run(inp, tmp_path / "out", "tag", key, nlp=nlp, options=options, progress=False)
     assert (tmp_path / "out" / "in.txt").read_text(encoding="utf-8") == "Llegó [FECHAS] de *****, nacido en Chile."
     assert report["phi_per_label"] == {"FECHAS": 1, "TERRITORIO": 1}
+
+
+def test_known_identifiers_win_over_the_deny_list():
+    text = "Paciente Olga Paz Ríos, ingresa."
+    policy = parse_policy({"deny": [{"label": "TERRITORIO", "strings": ["Paz Ríos"]}]})
+    spans = prepare_spans(text, [], policy.apply(), {"NOMBRE_SUJETO_ASISTENCIA": ["Olga Paz Ríos"]})
+    assert [(l, text[s:e]) for l, s, e in spans] == [("NOMBRE_SUJETO_ASISTENCIA", "Olga Paz Ríos")]
+    spans = prepare_spans(text, [], policy.apply())
+    assert [(l, text[s:e]) for l, s, e in spans] == [("TERRITORIO", "Paz Ríos")]

@@ -34,7 +34,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
-from .known_phi import Span, add_known, compile_terms, find_all, fold1, force_spans, id_term, is_id_label, literal_term
+from .known_phi import (Span, add_known, compile_terms, find_all, find_known, fold1, force_spans, id_term, is_id_label,
+                        literal_term)
 from .options import LABEL_MODES, DeidOptions
 
 TOP_KEYS = ("operators", "labels", "allow", "deny", "date_shift", "age_threshold")
@@ -109,14 +110,14 @@ def prepare_spans(text: str, spans: Iterable[Span], options: Optional[DeidOption
     if policy is None:
         return add_known(text, spans, known_phi)
     spans = [(l, s, e) for l, s, e in spans if l not in policy.disabled and not policy.allowed(text[s:e])]
-    known = {l: v for l, v in (known_phi or {}).items() if l not in policy.disabled}
-    spans = add_known(text, spans, known)
+    known = find_known(text, {l: v for l, v in (known_phi or {}).items() if l not in policy.disabled})
     deny = policy.deny_spans(text)
-    if deny:
-        deny.sort(key=lambda x: (-(x[2] - x[1]), x[1]))
-        # known identifiers already placed stay: a deny match overlapping them is dropped
-        spans = force_spans(text, spans, deny)
-    return spans
+    if not known and not deny:
+        return sorted(spans, key=lambda x: (x[1], x[2]))
+    # among forced spans the earlier wins: known identifiers, then the deny list, longest first
+    known.sort(key=lambda x: (-(x[2] - x[1]), x[1]))
+    deny.sort(key=lambda x: (-(x[2] - x[1]), x[1]))
+    return force_spans(text, spans, known + deny)
 
 
 def _err(source: str, key: str, problem: str) -> PolicyError:
