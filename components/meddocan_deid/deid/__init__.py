@@ -8,8 +8,10 @@ from .batch import Record, RecordResult, deidentify_records
 from .keys import DeidKeyError, load_key, random_key
 from .operators import DeidResult, Replacement, apply_operator
 from .options import MODES, DeidOptions, read_tag_table
+from .policy import Policy, PolicyError, load_policy
 
 __all__ = [
     "MODES", "DeidKeyError", "DeidOptions", "DeidResult", "Record", "RecordResult", "Replacement",
     "apply_operator", "deidentify", "deidentify_records", "load_key", "random_key", "read_tag_table",
+    "Policy", "PolicyError", "load_policy",
 ]
