@@ -13,7 +13,7 @@ from typing import Dict, Iterable, List, Sequence, Tuple
 
 from spacy.tokens import Doc
 
-from .deid.known_phi import add_known
+from .deid.known_phi import add_known, find_known
 from .evaluation import gold_annotations, read_docbin
 from .sections import SECTIONS_KEY
 
@@ -26,6 +26,7 @@ Span = Tuple[str, int, int]
 @dataclass
 class Counts:
     mentions: int = 0  # gold mentions in body and footer
+    findable: int = 0  # of those, covered by the known values' matches alone (the same value as the header's)
     covered_before: int = 0  # every character inside predicted entities (any label)
     covered_after: int = 0
     exact_before: int = 0  # a predicted entity with the same label and offsets
@@ -70,6 +71,7 @@ def measure_doc(doc: Doc, gold: Sequence[Span], report: KnownPhiReport) -> None:
     before = [(e.label_, e.start_char, e.end_char) for e in doc.ents]
     known = header_known(doc, gold)
     after = add_known(doc.text, before, known) if known else before
+    matches = find_known(doc.text, known)
     report.reports += 1
     report.reports_with_known += bool(known)
     new = set(after) - set(before)
@@ -82,6 +84,7 @@ def measure_doc(doc: Doc, gold: Sequence[Span], report: KnownPhiReport) -> None:
             if label not in labels or section_of(doc, s, e) == "header":
                 continue
             counts.mentions += 1
+            counts.findable += covered(matches, s, e)
             counts.covered_before += covered(before, s, e)
             counts.covered_after += covered(after, s, e)
             counts.exact_before += (label, s, e) in exact_before
@@ -103,18 +106,20 @@ def format_report(report: KnownPhiReport) -> str:
         return f"{n / d:.4f}" if d else "-"
 
     lines = [f"reports {report.reports}, with a gold name or ID in the header {report.reports_with_known}",
-             f"{'body+footer':<12}{'mentions':>9}{'covered before':>16}{'after':>14}"
+             f"{'body+footer':<12}{'mentions':>9}{'findable':>9}{'covered before':>16}{'after':>14}"
              f"{'exact before':>16}{'after':>14}"]
     total = Counts()
     for group, c in report.groups.items():
         for k in vars(total):
             setattr(total, k, getattr(total, k) + getattr(c, k))
     for group, c in list(report.groups.items()) + [("all", total)]:
-        lines.append(f"{group:<12}{c.mentions:>9}"
+        lines.append(f"{group:<12}{c.mentions:>9}{c.findable:>9}"
                      f"{f'{c.covered_before} ({share(c.covered_before, c.mentions)})':>16}"
                      f"{f'{c.covered_after} ({share(c.covered_after, c.mentions)})':>14}"
                      f"{f'{c.exact_before} ({share(c.exact_before, c.mentions)})':>16}"
                      f"{f'{c.exact_after} ({share(c.exact_after, c.mentions)})':>14}")
+    lines.append("findable: mentions that the header's known values match (same value); covered: every "
+                 "character inside predicted entities (any label); exact: same label and offsets")
     lines.append(f"spans added or changed by known_phi: {report.added_spans}, "
                  f"of which overlapping no gold entity: {report.added_off_gold}")
     return "\n".join(lines)

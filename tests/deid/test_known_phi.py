@@ -187,7 +187,7 @@ def test_known_phi_eval_counts_body_and_footer_mentions():
     measure_doc(doc, gold, report)
     name, ids = report.groups["name"], report.groups["id"]
     assert (name.mentions, name.covered_before, name.covered_after, name.exact_after) == (1, 0, 1, 1)
-    assert (ids.mentions, ids.covered_before, ids.covered_after) == (1, 0, 1)
+    assert (ids.mentions, ids.findable, ids.covered_before, ids.covered_after) == (1, 1, 0, 1)
     # `Pedro` (the son) is found too: a span that overlaps no gold entity
     assert report.added_spans == 3 and report.added_off_gold == 1
     table = format_report(report)
