@@ -10,7 +10,7 @@ import spacy
 from meddocan_deid.cli import run
 from meddocan_deid.deid import deidentify
 from meddocan_deid.deid.batch import Record, deidentify_records
-from meddocan_deid.deid.known_phi import (KnownPhiError, find_known, fold1, force_spans, pool_by_patient,
+from meddocan_deid.deid.known_phi import (KnownPhiError, find_known, fold1, pool_by_patient,
                                           validate_known_phi)
 
 KNOWN = {"NOMBRE_SUJETO_ASISTENCIA": ["Ana Ruiz Gil"], "ID_SUJETO_ASISTENCIA": ["45873912K"]}
@@ -70,11 +70,26 @@ def test_known_wins_over_overlapping_ner_entities():
         ("TERRITORIO", "Madrid")]
 
 
-def test_covered_by_an_entity_of_the_same_label_is_left_alone():
-    text = "Ana Ruiz Gil Pérez"
-    spans = force_spans(text, [("NOMBRE_SUJETO_ASISTENCIA", 0, len(text))],
-                        [("NOMBRE_SUJETO_ASISTENCIA", 4, 8)])
-    assert spans == [("NOMBRE_SUJETO_ASISTENCIA", 0, len(text))]
+@pytest.mark.parametrize("text,entity,expected", [
+    ("Ana Ruiz Gil Pérez", ("NOMBRE_SUJETO_ASISTENCIA", "Ana Ruiz Gil Pérez"),
+     [("NOMBRE_SUJETO_ASISTENCIA", "Ana Ruiz Gil Pérez")]),
+    # a surname inside a relative's name or an e-mail address: that entity already covers it
+    ("su hijo Luis Ruiz Gil", ("FAMILIARES_SUJETO_ASISTENCIA", "Luis Ruiz Gil"),
+     [("FAMILIARES_SUJETO_ASISTENCIA", "Luis Ruiz Gil")]),
+    ("escribe a ana.ruiz@correo.test", ("CORREO_ELECTRONICO", "ana.ruiz@correo.test"),
+     [("CORREO_ELECTRONICO", "ana.ruiz@correo.test")]),
+    # the same extent with another label: relabelled
+    ("Sra. Ruiz Gil", ("TERRITORIO", "Ruiz Gil"), [("NOMBRE_SUJETO_ASISTENCIA", "Ruiz Gil")]),
+    # a partial overlap: the detected span keeps its part outside
+    ("Ana Ruiz Gil Montes vino", ("NOMBRE_PERSONAL_SANITARIO", "Gil Montes"),
+     [("NOMBRE_SUJETO_ASISTENCIA", "Ana Ruiz Gil"), ("NOMBRE_PERSONAL_SANITARIO", "Montes")]),
+])
+def test_known_inside_or_across_detected_entities(text, entity, expected):
+    from meddocan_deid.deid.known_phi import add_known
+
+    start = text.index(entity[1])
+    spans = add_known(text, [(entity[0], start, start + len(entity[1]))], {"NOMBRE_SUJETO_ASISTENCIA": ["Ana Ruiz Gil"]})
+    assert [(l, text[s:e]) for l, s, e in spans] == expected
 
 
 @pytest.mark.parametrize("value,message", [

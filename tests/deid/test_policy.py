@@ -183,8 +183,22 @@ def test_trimmed_entity_keeps_its_outside_part():
     text = "Remitido desde el Hospital Río Claro Norte."
     start = text.index("Hospital")
     policy = parse_policy({"deny": [{"label": "TERRITORIO", "strings": ["Río Claro Norte"]}]})
-    spans = prepare_spans(text, [("HOSPITAL", start, text.index(".", start))], policy.apply())
+    spans = prepare_spans(text, [("HOSPITAL", start, text.index(" Claro"))], policy.apply())
     assert [(l, text[s:e]) for l, s, e in spans] == [("HOSPITAL", "Hospital"), ("TERRITORIO", "Río Claro Norte")]
+
+
+@pytest.mark.parametrize("keep,expected", [
+    (False, [("HOSPITAL", "Hospital Río Claro Norte")]),  # strictly inside a larger span: already covered
+    (True, [("HOSPITAL", "Hospital"), ("TERRITORIO", "Río Claro Norte")]),  # unless that span is left in clear
+])
+def test_deny_match_inside_a_larger_entity(keep, expected):
+    text = "Remitido desde el Hospital Río Claro Norte."
+    start = text.index("Hospital")
+    data = {"deny": [{"label": "TERRITORIO", "strings": ["Río Claro Norte"]}]}
+    if keep:
+        data["operators"] = {"HOSPITAL": "keep"}
+    spans = prepare_spans(text, [("HOSPITAL", start, text.index(".", start))], parse_policy(data).apply())
+    assert [(l, text[s:e]) for l, s, e in spans] == expected
 
 
 @pytest.mark.parametrize("low,high", [(5, 5), (40, 60), (1000, 1200)])

@@ -131,17 +131,23 @@ def _trim(text: str, start: int, end: int) -> Optional[Tuple[int, int]]:
     return (start, end) if start < end else None
 
 
-def force_spans(text: str, spans: Iterable[Span], forced: Iterable[Span]) -> List[Span]:
+def force_spans(text: str, spans: Iterable[Span], forced: Iterable[Span],
+                keep_labels: Iterable[str] = ()) -> List[Span]:
     """`spans` with the `forced` ones added and winning: among forced spans the earlier
-    given wins (callers order them); a forced span inside a detected span of the same label
-    is already covered and dropped; a detected span that overlaps a forced one keeps only
-    its pieces outside it (trimmed of separators, dropped when nothing alphanumeric is left)."""
+    given wins (callers order them). A forced span inside a detected span of the same label,
+    or strictly inside a larger detected span of another label (a surname inside a
+    relative's full name or an e-mail address), is already covered and dropped, unless that
+    span's label is in `keep_labels` (left in clear). A detected span that overlaps a forced
+    one otherwise keeps only its pieces outside it (trimmed of separators, dropped when
+    nothing alphanumeric is left); one of the same extent is relabelled."""
     spans = sorted(spans, key=lambda x: (x[1], x[2]))
+    keep_labels = frozenset(keep_labels)
     chosen: List[Span] = []
     for label, s, e in forced:
         if s >= e or any(s < ce and cs < e for _l, cs, ce in chosen):
             continue
-        if any(l == label and ds <= s and e <= de for l, ds, de in spans):
+        if any(ds <= s and e <= de and (l == label or (l not in keep_labels and (ds, de) != (s, e)))
+               for l, ds, de in spans):
             continue
         chosen.append((label, s, e))
     out: List[Span] = list(chosen)
@@ -163,14 +169,15 @@ def force_spans(text: str, spans: Iterable[Span], forced: Iterable[Span]) -> Lis
     return sorted(out, key=lambda x: (x[1], x[2]))
 
 
-def add_known(text: str, spans: Iterable[Span], known: Optional[Mapping[str, Sequence[str]]]) -> List[Span]:
+def add_known(text: str, spans: Iterable[Span], known: Optional[Mapping[str, Sequence[str]]],
+              keep_labels: Iterable[str] = ()) -> List[Span]:
     """`spans` with every mention of the known values added, winning over overlapping ones."""
     found = find_known(text, known)
     if not found:
         return sorted(spans, key=lambda x: (x[1], x[2]))
     # longest first, so that `Ana Ruiz Gil` wins over `Ruiz` from another value
     found.sort(key=lambda x: (-(x[2] - x[1]), x[1]))
-    return force_spans(text, spans, found)
+    return force_spans(text, spans, found, keep_labels)
 
 
 def validate_known_phi(value, where: str = "") -> KnownPhi:

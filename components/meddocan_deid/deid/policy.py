@@ -108,7 +108,8 @@ def prepare_spans(text: str, spans: Iterable[Span], options: Optional[DeidOption
     policy: Optional[Policy] = getattr(options, "policy", None) if options is not None else None
     spans = [(str(l), int(s), int(e)) for l, s, e in spans]
     if policy is None:
-        return add_known(text, spans, known_phi)
+        keep = {label for label, mode in options.label_modes.items() if mode == "keep"} if options else ()
+        return add_known(text, spans, known_phi, keep)
     spans = [(l, s, e) for l, s, e in spans if l not in policy.disabled and not policy.allowed(text[s:e])]
     known = find_known(text, {l: v for l, v in (known_phi or {}).items() if l not in policy.disabled})
     deny = policy.deny_spans(text)
@@ -117,7 +118,8 @@ def prepare_spans(text: str, spans: Iterable[Span], options: Optional[DeidOption
     # among forced spans the earlier wins: known identifiers, then the deny list, longest first
     known.sort(key=lambda x: (-(x[2] - x[1]), x[1]))
     deny.sort(key=lambda x: (-(x[2] - x[1]), x[1]))
-    return force_spans(text, spans, known + deny)
+    keep = {label for label, mode in options.label_modes.items() if mode == "keep"}
+    return force_spans(text, spans, known + deny, keep)
 
 
 def _err(source: str, key: str, problem: str) -> PolicyError:
