@@ -19,16 +19,24 @@ class CliError(Exception):
 
 def resolve_key_and_options(mode: str, *, key_file: Optional[Path], random_key: bool, tag_table: Optional[Path],
                             tag_numbering: bool, keep_sex: bool, keep_age: bool, age_aggregate: str,
-                            gazetteer: Optional[Path], max_chars: int):
+                            gazetteer: Optional[Path], max_chars: int, policy: Optional[Path] = None):
     """The key and operator options of a run, shared by `deidentify` and `deidentify-spark` so
     that both read the key the same way: `--key-file`, else MEDDOCAN_DEID_KEY, else
     `--random-key`; never a command-line value. Raises CliError with a one-line reason."""
     from ..deid.keys import DeidKeyError, load_key
     from ..deid.keys import random_key as fresh_key
-    from ..deid.options import DeidOptions, read_tag_table
+    from ..deid.options import DeidOptions, needs_key, read_tag_table
+    from ..deid.policy import PolicyError, load_policy
+
+    try:
+        run_policy = load_policy(policy) if policy is not None else None
+    except PolicyError as err:
+        raise CliError(str(err)) from None
+    # the key is needed only when some label uses the surrogate operator
+    uses_surrogate = needs_key(mode, run_policy.apply() if run_policy is not None else None)
 
     key = None
-    if mode == "surrogate":
+    if uses_surrogate:
         if random_key and key_file is not None:
             raise CliError("give either --key-file or --random-key, not both")
         if random_key:
@@ -49,4 +57,6 @@ def resolve_key_and_options(mode: str, *, key_file: Optional[Path], random_key: 
         raise CliError(f"{gazetteer}: gazetteer folder not found")
     options = DeidOptions(tag_names=names, tag_numbering=tag_numbering, keep_sex=keep_sex, keep_age=keep_age,
                           age_aggregate=age_aggregate, gazetteer=gazetteer, max_chars=max_chars)
+    if run_policy is not None:
+        options = run_policy.apply(options)
     return key, options

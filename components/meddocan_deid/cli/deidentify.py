@@ -86,7 +86,7 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
     review_dir: write the review site there (both hold PHI; neither may be inside OUTPUT)."""
     from ..deid.io import (InputError, check_paths, check_private_dir, input_kind, is_done, iter_items, load_item,
                           remove_temp_files, write_json, write_private, write_report)
-    from ..deid.options import DeidOptions
+    from ..deid.options import DeidOptions, needs_key
 
     options = options or DeidOptions()
     start = time.time()
@@ -103,7 +103,7 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
         nlp = _load_model(model)
     load_seconds = time.time() - start
     gazetteer = None
-    if mode == "surrogate":  # resolved now: a notice about a missing gazetteer comes once, before any progress
+    if needs_key(mode, options):  # resolved now: a notice about a missing gazetteer comes once, before any progress
         from ..deid.gazetteer import gazetteer_source
 
         gazetteer = gazetteer_source(getattr(nlp, "vocab", None), options.gazetteer)
@@ -229,6 +229,7 @@ def deidentify(
     age_aggregate: str = typer.Option("90 años o más", "--age-aggregate", help="Surrogate mode: what ages of 90 and above become."),
     max_chars: int = typer.Option(1_000_000, "--max-chars", min=1, help="Reports longer than this fail."),
     report: Optional[Path] = typer.Option(None, "--report", help="Run report path (default OUTPUT/run_report.json)."),
+    policy: Optional[Path] = typer.Option(None, "--policy", help="Policy file (.toml/.json): per-label operators, labels off, allow/deny lists, date range, age threshold."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress details (ids and counts only)."),
     private_dir: Optional[Path] = typer.Option(None, "--private-dir", help="Also write each original and its .ann in the ORIGINAL's offsets here (PHI: not inside OUTPUT)."),
     review_dir: Optional[Path] = typer.Option(None, "--review", help="Write a static HTML review site here: originals with PHI highlighted beside the output (PHI: not inside OUTPUT)."),
@@ -241,7 +242,8 @@ def deidentify(
     try:
         key, options = resolve_key_and_options(
             mode.value, key_file=key_file, random_key=random_key, tag_table=tag_table, tag_numbering=tag_numbering,
-            keep_sex=keep_sex, keep_age=keep_age, age_aggregate=age_aggregate, gazetteer=gazetteer, max_chars=max_chars)
+            keep_sex=keep_sex, keep_age=keep_age, age_aggregate=age_aggregate, gazetteer=gazetteer, max_chars=max_chars,
+            policy=policy)
         result = run(input_path, output, mode.value, key, model=model, n_process=n_process, batch_size=batch_size,
                      overwrite=overwrite, options=options, report_path=report, private_dir=private_dir,
                      review_dir=review_dir)

@@ -66,7 +66,8 @@ def read_input(spark, path: str, fmt: str, id_col: str, text_col: str, patient_c
         return df, id_col, text_col, patient_col, None
     if fmt == "jsonl":
         pcol = patient_col or "patient_id"
-        schema = f"`{id_col}` string, `{text_col}` string, `{pcol}` string, `{CORRUPT_COL}` string"
+        # known_phi (an object) is read as its JSON text
+        schema = f"`{id_col}` string, `{text_col}` string, `{pcol}` string, `known_phi` string, `{CORRUPT_COL}` string"
         df = (spark.read.schema(schema).option("mode", "PERMISSIVE")
               .option("columnNameOfCorruptRecord", CORRUPT_COL).json(path))
         # the corrupt line itself (which may hold text) never goes further than this
@@ -98,7 +99,7 @@ def _worker_error(err: BaseException) -> str:
 def run_spark(spark, input_path: str, output: str, mode: str, key: Optional[bytes], *, model: str,
               out_format: str = "parquet", in_format: str = "auto", id_col: str = "id", text_col: str = "text",
               patient_col: Optional[str] = "patient_id", batch_size: int = 32, partitions: int = 0,
-              overwrite: bool = False, options=None) -> dict:
+              overwrite: bool = False, options=None, known_col: Optional[str] = "known_phi") -> dict:
     """Read, de-identify, write; returns the run summary (counts read back from the output)."""
     from ..spark import STATUS_COL, deidentify_dataframe
 
@@ -124,7 +125,8 @@ def run_spark(spark, input_path: str, output: str, mode: str, key: Optional[byte
             df = df.repartition(target)
         out = deidentify_dataframe(df, mode, key, model=model, id_col=id_col, text_col=text_col,
                                    patient_col=patient_col, batch_size=batch_size, options=options,
-                                   error_col=error_col)
+                                   error_col=error_col,
+                                   known_col=known_col if known_col in df.columns else None)
     except ValueError as err:
         raise SparkCliError(str(err)) from None
     writer = out.write.mode("overwrite" if overwrite else "errorifexists")
@@ -186,6 +188,7 @@ def deidentify_spark(
     age_aggregate: str = typer.Option("90 años o más", "--age-aggregate", help="Surrogate mode: what ages of 90 and above become."),
     max_chars: int = typer.Option(1_000_000, "--max-chars", min=1, help="Reports longer than this fail."),
     report: Optional[Path] = typer.Option(None, "--report", help="Also write the run summary as JSON here (local path)."),
+    policy: Optional[Path] = typer.Option(None, "--policy", help="Policy file (.toml/.json) read on the driver: per-label operators, labels off, allow/deny lists, date range, age threshold."),
 ):
     """De-identify every row of INPUT into OUTPUT with Apache Spark."""
 
@@ -208,7 +211,7 @@ def deidentify_spark(
             key, options = resolve_key_and_options(
                 mode, key_file=key_file, random_key=random_key, tag_table=tag_table, tag_numbering=tag_numbering,
                 keep_sex=keep_sex, keep_age=keep_age, age_aggregate=age_aggregate, gazetteer=gazetteer,
-                max_chars=max_chars)
+                max_chars=max_chars, policy=policy)
         except CliError as err:
             raise SparkCliError(str(err)) from None
         settings = {}

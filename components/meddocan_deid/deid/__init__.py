@@ -9,9 +9,11 @@ from .gazetteer import gazetteer_source, resolve_gazetteer
 from .keys import DeidKeyError, load_key, random_key
 from .operators import DeidResult, Replacement, apply_operator
 from .options import MODES, DeidOptions, read_tag_table
+from .policy import Policy, PolicyError, load_policy
 
 __all__ = [
     "MODES", "DeidKeyError", "DeidOptions", "DeidResult", "Record", "RecordResult", "Replacement",
     "apply_operator", "deidentify", "deidentify_records", "gazetteer_source", "load_key", "random_key", "read_tag_table",
     "resolve_gazetteer",
+    "Policy", "PolicyError", "load_policy",
 ]

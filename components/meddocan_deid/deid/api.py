@@ -6,7 +6,8 @@ from spacy.tokens import Doc
 from .gazetteer import resolve_gazetteer
 from .keys import KeyLike
 from .operators import DeidResult, apply_operator
-from .options import DeidOptions
+from .options import DeidOptions, needs_key
+from .policy import Policy, as_policy, prepare_spans
 
 DEFAULT_MODEL = "es_meddocan_deid"
 
@@ -17,7 +18,8 @@ def doc_spans(doc: Doc):
 
 def deidentify(doc_or_text: Union[Doc, str], mode: str = "tag", key: Optional[KeyLike] = None,
                nlp: Any = None, scope: Optional[str] = None, patient_id: Optional[str] = None,
-               options: Optional[DeidOptions] = None, **option_fields) -> DeidResult:
+               options: Optional[DeidOptions] = None, policy: Union[None, str, Policy] = None,
+               known_phi: Optional[dict] = None, **option_fields) -> DeidResult:
     """De-identify a processed `Doc` (its `doc.ents`), or a text run through `nlp`
     (default: `spacy.load("es_meddocan_deid")`).
 
@@ -25,7 +27,10 @@ def deidentify(doc_or_text: Union[Doc, str], mode: str = "tag", key: Optional[Ke
     16+ bytes). scope: the report id that keys the surrogates and the date offset (None: a
     digest of the text); patient_id: key by patient instead, so that the reports of one
     patient share surrogates and date offset. Other keyword arguments are `DeidOptions`
-    fields (e.g. `tag_numbering=True`, `keep_sex=False`).
+    fields (e.g. `tag_numbering=True`, `keep_sex=False`). policy: a `Policy` or the path of
+    a policy file (.toml/.json: per-label operators, labels off, allow and deny lists, date
+    range, age threshold). known_phi: label -> strings known for the patient (e.g. from the
+    admission system), found wherever they occur (see `meddocan_deid.deid.known_phi`).
 
     Returns `DeidResult(text, replacements)`; each replacement is
     `(label, start, end, new_start, new_end)`.
@@ -34,6 +39,13 @@ def deidentify(doc_or_text: Union[Doc, str], mode: str = "tag", key: Optional[Ke
         options = DeidOptions(**option_fields)
     elif option_fields:
         raise TypeError("give either options or option keyword arguments, not both")
+    policy = as_policy(policy)
+    if policy is not None:
+        options = policy.apply(options)
+    if known_phi is not None:
+        from .known_phi import validate_known_phi
+
+        known_phi = validate_known_phi(known_phi)
     if isinstance(doc_or_text, Doc):
         doc = doc_or_text
     elif isinstance(doc_or_text, str):
@@ -44,10 +56,11 @@ def deidentify(doc_or_text: Union[Doc, str], mode: str = "tag", key: Optional[Ke
         doc = nlp(doc_or_text)
     else:
         raise TypeError("deidentify expects a spaCy Doc or a str")
+    spans = prepare_spans(doc.text, doc_spans(doc), options, known_phi)
     # the pipeline's own gazetteer first: the same surrogates wherever the pipeline runs
-    gaz = resolve_gazetteer(doc.vocab, options.gazetteer) if mode == "surrogate" else None
+    gaz = resolve_gazetteer(doc.vocab, options.gazetteer) if needs_key(mode, options) else None
     if patient_id is not None:
-        return apply_operator(doc.text, doc_spans(doc), mode, key, scope=f"patient:{patient_id}", options=options,
+        return apply_operator(doc.text, spans, mode, key, scope=f"patient:{patient_id}", options=options,
                               patient_scope=True, gazetteer=gaz)
-    return apply_operator(doc.text, doc_spans(doc), mode, key,
+    return apply_operator(doc.text, spans, mode, key,
                           scope=None if scope is None else f"report:{scope}", options=options, gazetteer=gaz)

@@ -8,13 +8,14 @@ failed result whose reason names the problem, never the text.
 import logging
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import Iterable, Iterator, List, Optional, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
 from .api import doc_spans
 from .gazetteer import resolve_gazetteer
 from .keys import as_key
 from .operators import Replacement, apply_operator
-from .options import MODES, DeidOptions
+from .options import MODES, DeidOptions, needs_key
+from .policy import prepare_spans
 
 logger = logging.getLogger("meddocan_deid.deid")
 
@@ -24,6 +25,7 @@ class Record:
     id: str
     text: str
     patient_id: Optional[str] = None
+    known_phi: Optional[Dict[str, List[str]]] = None  # label -> values known for this report's patient
 
 
 @dataclass
@@ -63,8 +65,8 @@ def _error_reason(err: BaseException) -> str:
 
 def _deid_one(record: Record, doc, mode: str, key, options: DeidOptions) -> RecordResult:
     try:
-        spans = doc_spans(doc)
-        gaz = resolve_gazetteer(doc.vocab, options.gazetteer) if mode == "surrogate" else None
+        spans = prepare_spans(doc.text, doc_spans(doc), options, record.known_phi)
+        gaz = resolve_gazetteer(doc.vocab, options.gazetteer) if needs_key(mode, options) else None
         if record.patient_id is not None:
             result = apply_operator(doc.text, spans, mode, key, scope=f"patient:{record.patient_id}",
                                     options=options, patient_scope=True, gazetteer=gaz)
@@ -104,13 +106,13 @@ def deidentify_records(nlp, records: Iterable[Record], mode: str, key: Optional[
     by its id. Raises ValueError at once for a bad mode or a missing key (not per record)."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r} (expected one of {', '.join(MODES)})")
-    if mode == "surrogate":
+    options = options or DeidOptions()
+    if needs_key(mode, options):
         if key is None:
             raise ValueError("surrogate mode needs a key")
         key = as_key(key)
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
-    options = options or DeidOptions()
     max_chars = options.max_chars or getattr(nlp, "max_length", 1_000_000)
     return _run(nlp, iter(records), mode, key, batch_size, options, max_chars)
 

@@ -88,6 +88,9 @@ def iter_items(input_path: Path) -> Iterator[Item]:
 
 
 def _iter_jsonl(path: Path) -> Iterator[Item]:
+    from .known_phi import pooled_known_phi, record_known_phi
+
+    pooled = pooled_known_phi(path)  # a first pass: the known identifiers of each patient
     seen_ids = set()
     seen_stems = set()
     try:
@@ -129,7 +132,12 @@ def _iter_jsonl(path: Path) -> Iterator[Item]:
             if patient is not None and not isinstance(patient, (str, int)):
                 yield Item(rid, stem, error=f"{path.name}:{lineno}: 'patient_id' is not a string")
                 continue
-            yield Item(rid, stem, record=Record(rid, text, None if patient is None else str(patient)))
+            patient = None if patient is None else str(patient)
+            known, problem = record_known_phi(obj.get("known_phi"), patient, pooled, f"{path.name}:{lineno}")
+            if problem is not None:
+                yield Item(rid, stem, error=problem)
+                continue
+            yield Item(rid, stem, record=Record(rid, text, patient, known))
 
 
 def load_item(item: Item, max_chars: int) -> Item:

@@ -11,7 +11,7 @@ from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from .gazetteer import Gazetteer, fold, load_gazetteer
 from .keys import Keyed, KeyLike
-from .options import MODES, DeidOptions
+from .options import LABEL_MODES, MODES, DeidOptions
 from .surrogates import GENERATORS, POLICY_KEPT, Context, offset_for
 from .surrogates.common import MAX_ATTEMPTS, bounded_find, random_shape, scramble_digits, shares_digit_run
 
@@ -105,7 +105,9 @@ def make_context(text: str, spans: Sequence[Span], key: KeyLike, scope: Optional
     phi = []
     for label, s, e in spans:
         value = text[s:e]
-        if (label == "EDAD_SUJETO_ASISTENCIA" and options.keep_age) or (label == "SEXO_SUJETO_ASISTENCIA" and options.keep_sex):
+        if options.label_modes.get(label) == "keep":  # left in clear by the policy: a surrogate may equal it
+            kept.append(value)
+        elif (label == "EDAD_SUJETO_ASISTENCIA" and options.keep_age) or (label == "SEXO_SUJETO_ASISTENCIA" and options.keep_sex):
             kept.append(value)
         else:
             phi.append(value)
@@ -154,13 +156,18 @@ def apply_operator(text: str, spans: Iterable[Span], mode: str, key: Optional[Ke
                    scope: Optional[str] = None, options: Optional[DeidOptions] = None,
                    patient_scope: bool = False, gazetteer: Optional[Gazetteer] = None) -> DeidResult:
     """De-identify `text` given its PHI spans. `scope` is the report id (or the patient id
-    with `patient_scope=True`); None: a digest of the text. `gazetteer`: the lists the
-    surrogates draw from (e.g. `resolve_gazetteer(doc.vocab)`); None: `options.gazetteer`."""
+    with `patient_scope=True`); None: a digest of the text. `mode` applies to every label
+    but those of `options.label_modes` (a mode, or `keep`: annotated, left in clear).
+    `gazetteer`: the lists the surrogates draw from (e.g. `resolve_gazetteer(doc.vocab)`);
+    None: `options.gazetteer`."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r} (expected one of {', '.join(MODES)})")
     options = options or DeidOptions()
+    for label, label_mode in options.label_modes.items():
+        if label_mode not in LABEL_MODES:
+            raise ValueError(f"unknown operator {label_mode!r} for {label} (expected one of {', '.join(LABEL_MODES)})")
     spans = check_spans(text, spans)
-    if mode == "surrogate":
+    if any(options.label_modes.get(label, mode) == "surrogate" for label, _s, _e in spans):
         if key is None:
             raise ValueError("surrogate mode needs a key")
         ctx = make_context(text, spans, key, scope, options, patient_scope, gazetteer)
@@ -173,11 +180,14 @@ def apply_operator(text: str, spans: Iterable[Span], mode: str, key: Optional[Ke
         out.append(text[pos:start])
         new_pos += start - pos
         value = text[start:end]
-        if mode == "tag":
+        span_mode = options.label_modes.get(label, mode)
+        if span_mode == "keep":
+            new = value
+        elif span_mode == "tag":
             new = tag_text(label, value, options, numbers)
-        elif mode == "mask":
+        elif span_mode == "mask":
             new = mask_text(value, options)
-        elif mode == "redact":
+        elif span_mode == "redact":
             new = ""
         else:
             new = surrogate_value(label, value, ctx, options, numbers)

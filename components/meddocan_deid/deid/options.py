@@ -1,9 +1,11 @@
 """Options of the de-identification operators."""
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Optional
+from typing import Any, Dict, Optional, Tuple
 
 MODES = ("tag", "mask", "redact", "surrogate")
+# what one label may get from a policy: a mode, or `keep` (annotated, left in clear)
+LABEL_MODES = MODES + ("keep",)
 
 
 @dataclass
@@ -21,6 +23,11 @@ class DeidOptions:
     gazetteer: folder of the MEDDOCAN gazetteer (None: MEDDOCAN_GAZETTEER, then
         ../shared/meddocan/gazetteer, else Faker only).
     max_chars: texts longer than this fail (nothing written); None: the pipeline's max_length.
+    label_modes: label -> operator for that label (a mode or `keep`); other labels get the run's mode.
+    date_shift: (min, max) days of the date offset in `surrogate` (None: 32 to 730 days,
+        reaching further when a shifted date would reproduce another date of the report).
+    policy: the span rules of a policy file (labels off, allow and deny lists), applied to
+        the detected spans before the operator (see `meddocan_deid.deid.policy`).
     """
 
     tag_names: Dict[str, str] = field(default_factory=dict)
@@ -33,6 +40,19 @@ class DeidOptions:
     keep_kinship: bool = False
     gazetteer: Optional[Path] = None
     max_chars: Optional[int] = None
+    label_modes: Dict[str, str] = field(default_factory=dict)
+    date_shift: Optional[Tuple[int, int]] = None
+    policy: Optional[Any] = None
+
+
+def needs_key(mode: str, options: Optional[DeidOptions]) -> bool:
+    """Whether a run in `mode` with `options` may use the surrogate operator (and so a key)."""
+    from .. import LABELS
+
+    modes = options.label_modes if options is not None else {}
+    if "surrogate" in modes.values():
+        return True
+    return mode == "surrogate" and any(label not in modes for label in LABELS)
 
 
 def read_tag_table(path: Path) -> Dict[str, str]:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from ..deid.batch import Record, deidentify_records
-from ..deid.options import MODES, DeidOptions
+from ..deid.options import MODES, DeidOptions, needs_key
 
 DEFAULT_MODEL = "es_meddocan_deid"
 DEID_TEXT_COL = "deid_text"
@@ -32,6 +32,10 @@ STATUS_COL = "status"
 PHI_TYPE = "array<struct<label:string,start:int,end:int>>"
 # diagnostics: when set to a folder, each model load appends a line to loads-<pid>.txt there
 LOAD_LOG_ENV = "MEDDOCAN_DEID_SPARK_LOAD_LOG"
+# known identifiers: the row's own known_phi as JSON, and those of all rows of its patient
+KNOWN_JSON_COL = "_meddocan_known_json"
+KNOWN_POOLED_COL = "_meddocan_known_pooled"
+_POOL_KEY = "_meddocan_pool_key"
 # marks "no gazetteer" on the executors (the driver found none): Faker only, as on the driver
 _NO_GAZETTEER = ""
 
@@ -83,16 +87,43 @@ def _missing(value) -> bool:
         return False
 
 
+def _known(pdf, n: int):
+    """Per row: its own known_phi (JSON string or None) and its patient's (a list of JSON strings)."""
+    own = pdf[KNOWN_JSON_COL].tolist() if KNOWN_JSON_COL in pdf.columns else [None] * n
+    pooled = pdf[KNOWN_POOLED_COL].tolist() if KNOWN_POOLED_COL in pdf.columns else [None] * n
+    return own, pooled
+
+
+def _row_known(own, pooled):
+    """(known_phi of the row, its problem): its own value must be valid; the values of the
+    patient's other rows are used when valid (a bad one fails its own row)."""
+    from ..deid.known_phi import KnownPhiError, merge_known, validate_known_phi
+
+    try:
+        mine = validate_known_phi(None if _missing(own) else own)
+    except KnownPhiError as err:
+        return None, str(err)
+    others = []
+    for value in ([] if pooled is None or isinstance(pooled, float) else list(pooled)):
+        try:
+            others.append(validate_known_phi(value))
+        except KnownPhiError:
+            continue
+    return (merge_known(mine, *others) or None), None
+
+
 def _records(pdf, id_col, text_col, patient_col, error_col) -> Tuple[List[Optional[Record]], List[Optional[str]]]:
     """One Record per row (None for a row that fails before the pipeline) and its reason."""
     ids = pdf[id_col].tolist()
     texts = pdf[text_col].tolist()
     patients = pdf[patient_col].tolist() if patient_col else [None] * len(ids)
     errors = pdf[error_col].tolist() if error_col else [None] * len(ids)
+    owns, pooleds = _known(pdf, len(ids))
     records: List[Optional[Record]] = []
     reasons: List[Optional[str]] = []
-    for rid, text, patient, error in zip(ids, texts, patients, errors):
+    for rid, text, patient, error, own, pooled in zip(ids, texts, patients, errors, owns, pooleds):
         reason = None
+        known = None
         if not _missing(error):
             reason = str(error)
         elif _missing(rid) or str(rid) == "":
@@ -104,13 +135,15 @@ def _records(pdf, id_col, text_col, patient_col, error_col) -> Tuple[List[Option
                 text = bytes(text).decode("utf-8")
             except UnicodeDecodeError as err:
                 reason = f"not valid UTF-8 (byte {err.start})"
+        if reason is None:
+            known, reason = _row_known(own, pooled)
         if reason is not None:
             records.append(None)
             reasons.append(reason)
             continue
         rid = str(rid)
         patient = None if _missing(patient) else str(patient)
-        records.append(Record(rid, text, patient))
+        records.append(Record(rid, text, patient, known))
         reasons.append(None)
     return records, reasons
 
@@ -189,7 +222,8 @@ def _ship_gazetteer(spark, options: DeidOptions) -> Tuple[DeidOptions, str]:
 def deidentify_dataframe(df, mode: str, key: Optional[bytes] = None, *, model: str = DEFAULT_MODEL,
                          id_col: str = "id", text_col: str = "text", patient_col: Optional[str] = None,
                          batch_size: int = 32, options: Optional[DeidOptions] = None,
-                         error_col: Optional[str] = None, keep_text: bool = False):
+                         error_col: Optional[str] = None, keep_text: bool = False, policy=None,
+                         known_col: Optional[str] = None):
     """De-identify the `text_col` of every row of `df` (a Spark DataFrame).
 
     id_col: the report id (any type; its string keys the surrogates, as in the CLI);
@@ -197,8 +231,11 @@ def deidentify_dataframe(df, mode: str, key: Optional[bytes] = None, *, model: s
     binary decoded as strict UTF-8 on the executors; error_col: optional string column, a
     row where it is not null fails with that reason (e.g. a malformed input line).
     Returns `df` without `text_col` (kept when `keep_text`) and `error_col`, plus `deid_text`,
-    `phi` and `status`; the same number of rows. Raises ValueError at once for a bad mode,
-    a missing key, a missing column or a name clash."""
+    `phi` and `status`; the same number of rows. policy: a `Policy` or the path of a policy
+    file (read on the driver). known_col: optional column of known identifiers (a JSON
+    string or a map label -> array of strings), found in the row and in every row of the
+    same patient; it never goes to the output (it is PHI). Raises ValueError at once for a
+    bad mode, a bad policy, a missing key, a missing column or a name clash."""
     from pyspark.sql.types import StructField, StructType, _parse_datatype_string
 
     from ..deid.keys import as_key
@@ -208,19 +245,26 @@ def deidentify_dataframe(df, mode: str, key: Optional[bytes] = None, *, model: s
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
     options = options or DeidOptions()
+    if policy is not None:
+        from ..deid.policy import as_policy
+
+        options = as_policy(policy).apply(options)
     spark = df.sparkSession
     columns = df.columns
-    for col in (id_col, text_col, patient_col, error_col):
+    for col in (id_col, text_col, patient_col, error_col, known_col):
         if col is not None and col not in columns:
             raise ValueError(f"no column {col!r} in the DataFrame (columns: {', '.join(columns)})")
-    drop = [c for c in (None if keep_text else text_col, error_col) if c is not None]
+    drop = [c for c in (None if keep_text else text_col, error_col, known_col) if c is not None]
     kept = [f for f in df.schema.fields if f.name not in drop]
     clash = {f.name for f in kept} & {DEID_TEXT_COL, PHI_COL, STATUS_COL}
     if clash:
         raise ValueError(f"the DataFrame already has the output column(s) {', '.join(sorted(clash))}")
+    if known_col is not None:
+        df = _with_known(df, known_col, patient_col)
+        drop += [KNOWN_JSON_COL, KNOWN_POOLED_COL]
     key_bc = None
     gazetteer_file = None
-    if mode == "surrogate":
+    if needs_key(mode, options):
         if key is None:
             raise ValueError("surrogate mode needs a key")
         key_bc = spark.sparkContext.broadcast(as_key(key))
@@ -231,6 +275,24 @@ def deidentify_dataframe(df, mode: str, key: Optional[bytes] = None, *, model: s
     fn = _partition_fn(model, mode, key_bc, options, gazetteer_file, batch_size, id_col, text_col, patient_col,
                        error_col, drop)
     return df.mapInPandas(fn, schema)
+
+
+def _with_known(df, known_col: str, patient_col: Optional[str]):
+    """`df` plus the row's known_phi as a JSON string and, per patient, the list of the
+    known_phi of all its rows (a group-by and a left join; the input columns keep their order)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType
+
+    col = F.col(known_col)
+    if not isinstance(df.schema[known_col].dataType, StringType):
+        col = F.to_json(col)
+    df = df.withColumn(KNOWN_JSON_COL, col)
+    if patient_col is None:
+        return df.withColumn(KNOWN_POOLED_COL, F.lit(None).cast("array<string>"))
+    key = F.col(patient_col).cast("string")
+    pooled = (df.where(key.isNotNull() & F.col(KNOWN_JSON_COL).isNotNull())
+              .groupBy(key.alias(_POOL_KEY)).agg(F.collect_list(KNOWN_JSON_COL).alias(KNOWN_POOLED_COL)))
+    return df.join(pooled, key == pooled[_POOL_KEY], "left").drop(_POOL_KEY)
 
 
 def make_session(master: Optional[str] = None, app_name: str = "meddocan-deid", conf: Optional[Dict[str, str]] = None):

@@ -29,9 +29,13 @@ TOKEN = re.compile(r"\d+(?:\.\d{3}(?!\d))?|[^\W\d_]+")  # `2.003` is a year; `08
 def offset_for(ctx: Context, attempt: int = 0) -> int:
     """The scope's offset in days for `attempt` (0 is the scope's offset; later attempts,
     used when a shifted date would reproduce another date of the report, reach further:
-    up to 2 years, then 10, then 50)."""
+    up to 2 years, then 10, then 50). `options.date_shift` (min, max) replaces these ranges."""
     rng = ctx.keyed.rng("date-offset", "", attempt)
-    low, high = (MIN_SHIFT, MAX_SHIFT) if attempt < 8 else (MAX_SHIFT, 3653) if attempt < 16 else (3653, 18263)
+    fixed_range = getattr(ctx.options, "date_shift", None)
+    if fixed_range is not None:  # a policy's range holds for every attempt
+        low, high = fixed_range
+    else:
+        low, high = (MIN_SHIFT, MAX_SHIFT) if attempt < 8 else (MAX_SHIFT, 3653) if attempt < 16 else (3653, 18263)
     days = rng.randint(low, high)
     return days if rng.random() < 0.5 else -days
 
