@@ -265,3 +265,23 @@ def test_progress_bar_shown_on_a_terminal(tmp_path, model_dir):
     shown = b"".join(chunks).decode("utf-8", "replace")
     assert proc.returncode == 0, shown
     assert "de-identifying" in shown and "3/3" in shown
+
+
+@pytest.mark.parametrize("reasons,encoding,expected_hint", [
+    (["informe_07.txt: not valid UTF-8 (byte 412)"], "utf-8",
+     "hint: 1 report not valid UTF-8 (first: informe_07.txt at byte 412); "
+     "if they come from Windows or older systems, rerun with --encoding cp1252 (or --encoding latin-1)"),
+    (["a.jsonl:3: not valid cp1252 (byte 4)", "b.txt: not valid cp1252 (byte 9)"], "cp1252",
+     "hint: 2 reports not valid cp1252 (first: a.jsonl:3 at byte 4); check how they are encoded"),
+    (["a.jsonl:3: not valid JSON", "c.txt: empty text"], "utf-8", None),
+])
+def test_failure_lines_hint_only_for_undecodable_files(reasons, encoding, expected_hint):
+    from meddocan_deid.deid.run_record import failure_lines
+
+    lines = failure_lines({"failed": [{"id": str(i), "reason": r} for i, r in enumerate(reasons)]}, encoding)
+    assert lines[:len(reasons)] == [f"failed: {r}" for r in reasons]
+    hints = [line for line in lines if line.startswith("hint:")]
+    if expected_hint is None:
+        assert hints == []
+    else:
+        assert len(hints) == 1 and hints[0].startswith(expected_hint)

@@ -1,5 +1,6 @@
 """What the run report records beyond counts (the options, the gazetteer used), the
 progress bar, and the lines printed about failed reports. Nothing here holds a key or text."""
+import re
 import sys
 import threading
 from enum import Enum
@@ -75,5 +76,7 @@ def failure_lines(report: Dict[str, Any], encoding: str = "utf-8") -> List[str]:
         else:
             advice = "check how they are encoded and rerun with --encoding NAME (e.g. utf-8, cp1252, latin-1)"
         n = len(undecodable)
-        lines.append(f"hint: {n} report{'s' if n != 1 else ''} not valid {label} (first: {undecodable[0]}); {advice}")
+        m = re.match(r"(.*): not valid .* \(byte (\d+)\)$", undecodable[0])
+        first = f"{m.group(1)} at byte {m.group(2)}" if m else undecodable[0]
+        lines.append(f"hint: {n} report{'s' if n != 1 else ''} not valid {label} (first: {first}); {advice}")
     return lines
