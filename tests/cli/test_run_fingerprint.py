@@ -265,3 +265,19 @@ def test_gazetteer_recorded(tmp_path, rule_nlp, monkeypatch, mode, env, expected
     rep = run(inp, tmp_path / "out", mode, KEY if mode == "surrogate" else None, nlp=rule_nlp, progress=False,
               options=DeidOptions())
     assert rep["gazetteer"] == want and rep["options"]["mode"] == mode
+
+
+@pytest.mark.parametrize("random_key,hinted", [(True, True), (False, False)])
+def test_random_key_runs_cannot_be_resumed(tmp_path, random_key, hinted):
+    base = {"mode": "surrogate", "policy_digest": "none", "model_name": "es_x", "model_version": "1.0.0",
+            "library_version": "0.1.0"}
+    old = {**base, "key_fingerprint": fp.key_fingerprint(KEY)}
+    new = {**base, "key_fingerprint": fp.key_fingerprint(OTHER_KEY)}
+    fp.write_fingerprint(tmp_path, old)
+    with pytest.raises(fp.FingerprintMismatch) as err:
+        fp.check_resume(tmp_path, new, overwrite=False, random_key=random_key)
+    assert ("a --random-key run cannot be resumed" in str(err.value)) is hinted
+    assert fp.check_resume(tmp_path, {**old}, overwrite=False) is False  # same fingerprint: resume
+    assert fp.check_resume(tmp_path, new, overwrite=True) is False  # no report in the folder: nothing to mark
+    (tmp_path / "r.txt").write_text("x", encoding="utf-8")
+    assert fp.check_resume(tmp_path, new, overwrite=True) is True  # replaces another run's reports
