@@ -38,7 +38,7 @@ def write_folder(folder: Path, n: int, nested: bool = False) -> None:
 
 def outputs(folder: Path):
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
-            and p.name != "run_report.json"}
+            and p.name not in ("run_report.json", "run_fingerprint.json")}
 
 
 @pytest.fixture(scope="module")

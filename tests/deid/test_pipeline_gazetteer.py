@@ -117,7 +117,9 @@ def test_folder_source_is_reported(folder, monkeypatch):
     assert gazetteer_source(bare.vocab, folder) == str(folder.resolve())
     monkeypatch.setenv(ENV_GAZETTEER, str(folder))
     assert gazetteer_source(bare.vocab) == str(folder.resolve())
-    assert gazetteer_source(build(folder).vocab) == PIPELINE  # the pipeline's table comes first
+    assert gazetteer_source(build(folder).vocab) == str(folder.resolve())  # a folder the user names wins
+    monkeypatch.delenv(ENV_GAZETTEER)
+    assert gazetteer_source(build(folder).vocab) == PIPELINE  # else the pipeline's own table
 
 
 class _Hospitals:

@@ -1,6 +1,6 @@
 """The `meddocan-deid` typer app (also `python -m meddocan_deid`): the root options and the
-commands `deidentify` (cli/deidentify.py), `review` (cli/review.py) and `deidentify-spark`
-(cli/spark.py)."""
+commands `deidentify` (cli/deidentify.py), `review` (cli/review.py), `keygen` (cli/keygen.py)
+and `deidentify-spark` (cli/spark.py)."""
 import os
 import sys
 from typing import List, Optional
@@ -8,11 +8,12 @@ from typing import List, Optional
 import typer
 
 from .. import __version__
-from .deidentify import deidentify
+from .deidentify import DEIDENTIFY_EPILOG, deidentify
+from .keygen import KEYGEN_EPILOG, keygen
 from .review import review_command
 from .spark import deidentify_spark
 
-app = typer.Typer(add_completion=False, pretty_exceptions_enable=False,
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="De-identify Spanish clinical reports with the MEDDOCAN pipeline.")
 
 
@@ -28,10 +29,11 @@ def _root(version: bool = typer.Option(False, "--version", callback=_print_versi
     """De-identify Spanish clinical reports with the MEDDOCAN pipeline."""
 
 
-app.command("deidentify")(deidentify)
-app.command("review")(review_command)
+app.command("deidentify", epilog=DEIDENTIFY_EPILOG)(deidentify)
+app.command("review", short_help="Rebuild the review site of an earlier run.")(review_command)
 # pyspark is imported only when the command runs: `pip install meddocan-deid[spark]`
-app.command("deidentify-spark")(deidentify_spark)
+app.command("deidentify-spark", short_help="De-identify the rows of INPUT with Apache Spark.")(deidentify_spark)
+app.command("keygen", epilog=KEYGEN_EPILOG)(keygen)
 
 
 def main(argv: Optional[List[str]] = None) -> None:

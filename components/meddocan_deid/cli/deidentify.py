@@ -80,19 +80,28 @@ def _load_model(name: str):
 def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, model: str = DEFAULT_MODEL,
         n_process: int = 1, batch_size: int = 32, overwrite: bool = False, options=None,
         report_path: Optional[Path] = None, nlp=None, progress: Optional[bool] = None,
-        private_dir: Optional[Path] = None, review_dir: Optional[Path] = None) -> dict:
+        private_dir: Optional[Path] = None, review_dir: Optional[Path] = None,
+        policy_digest: Optional[str] = None, encoding: str = "utf-8", cli_options: Optional[dict] = None) -> dict:
     """The CLI run as a function: returns the run report (also written to `report_path`).
+
     private_dir: also write each original and its `.ann` (original offsets) there;
-    review_dir: write the review site there (both hold PHI; neither may be inside OUTPUT)."""
+    review_dir: write the review site there (both hold PHI; neither may be inside OUTPUT).
+    Refuses (CliError, nothing written) when OUTPUT holds a run with another fingerprint
+    (mode, policy digest, key, model, library version) unless `overwrite`; see deid/fingerprint.py."""
+    from ..deid import fingerprint as fp
+    from ..deid.inputs import count_inputs, resolve_encoding
     from ..deid.io import (InputError, check_paths, check_private_dir, input_kind, is_done, iter_items, load_item,
                           remove_temp_files, write_json, write_private, write_report)
     from ..deid.options import DeidOptions, needs_key
+    from ..deid.run_record import Progress, plain_options
 
     options = options or DeidOptions()
     start = time.time()
     try:
         input_kind(input_path)
         check_paths(input_path, output)
+        encoding = resolve_encoding(encoding)
+        n_inputs = count_inputs(input_path)  # no report to read: an error, before loading the model
         if private_dir is not None:
             check_private_dir(private_dir, output, input_path, "--private-dir")
         if review_dir is not None:
@@ -109,7 +118,17 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
         gazetteer = gazetteer_source(getattr(nlp, "vocab", None), options.gazetteer)
     max_chars = options.max_chars or nlp.max_length
     output = Path(output)
+    if policy_digest is None and getattr(options, "policy", None) is not None:
+        policy_digest = options.policy.digest()
+    fingerprint = fp.make_fingerprint(mode=mode, key=key, policy_digest=policy_digest, nlp=nlp, model=model,
+                                      library_version=__version__)
+    try:  # before anything is written: a refused run leaves the folder and its run report as they were
+        replacing = fp.check_resume(output, fingerprint, overwrite=overwrite,
+                                    random_key=bool((cli_options or {}).get("random_key")))
+    except fp.FingerprintMismatch as err:
+        raise CliError(str(err)) from None
     output.mkdir(parents=True, exist_ok=True)
+    fp.write_fingerprint(output, fingerprint, unfinished=replacing)
     removed = remove_temp_files(output) + (remove_temp_files(private_dir) if private_dir is not None else 0)
     if removed:
         logger.info("removed %d temporary files left by an interrupted run", removed)
@@ -134,14 +153,18 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
 
     def to_process():
         try:
-            for item in iter_items(input_path):
+            for item in iter_items(input_path, encoding):
                 counts["read"] += 1
                 if item.error is None and not overwrite and is_done(output, item.stem):
                     counts["skipped"] += 1
+                    if bar is not None:
+                        bar.update(1)
                     continue
-                item = load_item(item, max_chars)
+                item = load_item(item, max_chars, encoding)
                 if item.error is not None:
                     fail(item.id, item.error)
+                    if bar is not None:
+                        bar.update(1)
                     continue
                 stems[item.id] = item.stem
                 if keep_originals:
@@ -153,9 +176,7 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
     show = sys.stderr.isatty() if progress is None else progress
     bar = None
     if show:
-        from tqdm import tqdm
-
-        bar = tqdm(unit=" reports", file=sys.stderr, dynamic_ncols=True, desc="de-identifying")
+        bar = Progress(n_inputs)
     try:
         for res in _results(nlp, to_process(), mode, key, options, batch_size, n_process):
             stem = stems.pop(res.id)
@@ -189,6 +210,11 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
         "model": {"name": f"{meta.get('lang', '')}_{meta.get('name', '')}".strip("_") or model,
                   "version": meta.get("version")},
         "library_version": __version__,
+        "fingerprint": fingerprint,
+        "options": cli_options if cli_options is not None else {
+            "mode": mode, "model": model, "n_process": n_process, "batch_size": batch_size, "overwrite": overwrite,
+            "encoding": encoding, **plain_options(vars(options))},
+        "encoding": encoding,
         "gazetteer": gazetteer,  # surrogates drawn from: "pipeline", a folder, "faker-only" (None: not surrogate)
         "n_process": n_process,
         "batch_size": batch_size,
@@ -208,10 +234,21 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
                               "and are not on this site (rerun with --overwrite to include them).")
         site.close()
     write_json(Path(report_path) if report_path else output / REPORT_NAME, report)
+    if replacing:  # every report of this run is written: a resume may skip them again
+        fp.write_fingerprint(output, fingerprint)
     return report
 
 
+DEIDENTIFY_EPILOG = """\b
+Examples:
+  meddocan-deid keygen deid.key
+  meddocan-deid deidentify in/ out/ --mode surrogate --key-file deid.key
+  meddocan-deid deidentify notes.jsonl out/ --mode tag --encoding cp1252
+"""
+
+
 def deidentify(
+    ctx: typer.Context,
     input_path: Path = typer.Argument(..., metavar="INPUT", help="A .txt file, a folder of .txt files (recursive) or a JSONL file (id, text, patient_id)."),
     output: Path = typer.Argument(..., metavar="OUTPUT", help="Output folder (.txt + .ann per report, run_report.json)."),
     mode: Mode = typer.Option(..., "--mode", help="tag, mask, redact or surrogate."),
@@ -220,8 +257,9 @@ def deidentify(
     n_process: int = typer.Option(1, "--n-process", min=1, help="Worker processes."),
     batch_size: int = typer.Option(32, "--batch-size", min=1, help="Reports per nlp.pipe batch."),
     model: str = typer.Option(DEFAULT_MODEL, "--model", help="Installed pipeline name or path."),
-    overwrite: bool = typer.Option(False, "--overwrite", help="Redo reports already written (default: skip them, i.e. resume)."),
-    gazetteer: Optional[Path] = typer.Option(None, "--gazetteer", help="MEDDOCAN gazetteer folder, when the pipeline carries none (else env MEDDOCAN_GAZETTEER, else ../shared/meddocan/gazetteer)."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Redo every report, even into a folder made by another kind of run (default: resume, skipping reports already written)."),
+    encoding: str = typer.Option("utf-8", "--encoding", help="Encoding of the input files (any Python codec, e.g. cp1252, latin-1). Outputs are always UTF-8."),
+    gazetteer: Optional[Path] = typer.Option(None, "--gazetteer", help="MEDDOCAN gazetteer folder for the surrogates (else env MEDDOCAN_GAZETTEER, else the one the pipeline carries)."),
     tag_table: Optional[Path] = typer.Option(None, "--tag-table", help="TSV LABEL<TAB>NAME: names used by --mode tag."),
     tag_numbering: bool = typer.Option(False, "--tag-numbering", help="Number tags per distinct value: [NOMBRE_SUJETO_ASISTENCIA-1]."),
     keep_sex: bool = typer.Option(True, "--keep-sex/--no-keep-sex", help="Surrogate mode: keep the sex (else tag it)."),
@@ -234,7 +272,18 @@ def deidentify(
     private_dir: Optional[Path] = typer.Option(None, "--private-dir", help="Also write each original and its .ann in the ORIGINAL's offsets here (PHI: not inside OUTPUT)."),
     review_dir: Optional[Path] = typer.Option(None, "--review", help="Write a static HTML review site here: originals with PHI highlighted beside the output (PHI: not inside OUTPUT)."),
 ):
-    """De-identify every report of INPUT into OUTPUT."""
+    """De-identify every report of INPUT into OUTPUT.
+
+    OUTPUT keeps run_fingerprint.json (mode, policy, key fingerprint, model and
+    library versions). A rerun with the same settings resumes: reports already
+    written are skipped. A rerun with other settings is refused unless --overwrite.
+
+    Surrogate mode needs a secret key: make one with `meddocan-deid keygen FILE`
+    and pass --key-file FILE, or put the key in the environment variable
+    MEDDOCAN_DEID_KEY. The same key gives the same surrogates: keep it secret.
+    """
+    from ..deid.run_record import failure_lines, plain_options
+
     logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if review_dir is not None:
         typer.echo(f"meddocan-deid: warning: the review site in {review_dir} shows the original reports (PHI); "
@@ -246,13 +295,16 @@ def deidentify(
             policy=policy)
         result = run(input_path, output, mode.value, key, model=model, n_process=n_process, batch_size=batch_size,
                      overwrite=overwrite, options=options, report_path=report, private_dir=private_dir,
-                     review_dir=review_dir)
+                     review_dir=review_dir, encoding=encoding,
+                     cli_options=plain_options(ctx.params))
     except CliError as err:
         typer.echo(f"meddocan-deid: {err}", err=True)
         raise typer.Exit(2)
     except KeyboardInterrupt:
         typer.echo("meddocan-deid: interrupted; rerun the same command to resume", err=True)
         raise typer.Exit(130)
+    for line in failure_lines(result, encoding):
+        typer.echo(f"meddocan-deid: {line}", err=True)
     c = result["reports"]
     typer.echo(f"reports read {c['read']}, written {c['written']}, skipped {c['skipped']}, failed {c['failed']} "
                f"in {result['seconds']:.1f}s -> {report or Path(output) / REPORT_NAME}", err=True)

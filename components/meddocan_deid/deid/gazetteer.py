@@ -153,7 +153,11 @@ def from_vocab(vocab) -> Optional[Gazetteer]:
 
 
 def resolve_gazetteer(vocab=None, folder: Optional[Path] = None) -> Gazetteer:
-    """The pipeline's table when `vocab` has one, else `load_gazetteer(folder)`."""
+    """What the surrogates draw from: a folder the user names (`folder`, else the
+    environment variable MEDDOCAN_GAZETTEER) wins; else the pipeline's own table when
+    `vocab` has one; else `load_gazetteer()` (../shared/meddocan/gazetteer, else Faker only)."""
+    if folder is not None or os.environ.get(ENV_GAZETTEER):
+        return load_gazetteer(folder)
     if vocab is not None:
         gaz = from_vocab(vocab)
         if gaz is not None:

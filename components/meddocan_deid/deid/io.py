@@ -6,6 +6,7 @@ renamed into place; a report is done when its `.txt` exists. A kill at any point
 either a complete report or one that the next run redoes; leftover temporary files are
 removed when a run starts.
 """
+import codecs
 import hashlib
 import json
 import re
@@ -71,7 +72,7 @@ def safe_stem(raw_id: str) -> str:
     return stem
 
 
-def iter_items(input_path: Path) -> Iterator[Item]:
+def iter_items(input_path: Path, encoding: str = "utf-8") -> Iterator[Item]:
     input_path = Path(input_path)
     kind = input_kind(input_path)
     if kind == "txt":
@@ -84,13 +85,13 @@ def iter_items(input_path: Path) -> Iterator[Item]:
             parts = [safe_stem(part) for part in rel.parts]
             yield Item(rel.as_posix(), "/".join(parts), path=p)
     else:
-        yield from _iter_jsonl(input_path)
+        yield from _iter_jsonl(input_path, encoding)
 
 
-def _iter_jsonl(path: Path) -> Iterator[Item]:
+def _iter_jsonl(path: Path, encoding: str = "utf-8") -> Iterator[Item]:
     from .known_phi import pooled_known_phi, record_known_phi
 
-    pooled = pooled_known_phi(path)  # a first pass: the known identifiers of each patient
+    pooled = pooled_known_phi(path, encoding)  # a first pass: the known identifiers of each patient
     seen_ids = set()
     seen_stems = set()
     try:
@@ -103,9 +104,9 @@ def _iter_jsonl(path: Path) -> Iterator[Item]:
                 continue
             where = f"line-{lineno}"
             try:
-                line = raw.decode("utf-8")
+                line = raw.decode(encoding)
             except UnicodeDecodeError as err:
-                yield Item(where, where, error=f"{path.name}:{lineno}: not valid UTF-8 (byte {err.start})")
+                yield Item(where, where, error=f"{path.name}:{lineno}: not valid {encoding_label(encoding)} (byte {err.start})")
                 continue
             try:
                 obj = json.loads(line)
@@ -140,7 +141,7 @@ def _iter_jsonl(path: Path) -> Iterator[Item]:
             yield Item(rid, stem, record=Record(rid, text, patient, known))
 
 
-def load_item(item: Item, max_chars: int) -> Item:
+def load_item(item: Item, max_chars: int, encoding: str = "utf-8") -> Item:
     """Read the text of a file item; set `error` instead of raising."""
     if item.record is not None or item.error is not None or item.path is None:
         return item
@@ -155,12 +156,17 @@ def load_item(item: Item, max_chars: int) -> Item:
         item.error = f"{path.name}: cannot read ({err.strerror or type(err).__name__})"
         return item
     try:
-        text = data.decode("utf-8")
+        text = data.decode(encoding)
     except UnicodeDecodeError as err:
-        item.error = f"{path.name}: not valid UTF-8 (byte {err.start})"
+        item.error = f"{path.name}: not valid {encoding_label(encoding)} (byte {err.start})"
         return item
     item.record = Record(item.id, text)
     return item
+
+
+def encoding_label(encoding: str) -> str:
+    """How messages name an input encoding: `UTF-8` for the default, else the codec name."""
+    return "UTF-8" if codecs.lookup(encoding).name == "utf-8" else encoding
 
 
 def output_paths(output: Path, stem: str):

@@ -236,7 +236,7 @@ def pool_by_patient(entries: Iterable[Tuple[Optional[str], Optional[Mapping[str,
     return pooled
 
 
-def pooled_known_phi(path) -> Dict[str, KnownPhi]:
+def pooled_known_phi(path, encoding: str = "utf-8") -> Dict[str, KnownPhi]:
     """A first pass over a JSONL file: patient id -> the known_phi of all its reports.
     Lines that are not valid (JSON, ids, known_phi) are skipped here; the main pass
     reports them."""
@@ -247,10 +247,11 @@ def pooled_known_phi(path) -> Dict[str, KnownPhi]:
         return pooled
     with fh:
         for raw in fh:
-            if b'"known_phi"' not in raw:
-                continue
             try:
-                obj = json.loads(raw.decode("utf-8"))
+                line = raw.decode(encoding)
+                if '"known_phi"' not in line:
+                    continue
+                obj = json.loads(line)
                 patient = obj.get("patient_id")
                 if patient is None or isinstance(patient, (bool, dict, list, float)):
                     continue

@@ -68,6 +68,19 @@ class Policy:
     date_shift: Optional[Tuple[int, int]] = None
     age_threshold: Optional[int] = None
 
+    def digest(self) -> str:
+        """SHA-256 of what the policy says (not where it was read from): the run fingerprint's
+        policy digest, the same for the same rules in TOML or JSON."""
+        from .fingerprint import digest_of
+
+        return digest_of({
+            "operators": dict(self.operators), "disabled": self.disabled, "allow_strings": self.allow_strings,
+            "allow_regexes": [r.pattern for r in self.allow_regexes],
+            "deny": [{"label": d.label, "strings": list(d.strings), "regexes": [r.pattern for r in d.regexes]}
+                     for d in self.deny],
+            "date_shift": list(self.date_shift) if self.date_shift else None, "age_threshold": self.age_threshold,
+        })
+
     def apply(self, options: Optional[DeidOptions] = None) -> DeidOptions:
         """`options` (default: the defaults) with this policy's operators, date range, age
         threshold and span rules."""

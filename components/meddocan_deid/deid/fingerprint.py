@@ -1,0 +1,176 @@
+"""The run fingerprint: what makes two runs into one output folder compatible.
+
+Each output folder holds `run_fingerprint.json` with the mode, the policy digest, a
+fingerprint of the key (HMAC-SHA256 of a fixed string under the key: it identifies the key
+without revealing it), the model name and version, and the library version. A run that
+finds a fingerprint differing in any field refuses to resume (reports made one way would
+sit next to reports made another way); `--overwrite` redoes the run and writes the new
+fingerprint. The file never holds the key, a text or a path to a report.
+"""
+import hashlib
+import hmac
+import json
+from dataclasses import asdict, is_dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from ..files import atomic_write
+
+FINGERPRINT_NAME = "run_fingerprint.json"
+KEY_FINGERPRINT_MESSAGE = b"meddocan-deid key fingerprint v1"
+FORMAT = 1
+# compared fields, in the order the refusal names them
+FIELDS = ("mode", "policy_digest", "key_fingerprint", "model_name", "model_version", "library_version")
+# set while an --overwrite run is under way: a resume must not skip reports of the old run
+UNFINISHED = "overwrite_unfinished"
+
+
+class FingerprintMismatch(ValueError):
+    """The output folder was made by a run that cannot be mixed with this one."""
+
+
+def _plain(obj: Any) -> Any:
+    """`obj` as JSON-able data (dataclasses, pydantic models, paths, enums, sets)."""
+    if is_dataclass(obj) and not isinstance(obj, type):
+        return _plain(asdict(obj))
+    if hasattr(obj, "model_dump"):  # pydantic v2
+        return _plain(obj.model_dump())
+    if hasattr(obj, "dict") and callable(obj.dict) and not isinstance(obj, dict):  # pydantic v1
+        return _plain(obj.dict())
+    if isinstance(obj, Enum):
+        return _plain(obj.value)
+    if isinstance(obj, Path):
+        return obj.as_posix()
+    if isinstance(obj, dict):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    if isinstance(obj, (set, frozenset)):
+        return sorted((_plain(v) for v in obj), key=lambda v: json.dumps(v, sort_keys=True, ensure_ascii=False))
+    if obj is None or isinstance(obj, (str, int, float, bool)):
+        return obj
+    raise TypeError(f"cannot digest a {type(obj).__name__}")
+
+
+def canonical_json(obj: Any) -> str:
+    """Sorted keys, no spaces, UTF-8 characters kept: the same data gives the same string."""
+    return json.dumps(_plain(obj), sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def digest_of(obj: Any) -> str:
+    """SHA-256 (hex) of the canonical JSON of `obj`: the policy digest of a run."""
+    return hashlib.sha256(canonical_json(obj).encode("utf-8")).hexdigest()
+
+
+def key_fingerprint(key: Optional[bytes]) -> str:
+    """HMAC-SHA256(key, fixed string), hex; "none" without a key. Never the key itself."""
+    if key is None:
+        return "none"
+    return hmac.new(bytes(key), KEY_FINGERPRINT_MESSAGE, hashlib.sha256).hexdigest()
+
+
+def model_identity(nlp, model: str) -> Dict[str, Optional[str]]:
+    """`lang_name` and `version` from nlp.meta, else the name or path the model came from."""
+    meta = getattr(nlp, "meta", {}) or {}
+    name = f"{meta.get('lang', '')}_{meta.get('name', '')}".strip("_") or str(model)
+    version = meta.get("version")
+    return {"name": name, "version": None if version is None else str(version)}
+
+
+def make_fingerprint(*, mode: str, key: Optional[bytes], policy_digest: Optional[str], nlp, model: str,
+                     library_version: str) -> Dict[str, Any]:
+    ident = model_identity(nlp, model)
+    return {
+        "format": FORMAT,
+        "mode": mode,
+        "policy_digest": policy_digest or "none",
+        "key_fingerprint": key_fingerprint(key) if mode == "surrogate" else "none",
+        "model_name": ident["name"],
+        "model_version": ident["version"],
+        "library_version": library_version,
+    }
+
+
+def read_fingerprint(output: Path) -> Optional[Dict[str, Any]]:
+    """The fingerprint stored in `output`, None when there is none."""
+    path = Path(output) / FINGERPRINT_NAME
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        raise FingerprintMismatch(f"{path}: unreadable run fingerprint; rerun with --overwrite to redo the run "
+                                  "or choose another output folder") from None
+    if not isinstance(data, dict):
+        raise FingerprintMismatch(f"{path}: not a run fingerprint; rerun with --overwrite or choose another "
+                                  "output folder")
+    return data
+
+
+def differences(old: Dict[str, Any], new: Dict[str, Any]) -> List[str]:
+    """One line per differing field: `mode: 'surrogate' (before) vs 'tag' (now)`; the key
+    only as `key differs`."""
+    lines = []
+    for name in FIELDS:
+        if old.get(name) == new.get(name):
+            continue
+        if name == "key_fingerprint":
+            if old.get(name) == "none" or new.get(name) == "none":
+                lines.append(f"key: {'none' if old.get(name) == 'none' else 'a key'} (before) vs "
+                             f"{'none' if new.get(name) == 'none' else 'a key'} (now)")
+            else:
+                lines.append("key differs")
+        else:
+            lines.append(f"{name}: {old.get(name)!r} (before) vs {new.get(name)!r} (now)")
+    return lines
+
+
+def _report_files(output: Path) -> int:
+    return sum(1 for p in Path(output).rglob("*.txt")
+               if p.is_file() and not any(part.startswith(".") for part in p.relative_to(output).parts))
+
+
+def check_resume(output: Path, new: Dict[str, Any], *, overwrite: bool, random_key: bool = False) -> bool:
+    """Raise FingerprintMismatch when a run with fingerprint `new` must not resume into
+    `output`. With `overwrite` every report is redone, so any folder is fine; the result says
+    whether the folder holds reports of ANOTHER run that this one replaces (the folder is then
+    marked unfinished until the run ends, so that a kill midway cannot be resumed by mistake)."""
+    output = Path(output)
+    if not output.is_dir():
+        return False
+    old = read_fingerprint(output) if not overwrite else _read_or_none(output)
+    n = _report_files(output)
+    if overwrite:
+        return bool(n) and (old is None or bool(old.get(UNFINISHED)) or bool(differences(old, new)))
+    if old is None:
+        if n:
+            raise FingerprintMismatch(
+                f"{output}: holds {n} .txt file{'s' if n != 1 else ''} but no {FINGERPRINT_NAME} (an older version "
+                "or another tool made them), so resuming could mix runs; rerun with --overwrite to redo every "
+                "report, or choose an empty output folder")
+        return False
+    if old.get(UNFINISHED):
+        raise FingerprintMismatch(f"{output}: an --overwrite run into this folder did not finish, so some reports "
+                                  "are from the run before; rerun with --overwrite")
+    diff = differences(old, new)
+    if diff:
+        hint = " (a --random-key run cannot be resumed)" if random_key and "key differs" in diff else ""
+        raise FingerprintMismatch(
+            f"{output}: made by another kind of run, will not resume into it{hint}: " + "; ".join(diff)
+            + ". Rerun with --overwrite to redo every report, or choose another output folder")
+    return False
+
+
+def _read_or_none(output: Path) -> Optional[Dict[str, Any]]:
+    try:
+        return read_fingerprint(output)
+    except FingerprintMismatch:  # unreadable: --overwrite replaces it
+        return None
+
+
+def write_fingerprint(output: Path, fingerprint: Dict[str, Any], *, unfinished: bool = False) -> None:
+    data = dict(fingerprint)
+    if unfinished:
+        data[UNFINISHED] = True
+    atomic_write(Path(output) / FINGERPRINT_NAME, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
