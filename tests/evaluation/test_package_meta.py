@@ -1,4 +1,4 @@
-"""scripts/package.py: the meta.json it gives `spacy package` carries the dev scores of the
+"""meddocan_deid.evaluation.package_meta, used by scripts/package.py: the meta.json it gives `spacy package` carries the dev scores of the
 metrics files, the data sources with their licence, and the requirements. Invented scores."""
 import json
 import subprocess
@@ -7,12 +7,11 @@ from pathlib import Path
 
 import pytest
 import spacy
-from conftest import load_script
 
 import meddocan_deid
+from meddocan_deid.evaluation import package_meta as package
 
-ROOT = Path(__file__).resolve().parent.parent
-package = load_script("package")
+ROOT = Path(__file__).resolve().parents[2]
 
 DEV = {"meddocan_s1_p": 0.91, "meddocan_s1_r": 0.82, "meddocan_s1_f": 0.8626, "meddocan_s1_leak": 0.031,
        "meddocan_s2_strict_p": 0.93, "meddocan_s2_strict_r": 0.84, "meddocan_s2_strict_f": 0.8827,
