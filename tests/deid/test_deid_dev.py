@@ -76,3 +76,49 @@ def test_gold_phi_never_survives_surrogate(dev):
         problems.update(check(doc.text, doc.entities, "surrogate", doc.doc_id))
     assert len(labels) >= 18
     assert not problems, dict(problems)
+
+
+@pytest.mark.parametrize("mode", ["tag", "mask", "redact", "surrogate"])
+def test_output_ann_lines_up_on_every_dev_report(dev, mode):
+    """The .ann written beside the output quotes, at its offsets, exactly the output text."""
+    from meddocan_deid.deid.ann import format_output_ann, validate_ann
+
+    docs, _ = dev
+    entities = 0
+    for doc in docs:
+        spans = sorted(doc.entities, key=lambda x: (x[1], x[2]))
+        res = apply_operator(doc.text, spans, mode, KEY, scope=doc.doc_id)
+        entities += validate_ann(res.text, format_output_ann(res.text, res.replacements))
+    if mode == "redact":
+        assert entities == 0  # nothing is left to annotate
+    else:
+        assert entities == sum(len(d.entities) for d in docs)
+
+
+def test_policy_changes_exactly_what_it_says_on_dev(dev):
+    """A per-label operator (FECHAS kept) and an allow list (a town) change only those spans."""
+    from meddocan_deid.deid import DeidOptions
+    from meddocan_deid.deid.policy import parse_policy, prepare_spans
+
+    docs, detected = dev
+    towns = Counter(doc.text[s:e] for doc, spans in zip(docs, detected) for label, s, e in spans if label == "TERRITORIO")
+    town = towns.most_common(1)[0][0]
+    options = parse_policy({"operators": {"FECHAS": "keep"}, "allow": {"strings": [town]}}).apply(DeidOptions())
+    kept = dropped = 0
+    for doc, spans in zip(docs, detected):
+        spans = sorted(spans, key=lambda x: (x[1], x[2]))
+        base = apply_operator(doc.text, spans, "tag", None, scope=doc.doc_id)
+        allowed = [sp for sp in spans if doc.text[sp[1]:sp[2]] == town]
+        prepared = prepare_spans(doc.text, spans, options)
+        assert prepared == [sp for sp in spans if sp not in allowed]
+        res = apply_operator(doc.text, prepared, "tag", None, scope=doc.doc_id, options=options)
+        for r in res.replacements:
+            if r.label == "FECHAS":
+                assert res.text[r.new_start:r.new_end] == doc.text[r.start:r.end]
+                kept += 1
+            else:
+                assert res.text[r.new_start:r.new_end] == f"[{r.label}]"
+        dropped += len(allowed)
+        assert len(res.replacements) == len(base.replacements) - len(allowed)
+    assert kept == sum(label == "FECHAS" for spans in detected for label, _s, _e in spans) > 100
+    assert dropped == towns[town] > 0
