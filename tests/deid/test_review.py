@@ -1,10 +1,11 @@
 """The review site's HTML, parsed without a browser: highlights, links both ways, escaping,
 no external resource, flags; and the CLI options that write it. Invented reports only."""
 import json
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+
+from html_tree import Tree
 from typer.testing import CliRunner
 
 from meddocan_deid.cli import app
@@ -28,37 +29,6 @@ def spans_of(text):
         s = text.index(sub)
         out.append((label, s, s + len(sub)))
     return out
-
-
-class Tree(HTMLParser):
-    """Start tags with their attributes, the visible text, and the text inside each mark."""
-
-    def __init__(self, html):
-        super().__init__(convert_charrefs=True)
-        self.tags = []
-        self.text = []
-        self.open_marks = []
-        self.mark_text = {}
-        self.feed(html)
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        self.tags.append((tag, attrs))
-        if tag == "mark":
-            self.open_marks.append(attrs.get("id"))
-            self.mark_text[attrs.get("id")] = ""
-
-    def handle_endtag(self, tag):
-        if tag == "mark":
-            self.open_marks.pop()
-
-    def handle_data(self, data):
-        self.text.append(data)
-        for m in self.open_marks:
-            self.mark_text[m] += data
-
-    def find(self, tag):
-        return [a for t, a in self.tags if t == tag]
 
 
 def page_for(mode, text=TEXT, report_id="inf-001"):

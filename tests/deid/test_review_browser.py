@@ -5,9 +5,9 @@ script element), and every replacement linked to its original and back. Invented
 Needs `chromium` on PATH (.ci/run installs Debian's package when it is missing)."""
 import shutil
 import subprocess
-from html.parser import HTMLParser
 
 import pytest
+from html_tree import Tree as Dom
 
 from meddocan_deid.deid import apply_operator
 from meddocan_deid.deid.review import ReviewReport, page_name, write_review_site
@@ -20,29 +20,6 @@ TEXT = ("Informe de alta. Paciente: Eulalia Marcó Bentabol <script>alert(1)</sc
 PHI = [("Eulalia Marcó Bentabol", "NOMBRE_SUJETO_ASISTENCIA"), ("38 años", "EDAD_SUJETO_ASISTENCIA"),
        ("Avda. de los Almendros, 44", "CALLE"), ("30012", "TERRITORIO"), ("Murcia", "TERRITORIO"),
        ("968 55 01 72", "NUMERO_TELEFONO"), ("Baltasar Ojeda Riquelme", "NOMBRE_PERSONAL_SANITARIO")]
-
-
-class Dom(HTMLParser):
-    def __init__(self, html):
-        super().__init__(convert_charrefs=True)
-        self.tags, self.text, self.open_marks, self.mark_text = [], [], [], {}
-        self.feed(html)
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        self.tags.append((tag, attrs))
-        if tag == "mark":
-            self.open_marks.append(attrs["id"])
-            self.mark_text[attrs["id"]] = ""
-
-    def handle_endtag(self, tag):
-        if tag == "mark":
-            self.open_marks.pop()
-
-    def handle_data(self, data):
-        self.text.append(data)
-        for m in self.open_marks:
-            self.mark_text[m] += data
 
 
 def chromium(*args, tmp_path, timeout=120):
