@@ -161,11 +161,6 @@ def test_key_not_in_plan(spark, model_dir, capsys):
 
 # ---------------------------------------------------------------- the deidentify-spark command
 
-def read_ann(path: Path):
-    return [(mid.split(" ")[0], int(mid.split(" ")[1]), int(mid.split(" ")[2]))
-            for mid in (line.split("\t")[1] for line in path.read_text(encoding="utf-8").splitlines())]
-
-
 def invoke(*args, env=None):
     """The command in this process: it runs on the module's SparkSession (local[2])."""
     from typer.testing import CliRunner
@@ -183,6 +178,12 @@ def spark_rows(spark, folder: Path, fmt="parquet"):
     return spark.read.parquet(str(folder)).collect()
 
 
+def original_spans(path: Path):
+    from meddocan_deid.deid.ann import parse_ann
+
+    return [(label, frags[0][0], frags[-1][1]) for _id, label, frags, _text in parse_ann(path.read_text(encoding="utf-8"))]
+
+
 @needs_dev
 def test_cli_same_as_single_machine_cli(spark, tmp_path, model_dir, dev_records):
     """The same JSONL through `meddocan-deid deidentify` (a subprocess) and
@@ -195,8 +196,10 @@ def test_cli_same_as_single_machine_cli(spark, tmp_path, model_dir, dev_records)
     env = {k: v for k, v in os.environ.items() if k != "MEDDOCAN_DEID_KEY"}
     env["MEDDOCAN_DEID_KEY"] = KEY.decode()
     single = tmp_path / "single"
+    private = tmp_path / "private"  # the .ann in the original's offsets, as Spark's `phi`
     r = subprocess.run([sys.executable, "-m", "meddocan_deid", "deidentify", str(inp), str(single), "--mode",
-                        "surrogate", "--model", str(model_dir)], capture_output=True, text=True, env=env, cwd=ROOT,
+                        "surrogate", "--model", str(model_dir), "--private-dir", str(private)],
+                       capture_output=True, text=True, env=env, cwd=ROOT,
                        timeout=300)
     assert r.returncode == 1, r.stderr  # the broken line
     out = tmp_path / "spark_out"
@@ -209,7 +212,7 @@ def test_cli_same_as_single_machine_cli(spark, tmp_path, model_dir, dev_records)
     assert len(rows) == 30
     differing = [row["id"] for row in rows
                  if row["deid_text"] != (single / f"{row['id']}.txt").read_text(encoding="utf-8")
-                 or [(p["label"], p["start"], p["end"]) for p in row["phi"]] != read_ann(single / f"{row['id']}.ann")]
+                 or [(p["label"], p["start"], p["end"]) for p in row["phi"]] != original_spans(private / f"{row['id']}.ann")]
     assert differing == [], f"{len(differing)} reports differ"
     assert {row["patient_id"] for row in rows} >= {"P0", "P2"}
 

@@ -67,7 +67,7 @@ def _empty_dir() -> str:
 
 
 def _executor_options(options: DeidOptions, gazetteer_file: Optional[str]) -> DeidOptions:
-    if gazetteer_file is None:  # not a surrogate run: the gazetteer is never read
+    if gazetteer_file is None:  # no surrogate, or none named: resolved as the CLI does
         return options
     if gazetteer_file == _NO_GAZETTEER:
         return replace(options, gazetteer=Path(_empty_dir()))
@@ -193,11 +193,15 @@ def _partition_fn(model, mode, key_bc, options, gazetteer_file, batch_size, id_c
     return fn
 
 
-def _ship_gazetteer(spark, options: DeidOptions) -> Tuple[DeidOptions, str]:
+def _ship_gazetteer(spark, options: DeidOptions) -> Tuple[DeidOptions, Optional[str]]:
     """Resolve the gazetteer on the driver (as the CLI does) and ship it to the executors.
-    Returns the options without the driver path and the name to look up with SparkFiles."""
-    from ..deid.gazetteer import resolve_folder
+    Returns the options without the driver path and the name to look up with SparkFiles;
+    None when the user named no folder: the executors then take the pipeline's own table
+    first, as the CLI does (see `meddocan_deid.deid.gazetteer.resolve_gazetteer`)."""
+    from ..deid.gazetteer import ENV_GAZETTEER, resolve_folder
 
+    if options.gazetteer is None and not os.environ.get(ENV_GAZETTEER):
+        return options, None
     folder = resolve_folder(options.gazetteer)
     if folder is None:
         return replace(options, gazetteer=None), _NO_GAZETTEER
