@@ -39,7 +39,7 @@ from .. import LABELS
 
 SPANS_KEY = "identifiers"
 # Between a key and its value: blanks (line breaks too), `:`, `.`, `#`, `nº`, `número`.
-DEFAULT_CONNECTOR = r"(?:[\s:.#=\-]|\b(?:n[º°o]\.?|número|núm\.?|num\.?|es)(?!\w))*"
+DEFAULT_CONNECTOR = r"(?:[\s:.#=\-]|\b(?:n[º°o]\.?|número|núm\.?|num\.?|es(?:\s+el)?)(?!\w))*"
 _SEPARATORS = re.compile(r"[\s.\-/()]")
 _LEADING = "+("
 _TRAILING = ".,;:)]}»\"'!?"  # punctuation that ends a sentence, not a URL or e-mail
@@ -82,6 +82,16 @@ def _valid_phone_es(value: str) -> bool:
     return len(separators) <= 1 and all(len(g) >= 2 for g in re.split(r"\D+", body))
 
 
+def _valid_phone_intl(value: str) -> bool:
+    """A foreign number: `+` or `00`, not Spain's 34 (phone_es checks those), 10 to 15
+    digits after the prefix (E.164 allows 15 with the country code)."""
+    body = value.strip().lstrip("+ ")
+    if body.startswith("00"):
+        body = body[2:]
+    digits = re.sub(r"\D", "", body)
+    return not digits.startswith("34") and 10 <= len(digits) <= 15 and len(set(digits)) > 1
+
+
 VALIDATORS: Dict[str, Callable[[str], bool]] = {
     "dni": lambda v: std_dni.is_valid(_compact(v)),
     "nie": lambda v: std_nie.is_valid(_compact(v)),
@@ -90,6 +100,7 @@ VALIDATORS: Dict[str, Callable[[str], bool]] = {
     "nass": _valid_nass,
     "ip": _valid_ip,
     "phone_es": _valid_phone_es,
+    "phone_intl": _valid_phone_intl,
 }
 
 
