@@ -182,6 +182,19 @@ def test_overlapping_entity_is_trimmed_or_removed(nlp):
     ]
 
 
+@pytest.mark.parametrize("text,wrong,label", [
+    ("Se envía por fax al 913 59 32 22 del centro.", "913 59 32 22 del", "NUMERO_TELEFONO"),
+    ("Teléfono (Marruecos): 00212 612 345 678", "Marruecos): 00212", "NUMERO_FAX"),
+    ("Atiende la enfermera con nº de empleado u000481 hoy.", "empleado u000481", "ID_SUJETO_ASISTENCIA"),
+])
+def test_number_entity_left_without_digits_is_removed(nlp, text, wrong, label):
+    doc = nlp.make_doc(text)
+    start = text.index(wrong)
+    doc.ents = [doc.char_span(start, start + len(wrong), label=label)]
+    doc = nlp.get_pipe("meddocan_identifiers")(doc)
+    assert [e.text for e in doc.ents] == [s.text for s in doc.spans["identifiers"]] and len(doc.ents) == 1
+
+
 def test_entity_with_only_a_key_left_is_removed(nlp):
     doc = nlp.make_doc("Control del DNI 45873912K mañana.")
     doc.ents = [doc.char_span(12, 25, label="OTROS_SUJETO_ASISTENCIA")]  # `DNI 45873912K`

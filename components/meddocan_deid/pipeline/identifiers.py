@@ -17,9 +17,9 @@ values cross token and line boundaries (`45873912-\nK`), and spans are aligned w
 Contract: reads `doc.text`, `doc.ents` and `doc.spans[rules_key]`; writes its
 identifiers to `doc.spans[spans_key]` and to `doc.ents`. An identifier wins over an
 overlapping entity, which is trimmed around it when what is left still looks like an
-entity, else removed. Exception: a rule entity (`doc.spans[rules_key]`) with the same
-label keeps its span (the header rules already give the gold-style value). Never
-touches tokens, sections or other span groups.
+entity (a piece of a number label needs a digit), else removed. Exception: a rule
+entity (`doc.spans[rules_key]`) with the same label keeps its span (the header rules
+already give the gold-style value). Never touches tokens, sections or other span groups.
 """
 
 import ipaddress
@@ -43,6 +43,7 @@ DEFAULT_CONNECTOR = r"(?:[\s:.#=\-]|\b(?:n[º°o]\.?|número|núm\.?|num\.?|es(?
 _SEPARATORS = re.compile(r"[\s.\-/()]")
 _LEADING = "+("
 _TRAILING = ".,;:)]}»\"'!?"  # punctuation that ends a sentence, not a URL or e-mail
+NUMBER_LABEL_PREFIXES = ("ID_", "NUMERO_", "IDENTIF_", "OTRO_NUMERO_IDENTIF")
 EDGE_PUNCT = set(".,;:-()/\"'[]")
 
 
@@ -266,6 +267,10 @@ class Identifiers:
                 continue
             for piece in ((ent.start, min(inside)), (max(inside) + 1, ent.end)):
                 kept = self._sensible(doc, *piece) if piece[1] > piece[0] else None
+                # what is left of a number entity without a digit is a word (`del`, `Marruecos):`)
+                if kept is not None and ent.label_.startswith(NUMBER_LABEL_PREFIXES) and not any(
+                        c.isdigit() for t in doc[kept[0]:kept[1]] for c in t.text):
+                    kept = None
                 if kept is not None and covered.isdisjoint(range(*kept)):
                     ents.append(Span(doc, kept[0], kept[1], label=ent.label, kb_id=ent.kb_id))
         doc.ents = sorted(ents, key=lambda e: e.start)
