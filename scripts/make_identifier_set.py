@@ -85,6 +85,7 @@ class Ent:
 
 
 Part = object  # str or Ent
+PHONE_LABELS = ("NUMERO_TELEFONO", "NUMERO_FAX")
 
 
 class Report:
@@ -98,7 +99,10 @@ class Report:
     def add(self, *parts: Part) -> None:
         for part in parts:
             if isinstance(part, Ent):
-                start = len(self.text)
+                # MEDDOCAN's gold leaves a leading `+` or `(` of a phone or fax number out of
+                # the span (`Tfno.+34 612...` is annotated from `34`); `00` stays in
+                lead = len(part.text) - len(part.text.lstrip("+(")) if part.label in PHONE_LABELS else 0
+                start = len(self.text) + lead
                 self.text += part.text
                 self.entities.append((start, len(self.text), part, self.section))
             else:
@@ -107,7 +111,7 @@ class Report:
     def ann(self) -> str:
         lines, notes = [], []
         for i, (start, end, ent, section) in enumerate(sorted(self.entities, key=lambda e: (e[0], e[1])), start=1):
-            surface = ent.text
+            surface = self.text[start:end]
             if "\n" in surface:
                 lines.append(f"T{i}\t{ent.label} {start} {end}\n")
             else:

@@ -48,6 +48,8 @@ VALID = [
     ("NUSS: 28/12345678/90 en vigor.", "28/12345678/90", "ID_ASEGURAMIENTO"),
     ("NASS 28 1234567890.", "28 1234567890", "ID_ASEGURAMIENTO"),
     ("Nº SS: 281234567890", "281234567890", "ID_ASEGURAMIENTO"),
+    ("Consta su Nº Seg. Social: 28 1234567890.", "28 1234567890", "ID_ASEGURAMIENTO"),
+    ("Su número de afiliación a la Seguridad Social es el 28 31457802 60.", "28 31457802 60", "ID_ASEGURAMIENTO"),
     ("Afiliación 28/31457802/60 revisada.", "28/31457802/60", "ID_ASEGURAMIENTO"),
     # CIP / TSI / CIPA, the nhc- prefix left out, the CIP-SNS shape anywhere
     ("CIPA: nhc-150679.", "150679", "ID_SUJETO_ASISTENCIA"),
@@ -58,6 +60,7 @@ VALID = [
     ("Revisada la historia clínica nº 88231 se decide alta.", "88231", "ID_SUJETO_ASISTENCIA"),
     ("Nº de historia: HC-2291-B.", "HC-2291-B", "ID_SUJETO_ASISTENCIA"),
     ("Se abre el episodio 1520368541 en urgencias.", "1520368541", "ID_CONTACTO_ASISTENCIAL"),
+    ("Se abre el proceso asistencial nº 4417092853 en planta.", "4417092853", "ID_CONTACTO_ASISTENCIAL"),
     # IBAN (Spanish and foreign, grouped or not) and CCC
     ("Domicilia en ES64 2085 0103 9003 3014 7852 el pago.", "ES64 2085 0103 9003 3014 7852", "OTROS_SUJETO_ASISTENCIA"),
     ("Cuenta ES6420850103900330147852.", "ES6420850103900330147852", "OTROS_SUJETO_ASISTENCIA"),
@@ -75,6 +78,13 @@ VALID = [
     ("Telf.: 666415506, e-mail al final.", "666415506", "NUMERO_TELEFONO"),
     ("Tel 965 33 44 91 (secretaría)", "965 33 44 91", "NUMERO_TELEFONO"),
     ("Enviar por fax: 91 234 56 79.", "91 234 56 79", "NUMERO_FAX"),
+    # a leading `+` or `(` stays out of the span, as in MEDDOCAN's gold
+    ("Se remite el informe por fax al 91 234 56 79 del centro.", "91 234 56 79", "NUMERO_FAX"),
+    ("Fax: (+34) 945 112 233", "34) 945 112 233", "NUMERO_FAX"),
+    ("Móvil: (+34) 736 120 458", "34) 736 120 458", "NUMERO_TELEFONO"),
+    ("Teléfono (Francia): +33 6 12 34 56 78", "33 6 12 34 56 78", "NUMERO_TELEFONO"),
+    ("Su hermana, en Italia, pide ser avisada al +39 06 12345678.", "39 06 12345678", "NUMERO_TELEFONO"),
+    ("Avisar al 00212 612 345 678 en Tánger.", "00212 612 345 678", "NUMERO_TELEFONO"),
     # e-mail, URL, IP, MAC
     ("Escribe a lucia.ferrer@correo-ejemplo.es a diario.", "lucia.ferrer@correo-ejemplo.es", "CORREO_ELECTRONICO"),
     ("E-mail.iñaki.sanz@ejemplo.org", "iñaki.sanz@ejemplo.org", "CORREO_ELECTRONICO"),
@@ -84,10 +94,13 @@ VALID = [
     ("El marcapasos emite desde 192.168.10.23 cada hora.", "192.168.10.23", "IDENTIF_DISPOSITIVOS_NRSERIE"),
     ("Dirección fe80::1ff:fe23:4567:890a registrada.", "fe80::1ff:fe23:4567:890a", "IDENTIF_DISPOSITIVOS_NRSERIE"),
     ("mac: 00:0a:95:9d:68:16", "00:0a:95:9d:68:16", "IDENTIF_DISPOSITIVOS_NRSERIE"),
+    ("El lector se empareja con la MAC 00a0.c914.c829.", "00a0.c914.c829", "IDENTIF_DISPOSITIVOS_NRSERIE"),
     ("Nº de serie: SN-44821-B del desfibrilador.", "SN-44821-B", "IDENTIF_DISPOSITIVOS_NRSERIE"),
     # plates (new, provincial) and VINs after their key
     ("Atropellado por el turismo 4821 BCD en el cruce.", "4821 BCD", "IDENTIF_VEHICULOS_NRSERIE"),
     ("La moto 7312-KLM se dio a la fuga.", "7312-KLM", "IDENTIF_VEHICULOS_NRSERIE"),
+    ("Atropellado por el turismo de matrícula 4821BCD al salir.", "4821BCD", "IDENTIF_VEHICULOS_NRSERIE"),
+    ("Matrícula del coche 4821-BCD en el parte.", "4821-BCD", "IDENTIF_VEHICULOS_NRSERIE"),
     ("Un coche antiguo M-1234-AB lo golpeó.", "M-1234-AB", "IDENTIF_VEHICULOS_NRSERIE"),
     ("Nº bastidor: VF1RFD00653635032", "VF1RFD00653635032", "IDENTIF_VEHICULOS_NRSERIE"),
     # staff and other numbers after their keys
@@ -120,6 +133,8 @@ LOOK_ALIKES = [
     "Referencia ES00 1234 5678 9012 3456 7890 errónea.",  # IBAN and account with wrong check digits
     "Serie 28/12345678/91 del lote.",  # NASS shape with a wrong check, no key
     "Glucemia 112 mg/dl, urea 45 mg/dl.",
+    "Balance hídrico de +1.500 ml y +2 kg de peso.",  # a sign, not a country code
+    "Matrícula del coche pendiente de confirmar.",
 ]
 
 
@@ -165,6 +180,19 @@ def test_overlapping_entity_is_trimmed_or_removed(nlp):
         ("45873912K", "ID_SUJETO_ASISTENCIA"),
         ("ES64 2085 0103 9003 3014 7852", "OTROS_SUJETO_ASISTENCIA"),
     ]
+
+
+@pytest.mark.parametrize("text,wrong,label", [
+    ("Se envía por fax al 913 59 32 22 del centro.", "913 59 32 22 del", "NUMERO_TELEFONO"),
+    ("Teléfono (Marruecos): 00212 612 345 678", "Marruecos): 00212", "NUMERO_FAX"),
+    ("Atiende la enfermera con nº de empleado u000481 hoy.", "empleado u000481", "ID_SUJETO_ASISTENCIA"),
+])
+def test_number_entity_left_without_digits_is_removed(nlp, text, wrong, label):
+    doc = nlp.make_doc(text)
+    start = text.index(wrong)
+    doc.ents = [doc.char_span(start, start + len(wrong), label=label)]
+    doc = nlp.get_pipe("meddocan_identifiers")(doc)
+    assert [e.text for e in doc.ents] == [s.text for s in doc.spans["identifiers"]] and len(doc.ents) == 1
 
 
 def test_entity_with_only_a_key_left_is_removed(nlp):
@@ -264,6 +292,10 @@ def test_bad_pattern_is_named(entry, message):
     ("phone_es", "512345678", False),
     ("phone_es", "666666666", False),
     ("phone_es", "6 1234 5678 9", False),
+    ("phone_intl", "+44 20 7946 0958", True),
+    ("phone_intl", "00212 612 345 678", True),
+    ("phone_intl", "+34 912 345 678", False),  # Spanish: phone_es checks it
+    ("phone_intl", "+1.500", False),
     ("ip", "192.168.0.23", True),
     ("ip", "256.1.1.1", False),
     ("ip", "12:30:45", False),

@@ -185,6 +185,9 @@ def test_body_has_no_rule_entities(request, which):
     ("Domicilio: Calle Mayor, 12, 3º B.", [("CALLE", "Calle Mayor, 12, 3º B")]),
     ("Fecha de nacimiento: 12/03/1962.", [("FECHAS", "12/03/1962")]),
     ("Fecha de Ingreso:19/11/2016", [("FECHAS", "19/11/2016")]),
+    # the hour is not part of the date (N6.1)
+    ("Fecha de Ingreso: 19/11/2016 a las 10:30.", [("FECHAS", "19/11/2016")]),
+    ("Fecha de alta: 02/04/2021, 8:05 h", [("FECHAS", "02/04/2021")]),
     ("País: España.", [("PAIS", "España")]),
     # no value: nothing, and no crash
     ("Nombre: .", []),

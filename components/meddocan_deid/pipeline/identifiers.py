@@ -17,9 +17,9 @@ values cross token and line boundaries (`45873912-\nK`), and spans are aligned w
 Contract: reads `doc.text`, `doc.ents` and `doc.spans[rules_key]`; writes its
 identifiers to `doc.spans[spans_key]` and to `doc.ents`. An identifier wins over an
 overlapping entity, which is trimmed around it when what is left still looks like an
-entity, else removed. Exception: a rule entity (`doc.spans[rules_key]`) with the same
-label keeps its span (the header rules already give the gold-style value). Never
-touches tokens, sections or other span groups.
+entity (a piece of a number label needs a digit), else removed. Exception: a rule
+entity (`doc.spans[rules_key]`) with the same label keeps its span (the header rules
+already give the gold-style value). Never touches tokens, sections or other span groups.
 """
 
 import ipaddress
@@ -39,10 +39,11 @@ from .. import LABELS
 
 SPANS_KEY = "identifiers"
 # Between a key and its value: blanks (line breaks too), `:`, `.`, `#`, `nº`, `número`.
-DEFAULT_CONNECTOR = r"(?:[\s:.#=\-]|\b(?:n[º°o]\.?|número|núm\.?|num\.?|es)(?!\w))*"
+DEFAULT_CONNECTOR = r"(?:[\s:.#=\-]|\b(?:n[º°o]\.?|número|núm\.?|num\.?|es(?:\s+el)?)(?!\w))*"
 _SEPARATORS = re.compile(r"[\s.\-/()]")
 _LEADING = "+("
 _TRAILING = ".,;:)]}»\"'!?"  # punctuation that ends a sentence, not a URL or e-mail
+NUMBER_LABEL_PREFIXES = ("ID_", "NUMERO_", "IDENTIF_", "OTRO_NUMERO_IDENTIF")
 EDGE_PUNCT = set(".,;:-()/\"'[]")
 
 
@@ -82,6 +83,16 @@ def _valid_phone_es(value: str) -> bool:
     return len(separators) <= 1 and all(len(g) >= 2 for g in re.split(r"\D+", body))
 
 
+def _valid_phone_intl(value: str) -> bool:
+    """A foreign number: `+` or `00`, not Spain's 34 (phone_es checks those), 10 to 15
+    digits after the prefix (E.164 allows 15 with the country code)."""
+    body = value.strip().lstrip("+ ")
+    if body.startswith("00"):
+        body = body[2:]
+    digits = re.sub(r"\D", "", body)
+    return not digits.startswith("34") and 10 <= len(digits) <= 15 and len(set(digits)) > 1
+
+
 VALIDATORS: Dict[str, Callable[[str], bool]] = {
     "dni": lambda v: std_dni.is_valid(_compact(v)),
     "nie": lambda v: std_nie.is_valid(_compact(v)),
@@ -90,6 +101,7 @@ VALIDATORS: Dict[str, Callable[[str], bool]] = {
     "nass": _valid_nass,
     "ip": _valid_ip,
     "phone_es": _valid_phone_es,
+    "phone_intl": _valid_phone_intl,
 }
 
 
@@ -255,6 +267,10 @@ class Identifiers:
                 continue
             for piece in ((ent.start, min(inside)), (max(inside) + 1, ent.end)):
                 kept = self._sensible(doc, *piece) if piece[1] > piece[0] else None
+                # what is left of a number entity without a digit is a word (`del`, `Marruecos):`)
+                if kept is not None and ent.label_.startswith(NUMBER_LABEL_PREFIXES) and not any(
+                        c.isdigit() for t in doc[kept[0]:kept[1]] for c in t.text):
+                    kept = None
                 if kept is not None and covered.isdisjoint(range(*kept)):
                     ents.append(Span(doc, kept[0], kept[1], label=ent.label, kb_id=ent.kb_id))
         doc.ents = sorted(ents, key=lambda e: e.start)

@@ -22,6 +22,7 @@ Overlap policy: rule entities are written before the NER, which keeps them and
 predicts around them; among rule entities the longest wins (`filter_spans`).
 """
 
+import re
 from typing import AbstractSet, List, Optional
 
 from spacy.language import Language
@@ -37,6 +38,8 @@ PLACE_ABBREVIATIONS = {"cdad", "sta", "sto", "nvo", "nva", "gral", "ntra", "pto"
 NUMBER_SEPARATORS = {"-", ".", "(", ")", "/"}
 ANY_SECTION = "any"  # pattern ids `any/...`: not restricted to a section
 VETO = "veto"  # pattern ids `any/veto`: phrases that are not PHI
+TIME_OF_DAY = re.compile(r"(?:[01]?\d|2[0-3])[:h][0-5]\d(?::[0-5]\d)?h?")
+TIME_LEAD = {"a", "las", "la", "sobre", "hacia", ",", "-"}
 AGE = "age"  # pattern ids `any/age`: `Niña de 3 meses`, `14 días de vida`; the entity is the age
 AGE_CONTEXT_WORDS = {"de", "vida", "edad"}
 RELATIVE = "relative"  # pattern ids `any/relative`: `su madre`; the entity is the relative
@@ -46,6 +49,17 @@ RELATIVE_NAME = "relative_name"  # pattern ids `any/relative_name`: `su madre Ca
 MONTH = "month"  # pattern ids `any/month`: `en junio por`, `desde septiembre hasta`; the entity is the month (P6.2)
 GROUP = "group"  # pattern ids `any/group`: `Mujer ecuatoriana`, `de raza negra`; the entity is the group (P17.2-3)
 GROUP_HEAD = "raza"  # kept in the entity: `raza caucásica`
+
+
+def _before_time(doc: Doc, start: int, end: int) -> int:
+    """The end of a date value before a time of day and its `a las` (guideline N6.1:
+    the hour is not part of the date): `12/03/2024 a las 10:30` ends after `2024`."""
+    for i in range(start, end):
+        if TIME_OF_DAY.fullmatch(doc[i].text):
+            while i > start and (doc[i - 1].lower_ in TIME_LEAD or doc[i - 1].is_space):
+                i -= 1
+            return i
+    return end
 
 
 @Language.factory(
@@ -158,6 +172,8 @@ class RuleEntities:
         while end < sec.end and not is_line_break(doc[end]) and end not in header_keys:
             end += 1
         label = key.label_
+        if label == "FECHAS":
+            end = _before_time(doc, key.end, end)
         start, end = strip_edges(doc, key.end, end, drop_titles=label.startswith("NOMBRE_"))
         if label.startswith("ID_"):
             # `CIPA: nhc-248135`: an identifier starts at its first digit
