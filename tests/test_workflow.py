@@ -62,13 +62,19 @@ def test_package_loads_by_name_without_the_repository(project):
         "Informe clínico del paciente: mujer de 40 años.\\n')\n"
         "print(nlp.pipe_names)\n"
         "print(sorted({(e.label_, e.text) for e in doc.ents}))\n"
+        "from meddocan_deid.deid import gazetteer_source\n"
+        "print('gazetteer:', gazetteer_source(nlp.vocab))\n"
     )
-    env = dict(os.environ, PYTHONPATH=str(target))
+    # outside the repository, no MEDDOCAN_GAZETTEER: the surrogates still draw from the task
+    # gazetteer, which the installed pipeline carries in its vocab
+    env = {k: v for k, v in os.environ.items() if k != "MEDDOCAN_GAZETTEER"}
+    env["PYTHONPATH"] = str(target)
     proc = subprocess.run([sys.executable, "-c", code], cwd=target, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "['sections', 'phi_rules', 'rule_entities', 'tok2vec', 'ner', 'entity_edges', 'place_names', 'entity_checks', 'address_parts', 'maker_address', 'trusted_phi', 'identifiers']" in proc.stdout
     assert "('NOMBRE_SUJETO_ASISTENCIA', 'Ruiz Gil')" in proc.stdout
     assert "('SEXO_SUJETO_ASISTENCIA', 'M')" in proc.stdout
+    assert "gazetteer: pipeline" in proc.stdout
 
 
 def run_after_workflow(project, step, *extra_vars):

@@ -261,3 +261,17 @@ def test_command_path_end_to_end_with_a_gold_ruler(tmp_path, docs):
     assert "overall recall (exact span): 100.0%" in proc.stdout
     for kind in EXPECTED_KINDS:
         assert re.search(rf"^{kind}\s+\d+", proc.stdout, re.MULTILINE), kind
+
+
+def test_rule_pipeline_finds_every_identifier_and_no_lookalike(rule_nlp):
+    """Regression check of the shipped rules (configs/pipeline.cfg without the trained NER)
+    on the invented set: every identifier found with its gold span and label, in every
+    section; no look-alike number covered."""
+    from meddocan_deid.evaluation.identifiers import evaluate_identifiers
+
+    scores = evaluate_identifiers(rule_nlp, SET_DIR)
+    overall = scores["overall"]
+    assert overall["n"] >= 1000
+    assert overall["found"] == overall["found_label"] == overall["n"], {
+        kind: (v["found"], v["n"]) for kind, v in scores["kinds"].items() if v["found"] < v["n"]}
+    assert scores["lookalikes"]["hit"] == 0 and scores["lookalikes"]["n"] > 500
