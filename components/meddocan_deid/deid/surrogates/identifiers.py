@@ -22,7 +22,7 @@ from stdnum.es import nie as std_nie
 
 from .common import Context, random_shape, seeded_faker
 
-SEPARATORS = frozenset(" .-/")
+SEPARATORS = frozenset(" .-/\n\t")  # a value may run across a line break (`12345678-\nZ`)
 # the current plate series (since 2000): four digits and three letters, no vowels, no Ñ nor Q
 PLATE_LETTERS = "BCDFGHJKLMNPRSTVWXYZ"
 # provincial plates (until 2000): the province's code, by length

@@ -49,5 +49,10 @@ def professions(text: str, label: str, ctx: Context) -> str:
 
 
 def others(text: str, label: str, ctx: Context) -> str:
-    """Free-form PHI (OTROS_SUJETO_ASISTENCIA, device or vehicle numbers...): same shape."""
+    """Free-form PHI (OTROS_SUJETO_ASISTENCIA, device or vehicle numbers...): same shape. A
+    bank account (IBAN, CCC: OTROS_SUJETO_ASISTENCIA by guideline P28.1) gets a valid one."""
+    from .identifiers import identifiers, kind_of
+
+    if kind_of(text, label) in ("iban", "ccc"):
+        return identifiers(text, label, ctx)
     return ctx.draw("other", text, lambda rng, attempt: random_shape(rng, text), key_value=text)
