@@ -9,7 +9,7 @@ from thinc.api import Config
 
 from meddocan_deid.deid import deidentify, gazetteer_source, resolve_gazetteer
 from meddocan_deid.deid.gazetteer import ENV_GAZETTEER, FAKER_ONLY, PIPELINE, TABLE, from_vocab
-from meddocan_deid.deid.surrogates.names import _lists
+from meddocan_deid.deid.surrogates.names import name_lists
 
 KEY = b"pipeline-gazetteer-key-0123456789"
 # invented entries only
@@ -101,7 +101,7 @@ def test_first_names_of_the_pipeline_gazetteer_are_read_as_first_names(folder, t
     text = "Paciente: Zulemira."
     doc = doc_with(nlp, text, [("NOMBRE_SUJETO_ASISTENCIA", 10, 18)])
     new = deidentify(doc, mode="surrogate", key=KEY, scope="r1").text[10:-1]
-    male, female, *_ = _lists(resolve_gazetteer(nlp.vocab))
+    male, female, *_ = name_lists(resolve_gazetteer(nlp.vocab))
     assert new in female
     bare = build(None)
     assert gazetteer_source(bare.vocab) == FAKER_ONLY

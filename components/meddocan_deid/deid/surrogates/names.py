@@ -21,7 +21,7 @@ WORD = re.compile(r"[^\W\d_]+")
 
 
 @lru_cache(maxsize=4)
-def _lists(gaz: Gazetteer):
+def name_lists(gaz: Gazetteer):
     from faker.providers.person.es_ES import Provider
 
     male = tuple(sorted({n for n in Provider.first_names_male if " " not in n}))
@@ -37,7 +37,7 @@ def _lists(gaz: Gazetteer):
 
 
 def is_first_name(token: str, gaz: Gazetteer) -> bool:
-    male, female, male_f, female_f, first_f, _, surname_f = _lists(gaz)
+    male, female, male_f, female_f, first_f, _, surname_f = name_lists(gaz)
     t = fold(token)
     if t in male_f or t in female_f:
         return True
@@ -45,7 +45,7 @@ def is_first_name(token: str, gaz: Gazetteer) -> bool:
 
 
 def gender(token: str, gaz: Gazetteer) -> str:
-    male, female, male_f, female_f, *_ = _lists(gaz)
+    male, female, male_f, female_f, *_ = name_lists(gaz)
     t = fold(token)
     if t in female_f and t not in male_f:
         return "F"
@@ -56,7 +56,7 @@ def gender(token: str, gaz: Gazetteer) -> str:
 
 def _name_token(ctx: Context, token: str) -> str:
     gaz = ctx.gaz
-    male, female, *_rest = _lists(gaz)
+    male, female, *_rest = name_lists(gaz)
     surnames = _rest[3]
     if is_first_name(token, gaz):
         pool, kind = (female if gender(token, gaz) == "F" else male), "first_name"
