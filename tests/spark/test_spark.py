@@ -35,9 +35,11 @@ def load_log(tmp_path_factory):
 def spark(load_log):
     from meddocan_deid.spark import LOAD_LOG_ENV, make_session
 
-    os.environ[LOAD_LOG_ENV] = str(load_log)  # inherited by the Python workers
+    os.environ[LOAD_LOG_ENV] = str(load_log)  # inherited by the Python workers of a new JVM
+    # and given to them through the conf too: an earlier test may have started the JVM
     session = make_session("local[2]", app_name="meddocan-deid-tests",
-                           conf={"spark.sql.shuffle.partitions": "4", "spark.default.parallelism": "2"})
+                           conf={"spark.sql.shuffle.partitions": "4", "spark.default.parallelism": "2",
+                                 f"spark.executorEnv.{LOAD_LOG_ENV}": str(load_log)})
     yield session
     session.stop()
     os.environ.pop(LOAD_LOG_ENV, None)
