@@ -37,7 +37,7 @@ def score_meddocan(examples: Iterable[Example], **kwargs) -> Dict[str, Any]:
     results = make_unique([doc_result(eg.reference, eg.predicted, str(i)) for i, eg in enumerate(examples)])
     meddocan = score_results(results)
     for key, value in meddocan.items():
-        if isinstance(value, float):
+        if isinstance(value, float) or key.startswith(("meddocan_phi_", "meddocan_over_redaction")):
             scores[key] = value
     scores["meddocan_s1_per_type"] = {
         label: {k: row[k] for k in ("p", "r", "f")} for label, row in meddocan["meddocan_s1_per_type"].items()
