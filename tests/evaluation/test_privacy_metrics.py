@@ -38,3 +38,20 @@ def test_privacy_scores_ratios():
 
 def test_privacy_scores_empty_is_zero():
     assert privacy_scores({}, {}, {})["meddocan_phi_word_recall"] == 0.0
+
+
+def test_scorer_reports_privacy_keys():
+    import spacy
+    from spacy.training import Example
+
+    from meddocan_deid.evaluation.scorer import score_meddocan
+
+    nlp = spacy.blank("es")
+    reference = nlp.make_doc(TEXT)
+    reference.ents = [reference.char_span(9, 19, "NOMBRE_SUJETO_ASISTENCIA")]
+    predicted = nlp.make_doc(TEXT)
+    predicted.ents = [predicted.char_span(9, 13, "PAIS")]
+    scores = score_meddocan([Example(predicted, reference)])
+    assert scores["meddocan_phi_word_recall"] == pytest.approx(1 / 2)
+    assert scores["meddocan_phi_identifying_word_recall"] == pytest.approx(1 / 2)
+    assert scores["meddocan_over_redaction"] == 0.0

@@ -16,6 +16,12 @@ leak (false negatives per sentence: lower is better, 0 when nothing is missed):
 * meddocan_s1_leak_pipeline          otherwise: the same FN divided by the pipeline's own
                                      sentence count (doc.sents, else non-empty lines); not
                                      comparable with the official leak, hence the other key
+* meddocan_phi_word_recall           share of gold PHI words (runs of letters/digits with a
+                                     character in a gold entity) fully inside a predicted
+                                     entity, any label (counts: evaluate.py JSON)
+* meddocan_phi_identifying_word_recall  the same for capitalised or digit-bearing words
+* meddocan_over_redaction            share of non-PHI words touched by a prediction;
+                                     (floats only here, as for the other keys)
 
 Gold per example: user_data["meddocan_gold"] (all gold entities, including those that do
 not align to tokens) when present, else the reference entities. System: predicted ents.
@@ -37,7 +43,7 @@ def score_meddocan(examples: Iterable[Example], **kwargs) -> Dict[str, Any]:
     results = make_unique([doc_result(eg.reference, eg.predicted, str(i)) for i, eg in enumerate(examples)])
     meddocan = score_results(results)
     for key, value in meddocan.items():
-        if isinstance(value, float) or key.startswith(("meddocan_phi_", "meddocan_over_redaction")):
+        if isinstance(value, float):
             scores[key] = value
     scores["meddocan_s1_per_type"] = {
         label: {k: row[k] for k in ("p", "r", "f")} for label, row in meddocan["meddocan_s1_per_type"].items()
