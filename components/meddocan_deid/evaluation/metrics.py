@@ -13,6 +13,7 @@ side only is an error (`EvaluationError`, naming the id, never the text).
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
@@ -189,3 +190,62 @@ def count_sentences(folder: Path, doc_ids: Iterable[str]) -> Dict[str, int]:
     if missing:
         raise EvaluationError(f"{folder}: no sentence file for {len(missing)} document(s): {', '.join(missing[:20])}")
     return counts
+
+
+# A word: a maximal run of letters or digits ("C/ Mayor 12" -> "C", "Mayor", "12").
+WORD_RE = re.compile(r"[^\W_]+")
+
+
+def _mask(length: int, spans: Iterable[Sequence]) -> List[bool]:
+    mask = [False] * length
+    for _label, start, end in spans:
+        for i in range(max(0, int(start)), min(length, int(end))):
+            mask[i] = True
+    return mask
+
+
+def privacy_counts(text: str, gold: Iterable[Sequence], system: Iterable[Sequence]) -> Dict[str, int]:
+    """Word counts of what a release leaves, labels ignored.
+
+    A PHI word has a character inside a gold entity; it is covered when every character lies
+    inside some predicted entity. It is identifying when capitalised or containing a digit.
+    A non-PHI word (no character in gold) is over-redacted when a character lies in a prediction.
+    """
+    gold_mask, system_mask = _mask(len(text), gold), _mask(len(text), system)
+    counts = dict.fromkeys(("phi_n", "phi_tp", "ident_n", "ident_tp", "nonphi_n", "nonphi_removed"), 0)
+    for match in WORD_RE.finditer(text):
+        chars = range(match.start(), match.end())
+        word = match.group()
+        if any(gold_mask[i] for i in chars):
+            covered = all(system_mask[i] for i in chars)
+            identifying = word[0].isupper() or any(c.isdigit() for c in word)
+            counts["phi_n"] += 1
+            counts["phi_tp"] += covered
+            counts["ident_n"] += identifying
+            counts["ident_tp"] += identifying and covered
+        else:
+            counts["nonphi_n"] += 1
+            counts["nonphi_removed"] += any(system_mask[i] for i in chars)
+    return counts
+
+
+def privacy_scores(texts: Dict[str, str], gold: Dict[str, Iterable[Sequence]],
+                   system: Dict[str, Iterable[Sequence]]) -> Dict[str, float]:
+    """meddocan_phi_word_recall, meddocan_phi_identifying_word_recall, meddocan_over_redaction
+    (see privacy_counts) with their raw counts, summed over the documents."""
+    total: Dict[str, int] = {}
+    for doc_id, text in texts.items():
+        for key, value in privacy_counts(text, gold.get(doc_id, ()), system.get(doc_id, ())).items():
+            total[key] = total.get(key, 0) + value
+    ratio = lambda a, b: total.get(a, 0) / total[b] if total.get(b) else 0.0  # noqa: E731
+    return {
+        "meddocan_phi_word_recall": ratio("phi_tp", "phi_n"),
+        "meddocan_phi_word_tp": total.get("phi_tp", 0),
+        "meddocan_phi_word_n": total.get("phi_n", 0),
+        "meddocan_phi_identifying_word_recall": ratio("ident_tp", "ident_n"),
+        "meddocan_phi_identifying_word_tp": total.get("ident_tp", 0),
+        "meddocan_phi_identifying_word_n": total.get("ident_n", 0),
+        "meddocan_over_redaction": ratio("nonphi_removed", "nonphi_n"),
+        "meddocan_over_redaction_removed": total.get("nonphi_removed", 0),
+        "meddocan_over_redaction_n": total.get("nonphi_n", 0),
+    }

@@ -57,6 +57,10 @@ def evaluate_split(nlp, data_path: Path, output_dir: Path, suffix: str, gold_bra
         typer.echo(f"leak (subtask 1, official sentences): {scores['meddocan_s1_leak']:.5f}")
     else:
         typer.echo(f"leak (subtask 1, PIPELINE sentences, no official counts): {scores['meddocan_s1_leak_pipeline']:.5f}")
+    typer.echo(
+        f"PHI words covered: {scores['meddocan_phi_word_recall']:.4f}, identifying: "
+        f"{scores['meddocan_phi_identifying_word_recall']:.4f}, non-PHI words removed: {scores['meddocan_over_redaction']:.4f}"
+    )
     typer.echo("")
     typer.echo(per_type_markdown(scores), nl=False)
     typer.echo(f"-> {output}, {table}")

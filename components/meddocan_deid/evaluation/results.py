@@ -18,7 +18,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, DocBin
 
 from .brat import Annotation, read_brat_dir
-from .metrics import EvaluationError, count_sentences, evaluate, leak
+from .metrics import EvaluationError, count_sentences, evaluate, leak, privacy_scores
 
 GOLD_KEY = "meddocan_gold"
 ID_KEY = "meddocan_id"
@@ -92,6 +92,7 @@ def score_results(results: Sequence[DocResult]) -> Dict[str, object]:
     if len(gold) != len(results):
         raise EvaluationError("repeated document ids; call make_unique first")
     scores = evaluate(gold, system, sentences)
+    scores.update(privacy_scores({r.doc_id: r.text for r in results}, {r.doc_id: r.gold for r in results}, system))
     if sentences is not None:
         return scores
     n_pipeline = sum(r.n_sentences_pipeline for r in results)

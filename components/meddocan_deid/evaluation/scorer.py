@@ -16,6 +16,12 @@ leak (false negatives per sentence: lower is better, 0 when nothing is missed):
 * meddocan_s1_leak_pipeline          otherwise: the same FN divided by the pipeline's own
                                      sentence count (doc.sents, else non-empty lines); not
                                      comparable with the official leak, hence the other key
+* meddocan_phi_word_recall           share of gold PHI words (runs of letters/digits with a
+                                     character in a gold entity) fully inside a predicted
+                                     entity, any label (counts: evaluate.py JSON)
+* meddocan_phi_identifying_word_recall  the same for capitalised or digit-bearing words
+* meddocan_over_redaction            share of non-PHI words touched by a prediction;
+                                     (floats only here, as for the other keys)
 
 Gold per example: user_data["meddocan_gold"] (all gold entities, including those that do
 not align to tokens) when present, else the reference entities. System: predicted ents.
