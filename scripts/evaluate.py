@@ -26,10 +26,11 @@ def main(
     gold_brat: Annotated[Optional[Path], typer.Option(help="Take the gold from this BRAT folder")] = None,
     sentences: Annotated[Optional[Path], typer.Option(help="Official sentence files (ID.ann) for the leak")] = None,
     batch_size: Annotated[int, typer.Option(help="nlp.pipe batch size")] = 32,
+    privacy: Annotated[Optional[str], typer.Option(help="Privacy level: balanced or high (default: as saved)")] = None,
 ) -> None:
     try:
-        evaluate_model(model, data_path, output_dir, suffix, gold_brat, sentences, batch_size)
-    except EvaluationError as err:
+        evaluate_model(model, data_path, output_dir, suffix, gold_brat, sentences, batch_size, privacy)
+    except (EvaluationError, ValueError) as err:
         typer.echo(str(err), err=True)
         raise typer.Exit(1)
 

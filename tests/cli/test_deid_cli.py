@@ -231,3 +231,43 @@ def test_sigkill_midway_then_resume(tmp_path, model_dir):
     r = subprocess.run(args[:5] + [str(clean)] + args[6:], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert r.returncode == 0
     assert outputs(out) == outputs(clean)
+
+
+PRIVACY_REPORT = ("Datos del paciente.\nNombre: Elvira Sanmartín.\n\n"
+                  "Paciente de 40 años con disnea.\n\n"
+                  "Remitido por: Dra. Quelvoria Zubimendi. Unidad de Neumología. Avenida Olmos 14, 31500 Tudela.\n")
+
+
+@pytest.mark.parametrize("how", ["flag", "policy"])
+def test_privacy_high_from_the_cli_and_the_policy(tmp_path, model_dir, how):
+    """High privacy (real general-Spanish model and lexicon) removes more than balanced and
+    is recorded in the run fingerprint; a balanced rerun into the folder is refused."""
+    inp = tmp_path / "in"
+    inp.mkdir()
+    (inp / "r.txt").write_text(PRIVACY_REPORT, encoding="utf-8")
+    balanced = cli("deidentify", inp, tmp_path / "balanced", "--mode", "tag", "--model", model_dir)
+    assert balanced.returncode == 0, balanced.stderr
+    extra = ["--privacy", "high"]
+    if how == "policy":
+        policy = tmp_path / "policy.toml"
+        policy.write_text('privacy = "high"\n', encoding="utf-8")
+        extra = ["--policy", policy]
+    high = cli("deidentify", inp, tmp_path / "high", "--mode", "tag", "--model", model_dir, *extra)
+    assert high.returncode == 0, high.stderr
+    tags = lambda folder: (folder / "r.txt").read_text(encoding="utf-8").count("[")  # noqa: E731
+    assert tags(tmp_path / "high") > tags(tmp_path / "balanced")
+    assert "Quelvoria" not in (tmp_path / "high" / "r.txt").read_text(encoding="utf-8")
+    fingerprint = json.loads((tmp_path / "high" / "run_fingerprint.json").read_text())
+    assert fingerprint["privacy"] == "high"
+    again = cli("deidentify", inp, tmp_path / "high", "--mode", "tag", "--model", model_dir, "--privacy", "balanced")
+    assert again.returncode == 2 and "privacy: 'high' (before) vs 'balanced' (now)" in again.stderr
+
+
+def test_bad_privacy_level_stops_the_run(tmp_path, model_dir):
+    inp = tmp_path / "in"
+    inp.mkdir()
+    (inp / "r.txt").write_text(PRIVACY_REPORT, encoding="utf-8")
+    res = cli("deidentify", inp, tmp_path / "out", "--mode", "tag", "--model", model_dir, "--privacy", "maximum")
+    assert res.returncode == 2
+    assert "privacy level must be one of ['balanced', 'high'], not 'maximum'" in res.stderr
+    assert not (tmp_path / "out").exists()

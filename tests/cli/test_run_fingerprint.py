@@ -98,6 +98,7 @@ FIELD_CHANGES = {
     "model_name": ({"meta": ("name", "otro_modelo")}, "model_name: "),
     "model_version": ({"meta": ("version", "9.8.7")}, "(before) vs '9.8.7' (now)"),
     "library_version": ({"library_version": "7.7.7"}, "library_version: "),
+    "privacy": ({"privacy": "high"}, "privacy: 'balanced' (before) vs 'high' (now)"),
 }
 
 
@@ -111,6 +112,8 @@ def test_each_fingerprint_field_change_is_refused_and_named(field, first_run, ru
         monkeypatch.setitem(rule_nlp.meta, *change["meta"])
     if "library_version" in change:
         monkeypatch.setattr(cli_module, "__version__", change["library_version"])
+    if "privacy" in change:
+        monkeypatch.setattr(rule_nlp.get_pipe("privacy"), "level", change["privacy"])
     mode, key = kwargs.pop("mode"), kwargs.pop("key")
     with pytest.raises(CliError) as err:
         run(inp, out, mode, key, nlp=rule_nlp, progress=False, **kwargs)

@@ -51,6 +51,9 @@ VALID = [
     ('[[deny]]\nlabel = "HOSPITAL"\nstrings = ["Clínica Sol de Poniente"]\n',
      lambda p: p.deny[0].label == "HOSPITAL" and p.deny[0].strings == ("Clínica Sol de Poniente",)),
     ('[date_shift]\nmin_days = 10\nmax_days = 10\n', lambda p: p.date_shift == (10, 10)),
+    ('privacy = "high"\n', lambda p: p.privacy == "high"),
+    ('privacy = "balanced"\n', lambda p: p.privacy == "balanced"),
+    ('age_threshold = 80\n', lambda p: p.privacy is None),
 ]
 
 
@@ -63,7 +66,9 @@ def test_valid_policies(tmp_path, text, check):
 
 
 INVALID = [
-    ('colour = "red"\n', "colour: unknown key (allowed: operators, labels, allow, deny, date_shift, age_threshold)"),
+    ('colour = "red"\n', "colour: unknown key (allowed: operators, labels, allow, deny, date_shift, age_threshold, privacy)"),
+    ('privacy = "maximum"\n', "privacy: unknown level 'maximum' (allowed: balanced, high)"),
+    ('privacy = 3\n', "privacy: unknown level '3' (allowed: balanced, high)"),
     ('[operators]\nNOMBRE = "tag"\n', "operators.NOMBRE: unknown key (allowed: NOMBRE_SUJETO_ASISTENCIA"),
     ('[operators]\nFECHAS = "blur"\n', "operators.FECHAS: unknown operator 'blur' (allowed: tag, mask, redact, surrogate, keep)"),
     ('[labels]\nFECHAS = "no"\n', "labels.FECHAS: expected true (PHI) or false (off: not PHI)"),

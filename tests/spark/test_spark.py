@@ -124,6 +124,22 @@ def test_failing_rows_marked_not_dropped(spark, model_dir):
         deidentify_dataframe(df, "mask", model=str(model_dir))
     with pytest.raises(ValueError, match="unknown mode"):
         deidentify_dataframe(df, "scramble", model=str(model_dir), text_col="content")
+    with pytest.raises(ValueError, match="unknown privacy level 'maximum'"):
+        deidentify_dataframe(df, "tag", model=str(model_dir), text_col="content", privacy="maximum")
+
+
+def test_privacy_level_reaches_the_executors(spark, model_dir):
+    """privacy="high" loads the pipeline at that level in the workers: more is removed."""
+    from meddocan_deid.spark import deidentify_dataframe
+
+    text = ("Datos del paciente.\nNombre: Ana.\n\nPaciente con tos.\n\n"
+            "Remitido por: Dra. Quelvoria Zubimendi. Avenida Olmos 14, 31500 Tudela.\n")
+    df = spark.createDataFrame([("r1", text)], "id string, text string")
+    balanced = deidentify_dataframe(df, "tag", model=str(model_dir)).collect()[0]
+    high = deidentify_dataframe(df, "tag", model=str(model_dir), privacy="high").collect()[0]
+    assert balanced["status"] == high["status"] == "ok"
+    assert len(high["phi"]) > len(balanced["phi"])
+    assert "Quelvoria" not in high["deid_text"]
 
 
 def test_model_loaded_once_per_python_worker(spark, tmp_path, model_dir, load_log):

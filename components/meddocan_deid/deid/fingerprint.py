@@ -2,7 +2,8 @@
 
 Each output folder holds `run_fingerprint.json` with the mode, the policy digest, a
 fingerprint of the key (HMAC-SHA256 of a fixed string under the key: it identifies the key
-without revealing it), the model name and version, and the library version. A run that
+without revealing it), the model name and version, the pipeline's privacy level and the
+library version. A run that
 finds a fingerprint differing in any field refuses to resume (reports made one way would
 sit next to reports made another way); `--overwrite` redoes the run and writes the new
 fingerprint. The file never holds the key, a text or a path to a report.
@@ -21,7 +22,7 @@ FINGERPRINT_NAME = "run_fingerprint.json"
 KEY_FINGERPRINT_MESSAGE = b"meddocan-deid key fingerprint v1"
 FORMAT = 1
 # compared fields, in the order the refusal names them
-FIELDS = ("mode", "policy_digest", "key_fingerprint", "model_name", "model_version", "library_version")
+FIELDS = ("mode", "policy_digest", "key_fingerprint", "model_name", "model_version", "privacy", "library_version")
 # set while an --overwrite run is under way: a resume must not skip reports of the old run
 UNFINISHED = "overwrite_unfinished"
 
@@ -78,6 +79,12 @@ def model_identity(nlp, model: str) -> Dict[str, Optional[str]]:
     return {"name": name, "version": None if version is None else str(version)}
 
 
+def privacy_level(nlp) -> str:
+    """The level of the pipeline's `privacy` component; "balanced" without one (it changes nothing)."""
+    names = getattr(nlp, "pipe_names", ())
+    return getattr(nlp.get_pipe("privacy"), "level", "balanced") if "privacy" in names else "balanced"
+
+
 def make_fingerprint(*, mode: str, key: Optional[bytes], policy_digest: Optional[str], nlp, model: str,
                      library_version: str) -> Dict[str, Any]:
     ident = model_identity(nlp, model)
@@ -88,6 +95,7 @@ def make_fingerprint(*, mode: str, key: Optional[bytes], policy_digest: Optional
         "key_fingerprint": key_fingerprint(key) if mode == "surrogate" else "none",
         "model_name": ident["name"],
         "model_version": ident["version"],
+        "privacy": privacy_level(nlp),
         "library_version": library_version,
     }
 
@@ -113,7 +121,10 @@ def differences(old: Dict[str, Any], new: Dict[str, Any]) -> List[str]:
     only as `key differs`."""
     lines = []
     for name in FIELDS:
-        if old.get(name) == new.get(name):
+        before, now = old.get(name), new.get(name)
+        if name == "privacy":  # folders written before the setting existed were balanced
+            before, now = before or "balanced", now or "balanced"
+        if before == now:
             continue
         if name == "key_fingerprint":
             if old.get(name) == "none" or new.get(name) == "none":
@@ -122,7 +133,7 @@ def differences(old: Dict[str, Any], new: Dict[str, Any]) -> List[str]:
             else:
                 lines.append("key differs")
         else:
-            lines.append(f"{name}: {old.get(name)!r} (before) vs {new.get(name)!r} (now)")
+            lines.append(f"{name}: {before!r} (before) vs {now!r} (now)")
     return lines
 
 

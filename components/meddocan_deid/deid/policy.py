@@ -38,7 +38,9 @@ from .known_phi import (Span, add_known, compile_terms, find_all, find_known, fo
                         literal_term)
 from .options import LABEL_MODES, DeidOptions
 
-TOP_KEYS = ("operators", "labels", "allow", "deny", "date_shift", "age_threshold")
+TOP_KEYS = ("operators", "labels", "allow", "deny", "date_shift", "age_threshold", "privacy")
+# the pipeline's privacy operating point (the `privacy` component's level)
+PRIVACY_LEVELS = ("balanced", "high")
 ALLOW_KEYS = ("strings", "regexes")
 DENY_KEYS = ("label", "strings", "regexes")
 SHIFT_KEYS = ("min_days", "max_days")
@@ -67,6 +69,7 @@ class Policy:
     deny: Tuple[DenyRule, ...] = ()
     date_shift: Optional[Tuple[int, int]] = None
     age_threshold: Optional[int] = None
+    privacy: Optional[str] = None
 
     def digest(self) -> str:
         """SHA-256 of what the policy says (not where it was read from): the run fingerprint's
@@ -79,6 +82,7 @@ class Policy:
             "deny": [{"label": d.label, "strings": list(d.strings), "regexes": [r.pattern for r in d.regexes]}
                      for d in self.deny],
             "date_shift": list(self.date_shift) if self.date_shift else None, "age_threshold": self.age_threshold,
+            **({"privacy": self.privacy} if self.privacy is not None else {}),
         })
 
     def apply(self, options: Optional[DeidOptions] = None) -> DeidOptions:
@@ -235,8 +239,11 @@ def parse_policy(data, source: str = "<policy>") -> Policy:
     age_threshold = None
     if "age_threshold" in data:
         age_threshold = _int(source, "age_threshold", data["age_threshold"], 1, MAX_AGE)
+    privacy = data.get("privacy")
+    if privacy is not None and privacy not in PRIVACY_LEVELS:
+        raise _err(source, "privacy", f"unknown level {str(privacy)[:40]!r} (allowed: {', '.join(PRIVACY_LEVELS)})")
     return Policy(source, operators, frozenset(disabled), allow_strings, allow_regexes, tuple(deny), date_shift,
-                  age_threshold)
+                  age_threshold, privacy)
 
 
 def load_policy(path: Union[str, Path]) -> Policy:

@@ -14,6 +14,7 @@ import srsly
 import typer
 
 from ..files import atomic_write
+from ..pipeline.privacy import load_with_privacy
 from .brat import write_brat
 from .metrics import EvaluationError
 from .results import DocResult, per_type_markdown, run_model, score_results, sentence_source, summary_rows
@@ -69,11 +70,12 @@ def evaluate_split(nlp, data_path: Path, output_dir: Path, suffix: str, gold_bra
 
 def evaluate_model(model: str, data_path: Path, output_dir: Path = Path("metrics"), suffix: str = "",
                    gold_brat: Optional[Path] = None, sentences: Optional[Path] = None,
-                   batch_size: int = 32) -> List[dict]:
+                   batch_size: int = 32, privacy: Optional[str] = None) -> List[dict]:
     """Score every split of DATA_PATH (see `evaluation_splits`); raises EvaluationError
-    before loading the model when there is nothing to score."""
+    before loading the model when there is nothing to score. privacy: the pipeline's
+    privacy level ("balanced", "high"), None: as saved."""
     splits = evaluation_splits(data_path)
-    nlp = spacy.load(model)
+    nlp = load_with_privacy(model, privacy)
     return [evaluate_split(nlp, split, output_dir, suffix, gold_brat, sentences, batch_size) for split in splits]
 
 

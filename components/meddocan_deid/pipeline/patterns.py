@@ -45,6 +45,11 @@ def read_patterns(path: Path) -> List[dict]:
     return load_patterns(path)
 
 
+@registry.misc("meddocan_deid.read_privacy_rules.v1")
+def read_privacy_rules(path: Path) -> List[dict]:
+    return load_patterns(path, required=("id", "source", "sections"))
+
+
 # The task gazetteer's files, by the first word of their names, and the span label each gets.
 GAZETTEER_LISTS = {
     "Apellidos": "surname",

@@ -24,6 +24,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 from ..deid.batch import Record, deidentify_records
 from ..deid.options import MODES, DeidOptions, needs_key
+from ..deid.policy import PRIVACY_LEVELS
 
 DEFAULT_MODEL = "es_meddocan_deid"
 DEID_TEXT_COL = "deid_text"
@@ -43,16 +44,15 @@ _MODELS: Dict[str, object] = {}
 _EMPTY_DIR: List[str] = []
 
 
-def get_model(name: str):
-    """The pipeline `name`, loaded once per Python process."""
-    nlp = _MODELS.get(name)
+def get_model(name: str, privacy: Optional[str] = None):
+    """The pipeline `name` (privacy: its privacy level, None: as saved), loaded once per Python process."""
+    nlp = _MODELS.get((name, privacy))
     if nlp is None:
-        import spacy
-
         import meddocan_deid  # noqa: F401  (registers the factories before loading)
+        from ..pipeline.privacy import load_with_privacy
 
-        nlp = spacy.load(name)
-        _MODELS[name] = nlp
+        nlp = load_with_privacy(name, privacy)
+        _MODELS[(name, privacy)] = nlp
         log = os.environ.get(LOAD_LOG_ENV)
         if log:
             with open(Path(log) / f"loads-{os.getpid()}.txt", "a", encoding="utf-8") as fh:
@@ -178,13 +178,13 @@ def _process(pdf, nlp, mode, key, options, batch_size, id_col, text_col, patient
     return out
 
 
-def _partition_fn(model, mode, key_bc, options, gazetteer_file, batch_size, id_col, text_col, patient_col,
+def _partition_fn(model, privacy, mode, key_bc, options, gazetteer_file, batch_size, id_col, text_col, patient_col,
                   error_col, drop):
     """The function run by mapInPandas (pickled into the plan: it holds no key, only the
     broadcast handle)."""
 
     def fn(batches: Iterator) -> Iterator:
-        nlp = get_model(model)
+        nlp = get_model(model, privacy)
         key = key_bc.value if key_bc is not None else None
         opts = _executor_options(options, gazetteer_file)
         for pdf in batches:
@@ -227,7 +227,7 @@ def deidentify_dataframe(df, mode: str, key: Optional[bytes] = None, *, model: s
                          id_col: str = "id", text_col: str = "text", patient_col: Optional[str] = None,
                          batch_size: int = 32, options: Optional[DeidOptions] = None,
                          error_col: Optional[str] = None, keep_text: bool = False, policy=None,
-                         known_col: Optional[str] = None):
+                         known_col: Optional[str] = None, privacy: Optional[str] = None):
     """De-identify the `text_col` of every row of `df` (a Spark DataFrame).
 
     id_col: the report id (any type; its string keys the surrogates, as in the CLI);
@@ -238,8 +238,10 @@ def deidentify_dataframe(df, mode: str, key: Optional[bytes] = None, *, model: s
     `phi` and `status`; the same number of rows. policy: a `Policy` or the path of a policy
     file (read on the driver). known_col: optional column of known identifiers (a JSON
     string or a map label -> array of strings), found in the row and in every row of the
-    same patient; it never goes to the output (it is PHI). Raises ValueError at once for a
-    bad mode, a bad policy, a missing key, a missing column or a name clash."""
+    same patient; it never goes to the output (it is PHI). privacy: the pipeline's privacy
+    level, "balanced" or "high" (None: the policy's, else the model's). Raises ValueError at
+    once for a bad mode, a bad policy, a bad privacy level, a missing key, a missing column or
+    a name clash."""
     from pyspark.sql.types import StructField, StructType, _parse_datatype_string
 
     from ..deid.keys import as_key
@@ -253,6 +255,10 @@ def deidentify_dataframe(df, mode: str, key: Optional[bytes] = None, *, model: s
         from ..deid.policy import as_policy
 
         options = as_policy(policy).apply(options)
+    if privacy is None and options.policy is not None:
+        privacy = options.policy.privacy
+    if privacy is not None and privacy not in PRIVACY_LEVELS:
+        raise ValueError(f"unknown privacy level {privacy!r} (expected one of {', '.join(PRIVACY_LEVELS)})")
     spark = df.sparkSession
     columns = df.columns
     for col in (id_col, text_col, patient_col, error_col, known_col):
@@ -276,7 +282,7 @@ def deidentify_dataframe(df, mode: str, key: Optional[bytes] = None, *, model: s
     schema = StructType(kept + [StructField(DEID_TEXT_COL, _parse_datatype_string("string"), True),
                                 StructField(PHI_COL, _parse_datatype_string(PHI_TYPE), False),
                                 StructField(STATUS_COL, _parse_datatype_string("string"), False)])
-    fn = _partition_fn(model, mode, key_bc, options, gazetteer_file, batch_size, id_col, text_col, patient_col,
+    fn = _partition_fn(model, privacy, mode, key_bc, options, gazetteer_file, batch_size, id_col, text_col, patient_col,
                        error_col, drop)
     return df.mapInPandas(fn, schema)
 

