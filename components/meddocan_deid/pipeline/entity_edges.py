@@ -20,7 +20,7 @@ dotted abbreviation takes back the final period the tokenizer split off (`Méxic
 Rule entities (in `rules_key`) are left as they are.
 """
 import re
-from typing import List
+from typing import AbstractSet, List
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -44,14 +44,23 @@ from .spans import EDGE_PUNCT, TITLES, rule_entity_keys
                               "universidad", "universitat", "facultad", "centro", "complejo"],
         "contact_words": ["correo", "correos", "e-mail", "email", "teléfono", "tfno", "tel", "fax"],
         "abbreviation_labels": ["TERRITORIO", "PAIS"],
+        # titles left out of a name (shared default with meddocan_rule_entities)
+        "titles": TITLES,
+        # a town goes on through these + a capitalised name: `Arganda del Rey`
+        "town_connectors": ["de", "del"],
+        # lower case, an article after a town connector (`Puerto de la Cruz`); capitalised, an
+        # article before a town that belongs to it (`30120 El Palmar`: in train and dev no gold
+        # TERRITORIO leaves one out)
+        "town_articles": ["la", "las", "los", "el"],
     },
     assigns=["doc.ents"],
 )
 class EntityEdges:
-    def __init__(self, nlp: Language, name: str, rules_key: str, title_labels: List[str],
+    def __init__(self, nlp: Language, name: str, *, rules_key: str, title_labels: List[str],
                  place_labels: List[str], town_labels: List[str], department_words: List[str],
                  role_words: List[str], institution_words: List[str], contact_words: List[str],
-                 abbreviation_labels: List[str]):
+                 abbreviation_labels: List[str], titles: List[str], town_connectors: List[str],
+                 town_articles: List[str]):
         self.name = name
         self.rules_key = rules_key
         self.title_labels = set(title_labels)
@@ -62,6 +71,11 @@ class EntityEdges:
         self.institution_words = set(institution_words)
         self.contact_words = set(contact_words)
         self.abbreviation_labels = set(abbreviation_labels)
+        self.titles = set(titles)
+        self.town_connectors = set(town_connectors)
+        self.town_articles = set(town_articles)
+        # the same articles capitalised, as they stand before a town: `El Palmar`
+        self.town_head_articles = {word.capitalize() for word in town_articles}
 
     def __call__(self, doc: Doc) -> Doc:
         rules = rule_entity_keys(doc, self.rules_key)
@@ -77,7 +91,7 @@ class EntityEdges:
                 continue
             start, end = ent.start, ent.end
             if ent.label_ in self.title_labels:
-                while start < end - 1 and doc[start].lower_ in TITLES:
+                while start < end - 1 and doc[start].lower_ in self.titles:
                     start += 1
             if ent.label_ in self.title_labels:
                 for i in range(start + 1, end):
@@ -94,10 +108,10 @@ class EntityEdges:
                         end = i
                         break
             if ent.label_ in self.town_labels:
-                if start > 0 and doc[start - 1].text in TOWN_HEAD_ARTICLES and not taken[start - 1]:
+                if start > 0 and doc[start - 1].text in self.town_head_articles and not taken[start - 1]:
                     start -= 1
                     taken[start] = True
-                tail = town_tail(doc, end, taken)
+                tail = town_tail(doc, end, taken, self.town_connectors, self.town_articles)
                 for i in range(end, tail):
                     taken[i] = True
                 end = tail
@@ -160,19 +174,14 @@ def close_quote(doc: Doc, start: int, end: int, taken: List[bool]) -> int:
     return end
 
 
-TOWN_CONNECTORS = {"de", "del"}
-TOWN_ARTICLES = {"la", "las", "los", "el"}
-# a capitalised article before a place is its name's (`30120 El Palmar`): in train and dev
-# no gold TERRITORIO leaves one out
-TOWN_HEAD_ARTICLES = {"El", "La", "Los", "Las"}
-
-
-def town_tail(doc: Doc, end: int, taken: List[bool]) -> int:
+def town_tail(doc: Doc, end: int, taken: List[bool], connectors: AbstractSet[str],
+              articles: AbstractSet[str]) -> int:
     """Where a place name ending at `end` really ends: it takes in each following
-    `de`/`del` [article] + capitalised words that no entity holds (`del Rey`, `de San Juan`)."""
-    while end < len(doc) and doc[end].lower_ in TOWN_CONNECTORS and not taken[end]:
+    connector (`de`/`del`) [article] + capitalised words that no entity holds (`del Rey`,
+    `de San Juan`)."""
+    while end < len(doc) and doc[end].lower_ in connectors and not taken[end]:
         j = end + 1
-        if j < len(doc) and doc[j].lower_ in TOWN_ARTICLES and not taken[j]:
+        if j < len(doc) and doc[j].lower_ in articles and not taken[j]:
             j += 1
         k = j
         while k < len(doc) and doc[k].is_alpha and doc[k].text[0].isupper() and not taken[k]:

@@ -23,27 +23,23 @@ predicts around them; among rule entities the longest wins (`filter_spans`).
 """
 
 import re
-from typing import AbstractSet, List, Optional
+from typing import AbstractSet, Collection, List, Optional
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
 from .sections import SECTIONS_KEY
-from .spans import has_digit, is_line_break, street_end, strip_edges
+from .spans import TITLES, has_digit, is_line_break, street_end, strip_edges
 
 SPLIT_PUNCT = {",", "/", "(", ")", ";"}
 SPACED_SPLIT_PUNCT = {"-", "."}  # `Getafe - Madrid`, `Monterrey. Nuevo León`; not `Vitoria-Gasteiz`
-PLACE_ABBREVIATIONS = {"cdad", "sta", "sto", "nvo", "nva", "gral", "ntra", "pto", "s"}  # `Cdad. Real` is one place
 NUMBER_SEPARATORS = {"-", ".", "(", ")", "/"}
 ANY_SECTION = "any"  # pattern ids `any/...`: not restricted to a section
 VETO = "veto"  # pattern ids `any/veto`: phrases that are not PHI
 TIME_OF_DAY = re.compile(r"(?:[01]?\d|2[0-3])[:h][0-5]\d(?::[0-5]\d)?h?")
-TIME_LEAD = {"a", "las", "la", "sobre", "hacia", ",", "-"}
 AGE = "age"  # pattern ids `any/age`: `Niña de 3 meses`, `14 días de vida`; the entity is the age
-AGE_CONTEXT_WORDS = {"de", "vida", "edad"}
 RELATIVE = "relative"  # pattern ids `any/relative`: `su madre`; the entity is the relative
-POSSESSIVES = {"su", "sus", "tu", "mi"}
 RELATIVE_AGE = "relative_age"  # pattern ids `any/relative_age`: `madre de 29 años`; the entity is the age (P4.3)
 RELATIVE_NAME = "relative_name"  # pattern ids `any/relative_name`: `su madre Carmen`; the entity is the name (P4.1)
 MONTH = "month"  # pattern ids `any/month`: `en junio por`, `desde septiembre hasta`; the entity is the month (P6.2)
@@ -51,12 +47,13 @@ GROUP = "group"  # pattern ids `any/group`: `Mujer ecuatoriana`, `de raza negra`
 GROUP_HEAD = "raza"  # kept in the entity: `raza caucásica`
 
 
-def _before_time(doc: Doc, start: int, end: int) -> int:
-    """The end of a date value before a time of day and its `a las` (guideline N6.1:
-    the hour is not part of the date): `12/03/2024 a las 10:30` ends after `2024`."""
+def _before_time(doc: Doc, start: int, end: int, time_lead: Collection[str]) -> int:
+    """The end of a date value before a time of day and the words that lead to it
+    (`time_lead`; guideline N6.1: the hour is not part of the date): `12/03/2024 a las
+    10:30` ends after `2024`."""
     for i in range(start, end):
         if TIME_OF_DAY.fullmatch(doc[i].text):
-            while i > start and (doc[i - 1].lower_ in TIME_LEAD or doc[i - 1].is_space):
+            while i > start and (doc[i - 1].lower_ in time_lead or doc[i - 1].is_space):
                 i -= 1
             return i
     return end
@@ -74,13 +71,25 @@ def _before_time(doc: Doc, start: int, end: int) -> int:
         "kinship_words": ["madre", "padre", "padres", "hermano", "hermana", "hermanos", "hermanas", "hijo", "hija",
                           "hijos", "hijas", "abuelo", "abuela", "tío", "tía", "primo", "prima", "esposo", "esposa",
                           "marido", "pareja", "sobrino", "sobrina", "nieto", "nieta", "gemelo", "gemela"],
+        # titles left out of a header name value (shared default with meddocan_entity_edges)
+        "titles": TITLES,
+        # a `. ` or ` - ` after these does not split a place: `Cdad. Real` is one place
+        "place_abbreviations": ["cdad", "sta", "sto", "nvo", "nva", "gral", "ntra", "pto", "s"],
+        # what leads from a header date to a time of day, which stays out of the date: `a las 10:30`
+        "time_lead": ["a", "las", "la", "sobre", "hacia", ",", "-"],
+        # words after the number of an age that are context, not the age: `14 días de vida`
+        "age_context_words": ["de", "vida", "edad"],
+        # a possessive before a relative is not part of it (`su madre`), and an age after one
+        # is not the patient's (`su mujer de 80 años`)
+        "possessives": ["su", "sus", "tu", "mi"],
     },
     assigns=["doc.ents", "doc.spans"],
 )
 class RuleEntities:
-    def __init__(self, nlp: Language, name: str, candidates_key: str, sections_key: str, spans_key: str,
+    def __init__(self, nlp: Language, name: str, *, candidates_key: str, sections_key: str, spans_key: str,
                  footer_labels: Optional[List[str]], split_labels: List[str], kinship_words: List[str],
-                 annotate_ents: bool = True):
+                 titles: List[str], place_abbreviations: List[str], time_lead: List[str],
+                 age_context_words: List[str], possessives: List[str], annotate_ents: bool = True):
         self.name = name
         self.candidates_key = candidates_key
         self.sections_key = sections_key
@@ -89,6 +98,11 @@ class RuleEntities:
         self.footer_labels = set(footer_labels) if footer_labels is not None else None
         self.split_labels = set(split_labels)
         self.kinship_words = set(kinship_words)
+        self.titles = set(titles)
+        self.place_abbreviations = set(place_abbreviations)
+        self.time_lead = set(time_lead)
+        self.age_context_words = set(age_context_words)
+        self.possessives = set(possessives)
         # False: only doc.spans (an NER in training reads them as features; preset
         # doc.ents that disagree with the gold would leave it no valid action)
         self.annotate_ents = annotate_ents
@@ -126,7 +140,7 @@ class RuleEntities:
                 entities.append(Span(doc, start, cand.end, label=cand.label))
                 continue
             if kind == RELATIVE:
-                start = cand.start + (doc[cand.start].lower_ in POSSESSIVES)
+                start = cand.start + (doc[cand.start].lower_ in self.possessives)
                 entities.append(Span(doc, start, cand.end, label=cand.label))
                 continue
             if section == ANY_SECTION:
@@ -160,10 +174,10 @@ class RuleEntities:
         start, end = cand.start, cand.end
         while start < end and not doc[start].like_num and doc[start].lower_ not in {"un", "una"}:
             start += 1
-        while end > start and doc[end - 1].lower_ in AGE_CONTEXT_WORDS:
+        while end > start and doc[end - 1].lower_ in self.age_context_words:
             end -= 1
         before = {t.lower_ for t in doc[max(0, cand.start - 3):cand.start]}
-        if before & self.kinship_words or (cand.start > 0 and doc[cand.start - 1].lower_ in POSSESSIVES):
+        if before & self.kinship_words or (cand.start > 0 and doc[cand.start - 1].lower_ in self.possessives):
             return []
         return [Span(doc, start, end, label=cand.label)] if end > start else []
 
@@ -173,8 +187,8 @@ class RuleEntities:
             end += 1
         label = key.label_
         if label == "FECHAS":
-            end = _before_time(doc, key.end, end)
-        start, end = strip_edges(doc, key.end, end, drop_titles=label.startswith("NOMBRE_"))
+            end = _before_time(doc, key.end, end, self.time_lead)
+        start, end = strip_edges(doc, key.end, end, titles=self.titles if label.startswith("NOMBRE_") else ())
         if label.startswith("ID_"):
             # `CIPA: nhc-248135`: an identifier starts at its first digit
             while start < end and not has_digit(doc[start]):
@@ -191,7 +205,7 @@ class RuleEntities:
         for i in range(start, end + 1):
             if i == end or doc[i].text in SPLIT_PUNCT or (
                     doc[i].text in SPACED_SPLIT_PUNCT and doc[i].whitespace_
-                    and not (i > start and doc[i - 1].lower_ in PLACE_ABBREVIATIONS)):
+                    and not (i > start and doc[i - 1].lower_ in self.place_abbreviations)):
                 s, e = strip_edges(doc, chunk_start, i)
                 if e > s:
                     spans.append(Span(doc, s, e, label=label))
