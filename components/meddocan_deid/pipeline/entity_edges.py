@@ -1,23 +1,9 @@
 """Trim the edges of the NER's entities to what the annotation guidelines call PHI.
 
-The guidelines leave titles (Dr., Doctora, Sra.) outside a name and never end an
-entity on punctuation; the NER sometimes takes them in, mostly in the footer where
-names, services and addresses follow each other without a break. This component
-drops leading titles from the configured name labels and edge punctuation tokens from
-every NER entity. A hospital or institution also ends where a department starts
-("Servicio Castellano-Leonés de Salud | Servicio de Oftalmología": a department is not
-PHI), and a name ends where a role, a department or an institution starts ("Alberto
-Palacios | Residente de 5º año", "María Soto | Institut de Medicina Legal": no gold name in
-train or dev holds an institution word after its first word) or a contact key starts
-("María Vicente | Correos electrónicos:": no gold name holds one). A town or region goes on
-through `de`/`del` + a capitalised name that no other entity holds ("Arganda | del Rey":
-no gold TERRITORIO in train or dev is followed by such a tail, so the tail belongs to
-it), and takes in a capitalised article before it (`El | Palmar`). Two NER entities of
-one label that touch with no space between them are joined (`E-` + `23400`). A name
-quoted inside an entity keeps its closing quote (`Hospital Clínico "Lozano Blesa"`: every
-gold entity with a quote in train and dev holds both). A town or country that ends in a
-dotted abbreviation takes back the final period the tokenizer split off (`México D.F.`).
-Rule entities (in `rules_key`) are left as they are.
+Reads `doc.ents` and the rule entities in `doc.spans[rules_key]`; writes `doc.ents` only:
+NER entities lose leading titles, edge punctuation and a trailing department, role,
+institution or contact key, towns take in their `de <Name>` tail, and glued pieces of one
+label are joined. Rule entities, tokens and span groups are never changed.
 """
 import re
 from typing import AbstractSet, List
@@ -90,9 +76,15 @@ class EntityEdges:
                 ents.append(ent)
                 continue
             start, end = ent.start, ent.end
+            # the guidelines leave titles (Dr., Doctora, Sra.) outside a name; the NER sometimes
+            # takes them in, mostly in the footer where names, services and addresses follow
+            # each other without a break
             if ent.label_ in self.title_labels:
                 while start < end - 1 and doc[start].lower_ in self.titles:
                     start += 1
+            # a name ends where a role, a department, an institution or a contact key starts:
+            # no gold name in train or dev holds an institution word after its first word,
+            # nor a contact key
             if ent.label_ in self.title_labels:
                 for i in range(start + 1, end):
                     word = doc[i].lower_
@@ -101,6 +93,7 @@ class EntityEdges:
                             word in self.department_words and i + 1 < end and doc[i + 1].lower_ == "de")):
                         end = i
                         break
+            # a hospital or institution ends where a department starts: a department is not PHI
             if ent.label_ in self.place_labels:
                 for i in range(start + 1, end - 1):
                     if doc[i].lower_ in self.department_words and doc[i].is_title \
@@ -111,10 +104,13 @@ class EntityEdges:
                 if start > 0 and doc[start - 1].text in self.town_head_articles and not taken[start - 1]:
                     start -= 1
                     taken[start] = True
+                # no gold TERRITORIO in train or dev is followed by a `de <Name>` tail that no
+                # other entity holds, so the tail belongs to it
                 tail = town_tail(doc, end, taken, self.town_connectors, self.town_articles)
                 for i in range(end, tail):
                     taken[i] = True
                 end = tail
+            # every gold entity with a quote in train and dev holds both quotes
             end = close_quote(doc, start, end, taken)
             while start < end and doc[start].text in EDGE_PUNCT:
                 start += 1

@@ -1,20 +1,10 @@
 """Label the maker and its address in a product's parenthesis.
 
-Reports name the maker of a drug or device in parentheses, with its town and country:
-`(Vibracina 100, Maker, Madrid)`, `(Maker®, Irvine, California, EE.UU.)`. The
-annotation labels the maker INSTITUCION, the towns and regions TERRITORIO and the
-country PAIS; the NER, trained on few such lines, misses most of them.
-
-A parenthesis is read as a maker's address only when it ends with a known place:
-a span of `places_key` (the `place_names` span ruler: countries and foreign
-regions, pattern data) or a province candidate of the rule matcher (`cue/province`).
-Its comma-separated parts are then, from the end: the known places, the towns before
-them, the maker, and the product. The maker is the first part, or the second when the
-first reads as a product (a dose or a number in it, or it is set off by `;`).
-
-The parts only fill gaps: a part that overlaps an entity is left alone, except that an
-entity on exactly a part with another place or institution label takes the part's
-label (`Merck` read as a town). Rule entities (`rules_key`) are never changed.
+Reads `doc.ents`, the place spans of `doc.spans[places_key]`, the province candidates
+(`cue/province`) of `doc.spans[candidates_key]` and the rule entities (`rules_key`); writes
+`doc.ents` only: in a parenthesis that ends with a known place, the maker INSTITUCION, its
+towns TERRITORIO and its country PAIS fill the gaps between the NER's entities. Rule
+entities, tokens and span groups are never changed.
 """
 from typing import List, Optional, Set, Tuple
 
@@ -56,6 +46,8 @@ PART_SEPARATORS = {",", ";", "."}  # `Medizintechnik GmbH. Lübeck, Alemania`
     assigns=["doc.ents"],
 )
 class MakerAddress:
+    # Reports name the maker of a drug or device in parentheses, with its town and country;
+    # the NER, trained on few such lines, misses most of them.
     def __init__(self, nlp: Language, name: str, *, places_key: str, candidates_key: str, province_id: str,
                  rules_key: str, maker_label: str, town_label: str, relabel: List[str], max_tokens: int,
                  max_part_tokens: int, company_suffixes: List[str], company_words: List[str],
@@ -99,6 +91,11 @@ class MakerAddress:
             start <= e.start and e.end <= end and any(t.text in PART_SEPARATORS for t in e[1:-1]))]
 
     def _read(self, doc: Doc, close: int, places: dict) -> List[Tuple[int, int, str]]:
+        """(start, end, label) of the parts of the parenthesis closed at `close`, when it ends
+        with a known place (a `places_key` span or a province candidate). Its comma-separated
+        parts are, from the end: the known places, the towns before them, the maker, and the
+        product; the maker is the first part, or the second when the first reads as a product
+        (a dose or a number in it, or it is set off by `;`)."""
         open_ = self._opening(doc, close)
         if open_ is None:
             return []
@@ -176,6 +173,8 @@ class MakerAddress:
             and not any(c.isdigit() for c in tokens.text)
 
     def _apply(self, doc: Doc, proposals: List[Tuple[int, int, str]]) -> None:
+        """The parts only fill gaps: a part that overlaps an entity is left alone, except that
+        an entity on exactly a part with another `relabel` label takes the part's label."""
         rules = rule_entity_keys(doc, self.rules_key)
         ents = list(doc.ents)
         kept = self._drop_part_crossers(ents, proposals, rules)

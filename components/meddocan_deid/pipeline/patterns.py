@@ -1,7 +1,8 @@
-"""Pattern data loader, registered as `meddocan_deid.read_patterns.v1` (spacy_misc).
+"""Pattern data and gazetteer readers for `[initialize]` blocks (registered functions).
 
-Used in `[initialize]` blocks so that patterns live in JSONL files and are saved
-with the pipeline; errors name the file and line, never pattern contents.
+Reads JSONL pattern files and the MEDDOCAN gazetteer folder; returns patterns for the
+rulers, and its callback writes the gazetteer lists into `nlp.vocab.lookups`. Never sees a
+Doc. Errors name the file and line, never pattern contents.
 """
 import logging
 import re

@@ -1,25 +1,9 @@
-"""Turn rule matches into PHI entities, restricted to the section they belong to.
+"""Turn the rule matcher's candidates into PHI entities, each within its own section.
 
-spaCy's `span_ruler` (named `phi_rules`) finds keys and regular PHI with token
-patterns from `configs/patterns/phi_rules.jsonl` and stores them in
-`doc.spans["phi_rules"]`. Each pattern's `id` says where it applies and what the
-entity is: `header/line` (a header key: the entity is the value after it, up to the
-end of the line or the next key), `footer/number` (a phone or fax key: the entity is
-the digits after it), `footer/match` (the match itself: e-mail, postal code),
-`footer/street` (a street head: the street up to its number), `any/relative_age` (the
-age of a relative, guideline P4.3: the entity is the age, labelled as the relative),
-`any/relative_name` (the name after a kinship word, guideline P4.1: the entity is the
-name, labelled as the relative), `any/month` (a month alone after `en`/`desde`/`hasta`/`durante`: the entity is the
-month, guideline P6.2), `any/group` (a population group or sexual orientation after its
-context word: the entity is the group, guideline P17.2-3); `any/match` is a match
-that is an entity wherever it occurs (an unambiguous date format); `any/veto` marks a
-phrase that is not PHI and is left to `entity_checks`. This thin component
-applies those conventions of the annotation guidelines (value only: no key, no title
-like Dr./Dña., no trailing punctuation) and writes the result to `doc.ents` and to
-`doc.spans["rule_entities"]`.
-
-Overlap policy: rule entities are written before the NER, which keeps them and
-predicts around them; among rule entities the longest wins (`filter_spans`).
+Reads the `phi_rules` candidates (`doc.spans[candidates_key]`) and the `sections` spans;
+writes the rule entities to `doc.spans[spans_key]` and, unless `annotate_ents` is false, to
+`doc.ents`, where they replace the entities they overlap. Never touches tokens, sections or
+the candidates; each pattern id `<section>/<kind>` (listed below) says where a rule applies.
 """
 
 import re
@@ -35,8 +19,14 @@ from .spans import TITLES, has_digit, is_line_break, street_end, strip_edges
 SPLIT_PUNCT = {",", "/", "(", ")", ";"}
 SPACED_SPLIT_PUNCT = {"-", "."}  # `Getafe - Madrid`, `Monterrey. Nuevo León`; not `Vitoria-Gasteiz`
 NUMBER_SEPARATORS = {"-", ".", "(", ")", "/"}
-ANY_SECTION = "any"  # pattern ids `any/...`: not restricted to a section
-VETO = "veto"  # pattern ids `any/veto`: phrases that are not PHI
+# Pattern ids `<section>/<kind>`. In a section: `header/line` (a header key: the entity is
+# the value after it, up to the end of the line or the next key), `footer/number` (a phone
+# or fax key: the entity is the digits after it), `footer/street` (a street head: the
+# street up to its number), and any other kind (`footer/match`: e-mail, postal code): the
+# match itself. The value only, as the guidelines say: no key, no title, no trailing
+# punctuation.
+ANY_SECTION = "any"  # pattern ids `any/...`: not restricted to a section; `any/match` is the match itself
+VETO = "veto"  # pattern ids `any/veto`: phrases that are not PHI, left to entity_checks
 TIME_OF_DAY = re.compile(r"(?:[01]?\d|2[0-3])[:h][0-5]\d(?::[0-5]\d)?h?")
 AGE = "age"  # pattern ids `any/age`: `Niña de 3 meses`, `14 días de vida`; the entity is the age
 RELATIVE = "relative"  # pattern ids `any/relative`: `su madre`; the entity is the relative
@@ -159,6 +149,8 @@ class RuleEntities:
                 entities.extend(self._street(doc, cand, sec))
             else:
                 entities.append(Span(doc, cand.start, cand.end, label=cand.label))
+        # overlap policy: among rule entities the longest wins; written before the NER, which
+        # keeps them and predicts around them
         entities = filter_spans(entities)
         doc.spans[self.spans_key] = entities
         if not self.annotate_ents:
