@@ -37,7 +37,7 @@ def _numeric(text: str) -> bool:
     assigns=["doc.ents"],
 )
 class EntityChecks:
-    def __init__(self, nlp: Language, name: str, candidates_key: str, rules_key: str, sections_key: str,
+    def __init__(self, nlp: Language, name: str, *, candidates_key: str, rules_key: str, sections_key: str,
                  veto_id: str, max_tokens: int, places_key: str, country_id: str, country_label: str,
                  country_relabel: List[str]):
         self.name = name

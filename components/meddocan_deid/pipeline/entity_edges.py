@@ -2,8 +2,9 @@
 
 Reads `doc.ents` and the rule entities in `doc.spans[rules_key]`; writes `doc.ents` only:
 NER entities lose leading titles, edge punctuation and a trailing department, role,
-institution or contact key, towns take in their `de <Name>` tail, and glued pieces of one
-label are joined. Rule entities, tokens and span groups are never changed.
+institution or contact key; towns take in their `de <Name>` tail, quoted names their closing
+quote, places an abbreviation's final period; glued pieces of one label are joined. Rule
+entities, tokens and span groups are never changed.
 """
 import re
 from typing import AbstractSet, List

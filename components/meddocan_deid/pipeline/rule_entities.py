@@ -25,7 +25,8 @@ NUMBER_SEPARATORS = {"-", ".", "(", ")", "/"}
 # street up to its number), and any other kind (`footer/match`: e-mail, postal code): the
 # match itself. The value only, as the guidelines say: no key, no title, no trailing
 # punctuation.
-ANY_SECTION = "any"  # pattern ids `any/...`: not restricted to a section; `any/match` is the match itself
+# `any/...`: not restricted to a section; `any/match` is the match itself (an unambiguous date format)
+ANY_SECTION = "any"
 VETO = "veto"  # pattern ids `any/veto`: phrases that are not PHI, left to entity_checks
 TIME_OF_DAY = re.compile(r"(?:[01]?\d|2[0-3])[:h][0-5]\d(?::[0-5]\d)?h?")
 AGE = "age"  # pattern ids `any/age`: `Niña de 3 meses`, `14 días de vida`; the entity is the age

@@ -41,7 +41,7 @@ def _validate(patterns: List[dict]) -> List[dict]:
     assigns=["doc.spans"],
 )
 class SectionSegmenter:
-    def __init__(self, nlp: Language, name: str, spans_key: str = SECTIONS_KEY):
+    def __init__(self, nlp: Language, name: str, *, spans_key: str = SECTIONS_KEY):
         self.name = name
         self.spans_key = spans_key
         self.patterns: List[dict] = []

@@ -41,7 +41,7 @@ PLACE_LABELS = {"HOSPITAL", "INSTITUCION"}
     assigns=["doc.ents", "doc.spans"],
 )
 class TrustedPHI:
-    def __init__(self, nlp: Language, name: str, rules_key: str, sections_key: str, spans_key: str,
+    def __init__(self, nlp: Language, name: str, *, rules_key: str, sections_key: str, spans_key: str,
                  exclude_rule_labels: List[str], ner_labels: List[str], min_length: int, place_words: List[str]):
         self.name = name
         self.rules_key = rules_key
