@@ -22,7 +22,9 @@ from .spans import EDGE_PUNCT, TITLES, rule_entity_keys
         "title_labels": ["NOMBRE_SUJETO_ASISTENCIA", "NOMBRE_PERSONAL_SANITARIO"],
         "place_labels": ["HOSPITAL", "INSTITUCION", "CENTRO_SALUD"],
         "town_labels": ["TERRITORIO"],
+        # a department (followed by `de`) ends a place or a name: a department is not PHI
         "department_words": ["servicio", "unidad", "sección", "departamento", "servei", "unitat"],
+        # a role, an institution or a contact key after a name ends it
         "role_words": ["residente", "supervisora", "supervisor", "enfermera", "enfermero", "jefe", "jefa",
                        "adjunto", "adjunta", "facultativo", "facultativa", "coordinador", "coordinadora",
                        "director", "directora", "catedrático", "catedrática", "médico", "médica", "doctor",

@@ -59,6 +59,7 @@ def _before_time(doc: Doc, start: int, end: int, time_lead: Collection[str]) -> 
         "footer_labels": None,
         "split_labels": ["TERRITORIO"],
         "annotate_ents": True,
+        # an age within three words after one of these is a relative's, left to the NER
         "kinship_words": ["madre", "padre", "padres", "hermano", "hermana", "hermanos", "hermanas", "hijo", "hija",
                           "hijos", "hijas", "abuelo", "abuela", "tío", "tía", "primo", "prima", "esposo", "esposa",
                           "marido", "pareja", "sobrino", "sobrina", "nieto", "nieta", "gemelo", "gemela"],
