@@ -30,6 +30,7 @@ def run(nlp, text, word, label, rule=False):
     ("laringitis en 1993 y 1994 tratada", "1994", "TERRITORIO", [("FECHAS", "1994")]),
     ("PSA: agosto 2004: 0.7, febrero 2005", "0.7", "TERRITORIO", []),
     ("leucocitos: 12700 sin neutrofilia", "12700", "FECHAS", []),
+    ("ingresó el 123 de mayo", "123", "FECHAS", []),  # neither a day nor a year
     ("Leucocitos de aspecto activado: 6000 (N: 30%)", "6000", "NUMERO_TELEFONO", []),
     ("Gran Vía, 87. Barcelona 08014 E-mail", "08014", "NUMERO_TELEFONO", [("TERRITORIO", "08014")]),
     # a country name is a country
@@ -44,6 +45,7 @@ def test_contradicted_entities_change(nlp, text, word, label, expected):
     ("vive con su familia en Getafe", "familia", "FAMILIARES_SUJETO_ASISTENCIA"),
     ("C/ Mayor 3 28905 Getafe", "28905", "TERRITORIO"),
     ("ingresó en 1994 por fiebre", "1994", "FECHAS"),
+    ("ingresó el 12 de mayo por fiebre", "12", "FECHAS"),  # a day
     ("Hospital de Txagorritxu 01009 Vitoria", "01009", "TERRITORIO"),
     ("fue operado en Madrid en 2001", "Madrid", "TERRITORIO"),
     ("Teléfono: 915304000 para citas", "915304000", "NUMERO_TELEFONO"),

@@ -27,6 +27,7 @@ def run(nlp, text, ents, rules=()):
     ("Remitido por: Doctor Pablo Gallardo Abril.", (3, 7, "NOMBRE_PERSONAL_SANITARIO"), "Pablo Gallardo Abril"),
     ("Remitido por: Doctora Marta García.", (3, 6, "NOMBRE_PERSONAL_SANITARIO"), "Marta García"),
     ("Remitido por: Dra. Ana Sol.", (3, 6, "NOMBRE_PERSONAL_SANITARIO"), "Ana Sol"),
+    ("Acompañada por la Sra. Elena Ruiz.", (3, 6, "NOMBRE_SUJETO_ASISTENCIA"), "Elena Ruiz"),
     ("Sección de Nefrología, Hospital de la Santa Creu, Avda. Mossèn", (4, 10, "HOSPITAL"), "Hospital de la Santa Creu"),
     ("en (Hospital Central).", (1, 5, "HOSPITAL"), "Hospital Central"),
     # a department is not part of the institution

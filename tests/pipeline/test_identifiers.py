@@ -106,6 +106,9 @@ VALID = [
     # staff and other numbers after their keys
     ("Nº empleado: u000999", "u000999", "ID_EMPLEO_PERSONAL_SANITARIO"),
     ("NºSocio: 5547889955", "5547889955", "OTRO_NUMERO_IDENTIF"),
+    # keys glued to their values, as the tokenizer does not split them
+    ("NºSocio:5547889955", "5547889955", "OTRO_NUMERO_IDENTIF"),
+    ("Contacto: Tfno.+34 612 345 678.", "34 612 345 678", "NUMERO_TELEFONO"),
     ("Identificador de huella dactilar FP537WXZ391 verificado.", "FP537WXZ391", "IDENTIF_BIOMETRICOS"),
 ]
 

@@ -41,6 +41,11 @@ def run(nlp, text, ents=()):
     # product, maker, town, country
     ("Colirio (Pruvex®, Talmon Farma, Terrassa, España) dos veces al día.",
      [("INSTITUCION", "Talmon Farma"), ("TERRITORIO", "Terrassa"), ("PAIS", "España")]),
+    # a period separates parts too, and a company suffix alone is no part of its own
+    ("Se implantó una malla (Quelmar Medizintechnik GmbH. Lübeck, Alemania) sin incidencias.",
+     [("INSTITUCION", "Quelmar Medizintechnik GmbH"), ("TERRITORIO", "Lübeck"), ("PAIS", "Alemania")]),
+    ("Se implantó una malla (Talmon Co, Inc., Zamora) sin incidencias.",
+     [("INSTITUCION", "Talmon Co"), ("TERRITORIO", "Zamora")]),
     # `(Brand®, X, ...)`: X may be the maker or its town, so only the known places
     ("Se usó un expansor (Brevix®, Ardent, Nueva York, Estados Unidos) en la mama.",
      [("TERRITORIO", "Nueva York"), ("PAIS", "Estados Unidos")]),

@@ -18,6 +18,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Dict, FrozenSet, Optional, Tuple, Union
 
+from ..pipeline.patterns import GAZETTEER_FILES
+
 logger = logging.getLogger("meddocan_deid.deid")
 
 ENV_GAZETTEER = "MEDDOCAN_GAZETTEER"
@@ -31,16 +33,8 @@ ATTRIBUTION = {
     "attribution": "Plan TL (Plan de Impulso de las Tecnologias del Lenguaje) and the MEDDOCAN task organisers",
 }
 
-# file-name prefix -> kind
-FILES = {
-    "Apellidos": "surnames",
-    "Direcciones": "streets",
-    "Hospitales": "hospitals",
-    "Municipios": "towns",
-    "Nombres": "first_names",
-    "Profesiones": "professions",
-    "Territorio": "territories",
-}
+# file-name prefix -> kind (the one map of the gazetteer's files is in pipeline/patterns.py)
+FILES = {prefix: kind for prefix, (_label, kind) in GAZETTEER_FILES.items()}
 
 
 def fold(text: str) -> str:

@@ -9,7 +9,7 @@ its own entity. Cuts, each one tested by example in tests/pipeline/test_address_
 - a postal code inside a longer entity stands alone; what follows it is the town;
 - a street head inside a place or name entity starts a CALLE when the piece has a house
   number or the NER found the rest of the street right after it, and the head does not
-  follow a name link (PLACE_NAME_LINKS);
+  follow a name link (`place_name_links`);
 - a CALLE right after a street head that no entity holds takes the head in (in train and
   dev the gold street holds its head 1,084 times and leaves it out 5 times);
 - a footer street head that no entity touches starts a CALLE up to its house number or
@@ -17,7 +17,7 @@ its own entity. Cuts, each one tested by example in tests/pipeline/test_address_
 - a HOSPITAL / INSTITUCION that ends in a house number holds a street with no head
   (no gold place entity in train or dev ends in `, <number>` or `Nº <number>`);
 - capitalised words after a street's house number are the town, unless they are a
-  floor or door (ADDRESS_UNIT_WORDS) or a second street;
+  floor or door (`address_unit_words`) or a second street;
 - a town followed by its province is two places, unless the province is part of the
   town's name.
 """
@@ -30,19 +30,6 @@ from spacy.util import filter_spans
 from .spans import EDGE_PUNCT, rule_entity_keys, section_span, street_end, strip_edges
 
 Piece = Tuple[int, int, str]
-# a street head after these is part of the street's name: `Gran Vía, 87`
-NAME_HEADS = {"Gran"}
-# a province after these is part of the town's name: `Villanueva de Córdoba`, `Nuevo León`
-PLACE_NAME_LINKS = {"de", "del", "la", "las", "los", "el", "y", "nuevo", "nueva", "nvo", "islas"}
-# what comes right before a house number: `Arrietabea, 44`, `Serrà Molins Nº 1`
-HOUSE_NUMBER_KEYS = {",", "nº", "n°", "nª", "núm", "num"}
-ARTICLES = {"la", "las", "los", "el", "l'"}
-# words after a house number that are still the address: floors, doors, blocks, districts
-ADDRESS_UNIT_WORDS = {"bajo", "bajos", "sótano", "andén", "entresuelo", "principal", "ático", "local", "piso",
-                      "planta", "puerta", "escalera", "esc", "portal", "bloque", "izq", "izquierda", "der",
-                      "dcha", "derecha", "centro", "interior", "casa", "colonia", "col", "dpto", "depto",
-                      "departamento", "oficina", "consultorio", "edificio", "torre", "apartamento", "apto",
-                      "urbanización", "urb", "barrio", "km"}
 
 
 def _has_number(doc: Doc, start: int, end: int) -> bool:
@@ -64,14 +51,31 @@ def _has_number(doc: Doc, start: int, end: int) -> bool:
         "postal_split_labels": ["CALLE", "TERRITORIO", "HOSPITAL", "INSTITUCION"],
         "street_split_labels": ["HOSPITAL", "INSTITUCION", "TERRITORIO", "NOMBRE_PERSONAL_SANITARIO"],
         "street_tail_labels": ["HOSPITAL", "INSTITUCION"],
+        # a street head after these (exact case) is part of the street's name: `Gran Vía, 87`
+        "name_heads": ["Gran"],
+        # a street head or a province after these is part of a name: `Villanueva de Córdoba`,
+        # `Nuevo León`; also the small words a town after a house number may hold
+        "place_name_links": ["de", "del", "la", "las", "los", "el", "y", "nuevo", "nueva", "nvo", "islas"],
+        # what comes right before a house number: `Arrietabea, 44`, `Serrà Molins Nº 1`
+        "house_number_keys": [",", "nº", "n°", "nª", "núm", "num"],
+        # articles between `de` and the name of a place before a headless street
+        "articles": ["la", "las", "los", "el", "l'"],
+        # words after a house number that are still the address: floors, doors, blocks, districts
+        "address_unit_words": ["bajo", "bajos", "sótano", "andén", "entresuelo", "principal", "ático", "local",
+                               "piso", "planta", "puerta", "escalera", "esc", "portal", "bloque", "izq",
+                               "izquierda", "der", "dcha", "derecha", "centro", "interior", "casa", "colonia",
+                               "col", "dpto", "depto", "departamento", "oficina", "consultorio", "edificio",
+                               "torre", "apartamento", "apto", "urbanización", "urb", "barrio", "km"],
     },
     assigns=["doc.ents"],
 )
 class AddressParts:
-    def __init__(self, nlp: Language, name: str, candidates_key: str, rules_key: str, sections_key: str,
+    def __init__(self, nlp: Language, name: str, *, candidates_key: str, rules_key: str, sections_key: str,
                  street_head_id: str,
                  province_id: str, postal_code_id: str, postal_code_label: str, street_label: str,
-                 postal_split_labels: List[str], street_split_labels: List[str], street_tail_labels: List[str]):
+                 postal_split_labels: List[str], street_split_labels: List[str], street_tail_labels: List[str],
+                 name_heads: List[str], place_name_links: List[str], house_number_keys: List[str],
+                 articles: List[str], address_unit_words: List[str]):
         self.name = name
         self.candidates_key = candidates_key
         self.rules_key = rules_key
@@ -84,6 +88,11 @@ class AddressParts:
         self.postal_split_labels = set(postal_split_labels)
         self.street_split_labels = set(street_split_labels)
         self.street_tail_labels = set(street_tail_labels)
+        self.name_heads = set(name_heads)
+        self.place_name_links = set(place_name_links)
+        self.house_number_keys = set(house_number_keys)
+        self.articles = set(articles)
+        self.address_unit_words = set(address_unit_words)
 
     def __call__(self, doc: Doc) -> Doc:
         cands = doc.spans.get(self.candidates_key, [])
@@ -139,7 +148,7 @@ class AddressParts:
                     return out
         if label in self.street_split_labels:
             for i in range(ent.start + 1, ent.end):
-                if i not in heads or doc[i - 1].lower_ in PLACE_NAME_LINKS:  # `Virgen del Camino` is a name
+                if i not in heads or doc[i - 1].lower_ in self.place_name_links:  # `Virgen del Camino` is a name
                     continue
                 street_follows = nxt is not None and nxt.label_ == self.street_label and \
                     all(t.is_space or t.text in EDGE_PUNCT for t in doc[ent.end:nxt.start])
@@ -160,7 +169,7 @@ class AddressParts:
             if head.start < footer.start or head.end > footer.end:
                 continue
             end = street_end(doc, head, footer.end)
-            start = head.start - 1 if head.start > footer.start and doc[head.start - 1].text in NAME_HEADS \
+            start = head.start - 1 if head.start > footer.start and doc[head.start - 1].text in self.name_heads \
                 else head.start
             if end is None or any(i in taken for i in range(start, end)):
                 continue
@@ -181,7 +190,7 @@ class AddressParts:
         """`Instituto Oncológico de Guipúzcoa Arrietabea, 44`: the street starts after `de <Name>`."""
         whole = [(ent.start, ent.end, ent.label_)]
         if ent.label_ not in self.street_tail_labels or len(ent) < 5 or not doc[ent.end - 1].like_num \
-                or doc[ent.end - 2].lower_.rstrip(".") not in HOUSE_NUMBER_KEYS:
+                or doc[ent.end - 2].lower_.rstrip(".") not in self.house_number_keys:
             return whole
         number_key = ent.end - 2
         link = next((i for i in range(ent.start + 1, number_key) if doc[i].lower_ in {"de", "del"}), None)
@@ -192,7 +201,7 @@ class AddressParts:
             ok = street >= ent.start + 2 and all(t.is_title and t.is_alpha for t in doc[street:number_key])
         else:
             name = link + 1
-            while name < number_key and doc[name].lower_ in ARTICLES:
+            while name < number_key and doc[name].lower_ in self.articles:
                 name += 1
             street = name + 1
             ok = street < number_key and doc[name].is_title and doc[street].is_title and doc[street].is_alpha
@@ -211,8 +220,8 @@ class AddressParts:
                     or len(doc[j + 1]) < 3:
                 continue
             rest = doc[j + 1:ent.end]
-            if j + 1 in heads or doc[j + 1].lower_ in ADDRESS_UNIT_WORDS or len(rest) > 4 or not all(
-                    t.is_alpha and (t.is_title or t.lower_ in PLACE_NAME_LINKS) for t in rest):
+            if j + 1 in heads or doc[j + 1].lower_ in self.address_unit_words or len(rest) > 4 or not all(
+                    t.is_alpha and (t.is_title or t.lower_ in self.place_name_links) for t in rest):
                 return whole
             return [(ent.start, j + 1, ent.label_), (j + 1, ent.end, self.postal_code_label)]
         return whole
@@ -220,7 +229,7 @@ class AddressParts:
     def _split_province(self, doc: Doc, ent: Span, provinces: dict) -> List[Piece]:
         start = provinces.get(ent.end)
         if ent.label_ != self.postal_code_label or start is None or start <= ent.start \
-                or not doc[start - 1].whitespace_ or doc[start - 1].lower_ in PLACE_NAME_LINKS:
+                or not doc[start - 1].whitespace_ or doc[start - 1].lower_ in self.place_name_links:
             return [(ent.start, ent.end, ent.label_)]
         s, e = strip_edges(doc, ent.start, start)
         return ([(s, e, ent.label_)] if e > s else []) + [(start, ent.end, ent.label_)]

@@ -1,23 +1,9 @@
 """Check the NER's entities against what their label allows.
 
-Four kinds of check, all on NER entities only (rule entities in `rules_key` stay):
-
-- vetoes: the rule matcher's `any/veto` candidates (pattern data, label `NO_PHI`)
-  mark phrases the guidelines say are not PHI ("médico de familia": a profession,
-  not a relative). An NER entity inside a veto is dropped.
-- number shapes: an entity that is only digits and punctuation must have a shape its
-  label allows. A TERRITORIO number is a postal code (4 to 6 digits) or, when it reads
-  as a year outside the footer, a date ("en 1993 y 1994"); a FECHAS number is a year;
-  a phone number has at least 6 digits, and a 5-digit one is a postal code.
-  Lab values ("plaquetas: 291000", "0.7", "Leucocitos: 6000") are dropped.
-- country names: an entity that is exactly a country name (`place/country` spans of the
-  `place_names` span ruler, pattern data) is a PAIS whatever place-like label the NER gave
-  it ("Chennai 600095, India" read as TERRITORIO); in train, country names are PAIS 698
-  times and TERRITORIO 4 times.
-- length: no gold entity is longer than 12 words, so an entity of more than `max_tokens`
-  tokens is the NER running on past a sentence end. A street keeps its part up to its
-  first house number ("calle Ramon Rubiales Ferrandiz, 23 | , sin antecedentes ..."); any
-  other runaway entity is dropped.
+Reads `doc.ents`, the `any/veto` candidates of `doc.spans[candidates_key]`, the country
+spans of `doc.spans[places_key]`, the `sections` spans and the rule entities (`rules_key`);
+writes `doc.ents` only: a vetoed, misshapen or runaway NER entity is dropped, cut or
+relabelled. Rule entities, tokens and span groups are never changed.
 """
 import re
 from typing import List
@@ -51,7 +37,7 @@ def _numeric(text: str) -> bool:
     assigns=["doc.ents"],
 )
 class EntityChecks:
-    def __init__(self, nlp: Language, name: str, candidates_key: str, rules_key: str, sections_key: str,
+    def __init__(self, nlp: Language, name: str, *, candidates_key: str, rules_key: str, sections_key: str,
                  veto_id: str, max_tokens: int, places_key: str, country_id: str, country_label: str,
                  country_relabel: List[str]):
         self.name = name
@@ -81,15 +67,21 @@ class EntityChecks:
             if (ent.start, ent.end, ent.label) in rules:
                 ents.append(ent)
                 continue
+            # vetoes (pattern data, label `NO_PHI`) mark phrases the guidelines say are not
+            # PHI ("médico de familia": a profession, not a relative)
             if all(vetoed[ent.start:ent.end]):
                 changed = True
                 continue
+            # no gold entity is longer than 12 words: a longer one is the NER running on past a
+            # sentence end; a street keeps its part up to its first house number
             if len(ent) > self.max_tokens:
                 changed = True
                 number = next((t.i for t in ent if any(c.isdigit() for c in t.text)), None)
                 if ent.label_ == "CALLE" and number is not None and 0 < number - ent.start < self.max_tokens // 2:
                     ents.append(Span(doc, ent.start, number + 1, label=ent.label))
                 continue
+            # exactly a country name is a PAIS whatever place-like label the NER gave it: in
+            # train, country names are PAIS 698 times and TERRITORIO 4 times
             if (ent.start, ent.end) in countries and ent.label_ in self.country_relabel:
                 changed = True
                 ents.append(Span(doc, ent.start, ent.end, label=self.country_label))
@@ -107,7 +99,11 @@ class EntityChecks:
 
     @staticmethod
     def _number_label(ent: Span, in_footer: bool) -> str:
-        """The label a purely numeric entity may have: its own, FECHAS, or "" (not PHI)."""
+        """The label a purely numeric entity may have: its own, FECHAS, or "" (not PHI).
+        A TERRITORIO number is a postal code (4 to 6 digits) or, when it reads as a year
+        outside the footer, a date; a FECHAS number is a year or a day (two digits at most); a
+        phone number has at least
+        6 digits, and a 5-digit one is a postal code. Lab values are none of these."""
         text = ent.text
         if not _numeric(text) or ent.label_ not in {"TERRITORIO", "FECHAS", "NUMERO_TELEFONO"}:
             return ent.label_

@@ -1,26 +1,13 @@
 """Trim the edges of the NER's entities to what the annotation guidelines call PHI.
 
-The guidelines leave titles (Dr., Doctora, Sra.) outside a name and never end an
-entity on punctuation; the NER sometimes takes them in, mostly in the footer where
-names, services and addresses follow each other without a break. This component
-drops leading titles from the configured name labels and edge punctuation tokens from
-every NER entity. A hospital or institution also ends where a department starts
-("Servicio Castellano-Leonés de Salud | Servicio de Oftalmología": a department is not
-PHI), and a name ends where a role, a department or an institution starts ("Alberto
-Palacios | Residente de 5º año", "María Soto | Institut de Medicina Legal": no gold name in
-train or dev holds an institution word after its first word) or a contact key starts
-("María Vicente | Correos electrónicos:": no gold name holds one). A town or region goes on
-through `de`/`del` + a capitalised name that no other entity holds ("Arganda | del Rey":
-no gold TERRITORIO in train or dev is followed by such a tail, so the tail belongs to
-it), and takes in a capitalised article before it (`El | Palmar`). Two NER entities of
-one label that touch with no space between them are joined (`E-` + `23400`). A name
-quoted inside an entity keeps its closing quote (`Hospital Clínico "Lozano Blesa"`: every
-gold entity with a quote in train and dev holds both). A town or country that ends in a
-dotted abbreviation takes back the final period the tokenizer split off (`México D.F.`).
-Rule entities (in `rules_key`) are left as they are.
+Reads `doc.ents` and the rule entities in `doc.spans[rules_key]`; writes `doc.ents` only:
+NER entities lose leading titles, edge punctuation and a trailing department, role,
+institution or contact key; towns take in their `de <Name>` tail, quoted names their closing
+quote, places an abbreviation's final period; glued pieces of one label are joined. Rule
+entities, tokens and span groups are never changed.
 """
 import re
-from typing import List
+from typing import AbstractSet, List
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -35,7 +22,9 @@ from .spans import EDGE_PUNCT, TITLES, rule_entity_keys
         "title_labels": ["NOMBRE_SUJETO_ASISTENCIA", "NOMBRE_PERSONAL_SANITARIO"],
         "place_labels": ["HOSPITAL", "INSTITUCION", "CENTRO_SALUD"],
         "town_labels": ["TERRITORIO"],
+        # a department (followed by `de`) ends a place or a name: a department is not PHI
         "department_words": ["servicio", "unidad", "sección", "departamento", "servei", "unitat"],
+        # a role, an institution or a contact key after a name ends it
         "role_words": ["residente", "supervisora", "supervisor", "enfermera", "enfermero", "jefe", "jefa",
                        "adjunto", "adjunta", "facultativo", "facultativa", "coordinador", "coordinadora",
                        "director", "directora", "catedrático", "catedrática", "médico", "médica", "doctor",
@@ -44,14 +33,23 @@ from .spans import EDGE_PUNCT, TITLES, rule_entity_keys
                               "universidad", "universitat", "facultad", "centro", "complejo"],
         "contact_words": ["correo", "correos", "e-mail", "email", "teléfono", "tfno", "tel", "fax"],
         "abbreviation_labels": ["TERRITORIO", "PAIS"],
+        # titles left out of a name (shared default with meddocan_rule_entities)
+        "titles": TITLES,
+        # a town goes on through these + a capitalised name: `Arganda del Rey`
+        "town_connectors": ["de", "del"],
+        # lower case, an article after a town connector (`Puerto de la Cruz`); capitalised, an
+        # article before a town that belongs to it (`30120 El Palmar`: in train and dev no gold
+        # TERRITORIO leaves one out)
+        "town_articles": ["la", "las", "los", "el"],
     },
     assigns=["doc.ents"],
 )
 class EntityEdges:
-    def __init__(self, nlp: Language, name: str, rules_key: str, title_labels: List[str],
+    def __init__(self, nlp: Language, name: str, *, rules_key: str, title_labels: List[str],
                  place_labels: List[str], town_labels: List[str], department_words: List[str],
                  role_words: List[str], institution_words: List[str], contact_words: List[str],
-                 abbreviation_labels: List[str]):
+                 abbreviation_labels: List[str], titles: List[str], town_connectors: List[str],
+                 town_articles: List[str]):
         self.name = name
         self.rules_key = rules_key
         self.title_labels = set(title_labels)
@@ -62,6 +60,11 @@ class EntityEdges:
         self.institution_words = set(institution_words)
         self.contact_words = set(contact_words)
         self.abbreviation_labels = set(abbreviation_labels)
+        self.titles = set(titles)
+        self.town_connectors = set(town_connectors)
+        self.town_articles = set(town_articles)
+        # the same articles capitalised, as they stand before a town: `El Palmar`
+        self.town_head_articles = {word.capitalize() for word in town_articles}
 
     def __call__(self, doc: Doc) -> Doc:
         rules = rule_entity_keys(doc, self.rules_key)
@@ -76,9 +79,15 @@ class EntityEdges:
                 ents.append(ent)
                 continue
             start, end = ent.start, ent.end
+            # the guidelines leave titles (Dr., Doctora, Sra.) outside a name; the NER sometimes
+            # takes them in, mostly in the footer where names, services and addresses follow
+            # each other without a break
             if ent.label_ in self.title_labels:
-                while start < end - 1 and doc[start].lower_ in TITLES:
+                while start < end - 1 and doc[start].lower_ in self.titles:
                     start += 1
+            # a name ends where a role, a department, an institution or a contact key starts:
+            # no gold name in train or dev holds an institution word after its first word,
+            # nor a contact key
             if ent.label_ in self.title_labels:
                 for i in range(start + 1, end):
                     word = doc[i].lower_
@@ -87,6 +96,7 @@ class EntityEdges:
                             word in self.department_words and i + 1 < end and doc[i + 1].lower_ == "de")):
                         end = i
                         break
+            # a hospital or institution ends where a department starts: a department is not PHI
             if ent.label_ in self.place_labels:
                 for i in range(start + 1, end - 1):
                     if doc[i].lower_ in self.department_words and doc[i].is_title \
@@ -94,13 +104,16 @@ class EntityEdges:
                         end = i
                         break
             if ent.label_ in self.town_labels:
-                if start > 0 and doc[start - 1].text in TOWN_HEAD_ARTICLES and not taken[start - 1]:
+                if start > 0 and doc[start - 1].text in self.town_head_articles and not taken[start - 1]:
                     start -= 1
                     taken[start] = True
-                tail = town_tail(doc, end, taken)
+                # no gold TERRITORIO in train or dev is followed by a `de <Name>` tail that no
+                # other entity holds, so the tail belongs to it
+                tail = town_tail(doc, end, taken, self.town_connectors, self.town_articles)
                 for i in range(end, tail):
                     taken[i] = True
                 end = tail
+            # every gold entity with a quote in train and dev holds both quotes
             end = close_quote(doc, start, end, taken)
             while start < end and doc[start].text in EDGE_PUNCT:
                 start += 1
@@ -160,19 +173,14 @@ def close_quote(doc: Doc, start: int, end: int, taken: List[bool]) -> int:
     return end
 
 
-TOWN_CONNECTORS = {"de", "del"}
-TOWN_ARTICLES = {"la", "las", "los", "el"}
-# a capitalised article before a place is its name's (`30120 El Palmar`): in train and dev
-# no gold TERRITORIO leaves one out
-TOWN_HEAD_ARTICLES = {"El", "La", "Los", "Las"}
-
-
-def town_tail(doc: Doc, end: int, taken: List[bool]) -> int:
+def town_tail(doc: Doc, end: int, taken: List[bool], connectors: AbstractSet[str],
+              articles: AbstractSet[str]) -> int:
     """Where a place name ending at `end` really ends: it takes in each following
-    `de`/`del` [article] + capitalised words that no entity holds (`del Rey`, `de San Juan`)."""
-    while end < len(doc) and doc[end].lower_ in TOWN_CONNECTORS and not taken[end]:
+    connector (`de`/`del`) [article] + capitalised words that no entity holds (`del Rey`,
+    `de San Juan`)."""
+    while end < len(doc) and doc[end].lower_ in connectors and not taken[end]:
         j = end + 1
-        if j < len(doc) and doc[j].lower_ in TOWN_ARTICLES and not taken[j]:
+        if j < len(doc) and doc[j].lower_ in articles and not taken[j]:
             j += 1
         k = j
         while k < len(doc) and doc[k].is_alpha and doc[k].text[0].isupper() and not taken[k]:

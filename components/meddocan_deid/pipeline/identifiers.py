@@ -1,25 +1,9 @@
 """Identifier numbers and addresses in every section: `meddocan_identifiers`.
 
-The NER rarely sees a DNI, IBAN, URL or phone in a report body, and the header and
-footer rules only fire after their keys in their own section. This component finds
-them anywhere with pattern data (`configs/patterns/identifiers.jsonl`, read at
-`[initialize]` and saved with the pipeline). Each pattern is a `kind` with a `label`,
-a value regex (`pattern`), optional `keys` (regexes: `DNI`, `NASS`, `nhc-`...), a
-`prefix` kept out of the value (`nhc-` after `CIPA:`, guideline N17.1), `keyless`
-(the value also counts without a key) and a `validator` (checked on keyless values
-only: after a key the value is PHI even with a wrong check letter).
-
-Keys and values are regexes over `doc.text`, not Matcher patterns: keys glue to values
-in ways the tokenizer splits differently (`nhc-1234567`, `NºSocio:5547`, `Tfno.+34`),
-values cross token and line boundaries (`45873912-\nK`), and spans are aligned with
-`doc.char_span(..., alignment_mode="expand")`.
-
-Contract: reads `doc.text`, `doc.ents` and `doc.spans[rules_key]`; writes its
-identifiers to `doc.spans[spans_key]` and to `doc.ents`. An identifier wins over an
-overlapping entity, which is trimmed around it when what is left still looks like an
-entity (a piece of a number label needs a digit), else removed. Exception: a rule
-entity (`doc.spans[rules_key]`) with the same label keeps its span (the header rules
-already give the gold-style value). Never touches tokens, sections or other span groups.
+Reads `doc.text`, `doc.ents` and the rule entities (`doc.spans[rules_key]`), with pattern
+data read at `[initialize]` and saved with the pipeline; writes its identifiers to
+`doc.spans[spans_key]` and to `doc.ents`, trimming or removing the entities they overlap.
+Never touches tokens, sections or other span groups.
 """
 
 import ipaddress
@@ -106,7 +90,12 @@ VALIDATORS: Dict[str, Callable[[str], bool]] = {
 
 
 def validate_patterns(patterns: Iterable[dict]) -> List[dict]:
-    """Check each pattern (errors name its number and kind, never its text)."""
+    """Check each pattern (errors name its number and kind, never its text). A pattern
+    (`configs/patterns/identifiers.jsonl`) is a `kind` with a `label`, a value regex
+    (`pattern`), optional `keys` (regexes: `DNI`, `NASS`, `nhc-`...), a `prefix` kept out of
+    the value (`nhc-` after `CIPA:`, guideline N17.1), `keyless` (the value also counts
+    without a key) and a `validator` (checked on keyless values only: after a key the value
+    is PHI even with a wrong check letter)."""
     clean = []
     for i, p in enumerate(patterns, start=1):
         kind = p.get("kind") if isinstance(p, dict) else None
@@ -136,6 +125,10 @@ def validate_patterns(patterns: Iterable[dict]) -> List[dict]:
 
 
 class _Kind:
+    # Keys and values are regexes over `doc.text`, not Matcher patterns: keys glue to values
+    # in ways the tokenizer splits differently (`nhc-1234567`, `NºSocio:5547`, `Tfno.+34`),
+    # values cross token and line boundaries (`45873912-\nK`), and spans are aligned with
+    # `doc.char_span(..., alignment_mode="expand")`.
     def __init__(self, p: dict):
         self.kind, self.label = p["kind"], p["label"]
         self.validator = VALIDATORS.get(p.get("validator") or "")
@@ -241,6 +234,12 @@ class Identifiers:
         return None
 
     def __call__(self, doc: Doc) -> Doc:
+        # The NER rarely sees a DNI, IBAN, URL or phone in a report body, and the header and
+        # footer rules only fire after their keys in their own section. An identifier wins
+        # over an overlapping entity, which is trimmed around it when what is left still
+        # looks like an entity (a piece of a number label needs a digit), else removed;
+        # except that a rule entity with the same label keeps its span (the header rules
+        # already give the gold-style value).
         candidates = self.candidates(doc)
         if not candidates:
             doc.spans[self.spans_key] = []

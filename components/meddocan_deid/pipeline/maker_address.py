@@ -1,20 +1,10 @@
 """Label the maker and its address in a product's parenthesis.
 
-Reports name the maker of a drug or device in parentheses, with its town and country:
-`(Vibracina 100, Maker, Madrid)`, `(Maker®, Irvine, California, EE.UU.)`. The
-annotation labels the maker INSTITUCION, the towns and regions TERRITORIO and the
-country PAIS; the NER, trained on few such lines, misses most of them.
-
-A parenthesis is read as a maker's address only when it ends with a known place:
-a span of `places_key` (the `place_names` span ruler: countries and foreign
-regions, pattern data) or a province candidate of the rule matcher (`cue/province`).
-Its comma-separated parts are then, from the end: the known places, the towns before
-them, the maker, and the product. The maker is the first part, or the second when the
-first reads as a product (a dose or a number in it, or it is set off by `;`).
-
-The parts only fill gaps: a part that overlaps an entity is left alone, except that an
-entity on exactly a part with another place or institution label takes the part's
-label (`Merck` read as a town). Rule entities (`rules_key`) are never changed.
+Reads `doc.ents`, the place spans of `doc.spans[places_key]`, the province candidates
+(`cue/province`) of `doc.spans[candidates_key]` and the rule entities (`rules_key`); writes
+`doc.ents` only: in a parenthesis that ends with a known place, the maker INSTITUCION, its
+towns TERRITORIO and its country PAIS fill the gaps between the NER's entities. Rule
+entities, tokens and span groups are never changed.
 """
 from typing import List, Optional, Set, Tuple
 
@@ -25,16 +15,6 @@ from .spans import rule_entity_keys
 
 Part = Tuple[int, int]
 PART_SEPARATORS = {",", ";", "."}  # `Medizintechnik GmbH. Lübeck, Alemania`
-# a part that is only a company suffix belongs to the maker before it: `Co, Inc.`
-COMPANY_SUFFIXES = {"inc", "ltd", "sa", "sl", "slu", "gmbh", "co", "corp", "llc", "ag", "plc", "bv", "nv", "srl", "spa"}
-# a part with one of these words is the maker: `Boston Scientific`, `McGhan Medical Corporation`
-COMPANY_WORDS = COMPANY_SUFFIXES | {
-    "laboratorios", "laboratorio", "laboratories", "laboratory", "labs", "pharma", "pharmaceuticals", "pharmaceutical",
-    "farma", "corporation", "company", "scientific", "medical", "instruments", "healthcare", "surgical", "systems",
-    "meditec", "biotech", "diagnostics", "industries", "international", "technologies", "medizintechnik",
-}
-MAKER_NAME_LINKS = {"de", "del", "la", "las", "los", "y", "e", "and", "&", "of", "the", "und", "-"}
-DOSE_UNITS = {"mg", "g", "ml", "mcg", "µg", "ug", "ui", "%", "mg/ml", "mg/kg"}
 
 
 @Language.factory(
@@ -49,13 +29,29 @@ DOSE_UNITS = {"mg", "g", "ml", "mcg", "µg", "ug", "ui", "%", "mg/ml", "mg/kg"}
         "relabel": ["INSTITUCION", "TERRITORIO", "PAIS"],
         "max_tokens": 40,
         "max_part_tokens": 6,
+        # a part that is only a company suffix belongs to the maker before it (`Co, Inc.`),
+        # and a part with one is the maker
+        "company_suffixes": ["inc", "ltd", "sa", "sl", "slu", "gmbh", "co", "corp", "llc", "ag", "plc", "bv", "nv",
+                             "srl", "spa"],
+        # a part with one of these words (or a company suffix) is the maker: `Quelmar Medical Corporation`
+        "company_words": ["laboratorios", "laboratorio", "laboratories", "laboratory", "labs", "pharma",
+                          "pharmaceuticals", "pharmaceutical", "farma", "corporation", "company", "scientific",
+                          "medical", "instruments", "healthcare", "surgical", "systems", "meditec", "biotech",
+                          "diagnostics", "industries", "international", "technologies", "medizintechnik"],
+        # lower-case words a maker's name may hold; any other lower-case word makes a product
+        "maker_name_links": ["de", "del", "la", "las", "los", "y", "e", "and", "&", "of", "the", "und", "-"],
+        # a part with a dose unit (or a digit) is the product: `Fotrexil 40 mg`
+        "dose_units": ["mg", "g", "ml", "mcg", "µg", "ug", "ui", "%", "mg/ml", "mg/kg"],
     },
     assigns=["doc.ents"],
 )
 class MakerAddress:
-    def __init__(self, nlp: Language, name: str, places_key: str, candidates_key: str, province_id: str,
+    # Reports name the maker of a drug or device in parentheses, with its town and country;
+    # the NER, trained on few such lines, misses most of them.
+    def __init__(self, nlp: Language, name: str, *, places_key: str, candidates_key: str, province_id: str,
                  rules_key: str, maker_label: str, town_label: str, relabel: List[str], max_tokens: int,
-                 max_part_tokens: int):
+                 max_part_tokens: int, company_suffixes: List[str], company_words: List[str],
+                 maker_name_links: List[str], dose_units: List[str]):
         self.name = name
         self.places_key = places_key
         self.candidates_key = candidates_key
@@ -66,6 +62,10 @@ class MakerAddress:
         self.relabel = set(relabel)
         self.max_tokens = max_tokens
         self.max_part_tokens = max_part_tokens
+        self.company_suffixes = set(company_suffixes)
+        self.company_words = self.company_suffixes | set(company_words)
+        self.maker_name_links = set(maker_name_links)
+        self.dose_units = set(dose_units)
 
     def __call__(self, doc: Doc) -> Doc:
         places = {(s.start, s.end): s.label_ for s in doc.spans.get(self.places_key, [])}
@@ -91,6 +91,11 @@ class MakerAddress:
             start <= e.start and e.end <= end and any(t.text in PART_SEPARATORS for t in e[1:-1]))]
 
     def _read(self, doc: Doc, close: int, places: dict) -> List[Tuple[int, int, str]]:
+        """(start, end, label) of the parts of the parenthesis closed at `close`, when it ends
+        with a known place (a `places_key` span or a province candidate). Its comma-separated
+        parts are, from the end: the known places, the towns before them, the maker, and the
+        product; the maker is the first part, or the second when the first reads as a product
+        (a dose or a number in it, or it is set off by `;`)."""
         open_ = self._opening(doc, close)
         if open_ is None:
             return []
@@ -130,9 +135,8 @@ class MakerAddress:
             return ["", ""]  # `(Brand®, X, ...)`: X may be the maker or its town
         return ["maker", "town"]
 
-    @staticmethod
-    def _company(doc: Doc, part: Part) -> bool:
-        return any(t.lower_.strip(".") in COMPANY_WORDS for t in doc[part[0]:part[1]])
+    def _company(self, doc: Doc, part: Part) -> bool:
+        return any(t.lower_.strip(".") in self.company_words for t in doc[part[0]:part[1]])
 
     def _opening(self, doc: Doc, close: int) -> Optional[int]:
         for i in range(close - 1, max(-1, close - self.max_tokens), -1):
@@ -143,8 +147,7 @@ class MakerAddress:
                 return None
         return None
 
-    @staticmethod
-    def _parts(doc: Doc, start: int, end: int) -> Tuple[List[Part], int]:
+    def _parts(self, doc: Doc, start: int, end: int) -> Tuple[List[Part], int]:
         """The parts between separators (`,` `;` `.`), and how many of them form the product
         (those before a `;`). A company suffix (`Co, Inc.`) is not a part of its own."""
         parts: List[Part] = []
@@ -152,18 +155,17 @@ class MakerAddress:
         s = start
         for i in range(start, end + 1):
             if i == end or doc[i].text in PART_SEPARATORS:
-                if i > s and not (parts and doc[s:i].text.replace(".", "").lower() in COMPANY_SUFFIXES):
+                if i > s and not (parts and doc[s:i].text.replace(".", "").lower() in self.company_suffixes):
                     parts.append((s, i))
                 if i < end and doc[i].text == ";":
                     product_cut = len(parts)
                 s = i + 1
         return parts, product_cut
 
-    @staticmethod
-    def _is_product(doc: Doc, part: Part) -> bool:
+    def _is_product(self, doc: Doc, part: Part) -> bool:
         tokens = doc[part[0]:part[1]]
-        return any(any(c.isdigit() for c in t.text) or t.lower_ in DOSE_UNITS for t in tokens) \
-            or any(t.is_lower and t.lower_ not in MAKER_NAME_LINKS for t in tokens)
+        return any(any(c.isdigit() for c in t.text) or t.lower_ in self.dose_units for t in tokens) \
+            or any(t.is_lower and t.lower_ not in self.maker_name_links for t in tokens)
 
     def _is_name(self, doc: Doc, part: Part) -> bool:
         tokens = doc[part[0]:part[1]]
@@ -171,6 +173,8 @@ class MakerAddress:
             and not any(c.isdigit() for c in tokens.text)
 
     def _apply(self, doc: Doc, proposals: List[Tuple[int, int, str]]) -> None:
+        """The parts only fill gaps: a part that overlaps an entity is left alone, except that
+        an entity on exactly a part with another `relabel` label takes the part's label."""
         rules = rule_entity_keys(doc, self.rules_key)
         ents = list(doc.ents)
         kept = self._drop_part_crossers(ents, proposals, rules)

@@ -1,7 +1,8 @@
-"""Pattern data loader, registered as `meddocan_deid.read_patterns.v1` (spacy_misc).
+"""Pattern data and gazetteer readers for `[initialize]` blocks (registered functions).
 
-Used in `[initialize]` blocks so that patterns live in JSONL files and are saved
-with the pipeline; errors name the file and line, never pattern contents.
+Reads JSONL pattern files and the MEDDOCAN gazetteer folder; returns patterns for the
+rulers, and its callback writes the gazetteer lists into `nlp.vocab.lookups`. Never sees a
+Doc. Errors name the file and line, never pattern contents.
 """
 import logging
 import re
@@ -50,16 +51,21 @@ def read_privacy_rules(path: Path) -> List[dict]:
     return load_patterns(path, required=("id", "source", "sections"))
 
 
-# The task gazetteer's files, by the first word of their names, and the span label each gets.
-GAZETTEER_LISTS = {
-    "Apellidos": "surname",
-    "Direcciones": "street",
-    "Hospitales": "hospital",
-    "Municipios": "town",
-    "Nombres": "first_name",
-    "Profesiones": "profession",
-    "Territorio": "region",
+# The task gazetteer's files, by the first word of their names: the span label the
+# `gazetteer` span ruler gives their entries (NER features), and the kind under which the
+# pipeline's vocab table keeps them for the surrogates (deid/gazetteer.py). One map for
+# both readers, so that a new list is declared once; the names stay as they are because
+# trained pipelines already carry them.
+GAZETTEER_FILES = {
+    "Apellidos": ("surname", "surnames"),
+    "Direcciones": ("street", "streets"),
+    "Hospitales": ("hospital", "hospitals"),
+    "Municipios": ("town", "towns"),
+    "Nombres": ("first_name", "first_names"),
+    "Profesiones": ("profession", "professions"),
+    "Territorio": ("region", "territories"),
 }
+GAZETTEER_LISTS = {prefix: label for prefix, (label, _kind) in GAZETTEER_FILES.items()}  # file prefix -> span label
 _STREET_NUMBER = re.compile(r"(?:,\s*(?:\d+[A-Za-z]?|s/n)?|\s+s/n)\s*$", re.IGNORECASE)  # `, 12`, `, S/N`, ` S/N`
 
 

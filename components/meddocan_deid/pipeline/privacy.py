@@ -1,10 +1,8 @@
-"""Privacy operating point: `level = "balanced"` (default) or `"high"`.
+"""Privacy operating point, `level` "balanced" (does nothing) or "high".
 
-At "balanced" the component does nothing. At "high" it reads `doc.ents`, the `sections`
-spans, the general-Spanish entities (`doc.spans["generic_ner"]`, computed here when no
-earlier component wrote them) and the Spanish word log-probabilities of spacy-lookups-data,
-and adds to `doc.ents` what its rules (configs/patterns/privacy_high.jsonl) accept and no
-entity covers yet, also listed in `doc.spans["privacy_added"]`; it never changes an entity.
+At "high": reads `doc.ents`, the sections, `doc.spans["generic_ner"]` (computed here when
+absent) and the spacy-lookups-data lexicon; adds to `doc.ents` and `doc.spans["privacy_added"]`
+what its rules accept where no entity is; never changes an existing entity.
 """
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 

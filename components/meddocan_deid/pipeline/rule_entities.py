@@ -1,49 +1,36 @@
-"""Turn rule matches into PHI entities, restricted to the section they belong to.
+"""Turn the rule matcher's candidates into PHI entities, each within its own section.
 
-spaCy's `span_ruler` (named `phi_rules`) finds keys and regular PHI with token
-patterns from `configs/patterns/phi_rules.jsonl` and stores them in
-`doc.spans["phi_rules"]`. Each pattern's `id` says where it applies and what the
-entity is: `header/line` (a header key: the entity is the value after it, up to the
-end of the line or the next key), `footer/number` (a phone or fax key: the entity is
-the digits after it), `footer/match` (the match itself: e-mail, postal code),
-`footer/street` (a street head: the street up to its number), `any/relative_age` (the
-age of a relative, guideline P4.3: the entity is the age, labelled as the relative),
-`any/relative_name` (the name after a kinship word, guideline P4.1: the entity is the
-name, labelled as the relative), `any/month` (a month alone after `en`/`desde`/`hasta`/`durante`: the entity is the
-month, guideline P6.2), `any/group` (a population group or sexual orientation after its
-context word: the entity is the group, guideline P17.2-3); `any/match` is a match
-that is an entity wherever it occurs (an unambiguous date format); `any/veto` marks a
-phrase that is not PHI and is left to `entity_checks`. This thin component
-applies those conventions of the annotation guidelines (value only: no key, no title
-like Dr./Dña., no trailing punctuation) and writes the result to `doc.ents` and to
-`doc.spans["rule_entities"]`.
-
-Overlap policy: rule entities are written before the NER, which keeps them and
-predicts around them; among rule entities the longest wins (`filter_spans`).
+Reads the `phi_rules` candidates (`doc.spans[candidates_key]`) and the `sections` spans;
+writes the rule entities to `doc.spans[spans_key]` and, unless `annotate_ents` is false, to
+`doc.ents`, where they replace the entities they overlap. Never touches tokens, sections or
+the candidates; each pattern id `<section>/<kind>` (listed below) says where a rule applies.
 """
 
 import re
-from typing import AbstractSet, List, Optional
+from typing import AbstractSet, Collection, List, Optional
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
 from .sections import SECTIONS_KEY
-from .spans import has_digit, is_line_break, street_end, strip_edges
+from .spans import TITLES, has_digit, is_line_break, street_end, strip_edges
 
 SPLIT_PUNCT = {",", "/", "(", ")", ";"}
 SPACED_SPLIT_PUNCT = {"-", "."}  # `Getafe - Madrid`, `Monterrey. Nuevo León`; not `Vitoria-Gasteiz`
-PLACE_ABBREVIATIONS = {"cdad", "sta", "sto", "nvo", "nva", "gral", "ntra", "pto", "s"}  # `Cdad. Real` is one place
 NUMBER_SEPARATORS = {"-", ".", "(", ")", "/"}
-ANY_SECTION = "any"  # pattern ids `any/...`: not restricted to a section
-VETO = "veto"  # pattern ids `any/veto`: phrases that are not PHI
+# Pattern ids `<section>/<kind>`. In a section: `header/line` (a header key: the entity is
+# the value after it, up to the end of the line or the next key), `footer/number` (a phone
+# or fax key: the entity is the digits after it), `footer/street` (a street head: the
+# street up to its number), and any other kind (`footer/match`: e-mail, postal code): the
+# match itself. The value only, as the guidelines say: no key, no title, no trailing
+# punctuation.
+# `any/...`: not restricted to a section; `any/match` is the match itself (an unambiguous date format)
+ANY_SECTION = "any"
+VETO = "veto"  # pattern ids `any/veto`: phrases that are not PHI, left to entity_checks
 TIME_OF_DAY = re.compile(r"(?:[01]?\d|2[0-3])[:h][0-5]\d(?::[0-5]\d)?h?")
-TIME_LEAD = {"a", "las", "la", "sobre", "hacia", ",", "-"}
 AGE = "age"  # pattern ids `any/age`: `Niña de 3 meses`, `14 días de vida`; the entity is the age
-AGE_CONTEXT_WORDS = {"de", "vida", "edad"}
 RELATIVE = "relative"  # pattern ids `any/relative`: `su madre`; the entity is the relative
-POSSESSIVES = {"su", "sus", "tu", "mi"}
 RELATIVE_AGE = "relative_age"  # pattern ids `any/relative_age`: `madre de 29 años`; the entity is the age (P4.3)
 RELATIVE_NAME = "relative_name"  # pattern ids `any/relative_name`: `su madre Carmen`; the entity is the name (P4.1)
 MONTH = "month"  # pattern ids `any/month`: `en junio por`, `desde septiembre hasta`; the entity is the month (P6.2)
@@ -51,12 +38,13 @@ GROUP = "group"  # pattern ids `any/group`: `Mujer ecuatoriana`, `de raza negra`
 GROUP_HEAD = "raza"  # kept in the entity: `raza caucásica`
 
 
-def _before_time(doc: Doc, start: int, end: int) -> int:
-    """The end of a date value before a time of day and its `a las` (guideline N6.1:
-    the hour is not part of the date): `12/03/2024 a las 10:30` ends after `2024`."""
+def _before_time(doc: Doc, start: int, end: int, time_lead: Collection[str]) -> int:
+    """The end of a date value before a time of day and the words that lead to it
+    (`time_lead`; guideline N6.1: the hour is not part of the date): `12/03/2024 a las
+    10:30` ends after `2024`."""
     for i in range(start, end):
         if TIME_OF_DAY.fullmatch(doc[i].text):
-            while i > start and (doc[i - 1].lower_ in TIME_LEAD or doc[i - 1].is_space):
+            while i > start and (doc[i - 1].lower_ in time_lead or doc[i - 1].is_space):
                 i -= 1
             return i
     return end
@@ -71,16 +59,29 @@ def _before_time(doc: Doc, start: int, end: int) -> int:
         "footer_labels": None,
         "split_labels": ["TERRITORIO"],
         "annotate_ents": True,
+        # an age within three words after one of these is a relative's, left to the NER
         "kinship_words": ["madre", "padre", "padres", "hermano", "hermana", "hermanos", "hermanas", "hijo", "hija",
                           "hijos", "hijas", "abuelo", "abuela", "tío", "tía", "primo", "prima", "esposo", "esposa",
                           "marido", "pareja", "sobrino", "sobrina", "nieto", "nieta", "gemelo", "gemela"],
+        # titles left out of a header name value (shared default with meddocan_entity_edges)
+        "titles": TITLES,
+        # a `. ` or ` - ` after these does not split a place: `Cdad. Real` is one place
+        "place_abbreviations": ["cdad", "sta", "sto", "nvo", "nva", "gral", "ntra", "pto", "s"],
+        # what leads from a header date to a time of day, which stays out of the date: `a las 10:30`
+        "time_lead": ["a", "las", "la", "sobre", "hacia", ",", "-"],
+        # words after the number of an age that are context, not the age: `14 días de vida`
+        "age_context_words": ["de", "vida", "edad"],
+        # a possessive before a relative is not part of it (`su madre`), and an age after one
+        # is not the patient's (`su mujer de 80 años`)
+        "possessives": ["su", "sus", "tu", "mi"],
     },
     assigns=["doc.ents", "doc.spans"],
 )
 class RuleEntities:
-    def __init__(self, nlp: Language, name: str, candidates_key: str, sections_key: str, spans_key: str,
+    def __init__(self, nlp: Language, name: str, *, candidates_key: str, sections_key: str, spans_key: str,
                  footer_labels: Optional[List[str]], split_labels: List[str], kinship_words: List[str],
-                 annotate_ents: bool = True):
+                 titles: List[str], place_abbreviations: List[str], time_lead: List[str],
+                 age_context_words: List[str], possessives: List[str], annotate_ents: bool = True):
         self.name = name
         self.candidates_key = candidates_key
         self.sections_key = sections_key
@@ -89,6 +90,11 @@ class RuleEntities:
         self.footer_labels = set(footer_labels) if footer_labels is not None else None
         self.split_labels = set(split_labels)
         self.kinship_words = set(kinship_words)
+        self.titles = set(titles)
+        self.place_abbreviations = set(place_abbreviations)
+        self.time_lead = set(time_lead)
+        self.age_context_words = set(age_context_words)
+        self.possessives = set(possessives)
         # False: only doc.spans (an NER in training reads them as features; preset
         # doc.ents that disagree with the gold would leave it no valid action)
         self.annotate_ents = annotate_ents
@@ -126,7 +132,7 @@ class RuleEntities:
                 entities.append(Span(doc, start, cand.end, label=cand.label))
                 continue
             if kind == RELATIVE:
-                start = cand.start + (doc[cand.start].lower_ in POSSESSIVES)
+                start = cand.start + (doc[cand.start].lower_ in self.possessives)
                 entities.append(Span(doc, start, cand.end, label=cand.label))
                 continue
             if section == ANY_SECTION:
@@ -145,6 +151,8 @@ class RuleEntities:
                 entities.extend(self._street(doc, cand, sec))
             else:
                 entities.append(Span(doc, cand.start, cand.end, label=cand.label))
+        # overlap policy: among rule entities the longest wins; written before the NER, which
+        # keeps them and predicts around them
         entities = filter_spans(entities)
         doc.spans[self.spans_key] = entities
         if not self.annotate_ents:
@@ -160,10 +168,10 @@ class RuleEntities:
         start, end = cand.start, cand.end
         while start < end and not doc[start].like_num and doc[start].lower_ not in {"un", "una"}:
             start += 1
-        while end > start and doc[end - 1].lower_ in AGE_CONTEXT_WORDS:
+        while end > start and doc[end - 1].lower_ in self.age_context_words:
             end -= 1
         before = {t.lower_ for t in doc[max(0, cand.start - 3):cand.start]}
-        if before & self.kinship_words or (cand.start > 0 and doc[cand.start - 1].lower_ in POSSESSIVES):
+        if before & self.kinship_words or (cand.start > 0 and doc[cand.start - 1].lower_ in self.possessives):
             return []
         return [Span(doc, start, end, label=cand.label)] if end > start else []
 
@@ -173,8 +181,8 @@ class RuleEntities:
             end += 1
         label = key.label_
         if label == "FECHAS":
-            end = _before_time(doc, key.end, end)
-        start, end = strip_edges(doc, key.end, end, drop_titles=label.startswith("NOMBRE_"))
+            end = _before_time(doc, key.end, end, self.time_lead)
+        start, end = strip_edges(doc, key.end, end, titles=self.titles if label.startswith("NOMBRE_") else ())
         if label.startswith("ID_"):
             # `CIPA: nhc-248135`: an identifier starts at its first digit
             while start < end and not has_digit(doc[start]):
@@ -191,7 +199,7 @@ class RuleEntities:
         for i in range(start, end + 1):
             if i == end or doc[i].text in SPLIT_PUNCT or (
                     doc[i].text in SPACED_SPLIT_PUNCT and doc[i].whitespace_
-                    and not (i > start and doc[i - 1].lower_ in PLACE_ABBREVIATIONS)):
+                    and not (i > start and doc[i - 1].lower_ in self.place_abbreviations)):
                 s, e = strip_edges(doc, chunk_start, i)
                 if e > s:
                     spans.append(Span(doc, s, e, label=label))

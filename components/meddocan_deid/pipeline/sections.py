@@ -1,11 +1,8 @@
 """Section segmenter: header / body / footer spans in `doc.spans["sections"]`.
 
-Section titles are pattern data, as in medSpaCy's Sectionizer: each pattern has a
-`section` ("header" or "footer"), a `title` and a regular expression matched at the
-start of a line (after leading blanks). The header is the run of lines at the top of
-the report that start with a header title (blank lines allowed); the footer starts at
-the first later line that starts with a footer title and runs to the end. What is
-left is the body. A report without header or footer is all body.
+Reads `doc.text` and its section-title patterns (pattern data, read at `[initialize]` and
+saved with the pipeline); writes the header, body and footer spans to `doc.spans[spans_key]`
+only; never touches tokens, entities or other span groups.
 """
 
 import re
@@ -23,6 +20,9 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\n|\r|$)")
 
 
 def _validate(patterns: List[dict]) -> List[dict]:
+    """Section titles, as in medSpaCy's Sectionizer: each pattern has a `section`
+    ("header" or "footer"), a `title` and a regular expression matched at the start of a
+    line (after leading blanks)."""
     clean = []
     for i, p in enumerate(patterns):
         if p.get("section") not in ("header", "footer") or not p.get("pattern"):
@@ -41,7 +41,7 @@ def _validate(patterns: List[dict]) -> List[dict]:
     assigns=["doc.spans"],
 )
 class SectionSegmenter:
-    def __init__(self, nlp: Language, name: str, spans_key: str = SECTIONS_KEY):
+    def __init__(self, nlp: Language, name: str, *, spans_key: str = SECTIONS_KEY):
         self.name = name
         self.spans_key = spans_key
         self.patterns: List[dict] = []
@@ -63,7 +63,10 @@ class SectionSegmenter:
 
     def boundaries(self, text: str):
         """Character offsets (header_end, footer_start): header is [0, header_end),
-        footer [footer_start, len)."""
+        footer [footer_start, len). The header is the run of lines at the top of the report
+        that start with a header title (blank lines allowed); the footer starts at the first
+        later line that starts with a footer title and runs to the end; what is left is the
+        body. A report without header or footer is all body."""
         header_end, footer_start = 0, len(text)
         lines = [(m.start(), m.end(), m.group()) for m in _LINE.finditer(text) if m.end() > m.start()]
         i = 0

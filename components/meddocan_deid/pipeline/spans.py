@@ -1,17 +1,21 @@
 """Span helpers shared by the rule and post-NER components.
 
-Pure functions over a `Doc` and token offsets: they read tokens and `doc.spans`, return
-offsets or spans, and never write to the `Doc`.
+Reads tokens and `doc.spans` (the `sections` and rule-entity groups); writes nothing:
+pure functions that return token offsets or spans, never changing the `Doc`. Also the
+default word lists that more than one component declares in its own config (TITLES).
 """
 
-from typing import Optional, Set, Tuple
+from typing import Collection, Optional, Set, Tuple
 
 from spacy.tokens import Doc, Span
 
 from .sections import SECTIONS_KEY
 
-TITLES = {"dr", "dr.", "dra", "dra.", "d.", "d", "dª", "dña", "dña.", "doña", "don", "sr", "sr.", "sra", "sra.",
-          "srta", "srta.", "prof", "prof.", "profesor", "profesora", "doctor", "doctora"}
+# Titles before a name (`Dr.`, `Dña.`), which the guidelines leave outside the name: the
+# default of the `titles` setting of `meddocan_rule_entities` and `meddocan_entity_edges`
+# (one list, declared in each component's config so that each can be extended).
+TITLES = ["dr", "dr.", "dra", "dra.", "d.", "d", "dª", "dña", "dña.", "doña", "don", "sr", "sr.", "sra", "sra.",
+          "srta", "srta.", "prof", "prof.", "profesor", "profesora", "doctor", "doctora"]
 EDGE_PUNCT = {".", ",", ";", ":", "-", "(", ")", "/", "\"", "'"}
 STREET_NUMBER_TAIL = {"-", ",", "º", "ª", "bis"}
 
@@ -24,11 +28,11 @@ def has_digit(token) -> bool:
     return any(c.isdigit() for c in token.text)
 
 
-def strip_edges(doc: Doc, start: int, end: int, drop_titles: bool = False) -> Tuple[int, int]:
-    """[start, end) without blanks and EDGE_PUNCT at both ends (and leading TITLES with
-    `drop_titles`); an empty range (start == end) when nothing is left."""
+def strip_edges(doc: Doc, start: int, end: int, titles: Collection[str] = ()) -> Tuple[int, int]:
+    """[start, end) without blanks and EDGE_PUNCT at both ends (and without leading
+    `titles`, lower-cased words); an empty range (start == end) when nothing is left."""
     while start < end and (doc[start].is_space or doc[start].text in EDGE_PUNCT
-                           or (drop_titles and doc[start].lower_ in TITLES)):
+                           or doc[start].lower_ in titles):
         start += 1
     while end > start and (doc[end - 1].is_space or doc[end - 1].text in EDGE_PUNCT):
         end -= 1

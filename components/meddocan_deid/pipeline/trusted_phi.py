@@ -1,12 +1,9 @@
 """Trusted-PHI propagation ("PHI de confianza").
 
-A string labelled with confidence somewhere in a report (by the header rules, except
-sex, or by the NER as HOSPITAL, INSTITUCION or FAMILIARES_SUJETO_ASISTENCIA) and longer
-than `min_length` characters is labelled, with the same label, at every other exact
-occurrence in the same report that is still unlabelled and falls on token boundaries.
-An acronym in parentheses right after such a hospital or institution is its short name
-and takes its label first (`Complejo Hospitalario de Lugo (CHULU)`), so it is trusted
-too. State never crosses documents: everything is computed from the Doc being processed.
+Reads `doc.ents`, the header rule entities (`doc.spans[rules_key]`) and the `sections`
+spans; writes `doc.ents` and the propagated spans to `doc.spans[spans_key]`: a trusted
+string labels its other unlabelled occurrences, and a place's acronym takes its label. Never
+changes rule entities or tokens, and keeps no state from one document to the next.
 """
 
 import re
@@ -44,7 +41,7 @@ PLACE_LABELS = {"HOSPITAL", "INSTITUCION"}
     assigns=["doc.ents", "doc.spans"],
 )
 class TrustedPHI:
-    def __init__(self, nlp: Language, name: str, rules_key: str, sections_key: str, spans_key: str,
+    def __init__(self, nlp: Language, name: str, *, rules_key: str, sections_key: str, spans_key: str,
                  exclude_rule_labels: List[str], ner_labels: List[str], min_length: int, place_words: List[str]):
         self.name = name
         self.rules_key = rules_key
@@ -57,7 +54,9 @@ class TrustedPHI:
         self.place_words = set(place_words)
 
     def trusted(self, doc: Doc) -> dict:
-        """Trusted strings of this document, mapped to their label."""
+        """Trusted strings of this document, mapped to their label: labelled with confidence
+        (by the header rules, except `exclude_rule_labels`, or by the NER as one of
+        `ner_labels`) and at least `min_length` characters long."""
         found = {}
         header = section_span(doc, "header", self.sections_key)
         header_end = header.end if header is not None else 0
@@ -98,6 +97,8 @@ class TrustedPHI:
             doc.ents = sorted(ents, key=lambda e: e.start)
 
     def __call__(self, doc: Doc) -> Doc:
+        # a short name first, so that it is trusted too; then every other exact occurrence
+        # of a trusted string that is still unlabelled and falls on token boundaries
         self.short_names(doc)
         trusted = self.trusted(doc)
         if not trusted:
