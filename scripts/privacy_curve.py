@@ -21,6 +21,8 @@ from meddocan_deid.evaluation.privacy_curve import (RAW_UNION, curve_markdown, c
 from meddocan_deid.evaluation.results import read_docbin
 from meddocan_deid.files import atomic_write
 from meddocan_deid.pipeline.generic_ner import GenericModelError
+from meddocan_deid.pipeline.patterns import PatternFileError, load_patterns
+from meddocan_deid.pipeline.privacy import validate_rules
 
 
 def main(
@@ -30,14 +32,16 @@ def main(
     json_path: Annotated[Optional[Path], typer.Option("--json", help="All scores as JSON")] = None,
     plot: Annotated[Optional[Path], typer.Option(help="PNG of the curve")] = None,
     title: Annotated[str, typer.Option(help="Plot title")] = "MEDDOCAN dev",
+    rules: Annotated[Optional[Path], typer.Option(help="High-privacy rules (JSONL) to try instead of the pipeline's")] = None,
 ) -> None:
     try:
         nlp = spacy.load(model)
         if "privacy" not in nlp.pipe_names:
             raise EvaluationError(f"{model}: the pipeline has no 'privacy' component")
-        points = curve_points(nlp.get_pipe("privacy").rules, {"raw/generic_everywhere": RAW_UNION})
+        chosen = validate_rules(load_patterns(rules, required=("id", "source", "sections"))) if rules else None
+        points = curve_points(chosen or nlp.get_pipe("privacy").rules, {"raw/generic_everywhere": RAW_UNION})
         rows = privacy_curve(nlp, read_docbin(nlp, data_path), points)
-    except (EvaluationError, GenericModelError) as err:
+    except (EvaluationError, GenericModelError, PatternFileError, ValueError) as err:
         typer.echo(str(err), err=True)
         raise typer.Exit(1)
     markdown = curve_markdown(rows)

@@ -13,7 +13,7 @@ from spacy.util import ensure_path, filter_spans
 
 from .generic_ner import SPANS_KEY as GENERIC_KEY
 from .generic_ner import GenericEntities
-from .spans import section_span, strip_edges
+from .spans import TITLES, section_span, strip_edges
 
 LEVELS = ("balanced", "high")
 SOURCES = ("generic_ner", "lexicon")
@@ -152,6 +152,22 @@ class Privacy:
         before = doc.text[:token.idx].rstrip(" \t")
         return bool(before) and before[-1] not in SENTENCE_ENDS
 
+    @staticmethod
+    def _is_field_key(doc: Doc, end: int) -> bool:
+        """The words before [end) are a field key (`Correo electrónico:`): a colon follows."""
+        while end < len(doc) and doc[end].is_space:
+            end += 1
+        return end < len(doc) and doc[end].text == ":"
+
+    def _without_field_key(self, doc: Doc, span: Span) -> Optional[Span]:
+        """The span without a leading `Key:` part; None when the span is itself a key (the
+        guidelines never annotate keys, and the footer has many: `Remitido por:`)."""
+        if self._is_field_key(doc, span.end):
+            return None
+        colons = [t.i for t in span if t.text == ":"]
+        start = colons[-1] + 1 if colons else span.start
+        return Span(doc, start, span.end, label=span.label, kb_id=span.kb_id) if start < span.end else None
+
     def _generic_candidates(self, doc: Doc, rule: dict, lo: int, hi: int) -> List[Span]:
         if self.generic_key not in doc.spans:
             doc.spans[self.generic_key] = self.generic.spans(doc)
@@ -160,9 +176,12 @@ class Privacy:
             target = rule["labels"].get(span.label_)
             if target is None or not (lo <= span.start and span.end <= hi):
                 continue
+            span = self._without_field_key(doc, Span(doc, span.start, span.end, label=target, kb_id=rule.get("id", "")))
+            if span is None:
+                continue
             if "max_log_prob" in rule and not self._rarest(span) < rule["max_log_prob"]:
                 continue
-            found.append(Span(doc, span.start, span.end, label=target, kb_id=rule.get("id", "")))
+            found.append(span)
         return found
 
     def _lexicon_candidates(self, doc: Doc, rule: dict, lo: int, hi: int) -> List[Span]:
@@ -173,6 +192,8 @@ class Privacy:
             else:
                 hit = token.text[:1].isupper() and self.log_prob(token.lower_) < rule.get("max_log_prob", 1.0)
             if hit and rule.get("mid_sentence") and not self._mid_sentence(doc, token):
+                hit = False
+            if hit and self._is_field_key(doc, token.i + 1):
                 hit = False
             if hit:
                 flagged.append(token.i)
@@ -192,7 +213,7 @@ class Privacy:
             if free and start is None:
                 start = i
             elif not free and start is not None:
-                a, b = strip_edges(doc, start, i)
+                a, b = strip_edges(doc, start, i, titles=TITLES)
                 if b > a and any(c.isalnum() for t in doc[a:b] for c in t.text):
                     pieces.append(Span(doc, a, b, label=span.label, kb_id=span.kb_id))
                 start = None
