@@ -18,6 +18,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Dict, FrozenSet, Optional, Tuple, Union
 
+from spacy.util import registry
+
 from ..pipeline.patterns import GAZETTEER_FILES
 
 logger = logging.getLogger("meddocan_deid.deid")
@@ -162,3 +164,22 @@ def resolve_gazetteer(vocab=None, folder: Optional[Path] = None) -> Gazetteer:
 def gazetteer_source(vocab=None, folder: Optional[Path] = None) -> str:
     """"pipeline", the folder's path, or "faker-only": what surrogates of a run draw from."""
     return resolve_gazetteer(vocab, folder).source_name
+
+
+@registry.callbacks("meddocan_deid.store_gazetteer.v1")
+def make_store_gazetteer(path: Optional[Path] = None):
+    """`[initialize.after_init]`: store the MEDDOCAN gazetteer lists of `path` in
+    `nlp.vocab.lookups`, so that the saved (and packaged) pipeline carries them for the
+    surrogates. A null path stores nothing; a missing folder stores nothing and warns."""
+    def store_gazetteer(nlp):
+        if path is None or not str(path):
+            return nlp
+        folder = Path(path)
+        if not folder.is_dir():
+            logger.warning("%s: gazetteer folder not found; the pipeline carries no gazetteer", folder)
+            return nlp
+        sizes = store_in_vocab(nlp.vocab, folder)
+        logger.info("stored the gazetteer of %s in the pipeline's vocab: %s", folder, sizes)
+        return nlp
+
+    return store_gazetteer

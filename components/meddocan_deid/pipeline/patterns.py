@@ -1,13 +1,13 @@
 """Pattern data and gazetteer readers for `[initialize]` blocks (registered functions).
 
 Reads JSONL pattern files and the MEDDOCAN gazetteer folder; returns patterns for the
-rulers, and its callback writes the gazetteer lists into `nlp.vocab.lookups`. Never sees a
+rulers (the callback that stores the gazetteer in the vocab is in deid/gazetteer.py). Never sees a
 Doc. Errors name the file and line, never pattern contents.
 """
 import logging
 import re
 from pathlib import Path
-from typing import List, Optional
+from typing import List
 
 import srsly
 from spacy.util import registry
@@ -98,24 +98,3 @@ def load_gazetteer_patterns(folder: Path) -> List[dict]:
 @registry.misc("meddocan_deid.read_gazetteer.v1")
 def read_gazetteer(path: Path) -> List[dict]:
     return load_gazetteer_patterns(path)
-
-
-@registry.callbacks("meddocan_deid.store_gazetteer.v1")
-def make_store_gazetteer(path: Optional[Path] = None):
-    """`[initialize.after_init]`: store the MEDDOCAN gazetteer lists of `path` in
-    `nlp.vocab.lookups`, so that the saved (and packaged) pipeline carries them for the
-    surrogates. A null path stores nothing; a missing folder stores nothing and warns."""
-    def store_gazetteer(nlp):
-        from ..deid.gazetteer import store_in_vocab
-
-        if path is None or not str(path):
-            return nlp
-        folder = Path(path)
-        if not folder.is_dir():
-            logger.warning("%s: gazetteer folder not found; the pipeline carries no gazetteer", folder)
-            return nlp
-        sizes = store_in_vocab(nlp.vocab, folder)
-        logger.info("stored the gazetteer of %s in the pipeline's vocab: %s", folder, sizes)
-        return nlp
-
-    return store_gazetteer
