@@ -1,16 +1,16 @@
 """Single-process throughput of a pipeline over a folder of reports, beside the
 tokenizer alone in the same run, and peak memory (max RSS of this process).
 
-    python scripts/benchmark.py es_meddocan_deid assets/meddocan/background
+    python scripts/benchmark.py es_meddocan_deid assets/meddocan/background [--privacy high]
 """
 import resource
 import time
 from pathlib import Path
 
-import spacy
 import typer
 
 from meddocan_deid.evaluation.brat import read_text
+from meddocan_deid.pipeline.privacy import load_with_privacy
 
 
 def throughput(fn, texts):
@@ -25,6 +25,7 @@ def main(
     folder: Path = typer.Argument(..., help="Folder of .txt reports"),
     limit: int = typer.Option(0, help="Use only the first N reports (0: all)"),
     batch_size: int = typer.Option(64),
+    privacy: str = typer.Option(None, help="Privacy level: balanced or high (default: as saved)"),
 ) -> None:
     files = sorted(folder.glob("*.txt"))
     if limit:
@@ -33,7 +34,7 @@ def main(
         typer.echo(f"{folder}: no .txt reports", err=True)
         raise typer.Exit(1)
     texts = [read_text(f) for f in files]
-    nlp = spacy.load(model)
+    nlp = load_with_privacy(model, privacy)
     list(nlp.pipe(texts[:5]))  # warm-up: lazy loading is not throughput
     tok_tokens, tok_s = throughput(lambda ts: (nlp.make_doc(t) for t in ts), texts)
     full_tokens, full_s = throughput(lambda ts: nlp.pipe(ts, batch_size=batch_size, n_process=1), texts)
