@@ -71,7 +71,7 @@ def test_package_loads_by_name_without_the_repository(project):
     env["PYTHONPATH"] = str(target)
     proc = subprocess.run([sys.executable, "-c", code], cwd=target, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "['sections', 'phi_rules', 'rule_entities', 'tok2vec', 'ner', 'entity_edges', 'place_names', 'entity_checks', 'address_parts', 'maker_address', 'trusted_phi', 'identifiers']" in proc.stdout
+    assert "['sections', 'phi_rules', 'rule_entities', 'tok2vec', 'ner', 'entity_edges', 'place_names', 'entity_checks', 'address_parts', 'maker_address', 'trusted_phi', 'identifiers', 'privacy']" in proc.stdout
     assert "('NOMBRE_SUJETO_ASISTENCIA', 'Ruiz Gil')" in proc.stdout
     assert "('SEXO_SUJETO_ASISTENCIA', 'M')" in proc.stdout
     assert "gazetteer: pipeline" in proc.stdout
