@@ -1,5 +1,6 @@
 # Two entry points for a fresh machine with Python 3.11:
-#   make all   - create .venv, install, run `spacy project run all` (corpus -> ... -> package)
+#   make all   - create .venv, install, run `spacy project run all` (corpus -> ... -> package;
+#                six NER trainings, hours on a CPU)
 #   make test  - create .venv, install (with the transformer extra), run the tests
 PYTHON ?= python3
 VENV := .venv

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
+from spacy.util import load_config
 
 import meddocan_deid
 from meddocan_deid.evaluation.package_meta import build_meta, read_performance
@@ -44,7 +45,8 @@ def main(
     except ValueError as err:
         typer.echo(str(err), err=True)
         raise typer.Exit(1)
-    meta = build_meta(meddocan_deid.__version__, performance)
+    pipe_names = load_config(model / "config.cfg")["nlp"]["pipeline"] if (model / "config.cfg").is_file() else []
+    meta = build_meta(meddocan_deid.__version__, performance, pipe_names)
     if meta_out is not None:
         meta_out.write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")
         return

@@ -71,6 +71,15 @@ def test_meta_names_sources_licence_and_requirements():
     assert meta["url"] != corpus["url"]  # the upstream url is the data's, not the project's
 
 
+
+@pytest.mark.parametrize("pipe_names,says,never", [
+    (["sections", "ner", "members", "ner_vote", "trusted_phi"], "five CNN NERs that vote", "a CNN NER"),
+    (["sections", "tok2vec", "ner", "trusted_phi"], "a CNN NER", "five CNN NERs"),
+])
+def test_meta_description_names_the_ners_of_the_pipeline(pipe_names, says, never):
+    description = package.build_meta("1.4.2", {}, pipe_names)["description"]
+    assert says in description and never not in description
+
 def test_spacy_package_keeps_the_meta(tmp_path):
     """The command line writes meta.json from the metrics files, and `spacy package` keeps
     every field of it in the package's meta (what `spacy info` shows)."""

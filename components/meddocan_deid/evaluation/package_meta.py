@@ -20,7 +20,7 @@ SOURCES = [
     },
     {
         "name": "MEDDOCAN gazetteer (names, surnames, streets, towns, hospitals, professions), "
-                "used as NER features by the optional ensemble and, stored in the pipeline's vocab, for the surrogates",
+                "used as NER features by two of the five NERs of es_meddocan_deid and, stored in the pipeline's vocab, for the surrogates",
         "url": "https://github.com/PlanTL-GOB-ES/SPACCC_MEDDOCAN",
         "license": "CC BY 4.0",
     },
@@ -28,10 +28,12 @@ SOURCES = [
 DESCRIPTION = (
     "Finds the 29 PHI types of the MEDDOCAN annotation scheme (names, dates, ages, identifiers, "
     "addresses, hospitals, contacts ...) in Spanish clinical reports, so that they can be "
-    "de-identified: sections, header/footer rules and a CNN NER trained on the 500 train reports "
+    "de-identified: sections, header/footer rules and {ner} trained on the 500 train reports "
     "of the MEDDOCAN corpus (synthetic clinical case reports annotated with PHI). Performance "
     "(meta.json): official-style MEDDOCAN scores on its 250 dev reports."
 )
+# what {ner} says, by whether the pipeline has the vote of configs/pipeline_ensemble.cfg
+NER_SUMMARY = {True: "five CNN NERs that vote on each entity", False: "a CNN NER"}
 
 
 def read_performance(paths) -> dict:
@@ -59,11 +61,12 @@ def read_performance(paths) -> dict:
     return performance
 
 
-def build_meta(library_version: str, performance: dict) -> dict:
+def build_meta(library_version: str, performance: dict, pipe_names=()) -> dict:
     """meta.json fields given to `spacy package`, which adds the pipeline's own and sets
-    `spacy_version` to the minor range of the spaCy that built it."""
+    `spacy_version` to the minor range of the spaCy that built it. `pipe_names` (the
+    pipeline's) say which NERs the description names."""
     major, minor, _ = library_version.split(".")
-    description = DESCRIPTION
+    description = DESCRIPTION.format(ner=NER_SUMMARY["ner_vote" in pipe_names])
     # `spacy info` hides "performance", so the headline scores go in the description too
     summary = [f"{name} {performance[key]:.4f}" for name, key in (
         ("subtask-1 F1", "meddocan_s1_f"), ("leak", "meddocan_s1_leak"),

@@ -1,8 +1,8 @@
-"""Train the NERs of the ensemble (configs/pipeline_ensemble.cfg) one after the other,
-each as `train-variant` trains a variant, from the repository root.
+"""Train the five NERs of the packaged pipeline (configs/pipeline_ensemble.cfg) one after
+the other, each as scripts/train_variant.py trains a variant, from the repository root.
 
-    python train_members.py beam4,features_rules,features,features_rules_s1,features_s1 \
-        --output-dir experiments/training/variants --max-steps 4000
+    python scripts/train_members.py beam4,features_rules,features,features_rules_s1,features_s1 \
+        --output-dir training/members --max-steps 4000
 
 MEMBERS says what each member is: its config and the options of scripts/train_variant.py.
 """
@@ -26,8 +26,8 @@ MEMBERS = {
 
 
 def main(
-    members: str = typer.Argument(..., help=f"Comma-separated member names: {', '.join(MEMBERS)}"),
-    output_dir: Path = typer.Option(Path("experiments/training/variants"), help="Root-relative output folder"),
+    members: str = typer.Argument(",".join(MEMBERS), help=f"Comma-separated member names (default: all): {', '.join(MEMBERS)}"),
+    output_dir: Path = typer.Option(Path("training/members"), help="Root-relative output folder"),
     train_path: Path = typer.Option(Path("corpus/train.spacy"), "--train"),
     dev_path: Path = typer.Option(Path("corpus/dev.spacy"), "--dev"),
     max_steps: int = typer.Option(4000),
