@@ -141,11 +141,60 @@ def test_earlier_generic_spans_are_used(rule_nlp, base_doc):
     ({"id": "x", "source": "generic_ner", "sections": ["body"], "labels": {"LOC": "CIUDAD"}}, "unknown label"),
     ({"id": "x", "source": "lexicon", "sections": ["body"], "shape": "digit", "label": "FECHAS",
       "max_log_prob": "low"}, "'max_log_prob'"),
+    ({"id": "x", "source": "members", "sections": ["body"], "min_votes": 1}, "'keys'"),
+    ({"id": "x", "source": "members", "sections": ["body"], "keys": [], "min_votes": 1}, "'keys'"),
+    ({"id": "x", "source": "members", "sections": ["body"], "keys": ["ner_b"]}, "'min_votes'"),
+    ({"id": "x", "source": "members", "sections": ["body"], "keys": ["ner_b"], "min_votes": 2}, "'min_votes'"),
+    ({"id": "x", "source": "members", "sections": ["body"], "keys": ["ner_b"], "min_votes": 0}, "'min_votes'"),
 ])
 def test_bad_rules_are_named(rule, problem):
     with pytest.raises(ValueError, match=problem) as err:
         validate_rules([RULES[0], rule])
     assert "privacy rule 1 (x)" in str(err.value)
+
+
+MEMBER_RULE = {"id": "any/members", "source": "members", "sections": ["header", "body", "footer"],
+               "keys": ["ner_b", "ner_c", "ner_d"], "min_votes": 2}
+
+
+def member_doc(base_doc, found):
+    """The base Doc with each member's entities, given as {key: [(word, label)]}."""
+    doc = fresh(base_doc)
+    for key, spans in found.items():
+        doc.spans[key] = [doc.char_span(REPORT.index(w), REPORT.index(w) + len(w), label=label) for w, label in spans]
+    return doc
+
+
+@pytest.mark.parametrize("found,expected", [
+    # two of three members agree: added, under the label most of them gave
+    ({"ner_b": [("Quelvoria", "TERRITORIO")], "ner_c": [("Quelvoria", "TERRITORIO")],
+      "ner_d": [("Quelvoria", "NOMBRE_SUJETO_ASISTENCIA")]}, [("Quelvoria", "TERRITORIO")]),
+    # one vote is not enough
+    ({"ner_b": [("Quelvoria", "TERRITORIO")]}, []),
+    # two votes with other boundaries are two different entities
+    ({"ner_b": [("Villaverde del Monte", "TERRITORIO")], "ner_c": [("Villaverde", "TERRITORIO")]}, []),
+    # a span group the rule does not name does not vote
+    ({"ner_b": [("Quelvoria", "TERRITORIO")], "ner_e": [("Quelvoria", "TERRITORIO")]}, []),
+    # no members at all (the one-NER pipeline): nothing
+    ({}, []),
+])
+def test_members_rule(rule_nlp, base_doc, found, expected):
+    doc = member_doc(base_doc, found)
+    doc.ents = [e for e in doc.ents if e.text not in {"Quelvoria", "Villaverde del Monte", "Villaverde"}]
+    doc = make_privacy(rule_nlp, rules=[MEMBER_RULE])(doc)
+    assert texts(doc.spans["privacy_added"]) == expected
+    assert set(expected) <= set(texts(doc.ents))
+
+
+def test_members_rule_keeps_existing_entities(rule_nlp, base_doc):
+    doc = member_doc(base_doc, {"ner_b": [("Maite Berrocal", "NOMBRE_SUJETO_ASISTENCIA")],
+                                "ner_c": [("Maite Berrocal", "NOMBRE_SUJETO_ASISTENCIA")]})
+    start = REPORT.index("Maite")
+    doc.ents = [e for e in doc.ents if e.end_char <= start or e.start_char >= start + len("Maite Berrocal")] + [
+        doc.char_span(start, start + len("Maite"), label="NOMBRE_PERSONAL_SANITARIO")]
+    doc = make_privacy(rule_nlp, rules=[MEMBER_RULE])(doc)
+    assert ("Maite", "NOMBRE_PERSONAL_SANITARIO") in texts(doc.ents)
+    assert texts(doc.spans["privacy_added"]) == [("Berrocal", "NOMBRE_SUJETO_ASISTENCIA")]
 
 
 @pytest.mark.parametrize("level,ok", [("balanced", True), ("high", True), ("maximum", False), ("", False)])

@@ -1,8 +1,9 @@
 """Privacy operating point, `level` "balanced" (does nothing) or "high".
 
 At "high": reads `doc.ents`, the sections, `doc.spans["generic_ner"]` (computed here when
-absent) and the spacy-lookups-data lexicon; adds to `doc.ents` and `doc.spans["privacy_added"]`
-what its rules accept where no entity is; never changes an existing entity.
+absent), the ensemble members' span groups and the spacy-lookups-data lexicon; adds to
+`doc.ents` and `doc.spans["privacy_added"]` what its rules accept where no entity is; never
+changes an existing entity.
 """
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
@@ -16,7 +17,7 @@ from .generic_ner import GenericEntities
 from .spans import TITLES, section_span, strip_edges
 
 LEVELS = ("balanced", "high")
-SOURCES = ("generic_ner", "lexicon")
+SOURCES = ("generic_ner", "lexicon", "members")
 SHAPES = ("capitalised", "digit")
 SECTION_NAMES = ("header", "body", "footer")
 # a word absent from the lexicon's million words is rarer than any in it (the rarest is about -19.8)
@@ -41,6 +42,14 @@ def validate_rules(rules: Iterable[dict], labels: Optional[Iterable[str]] = None
             if not isinstance(rule.get("labels"), dict) or not rule["labels"]:
                 raise ValueError(f"{where}: 'labels' must map generic labels (PER, LOC...) to MEDDOCAN labels")
             targets = list(rule["labels"].values())
+        elif rule["source"] == "members":
+            keys = rule.get("keys")
+            if not isinstance(keys, list) or not keys or not all(isinstance(k, str) for k in keys):
+                raise ValueError(f"{where}: 'keys' must list the members' span groups (ner_b...)")
+            votes = rule.get("min_votes")
+            if not isinstance(votes, int) or isinstance(votes, bool) or not 1 <= votes <= len(keys):
+                raise ValueError(f"{where}: 'min_votes' must be a whole number from 1 to {len(keys)}")
+            targets = []
         else:
             if rule.get("shape") not in SHAPES:
                 raise ValueError(f"{where}: 'shape' must be one of {list(SHAPES)}")
@@ -184,6 +193,18 @@ class Privacy:
             found.append(span)
         return found
 
+    @staticmethod
+    def _member_candidates(doc: Doc, rule: dict, lo: int, hi: int) -> List[Span]:
+        """The entities that at least `min_votes` members found with the same boundaries, under
+        the label most of them gave; none in a pipeline without members (the fast one)."""
+        votes: Dict[Tuple[int, int], List[str]] = {}
+        for key in rule["keys"]:
+            for span in doc.spans.get(key, []):
+                if lo <= span.start and span.end <= hi:
+                    votes.setdefault((span.start, span.end), []).append(span.label_)
+        return [Span(doc, start, end, label=max(labels, key=labels.count), kb_id=rule.get("id", ""))
+                for (start, end), labels in sorted(votes.items()) if len(labels) >= rule["min_votes"]]
+
     def _lexicon_candidates(self, doc: Doc, rule: dict, lo: int, hi: int) -> List[Span]:
         flagged = []
         for token in doc[lo:hi]:
@@ -229,7 +250,8 @@ class Privacy:
                 if section not in ranges:
                     continue
                 lo, hi = ranges[section]
-                find = self._generic_candidates if rule["source"] == "generic_ner" else self._lexicon_candidates
+                find = {"generic_ner": self._generic_candidates, "members": self._member_candidates,
+                        "lexicon": self._lexicon_candidates}[rule["source"]]
                 candidates.extend(find(doc, rule, lo, hi))
         covered = {i for ent in doc.ents for i in range(ent.start, ent.end)}
         added = filter_spans([p for c in candidates for p in self._uncovered_pieces(doc, c, covered)])
