@@ -130,6 +130,20 @@ def test_earlier_generic_spans_are_used(rule_nlp, base_doc):
     assert texts(doc.spans["privacy_added"]) == [("Refiere", "TERRITORIO")]
 
 
+def test_overlapping_candidates_cover_every_word(rule_nlp, base_doc):
+    """Two candidates that overlap in part: the longer one is added whole, the other adds the
+    words it alone covers (keeping only the longer one would leave `Avenida` in clear)."""
+    doc = fresh(base_doc)
+    start, end = REPORT.index("Avenida"), REPORT.index("31500") + len("31500")
+    doc.ents = [e for e in doc.ents if e.end_char <= start or e.start_char >= end]
+    olmos = REPORT.index("Olmos")
+    doc.spans["generic_ner"] = [doc.char_span(start, olmos + len("Olmos"), label="LOC"),
+                                doc.char_span(olmos, end, label="LOC")]
+    doc = make_privacy(rule_nlp, rules=[{"id": "footer/loc", "source": "generic_ner", "sections": ["footer"],
+                                         "labels": {"LOC": "TERRITORIO"}}])(doc)
+    assert texts(doc.spans["privacy_added"]) == [("Avenida", "TERRITORIO"), ("Olmos 14, 31500", "TERRITORIO")]
+
+
 @pytest.mark.parametrize("rule,problem", [
     ({"id": "x", "source": "oracle", "sections": ["body"]}, "'source'"),
     ({"id": "x", "source": "lexicon", "sections": ["middle"], "shape": "digit", "label": "FECHAS"}, "'sections'"),

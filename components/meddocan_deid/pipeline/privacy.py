@@ -10,7 +10,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Tuple
 import srsly
 from spacy.language import Language
 from spacy.tokens import Doc, Span
-from spacy.util import ensure_path, filter_spans
+from spacy.util import ensure_path
 
 from .generic_ner import SPANS_KEY as GENERIC_KEY
 from .generic_ner import GenericEntities
@@ -254,7 +254,14 @@ class Privacy:
                         "lexicon": self._lexicon_candidates}[rule["source"]]
                 candidates.extend(find(doc, rule, lo, hi))
         covered = {i for ent in doc.ents for i in range(ent.start, ent.end)}
-        added = filter_spans([p for c in candidates for p in self._uncovered_pieces(doc, c, covered)])
+        # longest first, each candidate then adds only the words still free: a rule never
+        # uncovers a word that an earlier rule's overlapping candidate covered
+        added: List[Span] = []
+        for candidate in sorted(candidates, key=lambda c: (c.start - c.end, c.start)):
+            pieces = self._uncovered_pieces(doc, candidate, covered)
+            covered.update(i for piece in pieces for i in range(piece.start, piece.end))
+            added.extend(pieces)
+        added.sort(key=lambda e: e.start)
         doc.spans[self.spans_key] = added
         if added:
             doc.ents = sorted(list(doc.ents) + added, key=lambda e: e.start)
