@@ -4,7 +4,7 @@ import datetime as dt
 import re
 import string
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from meddocan_deid.deid import apply_operator
@@ -69,6 +69,8 @@ ID_TEXT = st.text(alphabet=string.digits + string.ascii_letters + " -/.", min_si
 
 @SETTINGS
 @given(ID_TEXT, st.sampled_from(ID_LABELS), st.text(alphabet=string.ascii_lowercase, min_size=1, max_size=6))
+@example("00058K0000F0DVU00", "ID_SUJETO_ASISTENCIA", "a")  # its 9th character is a valid VIN check
+@example("1m8gdm9axkp042788", "IDENTIF_DISPOSITIVOS_NRSERIE", "b")  # a VIN whose check is X, lower case
 def test_id_surrogates_keep_their_shape(value, label, scope):
     text = f"ID: {value}\n"
     res = apply_operator(text, [(label, 4, 4 + len(value))], "surrogate", KEY, scope=scope)

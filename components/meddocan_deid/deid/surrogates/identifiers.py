@@ -153,10 +153,21 @@ def _provincial_plate(rng, text):
     return province + _digits(rng, 4) + "".join(rng.choice(PLATE_LETTERS) for _ in m.group(2))
 
 
+VIN_LETTERS = "".join(c for c in VIN_CHARS if c.isalpha())
+
+
 def _vin(rng, text):
-    vin = [rng.choice(VIN_CHARS) for _ in range(17)]
-    vin[8] = "0"
-    vin[8] = vin_check("".join(vin))
+    """A VIN with a valid check character and the original's letters and digits where they
+    were (the check is a digit or X: drawn again until it is of the original's kind)."""
+    original = compact(text).upper()
+    for _ in range(200):
+        vin = [rng.choice(VIN_LETTERS if c.isalpha() else string.digits) for c in original]
+        vin[8] = "0"
+        check = vin_check("".join(vin))
+        if check.isalpha() == original[8].isalpha():
+            vin[8] = check
+            return "".join(vin)
+    vin[8] = check  # a valid VIN whose check character differs in kind (X is 1 draw in 11)
     return "".join(vin)
 
 
