@@ -37,9 +37,9 @@ def main(hand_written: Path, gazetteer: Path, output: Path) -> None:
     known = {row["pattern"].casefold() for row in rows if isinstance(row["pattern"], str)}
     ambiguous = {line.strip().casefold() for name in GAZETTEER_FILES
                  for line in (gazetteer / name).read_text(encoding="utf-8").splitlines() if line.strip()}
+    ids = {"PAIS": "place/country", "TERRITORIO": "place/region"}
     added = {}
     for label, names in package_places().items():
-        ids = {"PAIS": "place/country", "TERRITORIO": "place/region"}
         for name in sorted(names):
             folded = name.casefold()
             if folded in known or folded in ambiguous:

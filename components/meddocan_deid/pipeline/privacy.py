@@ -129,6 +129,8 @@ class Privacy:
                                        **({"loader": generic_loader} if generic_loader else {}))
         self.rules: List[dict] = []
         self._log_prob = log_prob
+        self._finders = {"generic_ner": self._generic_candidates, "members": self._member_candidates,
+                         "lexicon": self._lexicon_candidates}
 
     def initialize(self, get_examples: Optional[Callable] = None, *, nlp: Optional[Language] = None,
                    rules: Optional[Iterable[dict]] = None) -> None:
@@ -250,9 +252,7 @@ class Privacy:
                 if section not in ranges:
                     continue
                 lo, hi = ranges[section]
-                find = {"generic_ner": self._generic_candidates, "members": self._member_candidates,
-                        "lexicon": self._lexicon_candidates}[rule["source"]]
-                candidates.extend(find(doc, rule, lo, hi))
+                candidates.extend(self._finders[rule["source"]](doc, rule, lo, hi))
         covered = {i for ent in doc.ents for i in range(ent.start, ent.end)}
         # longest first, each candidate then adds only the words still free: a rule never
         # uncovers a word that an earlier rule's overlapping candidate covered
