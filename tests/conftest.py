@@ -20,6 +20,7 @@ def build_rule_nlp(**overrides):
             "paths.rule_patterns": str(ROOT / "configs" / "patterns" / "phi_rules.jsonl"),
             "paths.place_names": str(ROOT / "configs" / "patterns" / "place_names.jsonl"),
             "paths.identifier_patterns": str(ROOT / "configs" / "patterns" / "identifiers.jsonl"),
+            "paths.field_keys": str(ROOT / "configs" / "patterns" / "fields.jsonl"),
             "paths.privacy_rules": str(ROOT / "configs" / "patterns" / "privacy_high.jsonl"),
             **overrides,
         },

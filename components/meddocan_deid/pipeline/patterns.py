@@ -46,6 +46,11 @@ def read_patterns(path: Path) -> List[dict]:
     return load_patterns(path)
 
 
+@registry.misc("meddocan_deid.read_field_keys.v1")
+def read_field_keys(path: Path) -> List[dict]:
+    return load_patterns(path, required=("label", "kind"))
+
+
 @registry.misc("meddocan_deid.read_privacy_rules.v1")
 def read_privacy_rules(path: Path) -> List[dict]:
     return load_patterns(path, required=("id", "source", "sections"))

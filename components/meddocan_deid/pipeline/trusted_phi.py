@@ -1,7 +1,7 @@
 """Trusted-PHI propagation ("PHI de confianza").
 
-Reads `doc.ents`, the header rule entities (`doc.spans[rules_key]`) and the `sections`
-spans; writes `doc.ents` and the propagated spans to `doc.spans[spans_key]`: a trusted
+Reads `doc.ents`, the header rule entities (`doc.spans[rules_key]`), the keyed field
+values of any section (`doc.spans[fields_key]`) and the `sections` spans; writes `doc.ents` and the propagated spans to `doc.spans[spans_key]`: a trusted
 string labels its other unlabelled occurrences, and a place's acronym takes its label. Never
 changes rule entities or tokens, and keeps no state from one document to the next.
 """
@@ -25,6 +25,7 @@ PLACE_LABELS = {"HOSPITAL", "INSTITUCION"}
     "meddocan_trusted_phi",
     default_config={
         "rules_key": "rule_entities",
+        "fields_key": "fields",
         "sections_key": "sections",
         "spans_key": "trusted_phi",
         "exclude_rule_labels": ["SEXO_SUJETO_ASISTENCIA"],
@@ -42,9 +43,11 @@ PLACE_LABELS = {"HOSPITAL", "INSTITUCION"}
 )
 class TrustedPHI:
     def __init__(self, nlp: Language, name: str, *, rules_key: str, sections_key: str, spans_key: str,
+                 fields_key: str,
                  exclude_rule_labels: List[str], ner_labels: List[str], min_length: int, place_words: List[str]):
         self.name = name
         self.rules_key = rules_key
+        self.fields_key = fields_key
         self.sections_key = sections_key
         self.spans_key = spans_key
         self.exclude_rule_labels = set(exclude_rule_labels)
@@ -63,6 +66,10 @@ class TrustedPHI:
         for span in doc.spans.get(self.rules_key, []):
             # only the header rules are trusted: footer matches are regexes, not structure
             if span.end <= header_end and span.label_ not in self.exclude_rule_labels:
+                found.setdefault(span.text, span.label_)
+        # a keyed value (`Paciente: ...`) is structure too, wherever the layout puts it
+        for span in doc.spans.get(self.fields_key, []):
+            if span.label_ not in self.exclude_rule_labels:
                 found.setdefault(span.text, span.label_)
         for ent in doc.ents:
             if ent.label_ in self.ner_labels:

@@ -1,0 +1,521 @@
+"""Fields anywhere: `Key: value` PHI in any section and any layout, keys as data.
+
+Reads `doc.text` and the rule entities (`doc.spans[rules_key]`); writes the field entities
+to `doc.spans[spans_key]`, adds them to `doc.spans[rules_key]` (so that the later
+components treat them as rule entities: the NER predicts around them, the checks keep
+them, trusted-PHI propagation trusts them) and to `doc.ents`. It never changes a rule
+entity that was already there (MEDDOCAN's header rules win) nor the tokens.
+
+The field keys are data (`configs/patterns/fields.jsonl`, one entry per label and value
+kind; see `FieldKeys`). A key counts in these layouts, in any section:
+  `Key: value`, `KEY: VALUE`          a colon after the key, anywhere in a line
+  `Key<TAB>value`, `Key | value |`    the key opens a line or a cell (after a tab or pipe)
+  `Key    value`                      the key opens a line, two or more blanks after it
+  `Key` / `value`                     the key alone on its line, the value on the next one
+  `... con DNI 12345678Z ...`         a key phrase (`phrases`) in prose, then within a few
+                                      filler words (`nº`, `de`, `es`...) the value
+A value ends at the next key on its line, a pipe, a tab, or the end of the line; its kind
+(name, id, date, age, sex, place, street, text) says what part of it is the PHI: a name
+is its capitalised words (titles left out, guideline N1.1), an identifier needs a digit,
+a date stops before a time of day (N6.1), a place is split at commas and brackets.
+Signature and salutation cues (`Atentamente,` + the name line, `Estimada Sra. Ruiz:`)
+are entries of kind `name` too, with `next_line` and `salutation` layouts.
+"""
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple
+
+import srsly
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+from spacy.util import ensure_path, filter_spans
+
+from .. import LABELS
+
+SPANS_KEY = "fields"
+KINDS = ("name", "id", "date", "age", "sex", "place", "street", "text", "contact")
+# `Nº` in a key stands for every way Spanish forms write "number": `Nº`, `N.º`, `Nº.`,
+# `No.`, `Núm.`, `Número`, `Nro.`, `N°`, each with an optional `de` after it
+_NUMBER = r"(?:n\s?[.]?\s?[ºo°]\.?|num\.?|numero|nro\.?)(?:\s*de)?"
+_LINE_END = re.compile(r"[\r\n]")
+TITLES = ("dr.", "dra.", "dr", "dra", "d.", "dña.", "dna.", "dª", "don", "doña", "dona", "sr.", "sra.", "sr", "sra",
+          "srta.", "prof.", "doctor", "doctora")
+PARTICLES = {"de", "del", "la", "las", "los", "y", "i", "da", "das", "do", "dos", "van", "von", "di", "el", "e"}
+MONTHS = ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "setiembre",
+          "octubre", "noviembre", "diciembre", "ene", "feb", "mar", "abr", "may", "jun", "jul", "ago", "sep", "sept",
+          "set", "oct", "nov", "dic",
+          # Catalan, Galician, Basque
+          "gener", "febrer", "marc", "maig", "juny", "juliol", "agost", "setembre", "octubre", "novembre", "desembre",
+          "xaneiro", "febreiro", "marzo", "maio", "xuño", "xullo", "outubro", "decembro",
+          "urtarrila", "otsaila", "martxoa", "apirila", "maiatza", "ekaina", "uztaila", "abuztua", "iraila",
+          "urria", "azaroa", "abendua")
+_MONTH = "(?:" + "|".join(sorted(set(MONTHS), key=len, reverse=True)) + r")\.?"
+_ROMAN = r"(?:XII|XI|X|IX|VIII|VII|VI|V|IV|III|II|I)"
+_WEEKDAY = r"(?:lunes|martes|mi[eé]rcoles|jueves|viernes|s[aá]bado|domingo),?\s+"
+_DATE_FORMS = [
+    r"\d{4}-\d{1,2}-\d{1,2}",                                        # 2024-04-14
+    r"\d{1,2}\s?[-/.]\s?\d{1,2}\s?[-/.]\s?\d{2,4}",                  # 14/04/2024, 14.04.24
+    r"\d{1,2}\s?[-/.]\s?" + _ROMAN.lower() + r"\s?[-/.]\s?\d{2,4}",   # 3-iv-2024
+    r"\d{1,2}(?:\s+de)?\s+" + _MONTH + r"(?:\s+de)?[\s,.-]*\d{2,4}",   # 14 de abril de 2024, 14 abr 2024
+    r"\d{1,2}\s?[-/]\s?" + _MONTH + r"\s?[-/]\s?\d{2,4}",              # 14-abr-2024
+    _MONTH + r"(?:\s+de)?[\s,-]*\d{4}",                              # abril de 2024
+    r"\d{1,2}(?:\s+de)?\s+" + _MONTH,                                 # 14 de abril
+    r"\d{1,2}\s?[-/]\s?\d{4}",                                        # 04/2024
+]
+# a date at the start of a value (matched on the folded text: lower case, no accents)
+DATE = re.compile("(?:" + _WEEKDAY + ")?(?:" + "|".join(_DATE_FORMS) + r")(?!\w)")
+AGE = re.compile(
+    r"\d{1,3}(?:[.,]\d)?\s*(?:anos|ano|anys|any|urte|a\.|a(?![\w])|meses|mes|m\.|dias|dia|d\.|semanas|sem\.)"
+    r"(?:\s*(?:y|,|i)\s*\d{1,2}\s*(?:meses|mes|m\.|dias|dias|semanas))?"
+    r"|\d{1,3}(?![\w.,/:-])"
+)
+SEX = re.compile(r"(?:varon|mujer|hombre|masculino|femenino|[mfhv])(?![\w])")
+# an identifier: digits, or letters and digits, with `-`, `/`, `.` or single blanks between digit groups
+ID_VALUE = re.compile(r"(?:[a-z]{1,6}[-/]?)?\d[\da-z./-]*(?: \d[\da-z./-]*)*")
+_TIME_OF_DAY = re.compile(r"(?<![\d/.-])(?:[01]?\d|2[0-3])[:h.][0-5]\d(?::[0-5]\d)?(?![\d/.-])")
+_SEPARATORS = re.compile(r"\s*(?:\||\t|\s{2,}|$)")
+
+
+def fold(text: str) -> str:
+    """Lower case without accents, one character for one, so offsets carry over."""
+    out = []
+    for ch in text:
+        low = ch.lower()
+        base = unicodedata.normalize("NFD", low)[0] if low else ch
+        out.append(base if len(low) == 1 else ch)
+    return "".join(out)
+
+
+def key_regex(key: str) -> str:
+    """The regex of one key (folded): blanks match any run of blanks, a dot may be left out
+    or followed by a blank, and `Nº` stands for every way of writing "number"."""
+    parts = []
+    for word in fold(key).split():
+        if word in ("nº", "no", "n.º", "num.", "número", "numero", "n°"):
+            parts.append(_NUMBER)
+            continue
+        parts.append("".join(re.escape(c) + r"?\s?" if c == "." else re.escape(c) for c in word))
+    # a key ends at a word's end (`Pac.` must not match the start of `Paciente`)
+    return r"\s*".join(parts) + (r"(?!\w)" if fold(key)[-1].isalnum() else "")
+
+
+@dataclass
+class FieldEntry:
+    label: str
+    kind: str
+    keys: Tuple[str, ...]
+    phrases: Tuple[str, ...]
+    layouts: Tuple[str, ...]  # extra layouts: "next_line" (signature), "salutation"
+
+
+def validate_entries(entries: Iterable[dict], source: str = "field keys") -> List[dict]:
+    clean = []
+    for i, e in enumerate(entries, start=1):
+        if e.get("label") not in LABELS:
+            raise ValueError(f"{source}: entry {i}: unknown label (expected one of the MEDDOCAN labels)")
+        if e.get("kind") not in KINDS:
+            raise ValueError(f"{source}: entry {i}: 'kind' must be one of {', '.join(KINDS)}")
+        if not e.get("keys") and not e.get("phrases"):
+            raise ValueError(f"{source}: entry {i}: needs 'keys' or 'phrases' (lists of strings)")
+        for field in ("keys", "phrases", "layouts"):
+            if not all(isinstance(k, str) and k.strip() for k in e.get(field, [])):
+                raise ValueError(f"{source}: entry {i}: '{field}' must be a list of non-empty strings")
+        clean.append({"label": e["label"], "kind": e["kind"], "keys": list(e.get("keys", [])),
+                      "phrases": list(e.get("phrases", [])), "layouts": list(e.get("layouts", []))})
+    return clean
+
+
+@Language.factory(
+    "meddocan_fields",
+    default_config={
+        "spans_key": SPANS_KEY,
+        "rules_key": "rule_entities",
+        "phrase_window": 4,
+        # words between a key phrase and its value in prose: `número de historia clínica es el 12345`
+        "filler_words": ["nº", "n.º", "no", "num", "número", "numero", "de", "del", "es", "el", "la", ":", "con",
+                         "n°", "nro", "código", "codigo", "id", "#"],
+        # capitalised words that end a name value: roles, services and section words after a name
+        "name_stop_words": ["servicio", "unidad", "hospital", "facultativo", "especialista", "adjunto", "adjunta",
+                            "jefe", "jefa", "médico", "medico", "residente", "enfermera", "enfermero", "mir", "fea",
+                            "due", "cardiología", "urgencias", "medicina", "cirugía", "pediatría", "radiología",
+                            "consulta", "planta", "nhc", "dni", "cip", "tis", "edad", "sexo", "fecha", "col",
+                            "colegiado", "tel", "teléfono", "telf", "fax", "email", "e-mail", "cama", "hab",
+                            "habitación", "episodio", "área", "sección", "supervisora", "coordinador",
+                            "coordinadora", "paciente", "firmado", "fdo", "atentamente", "el", "la"],
+        "max_name_words": 7,
+    },
+    assigns=["doc.ents", "doc.spans"],
+)
+def make_fields(nlp: Language, name: str, *, spans_key: str, rules_key: str, phrase_window: int,
+                filler_words: List[str], name_stop_words: List[str], max_name_words: int) -> "Fields":
+    return Fields(nlp, name, spans_key=spans_key, rules_key=rules_key, phrase_window=phrase_window,
+                  filler_words=filler_words, name_stop_words=name_stop_words, max_name_words=max_name_words)
+
+
+class Fields:
+    """Keyed PHI fields in any section and layout (see the module docstring)."""
+
+    def __init__(self, nlp: Language, name: str, *, spans_key: str = SPANS_KEY, rules_key: str = "rule_entities",
+                 phrase_window: int = 4, filler_words: Sequence[str] = (), name_stop_words: Sequence[str] = (),
+                 max_name_words: int = 7):
+        self.name = name
+        self.spans_key = spans_key
+        self.rules_key = rules_key
+        self.phrase_window = phrase_window
+        self.filler_words = {fold(w) for w in filler_words}
+        self.name_stop_words = {fold(w) for w in name_stop_words}
+        self.max_name_words = max_name_words
+        self.entries: List[dict] = []
+        self._compile()
+
+    # --- patterns -------------------------------------------------------------------
+    def initialize(self, get_examples: Optional[Callable] = None, *, nlp: Optional[Language] = None,
+                   patterns: Optional[Iterable[dict]] = None) -> None:
+        if patterns is not None:
+            self.entries = validate_entries(patterns)
+            self._compile()
+
+    def add_patterns(self, patterns: Iterable[dict], source: str = "field keys") -> None:
+        """Add entries (a hospital's own keys) to those the pipeline was built with."""
+        self.entries.extend(validate_entries(patterns, source))
+        self._compile()
+
+    def _compile(self) -> None:
+        keys, phrases, next_line, salutation = {}, {}, {}, {}
+        for e in self.entries:
+            target = (e["label"], e["kind"])
+            for k in e["keys"]:
+                keys.setdefault(key_regex(k), target)
+            for p in e["phrases"]:
+                phrases.setdefault(key_regex(p), target)
+            for layout in e["layouts"]:
+                for k in e["keys"]:
+                    (next_line if layout == "next_line" else salutation).setdefault(key_regex(k), target)
+
+        def alternation(table):
+            if not table:
+                return None, []
+            ordered = sorted(table, key=len, reverse=True)  # the longest key wins
+            return re.compile("|".join(f"({k})" for k in ordered)), [table[k] for k in ordered]
+
+        self._keys, self._key_targets = alternation(keys)
+        self._phrases, self._phrase_targets = alternation(phrases)
+        self._next_line, self._next_line_targets = alternation(next_line)
+        self._salutation, self._salutation_targets = alternation(salutation)
+
+    # --- finding keys and values ----------------------------------------------------
+    @staticmethod
+    def _target(match: re.Match, targets: list):
+        return targets[match.lastindex - 1]
+
+    def _key_matches(self, folded: str) -> List[Tuple[int, int, Tuple[str, str], str]]:
+        """(key start, value start, target, layout) of every key with a separator."""
+        found = []
+        if self._keys is None:
+            return found
+        for m in self._keys.finditer(folded):
+            s, e = m.start(), m.end()
+            if s > 0 and (folded[s - 1].isalnum() or folded[s - 1] in "/-"):
+                continue
+            if e < len(folded) and folded[e].isalnum() and not folded[e - 1] in ".:":
+                continue
+            line_start = folded.rfind("\n", 0, s) + 1
+            before = folded[line_start:s]
+            cell_start = not before.strip() or before.rstrip().endswith(("|", "\t")) or before.endswith("\t")
+            rest = folded[e:]
+            colon = re.match(r"[ \t]*[:：][ \t]*", rest)
+            if colon:
+                found.append((s, e + colon.end(), self._target(m, self._key_targets), "colon"))
+                continue
+            if not cell_start:
+                continue
+            sep = re.match(r"[ \t]*(?:\||\t)[ \t]*|[ ]{2,}", rest)
+            if sep and not _LINE_END.match(rest[sep.end():sep.end() + 1] or "\n"):
+                found.append((s, e + sep.end(), self._target(m, self._key_targets), "cell"))
+                continue
+            alone = re.match(r"[ \t]*\.?[ \t]*(?:\r?\n)[ \t]*", rest)
+            if alone and not before.strip():
+                found.append((s, e + alone.end(), self._target(m, self._key_targets), "next_line"))
+        return found
+
+    def _value_end(self, text: str, start: int, key_starts: List[int]) -> int:
+        end = len(text)
+        m = _LINE_END.search(text, start)
+        if m:
+            end = m.start()
+        for sep in ("|", "\t"):
+            i = text.find(sep, start, end)
+            if i != -1:
+                end = i
+        for k in key_starts:
+            if start < k < end:
+                end = k
+                break
+        return end
+
+    # --- values by kind -------------------------------------------------------------
+    def _value(self, text: str, folded: str, start: int, end: int, label: str, kind: str,
+               strict_start: bool = False) -> List[Tuple[int, int, str]]:
+        while start < end and text[start] in " \t:.-–—=>":
+            start += 1
+        while end > start and text[end - 1] in " \t.,;:-–—(":
+            end -= 1
+        if start >= end:
+            return []
+        value, fvalue = text[start:end], folded[start:end]
+        if kind == "name":
+            return self._name(text, folded, start, end, label)
+        if kind == "id":
+            m = ID_VALUE.match(fvalue)
+            if not m or not any(c.isdigit() for c in m.group()) or DATE.fullmatch(m.group().strip()):
+                return []
+            s, e = start + m.start(), start + m.end()
+            # `nhc-150679`: the prefix is not part of the identifier (N17.1)
+            prefix = re.match(r"[a-z]{2,6}-(?=\d)", folded[s:e])
+            if prefix and text[s:s + prefix.end()].islower():
+                s += prefix.end()
+            while e > s and text[e - 1] in "./-":
+                e -= 1
+            return [(s, e, label)]
+        if kind == "date":
+            m = DATE.match(fvalue)
+            return [(start + m.start(), start + m.end(), label)] if m else []
+        if kind == "age":
+            m = AGE.match(fvalue)
+            if not m:
+                return []
+            e = start + m.end()
+            return [(start, e - (text[e - 1] == ","), label)]
+        if kind == "sex":
+            m = SEX.match(fvalue)
+            return [(start, start + m.end(), label)] if m else []
+        if kind == "contact":
+            return []  # phones, faxes and e-mails: the identifiers component finds them anywhere
+        if kind == "place":
+            return self._places(text, start, end, label)
+        if kind == "street":
+            return self._street(text, start, end, label)
+        # text: an institution, a centre, a hospital, a profession: the whole value
+        if kind == "text" and not (value[0].isupper() or value[0].isdigit() or label == "PROFESION"):
+            return []
+        stop = re.search(r"\s[(\[]|\s[-–]\s|;", value)
+        if stop:
+            end = start + stop.start()
+        return [(start, end, label)] if end > start else []
+
+    def _words(self, text: str, start: int, end: int):
+        for m in re.finditer(r"[^\s,()\[\]:;/]+|[,()\[\]:;/]", text[start:end]):
+            yield start + m.start(), start + m.end(), m.group()
+
+    def _name(self, text: str, folded: str, start: int, end: int, label: str) -> List[Tuple[int, int, str]]:
+        words = list(self._words(text, start, end))
+        i = 0
+        while i < len(words) and fold(words[i][2]) in TITLES:
+            i += 1
+        kept: List[Tuple[int, int, str]] = []
+        for s, e, w in words[i:]:
+            f = fold(w)
+            if w == ",":
+                # `RUIZ GIL, ANA`: a comma between surnames and first name stays inside
+                if kept and kept[-1][2] != ",":
+                    kept.append((s, e, w))
+                    continue
+                break
+            initials = re.fullmatch(r"(?:[A-ZÁÉÍÓÚÑ]\.){1,4}", w)
+            capital = w[0].isupper() and not f.rstrip(".") in self.name_stop_words
+            if initials or (capital and re.fullmatch(r"[\w'’.-]+", w) and any(c.isalpha() for c in w)
+                            and not any(c.isdigit() for c in w)):
+                kept.append((s, e, w))
+            elif f in PARTICLES and kept:
+                kept.append((s, e, w))
+            else:
+                break
+            if len([k for k in kept if k[2] != ","]) >= self.max_name_words:
+                break
+        while kept and (fold(kept[-1][2]) in PARTICLES or kept[-1][2] == ","):
+            kept.pop()
+        if not kept or not any(c.isupper() for c in kept[0][2]):
+            return []
+        # `RUIZ GIL, ANA`: surnames and first name separated by a comma are two mentions
+        # (guideline M1.1: one mention only when separated by blanks or hyphens)
+        groups, current = [], []
+        for word in kept:
+            if word[2] == ",":
+                groups.append(current)
+                current = []
+            else:
+                current.append(word)
+        groups.append(current)
+        out = []
+        for group in groups:
+            while group and fold(group[-1][2]) in PARTICLES:
+                group.pop()
+            if not group:
+                continue
+            e = group[-1][1]
+            # a final dot stays only after an initial (`M.`), not after a word (`Gil.`)
+            while text[e - 1] == "." and not re.search(r"(?:^|[\s.])[A-ZÁÉÍÓÚÑ]\.$", text[group[0][0]:e]):
+                e -= 1
+            out.append((group[0][0], e, label))
+        return out
+
+    def _places(self, text: str, start: int, end: int, label: str) -> List[Tuple[int, int, str]]:
+        out = []
+        for m in re.finditer(r"[^,()/;]+", text[start:end]):
+            s, e = start + m.start(), start + m.end()
+            chunk = text[s:e]
+            for part in re.split(r"\s[-–]\s", chunk):
+                offset = chunk.find(part)
+                ps, pe = s + offset, s + offset + len(part)
+                while ps < pe and text[ps] in " \t.":
+                    ps += 1
+                while pe > ps and text[pe - 1] in " \t.":
+                    pe -= 1
+                if pe > ps and (text[ps].isupper() or text[ps].isdigit()):
+                    # `28001 Madrid`: a postal code and its town are two places
+                    code = re.match(r"\d{5}\s+(?=\D)", text[ps:pe])
+                    if code:
+                        out.append((ps, ps + 5, label))
+                        ps += code.end()
+                    out.append((ps, pe, label))
+        return out
+
+    def _street(self, text: str, start: int, end: int, label: str) -> List[Tuple[int, int, str]]:
+        value = text[start:end]
+        # `C/ Mayor 5, 3º B, 28001 Madrid`: the street up to a postal code; what follows
+        # it (the postal code and the town) are places
+        cut = re.search(r",?\s*(?<!\d)(\d{5})(?!\d)", value)
+        if cut and cut.start() > 0:
+            street_end = start + cut.start()
+            return [(start, street_end, label)] + self._places(text, start + cut.start(1), end, "TERRITORIO")
+        return [(start, end, label)]
+
+    # --- prose, signatures and salutations ----------------------------------------
+    def _phrase_values(self, text: str, folded: str) -> List[Tuple[int, int, str]]:
+        out = []
+        if self._phrases is None:
+            return out
+        for m in self._phrases.finditer(folded):
+            s, e = m.start(), m.end()
+            if s > 0 and folded[s - 1].isalnum() or e < len(folded) and folded[e].isalnum():
+                continue
+            label, kind = self._target(m, self._phrase_targets)
+            i, skipped = e, 0
+            while skipped <= self.phrase_window:
+                w = re.match(r"[ \t]*([^\s]+)", folded[i:])
+                if not w:
+                    break
+                word = w.group(1).rstrip(",")
+                if word.rstrip(".:") in self.filler_words or word in (":", "-"):
+                    i += w.end()
+                    skipped += 1
+                    continue
+                line_end = _LINE_END.search(text, i)
+                vend = line_end.start() if line_end else len(text)
+                if kind == "name":
+                    out.extend(self._name(text, folded, i, vend, label))
+                elif kind == "id":
+                    # in prose an identifier has four digits or more and is not a date
+                    out.extend(v for v in self._value(text, folded, i, vend, label, kind)
+                               if sum(c.isdigit() for c in text[v[0]:v[1]]) >= 4
+                               and not DATE.fullmatch(folded[v[0]:v[1]]))
+                else:
+                    out.extend(self._value(text, folded, i, vend, label, kind))
+                break
+        return out
+
+    def _next_line_values(self, text: str, folded: str) -> List[Tuple[int, int, str]]:
+        """`Atentamente,` / (blank lines) / `Dra. Ana Ruiz Gil`: the name on the first
+        non-blank line after a signature cue."""
+        out = []
+        if self._next_line is None:
+            return out
+        for m in self._next_line.finditer(folded):
+            line_start = folded.rfind("\n", 0, m.start()) + 1
+            line_end = folded.find("\n", m.end())
+            if line_end == -1 or folded[line_start:m.start()].strip() or folded[m.end():line_end].strip(" \t,.:"):
+                continue
+            label, kind = self._target(m, self._next_line_targets)
+            nxt = re.compile(r"\s*\n[ \t]*([^\n]+)").match(text, line_end)
+            if nxt:
+                out.extend(self._name(text, folded, nxt.start(1), nxt.end(1), label))
+        return out
+
+    def _salutation_values(self, text: str, folded: str) -> List[Tuple[int, int, str]]:
+        """`Estimada Sra. Ruiz:`, `Estimado Dr. Gil,`: the addressee, staff after a
+        doctor's title, else the label of the entry (the patient)."""
+        out = []
+        if self._salutation is None:
+            return out
+        for m in self._salutation.finditer(folded):
+            label, _kind = self._target(m, self._salutation_targets)
+            line_end = _LINE_END.search(text, m.end())
+            vend = line_end.start() if line_end else len(text)
+            title = re.match(r"\s*(dr\.?|dra\.?|doctor|doctora)\s", folded[m.end():vend])
+            who = "NOMBRE_PERSONAL_SANITARIO" if title else label
+            names = self._name(text, folded, m.end(), vend, who)
+            # a salutation ends at its colon or comma: `Estimado compañero:` has no name
+            out.extend(n for n in names if text[n[1]:vend].lstrip()[:1] in (":", ",", ""))
+        return out
+
+    # --- the component --------------------------------------------------------------
+    def find(self, text: str) -> List[Tuple[int, int, str]]:
+        """(start, end, label) character spans of the field values in `text`."""
+        folded = fold(text)
+        keys = self._key_matches(folded)
+        key_starts = sorted(k[0] for k in keys)
+        out = []
+        for s, vstart, (label, kind), layout in keys:
+            if layout == "next_line":
+                line_end = _LINE_END.search(text, vstart)
+                vend = line_end.start() if line_end else len(text)
+                if any(vstart <= k < vend and k == vstart for k in key_starts):
+                    continue  # the next line is itself a key
+            else:
+                vend = self._value_end(text, vstart, key_starts)
+            out.extend(self._value(text, folded, vstart, vend, label, kind))
+        out.extend(self._phrase_values(text, folded))
+        out.extend(self._next_line_values(text, folded))
+        out.extend(self._salutation_values(text, folded))
+        return out
+
+    def __call__(self, doc: Doc) -> Doc:
+        rules = list(doc.spans.get(self.rules_key, []))
+        taken = set()
+        for span in rules:
+            taken.update(range(span.start, span.end))
+        spans = []
+        for start, end, label in self.find(doc.text):
+            span = doc.char_span(start, end, label=label, alignment_mode="expand")
+            if span is None or not span.text.strip() or any(i in taken for i in range(span.start, span.end)):
+                continue
+            spans.append(span)
+        spans = filter_spans(spans)
+        doc.spans[self.spans_key] = spans
+        if spans:
+            doc.spans[self.rules_key] = filter_spans(rules + spans)
+            used = {i for s in spans for i in range(s.start, s.end)}
+            kept = [e for e in doc.ents if not any(i in used for i in range(e.start, e.end))]
+            doc.ents = filter_spans(kept + spans)
+        return doc
+
+    # --- serialization --------------------------------------------------------------
+    def to_bytes(self, *, exclude=tuple()) -> bytes:
+        return srsly.msgpack_dumps({"entries": self.entries})
+
+    def from_bytes(self, data: bytes, *, exclude=tuple()) -> "Fields":
+        self.entries = validate_entries(srsly.msgpack_loads(data)["entries"])
+        self._compile()
+        return self
+
+    def to_disk(self, path, *, exclude=tuple()) -> None:
+        path = ensure_path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        srsly.write_jsonl(path / "fields.jsonl", self.entries)
+
+    def from_disk(self, path, *, exclude=tuple()) -> "Fields":
+        self.entries = validate_entries(srsly.read_jsonl(ensure_path(path) / "fields.jsonl"))
+        self._compile()
+        return self
