@@ -40,11 +40,12 @@ def project(tmp_path_factory):
 def test_workflow_writes_every_output(project):
     work, _target, stdout = project
     members = [f"training/members/{name}/model-best" for name in ("beam4", "features_rules", "features", "features_rules_s1", "features_s1")]
-    for path in ("corpus/train.spacy", "corpus/dev.spacy", "training/ner/model-best", *members, "training/pipeline",
+    for path in ("corpus/train.spacy", "corpus/train_aug.spacy", "corpus/dev.spacy", "training/ner/model-best", *members, "training/pipeline",
                  "training/pipeline_fast", "metrics/dev.json", "metrics/dev_per_type.md", "metrics/dev_fast.json",
                  "metrics/dev_package.json", "metrics/dev_package_fast.json"):
         assert (work / path).exists(), path
     assert "Gold entities aligned to tokens" in stdout
+    assert "10 originals, 10 copies" in stdout and "dropped as unaligned: 0" in stdout
     scores = json.loads((work / "metrics" / "dev.json").read_text(encoding="utf-8"))
     assert scores["meddocan_n_docs"] == 10
     assert 0.0 <= scores["meddocan_s1_f"] <= 1.0 and "meddocan_s1_leak" in scores
