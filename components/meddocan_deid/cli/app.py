@@ -36,7 +36,7 @@ app.command("review", short_help="Rebuild the review site of an earlier run.")(r
 app.command("deidentify-spark", short_help="De-identify the rows of INPUT with Apache Spark.")(deidentify_spark)
 app.command("keygen", epilog=KEYGEN_EPILOG)(keygen)
 # fastapi and uvicorn are imported only when the command runs: `pip install meddocan-deid[service]`
-app.command("serve", epilog=SERVE_EPILOG)(serve)
+app.command("serve", epilog=SERVE_EPILOG, short_help="Serve de-identification over HTTP (FastAPI).")(serve)
 
 
 def main(argv: Optional[List[str]] = None) -> None:
