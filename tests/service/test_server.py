@@ -3,6 +3,7 @@ free port, with a rule-only pipeline saved to disk (plus a component that can ho
 request, imported with --code). A few requests, then SIGTERM while a request is in flight:
 that request completes, the server finishes its shutdown, and its output holds no PHI. Invented text."""
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -66,6 +67,22 @@ def server(tmp_path_factory):
         log.close()
 
 
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def test_page_runs_its_script_under_its_csp_in_chromium(server, tmp_path):
+    """Needs `chromium` on PATH (.ci/run installs Debian's package when it is missing)."""
+    _proc, base, _folder = server
+    exe = shutil.which("chromium")
+    assert exe, "chromium not found on PATH: apt-get install chromium (.ci/run does it)"
+    r = subprocess.run([exe, *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", f"{base}/"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-500:]
+    assert 'data-script="ran"' in r.stdout  # the nonce in the CSP header matches the inline script
+    assert 'id="text"' in r.stdout and 'id="run"' in r.stdout
+
+
 def test_server_answers_then_drains_on_sigterm(server):
     proc, base, folder = server
     with httpx.Client(base_url=base, timeout=30) as c:
@@ -103,6 +120,7 @@ def test_server_answers_then_drains_on_sigterm(server):
     # uvicorn ends by re-raising the signal it handled: killed by SIGTERM, but after the drain
     assert proc.wait(30) in (0, -signal.SIGTERM)
     output = (folder / "server.log").read_text(errors="replace")
+    assert "POST /deidentify 200" in output and "POST /deidentify 401" in output  # the service's own lines
     assert "Waiting for application shutdown" in output and "Finished server process" in output
     for s in SECRETS:
         assert s not in output

@@ -65,4 +65,7 @@ def serve(
                         format="%(levelname)s %(name)s: %(message)s")
     os.environ[ENV_SETTINGS] = settings.model_dump_json()
     uvicorn.run("meddocan_deid.service.app:app_from_env", factory=True, host=host, port=port, workers=workers,
-                log_level=log_level, timeout_graceful_shutdown=int(timeout) + 5, server_header=False)
+                log_level=log_level, timeout_graceful_shutdown=int(timeout) + 5, server_header=False,
+                # the service logs each request (route, status, time); uvicorn's access log would
+                # also write the raw path and query string
+                access_log=False)

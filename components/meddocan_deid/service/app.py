@@ -33,6 +33,7 @@ logger = logging.getLogger("meddocan_deid.service")
 
 PUBLIC = frozenset({"/health", "/ready", "/", "/docs", "/openapi.json", "/docs/oauth2-redirect"})
 ROUTES = frozenset({"/deidentify", "/analyze", "/metrics"}) | PUBLIC
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 # Presidio's spaCy recognizer scores NER entities 0.85; the pipeline gives no probabilities
 PRESIDIO_SCORE = 0.85
 TEMPLATES = Path(__file__).parent / "templates"
@@ -72,6 +73,7 @@ class Guard:
         path = scope.get("path", "")
         route = path if path in ROUTES else "other"
         method = scope.get("method", "")
+        method = method if method in METHODS else "OTHER"  # metric labels stay few, whatever clients send
         status = {"code": 500}
         start = time.perf_counter()
 
@@ -294,4 +296,6 @@ def _page_template():
 
 def app_from_env():
     """The app of a `meddocan-deid serve` worker: settings from MEDDOCAN_DEID_SERVICE_SETTINGS."""
+    if not logging.getLogger().handlers:  # a worker process of --workers N: the service's lines too
+        logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     return create_app(settings_from_env())
