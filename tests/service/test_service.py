@@ -142,6 +142,11 @@ def test_privacy_high_per_request_leaves_the_server_default(client, rule_nlp):
     assert any(e["start"] <= start < e["end"] for e in high["entities"])
     assert rule_nlp.get_pipe("privacy").level == "balanced"
     assert client.post("/analyze", json={"text": text}, headers=AUTH).json() == balanced
+    by_policy = client.post("/analyze", json={"text": text, "policy": {"privacy": "high"}}, headers=AUTH).json()
+    assert by_policy == high  # the policy's level, as in a policy file
+    overridden = client.post("/analyze", json={"text": text, "policy": {"privacy": "high"}, "privacy": "balanced"},
+                             headers=AUTH).json()
+    assert overridden == balanced  # the request's own field wins, as --privacy over the policy's
 
 
 def test_analyze_native_and_presidio_shapes(client, rule_nlp):
