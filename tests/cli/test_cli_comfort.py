@@ -170,11 +170,12 @@ def test_keygen_mode_0600_whatever_the_umask(tmp_path):
 # --- help at 80 columns -----------------------------------------------------------------
 
 @pytest.mark.parametrize("command,must_show", [
-    ([], ["deidentify", "keygen"]),
+    ([], ["deidentify", "keygen", "serve"]),
     (["deidentify"], ["MEDDOCAN_DEID_KEY", "meddocan-deid keygen FILE", "--key-file FILE", "--encoding",
                       "run_fingerprint.json", "Examples:", "--mode surrogate --key-file deid.key"]),
     (["keygen"], ["0600", "--key-file FILE", "MEDDOCAN_DEID_KEY"]),
     (["deidentify-spark"], ["--mode"]),
+    (["serve"], ["--token-file", "Authorization: Bearer TOKEN", "SIGTERM", "meddocan-deid serve --token-file"]),
 ])
 def test_help_readable_at_80_columns(command, must_show):
     r = cli(*command, "--help", env={"COLUMNS": "80"})

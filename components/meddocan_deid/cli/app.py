@@ -1,6 +1,6 @@
 """The `meddocan-deid` typer app (also `python -m meddocan_deid`): the root options and the
-commands `deidentify` (cli/deidentify.py), `review` (cli/review.py), `keygen` (cli/keygen.py)
-and `deidentify-spark` (cli/spark.py)."""
+commands `deidentify` (cli/deidentify.py), `review` (cli/review.py), `keygen` (cli/keygen.py),
+`deidentify-spark` (cli/spark.py) and `serve` (cli/serve.py)."""
 import os
 import sys
 from typing import List, Optional
@@ -11,6 +11,7 @@ from .. import __version__
 from .deidentify import DEIDENTIFY_EPILOG, deidentify
 from .keygen import KEYGEN_EPILOG, keygen
 from .review import review_command
+from .serve import SERVE_EPILOG, serve
 from .spark import deidentify_spark
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None,
@@ -34,6 +35,8 @@ app.command("review", short_help="Rebuild the review site of an earlier run.")(r
 # pyspark is imported only when the command runs: `pip install meddocan-deid[spark]`
 app.command("deidentify-spark", short_help="De-identify the rows of INPUT with Apache Spark.")(deidentify_spark)
 app.command("keygen", epilog=KEYGEN_EPILOG)(keygen)
+# fastapi and uvicorn are imported only when the command runs: `pip install meddocan-deid[service]`
+app.command("serve", epilog=SERVE_EPILOG, short_help="Serve de-identification over HTTP (FastAPI).")(serve)
 
 
 def main(argv: Optional[List[str]] = None) -> None:

@@ -1,0 +1,71 @@
+"""`meddocan-deid serve`: the HTTP service (meddocan_deid.service) under uvicorn."""
+import logging
+import os
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ._util import DEFAULT_MODEL
+
+SERVE_EPILOG = """\b
+Example:
+  meddocan-deid keygen deid.key
+  python -c "import secrets; print(secrets.token_urlsafe(32))" > tokens.txt
+  meddocan-deid serve --token-file tokens.txt --key-file deid.key --port 8000
+"""
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+def serve(
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (default loopback only)."),
+    port: int = typer.Option(8000, "--port", min=0, max=65535, help="Port."),
+    workers: int = typer.Option(1, "--workers", min=1, help="uvicorn worker processes (each loads its own pipeline)."),
+    token_file: Path = typer.Option(..., "--token-file", help="Bearer tokens, one a line (16+ characters each)."),
+    key_file: Optional[Path] = typer.Option(None, "--key-file", help="Surrogate key file (else env MEDDOCAN_DEID_KEY; none: no surrogate mode)."),
+    model: str = typer.Option(DEFAULT_MODEL, "--model", help="Installed pipeline name or path."),
+    mode: str = typer.Option("tag", "--mode", help="Default mode: tag, mask, redact or surrogate."),
+    privacy: str = typer.Option("balanced", "--privacy", help="Default privacy level: balanced or high."),
+    max_body_bytes: int = typer.Option(1_000_000, "--max-body-bytes", min=1, help="Larger bodies get 413."),
+    timeout: float = typer.Option(30.0, "--timeout", min=0.001, help="Seconds per request before a 504."),
+    max_concurrent: int = typer.Option(4, "--max-concurrent", min=1, help="Requests processed at once per worker; more get 429."),
+    code: Optional[Path] = typer.Option(None, "--code", help="Python file to import first (custom spaCy components)."),
+    log_level: str = typer.Option("info", "--log-level", help="uvicorn log level (logs hold routes, statuses and counts, never text)."),
+):
+    """Serve POST /deidentify and /analyze (also Presidio's), /health, /ready, /metrics, / and /docs.
+
+    Every route but /health, /ready, the page and the docs needs `Authorization: Bearer TOKEN`.
+    On SIGTERM the server stops accepting connections and finishes the requests in flight.
+    """
+    from pydantic import ValidationError
+
+    try:
+        import uvicorn
+
+        from ..service.settings import ENV_SETTINGS, ServiceSettings, ServiceSettingsError, check_settings
+    except ImportError as err:
+        typer.echo(f"meddocan-deid: serve needs the service extra: pip install 'meddocan-deid[service]' ({err.name})",
+                   err=True)
+        raise typer.Exit(2)
+    try:
+        settings = ServiceSettings(model=model, token_file=token_file, key_file=key_file, mode=mode, privacy=privacy,
+                                   max_body_bytes=max_body_bytes, request_timeout=timeout,
+                                   max_concurrent=max_concurrent, code=code)
+        check_settings(settings)  # a bad token or key file stops here, before any worker starts
+    except ValidationError as err:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors())
+        typer.echo(f"meddocan-deid: {problems}", err=True)
+        raise typer.Exit(2)
+    except ServiceSettingsError as err:
+        typer.echo(f"meddocan-deid: {err}", err=True)
+        raise typer.Exit(2)
+    if host not in LOOPBACK:
+        typer.echo(f"meddocan-deid: warning: listening on {host}; put TLS in front of it (a reverse proxy)", err=True)
+    logging.basicConfig(level=getattr(logging, log_level.upper(), logging.INFO),
+                        format="%(levelname)s %(name)s: %(message)s")
+    os.environ[ENV_SETTINGS] = settings.model_dump_json()
+    uvicorn.run("meddocan_deid.service.app:app_from_env", factory=True, host=host, port=port, workers=workers,
+                log_level=log_level, timeout_graceful_shutdown=int(timeout) + 5, server_header=False,
+                # the service logs each request (route, status, time); uvicorn's access log would
+                # also write the raw path and query string
+                access_log=False)

