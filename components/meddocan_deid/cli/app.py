@@ -1,6 +1,6 @@
 """The `meddocan-deid` typer app (also `python -m meddocan_deid`): the root options and the
-commands `deidentify` (cli/deidentify.py), `review` (cli/review.py), `keygen` (cli/keygen.py)
-and `deidentify-spark` (cli/spark.py)."""
+commands `deidentify` (cli/deidentify.py), `review` (cli/review.py), `keygen` (cli/keygen.py),
+`deidentify-spark` (cli/spark.py), `export` and `import` (cli/annotations.py)."""
 import os
 import sys
 from typing import List, Optional
@@ -8,6 +8,7 @@ from typing import List, Optional
 import typer
 
 from .. import __version__
+from .annotations import EXPORT_EPILOG, export_command, import_command
 from .deidentify import DEIDENTIFY_EPILOG, deidentify
 from .keygen import KEYGEN_EPILOG, keygen
 from .review import review_command
@@ -34,6 +35,9 @@ app.command("review", short_help="Rebuild the review site of an earlier run.")(r
 # pyspark is imported only when the command runs: `pip install meddocan-deid[spark]`
 app.command("deidentify-spark", short_help="De-identify the rows of INPUT with Apache Spark.")(deidentify_spark)
 app.command("keygen", epilog=KEYGEN_EPILOG)(keygen)
+app.command("export", epilog=EXPORT_EPILOG,
+            short_help="Export the pipeline's entities on the original reports for correction (PHI).")(export_command)
+app.command("import", short_help="Import corrected annotations (BRAT, Label Studio, doccano) as a DocBin.")(import_command)
 
 
 def main(argv: Optional[List[str]] = None) -> None:
