@@ -14,7 +14,7 @@ from spacy.training import Example
 
 from meddocan_deid import LABELS
 from meddocan_deid.evaluation.results import GOLD_KEY, ID_KEY
-from meddocan_deid.training.adapt import (AdaptError, Gold, Settings, batches, cross_validate, local_version,
+from meddocan_deid.training.adapt import (AdaptError, Settings, batches, cross_validate, local_version,
                                           parse_sizes, read_gold)
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -80,7 +80,6 @@ def report(doc_id, name, local):
 
 
 def write_docbin(path, reports):
-    nlp = spacy.blank("es")
     from meddocan_deid.pipeline.tokenizer import blank_pipeline
 
     tok = blank_pipeline()
@@ -123,7 +122,7 @@ def data(tmp_path_factory):
 def test_batches_mix_local_and_general_by_share():
     rng = random.Random(0)
     local, general = [f"l{i}" for i in range(3)], [f"g{i}" for i in range(10)]
-    first = [next(batches(local, general, 0.5, 4, rng)) for _ in range(1)][0]
+    first = next(batches(local, general, 0.5, 4, rng))
     assert sum(x.startswith("l") for x in first) == 2 and len(first) == 4
     stream = batches(local, general, 0.25, 8, rng)
     drawn = [x for _ in range(30) for x in next(stream)]

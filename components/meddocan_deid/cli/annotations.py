@@ -10,7 +10,7 @@ Messages name files, lines, tasks and offsets, never report text.
 """
 from enum import Enum
 from pathlib import Path
-from typing import List, Optional
+from typing import List
 
 import typer
 
