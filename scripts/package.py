@@ -8,7 +8,8 @@ with `--code`: `pip install` both wheels and `spacy.load("es_meddocan_deid")` wo
 The package's meta.json (shown by `spacy info es_meddocan_deid`) carries the dev scores
 read from `--metrics` files (`metrics/dev.json` of `evaluate`, and spaCy's own
 `spacy evaluate --output` file for `ents_*`), the data sources and their licences, and the
-requirements.
+requirements. `--extra-meta FILE` merges a JSON object into it (the adapt step's `adaptation`
+record and description); `--no-install` only builds.
 """
 import json
 import subprocess
@@ -39,14 +40,23 @@ def main(
     target: str = typer.Option("", help="Install the pipeline wheel into this folder (pip --target) instead of this environment"),
     metrics: List[Path] = typer.Option([], help="Metrics JSON for meta.json performance (repeatable; later files win)"),
     meta_out: Optional[Path] = typer.Option(None, help="Write meta.json here and stop (no build)"),
+    extra_meta: Optional[Path] = typer.Option(None, help="JSON object merged into meta.json (its keys win)"),
+    install: bool = typer.Option(True, help="Install the pipeline wheel after building it"),
 ) -> None:
     try:
         performance = read_performance(metrics)
+        extra = json.loads(extra_meta.read_text(encoding="utf-8")) if extra_meta is not None else {}
+        if not isinstance(extra, dict):
+            raise ValueError(f"{extra_meta}: expected a JSON object")
+    except (OSError, json.JSONDecodeError) as err:
+        typer.echo(f"{extra_meta}: cannot read the extra meta ({type(err).__name__})", err=True)
+        raise typer.Exit(1)
     except ValueError as err:
         typer.echo(str(err), err=True)
         raise typer.Exit(1)
     pipe_names = load_config(model / "config.cfg")["nlp"]["pipeline"] if (model / "config.cfg").is_file() else []
     meta = build_meta(meddocan_deid.__version__, performance, pipe_names)
+    meta.update(extra)
     if meta_out is not None:
         meta_out.write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")
         return
@@ -62,8 +72,9 @@ def main(
     if not wheels:
         typer.echo(f"no wheel found under {output_dir}/es_{name}-{version}/dist", err=True)
         raise typer.Exit(1)
-    install = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall"]
-    run(install + (["--target", target] if target else []) + [wheels[-1]])
+    if install:
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall"]
+        run(pip + (["--target", target] if target else []) + [wheels[-1]])
     typer.echo(f"pipeline wheel: {wheels[-1]}")
     typer.echo(f"library wheel:  {sorted(output_dir.glob('meddocan_deid-*.whl'))[-1]}")
 

@@ -1,6 +1,7 @@
 """The `meddocan-deid` typer app (also `python -m meddocan_deid`): the root options and the
 commands `deidentify` (cli/deidentify.py), `review` (cli/review.py), `keygen` (cli/keygen.py),
-`deidentify-spark` (cli/spark.py) and `serve` (cli/serve.py)."""
+`deidentify-spark` (cli/spark.py), `serve` (cli/serve.py), `export` and `import`
+(cli/annotations.py)."""
 import os
 import sys
 from typing import List, Optional
@@ -8,6 +9,7 @@ from typing import List, Optional
 import typer
 
 from .. import __version__
+from .annotations import EXPORT_EPILOG, export_command, import_command
 from .deidentify import DEIDENTIFY_EPILOG, deidentify
 from .keygen import KEYGEN_EPILOG, keygen
 from .review import review_command
@@ -37,6 +39,9 @@ app.command("deidentify-spark", short_help="De-identify the rows of INPUT with A
 app.command("keygen", epilog=KEYGEN_EPILOG)(keygen)
 # fastapi and uvicorn are imported only when the command runs: `pip install meddocan-deid[service]`
 app.command("serve", epilog=SERVE_EPILOG, short_help="Serve de-identification over HTTP (FastAPI).")(serve)
+app.command("export", epilog=EXPORT_EPILOG,
+            short_help="Export the pipeline's entities on the original reports for correction (PHI).")(export_command)
+app.command("import", short_help="Import corrected annotations (BRAT, Label Studio, doccano) as a DocBin.")(import_command)
 
 
 def main(argv: Optional[List[str]] = None) -> None:

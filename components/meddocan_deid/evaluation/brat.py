@@ -43,17 +43,32 @@ def read_ann(path: Path, text: str) -> List[Annotation]:
         parts = line.split("\t")
         if len(parts) < 2:
             raise BratError(f"{path}:{lineno}: expected 'T<n>\\t<LABEL> <start> <end>\\t<text>'")
-        fields = parts[1].split(" ")
-        if len(fields) != 3 or not fields[1].isdigit() or not fields[2].isdigit():
-            # discontinuous spans ("0 5;7 9") do not occur in MEDDOCAN
-            raise BratError(f"{path}:{lineno}: expected '<LABEL> <start> <end>' with one continuous span")
-        label, start, end = fields[0], int(fields[1]), int(fields[2])
-        if not 0 <= start < end <= len(text):
-            raise BratError(f"{path}:{lineno}: offsets {start}-{end} outside the text (length {len(text)})")
-        if len(parts) > 2 and parts[2] != text[start:end]:
+        label, _, offsets = parts[1].partition(" ")
+        frags = [f.split(" ") for f in offsets.split(";")]
+        if not label or not all(len(f) == 2 and f[0].isdigit() and f[1].isdigit() for f in frags):
+            raise BratError(f"{path}:{lineno}: expected '<LABEL> <start> <end>' (or fragments '<start> <end>;<start> <end>')")
+        frags = [(int(s), int(e)) for s, e in frags]
+        last = 0
+        for s, e in frags:
+            if not 0 <= s < e <= len(text) or s < last:
+                raise BratError(f"{path}:{lineno}: offsets {s}-{e} outside the text (length {len(text)}) or out of order")
+            last = e
+        # BRAT writes an entity that crosses a line break as fragments: one span when only
+        # whitespace lies between them (MEDDOCAN has none; a real discontinuous span is an error)
+        gaps = [text[a[1]:b[0]] for a, b in zip(frags, frags[1:])]
+        if any(gap.strip() for gap in gaps):
+            raise BratError(f"{path}:{lineno}: discontinuous span {offsets} (fragments with text between them)")
+        start, end = frags[0][0], frags[-1][1]
+        if len(parts) > 2 and parts[2] not in (text[start:end], " ".join(text[s:e] for s, e in frags),
+                                               _one_line(text[start:end])):
             raise BratError(f"{path}:{lineno}: surface text does not match the offsets {start}-{end}")
         entities.append((label, start, end))
     return entities
+
+
+def _one_line(surface: str) -> str:
+    """The text column `format_ann` writes: line breaks and tabs as spaces."""
+    return surface.replace("\n", " ").replace("\t", " ")
 
 
 def read_brat_dir(path: Path) -> Iterator[BratDocument]:
@@ -71,7 +86,7 @@ def read_brat_dir(path: Path) -> Iterator[BratDocument]:
 def format_ann(text: str, entities: Iterable[Annotation]) -> str:
     lines = []
     for i, (label, start, end) in enumerate(sorted(entities, key=lambda e: (e[1], e[2], e[0])), start=1):
-        surface = text[start:end].replace("\n", " ").replace("\t", " ")
+        surface = _one_line(text[start:end])
         lines.append(f"T{i}\t{label} {start} {end}\t{surface}\n")
     return "".join(lines)
 

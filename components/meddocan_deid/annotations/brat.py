@@ -1,0 +1,64 @@
+"""BRAT folders (brat, INCEpTION): `ID.txt` + `ID.ann` per report, and an `annotation.conf`
+with the 29 labels. Written as the deidentify run's `--private-dir` writes originals
+(a span across a line break as BRAT fragments); read with `evaluation.brat`."""
+from pathlib import Path
+from typing import List
+
+from .. import LABELS
+from ..deid.ann import fragments
+from ..evaluation.brat import BratError, read_ann, read_text
+from ..files import atomic_write
+from . import AnnotatedReport, AnnotationError
+
+CONF = "annotation.conf"
+
+
+def format_ann(text: str, spans) -> str:
+    """BRAT T lines in the text's offsets, sorted; fragments where a span crosses a line break."""
+    lines = []
+    for n, (label, start, end) in enumerate(sorted(spans, key=lambda s: (s[1], s[2], s[0])), start=1):
+        frags = fragments(text, start, end)
+        if frags:
+            offsets = ";".join(f"{s} {e}" for s, e in frags)
+            lines.append(f"T{n}\t{label} {offsets}\t{' '.join(text[s:e] for s, e in frags)}\n")
+    return "".join(lines)
+
+
+def write_conf(folder: Path) -> None:
+    entities = "\n".join(LABELS)
+    atomic_write(Path(folder) / CONF, f"[entities]\n{entities}\n\n[relations]\n\n[events]\n\n[attributes]\n")
+
+
+def write(reports: List[AnnotatedReport], folder: Path) -> Path:
+    """`doc_id.txt` (the text as is) and `doc_id.ann` per report; a doc id with `/` makes subfolders."""
+    for r in reports:
+        atomic_write(folder / f"{r.doc_id}.txt", r.text)
+        atomic_write(folder / f"{r.doc_id}.ann", format_ann(r.text, r.spans))
+    write_conf(folder)
+    return folder
+
+
+def read(folder: Path) -> List[AnnotatedReport]:
+    """Every `.txt` under `folder` (recursive, hidden files skipped) with its `.ann` (none: no
+    entities); the doc id is the path relative to `folder` without `.txt`."""
+    if not folder.is_dir():
+        raise AnnotationError(f"{folder}: not a folder")
+    reports = []
+    for txt in sorted(folder.rglob("*.txt")):
+        rel = txt.relative_to(folder)
+        if any(part.startswith(".") for part in rel.parts):
+            continue
+        ann = txt.with_suffix(".ann")
+        try:
+            text = read_text(txt)
+            spans = read_ann(ann, text) if ann.is_file() else []
+        except BratError as err:
+            raise AnnotationError(str(err)) from None
+        # read_ann gives one entity per T line, in order: their line numbers, for messages
+        lines = read_text(ann).splitlines() if ann.is_file() else []
+        numbers = [n for n, line in enumerate(lines, start=1) if line.strip() and line.startswith("T")]
+        reports.append(AnnotatedReport(rel.with_suffix("").as_posix(), text, spans, where=str(ann),
+                                       span_where=[f"{ann}:{n}" for n in numbers]))
+    if not reports:
+        raise AnnotationError(f"{folder}: no .txt reports")
+    return reports

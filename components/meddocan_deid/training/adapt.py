@@ -1,0 +1,310 @@
+"""Adapt a shipped pipeline to a hospital's reports: fine-tune its NER on the locally corrected
+reports (a DocBin of `meddocan-deid import`) mixed with MEDDOCAN train, starting from the
+shipped weights.
+
+- Training: `nlp.update` on the pipeline's `tok2vec` and `ner` (whichever it has; in the
+  five-NER pipeline only the first NER, which has its own tok2vec: the members that vote with
+  it stay as shipped) with an optimizer resumed from the loaded weights
+  (`nlp.resume_training`). Each batch of `batch_size` reports holds round(local_share x
+  batch_size) local reports and MEDDOCAN train reports for the rest (rehearsal: what the NER
+  learnt is trained on again, so it does not forget the other layouts); each set is read in
+  seeded shuffled passes.
+- Estimate: K-fold cross-validation over the local reports. For each fold and each train size,
+  the shipped pipeline is fine-tuned on that many local reports outside the fold (the first
+  ones of a seeded order of the other folds) and scored on the fold, so no report is scored
+  by a model trained on it; the fold results are pooled. Before = the shipped pipeline on the
+  same reports.
+- Release: the pipeline fine-tuned on every local report, scored on MEDDOCAN dev beside the
+  shipped one, saved with version `<shipped>+local.<name>` and an `adaptation` record in its
+  meta (counts and scores, never text).
+
+Scores: strict subtask-1 P/R/F1, identifying-word recall and over-redaction
+(`evaluation.metrics`), through the whole pipeline (rules included).
+"""
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+
+import spacy
+from spacy.language import Language
+from spacy.tokens import DocBin
+from spacy.training import Example
+from thinc.api import Adam
+
+from ..evaluation.package_meta import PERFORMANCE_KEYS
+from ..evaluation.results import DocResult, GOLD_KEY, ID_KEY, SENTENCES_KEY, pipeline_sentence_count, score_results
+
+SCORE_KEYS = ("meddocan_s1_p", "meddocan_s1_r", "meddocan_s1_f", "meddocan_phi_identifying_word_recall",
+              "meddocan_over_redaction")
+TRAINABLE = ("tok2vec", "ner")
+
+
+class AdaptError(ValueError):
+    """A bad option or input; the message names it and never quotes report text."""
+
+
+@dataclass
+class Gold:
+    """One annotated report: token-aligned entities to train on, the full gold to score."""
+    doc_id: str
+    text: str
+    ents: List[Tuple[int, int, str]]
+    gold: List[Tuple[str, int, int]]
+    n_sentences: Optional[int] = None
+
+
+@dataclass
+class Settings:
+    local_share: float = 0.5
+    folds: int = 5
+    train_sizes: Tuple[int, ...] = (5, 10, 20)
+    max_steps: int = 300
+    batch_size: int = 8
+    learn_rate: float = 0.0005
+    dropout: float = 0.1
+    seed: int = 0
+    dev_limit: int = 0
+
+
+@dataclass
+class Row:
+    """A line of the learning curve: pooled held-out scores of the models trained on `size`."""
+    size: int
+    trained: List[int] = field(default_factory=list)  # local reports per fold model
+    scores: Dict[str, float] = field(default_factory=dict)
+
+
+def parse_sizes(text: str) -> Tuple[int, ...]:
+    sizes = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        if not part.isdigit() or int(part) < 1:
+            raise AdaptError(f"--train-sizes: {part!r} is not a positive whole number")
+        sizes.append(int(part))
+    if not sizes:
+        raise AdaptError("--train-sizes: no size given")
+    return tuple(sorted(set(sizes)))
+
+
+def read_gold(path: Path, what: str, limit: int = 0) -> List[Gold]:
+    """The reports of a DocBin (import or convert), sorted by id."""
+    path = Path(path)
+    if not path.is_file():
+        raise AdaptError(f"{path}: {what} DocBin not found")
+    try:
+        docs = list(DocBin().from_disk(path).get_docs(spacy.blank("es").vocab))
+    except Exception as err:  # noqa: BLE001 - a corrupt file: say which
+        raise AdaptError(f"{path}: not a DocBin ({type(err).__name__})") from None
+    if not docs:
+        raise AdaptError(f"{path}: no reports")
+    golds = []
+    for i, doc in enumerate(docs):
+        ents = [(e.start_char, e.end_char, e.label_) for e in doc.ents]
+        gold = doc.user_data.get(GOLD_KEY)
+        gold = [(str(a), int(b), int(c)) for a, b, c in gold] if gold is not None else [(lab, s, e) for s, e, lab in ents]
+        n = doc.user_data.get(SENTENCES_KEY)
+        golds.append(Gold(str(doc.user_data.get(ID_KEY, f"{path.stem}-{i}")), doc.text, ents, gold,
+                          int(n) if n is not None else None))
+    golds.sort(key=lambda g: g.doc_id)
+    return golds[:limit] if limit else golds
+
+
+def local_version(base_version: str, name: str) -> str:
+    """`<base>+local.<name>`, PEP 440: the name lowercased, runs of other characters as `.`."""
+    from packaging.version import InvalidVersion, Version
+
+    tag = ".".join(p for p in re.split(r"[^a-z0-9]+", name.lower()) if p)
+    if not tag:
+        raise AdaptError(f"--name: {name!r} has no letter or digit for the version's local part")
+    base = str(base_version or "0.0.0").split("+")[0]
+    version = f"{base}+local.{tag}"
+    try:
+        return str(Version(version))
+    except InvalidVersion:
+        raise AdaptError(f"{version!r} is not a valid version (PEP 440)") from None
+
+
+def batches(local: Sequence, general: Sequence, share: float, batch_size: int, rng: random.Random) -> Iterator[list]:
+    """Endless batches: round(share x batch_size) local items (at least one when share > 0),
+    the rest general; all local when there is no general data. Each set is read in shuffled passes."""
+    n_local = batch_size if not general else min(batch_size, max(1 if share > 0 else 0, round(share * batch_size)))
+
+    def stream(items):
+        items = list(items)
+        while True:
+            rng.shuffle(items)
+            yield from items
+
+    local_it = stream(local) if local and n_local else None
+    general_it = stream(general) if general and n_local < batch_size else None
+    while True:
+        batch = [next(local_it) for _ in range(n_local)] if local_it else []
+        if general_it:
+            batch += [next(general_it) for _ in range(batch_size - len(batch))]
+        yield batch
+
+
+def trainable(nlp: Language) -> List[str]:
+    names = [n for n in TRAINABLE if n in nlp.component_names]
+    if "ner" not in names:
+        raise AdaptError(f"the pipeline has no 'ner' component to fine-tune (components: {', '.join(nlp.component_names)})")
+    return names
+
+
+def check_labels(nlp: Language, golds: Sequence[Gold], what: str) -> None:
+    known = set(nlp.get_pipe("ner").labels)
+    unknown = sorted({lab for g in golds for _s, _e, lab in g.ents} - known)
+    if unknown:
+        raise AdaptError(f"{what}: labels the NER does not have: {', '.join(unknown)}")
+
+
+def fine_tune(base: str, local: Sequence[Gold], general: Sequence[Gold], settings: Settings, seed: int,
+              log: Callable[[str], None] = lambda _m: None) -> Language:
+    """The shipped pipeline loaded afresh, its tok2vec + NER updated for `max_steps` batches."""
+    nlp = spacy.load(base)
+    names = trainable(nlp)
+    check_labels(nlp, local, "local reports")
+    check_labels(nlp, general, "MEDDOCAN train")
+    optimizer = nlp.resume_training(sgd=Adam(learn_rate=settings.learn_rate, L2=0.01, grad_clip=1.0))
+    rng = random.Random(seed)
+    stream = batches(local, general, settings.local_share, settings.batch_size, rng)
+    losses: Dict[str, float] = {}
+    disabled = [n for n in nlp.pipe_names if n not in names]
+    with nlp.select_pipes(disable=disabled):
+        for step in range(1, settings.max_steps + 1):
+            examples = [Example.from_dict(nlp.make_doc(g.text), {"entities": g.ents}) for g in next(stream)]
+            nlp.update(examples, sgd=optimizer, drop=settings.dropout, losses=losses)
+            if step % 50 == 0 or step == settings.max_steps:
+                log(f"    step {step}: NER loss {losses.get('ner', 0.0):.1f}")
+                losses = {}
+    return nlp
+
+
+def predict(nlp: Language, golds: Sequence[Gold]) -> List[DocResult]:
+    """The whole pipeline over the reports, paired with their gold."""
+    results = []
+    for g, doc in zip(golds, nlp.pipe((g.text for g in golds), batch_size=16)):
+        results.append(DocResult(g.doc_id, g.text, list(g.gold), [(e.label_, e.start_char, e.end_char) for e in doc.ents],
+                                 g.n_sentences, pipeline_sentence_count(doc)))
+    return results
+
+
+def scores(results: Sequence[DocResult]) -> Dict[str, float]:
+    s = score_results(results)
+    out = {k: s[k] for k in SCORE_KEYS}
+    out.update({k: s[k] for k in PERFORMANCE_KEYS if k in s})
+    out["n_docs"] = len(results)
+    return out
+
+
+def folds_of(local: Sequence[Gold], k: int, seed: int) -> List[List[Gold]]:
+    order = list(local)
+    random.Random(seed).shuffle(order)
+    return [order[i::k] for i in range(k)]
+
+
+def cross_validate(base: str, local: Sequence[Gold], general: Sequence[Gold], settings: Settings,
+                   log: Callable[[str], None] = lambda _m: None):
+    """(before scores, rows, plan). plan: per fold the held-out ids and, per size, the ids
+    trained on (for the record and the tests: never a held-out id)."""
+    if settings.folds < 2 or settings.folds > len(local):
+        raise AdaptError(f"--folds: {settings.folds} folds for {len(local)} local reports (need 2 to {len(local)})")
+    folds = folds_of(local, settings.folds, settings.seed)
+    rows = {size: Row(size) for size in settings.train_sizes}
+    pooled: Dict[int, List[DocResult]] = {size: [] for size in settings.train_sizes}
+    plan = []
+    for i, held in enumerate(folds):
+        pool = [g for j, fold in enumerate(folds) if j != i for g in fold]
+        record = {"held_out": [g.doc_id for g in held], "trained": {}}
+        cache: Dict[int, List[DocResult]] = {}
+        for size in settings.train_sizes:
+            n = min(size, len(pool))
+            if n not in cache:
+                log(f"  fold {i + 1}/{len(folds)}: fine-tuning on {n} local reports, scoring {len(held)}")
+                nlp = fine_tune(base, pool[:n], general, settings, settings.seed + i, log)
+                cache[n] = predict(nlp, held)
+                del nlp
+            record["trained"][size] = [g.doc_id for g in pool[:n]]
+            rows[size].trained.append(n)
+            pooled[size] += cache[n]
+        plan.append(record)
+    for size, row in rows.items():
+        row.scores = scores(pooled[size])
+    before = scores(predict(spacy.load(base), local))
+    return before, [rows[s] for s in settings.train_sizes], plan
+
+
+def pct(x: float) -> str:
+    return f"{100 * x:.2f}"
+
+
+TABLE_HEADER = ["| model | local reports trained on | s1 P | s1 R | s1 F1 | identifying-word recall | over-redaction |",
+                "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+
+
+def table_row(name: str, trained: str, s: Dict[str, float]) -> str:
+    return (f"| {name} | {trained} | {pct(s['meddocan_s1_p'])} | {pct(s['meddocan_s1_r'])} | {pct(s['meddocan_s1_f'])} "
+            f"| {pct(s['meddocan_phi_identifying_word_recall'])} | {pct(s['meddocan_over_redaction'])} |")
+
+
+def adapt(base: str, local_path: Path, train_path: Path, dev_path: Path, output_dir: Path, name: str,
+          settings: Settings, log: Callable[[str], None] = print) -> dict:
+    """Cross-validate, then fine-tune on every local report and save OUTPUT_DIR/pipeline.
+    Returns the adaptation record (numbers and ids of nothing but counts; see `record`)."""
+    if not 0 <= settings.local_share <= 1:
+        raise AdaptError(f"--local-share: {settings.local_share} is not in [0, 1]")
+    if settings.max_steps < 1 or settings.batch_size < 1:
+        raise AdaptError("--max-steps and --batch-size must be at least 1")
+    local = read_gold(local_path, "local")
+    general = read_gold(train_path, "MEDDOCAN train")
+    dev = read_gold(dev_path, "MEDDOCAN dev", settings.dev_limit)
+    shipped = spacy.load(base)
+    meta = dict(shipped.meta)
+    version = local_version(meta.get("version", "0.0.0"), name)
+    trainable(shipped)
+    log(f"shipped pipeline {meta.get('lang')}_{meta.get('name')} {meta.get('version')}; {len(local)} local reports, "
+        f"{len(general)} MEDDOCAN train, {len(dev)} MEDDOCAN dev")
+
+    log(f"{settings.folds}-fold cross-validation over the local reports, train sizes {list(settings.train_sizes)}:")
+    before_local, rows, _plan = cross_validate(base, local, general, settings, log)
+    dev_before = scores(predict(shipped, dev))
+    del shipped
+
+    log(f"fine-tuning on all {len(local)} local reports")
+    final = fine_tune(base, local, general, settings, settings.seed, log)
+    dev_after = scores(predict(final, dev))
+
+    lines = ["Held-out local reports (pooled over the folds; each report scored once by a model that did not see it):",
+             *TABLE_HEADER, table_row("shipped", "0", before_local)]
+    for row in rows:
+        trained = str(row.trained[0]) if len(set(row.trained)) == 1 else f"{min(row.trained)}-{max(row.trained)}"
+        lines.append(table_row(f"adapted, size {row.size}", trained, row.scores))
+    lines += ["", f"MEDDOCAN dev ({len(dev)} reports):", *TABLE_HEADER, table_row("shipped", "0", dev_before),
+              table_row("adapted on all local reports", str(len(local)), dev_after)]
+    for line in lines:
+        log(line)
+
+    record = {
+        "name": name,
+        "base": {"name": f"{meta.get('lang')}_{meta.get('name')}", "version": meta.get("version")},
+        "local_reports": len(local),
+        "meddocan_train_reports": len(general),
+        "settings": {**asdict(settings), "train_sizes": list(settings.train_sizes)},
+        "trained_components": trainable(final),
+        "cross_validation": {"folds": settings.folds, "before": before_local,
+                             "after": [{"train_size": r.size, "trained_per_fold": r.trained, **r.scores} for r in rows]},
+        "meddocan_dev": {"before": dev_before, "after": dev_after},
+    }
+    final.meta["version"] = version
+    final.meta["adaptation"] = record
+    final.meta["performance"] = {k: dev_after[k] for k in PERFORMANCE_KEYS if k in dev_after}
+    output_dir = Path(output_dir)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    final.to_disk(output_dir / "pipeline")
+    log(f"-> {output_dir / 'pipeline'} (version {version})")
+    return {"version": version, "record": record, "table": lines, "base_meta": meta}
