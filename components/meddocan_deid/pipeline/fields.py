@@ -143,15 +143,21 @@ def validate_entries(entries: Iterable[dict], source: str = "field keys") -> Lis
                             "consulta", "planta", "nhc", "dni", "cip", "tis", "edad", "sexo", "fecha", "col",
                             "colegiado", "tel", "teléfono", "telf", "fax", "email", "e-mail", "cama", "hab",
                             "habitación", "episodio", "área", "sección", "supervisora", "coordinador",
-                            "coordinadora", "paciente", "firmado", "fdo", "atentamente", "el", "la"],
+                            "coordinadora", "paciente", "firmado", "fdo", "atentamente", "el", "la", "varón", "mujer",
+                            "hombre", "niño", "niña", "lactante", "recién", "anciano", "anciana", "señor", "señora"],
         "max_name_words": 7,
+        # a key right after one of these words is prose (`del paciente:`), not a field
+        "prose_words": ["del", "de", "la", "el", "los", "las", "al", "su", "sus", "por", "con", "para", "en", "y",
+                        "un", "una", "este", "esta"],
     },
     assigns=["doc.ents", "doc.spans"],
 )
 def make_fields(nlp: Language, name: str, *, spans_key: str, rules_key: str, phrase_window: int,
-                filler_words: List[str], name_stop_words: List[str], max_name_words: int) -> "Fields":
+                filler_words: List[str], name_stop_words: List[str], max_name_words: int,
+                prose_words: List[str]) -> "Fields":
     return Fields(nlp, name, spans_key=spans_key, rules_key=rules_key, phrase_window=phrase_window,
-                  filler_words=filler_words, name_stop_words=name_stop_words, max_name_words=max_name_words)
+                  filler_words=filler_words, name_stop_words=name_stop_words, max_name_words=max_name_words,
+                  prose_words=prose_words)
 
 
 class Fields:
@@ -159,7 +165,7 @@ class Fields:
 
     def __init__(self, nlp: Language, name: str, *, spans_key: str = SPANS_KEY, rules_key: str = "rule_entities",
                  phrase_window: int = 4, filler_words: Sequence[str] = (), name_stop_words: Sequence[str] = (),
-                 max_name_words: int = 7):
+                 max_name_words: int = 7, prose_words: Sequence[str] = ()):
         self.name = name
         self.spans_key = spans_key
         self.rules_key = rules_key
@@ -167,6 +173,7 @@ class Fields:
         self.filler_words = {fold(w) for w in filler_words}
         self.name_stop_words = {fold(w) for w in name_stop_words}
         self.max_name_words = max_name_words
+        self.prose_words = {fold(w) for w in prose_words}
         self.entries: List[dict] = []
         self._compile()
 
@@ -226,6 +233,9 @@ class Fields:
             cell_start = not before.strip() or before.rstrip().endswith(("|", "\t")) or before.endswith("\t")
             rest = folded[e:]
             colon = re.match(r"[ \t]*[:：][ \t]*", rest)
+            previous = before.split()[-1] if before.split() else ""
+            if colon and previous in self.prose_words:
+                continue  # `Informe clínico del paciente:` is prose, not a `Paciente:` field
             if colon:
                 found.append((s, e + colon.end(), self._target(m, self._key_targets), "colon"))
                 continue
@@ -273,7 +283,7 @@ class Fields:
                 return []
             s, e = start + m.start(), start + m.end()
             # `nhc-150679`: the prefix is not part of the identifier (N17.1)
-            prefix = re.match(r"[a-z]{2,6}-(?=\d)", folded[s:e])
+            prefix = re.match(r"[a-z]{2,6}[-/](?=\d)", folded[s:e])
             if prefix and text[s:s + prefix.end()].islower():
                 s += prefix.end()
             while e > s and text[e - 1] in "./-":
@@ -332,6 +342,9 @@ class Fields:
                 kept.append((s, e, w))
             else:
                 break
+            # `Dr. Luis Gil. C/ Mayor 5`: a dot after a word (not an initial) ends the name
+            if w.endswith(".") and not initials and len(w) > 2 and not re.fullmatch(r"[A-ZÁÉÍÓÚÑ][a-záéíóúñ]?\.", w):
+                break
             if len([k for k in kept if k[2] != ","]) >= self.max_name_words:
                 break
         while kept and (fold(kept[-1][2]) in PARTICLES or kept[-1][2] == ","):
@@ -348,6 +361,11 @@ class Fields:
             else:
                 current.append(word)
         groups.append(current)
+        # the comma form is `SURNAMES, NAME` in capitals, or a value that ends with the name;
+        # otherwise what follows a comma is something else (`Dr. Ana Gil, DIAVERUM S.A.`)
+        rest = text[groups[-1][-1][1]:end].strip(" .") if groups[-1] else ""
+        if len(groups) > 1 and not (all(w[2].isupper() for w in groups[0]) or not rest):
+            groups = groups[:1]
         out = []
         for group in groups:
             while group and fold(group[-1][2]) in PARTICLES:
