@@ -36,6 +36,7 @@ RELATIVE_NAME = "relative_name"  # pattern ids `any/relative_name`: `su madre Ca
 MONTH = "month"  # pattern ids `any/month`: `en junio por`, `desde septiembre hasta`; the entity is the month (P6.2)
 GROUP = "group"  # pattern ids `any/group`: `Mujer ecuatoriana`, `de raza negra`; the entity is the group (P17.2-3)
 GROUP_HEAD = "raza"  # kept in the entity: `raza caucásica`
+TRIM = "trim"  # pattern ids `any/trim`: `tarjeta del SAS`, `trabaja en Talleres Gil S.L.`; the entity is the match without its leading context words
 
 
 def _before_time(doc: Doc, start: int, end: int, time_lead: Collection[str]) -> int:
@@ -70,7 +71,16 @@ def _before_time(doc: Doc, start: int, end: int, time_lead: Collection[str]) -> 
         # what leads from a header date to a time of day, which stays out of the date: `a las 10:30`
         "time_lead": ["a", "las", "la", "sobre", "hacia", ",", "-"],
         # words after the number of an age that are context, not the age: `14 días de vida`
-        "age_context_words": ["de", "vida", "edad"],
+        "age_context_words": ["de", "vida", "edad", "edat", "gizona", "gizonezkoa", "emakumea", "emakumezkoa", "gaixoa",
+                              "pazientea", "neska", "mutila", "haurra"],
+        # lower-case words that lead an `any/trim` match and stay out of the entity
+        "trim_words": ["del", "de", "al", "a", "la", "el", "en", "para", "por", "como", "sanitaria", "individual",
+                       "tarjeta", "afiliado", "afiliada", "afiliados", "asegurado", "asegurada", "beneficiario",
+                       "beneficiaria", "centro", "centros", "hospital", "hospitales", "facultativo", "facultativos",
+                       "médico", "médicos", "servicio", "inspección", "inspector", "inspectora", "usuario", "usuaria",
+                       "cobertura", "mutualista", "trabaja", "trabajaba", "trabajó", "trabajador", "trabajadora",
+                       "empleado", "empleada", "empresa", "contratado", "contratada", "operario", "operaria",
+                       "treballa", "lan"],
         # a possessive before a relative is not part of it (`su madre`), and an age after one
         # is not the patient's (`su mujer de 80 años`)
         "possessives": ["su", "sus", "tu", "mi"],
@@ -81,7 +91,8 @@ class RuleEntities:
     def __init__(self, nlp: Language, name: str, *, candidates_key: str, sections_key: str, spans_key: str,
                  footer_labels: Optional[List[str]], split_labels: List[str], kinship_words: List[str],
                  titles: List[str], place_abbreviations: List[str], time_lead: List[str],
-                 age_context_words: List[str], possessives: List[str], annotate_ents: bool = True):
+                 age_context_words: List[str], possessives: List[str], trim_words: List[str],
+                 annotate_ents: bool = True):
         self.name = name
         self.candidates_key = candidates_key
         self.sections_key = sections_key
@@ -95,6 +106,7 @@ class RuleEntities:
         self.time_lead = set(time_lead)
         self.age_context_words = set(age_context_words)
         self.possessives = set(possessives)
+        self.trim_words = set(trim_words)
         # False: only doc.spans (an NER in training reads them as features; preset
         # doc.ents that disagree with the gold would leave it no valid action)
         self.annotate_ents = annotate_ents
@@ -129,6 +141,12 @@ class RuleEntities:
                 start = cand.end - 1
                 if start > cand.start and doc[start - 1].lower_ == GROUP_HEAD:
                     start -= 1
+                entities.append(Span(doc, start, cand.end, label=cand.label))
+                continue
+            if kind == TRIM:
+                start = cand.start
+                while start < cand.end - 1 and doc[start].lower_ in self.trim_words:
+                    start += 1
                 entities.append(Span(doc, start, cand.end, label=cand.label))
                 continue
             if kind == RELATIVE:
@@ -170,6 +188,8 @@ class RuleEntities:
             start += 1
         while end > start and doc[end - 1].lower_ in self.age_context_words:
             end -= 1
+        if end > start and doc[end - 1].lower_ == "a" and end < len(doc) and (doc[end].like_num or doc[end].is_digit):
+            return []  # `de 35 a 40`: a range, not the abbreviation of `años`
         before = {t.lower_ for t in doc[max(0, cand.start - 3):cand.start]}
         if before & self.kinship_words or (cand.start > 0 and doc[cand.start - 1].lower_ in self.possessives):
             return []
