@@ -158,3 +158,44 @@ def test_read_pattern_files(tmp_path):
         read_pattern_files([a, b])
     with pytest.raises(PatternFileError, match="must be a list"):
         read_pattern_files(str(a))
+
+
+# Towns after a place cue (`any/town`): the gazetteer's towns, stored in the vocab at
+# [initialize], case as written, none that is a common Spanish word, not after a name.
+@pytest.fixture(scope="module")
+def town_nlp(tmp_path_factory):
+    from conftest import build_rule_nlp
+
+    folder = tmp_path_factory.mktemp("gazetteer")
+    (folder / "Municipios (Cities and towns).txt").write_text(
+        "Tolosa\nVillanueva de la Serena\nMayor\nQuintanilla del Agua\n", encoding="utf-8")
+    return build_rule_nlp(**{"paths.gazetteer": str(folder)})
+
+
+@pytest.mark.parametrize("sentence,expected", [
+    ("Vive en Tolosa desde hace años.", ["Tolosa"]),
+    ("Natural de Villanueva de la Serena, acude por fiebre.", ["Villanueva de la Serena"]),
+    ("Procedente de Quintanilla del Agua.", ["Quintanilla del Agua"]),
+    ("Procedente de Villanueva De La Serena.", ["Villanueva De La Serena"]),  # articles in any case
+    ("En Tolosa trabajó de pastor.", ["Tolosa"]),
+    # look-alikes
+    ("Trasladado al Hospital de Tolosa.", []),  # part of a hospital's name
+    ("Servicio de Urología. Hospital de Tolosa.", []),  # also at the start of a sentence
+    ("Consulta con el Dr. López de Tolosa.", []),  # part of a person's name
+    ("Accidente en la Ctra. de Tolosa.", []),  # part of a street
+    ("Reside en Mayor.", []),  # a town that is a common word
+    ("Ingresa en Urgencias.", []),  # not a town
+    ("Vive en tolosa.", []),  # case as written
+    ("Vive en Villanueva.", []),  # not a town of the list
+])
+def test_town_after_a_cue(town_nlp, sentence, expected):
+    assert labelled(town_nlp, sentence, "TERRITORIO") == expected
+
+
+def test_no_town_without_a_gazetteer(rule_nlp):
+    from meddocan_deid.deid.gazetteer import from_vocab
+
+    if from_vocab(rule_nlp.vocab) is None:
+        assert labelled(rule_nlp, "Vive en Tolosa desde hace años.", "TERRITORIO") == []
+    else:  # a gazetteer folder next to the checkout: it must at least not label a common word
+        assert labelled(rule_nlp, "Reside en Mayor.", "TERRITORIO") == []
