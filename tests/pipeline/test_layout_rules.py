@@ -29,6 +29,7 @@ def labelled(nlp, sentence, label):
     ("Acude el martes 3 de marzo por fiebre.", ["martes 3 de marzo"]),
     ("El jueves 2 de Agosto ingresó.", ["jueves 2 de Agosto"]),
     ("Acude el 3 de marzo por fiebre.", ["3 de marzo"]),
+    ("Egresó el 20 de octubre 2003 sin secuelas.", ["20 de octubre 2003"]),
     ("Va néixer el 3 de gener de 1950.", ["3 de gener de 1950"]),
     ("Ingrés el 5 d'abril de 2020.", ["5 d'abril de 2020"]),
     ("Visita el 9 de març.", ["9 de març"]),
@@ -76,6 +77,9 @@ def test_not_a_date(rule_nlp, sentence):
     # look-alikes
     ("Mujer de 35 a 40 kg de peso.", []),  # a range
     ("Reingresa la paciente, un mes más tarde.", []),
+    ("Sedación del paciente, 2 días después.", []),
+    ("Varón de 3 años de evolución.", []),  # hardly a patient's age: a time
+    ("Mujer de 40 años después del parto.", []),
     ("Dolor de 3 días de evolución.", []),
     ("Tratamiento durante 2 años y 3 meses.", []),  # a duration, no patient word
     # `Edad: 35 a` is a keyed field: in the body it is left to the keyed-field rules, not these
@@ -96,6 +100,7 @@ def test_age(rule_nlp, sentence, expected):
     ("Atendido en el Consultorio Local Villar del Río.", ["Consultorio Local Villar del Río"]),
     ("Enfermería del EAP Raval Sud.", ["EAP Raval Sud"]),
     ("Centro de Salud Los Rosales Paseo del Prado, 3.", ["Centro de Salud Los Rosales"]),  # a street is not part of it
+    ("Remitida desde el Centro de Salud Zona 4. Sin alergias.", ["Centro de Salud Zona 4"]),
     # look-alikes
     ("Control en Centro de Salud Mental.", []),
     ("Acude a su centro de salud.", []),

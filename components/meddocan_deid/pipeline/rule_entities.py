@@ -91,6 +91,9 @@ def _before_time(doc: Doc, start: int, end: int, time_lead: Collection[str]) -> 
                             "residencia", "sanatorio", "policlínica", "ambulatorio", "consultorio", "calle", "c",
                             "avenida", "avda", "av", "carretera", "ctra", "paseo", "plaza", "camino", "ronda",
                             "travesía", "carrer", "avinguda", "rúa", "dr", "dra", "don", "doña", "sr", "sra"],
+        # a patient age is not followed by these (alone or after `de`): `2 años después`, `3 meses de evolución`
+        "not_age_after": ["después", "antes", "más", "atrás", "tras", "previos", "previas", "posteriores", "evolución",
+                          "duración", "tratamiento", "seguimiento", "ingreso", "postoperatorio", "postoperatorios"],
         # lower-case words that lead an `any/trim` match and stay out of the entity
         "trim_words": ["del", "de", "al", "a", "la", "el", "en", "para", "por", "como", "sanitaria", "individual",
                        "tarjeta", "afiliado", "afiliada", "afiliados", "asegurado", "asegurada", "beneficiario",
@@ -110,7 +113,8 @@ class RuleEntities:
                  footer_labels: Optional[List[str]], split_labels: List[str], kinship_words: List[str],
                  titles: List[str], place_abbreviations: List[str], time_lead: List[str],
                  age_context_words: List[str], possessives: List[str], trim_words: List[str],
-                 town_max_log_prob: float, town_name_heads: List[str], annotate_ents: bool = True):
+                 town_max_log_prob: float, town_name_heads: List[str], not_age_after: List[str],
+                 annotate_ents: bool = True):
         self.name = name
         self.candidates_key = candidates_key
         self.sections_key = sections_key
@@ -126,6 +130,7 @@ class RuleEntities:
         self.possessives = set(possessives)
         self.trim_words = set(trim_words)
         self.town_max_log_prob = town_max_log_prob
+        self.not_age_after = set(not_age_after)
         self.town_name_heads = set(town_name_heads)
         self._towns = (None, frozenset())  # (the vocab's gazetteer, its town names)
         self._log_prob = None
@@ -213,6 +218,9 @@ class RuleEntities:
             start += 1
         while end > start and doc[end - 1].lower_ in self.age_context_words:
             end -= 1
+        after = [t.lower_ for t in doc[cand.end:cand.end + 2]]
+        if after[:1] and after[0] in self.not_age_after or after[:1] == ["de"] and after[1:] and after[1] in self.not_age_after:
+            return []  # `el paciente, 2 años después`, `3 meses de evolución`: a time, not an age
         if end > start and doc[end - 1].lower_ == "a" and end < len(doc) and (doc[end].like_num or doc[end].is_digit):
             return []  # `de 35 a 40`: a range, not the abbreviation of `años`
         before = {t.lower_ for t in doc[max(0, cand.start - 3):cand.start]}
