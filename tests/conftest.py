@@ -18,10 +18,12 @@ def build_rule_nlp(**overrides):
         overrides={
             "paths.sections_patterns": str(ROOT / "configs" / "patterns" / "sections.jsonl"),
             "paths.rule_patterns": str(ROOT / "configs" / "patterns" / "phi_rules.jsonl"),
+            "paths.institution_patterns": str(ROOT / "configs" / "patterns" / "institutions.jsonl"),
             "paths.place_names": str(ROOT / "configs" / "patterns" / "place_names.jsonl"),
             "paths.identifier_patterns": str(ROOT / "configs" / "patterns" / "identifiers.jsonl"),
             "paths.field_keys": str(ROOT / "configs" / "patterns" / "fields.jsonl"),
             "paths.privacy_rules": str(ROOT / "configs" / "patterns" / "privacy_high.jsonl"),
+            "paths.clinical_words": str(ROOT / "configs" / "patterns" / "clinical_words.txt"),
             **overrides,
         },
         interpolate=False,

@@ -151,7 +151,8 @@ def features_model(tmp_path_factory):
     proc = subprocess.run([sys.executable, "-m", "spacy", "assemble", str(ROOT / "configs" / "pipeline_features.cfg"),
                            str(tmp / "pipeline"), "--paths.ner_model", str(tmp / "ner"),
                            "--paths.sections_patterns", str(ROOT / "configs" / "patterns" / "sections.jsonl"),
-                           "--paths.rule_patterns", str(ROOT / "configs" / "patterns" / "phi_rules.jsonl")],
+                           "--paths.rule_patterns", str(ROOT / "configs" / "patterns" / "phi_rules.jsonl"),
+                           "--paths.institution_patterns", str(ROOT / "configs" / "patterns" / "institutions.jsonl")],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return tmp / "pipeline"
@@ -180,7 +181,9 @@ def test_ensemble_config_assembles_and_votes(features_model, tmp_path):
                            str(tmp_path / "ensemble"), "--paths.ner_model", str(ner), "--paths.ner_model_b", str(ner),
                            "--paths.ner_model_c", str(ner), "--paths.ner_model_d", str(ner), "--paths.ner_model_e", str(ner),
                            "--paths.sections_patterns", str(ROOT / "configs" / "patterns" / "sections.jsonl"),
-                           "--paths.rule_patterns", str(ROOT / "configs" / "patterns" / "phi_rules.jsonl")],
+                           "--paths.rule_patterns", str(ROOT / "configs" / "patterns" / "phi_rules.jsonl"),
+                           "--paths.institution_patterns", str(ROOT / "configs" / "patterns" / "institutions.jsonl"),
+                           "--paths.clinical_words", str(ROOT / "configs" / "patterns" / "clinical_words.txt")],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     nlp = spacy.load(tmp_path / "ensemble")

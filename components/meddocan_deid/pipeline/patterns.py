@@ -51,6 +51,36 @@ def read_field_keys(path: Path) -> List[dict]:
     return load_patterns(path, required=("label", "kind"))
 
 
+@registry.misc("meddocan_deid.read_pattern_files.v1")
+def read_pattern_files(paths: List[Path]) -> List[dict]:
+    """The patterns of several JSONL files, in order (`phi_rules.jsonl`, then the word lists
+    such as `institutions.jsonl`); errors name the file and line."""
+    if isinstance(paths, (str, Path)):
+        raise PatternFileError(f"{paths}: 'paths' must be a list of pattern files")
+    return [entry for path in paths for entry in load_patterns(path)]
+
+
+def load_word_list(path: Path) -> List[str]:
+    """One lower-cased word a line; blank lines and `#` comments skipped."""
+    path = Path(path)
+    if not path.exists():
+        raise PatternFileError(f"{path}: word list not found")
+    words = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        word = line.split("#", 1)[0].strip()
+        if not word:
+            continue
+        if word != word.lower() or " " in word:
+            raise PatternFileError(f"{path}:{lineno}: expected one lower-cased word")
+        words.append(word)
+    return words
+
+
+@registry.misc("meddocan_deid.read_word_list.v1")
+def read_word_list(path: Path) -> List[str]:
+    return load_word_list(path)
+
+
 @registry.misc("meddocan_deid.read_privacy_rules.v1")
 def read_privacy_rules(path: Path) -> List[dict]:
     return load_patterns(path, required=("id", "source", "sections"))

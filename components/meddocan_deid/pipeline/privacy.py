@@ -5,7 +5,7 @@ absent), the ensemble members' span groups and the spacy-lookups-data lexicon; a
 `doc.ents` and `doc.spans["privacy_added"]` what its rules accept where no entity is; never
 changes an existing entity.
 """
-from typing import Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 import srsly
 from spacy.language import Language
@@ -128,14 +128,23 @@ class Privacy:
         self.generic = GenericEntities(generic_model, list(generic_labels),
                                        **({"loader": generic_loader} if generic_loader else {}))
         self.rules: List[dict] = []
+        self.clinical_words: FrozenSet[str] = frozenset()
         self._log_prob = log_prob
         self._finders = {"generic_ner": self._generic_candidates, "members": self._member_candidates,
                          "lexicon": self._lexicon_candidates}
 
     def initialize(self, get_examples: Optional[Callable] = None, *, nlp: Optional[Language] = None,
-                   rules: Optional[Iterable[dict]] = None) -> None:
+                   rules: Optional[Iterable[dict]] = None, clinical_words: Optional[Iterable[str]] = None) -> None:
         if rules is not None:
             self.rules = validate_rules(rules)
+        if clinical_words is not None:
+            self.clinical_words = frozenset(w.lower() for w in clinical_words)
+
+    def is_clinical(self, span: Span) -> bool:
+        """Every word of the span (a token with a letter) is a common clinical word; a span
+        with a number or without words is not."""
+        words = [t for t in span if any(c.isalnum() for c in t.text)]
+        return bool(words) and all(t.lower_ in self.clinical_words for t in words)
 
     @property
     def log_prob(self) -> Callable[[str], float]:
@@ -258,7 +267,7 @@ class Privacy:
         # uncovers a word that an earlier rule's overlapping candidate covered
         added: List[Span] = []
         for candidate in sorted(candidates, key=lambda c: (c.start - c.end, c.start)):
-            pieces = self._uncovered_pieces(doc, candidate, covered)
+            pieces = [p for p in self._uncovered_pieces(doc, candidate, covered) if not self.is_clinical(p)]
             covered.update(i for piece in pieces for i in range(piece.start, piece.end))
             added.extend(pieces)
         added.sort(key=lambda e: e.start)
@@ -268,17 +277,23 @@ class Privacy:
         return doc
 
     def to_bytes(self, *, exclude=tuple()) -> bytes:
-        return srsly.msgpack_dumps({"rules": self.rules})
+        return srsly.msgpack_dumps({"rules": self.rules, "clinical_words": sorted(self.clinical_words)})
 
     def from_bytes(self, data: bytes, *, exclude=tuple()) -> "Privacy":
-        self.rules = validate_rules(srsly.msgpack_loads(data)["rules"])
+        msg = srsly.msgpack_loads(data)
+        self.rules = validate_rules(msg["rules"])
+        self.clinical_words = frozenset(msg.get("clinical_words", ()))  # absent in pipelines saved before the list
         return self
 
     def to_disk(self, path, *, exclude=tuple()) -> None:
         path = ensure_path(path)
         path.mkdir(parents=True, exist_ok=True)
         srsly.write_jsonl(path / "rules.jsonl", self.rules)
+        (path / "clinical_words.txt").write_text("".join(w + "\n" for w in sorted(self.clinical_words)), encoding="utf-8")
 
     def from_disk(self, path, *, exclude=tuple()) -> "Privacy":
-        self.rules = validate_rules(list(srsly.read_jsonl(ensure_path(path) / "rules.jsonl")))
+        path = ensure_path(path)
+        self.rules = validate_rules(list(srsly.read_jsonl(path / "rules.jsonl")))
+        words = path / "clinical_words.txt"  # absent in pipelines saved before the list
+        self.clinical_words = frozenset(words.read_text(encoding="utf-8").split()) if words.exists() else frozenset()
         return self

@@ -17,6 +17,8 @@ from .sections import SECTIONS_KEY
 from .spans import TITLES, has_digit, is_line_break, street_end, strip_edges
 
 SPLIT_PUNCT = {",", "/", "(", ")", ";"}
+SENTENCE_END = {".", "!", "?", ":", ";"}
+TOWN_LINKS = {"de", "del", "la", "las", "los", "el", "d'", "l'", "y", "i"}
 SPACED_SPLIT_PUNCT = {"-", "."}  # `Getafe - Madrid`, `Monterrey. Nuevo León`; not `Vitoria-Gasteiz`
 NUMBER_SEPARATORS = {"-", ".", "(", ")", "/"}
 # Pattern ids `<section>/<kind>`. In a section: `header/line` (a header key: the entity is
@@ -36,6 +38,14 @@ RELATIVE_NAME = "relative_name"  # pattern ids `any/relative_name`: `su madre Ca
 MONTH = "month"  # pattern ids `any/month`: `en junio por`, `desde septiembre hasta`; the entity is the month (P6.2)
 GROUP = "group"  # pattern ids `any/group`: `Mujer ecuatoriana`, `de raza negra`; the entity is the group (P17.2-3)
 GROUP_HEAD = "raza"  # kept in the entity: `raza caucásica`
+TOWN = "town"  # pattern ids `any/town`: a place cue (`vive en`, `natural de`) and capitalised words; the entity is the longest gazetteer town they start with
+TRIM = "trim"  # pattern ids `any/trim`: `tarjeta del SAS`, `trabaja en Talleres Gil S.L.`; the entity is the match without its leading context words
+
+
+def _town_key(name: str) -> str:
+    """A town name with its articles and prepositions in lower case: `San Sebastián de Los
+    Reyes` is `San Sebastián de los Reyes`; the other words keep their case."""
+    return " ".join(w.lower() if w.lower() in TOWN_LINKS else w for w in name.split())
 
 
 def _before_time(doc: Doc, start: int, end: int, time_lead: Collection[str]) -> int:
@@ -70,7 +80,28 @@ def _before_time(doc: Doc, start: int, end: int, time_lead: Collection[str]) -> 
         # what leads from a header date to a time of day, which stays out of the date: `a las 10:30`
         "time_lead": ["a", "las", "la", "sobre", "hacia", ",", "-"],
         # words after the number of an age that are context, not the age: `14 días de vida`
-        "age_context_words": ["de", "vida", "edad"],
+        "age_context_words": ["de", "vida", "edad", "edat", "gizona", "gizonezkoa", "emakumea", "emakumezkoa", "gaixoa",
+                              "pazientea", "neska", "mutila", "haurra"],
+        # a town after a cue is taken only when one of its words is rarer in Spanish than this
+        # (spacy-lookups-data `es_lexeme_prob`): not `Mayor`, `Real`, `Puertas`; `Quintanilla del Agua`
+        "town_max_log_prob": -11.0,
+        # words that start a name with a place in it: no town after `Hospital de`, `Calle de`
+        "town_name_heads": ["hospital", "clínica", "clinica", "complejo", "centro", "centre", "servicio", "servei",
+                            "unidad", "universidad", "universitat", "instituto", "institut", "fundación", "colegio",
+                            "residencia", "sanatorio", "policlínica", "ambulatorio", "consultorio", "calle", "c",
+                            "avenida", "avda", "av", "carretera", "ctra", "paseo", "plaza", "camino", "ronda",
+                            "travesía", "carrer", "avinguda", "rúa", "dr", "dra", "don", "doña", "sr", "sra"],
+        # a patient age is not followed by these (alone or after `de`): `2 años después`, `3 meses de evolución`
+        "not_age_after": ["después", "antes", "más", "atrás", "tras", "previos", "previas", "posteriores", "evolución",
+                          "duración", "tratamiento", "seguimiento", "ingreso", "postoperatorio", "postoperatorios"],
+        # lower-case words that lead an `any/trim` match and stay out of the entity
+        "trim_words": ["del", "de", "al", "a", "la", "el", "en", "para", "por", "como", "sanitaria", "individual",
+                       "tarjeta", "afiliado", "afiliada", "afiliados", "asegurado", "asegurada", "beneficiario",
+                       "beneficiaria", "centro", "centros", "hospital", "hospitales", "facultativo", "facultativos",
+                       "médico", "médicos", "servicio", "inspección", "inspector", "inspectora", "usuario", "usuaria",
+                       "cobertura", "mutualista", "trabaja", "trabajaba", "trabajó", "trabajador", "trabajadora",
+                       "empleado", "empleada", "empresa", "contratado", "contratada", "operario", "operaria",
+                       "treballa", "lan"],
         # a possessive before a relative is not part of it (`su madre`), and an age after one
         # is not the patient's (`su mujer de 80 años`)
         "possessives": ["su", "sus", "tu", "mi"],
@@ -81,7 +112,9 @@ class RuleEntities:
     def __init__(self, nlp: Language, name: str, *, candidates_key: str, sections_key: str, spans_key: str,
                  footer_labels: Optional[List[str]], split_labels: List[str], kinship_words: List[str],
                  titles: List[str], place_abbreviations: List[str], time_lead: List[str],
-                 age_context_words: List[str], possessives: List[str], annotate_ents: bool = True):
+                 age_context_words: List[str], possessives: List[str], trim_words: List[str],
+                 town_max_log_prob: float, town_name_heads: List[str], not_age_after: List[str],
+                 annotate_ents: bool = True):
         self.name = name
         self.candidates_key = candidates_key
         self.sections_key = sections_key
@@ -95,6 +128,12 @@ class RuleEntities:
         self.time_lead = set(time_lead)
         self.age_context_words = set(age_context_words)
         self.possessives = set(possessives)
+        self.trim_words = set(trim_words)
+        self.town_max_log_prob = town_max_log_prob
+        self.not_age_after = set(not_age_after)
+        self.town_name_heads = set(town_name_heads)
+        self._towns = (None, frozenset())  # (the vocab's gazetteer, its town names)
+        self._log_prob = None
         # False: only doc.spans (an NER in training reads them as features; preset
         # doc.ents that disagree with the gold would leave it no valid action)
         self.annotate_ents = annotate_ents
@@ -129,6 +168,15 @@ class RuleEntities:
                 start = cand.end - 1
                 if start > cand.start and doc[start - 1].lower_ == GROUP_HEAD:
                     start -= 1
+                entities.append(Span(doc, start, cand.end, label=cand.label))
+                continue
+            if kind == TOWN:
+                entities.extend(self._town(doc, cand))
+                continue
+            if kind == TRIM:
+                start = cand.start
+                while start < cand.end - 1 and doc[start].lower_ in self.trim_words:
+                    start += 1
                 entities.append(Span(doc, start, cand.end, label=cand.label))
                 continue
             if kind == RELATIVE:
@@ -170,10 +218,57 @@ class RuleEntities:
             start += 1
         while end > start and doc[end - 1].lower_ in self.age_context_words:
             end -= 1
+        after = [t.lower_ for t in doc[cand.end:cand.end + 2]]
+        if after[:1] and after[0] in self.not_age_after or after[:1] == ["de"] and after[1:] and after[1] in self.not_age_after:
+            return []  # `el paciente, 2 años después`, `3 meses de evolución`: a time, not an age
+        if end > start and doc[end - 1].lower_ == "a" and end < len(doc) and (doc[end].like_num or doc[end].is_digit):
+            return []  # `de 35 a 40`: a range, not the abbreviation of `años`
         before = {t.lower_ for t in doc[max(0, cand.start - 3):cand.start]}
         if before & self.kinship_words or (cand.start > 0 and doc[cand.start - 1].lower_ in self.possessives):
             return []
         return [Span(doc, start, end, label=cand.label)] if end > start else []
+
+    def _town_names(self, doc: Doc) -> AbstractSet[str]:
+        """The town names of the gazetteer stored in the pipeline's vocab (none without one)."""
+        from ..deid.gazetteer import from_vocab
+
+        gaz = from_vocab(doc.vocab)
+        if gaz is not self._towns[0]:
+            self._towns = (gaz, frozenset(_town_key(t) for t in gaz.get("towns")) if gaz is not None else frozenset())
+        return self._towns[1]
+
+    def _common_word(self, word: str) -> bool:
+        if self._log_prob is None:
+            from .privacy import load_log_probs
+
+            self._log_prob = load_log_probs()
+        return self._log_prob(word.lower()) > self.town_max_log_prob
+
+    def _town(self, doc: Doc, cand: Span) -> List[Span]:
+        """`vive en Tolosa`: the longest run of words after the cue that is a gazetteer town
+        (case as written but for `de`, `los`...), not made of common Spanish words only; nothing after a
+        capitalised word or abbreviation (`Hospital de Mérida`, `López de Haro`, `Ctra. de Logroño`:
+        a name, not a place cue)."""
+        towns = self._town_names(doc)
+        before = cand.start - 1
+        if before > 0 and doc[before].text == "." and not doc[before - 1].whitespace_:
+            before -= 1  # `Ctra. de Logroño`: an abbreviation before the cue
+        if not towns:
+            return []
+        if before >= 0 and doc[before].text[:1].isupper():
+            # a capitalised word inside a sentence is a name; at its start (`Vive en`) it is a
+            # cue unless it heads a name (`Hospital de`, `Calle de`)
+            sentence_start = before == 0 or doc[before - 1].text in SENTENCE_END or is_line_break(doc[before - 1])
+            if not sentence_start or doc[before].lower_.rstrip(".") in self.town_name_heads:
+                return []
+        start = cand.start + 1
+        for end in range(cand.end, start, -1):
+            if _town_key(doc[start:end].text) in towns and doc[end - 1].text[:1].isupper():
+                words = [t.text for t in doc[start:end] if t.text[:1].isupper()]
+                if all(self._common_word(w) for w in words):
+                    return []
+                return [Span(doc, start, end, label=cand.label)]
+        return []
 
     def _line_value(self, doc: Doc, key: Span, sec: Span, header_keys: AbstractSet[int]) -> List[Span]:
         end = key.end

@@ -43,6 +43,8 @@ EXTRA_INFIXES = [
     rf"(?<=[0-9{ALPHA}]{{2}})\.(?=[{_UP}][{_LOW}]|\+|(?i:e-?mail))",
     rf"(?<=[{ALPHA}]{{2}}\.)\+(?=[0-9])",  # `Tfno.+34`
     rf"(?<=[{ALPHA}])/(?=[0-9])",  # `nhc/583914`
+    # an ISO date and its time: `2024-04-14T10:32` (the time is not part of the date, N6.1)
+    r"(?<=[0-9]{4}-[0-9]{2}-[0-9]{2})T(?=[0-9]{2}:[0-9]{2})",
     # missing space: `MartínezNºCol`, `FerrándezCorreo` (zero width: no token for the gap)
     rf"(?<=[{_LOW}]{{2}})(?=[{_UP}][{_LOW}º])",
     # `DRAlberto`: a title in capitals glued to a name
