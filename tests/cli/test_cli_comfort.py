@@ -270,10 +270,12 @@ def test_progress_bar_shown_on_a_terminal(tmp_path, model_dir):
 
 @pytest.mark.parametrize("reasons,encoding,expected_hint", [
     (["informe_07.txt: not valid UTF-8 (byte 412)"], "utf-8",
-     "hint: 1 report not valid UTF-8 (first: informe_07.txt at byte 412); "
-     "if they come from Windows or older systems, rerun with --encoding cp1252 (or --encoding latin-1)"),
+     "hint: 1 report not valid UTF-8 nor of an encoding detected with confidence (first: informe_07.txt at "
+     "byte 412); if they come from Windows or older systems, rerun with --encoding cp1252 (or --encoding "
+     "latin-1), the encoding used when the detection is not sure"),
     (["a.jsonl:3: not valid cp1252 (byte 4)", "b.txt: not valid cp1252 (byte 9)"], "cp1252",
-     "hint: 2 reports not valid cp1252 (first: a.jsonl:3 at byte 4); check how they are encoded"),
+     "hint: 2 reports not valid UTF-8 nor of an encoding detected with confidence, and not valid cp1252 "
+     "(--encoding) either (first: a.jsonl:3 at byte 4); check how they are encoded"),
     (["a.jsonl:3: not valid JSON", "c.txt: empty text"], "utf-8", None),
 ])
 def test_failure_lines_hint_only_for_undecodable_files(reasons, encoding, expected_hint):

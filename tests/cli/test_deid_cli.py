@@ -91,8 +91,8 @@ def test_bad_inputs_quarantined(tmp_path, rule_nlp):
     assert rep["reports"] == {"read": 7, "written": 3, "skipped": 0, "failed": 4}
     reasons = {f["id"]: f["reason"] for f in rep["failed"]}
     assert reasons["bad_utf8"] == "bad_utf8.txt: not valid UTF-8 (byte 13)"
-    assert reasons["empty"] == reasons["blank"] == "empty text"
-    assert reasons["big"].startswith("text too long")
+    assert reasons["empty"] == "empty.txt: empty text" and reasons["blank"] == "blank.txt: empty text"
+    assert reasons["big"].startswith("big.txt: text too long")
     for stem in ("bad_utf8", "empty", "blank", "big"):
         assert not (out / f"{stem}.txt").exists() and not (out / f"{stem}.ann").exists()
     assert "Ana" not in (out / "run_report.json").read_text()
@@ -149,7 +149,7 @@ def test_same_output_with_one_and_two_processes(tmp_path, rule_nlp):
     rep = run(inp, tmp_path / "two", "surrogate", KEY, nlp=rule_nlp, n_process=2, batch_size=2, progress=False)
     assert rep["reports"]["written"] == 12
     one, two = outputs(tmp_path / "one"), outputs(tmp_path / "two")
-    assert len(one) == 24 and one == two
+    assert len(one) == 25 and one == two  # 12 .txt, 12 .ann and the input digests
     run(inp, tmp_path / "other", "surrogate", b"x" * 32, nlp=rule_nlp, progress=False)
     other = outputs(tmp_path / "other")
     assert sum(one[k] != other[k] for k in one if k.endswith(".txt")) == 12

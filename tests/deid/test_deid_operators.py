@@ -291,8 +291,9 @@ def test_surrogate_never_reproduces_other_phi():
 
 
 @pytest.mark.parametrize("value,expected_gender_word", [("madre", "F"), ("hermano", "M"), ("hijas", "F"), ("tíos", "M")])
-def test_kinship_swapped_same_gender_and_number(value, expected_gender_word):
-    new = one(value, "FAMILIARES_SUJETO_ASISTENCIA")
+def test_kinship_kept_by_default_swapped_same_gender_and_number_on_request(value, expected_gender_word):
+    assert one(value, "FAMILIARES_SUJETO_ASISTENCIA") == value  # keep_kinship defaults to True
+    new = one(value, "FAMILIARES_SUJETO_ASISTENCIA", options=DeidOptions(keep_kinship=False))
     kin = names.KIN
     assert new != value and fold(new) in kin
     assert kin[fold(new)][:2] == kin[fold(value)][:2]

@@ -144,7 +144,8 @@ def test_cli_writes_private_ann_and_review(tmp_path, rule_nlp):
     assert (priv / "inf1.txt").read_text(encoding="utf-8") == text
     private_ann = (priv / "inf1.ann").read_text(encoding="utf-8")
     assert validate_ann(text, private_ann) == n and "Rufino Aldecoa" in private_ann
-    assert sorted(p.name for p in out.iterdir()) == ["inf1.ann", "inf1.txt", "run_fingerprint.json", "run_report.json"]
+    assert sorted(p.name for p in out.iterdir()) == [".meddocan-deid-inputs.jsonl", "inf1.ann", "inf1.txt",
+                                                   "run_fingerprint.json", "run_report.json"]
     index = (review / "index.html").read_text(encoding="utf-8")
     assert "inf2" in index and "empty text" in index and (review / page_name("inf1")).is_file()
     assert "Rufino" in (review / page_name("inf1")).read_text(encoding="utf-8")

@@ -19,10 +19,12 @@ class CliError(Exception):
 
 def resolve_key_and_options(mode: str, *, key_file: Optional[Path], random_key: bool, tag_table: Optional[Path],
                             tag_numbering: bool, keep_sex: bool, keep_age: bool, age_aggregate: str,
-                            gazetteer: Optional[Path], max_chars: int, policy: Optional[Path] = None):
+                            gazetteer: Optional[Path], max_chars: int, policy: Optional[Path] = None,
+                            keep_kinship: Optional[bool] = None):
     """The key and operator options of a run, shared by `deidentify` and `deidentify-spark` so
     that both read the key the same way: `--key-file`, else MEDDOCAN_DEID_KEY, else
-    `--random-key`; never a command-line value. Raises CliError with a one-line reason."""
+    `--random-key`; never a command-line value. `keep_kinship` None: the policy's, else True
+    (a value given here overrides the policy's). Raises CliError with a one-line reason."""
     from ..deid.keys import DeidKeyError, load_key
     from ..deid.keys import random_key as fresh_key
     from ..deid.options import DeidOptions, needs_key, read_tag_table
@@ -59,4 +61,8 @@ def resolve_key_and_options(mode: str, *, key_file: Optional[Path], random_key: 
                           age_aggregate=age_aggregate, gazetteer=gazetteer, max_chars=max_chars)
     if run_policy is not None:
         options = run_policy.apply(options)
+    if keep_kinship is not None:
+        from dataclasses import replace
+
+        options = replace(options, keep_kinship=keep_kinship)
     return key, options

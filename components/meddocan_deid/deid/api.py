@@ -21,7 +21,7 @@ def deidentify(doc_or_text: Union[Doc, str], mode: str = "tag", key: Optional[Ke
                options: Optional[DeidOptions] = None, policy: Union[None, str, Policy] = None,
                known_phi: Optional[dict] = None, **option_fields) -> DeidResult:
     """De-identify a processed `Doc` (its `doc.ents`), or a text run through `nlp`
-    (default: `spacy.load("es_meddocan_deid")`).
+    (default: `spacy.load("es_meddocan_deid")`; a text over 100,000 characters in pieces).
 
     mode: "tag", "mask", "redact" or "surrogate" (surrogate needs `key`, bytes or str of
     16+ bytes). scope: the report id that keys the surrogates and the date offset (None: a
@@ -47,20 +47,28 @@ def deidentify(doc_or_text: Union[Doc, str], mode: str = "tag", key: Optional[Ke
 
         known_phi = validate_known_phi(known_phi)
     if isinstance(doc_or_text, Doc):
-        doc = doc_or_text
+        text, found, vocab = doc_or_text.text, doc_spans(doc_or_text), doc_or_text.vocab
     elif isinstance(doc_or_text, str):
         if nlp is None:
             import spacy
 
             nlp = spacy.load(DEFAULT_MODEL)
-        doc = nlp(doc_or_text)
+        from .batch import merge_piece_spans, piece_limit, text_pieces
+
+        text = doc_or_text
+        if len(text) > piece_limit(nlp):  # a long text goes through the pipeline in pieces (see deid.batch)
+            pieces = text_pieces(text, piece_limit(nlp))
+            found, vocab = merge_piece_spans(pieces, list(nlp.pipe(t for _o, t in pieces)))
+        else:
+            doc = nlp(text)
+            found, vocab = doc_spans(doc), doc.vocab
     else:
         raise TypeError("deidentify expects a spaCy Doc or a str")
-    spans = prepare_spans(doc.text, doc_spans(doc), options, known_phi)
+    spans = prepare_spans(text, found, options, known_phi)
     # the pipeline's own gazetteer first: the same surrogates wherever the pipeline runs
-    gaz = resolve_gazetteer(doc.vocab, options.gazetteer) if needs_key(mode, options) else None
+    gaz = resolve_gazetteer(vocab, options.gazetteer) if needs_key(mode, options) else None
     if patient_id is not None:
-        return apply_operator(doc.text, spans, mode, key, scope=f"patient:{patient_id}", options=options,
+        return apply_operator(text, spans, mode, key, scope=f"patient:{patient_id}", options=options,
                               patient_scope=True, gazetteer=gaz)
-    return apply_operator(doc.text, spans, mode, key,
+    return apply_operator(text, spans, mode, key,
                           scope=None if scope is None else f"report:{scope}", options=options, gazetteer=gaz)

@@ -4,6 +4,13 @@
 `Record`, in input order, and never raises for a bad record: an empty text, a text over
 the size limit, a non-str text or an exception in the pipeline or the operator gives a
 failed result whose reason names the problem, never the text.
+
+Long texts: a text longer than `piece_limit(nlp)` (100,000 characters, at most half the
+pipeline's `max_length`) goes through the pipeline in pieces cut at paragraph, else line,
+else space boundaries; the entities of each piece are moved to the text's offsets, and the
+operator then runs once on the whole text, so that the surrogates and the date offset of
+a report (keyed by its id or patient) are the same in every piece. The result is that of
+processing the pieces one by one.
 """
 import logging
 from dataclasses import dataclass, field
@@ -18,6 +25,9 @@ from .options import MODES, DeidOptions, needs_key
 from .policy import prepare_spans
 
 logger = logging.getLogger("meddocan_deid.deid")
+PIECE_CHARS = 100_000
+# texts longer than this fail (options.max_chars overrides it); longer ones are cut in pieces
+DEFAULT_MAX_CHARS = 50_000_000
 
 
 @dataclass
@@ -63,15 +73,52 @@ def _error_reason(err: BaseException) -> str:
     return f"error in the pipeline ({type(err).__name__})"
 
 
-def _deid_one(record: Record, doc, mode: str, key, options: DeidOptions) -> RecordResult:
+def piece_limit(nlp) -> int:
+    """The longest text that goes through the pipeline in one piece."""
+    return max(1, min(PIECE_CHARS, int(getattr(nlp, "max_length", 1_000_000) or 1_000_000) // 2))
+
+
+def split_pieces(text: str, limit: int) -> List[int]:
+    """Start offsets of the pieces of `text`, each at most `limit` characters: cut after the
+    last blank line of the window, else after its last line break, else after its last
+    space, else at `limit` (the pieces put together are `text`)."""
+    starts = [0]
+    start = 0
+    while len(text) - start > limit:
+        window = text[start:start + limit]
+        half = limit // 2
+        cut = -1
+        for sep in ("\n\n", "\n", " "):
+            i = window.rfind(sep, half)
+            if i != -1:
+                cut = i + len(sep)
+                break
+        start += cut if cut > 0 else limit
+        starts.append(start)
+    return starts
+
+
+def text_pieces(text: str, limit: int) -> List[Tuple[int, str]]:
+    """(offset, piece) for each piece of `text` (see `split_pieces`)."""
+    starts = split_pieces(text, limit)
+    return [(s, text[s:e]) for s, e in zip(starts, starts[1:] + [len(text)])]
+
+
+def merge_piece_spans(pieces: List[Tuple[int, str]], docs) -> Tuple[List[Tuple[str, int, int]], object]:
+    """The entities of the pieces' docs in the whole text's offsets, and the vocab."""
+    spans = [(label, off + s, off + e) for (off, _t), doc in zip(pieces, docs) for label, s, e in doc_spans(doc)]
+    return spans, docs[0].vocab
+
+
+def _deid_one(record: Record, text: str, found, vocab, mode: str, key, options: DeidOptions) -> RecordResult:
     try:
-        spans = prepare_spans(doc.text, doc_spans(doc), options, record.known_phi)
-        gaz = resolve_gazetteer(doc.vocab, options.gazetteer) if needs_key(mode, options) else None
+        spans = prepare_spans(text, found, options, record.known_phi)
+        gaz = resolve_gazetteer(vocab, options.gazetteer) if needs_key(mode, options) else None
         if record.patient_id is not None:
-            result = apply_operator(doc.text, spans, mode, key, scope=f"patient:{record.patient_id}",
+            result = apply_operator(text, spans, mode, key, scope=f"patient:{record.patient_id}",
                                     options=options, patient_scope=True, gazetteer=gaz)
         else:
-            result = apply_operator(doc.text, spans, mode, key, scope=f"report:{record.id}", options=options,
+            result = apply_operator(text, spans, mode, key, scope=f"report:{record.id}", options=options,
                                     gazetteer=gaz)
         return RecordResult(str(record.id), result.text, spans, "ok", result.replacements)
     except Exception as err:  # noqa: BLE001 - one bad record must not stop the batch
@@ -80,29 +127,33 @@ def _deid_one(record: Record, doc, mode: str, key, options: DeidOptions) -> Reco
 
 
 def _process_batch(nlp, batch: List[Record], mode: str, key, options: DeidOptions) -> List[RecordResult]:
+    limit = piece_limit(nlp)
+    pieces = [text_pieces(r.text, limit) if len(r.text) > limit else [(0, r.text)] for r in batch]
     try:
-        docs = list(nlp.pipe([r.text for r in batch]))
+        flat = iter(list(nlp.pipe([t for p in pieces for _o, t in p])))
+        docs = [[next(flat) for _ in p] for p in pieces]
     except Exception:  # noqa: BLE001 - isolate the record that broke the batch
         docs = []
-        for r in batch:
+        for r, p in zip(batch, pieces):
             try:
-                docs.append(nlp(r.text))
+                docs.append([nlp(t) for _o, t in p])
             except Exception as err:  # noqa: BLE001
                 logger.debug("record %s failed in the pipeline: %s", r.id, type(err).__name__)
                 docs.append(err)
     results = []
-    for record, doc in zip(batch, docs):
+    for record, p, doc in zip(batch, pieces, docs):
         if isinstance(doc, BaseException):
             results.append(_failed(record.id, _error_reason(doc)))
         else:
-            results.append(_deid_one(record, doc, mode, key, options))
+            found, vocab = merge_piece_spans(p, doc)
+            results.append(_deid_one(record, record.text, found, vocab, mode, key, options))
     return results
 
 
 def deidentify_records(nlp, records: Iterable[Record], mode: str, key: Optional[bytes], *,
                        batch_size: int = 32, options: Optional[DeidOptions] = None) -> Iterator[RecordResult]:
     """De-identify records with `nlp` (a loaded pipeline), `batch_size` texts per
-    `nlp.pipe` call. Surrogates are keyed by the record's patient id when it has one, else
+    `nlp.pipe` call (long texts in pieces, see above). Surrogates are keyed by the record's patient id when it has one, else
     by its id. Raises ValueError at once for a bad mode or a missing key (not per record)."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r} (expected one of {', '.join(MODES)})")
@@ -113,7 +164,7 @@ def deidentify_records(nlp, records: Iterable[Record], mode: str, key: Optional[
         key = as_key(key)
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
-    max_chars = options.max_chars or getattr(nlp, "max_length", 1_000_000)
+    max_chars = options.max_chars or DEFAULT_MAX_CHARS
     return _run(nlp, iter(records), mode, key, batch_size, options, max_chars)
 
 

@@ -2,8 +2,8 @@
 
 Each output folder holds `run_fingerprint.json` with the mode, the policy digest, a
 fingerprint of the key (HMAC-SHA256 of a fixed string under the key: it identifies the key
-without revealing it), the model name and version, the pipeline's privacy level and the
-library version. A run that
+without revealing it), the model name and version, the pipeline's privacy level, whether kinship words are kept
+(surrogate runs) and the library version. A run that
 finds a fingerprint differing in any field refuses to resume (reports made one way would
 sit next to reports made another way); `--overwrite` redoes the run and writes the new
 fingerprint. The file never holds the key, a text or a path to a report.
@@ -22,7 +22,8 @@ FINGERPRINT_NAME = "run_fingerprint.json"
 KEY_FINGERPRINT_MESSAGE = b"meddocan-deid key fingerprint v1"
 FORMAT = 1
 # compared fields, in the order the refusal names them
-FIELDS = ("mode", "policy_digest", "key_fingerprint", "model_name", "model_version", "privacy", "library_version")
+FIELDS = ("mode", "policy_digest", "key_fingerprint", "model_name", "model_version", "privacy", "keep_kinship",
+          "library_version")
 # set while an --overwrite run is under way: a resume must not skip reports of the old run
 UNFINISHED = "overwrite_unfinished"
 
@@ -85,8 +86,17 @@ def privacy_level(nlp) -> str:
     return getattr(nlp.get_pipe("privacy"), "level", "balanced") if "privacy" in names else "balanced"
 
 
+def kinship_setting(mode: str, options) -> Optional[bool]:
+    """`keep_kinship` of a run that may use the surrogate operator; None otherwise (it changes nothing)."""
+    from .options import needs_key
+
+    return bool(getattr(options, "keep_kinship", True)) if needs_key(mode, options) else None
+
+
 def make_fingerprint(*, mode: str, key: Optional[bytes], policy_digest: Optional[str], nlp, model: str,
-                     library_version: str) -> Dict[str, Any]:
+                     library_version: str, options=None) -> Dict[str, Any]:
+    from .options import DeidOptions
+
     ident = model_identity(nlp, model)
     return {
         "format": FORMAT,
@@ -96,6 +106,7 @@ def make_fingerprint(*, mode: str, key: Optional[bytes], policy_digest: Optional
         "model_name": ident["name"],
         "model_version": ident["version"],
         "privacy": privacy_level(nlp),
+        "keep_kinship": kinship_setting(mode, options if options is not None else DeidOptions()),
         "library_version": library_version,
     }
 
@@ -124,6 +135,10 @@ def differences(old: Dict[str, Any], new: Dict[str, Any]) -> List[str]:
         before, now = old.get(name), new.get(name)
         if name == "privacy":  # folders written before the setting existed were balanced
             before, now = before or "balanced", now or "balanced"
+        if name == "keep_kinship":
+            before, now = _kinship(old), _kinship(new)
+            if before is None or now is None:  # not a surrogate run: the mode or the key tells the difference
+                continue
         if before == now:
             continue
         if name == "key_fingerprint":
@@ -135,6 +150,14 @@ def differences(old: Dict[str, Any], new: Dict[str, Any]) -> List[str]:
         else:
             lines.append(f"{name}: {before!r} (before) vs {now!r} (now)")
     return lines
+
+
+def _kinship(fingerprint: Dict[str, Any]) -> Optional[bool]:
+    """`keep_kinship` of a fingerprint; one written before the setting existed swapped
+    kinship words in surrogate runs."""
+    if "keep_kinship" in fingerprint:
+        return fingerprint["keep_kinship"]
+    return False if fingerprint.get("mode") == "surrogate" else None
 
 
 def _report_files(output: Path) -> int:

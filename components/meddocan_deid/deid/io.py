@@ -5,14 +5,23 @@ Write order per report: the `.ann` first, the `.txt` last, each through a tempor
 renamed into place; a report is done when its `.txt` exists. A kill at any point leaves
 either a complete report or one that the next run redoes; leftover temporary files are
 removed when a run starts.
+
+Resume: each written report's input digest (SHA-256 of the file's bytes, or of the JSONL
+line) is appended to `OUTPUT/.meddocan-deid-inputs.jsonl` after its `.txt`; a report is
+skipped only when its `.txt` exists and its recorded digest is that of the input now, so
+an input edited after a run is redone. Encodings: each input is read as UTF-8 when it is
+valid UTF-8, else in the encoding that charset-normalizer detects with confidence, else
+in the fallback (`--encoding`).
 """
 import codecs
+import errno
 import hashlib
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, List, Optional
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from ..files import atomic_write
 from .ann import format_output_ann, format_private_ann
@@ -20,12 +29,40 @@ from .batch import Record
 from .operators import Replacement
 
 SAFE_ID = re.compile(r"[^A-Za-z0-9._-]")
-TMP_FILE = re.compile(r"^\..+\.(txt|ann|json)\.[A-Za-z0-9_]+\.tmp$")
+TMP_FILE = re.compile(r"^\..+\.(txt|ann|json|jsonl)\.[A-Za-z0-9_]+\.tmp$")
 MAX_ID_CHARS = 120
+DIGESTS_NAME = ".meddocan-deid-inputs.jsonl"
+LOCK_NAME = ".meddocan-deid.lock"
+# a full disk or an exhausted quota: the run stops (every later write would fail too)
+DISK_FULL_ERRNOS = frozenset(e for e in (getattr(errno, "ENOSPC", None), getattr(errno, "EDQUOT", None)) if e)
 
 
 class InputError(ValueError):
     """An input that cannot be used at all (the run does not start)."""
+
+
+class OutputFullError(OSError):
+    """The output device is full (ENOSPC) or the quota is used up (EDQUOT): the run stops;
+    the message names the folder, how many reports were written and that a rerun resumes."""
+
+    def __init__(self, output: Path, written: int, err: OSError):
+        what = "no space left on the device" if err.errno == errno.ENOSPC else "disk quota exceeded"
+        super().__init__(err.errno, f"{output}: cannot write the output ({what}) after {written} "
+                                    f"report{'s' if written != 1 else ''} written in this run; free some space "
+                                    "and rerun the same command to resume (reports already written are skipped)")
+        self.output = Path(output)
+        self.written = written
+
+    def __str__(self) -> str:
+        return self.strerror
+
+
+def is_disk_full(err: BaseException) -> bool:
+    return isinstance(err, OSError) and not isinstance(err, OutputFullError) and err.errno in DISK_FULL_ERRNOS
+
+
+class OutputLockedError(InputError):
+    """Another run is writing into the same output folder."""
 
 
 @dataclass
@@ -38,6 +75,9 @@ class Item:
     path: Optional[Path] = None
     record: Optional[Record] = None
     error: Optional[str] = None
+    where: str = ""  # the file (and line) it comes from, as failure messages name it
+    digest: Optional[str] = None  # SHA-256 of the input's bytes (the file, or the JSONL line)
+    encoding: Optional[str] = None  # the codec its text was decoded with
 
 
 def input_kind(path: Path) -> str:
@@ -76,14 +116,14 @@ def iter_items(input_path: Path, encoding: str = "utf-8") -> Iterator[Item]:
     input_path = Path(input_path)
     kind = input_kind(input_path)
     if kind == "txt":
-        yield Item(input_path.stem, safe_stem(input_path.stem), path=input_path)
+        yield Item(input_path.stem, safe_stem(input_path.stem), path=input_path, where=input_path.name)
     elif kind == "folder":
         files = sorted(p for p in input_path.rglob("*.txt")
                        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(input_path).parts))
         for p in files:
             rel = p.relative_to(input_path).with_suffix("")
             parts = [safe_stem(part) for part in rel.parts]
-            yield Item(rel.as_posix(), "/".join(parts), path=p)
+            yield Item(rel.as_posix(), "/".join(parts), path=p, where=p.relative_to(input_path).as_posix())
     else:
         yield from _iter_jsonl(input_path, encoding)
 
@@ -103,23 +143,26 @@ def _iter_jsonl(path: Path, encoding: str = "utf-8") -> Iterator[Item]:
             if not raw.strip():
                 continue
             where = f"line-{lineno}"
+            loc = f"{path.name}:{lineno}"
+            digest = hashlib.sha256(raw.rstrip(b"\r\n")).hexdigest()
             try:
-                line = raw.decode(encoding)
+                line, used = decode_bytes(raw, encoding)
             except UnicodeDecodeError as err:
-                yield Item(where, where, error=f"{path.name}:{lineno}: not valid {encoding_label(encoding)} (byte {err.start})")
+                yield Item(where, where, error=f"{loc}: not valid {encoding_label(encoding)} (byte {err.start})",
+                           where=loc)
                 continue
             try:
                 obj = json.loads(line)
             except ValueError:
-                yield Item(where, where, error=f"{path.name}:{lineno}: not valid JSON")
+                yield Item(where, where, error=f"{loc}: not valid JSON", where=loc)
                 continue
             if not isinstance(obj, dict) or not isinstance(obj.get("id"), (str, int)) or isinstance(obj.get("id"), bool):
-                yield Item(where, where, error=f"{path.name}:{lineno}: no 'id' (string or integer)")
+                yield Item(where, where, error=f"{loc}: no 'id' (string or integer)", where=loc)
                 continue
             rid = str(obj["id"])
             stem = safe_stem(rid)
             if rid in seen_ids:
-                yield Item(rid, stem, error=f"{path.name}:{lineno}: duplicate id")
+                yield Item(rid, stem, error=f"{loc}: duplicate id", where=loc)
                 continue
             seen_ids.add(rid)
             if stem.casefold() in seen_stems:  # two ids that differ only by case
@@ -127,18 +170,18 @@ def _iter_jsonl(path: Path, encoding: str = "utf-8") -> Iterator[Item]:
             seen_stems.add(stem.casefold())
             text = obj.get("text")
             if not isinstance(text, str):
-                yield Item(rid, stem, error=f"{path.name}:{lineno}: no 'text' string")
+                yield Item(rid, stem, error=f"{loc}: no 'text' string", where=loc)
                 continue
             patient = obj.get("patient_id")
             if patient is not None and not isinstance(patient, (str, int)):
-                yield Item(rid, stem, error=f"{path.name}:{lineno}: 'patient_id' is not a string")
+                yield Item(rid, stem, error=f"{loc}: 'patient_id' is not a string", where=loc)
                 continue
             patient = None if patient is None else str(patient)
-            known, problem = record_known_phi(obj.get("known_phi"), patient, pooled, f"{path.name}:{lineno}")
+            known, problem = record_known_phi(obj.get("known_phi"), patient, pooled, loc)
             if problem is not None:
-                yield Item(rid, stem, error=problem)
+                yield Item(rid, stem, error=problem, where=loc)
                 continue
-            yield Item(rid, stem, record=Record(rid, text, patient, known))
+            yield Item(rid, stem, record=Record(rid, text, patient, known), where=loc, digest=digest, encoding=used)
 
 
 def load_item(item: Item, max_chars: int, encoding: str = "utf-8") -> Item:
@@ -146,22 +189,61 @@ def load_item(item: Item, max_chars: int, encoding: str = "utf-8") -> Item:
     if item.record is not None or item.error is not None or item.path is None:
         return item
     path = item.path
+    where = item.where or path.name
     try:
         size = path.stat().st_size
         if size > 4 * max_chars:
-            item.error = f"{path.name}: file too large ({size} bytes)"
+            item.error = f"{where}: file too large ({size} bytes)"
             return item
         data = path.read_bytes()
     except OSError as err:
-        item.error = f"{path.name}: cannot read ({err.strerror or type(err).__name__})"
+        item.error = f"{where}: cannot read ({err.strerror or type(err).__name__})"
         return item
+    item.digest = hashlib.sha256(data).hexdigest()
     try:
-        text = data.decode(encoding)
+        text, item.encoding = decode_bytes(data, encoding)
     except UnicodeDecodeError as err:
-        item.error = f"{path.name}: not valid {encoding_label(encoding)} (byte {err.start})"
+        item.error = f"{where}: not valid {encoding_label(encoding)} (byte {err.start})"
         return item
     item.record = Record(item.id, text)
     return item
+
+
+def decode_bytes(data: bytes, fallback: str = "utf-8") -> Tuple[str, str]:
+    """(text, codec name): UTF-8 when `data` is valid UTF-8 (strict); else the encoding
+    charset-normalizer detects with confidence; else `fallback`. Detection is confident when
+    the fallback is not among its candidates and every candidate decodes `data` to the same
+    text (for Spanish in cp1252 it also proposes cp1250, which reads `ñ` as `ń`: not
+    confident). Raises UnicodeDecodeError when `fallback` is needed and does not decode."""
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        pass
+    fallback = codecs.lookup(fallback).name
+    detected = _detect(data, fallback)
+    if detected is not None:
+        return detected
+    return data.decode(fallback), fallback
+
+
+def _detect(data: bytes, fallback: str) -> Optional[Tuple[str, str]]:
+    from charset_normalizer import from_bytes
+
+    matches = list(from_bytes(data))
+    if not matches:
+        return None
+    names = []
+    for m in matches:
+        try:
+            names.append(codecs.lookup(m.encoding).name)
+        except LookupError:
+            return None
+    if fallback in names:
+        return None  # a plausible reading: the user's choice decides
+    texts = {str(m) for m in matches}
+    if len(texts) != 1:
+        return None
+    return texts.pop(), names[0]
 
 
 def encoding_label(encoding: str) -> str:
@@ -174,8 +256,127 @@ def output_paths(output: Path, stem: str):
     return base.with_name(base.name + ".txt"), base.with_name(base.name + ".ann")
 
 
-def is_done(output: Path, stem: str) -> bool:
-    return output_paths(output, stem)[0].exists()
+def is_done(output: Path, stem: str, digest: Optional[str] = None,
+            digests: Optional[Dict[str, str]] = None) -> bool:
+    """The report's `.txt` exists and, when `digest` is given, the input digest recorded
+    for it (`digests`, as read by `read_digests`) is `digest`."""
+    if not output_paths(output, stem)[0].exists():
+        return False
+    if digest is None:
+        return True
+    return digests is not None and digests.get(stem) == digest
+
+
+def read_digests(output: Path) -> Dict[str, str]:
+    """stem -> the digest of the input its report was made from (the last line wins; a
+    line cut by a kill is ignored)."""
+    path = Path(output) / DIGESTS_NAME
+    found: Dict[str, str] = {}
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return found
+    for line in lines:
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(obj, dict) and isinstance(obj.get("stem"), str) and isinstance(obj.get("sha256"), str):
+            found[obj["stem"]] = obj["sha256"]
+    return found
+
+
+def record_digest(output: Path, stem: str, digest: str) -> None:
+    """Append the input digest of a report just written (after its `.txt`)."""
+    with open(Path(output) / DIGESTS_NAME, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"stem": stem, "sha256": digest}) + "\n")
+
+
+def compact_digests(output: Path) -> None:
+    """Rewrite the digest file sorted, one line per report (the same run gives the same
+    file, resumed or not)."""
+    path = Path(output) / DIGESTS_NAME
+    if not path.exists():
+        return
+    found = read_digests(output)
+    atomic_write(path, "".join(json.dumps({"stem": k, "sha256": found[k]}) + "\n" for k in sorted(found)))
+
+
+class RunLock:
+    """`OUTPUT/.meddocan-deid.lock`, created with O_EXCL and holding the pid of the run:
+    a second run into the same folder is refused (OutputLockedError). A lock whose pid is
+    not running is stale (a killed run) and taken over, with a warning through `warn`."""
+
+    def __init__(self, output: Path, warn=None):
+        self.path = Path(output) / LOCK_NAME
+        self.warn = warn
+        self.held = False
+
+    def acquire(self) -> "RunLock":
+        for _attempt in range(2):
+            try:
+                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                pid = _lock_pid(self.path)
+                if pid is not None and _running(pid):
+                    raise OutputLockedError(
+                        f"{self.path.parent}: another run (pid {pid}) is writing into this folder; wait for it "
+                        f"to end or choose another output folder (if no run is going on, remove {self.path})"
+                    ) from None
+                if self.warn is not None:
+                    self.warn(f"{self.path}: stale lock of a run that is no longer running "
+                              f"({'pid ' + str(pid) if pid is not None else 'no pid'}); taking it over")
+                try:
+                    self.path.unlink()
+                except FileNotFoundError:
+                    pass
+                continue
+            try:
+                with os.fdopen(fd, "w", encoding="ascii") as fh:
+                    fh.write(f"{os.getpid()}\n")
+            except BaseException:  # e.g. a full disk: leave no empty lock behind
+                self.path.unlink(missing_ok=True)
+                raise
+            self.held = True
+            return self
+        raise OutputLockedError(f"{self.path.parent}: another run took the lock {self.path} at the same time")
+
+    def release(self) -> None:
+        if self.held:
+            self.held = False
+            try:
+                if _lock_pid(self.path) == os.getpid():
+                    self.path.unlink()
+            except OSError:
+                pass
+
+    def __enter__(self) -> "RunLock":
+        return self.acquire()
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
+def _lock_pid(path: Path) -> Optional[int]:
+    try:
+        text = path.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def _running(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # a process of another user
+        return True
+    except OSError:
+        return False
+    return True
 
 
 def format_ann(new_text: str, replacements: List[Replacement]) -> str:

@@ -240,6 +240,8 @@ def pooled_known_phi(path, encoding: str = "utf-8") -> Dict[str, KnownPhi]:
     """A first pass over a JSONL file: patient id -> the known_phi of all its reports.
     Lines that are not valid (JSON, ids, known_phi) are skipped here; the main pass
     reports them."""
+    from .io import decode_bytes
+
     pooled: Dict[str, KnownPhi] = {}
     try:
         fh = open(path, "rb")
@@ -248,7 +250,9 @@ def pooled_known_phi(path, encoding: str = "utf-8") -> Dict[str, KnownPhi]:
     with fh:
         for raw in fh:
             try:
-                line = raw.decode(encoding)
+                if b'known_phi' not in raw:
+                    continue
+                line = decode_bytes(raw, encoding)[0]  # as the main pass reads it
                 if '"known_phi"' not in line:
                     continue
                 obj = json.loads(line)

@@ -13,6 +13,7 @@ from .gazetteer import Gazetteer, fold, load_gazetteer
 from .keys import Keyed, KeyLike
 from .options import LABEL_MODES, MODES, DeidOptions
 from .surrogates import GENERATORS, POLICY_KEPT, Context, offset_for
+from .surrogates.names import kinship_kept
 from .surrogates.common import MAX_ATTEMPTS, bounded_find, random_shape, scramble_digits, shares_digit_run
 
 logger = logging.getLogger("meddocan_deid.deid")
@@ -125,7 +126,8 @@ def surrogate_value(label: str, value: str, ctx: Context, options: DeidOptions, 
         new = gen(value, label, ctx)
     if new is None:
         return tag_text(label, value, options, numbers)
-    kept = label in POLICY_KEPT or (label == "FAMILIARES_SUJETO_ASISTENCIA" and options.keep_kinship)
+    kept = label in POLICY_KEPT or (label == "FAMILIARES_SUJETO_ASISTENCIA" and options.keep_kinship
+                                    and kinship_kept(value))
     if new == value and not kept:
         # a generator that could not change the value (no letters or digits to replace)
         new = ctx.draw("fallback", value, lambda rng, a: random_shape(rng, value), key_value=value)
@@ -190,7 +192,12 @@ def apply_operator(text: str, spans: Iterable[Span], mode: str, key: Optional[Ke
         elif span_mode == "redact":
             new = ""
         else:
+            if label.startswith("NOMBRE_"):  # `Nombre:` holds given names, `Apellidos:` surnames
+                from .surrogates.names import name_field
+
+                ctx.field = name_field(text, start)
             new = surrogate_value(label, value, ctx, options, numbers)
+            ctx.field = ""
         out.append(new)
         replacements.append(Replacement(label, start, end, new_pos, new_pos + len(new)))
         new_pos += len(new)

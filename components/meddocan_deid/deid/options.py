@@ -19,10 +19,12 @@ class DeidOptions:
         kept; ages at or above it become the aggregate (HIPAA-style).
     keep_sex: in `surrogate`, keep the sex (else it is replaced by its tag).
     keep_kinship: in `surrogate`, keep kinship words of FAMILIARES_SUJETO_ASISTENCIA
-        (`madre`, `hermano`); by default they become another kinship word of the same gender.
+        (`madre`, `hermano`: they identify no one, and the clinical reading needs them;
+        default); False: they become another kinship word of the same gender.
     gazetteer: folder of the MEDDOCAN gazetteer (None: MEDDOCAN_GAZETTEER, then
         ../shared/meddocan/gazetteer, else Faker only).
-    max_chars: texts longer than this fail (nothing written); None: the pipeline's max_length.
+    max_chars: texts longer than this fail (nothing written); None: 50,000,000. Texts longer
+        than the pipeline takes at once go through it in pieces (see `meddocan_deid.deid.batch`).
     label_modes: label -> operator for that label (a mode or `keep`); other labels get the run's mode.
     date_shift: (min, max) days of the date offset in `surrogate` (None: 32 to 730 days,
         reaching further when a shifted date would reproduce another date of the report).
@@ -37,7 +39,7 @@ class DeidOptions:
     age_threshold: int = 90
     age_aggregate: str = "90 años o más"
     keep_sex: bool = True
-    keep_kinship: bool = False
+    keep_kinship: bool = True
     gazetteer: Optional[Path] = None
     max_chars: Optional[int] = None
     label_modes: Dict[str, str] = field(default_factory=dict)

@@ -1,6 +1,7 @@
 """Policy files: what a site decides once for every run (`--policy policy.toml`, `.json`).
 
     age_threshold = 89                      # surrogate: ages at or above it are aggregated
+    keep_kinship = true                     # surrogate: keep kinship words of relatives (default)
 
     [operators]                             # per label: tag, mask, redact, surrogate or keep
     SEXO_SUJETO_ASISTENCIA = "keep"         # keep: detected and annotated, left in clear
@@ -38,7 +39,7 @@ from .known_phi import (Span, add_known, compile_terms, find_all, find_known, fo
                         literal_term)
 from .options import LABEL_MODES, DeidOptions
 
-TOP_KEYS = ("operators", "labels", "allow", "deny", "date_shift", "age_threshold", "privacy")
+TOP_KEYS = ("operators", "labels", "allow", "deny", "date_shift", "age_threshold", "privacy", "keep_kinship")
 # the pipeline's privacy operating point (the `privacy` component's level)
 PRIVACY_LEVELS = ("balanced", "high")
 ALLOW_KEYS = ("strings", "regexes")
@@ -70,6 +71,7 @@ class Policy:
     date_shift: Optional[Tuple[int, int]] = None
     age_threshold: Optional[int] = None
     privacy: Optional[str] = None
+    keep_kinship: Optional[bool] = None
 
     def digest(self) -> str:
         """SHA-256 of what the policy says (not where it was read from): the run fingerprint's
@@ -83,17 +85,20 @@ class Policy:
                      for d in self.deny],
             "date_shift": list(self.date_shift) if self.date_shift else None, "age_threshold": self.age_threshold,
             **({"privacy": self.privacy} if self.privacy is not None else {}),
+            **({"keep_kinship": self.keep_kinship} if self.keep_kinship is not None else {}),
         })
 
     def apply(self, options: Optional[DeidOptions] = None) -> DeidOptions:
         """`options` (default: the defaults) with this policy's operators, date range, age
-        threshold and span rules."""
+        threshold, kinship setting and span rules."""
         options = options or DeidOptions()
         changes = {"label_modes": {**options.label_modes, **self.operators}, "policy": self}
         if self.date_shift is not None:
             changes["date_shift"] = self.date_shift
         if self.age_threshold is not None:
             changes["age_threshold"] = self.age_threshold
+        if self.keep_kinship is not None:
+            changes["keep_kinship"] = self.keep_kinship
         return replace(options, **changes)
 
     def allowed(self, value: str) -> bool:
@@ -242,8 +247,11 @@ def parse_policy(data, source: str = "<policy>") -> Policy:
     privacy = data.get("privacy")
     if privacy is not None and privacy not in PRIVACY_LEVELS:
         raise _err(source, "privacy", f"unknown level {str(privacy)[:40]!r} (allowed: {', '.join(PRIVACY_LEVELS)})")
+    keep_kinship = data.get("keep_kinship")
+    if keep_kinship is not None and not isinstance(keep_kinship, bool):
+        raise _err(source, "keep_kinship", "expected true (keep kinship words, the default) or false (swap them)")
     return Policy(source, operators, frozenset(disabled), allow_strings, allow_regexes, tuple(deny), date_shift,
-                  age_threshold, privacy)
+                  age_threshold, privacy, keep_kinship)
 
 
 def load_policy(path: Union[str, Path]) -> Policy:

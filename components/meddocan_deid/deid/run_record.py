@@ -48,24 +48,36 @@ class Progress:
             self._bar.__exit__(None, None, None)
 
 
+def failure_reason(where: str, reason: str) -> str:
+    """`reason` led by the file (and line) it is about, `where`, unless it already names it:
+    every failure line names its file (`sub/informe_3.txt: empty text`)."""
+    if not where or reason == where or reason.startswith(where + ":"):
+        return reason
+    return f"{where}: {reason}"
+
+
 def failure_lines(report: Dict[str, Any], encoding: str = "utf-8") -> List[str]:
     """Lines for stderr about failed reports (reasons name files and bytes, never text), with
     a hint about --encoding when a file could not be decoded."""
     failed = report.get("failed") or []
-    lines = [f"failed: {f['reason']}" for f in failed[:MAX_FAILURE_LINES]]
+    lines = [f"failed: {failure_reason(f.get('file', ''), f['reason'])}" for f in failed[:MAX_FAILURE_LINES]]
     if len(failed) > MAX_FAILURE_LINES:
         lines.append(f"... and {len(failed) - MAX_FAILURE_LINES} more (see the run report)")
     undecodable = [f["reason"] for f in failed if " not valid " in f["reason"] and "(byte " in f["reason"]
                    and "JSON" not in f["reason"]]
     if undecodable:
         label = encoding_label(encoding)
-        if label == "UTF-8":
-            advice = ("if they come from Windows or older systems, rerun with --encoding cp1252 "
-                      "(or --encoding latin-1)")
-        else:
-            advice = "check how they are encoded and rerun with --encoding NAME (e.g. utf-8, cp1252, latin-1)"
         n = len(undecodable)
         m = re.match(r"(.*): not valid .* \(byte (\d+)\)$", undecodable[0])
         first = f"{m.group(1)} at byte {m.group(2)}" if m else undecodable[0]
-        lines.append(f"hint: {n} report{'s' if n != 1 else ''} not valid {label} (first: {first}); {advice}")
+        # each file is read as UTF-8 when it is UTF-8, else in its detected encoding; --encoding
+        # is the fallback for a file whose encoding the detection is not sure of
+        what = f"report{'s' if n != 1 else ''} not valid UTF-8 nor of an encoding detected with confidence"
+        if label == "UTF-8":
+            advice = ("if they come from Windows or older systems, rerun with --encoding cp1252 "
+                      "(or --encoding latin-1), the encoding used when the detection is not sure")
+        else:
+            what += f", and not valid {label} (--encoding) either"
+            advice = "check how they are encoded and rerun with --encoding NAME (e.g. utf-8, cp1252, latin-1)"
+        lines.append(f"hint: {n} {what} (first: {first}); {advice}")
     return lines

@@ -154,6 +154,7 @@ class Context:
         self.forbidden_tokens: FrozenSet[str] = frozenset(tokens)
         self.cache: Dict[Tuple[str, str], str] = {}
         self.date_offset: int = 0
+        self.field: str = ""  # the role the header field gives the value at hand (names.name_field)
         self._letters: Optional[Dict[str, str]] = None
 
     # -- validity -------------------------------------------------------------------

@@ -222,15 +222,42 @@ def identifiers(text: str, label: str, ctx: Context) -> str:
 PHONE_PREFIX = re.compile(r"^(?:\(?(?:\+|00)\s?\d{2,3}\)?[\s.-]*)")
 
 
+# Spanish numbering plan, first two digits of a 9-digit number. Mobile: 6x, 71-74 (70 is
+# personal numbering, at a special rate). Geographic landlines: 91-98 and 81-88 (80x holds
+# 800/803/806/807, free and premium; 90x holds 900-905 and the other special rates; 89x is
+# not geographic). Surrogates never start with a special-rate prefix.
+MOBILE_PREFIXES = tuple(f"6{d}" for d in range(10)) + ("71", "72", "73", "74")
+LANDLINE_PREFIXES = tuple(f"9{d}" for d in range(1, 9)) + tuple(f"8{d}" for d in range(1, 9))
+
+
+def phone_shape(rng, text: str, prefixes) -> str:
+    """`text` with its first two digits a prefix drawn from `prefixes`, its other digits
+    random, everything else kept."""
+    prefix = rng.choice(prefixes)
+    out, n = [], 0
+    for ch in text:
+        if ch.isdigit():
+            out.append(prefix[n] if n < 2 else rng.choice(string.digits))
+            n += 1
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 def phones(text: str, label: str, ctx: Context) -> str:
-    """Phones and faxes: an international prefix (`+34`, `0034`) is kept; the first digit of
-    the number stays mobile (6, 7) or landline (8, 9) when it was (a plausible Spanish number)."""
+    """Phones and faxes: an international prefix (`+34`, `0034`) is kept; a mobile number
+    (6, 7) gets a mobile prefix, any other national number (9 digits, or starting with 8 or
+    9) a geographic landline prefix, never a special-rate one (800, 803, 806, 807, 90x); other
+    digits random, the format kept. Short numbers (extensions) get random digits."""
     m = PHONE_PREFIX.match(text)
     prefix = m.group() if m else ""
     rest = text[len(prefix):]
-    first = next((c for c in rest if c.isdigit()), "")
-    first_digits = "67" if first in ("6", "7") else "89" if first in ("8", "9") else None
-    return ctx.draw("phone", text, lambda rng, attempt: prefix + random_shape(rng, rest, first_digits), key_value=text)
+    digits = [c for c in rest if c.isdigit()]
+    first = digits[0] if digits else ""
+    if len(digits) >= 2 and (first in "6789" or len(digits) == 9):
+        pool = MOBILE_PREFIXES if first in "67" else LANDLINE_PREFIXES
+        return ctx.draw("phone", text, lambda rng, attempt: prefix + phone_shape(rng, rest, pool), key_value=text)
+    return ctx.draw("phone", text, lambda rng, attempt: prefix + random_shape(rng, rest), key_value=text)
 
 
 def postal_code(rng, text: str) -> str:

@@ -1,9 +1,13 @@
 """Names of patients, relatives and health staff: token by token, so that "García" maps
 to the same surrogate in "Juan García López" and in "Sr. García".
 
-A token that is a known first name gets a first name of the same gender (Faker es_ES
-lists, gender from those lists, else from the ending); any other capitalised token gets a
-surname (gazetteer surnames and Faker's); initials get the scope's letter for that initial;
+Each name token keeps its role: a given name gets a given name of the same gender (Faker
+es_ES lists, gender from those lists, else from the ending), a surname a surname (gazetteer
+surnames and Faker's). The role comes from the field the name fills (the value of
+`Nombre:` is given names, of `Apellidos:` surnames), else from the position in a full name
+(the first token is a given name, two of four or more; `García López` alone reads as
+surnames, and so does a single word after a title, `Dr. Martín`), else, for a single
+word, from the lists (a known first name is a given name); initials get the scope's letter for that initial;
 particles (de, del, la, y...) and titles (Dr., Sra.) stay. The first letter of a name
 surrogate follows the scope's letter permutation when a candidate exists, so "A. Ferrer"
 and "Ana Ferrer" stay coherent. Case (UPPER/Title/lower) is kept.
@@ -54,11 +58,52 @@ def gender(token: str, gaz: Gazetteer) -> str:
     return "F" if t.endswith("a") else "M"  # in both lists (María) or in neither
 
 
-def _name_token(ctx: Context, token: str) -> str:
+GIVEN, SURNAME = "given", "surname"
+_FIELD = re.compile(r"(?i)(?P<full>nombre\s+y\s+apellidos?|nombre\s+completo)\s*:?\s*$|"
+                    r"(?P<surname>apellidos?)\s*:?\s*$|(?P<given>nombre)\s*:?\s*$")
+
+
+def name_field(text: str, start: int) -> str:
+    """The role the header field before `start` (on its line) gives a name: GIVEN after
+    `Nombre:`, SURNAME after `Apellidos:`, "" otherwise (`Nombre y apellidos:` too)."""
+    line = text[text.rfind("\n", 0, start) + 1:start]
+    m = _FIELD.search(line[-40:])
+    if m is None or m.group("full"):
+        return ""
+    return SURNAME if m.group("surname") else GIVEN
+
+
+def token_roles(words, gaz: Gazetteer, field: str = "", after_title: bool = False):
+    """The role (GIVEN or SURNAME) of each full name word of one name, in order."""
+    n = len(words)
+    *_lists, surname_f = name_lists(gaz)
+    if field == SURNAME:
+        return [SURNAME] * n
+    if field == GIVEN:  # given names, up to a word that can only be a surname (`Nombre: Ana Ruiz`)
+        roles, role = [], GIVEN
+        for i, w in enumerate(words):
+            if i and fold(w) in surname_f and not is_first_name(w, gaz):
+                role = SURNAME
+            roles.append(role)
+        return roles
+    if n == 0:
+        return []
+    if n == 1:
+        return [SURNAME if after_title or not is_first_name(words[0], gaz) else GIVEN]
+    first = fold(words[0])
+    if first in surname_f and not is_first_name(words[0], gaz):
+        return [SURNAME] * n  # `García López`: surnames only
+    given = 1 if n <= 3 else n - 2
+    if n == 3 and is_first_name(words[1], gaz) and fold(words[1]) not in surname_f:
+        given = 2  # `Ana María Ruiz`
+    return [GIVEN] * given + [SURNAME] * (n - given)
+
+
+def _name_token(ctx: Context, token: str, role: str = "") -> str:
     gaz = ctx.gaz
     male, female, *_rest = name_lists(gaz)
     surnames = _rest[3]
-    if is_first_name(token, gaz):
+    if role == GIVEN or (not role and is_first_name(token, gaz)):
         pool, kind = (female if gender(token, gaz) == "F" else male), "first_name"
     else:
         pool, kind = surnames, "surname"
@@ -88,26 +133,43 @@ def map_words(text: str, replace) -> str:
     return WORD.sub(replace, text)
 
 
-def name_surrogate(text: str, ctx: Context, keep_words=frozenset()) -> str:
-    """Replace every name token of `text`; punctuation, spaces and particles stay."""
-    def replace(m) -> str:
+def name_surrogate(text: str, ctx: Context, keep_words=frozenset(), field: str = "") -> str:
+    """Replace every name token of `text`; punctuation, spaces and particles stay. `field`:
+    the role the text's field gives it (see `name_field`)."""
+    def kind_of(m) -> str:  # per word: "keep", "title", "initial" or "name"
         word = m.group()
         low = fold(word)
         if low in PARTICLES and not word[:1].isupper() or low in keep_words:
-            return word
+            return "keep"
         if low in TITLES and m.end() < len(text) and text[m.end()] == "." and len(word) > 1:
-            return word
+            return "title"
         if len(word) == 1 or (len(word) == 2 and word[1] in "ªº"):
-            return _initial(ctx, word[0]) + word[1:]
+            return "initial"
         if word.islower() and low in PARTICLES:
-            return word
-        return _name_token(ctx, word)
+            return "keep"
+        return "name"
 
-    return map_words(text, replace)
+    matches = list(WORD.finditer(text))
+    kinds = [kind_of(m) for m in matches]
+    name_words = [m.group() for m, k in zip(matches, kinds) if k == "name"]
+    roles = iter(token_roles(name_words, ctx.gaz, field, after_title="title" in kinds))
+    out, pos = [], 0
+    for m, k in zip(matches, kinds):
+        out.append(text[pos:m.start()])
+        word = m.group()
+        if k in ("keep", "title"):
+            out.append(word)
+        elif k == "initial":
+            out.append(_initial(ctx, word[0]) + word[1:])
+        else:
+            out.append(_name_token(ctx, word, next(roles)))
+        pos = m.end()
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def names(text: str, label: str, ctx: Context) -> str:
-    return name_surrogate(text, ctx)
+    return name_surrogate(text, ctx, field=getattr(ctx, "field", ""))
 
 
 # Kinship words of FAMILIARES_SUJETO_ASISTENCIA: (masculine, feminine) singular pairs; a
@@ -151,6 +213,14 @@ def _kin_surrogate(ctx: Context, word: str) -> str:
     return case_like(word, ctx.draw("kin", word, make, check=lambda c, o: fold(c) != fold(o)))
 
 
+def kinship_kept(text: str) -> bool:
+    """A relative's value that `keep_kinship` leaves as it is when nothing in it is a name:
+    words only (`madre`, `Pareja`), no digit, and no capitalised word but kinship words."""
+    words = WORD.findall(text)
+    return (bool(words) and not any(c.isdigit() for c in text)
+            and not any(w[:1].isupper() and fold(w) not in KIN for w in words[1:]))
+
+
 def relatives(text: str, label: str, ctx: Context) -> str:
     """FAMILIARES_SUJETO_ASISTENCIA: kinship words swapped for one of the same gender and
     number (unless keep_kinship), capitalised names as names, everything else kept."""
@@ -163,6 +233,8 @@ def relatives(text: str, label: str, ctx: Context) -> str:
         return word
 
     new = map_words(text, replace)
+    if new == text and ctx.options.keep_kinship and kinship_kept(text):
+        return new  # `pareja`, `cónyuge`: a word for a relative, kept as kinship words are
     if new == text and not ctx.options.keep_kinship:
         # no kinship word and no name we know (`pareja`, `cónyuge`): a kinship word
         last = fold(WORD.findall(text)[-1]) if WORD.findall(text) else ""
