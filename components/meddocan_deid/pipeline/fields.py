@@ -96,7 +96,8 @@ def key_regex(key: str) -> str:
         if word in ("nº", "no", "n.º", "num.", "número", "numero", "n°"):
             parts.append(_NUMBER)
             continue
-        parts.append("".join(re.escape(c) + r"?\s?" if c == "." else re.escape(c) for c in word))
+        # a dot may be left out only where a word ends: `Pac.` matches `pac:`, not `paciente`
+        parts.append("".join(r"(?:\.\s?|(?!\w))" if c == "." else re.escape(c) for c in word))
     # a key ends at a word's end (`Pac.` must not match the start of `Paciente`)
     return r"\s*".join(parts) + (r"(?!\w)" if fold(key)[-1].isalnum() else "")
 
