@@ -1,6 +1,6 @@
 """Adapt the shipped pipeline to a hospital's reports (`spacy project run adapt`).
 
-    python scripts/adapt.py corpus/local.spacy es_meddocan_deid_fast corpus/train.spacy \
+    python scripts/adapt.py corpus/local.spacy es_meddocan_deid corpus/train.spacy \
         corpus/dev.spacy training/adapt --name hospital_a --folds 5 --train-sizes 5,10,20 \
         --packages packages
 

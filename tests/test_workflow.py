@@ -1,5 +1,6 @@
-"""The whole `spacy project run all` workflow on ten reports and a few training steps,
-in a copy of the project, ending with the built package loaded back by name.
+"""The whole `spacy project run all` workflow, then the `ensemble` option, on ten reports
+and a few training steps, in a copy of the project, ending with the built packages loaded
+back by name.
 
 It reads the corpus from ../shared/meddocan (as CI has it). The package is installed
 into a temporary folder (pip --target), never into the test environment.
@@ -24,25 +25,30 @@ def project(tmp_path_factory):
     if not (SHARED / "corpus").is_dir():
         pytest.fail(f"{SHARED}/corpus is missing: the workflow test needs the MEDDOCAN copy beside the checkout")
     work = tmp_path_factory.mktemp("project")
-    for name in ("project.yml", "experiments", "configs", "scripts", "components", "setup.cfg", "pyproject.toml", "README.md"):
+    for name in ("project.yml", "experiments", "configs", "scripts", "components", "setup.cfg", "pyproject.toml", "README.md",
+                 "assets/formats"):
         src = ROOT / name
+        (work / name).parent.mkdir(parents=True, exist_ok=True)
         (shutil.copytree if src.is_dir() else shutil.copy)(src, work / name)
     target = work / "site"
     env = dict(os.environ, PYTHONPATH=str(target), PYTHONUNBUFFERED="1")
-    cmd = [sys.executable, "-m", "spacy", "project", "run", "all", str(work),
-           "--vars.shared", str(SHARED), "--vars.limit", "10", "--vars.max_steps", "6",
-           "--vars.eval_frequency", "3", "--vars.package_target", str(target)]
-    proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=1500)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    return work, target, proc.stdout
+    stdout = ""
+    for workflow in ("all", "ensemble"):
+        cmd = [sys.executable, "-m", "spacy", "project", "run", workflow, str(work),
+               "--vars.shared", str(SHARED), "--vars.limit", "10", "--vars.max_steps", "6",
+               "--vars.eval_frequency", "3", "--vars.package_target", str(target)]
+        proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=1500)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+        stdout += proc.stdout
+    return work, target, stdout
 
 
 def test_workflow_writes_every_output(project):
     work, _target, stdout = project
     members = [f"training/members/{name}/model-best" for name in ("beam4", "features_rules", "features", "features_rules_s1", "features_s1")]
     for path in ("corpus/train.spacy", "corpus/train_aug.spacy", "corpus/dev.spacy", "training/ner/model-best", *members, "training/pipeline",
-                 "training/pipeline_fast", "metrics/dev.json", "metrics/dev_per_type.md", "metrics/dev_fast.json",
-                 "metrics/dev_package.json", "metrics/dev_package_fast.json"):
+                 "training/pipeline_ensemble", "metrics/dev.json", "metrics/dev_per_type.md", "metrics/dev_ensemble.json",
+                 "metrics/dev_package.json", "metrics/formats.json"):
         assert (work / path).exists(), path
     assert "Gold entities aligned to tokens" in stdout
     assert "10 originals, 10 copies" in stdout and "dropped as unaligned: 0" in stdout
@@ -51,16 +57,21 @@ def test_workflow_writes_every_output(project):
     assert 0.0 <= scores["meddocan_s1_f"] <= 1.0 and "meddocan_s1_leak" in scores
     # the rules alone already find header PHI: the tiny run is far from zero
     assert scores["meddocan_s1_f"] > 0.3
-    assert json.loads((work / "metrics" / "dev_fast.json").read_text(encoding="utf-8"))["meddocan_n_docs"] == 10
+    assert json.loads((work / "metrics" / "dev_ensemble.json").read_text(encoding="utf-8"))["meddocan_n_docs"] == 10
+    # the report-layout set, per document type
+    formats = json.loads((work / "metrics" / "formats.json").read_text(encoding="utf-8"))
+    assert formats["overall"]["n_docs"] >= 60 and len(formats["types"]) >= 10
+    assert "identifying PHI words covered" in stdout
 
 
 POST_NER = ['entity_edges', 'place_names', 'entity_checks', 'address_parts', 'maker_address', 'trusted_phi', 'identifiers', 'privacy']
 
 
 @pytest.mark.parametrize("name,pipe_names", [
+    ("es_meddocan_deid", ['sections', 'phi_rules', 'rule_entities', 'fields', 'tok2vec', 'ner', *POST_NER]),
     # the five NERs that vote: the member NERs are disabled components that `members` runs
-    ("es_meddocan_deid", ['sections', 'phi_rules', 'rule_entities', 'gazetteer', 'ner', 'members', 'ner_vote', *POST_NER]),
-    ("es_meddocan_deid_fast", ['sections', 'phi_rules', 'rule_entities', 'tok2vec', 'ner', *POST_NER]),
+    ("es_meddocan_deid_ensemble", ['sections', 'phi_rules', 'rule_entities', 'gazetteer', 'ner', 'members', 'ner_vote',
+                                   'fields', *POST_NER]),
 ])
 def test_package_loads_by_name_without_the_repository(project, name, pipe_names):
     work, target, _ = project
