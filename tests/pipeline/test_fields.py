@@ -152,3 +152,21 @@ def test_serialization_round_trip(rule_nlp, tmp_path):
     assert copy.find(text) == fields.find(text)
     fields.to_disk(tmp_path / "fields")
     assert Fields(rule_nlp, "disk").from_disk(tmp_path / "fields").find(text) == fields.find(text)
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Se comenta el caso con el Dr. Ignacio Bermejo Sanz, de guardia.\n", ("NOMBRE_PERSONAL_SANITARIO", "Ignacio Bermejo Sanz")),
+    ("Acude la paciente Lucía Ferrer Ibáñez por dolor.\n", ("NOMBRE_SUJETO_ASISTENCIA", "Lucía Ferrer Ibáñez")),
+    ("Hablamos con la Sra. Ferrer sobre el alta.\n", ("NOMBRE_SUJETO_ASISTENCIA", "Ferrer")),
+    ("Viene acompañada de su hija Dña. Marta Ferrer.\n", ("FAMILIARES_SUJETO_ASISTENCIA", "Marta Ferrer")),
+])
+def test_title_and_patient_cues_in_prose(rule_nlp, text, expected):
+    assert expected in values(rule_nlp, text)
+
+
+@pytest.mark.parametrize("text", [
+    "El paciente con Diabetes tipo 2 acude a revisión.\n",  # no filler words between a cue and a name
+    "Se avisa al doctor de guardia.\n",
+])
+def test_cues_without_a_name(rule_nlp, text):
+    assert not [v for v in values(rule_nlp, text) if v[0].startswith("NOMBRE")]

@@ -145,8 +145,24 @@ def validate_entries(entries: Iterable[dict], source: str = "field keys") -> Lis
                             "colegiado", "tel", "teléfono", "telf", "fax", "email", "e-mail", "cama", "hab",
                             "habitación", "episodio", "área", "sección", "supervisora", "coordinador",
                             "coordinadora", "paciente", "firmado", "fdo", "atentamente", "el", "la", "varón", "mujer",
-                            "hombre", "niño", "niña", "lactante", "recién", "anciano", "anciana", "señor", "señora"],
+                            "hombre", "niño", "niña", "lactante", "recién", "anciano", "anciana", "señor", "señora",
+                            "avda", "av", "avenida", "calle", "plaza", "universitario", "universitaria", "clínico",
+                            "clínica", "general", "instituto", "fundación", "centro", "urología", "neurología",
+                            "oftalmología", "traumatología", "ginecología", "oncología", "dermatología", "psiquiatría",
+                            "nefrología", "neumología", "digestivo", "hematología", "endocrinología", "reumatología",
+                            "anestesia", "anestesiología", "geriatría", "otorrinolaringología", "alergología",
+                            "rehabilitación", "neurocirugía", "obstetricia", "cirugía", "interna", "familia"],
         "max_name_words": 7,
+        # a title after one of these words names a relative (`su hija Dña. Ana Gil`)
+        "kinship_words": ["madre", "padre", "hijo", "hija", "hermano", "hermana", "esposo", "esposa", "marido",
+                          "mujer", "pareja", "abuelo", "abuela", "nieto", "nieta", "tío", "tía", "sobrino",
+                          "sobrina", "primo", "prima", "cuñado", "cuñada", "yerno", "nuera", "suegro", "suegra",
+                          "cónyuge", "familiar", "acompañante", "cuidadora", "cuidador"],
+        # a title after one of these words starts a place's name, not a person's
+        "place_heads": ["hospital", "hospitalario", "calle", "c", "avda.", "avda", "avenida", "av.", "plaza", "pza.",
+                        "paseo", "clínica", "instituto", "institut", "colegio", "centro", "fundación", "universitario",
+                        "universitari", "residencia", "pabellón", "edificio", "complejo", "policlínica", "cs",
+                        "consultorio", "ambulatorio", "carrer", "rúa", "rua", "ronda", "travesía", "glorieta"],
         # a key right after one of these words is prose (`del paciente:`), not a field
         "prose_words": ["del", "de", "la", "el", "los", "las", "al", "su", "sus", "por", "con", "para", "en", "y",
                         "un", "una", "este", "esta"],
@@ -155,10 +171,10 @@ def validate_entries(entries: Iterable[dict], source: str = "field keys") -> Lis
 )
 def make_fields(nlp: Language, name: str, *, spans_key: str, rules_key: str, phrase_window: int,
                 filler_words: List[str], name_stop_words: List[str], max_name_words: int,
-                prose_words: List[str]) -> "Fields":
+                prose_words: List[str], kinship_words: List[str], place_heads: List[str]) -> "Fields":
     return Fields(nlp, name, spans_key=spans_key, rules_key=rules_key, phrase_window=phrase_window,
                   filler_words=filler_words, name_stop_words=name_stop_words, max_name_words=max_name_words,
-                  prose_words=prose_words)
+                  prose_words=prose_words, kinship_words=kinship_words, place_heads=place_heads)
 
 
 class Fields:
@@ -166,7 +182,8 @@ class Fields:
 
     def __init__(self, nlp: Language, name: str, *, spans_key: str = SPANS_KEY, rules_key: str = "rule_entities",
                  phrase_window: int = 4, filler_words: Sequence[str] = (), name_stop_words: Sequence[str] = (),
-                 max_name_words: int = 7, prose_words: Sequence[str] = ()):
+                 max_name_words: int = 7, prose_words: Sequence[str] = (), kinship_words: Sequence[str] = (),
+                 place_heads: Sequence[str] = ()):
         self.name = name
         self.spans_key = spans_key
         self.rules_key = rules_key
@@ -175,6 +192,8 @@ class Fields:
         self.name_stop_words = {fold(w) for w in name_stop_words}
         self.max_name_words = max_name_words
         self.prose_words = {fold(w) for w in prose_words}
+        self.kinship_words = {fold(w) for w in kinship_words}
+        self.place_heads = {fold(w) for w in place_heads}
         self.entries: List[dict] = []
         self._compile()
 
@@ -271,7 +290,8 @@ class Fields:
                strict_start: bool = False) -> List[Tuple[int, int, str]]:
         while start < end and text[start] in " \t:.-–—=>":
             start += 1
-        while end > start and text[end - 1] in " \t.,;:-–—(":
+        # (a name keeps the dot of a final initial: `J.R.G.`; `_name` decides)
+        while end > start and text[end - 1] in (" \t,;:-–—(" if kind == "name" else " \t.,;:-–—("):
             end -= 1
         if start >= end:
             return []
@@ -418,9 +438,20 @@ class Fields:
             return out
         for m in self._phrases.finditer(folded):
             s, e = m.start(), m.end()
-            if s > 0 and folded[s - 1].isalnum() or e < len(folded) and folded[e].isalnum():
+            if s > 0 and folded[s - 1].isalnum() or e < len(folded) and folded[e].isalnum() and folded[e - 1].isalnum():
                 continue
             label, kind = self._target(m, self._phrase_targets)
+            if kind == "name" and set(folded[max(0, s - 20):s].replace("/", " ").split()[-1:]) & self.place_heads:
+                continue  # `Hospital Dr. Peset`, `Calle Dr. Fleming`: a place named after someone
+            if kind == "name":
+                # a title or cue, then the name itself: no filler words in between (`el Dr. Gil`,
+                # `la paciente Ana Ruiz`); a patient cue after a kinship word names a relative
+                line_end = _LINE_END.search(text, e)
+                names = self._name(text, folded, e, line_end.start() if line_end else len(text), label)
+                if label == "NOMBRE_SUJETO_ASISTENCIA" and set(folded[max(0, s - 30):s].split()[-3:]) & self.kinship_words:
+                    names = [(a, b, "FAMILIARES_SUJETO_ASISTENCIA") for a, b, _ in names]
+                out.extend(names)
+                continue
             i, skipped = e, 0
             while skipped <= self.phrase_window:
                 w = re.match(r"[ \t]*([^\s]+)", folded[i:])
