@@ -5,7 +5,7 @@ subtask 2 strict and merged).
     python scripts/evaluate.py MODEL corpus/dev.spacy --output-dir metrics
 
 DATA_PATH is a DocBin written by scripts/convert.py, or the corpus folder: then every
-split but train (dev, and test when present) is evaluated. For each split it writes
+split but the training data (train.spacy, train_aug.spacy) is evaluated (dev, and test when present). For each split it writes
 `<split><suffix>.json` and a per-type Markdown table `<split><suffix>_per_type.md`.
 Prints numbers only, never report text.
 """

@@ -26,9 +26,10 @@ ERROR_KINDS = ("missed", "spurious", "boundaries", "label", "label and boundarie
 # --- evaluate: scores per split
 
 def evaluation_splits(data_path: Path) -> List[Path]:
-    """The DocBins to score: DATA_PATH itself, or every split of a corpus folder but train."""
+    """The DocBins to score: DATA_PATH itself, or every split of a corpus folder but the
+    training data (`train.spacy` and its augmented copies, `train_*.spacy`)."""
     if data_path.is_dir():
-        splits = sorted(p for p in data_path.glob("*.spacy") if p.stem != "train")
+        splits = sorted(p for p in data_path.glob("*.spacy") if p.stem != "train" and not p.stem.startswith("train_"))
     else:
         splits = [data_path]
     if not splits:
