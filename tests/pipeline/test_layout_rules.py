@@ -82,8 +82,8 @@ def test_not_a_date(rule_nlp, sentence):
     ("Mujer de 40 años después del parto.", []),
     ("Dolor de 3 días de evolución.", []),
     ("Tratamiento durante 2 años y 3 meses.", []),  # a duration, no patient word
-    # `Edad: 35 a` is a keyed field: in the body it is left to the keyed-field rules, not these
-    ("Edad: 35 a", []),
+    # `Edad: 35 a` is a keyed field: the `fields` component labels it in any section
+    ("Edad: 35 a", ["35 a"]),
 ])
 def test_age(rule_nlp, sentence, expected):
     assert labelled(rule_nlp, sentence, "EDAD_SUJETO_ASISTENCIA") == expected

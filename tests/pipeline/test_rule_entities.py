@@ -58,7 +58,16 @@ def footer_enabled(nlp, label):
 
 def ents(doc, key=None):
     spans = doc.ents if key is None else doc.spans[key]
+    if key == "rule_entities":  # this component's own entities: the field values join that group later
+        spans = own_rule_entities(doc)
     return [(e.label_, e.text) for e in spans]
+
+
+def own_rule_entities(doc):
+    """The rule entities that `rule_entities` wrote (the `fields` component adds its keyed
+    values, in any section, to the same group)."""
+    fields = {(s.start, s.end, s.label) for s in doc.spans.get("fields", [])}
+    return [s for s in doc.spans["rule_entities"] if (s.start, s.end, s.label) not in fields]
 
 
 def section_text(doc, label):
@@ -119,14 +128,14 @@ def test_rule_entity_in_ents(rule_nlp, doc, doc_all_footer, label, text):
 
 def test_configured_footer_labels_are_respected(rule_nlp, doc):
     footer = section_text(doc, "footer")
-    for span in doc.spans["rule_entities"]:
+    for span in own_rule_entities(doc):
         if footer.start <= span.start < footer.end:
             assert footer_enabled(rule_nlp, span.label_)
 
 
 def test_values_have_no_key_title_or_edge_punctuation(doc):
     keys = {"nombre", "apellidos", "sexo", "edad", "nºcol", "cipa", "nhc", "cp", "médico", "dr.", "dra."}
-    for span in doc.spans["rule_entities"]:
+    for span in own_rule_entities(doc):
         assert span[0].lower_ not in keys
         assert span[-1].text not in {".", ",", ":", ";", "-"}
         assert not span.text[0].isspace() and not span.text[-1].isspace()
@@ -144,8 +153,9 @@ def test_rules_do_not_fire_in_the_body(request, which, label, text):
     doc = request.getfixturevalue(which)
     body = section_text(doc, "body")
     # body e-mails and phones are the identifiers component's, not the footer rules'
-    identifiers = {(s.start, s.end) for s in doc.spans.get("identifiers", [])}
-    for spans in (doc.spans["rule_entities"], [e for e in doc.ents if (e.start, e.end) not in identifiers]):
+    # nor the keyed values that `fields` finds in any section (`Sexo: M` in the body is PHI)
+    others = {(s.start, s.end) for key in ("identifiers", "fields") for s in doc.spans.get(key, [])}
+    for spans in (own_rule_entities(doc), [e for e in doc.ents if (e.start, e.end) not in others]):
         inside = [(e.label_, e.text) for e in spans if body.start <= e.start and e.end <= body.end]
         assert (label, text) not in inside
     # the rule matcher did see the candidate; the section restriction dropped it
@@ -156,7 +166,7 @@ def test_rules_do_not_fire_in_the_body(request, which, label, text):
 def test_body_has_no_rule_entities(request, which):
     doc = request.getfixturevalue(which)
     body = section_text(doc, "body")
-    assert [e for e in doc.spans["rule_entities"] if body.start <= e.start < body.end] == []
+    assert [e for e in own_rule_entities(doc) if body.start <= e.start < body.end] == []
 
 
 @pytest.mark.parametrize("line,expected", [
@@ -236,12 +246,13 @@ def test_footer_line(rule_nlp, rule_nlp_all_footer, line, expected):
     "NºCol: 28 31 64120",
 ])
 def test_header_key_without_header_section_is_not_labelled(rule_nlp, line):
-    # a report with no header: the key is in the body, so the rule does not apply
+    # a report with no header: the key is in the body, so the header rule does not apply...
     doc = rule_nlp("Informe clínico: paciente estable.\n" + line + "\n")
     assert [s.label_ for s in doc.spans["sections"]] == ["body"]
-    assert list(doc.spans["rule_entities"]) == []
-    # identifiers (`NºCol: 28 31 64120`) are labelled in every section by `identifiers`
-    assert list(doc.ents) == list(doc.spans["identifiers"])
+    assert own_rule_entities(doc) == []
+    # ...but the value is PHI all the same: the fields component (any section) or the
+    # identifiers (`NºCol: 28 31 64120`, every section) label it
+    assert list(doc.ents) and all(e in doc.spans["fields"] or e in doc.spans["identifiers"] for e in doc.ents)
 
 
 def test_footer_key_in_header_is_not_labelled(rule_nlp):

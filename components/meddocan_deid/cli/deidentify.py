@@ -171,7 +171,8 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
             batch_size=batch_size, overwrite=overwrite, options=options, report_path=report_path, nlp=nlp,
             progress=progress, private_dir=private_dir, review_dir=review_dir, encoding=encoding,
             cli_options=cli_options, fingerprint=fingerprint, replacing=replacing, counts=counts,
-            gazetteer=gazetteer, max_chars=max_chars, start=start, load_seconds=load_seconds, n_inputs=n_inputs)
+            gazetteer=gazetteer, max_chars=max_chars, start=start, load_seconds=load_seconds, n_inputs=n_inputs,
+            export_format=export_format)
     except OSError as err:
         if is_disk_full(err):  # every later write would fail too: stop, and say how to go on
             raise OutputFullError(output, counts["written"], err) from None
@@ -187,7 +188,7 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
 
 def _run_locked(*, input_path, output, mode, key, model, n_process, batch_size, overwrite, options, report_path, nlp,
                 progress, private_dir, review_dir, encoding, cli_options, fingerprint, replacing, counts, gazetteer,
-                max_chars, start, load_seconds, n_inputs) -> dict:
+                max_chars, start, load_seconds, n_inputs, export_format=None) -> dict:
     """The part of `run` that writes, under the output folder's lock."""
     from ..deid import fingerprint as fp
     from ..deid.io import (InputError, compact_digests, is_disk_full, is_done, iter_items, load_item, read_digests,

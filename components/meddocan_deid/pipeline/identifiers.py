@@ -170,19 +170,20 @@ def _trim(text: str, start: int, end: int) -> Tuple[int, int]:
 
 @Language.factory(
     "meddocan_identifiers",
-    default_config={"spans_key": SPANS_KEY, "rules_key": "rule_entities"},
+    default_config={"spans_key": SPANS_KEY, "rules_key": "rule_entities", "fields_key": "fields"},
     assigns=["doc.ents", "doc.spans"],
 )
-def make_identifiers(nlp: Language, name: str, *, spans_key: str, rules_key: str) -> "Identifiers":
-    return Identifiers(nlp, name, spans_key=spans_key, rules_key=rules_key)
+def make_identifiers(nlp: Language, name: str, *, spans_key: str, rules_key: str, fields_key: str) -> "Identifiers":
+    return Identifiers(nlp, name, spans_key=spans_key, rules_key=rules_key, fields_key=fields_key)
 
 
 class Identifiers:
     def __init__(self, nlp: Language, name: str, *, spans_key: str = SPANS_KEY,
-                 rules_key: str = "rule_entities"):
+                 rules_key: str = "rule_entities", fields_key: str = "fields"):
         self.name = name
         self.spans_key = spans_key
         self.rules_key = rules_key
+        self.fields_key = fields_key
         self.patterns: List[dict] = []
         self._compile()
 
@@ -246,8 +247,11 @@ class Identifiers:
             return doc
         labels = {p["label"] for p in self.patterns}
         first, last = min(s.start for s, _ in candidates), max(s.end for s, _ in candidates)
+        # the keyed field values (`fields`, any layout) are read by a generic value shape:
+        # an identifier's own pattern knows its format better, so they do not protect a span
+        fields = {(f.start, f.end, f.label) for f in doc.spans.get(self.fields_key, [])}
         rules = [(r.start, r.end, r.label) for r in doc.spans.get(self.rules_key, [])
-                 if r.start < last and first < r.end]
+                 if r.start < last and first < r.end and (r.start, r.end, r.label) not in fields]
         # A rule entity keeps its span (the gold-style header value) against a keyed
         # identifier of its label, and against any keyless one if it is an identifier
         # itself (`NASS: 765145412-1` is not a phone).
