@@ -88,3 +88,21 @@ def test_other_runaway_entities_are_dropped(nlp):
 def test_a_long_name_is_not_a_runaway(nlp):
     text = "Calle del Alcalde Pedro Durán y López de Castro, 6, 11, A. Madrid"
     assert run_span(nlp, text, "Calle", "A", "CALLE") == [("CALLE", "Calle del Alcalde Pedro Durán y López de Castro, 6, 11, A")]
+
+
+@pytest.mark.parametrize("text,age,expected", [
+    ("Vive con su hija, de 12 años, y su marido.", "12 años", "FAMILIARES_SUJETO_ASISTENCIA"),
+    ("Su madre de 70 años padece diabetes.", "70 años", "FAMILIARES_SUJETO_ASISTENCIA"),
+    ("Paciente de 45 años. Su hija le acompaña.", "45 años", "EDAD_SUJETO_ASISTENCIA"),  # the relative comes after
+    ("La madre refiere que la niña, de 3 años, tose.", "3 años", "EDAD_SUJETO_ASISTENCIA"),  # beyond the window
+])
+def test_age_after_a_kinship_word_is_the_relatives(text, age, expected):
+    import spacy
+    import meddocan_deid.pipeline.entity_checks  # noqa: F401
+    nlp = spacy.blank("es")
+    checks = nlp.add_pipe("meddocan_entity_checks")
+    doc = nlp.make_doc(text)
+    start = text.index(age)
+    doc.ents = [doc.char_span(start, start + len(age), label="EDAD_SUJETO_ASISTENCIA")]
+    doc = checks(doc)
+    assert [(e.text, e.label_) for e in doc.ents] == [(age, expected)]

@@ -3,7 +3,7 @@
 Reads `doc.ents`, the `any/veto` candidates of `doc.spans[candidates_key]`, the country
 spans of `doc.spans[places_key]`, the `sections` spans and the rule entities (`rules_key`);
 writes `doc.ents` only: a vetoed, misshapen or runaway NER entity is dropped, cut or
-relabelled. Rule entities, tokens and span groups are never changed.
+relabelled, and an age right after a kinship word becomes the relative's (P4.3). Rule entities, tokens and span groups are never changed.
 """
 import re
 from typing import List
@@ -33,13 +33,20 @@ def _numeric(text: str) -> bool:
         "country_id": "place/country",
         "country_label": "PAIS",
         "country_relabel": ["TERRITORIO", "FECHAS", "INSTITUCION", "HOSPITAL", "CALLE"],
+        # an age right after a relative is the relative's (guideline P4.3: `su hija, de 12
+        # años`, `madre de 70 años`): FAMILIARES, however the NER labelled it
+        "kinship_words": ["madre", "padre", "hijo", "hija", "hijos", "hijas", "hermano", "hermana", "hermanos",
+                          "hermanas", "esposo", "esposa", "marido", "mujer", "pareja", "abuelo", "abuela", "nieto",
+                          "nieta", "tío", "tía", "sobrino", "sobrina", "primo", "prima", "cuñado", "cuñada", "yerno",
+                          "nuera", "suegro", "suegra", "cónyuge", "gemelo", "gemela", "fill", "filla", "mare", "pare"],
+        "relative_age_window": 4,
     },
     assigns=["doc.ents"],
 )
 class EntityChecks:
     def __init__(self, nlp: Language, name: str, *, candidates_key: str, rules_key: str, sections_key: str,
                  veto_id: str, max_tokens: int, places_key: str, country_id: str, country_label: str,
-                 country_relabel: List[str]):
+                 country_relabel: List[str], kinship_words: List[str], relative_age_window: int):
         self.name = name
         self.candidates_key = candidates_key
         self.rules_key = rules_key
@@ -50,6 +57,8 @@ class EntityChecks:
         self.country_id = country_id
         self.country_label = country_label
         self.country_relabel = set(country_relabel)
+        self.kinship_words = set(kinship_words)
+        self.relative_age_window = relative_age_window
 
     def __call__(self, doc: Doc) -> Doc:
         vetoed = [False] * len(doc)
@@ -86,6 +95,10 @@ class EntityChecks:
                 changed = True
                 ents.append(Span(doc, ent.start, ent.end, label=self.country_label))
                 continue
+            if ent.label_ == "EDAD_SUJETO_ASISTENCIA" and self._after_relative(doc, ent):
+                changed = True
+                ents.append(Span(doc, ent.start, ent.end, label="FAMILIARES_SUJETO_ASISTENCIA"))
+                continue
             label = self._number_label(ent, in_footer=ent.start >= footer_start)
             if label != ent.label_:
                 changed = True
@@ -96,6 +109,21 @@ class EntityChecks:
         if changed:
             doc.ents = ents
         return doc
+
+    def _after_relative(self, doc: Doc, ent: Span) -> bool:
+        """A kinship word within `relative_age_window` words before the age, in its sentence part
+        (no `.` or `;` in between): `su hija, de 12 años`, `madre de 70 años`."""
+        i, words = ent.start - 1, 0
+        while i >= 0 and words < self.relative_age_window:
+            token = doc[i]
+            if token.text in {".", ";", ":"} or "\n" in token.text:
+                return False
+            if not token.is_space and not token.is_punct:
+                if token.lower_ in self.kinship_words:
+                    return True
+                words += 1
+            i -= 1
+        return False
 
     @staticmethod
     def _number_label(ent: Span, in_footer: bool) -> str:
