@@ -13,10 +13,11 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from .spans import rule_entity_keys, section_span
+from .spans import TITLES, rule_entity_keys, section_span
 
 # a short name in capitals: `CHULU`, `IAS-CO`, `INCOSUR`
 ACRONYM = re.compile(r"^[A-ZÁÉÍÓÚÑ][A-ZÁÉÍÓÚÑ0-9-]{1,11}$")
+TITLE_WORDS = {t.rstrip(".") for t in TITLES}
 # the labels whose names can have a short name in parentheses
 PLACE_LABELS = {"HOSPITAL", "INSTITUCION"}
 
@@ -34,6 +35,11 @@ PLACE_LABELS = {"HOSPITAL", "INSTITUCION"}
         # label carries to the rest
         "ner_labels": ["HOSPITAL", "INSTITUCION", "FAMILIARES_SUJETO_ASISTENCIA"],
         "min_length": 4,
+        # the parts of a trusted name found alone: labels and shortest part
+        "name_labels": ["NOMBRE_SUJETO_ASISTENCIA", "NOMBRE_PERSONAL_SANITARIO", "FAMILIARES_SUJETO_ASISTENCIA"],
+        "min_part_length": 4,
+        "part_stop_words": ["santa", "santo", "maría", "josé", "juan", "doña", "señor", "señora", "paciente", "mayor",
+                            "menor", "niño", "niña", "madre", "padre", "hijo", "hija"],
         # first words of a hospital's or institution's name, for acronyms after one
         "place_words": ["hospital", "complejo", "complexo", "clínica", "instituto", "institut", "institución",
                         "centro", "fundación", "fundació", "universidad", "universitat", "facultad", "consorcio",
@@ -44,7 +50,8 @@ PLACE_LABELS = {"HOSPITAL", "INSTITUCION"}
 class TrustedPHI:
     def __init__(self, nlp: Language, name: str, *, rules_key: str, sections_key: str, spans_key: str,
                  fields_key: str,
-                 exclude_rule_labels: List[str], ner_labels: List[str], min_length: int, place_words: List[str]):
+                 exclude_rule_labels: List[str], ner_labels: List[str], min_length: int, place_words: List[str],
+                 name_labels: List[str], min_part_length: int, part_stop_words: List[str]):
         self.name = name
         self.rules_key = rules_key
         self.fields_key = fields_key
@@ -54,6 +61,9 @@ class TrustedPHI:
         self.ner_labels = set(ner_labels)
         self.acronym_labels = self.ner_labels & PLACE_LABELS
         self.min_length = min_length
+        self.name_labels = set(name_labels)
+        self.min_part_length = min_part_length
+        self.part_stop_words = set(part_stop_words)
         self.place_words = set(place_words)
 
     def trusted(self, doc: Doc) -> dict:
@@ -103,6 +113,17 @@ class TrustedPHI:
         if changed:
             doc.ents = sorted(ents, key=lambda e: e.start)
 
+    @staticmethod
+    def _in_other_name(doc: Doc, span: Span) -> bool:
+        """A name part next to another capitalised word belongs to another name (`Olmedo
+        Rivasa`); a title before it (`Sra. Ruiz`) does not count."""
+        after = doc[span.end] if span.end < len(doc) else None
+        before = doc[span.start - 1] if span.start > 0 else None
+        if after is not None and not after.is_space and after.text[:1].isupper():
+            return True
+        return (before is not None and not before.is_space and before.text[:1].isupper()
+                and before.lower_.rstrip(".") not in TITLE_WORDS)
+
     def __call__(self, doc: Doc) -> Doc:
         # a short name first, so that it is trusted too; then every other exact occurrence
         # of a trusted string that is still unlabelled and falls on token boundaries
@@ -126,6 +147,21 @@ class TrustedPHI:
                 for i in range(span.start, span.end):
                     taken[i] = True
                 added.append(span)
+        # the parts of a trusted name (`Ana Ruiz Gil` -> `Ruiz`), as DEDUCE does with known
+        # patient names: `la Sra. Ruiz` later in the report is the same person
+        for string, label in trusted.items():
+            if label not in self.name_labels:
+                continue
+            for part in re.split(r"[\s-]+", string):
+                if len(part) < self.min_part_length or not part[0].isupper() or part.lower() in self.part_stop_words:
+                    continue
+                for m in re.finditer(r"(?<![\w.@])" + re.escape(part) + r"(?![\w@])", text):
+                    span = doc.char_span(m.start(), m.end(), label=label)
+                    if span is None or any(taken[span.start:span.end]) or self._in_other_name(doc, span):
+                        continue
+                    for i in range(span.start, span.end):
+                        taken[i] = True
+                    added.append(span)
         doc.spans[self.spans_key] = added
         if added:
             doc.ents = filter_spans(list(doc.ents) + added)
