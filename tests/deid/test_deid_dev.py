@@ -108,6 +108,8 @@ def test_policy_changes_exactly_what_it_says_on_dev(dev):
     docs, detected = dev
     towns = Counter(doc.text[s:e] for doc, spans in zip(docs, detected) for label, s, e in spans if label == "TERRITORIO")
     town = towns.most_common(1)[0][0]
+    # the allow list drops the string under any label (a surname that is also a town, say)
+    strings = Counter(doc.text[s:e] for doc, spans in zip(docs, detected) for _label, s, e in spans)
     options = parse_policy({"operators": {"FECHAS": "keep"}, "allow": {"strings": [town]}}).apply(DeidOptions())
     kept = dropped = 0
     for doc, spans in zip(docs, detected):
@@ -126,4 +128,4 @@ def test_policy_changes_exactly_what_it_says_on_dev(dev):
         dropped += len(allowed)
         assert len(res.replacements) == len(base.replacements) - len(allowed)
     assert kept == sum(label == "FECHAS" for spans in detected for label, _s, _e in spans) > 100
-    assert dropped == towns[town] > 0
+    assert dropped == strings[town] >= towns[town] > 0
