@@ -128,6 +128,15 @@ def test_health_centre(rule_nlp, sentence, expected):
     ("Se implanta un SCS por dolor.", []),
     ("Envía SMS a su familia.", []),
     ("Acude a su centro de SALUD.", []),
+    # letterheads in capitals; governments, courts, councils, schools, nursing homes
+    ("SERVEI CATALÀ DE LA SALUT\nConsulta externa.", ["SERVEI CATALÀ DE LA SALUT"]),
+    ("Informe para la Consejería de Sanidad y la Xunta de Galicia.", ["Consejería de Sanidad", "Xunta de Galicia"]),
+    ("Oficio del Juzgado de Primera Instancia nº 2 de Lorca.", ["Juzgado de Primera Instancia nº 2 de Lorca"]),
+    ("Certificado para el Ayuntamiento de Tudela.", ["Ayuntamiento de Tudela"]),
+    ("Alumno del IES Pedro Cerrada y antes del CEIP Virgen Blanca.", ["IES Pedro Cerrada", "CEIP Virgen Blanca"]),
+    ("Institucionalizada en la Residencia de Mayores El Pinar.", ["Residencia de Mayores El Pinar"]),
+    ("Residencia habitual en el domicilio familiar.", []),
+    ("Oxigenoterapia domiciliaria por VitalAire.", ["VitalAire"]),
 ])
 def test_health_service_and_insurer(rule_nlp, sentence, expected):
     assert labelled(rule_nlp, sentence, "INSTITUCION") == expected
@@ -163,6 +172,16 @@ def test_read_pattern_files(tmp_path):
         read_pattern_files([a, b])
     with pytest.raises(PatternFileError, match="must be a list"):
         read_pattern_files(str(a))
+
+
+def test_also_upper_adds_the_capitals_of_a_phrase(tmp_path):
+    path = tmp_path / "institutions.jsonl"
+    path.write_text('{"label": "INSTITUCION", "pattern": "Mutua Rivas", "also_upper": true}\n'
+                    '{"label": "INSTITUCION", "pattern": "MRV", "also_upper": true}\n', encoding="utf-8")
+    assert [p["pattern"] for p in read_pattern_files([path])] == ["Mutua Rivas", "MUTUA RIVAS", "MRV"]
+    path.write_text('{"label": "INSTITUCION", "pattern": [{"LOWER": "x"}], "also_upper": true}\n', encoding="utf-8")
+    with pytest.raises(PatternFileError, match=r"institutions\.jsonl:1: 'also_upper'"):
+        read_pattern_files([path])
 
 
 # Towns after a place cue (`any/town`): the gazetteer's towns, stored in the vocab at

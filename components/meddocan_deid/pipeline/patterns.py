@@ -20,6 +20,8 @@ class PatternFileError(ValueError):
 
 
 def load_patterns(path: Path, required=("pattern",)) -> List[dict]:
+    """The entries of a JSONL pattern file. An entry with `"also_upper": true` (a phrase)
+    also counts written in capitals (`SERVICIO ANDALUZ DE SALUD`)."""
     path = Path(path)
     if not path.exists():
         raise PatternFileError(f"{path}: pattern file not found")
@@ -38,6 +40,11 @@ def load_patterns(path: Path, required=("pattern",)) -> List[dict]:
             if missing:
                 raise PatternFileError(f"{path}:{lineno}: missing key(s) {missing}")
             patterns.append(entry)
+            if entry.pop("also_upper", False):  # letterheads print names in capitals
+                if not isinstance(entry["pattern"], str):
+                    raise PatternFileError(f"{path}:{lineno}: 'also_upper' needs a phrase (string) pattern")
+                if entry["pattern"].upper() != entry["pattern"]:
+                    patterns.append({**entry, "pattern": entry["pattern"].upper()})
     return patterns
 
 
