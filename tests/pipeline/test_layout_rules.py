@@ -223,3 +223,16 @@ def test_no_town_without_a_gazetteer(rule_nlp):
         assert labelled(rule_nlp, "Vive en Tolosa desde hace años.", "TERRITORIO") == []
     else:  # a gazetteer folder next to the checkout: it must at least not label a common word
         assert labelled(rule_nlp, "Reside en Mayor.", "TERRITORIO") == []
+
+
+@pytest.mark.parametrize("sentence,expected", [
+    ("Ingresa en la cama 14 de la planta 3.", ["14"]),
+    ("Hab./Cama: 512-B", ["512-B"]),
+    ("Trasladado a la habitación 207, box 3 antes.", ["207", "3"]),
+    ("Ingrés al llit 9.", ["9"]),
+    # durations and doses after the same words
+    ("Reposo en cama 3 días.", []),
+    ("Cama articulada y colchón antiescaras.", []),
+])
+def test_bed_and_room_numbers(rule_nlp, sentence, expected):
+    assert labelled(rule_nlp, sentence, "OTROS_SUJETO_ASISTENCIA") == expected

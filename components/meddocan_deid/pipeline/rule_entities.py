@@ -39,6 +39,7 @@ MONTH = "month"  # pattern ids `any/month`: `en junio por`, `desde septiembre ha
 GROUP = "group"  # pattern ids `any/group`: `Mujer ecuatoriana`, `de raza negra`; the entity is the group (P17.2-3)
 GROUP_HEAD = "raza"  # kept in the entity: `raza caucásica`
 TOWN = "town"  # pattern ids `any/town`: a place cue (`vive en`, `natural de`) and capitalised words; the entity is the longest gazetteer town they start with
+CUED_NUMBER = "cued_number"  # pattern ids `any/cued_number`: `cama 14`, `Hab./Cama: 312-B`; the entity starts at the first token with a digit
 TRIM = "trim"  # pattern ids `any/trim`: `tarjeta del SAS`, `trabaja en Talleres Gil S.L.`; the entity is the match without its leading context words
 
 
@@ -102,6 +103,9 @@ def _before_time(doc: Doc, start: int, end: int, time_lead: Collection[str]) -> 
                        "cobertura", "mutualista", "trabaja", "trabajaba", "trabajó", "trabajador", "trabajadora",
                        "empleado", "empleada", "empresa", "contratado", "contratada", "operario", "operaria",
                        "treballa", "lan"],
+        # a number followed by one of these is a duration or a dose, not a bed or room (`reposo en cama 3 días`)
+        "number_units": ["días", "dias", "día", "dia", "horas", "hora", "h", "semanas", "semana", "meses", "mes", "años",
+                         "veces", "noches", "dies", "hores", "setmanes", "mesos", "anys", "mg", "ml", "cm", "mm", "kg"],
         # a possessive before a relative is not part of it (`su madre`), and an age after one
         # is not the patient's (`su mujer de 80 años`)
         "possessives": ["su", "sus", "tu", "mi"],
@@ -114,7 +118,7 @@ class RuleEntities:
                  titles: List[str], place_abbreviations: List[str], time_lead: List[str],
                  age_context_words: List[str], possessives: List[str], trim_words: List[str],
                  town_max_log_prob: float, town_name_heads: List[str], not_age_after: List[str],
-                 annotate_ents: bool = True):
+                 number_units: List[str], annotate_ents: bool = True):
         self.name = name
         self.candidates_key = candidates_key
         self.sections_key = sections_key
@@ -131,6 +135,7 @@ class RuleEntities:
         self.trim_words = set(trim_words)
         self.town_max_log_prob = town_max_log_prob
         self.not_age_after = set(not_age_after)
+        self.number_units = set(number_units)
         self.town_name_heads = set(town_name_heads)
         self._towns = (None, frozenset())  # (the vocab's gazetteer, its town names)
         self._log_prob = None
@@ -172,6 +177,12 @@ class RuleEntities:
                 continue
             if kind == TOWN:
                 entities.extend(self._town(doc, cand))
+                continue
+            if kind == CUED_NUMBER:
+                start = next((t.i for t in cand if any(c.isdigit() for c in t.text)), None)
+                unit_after = cand.end < len(doc) and doc[cand.end].lower_ in self.number_units
+                if start is not None and not unit_after:
+                    entities.append(Span(doc, start, cand.end, label=cand.label))
                 continue
             if kind == TRIM:
                 start = cand.start
