@@ -159,6 +159,9 @@ def test_serialization_round_trip(rule_nlp, tmp_path):
     ("Acude la paciente Lucía Ferrer Ibáñez por dolor.\n", ("NOMBRE_SUJETO_ASISTENCIA", "Lucía Ferrer Ibáñez")),
     ("Hablamos con la Sra. Ferrer sobre el alta.\n", ("NOMBRE_SUJETO_ASISTENCIA", "Ferrer")),
     ("Viene acompañada de su hija Dña. Marta Ferrer.\n", ("FAMILIARES_SUJETO_ASISTENCIA", "Marta Ferrer")),
+    # staff roles other than physicians name staff too
+    ("Curas realizadas por la enfermera Nuria Canet Soler.\n", ("NOMBRE_PERSONAL_SANITARIO", "Nuria Canet Soler")),
+    ("La matrona Irene Vallés controla el registro.\n", ("NOMBRE_PERSONAL_SANITARIO", "Irene Vallés")),
 ])
 def test_title_and_patient_cues_in_prose(rule_nlp, text, expected):
     assert expected in values(rule_nlp, text)
@@ -167,6 +170,9 @@ def test_title_and_patient_cues_in_prose(rule_nlp, text, expected):
 @pytest.mark.parametrize("text", [
     "El paciente con Diabetes tipo 2 acude a revisión.\n",  # no filler words between a cue and a name
     "Se avisa al doctor de guardia.\n",
+    "Se informa a la Enfermera Gestora de Casos.\n",  # a role written in capitals is not a name
+    "Valoración por Terapeuta Ocupacional y Trabajadora Social.\n",
+    "Técnico Superior en Radiodiagnóstico.\n",
 ])
 def test_cues_without_a_name(rule_nlp, text):
     assert not [v for v in values(rule_nlp, text) if v[0].startswith("NOMBRE")]
