@@ -95,6 +95,11 @@ def test_a_long_name_is_not_a_runaway(nlp):
     ("Su madre de 70 años padece diabetes.", "70 años", "FAMILIARES_SUJETO_ASISTENCIA"),
     ("Paciente de 45 años. Su hija le acompaña.", "45 años", "EDAD_SUJETO_ASISTENCIA"),  # the relative comes after
     ("La madre refiere que la niña, de 3 años, tose.", "3 años", "EDAD_SUJETO_ASISTENCIA"),  # beyond the window
+    ("Viu amb el seu germà, de 12 anys.", "12 anys", "FAMILIARES_SUJETO_ASISTENCIA"),
+    ("Vive coa súa avoa, de 91 anos.", "91 anos", "FAMILIARES_SUJETO_ASISTENCIA"),
+    ("Bere alabak 12 urte ditu.", "12 urte", "FAMILIARES_SUJETO_ASISTENCIA"),
+    ("Ama de casa de 52 años.", "52 años", "EDAD_SUJETO_ASISTENCIA"),  # `ama` (Basque mother) is Spanish too
+    ("Dona de 45 anys que consulta.", "45 anys", "EDAD_SUJETO_ASISTENCIA"),  # a woman, the patient
 ])
 def test_age_after_a_kinship_word_is_the_relatives(text, age, expected):
     import spacy

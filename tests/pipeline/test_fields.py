@@ -1,7 +1,7 @@
 """The fields component: keyed PHI in any layout and section (invented reports)."""
 import pytest
 
-from meddocan_deid.pipeline.fields import Fields, fold, key_regex, validate_entries
+from meddocan_deid.pipeline.fields import Fields, KeyTable, fold, key_regex, validate_entries
 
 
 def values(nlp, text):
@@ -176,3 +176,127 @@ def test_title_and_patient_cues_in_prose(rule_nlp, text, expected):
 ])
 def test_cues_without_a_name(rule_nlp, text):
     assert not [v for v in values(rule_nlp, text) if v[0].startswith("NOMBRE")]
+
+
+# --- co-official keys: Catalan/Valencian, Galician and Basque headers (invented) ------------
+CATALAN_HEADER = (
+    "Pacient: Jordi Vilaró Puigdemunt       Núm. d’història clínica: 4471203\n"
+    "Data de naixement: 03/11/1948    Edat: 76 anys    Sexe: Home\n"
+    "Data d'ingrés: 12/02/2024   Data d'alta: 19 de febrer de 2024\n"
+    "Llit | 512-A | Habitació | 512 | Episodi | 88123456 |\n"
+    "Adreça: C/ Major 14, 2n 1a, 08301 Mataró\n"
+    "Metgessa responsable: Dra. Montserrat Ferrer Casals (Núm. col·legiat 08/41234)\n"
+    "Infermera: Laia Soler Pons\n"
+    "Núm. de petició: 20240215-77   Mostra: 1155332\n"
+    "La seva filla, la Sra. Núria Vilaró, l'acompanya.\n"
+)
+GALICIAN_HEADER = (
+    "Nome e apelidos: Xosé Manuel Barreiro Outeiro     Nº HC: 7712300\n"
+    "Data de nacemento: 14/05/1952   Idade: 71 anos   Sexo: Muller\n"
+    "Enderezo: Rúa do Vilar 12, 2º, 15705 Santiago\n"
+    "Concello: Ames\n"
+    "Leito: 304-B   Nº de solicitude: 55443322\n"
+    "Médico/a responsable: Dra. Uxía Castro Lema\n"
+    "Coidadora principal: Antía Barreiro (filla)\n"
+    "Asinado electronicamente por Dr. Brais Fernández Vila\n"
+)
+BASQUE_HEADER = (
+    "Izena: Miren          Abizenak: Etxeberria Agirre\n"
+    "Jaiotze data: 1955/07/21     Adina: 68 urte      Sexua: Emakumezkoa\n"
+    "Helbidea: Nagusia kalea 5, 20740 Zestoa\n"
+    "Herria: Azpeitia\n"
+    "Ospitaleratze-data: 2024/01/08\n"
+    "Ohea: 221-B   HKZ: 9081726   Eskaera zk.: 7001234\n"
+    "Medikua: Dr. Iñaki Zubiaurre Olano\n"
+    "Senidea: Jon Etxeberria (semea)\n"
+)
+
+
+def found_by_fields(nlp, text):
+    """(label, text) of what the fields component alone finds, whatever the other rules find."""
+    return [(label, text[s:e]) for s, e, label in nlp.get_pipe("fields").find(text)]
+
+
+@pytest.mark.parametrize("text,expected", [
+    (CATALAN_HEADER, [
+        ("NOMBRE_SUJETO_ASISTENCIA", "Jordi Vilaró Puigdemunt"), ("ID_SUJETO_ASISTENCIA", "4471203"),
+        ("FECHAS", "03/11/1948"), ("EDAD_SUJETO_ASISTENCIA", "76 anys"), ("SEXO_SUJETO_ASISTENCIA", "Home"),
+        ("FECHAS", "12/02/2024"), ("FECHAS", "19 de febrer de 2024"), ("OTROS_SUJETO_ASISTENCIA", "512-A"),
+        ("OTROS_SUJETO_ASISTENCIA", "512"), ("ID_CONTACTO_ASISTENCIAL", "88123456"), ("CALLE", "C/ Major 14, 2n 1a"),
+        ("TERRITORIO", "08301"), ("TERRITORIO", "Mataró"),
+        ("NOMBRE_PERSONAL_SANITARIO", "Montserrat Ferrer Casals"), ("ID_TITULACION_PERSONAL_SANITARIO", "08/41234"),
+        ("NOMBRE_PERSONAL_SANITARIO", "Laia Soler Pons"), ("ID_CONTACTO_ASISTENCIAL", "20240215-77"),
+        ("ID_CONTACTO_ASISTENCIAL", "1155332"), ("FAMILIARES_SUJETO_ASISTENCIA", "Núria Vilaró")]),
+    (GALICIAN_HEADER, [
+        ("NOMBRE_SUJETO_ASISTENCIA", "Xosé Manuel Barreiro Outeiro"), ("ID_SUJETO_ASISTENCIA", "7712300"),
+        ("FECHAS", "14/05/1952"), ("EDAD_SUJETO_ASISTENCIA", "71 anos"), ("SEXO_SUJETO_ASISTENCIA", "Muller"),
+        ("CALLE", "Rúa do Vilar 12, 2º"), ("TERRITORIO", "15705"), ("TERRITORIO", "Santiago"),
+        ("TERRITORIO", "Ames"), ("OTROS_SUJETO_ASISTENCIA", "304-B"), ("ID_CONTACTO_ASISTENCIAL", "55443322"),
+        ("NOMBRE_PERSONAL_SANITARIO", "Uxía Castro Lema"), ("FAMILIARES_SUJETO_ASISTENCIA", "Antía Barreiro"),
+        ("NOMBRE_PERSONAL_SANITARIO", "Brais Fernández Vila")]),
+    (BASQUE_HEADER, [
+        ("NOMBRE_SUJETO_ASISTENCIA", "Miren"), ("NOMBRE_SUJETO_ASISTENCIA", "Etxeberria Agirre"),
+        ("FECHAS", "1955/07/21"), ("EDAD_SUJETO_ASISTENCIA", "68 urte"), ("SEXO_SUJETO_ASISTENCIA", "Emakumezkoa"),
+        ("CALLE", "Nagusia kalea 5"), ("TERRITORIO", "20740"), ("TERRITORIO", "Zestoa"), ("TERRITORIO", "Azpeitia"),
+        ("FECHAS", "2024/01/08"), ("OTROS_SUJETO_ASISTENCIA", "221-B"), ("ID_SUJETO_ASISTENCIA", "9081726"),
+        ("ID_CONTACTO_ASISTENCIAL", "7001234"), ("NOMBRE_PERSONAL_SANITARIO", "Iñaki Zubiaurre Olano"),
+        ("FAMILIARES_SUJETO_ASISTENCIA", "Jon Etxeberria")]),
+], ids=["catalan", "galician", "basque"])
+def test_co_official_headers(rule_nlp, text, expected):
+    found = found_by_fields(rule_nlp, text)
+    for item in expected:
+        assert item in found, (item, found)
+    # and in the pipeline's entities: no other component undoes them
+    entities = ents(rule_nlp, text)
+    assert all(item in entities for item in expected), [i for i in expected if i not in entities]
+
+
+@pytest.mark.parametrize("text", [
+    # Catalan: key words in running text, without a colon, tab or pipe, are not fields
+    "Antecedents de l'usuari: Hipertensió arterial.\n",  # a key after `l'` is prose
+    "El llit 12 de la planta quedava lliure; la data d'ingrés es va ajornar.\n",
+    "Estudi: TAC toràcic sense contrast.\nMostra: sang venosa.\n",  # an identifier needs digits
+    "Ha tingut un episodi de febre fa 3 dies.\n",
+    # Galician
+    "O paciente ingresa no leito 4 da planta e a súa idade é avanzada.\n",
+    "Antecedentes do paciente: Diabetes tipo 2.\n",  # a key after `do` is prose
+    "Estudo: ecografía abdominal sen achados.\n",
+    # Basque
+    "Gaixoaren izena ez da ageri txostenean eta ohea 3 libre dago.\n",
+    "Adina kontuan hartuta, eskaera 2 asteren buruan egingo da.\n",
+    "Lagina: odol benosoa.\n",
+])
+def test_co_official_prose_words_are_not_fields(rule_nlp, text):
+    assert found_by_fields(rule_nlp, text) == []
+
+
+def test_key_regex_co_official_spellings():
+    """An apostrophe matches any apostrophe, `l·l` every way of writing it, a hyphen a blank,
+    and `Núm. d'` is a number form."""
+    import re
+    checks = {
+        "Data d'ingrés": ("data d'ingres", "data d’ingres", "data d' ingres"),
+        "Núm. col·legiat": ("num. col·legiat", "n. col.legiat", "nº collegiat", "numero col·legiat"),
+        "Jaiotze-data": ("jaiotze-data", "jaiotze data", "jaiotze - data"),
+        "Nº història clínica": ("num. d'historia clinica", "nº historia clinica", "n.º de historia clinica"),
+    }
+    for key, forms in checks.items():
+        regex = re.compile(key_regex(key))
+        for form in forms:
+            assert regex.fullmatch(fold(form)), (key, form)
+    assert not re.compile(key_regex("Jaiotze-data")).match("jaiotzedata")
+
+
+def test_lang_is_a_documented_code(rule_nlp):
+    assert validate_entries([{"label": "FECHAS", "kind": "date", "keys": ["Data"], "lang": "ca"}])[0]["lang"] == "ca"
+    with pytest.raises(ValueError) as err:
+        validate_entries([{"label": "FECHAS", "kind": "date", "keys": ["Data"], "lang": "Catalan"}], "k.jsonl")
+    assert "k.jsonl: entry 1" in str(err.value) and "'lang'" in str(err.value)
+
+
+def test_key_table_longest_key_wins_across_groups():
+    """Keys are grouped by their first two characters (`Nº` keys by `n`); where keys of two
+    groups match at one place, the longer key wins."""
+    table = KeyTable({key_regex("Num. de"): "short", key_regex("Nº de caso"): "long"})
+    assert [(m.group(), t) for m, t in table.finditer("num. de caso 12")] == [("num. de caso", "long")]
+    assert [(m.group(), t) for m, t in table.finditer("num. de 12")] == [("num. de", "short")]

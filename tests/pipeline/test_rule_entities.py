@@ -409,6 +409,11 @@ def test_body_group(rule_nlp, sentence, expected):
     ("Serología de la madre Rh negativo.", []),  # a two-letter abbreviation, not a name
     ("La madre refiere fiebre.", []),
     ("Madre Teresa de Calcuta.", []),  # a capitalised kinship word is not a kinship context
+    # Catalan, Galician and Basque kinship words
+    ("Ve acompanyada del seu germà Pau i de la seva néta Laia.", ["Pau", "Laia"]),
+    ("Acode coa súa irmá Uxía e o seu xenro Brais.", ["Uxía", "Brais"]),
+    ("Bere alaba Ane eta bere senarra Koldo etorri dira.", ["Ane", "Koldo"]),
+    ("La mare de la pacient refereix febre.", []),
 ])
 def test_body_relative_name(rule_nlp, sentence, expected):
     doc = rule_nlp("Informe clínico del paciente:\n" + sentence)
@@ -424,6 +429,9 @@ def test_body_relative_name(rule_nlp, sentence, expected):
     ("Acude con su madre Carmen y su hermano Juan de 2 años de edad.", ["2 años"]),
     ("Varón de 45 años, fumador.", []),  # the patient's age
     ("Su madre padece diabetes desde hace 10 años.", []),
+    ("La seva àvia de 90 anys i el seu germà de 12 anys.", ["90 anys", "12 anys"]),
+    ("A súa nai de 88 anos vive soa.", ["88 anos"]),
+    ("Dona de 45 anys, fumadora.", []),  # the patient's age: `dona` (woman) is no kinship word here
 ])
 def test_body_relative_age(rule_nlp, sentence, expected):
     doc = rule_nlp("Informe clínico del paciente:\n" + sentence)

@@ -7,7 +7,8 @@ them, trusted-PHI propagation trusts them) and to `doc.ents`. It never changes a
 entity that was already there (MEDDOCAN's header rules win) nor the tokens.
 
 The field keys are data (`configs/patterns/fields.jsonl`, one entry per label and value
-kind; see `FieldKeys`). A key counts in these layouts, in any section:
+kind; entries with a `lang` code hold the Catalan/Valencian (`ca`), Galician (`gl`) and
+Basque (`eu`) keys, which count in every report like the Spanish ones). A key counts in these layouts, in any section:
   `Key: value`, `KEY: VALUE`          a colon after the key, anywhere in a line
   `Key<TAB>value`, `Key | value |`    the key opens a line or a cell (after a tab or pipe)
   `Key    value`                      the key opens a line, two or more blanks after it
@@ -37,9 +38,15 @@ from .. import LABELS
 SPANS_KEY = "fields"
 NAME_LABELS = {"NOMBRE_SUJETO_ASISTENCIA", "NOMBRE_PERSONAL_SANITARIO", "FAMILIARES_SUJETO_ASISTENCIA"}
 KINDS = ("name", "id", "date", "age", "sex", "place", "street", "text", "contact")
-# `Nº` in a key stands for every way Spanish forms write "number": `Nº`, `N.º`, `Nº.`,
-# `No.`, `Núm.`, `Número`, `Nro.`, `N°`, each with an optional `de` after it
-_NUMBER = r"(?:n\s?[.]?\s?[ºo°]\.?|num\.?|numero|nro\.?)(?:\s*de)?"
+# `Nº` in a key stands for every way Spanish and co-official forms write "number": `Nº`, `N.º`,
+# `Nº.`, `No.`, `N.`, `Núm.`, `Número`, `Nro.`, `N°`, each with an optional `de` or `d'` after it
+_NUMBER = r"(?:n\s?[.]?\s?[ºo°]\.?|n\.|num\.?|numero|nro\.?)(?:\s*de|\s*d['’´`]\s?)?"
+# an apostrophe in a key matches any apostrophe (`d'ingrés`, `d’ingrés`), a middle dot any
+# way of writing the Catalan `l·l` (`col·legiat`, `col.legiat`, `collegiat`), a hyphen a
+# blank too (`Jaiotze-data`, `Jaiotze data`)
+_APOSTROPHE = r"['’´`]\s?"
+_MIDDLE_DOT = r"[·.•‧]?"
+_HYPHEN = r"(?:\s?-\s?|\s)"
 _LINE_END = re.compile(r"[\r\n]")
 TITLES = ("dr.", "dra.", "dr", "dra", "d.", "dña.", "dna.", "dª", "don", "doña", "dona", "sr.", "sra.", "sr", "sra",
           "srta.", "prof.", "doctor", "doctora")
@@ -56,23 +63,27 @@ _MONTH = "(?:" + "|".join(sorted(set(MONTHS), key=len, reverse=True)) + r")\.?"
 _ROMAN = r"(?:XII|XI|X|IX|VIII|VII|VI|V|IV|III|II|I)"
 _WEEKDAY = r"(?:lunes|martes|mi[eé]rcoles|jueves|viernes|s[aá]bado|domingo),?\s+"
 _DATE_FORMS = [
-    r"\d{4}-\d{1,2}-\d{1,2}",                                        # 2024-04-14
+    r"\d{4}[-/]\d{1,2}[-/]\d{1,2}",                                    # 2024-04-14, 2024/04/14
     r"\d{1,2}\s?[-/.]\s?\d{1,2}\s?[-/.]\s?\d{2,4}",                  # 14/04/2024, 14.04.24
     r"\d{1,2}\s?[-/.]\s?" + _ROMAN.lower() + r"\s?[-/.]\s?\d{2,4}",   # 3-iv-2024
-    r"\d{1,2}(?:\s+de)?\s+" + _MONTH + r"(?:\s+de)?[\s,.-]*\d{2,4}",   # 14 de abril de 2024, 14 abr 2024
+    r"\d{1,2}(?:\s+de\s+|\s+d['’]\s?|\s+)" + _MONTH + r"(?:\s+de)?[\s,.-]*\d{2,4}",  # 14 de abril de 2024, 14 d'abril
     r"\d{1,2}\s?[-/]\s?" + _MONTH + r"\s?[-/]\s?\d{2,4}",              # 14-abr-2024
     _MONTH + r"(?:\s+de)?[\s,-]*\d{4}",                              # abril de 2024
-    r"\d{1,2}(?:\s+de)?\s+" + _MONTH,                                 # 14 de abril
+    r"\d{1,2}(?:\s+de\s+|\s+d['’]\s?|\s+)" + _MONTH,                 # 14 de abril, 14 d'abril
     r"\d{1,2}\s?[-/]\s?\d{4}",                                        # 04/2024
 ]
 # a date at the start of a value (matched on the folded text: lower case, no accents)
 DATE = re.compile("(?:" + _WEEKDAY + ")?(?:" + "|".join(_DATE_FORMS) + r")(?!\w)")
 AGE = re.compile(
-    r"\d{1,3}(?:[.,]\d)?\s*(?:anos|ano|anys|any|urte|a\.|a(?![\w])|meses|mes|m\.|dias|dia|d\.|semanas|sem\.)"
+    r"\d{1,3}(?:[.,]\d)?\s*(?:anos|ano|anys|any|urte|a\.|a(?![\w])|meses|mesos|mes|hilabete|m\.|dias|dia|dies|"
+    r"egun|d\.|semanas|setmanes|aste|sem\.)"
     r"(?:\s*(?:y|,|i)\s*\d{1,2}\s*(?:meses|mes|m\.|dias|dias|semanas))?"
     r"|\d{1,3}(?![\w.,/:-])"
 )
-SEX = re.compile(r"(?:varon|mujer|hombre|masculino|femenino|[mfhv])(?![\w])")
+# Spanish, Catalan (`home`, `dona`, `masculí`), Galician (`muller`, `feminino`) and Basque
+# (`gizonezkoa`, `emakumezkoa`, `G`, `E`) values
+SEX = re.compile(r"(?:varon|mujer|hombre|masculino|femenino|home|dona|masculi|femeni|muller|feminino"
+                 r"|gizonezkoa|emakumezkoa|gizonezko|emakumezko|gizona|emakumea|[mfhvdge])(?![\w])")
 # an identifier: digits, or letters and digits, with `-`, `/`, `.` or single blanks between digit groups
 ID_VALUE = re.compile(r"(?:[a-z]{1,6}[-/]?)?\d[\da-z./-]*(?: \d[\da-z./-]*)*")
 _TIME_OF_DAY = re.compile(r"(?<![\d/.-])(?:[01]?\d|2[0-3])[:h.][0-5]\d(?::[0-5]\d)?(?![\d/.-])")
@@ -98,7 +109,9 @@ def key_regex(key: str) -> str:
             parts.append(_NUMBER)
             continue
         # a dot may be left out only where a word ends: `Pac.` matches `pac:`, not `paciente`
-        parts.append("".join(r"(?:\.\s?|(?!\w))" if c == "." else re.escape(c) for c in word))
+        parts.append("".join(r"(?:\.\s?|(?!\w))" if c == "." else _APOSTROPHE if c in "'’´`"
+                             else _MIDDLE_DOT if c == "·" else _HYPHEN if c == "-" else re.escape(c)
+                             for c in word))
     # a key ends at a word's end (`Pac.` must not match the start of `Paciente`)
     return r"\s*".join(parts) + (r"(?!\w)" if fold(key)[-1].isalnum() else "")
 
@@ -106,23 +119,43 @@ def key_regex(key: str) -> str:
 _WORD_START = re.compile(r"(?<![\w])[\w#]")
 
 
+def _literal_prefix(regex: str, size: int = 2) -> str:
+    """The first `size` characters every match of `regex` starts with ("" where unsure)."""
+    out, i = "", 0
+    while len(out) < size and i < len(regex):
+        c = regex[i]
+        if c == "\\" and i + 1 < len(regex) and not regex[i + 1].isalnum():
+            c, step = regex[i + 1], 2  # an escaped literal: `\ `, `\-`, `\'`
+        elif c.isalnum():
+            step = 1
+        else:
+            break
+        if regex[i + step:i + step + 1] in ("?", "*", "{"):
+            break  # an optional character
+        out += c
+        i += step
+    return out
+
+
 class KeyTable:
-    """Key regexes grouped by their first character, tried only where a word starts: one
-    alternation of 600 keys tried at every character made the component 4 times slower
-    than the NER; per first character and word start it costs a few regexes a word."""
+    """Key regexes grouped by the first two characters of their key (by the first one where
+    the key starts with `Nº` or a pattern), tried only where a word starts: one alternation
+    of 600 keys tried at every character made the component 4 times slower than the NER;
+    per word start it costs a few regexes. Where two groups match, the longer key wins, as
+    in one alternation of all the keys sorted by length."""
 
     def __init__(self, table: dict):
-        by_char: dict = {}
-        for regex in sorted(table, key=len, reverse=True):  # the longest key wins
-            first = fold(regex.lstrip("(?:\\"))[:1]
-            chars = "nm" if regex.startswith(_NUMBER) else first
-            for c in chars:
-                by_char.setdefault(c, []).append((regex, table[regex]))
-        self.by_char = {c: (re.compile("|".join(f"({r})" for r, _ in items)), [t for _, t in items])
-                        for c, items in by_char.items()}
+        groups: dict = {}
+        for order, regex in enumerate(sorted(table, key=len, reverse=True)):  # the longest key wins
+            prefix = _literal_prefix(regex)
+            if len(prefix) < 2:
+                prefix = "n" if regex.startswith(_NUMBER) else fold(regex.lstrip("(?:\\"))[:1]
+            groups.setdefault(prefix, []).append((order, regex, table[regex]))
+        self.groups = {p: (re.compile("|".join(f"({r})" for _, r, _ in items)), [(o, t) for o, _, t in items])
+                       for p, items in groups.items()}
 
     def __bool__(self) -> bool:
-        return bool(self.by_char)
+        return bool(self.groups)
 
     def finditer(self, folded: str):
         """(match, target) of the keys in `folded`, left to right, not overlapping."""
@@ -131,13 +164,19 @@ class KeyTable:
             pos = w.start()
             if pos < end:
                 continue
-            entry = self.by_char.get(folded[pos])
-            if entry is None:
-                continue
-            m = entry[0].match(folded, pos)
-            if m:
-                end = m.end()
-                yield m, entry[1][m.lastindex - 1]
+            best = None
+            for prefix in (folded[pos:pos + 2], folded[pos]):
+                entry = self.groups.get(prefix)
+                if entry is None:
+                    continue
+                m = entry[0].match(folded, pos)
+                if m:
+                    order, target = entry[1][m.lastindex - 1]
+                    if best is None or order < best[0]:
+                        best = (order, m, target)
+            if best:
+                end = best[1].end()
+                yield best[1], best[2]
 
 
 @dataclass
@@ -161,8 +200,13 @@ def validate_entries(entries: Iterable[dict], source: str = "field keys") -> Lis
         for field in ("keys", "phrases", "layouts"):
             if not all(isinstance(k, str) and k.strip() for k in e.get(field, [])):
                 raise ValueError(f"{source}: entry {i}: '{field}' must be a list of non-empty strings")
-        clean.append({"label": e["label"], "kind": e["kind"], "keys": list(e.get("keys", [])),
-                      "phrases": list(e.get("phrases", [])), "layouts": list(e.get("layouts", []))})
+        if "lang" in e and not (isinstance(e["lang"], str) and re.fullmatch(r"[a-z]{2,3}", e["lang"])):
+            raise ValueError(f"{source}: entry {i}: 'lang' must be a language code such as 'ca', 'gl' or 'eu'")
+        entry = {"label": e["label"], "kind": e["kind"], "keys": list(e.get("keys", [])),
+                 "phrases": list(e.get("phrases", [])), "layouts": list(e.get("layouts", []))}
+        if "lang" in e:
+            entry["lang"] = e["lang"]  # documentation only: every key counts in every report
+        clean.append(entry)
     return clean
 
 
@@ -192,21 +236,47 @@ def validate_entries(entries: Iterable[dict], source: str = "field keys") -> Lis
                             "oftalmología", "traumatología", "ginecología", "oncología", "dermatología", "psiquiatría",
                             "nefrología", "neumología", "digestivo", "hematología", "endocrinología", "reumatología",
                             "anestesia", "anestesiología", "geriatría", "otorrinolaringología", "alergología",
-                            "rehabilitación", "neurocirugía", "obstetricia", "cirugía", "interna", "familia"],
+                            "rehabilitación", "neurocirugía", "obstetricia", "cirugía", "interna", "familia",
+                            # Catalan, Galician, Basque
+                            "servei", "unitat", "metge", "metgessa", "infermera", "infermer", "adjunt", "resident",
+                            "edat", "sexe", "data", "llit", "habitació", "episodi", "telèfon", "pacient", "dona",
+                            "home", "nen", "nena", "signat", "urgències", "cirurgia", "servizo", "unidade",
+                            "enfermeira", "enfermeiro", "idade", "leito", "muller", "doente", "asinado", "urxencias",
+                            "cirurxía", "zerbitzua", "unitatea", "ospitalea", "medikua", "erizaina", "adina", "sexua",
+                            "ohea", "gela", "gaixoa", "pazientea", "emakumea", "gizona"],
         "max_name_words": 7,
         # a title after one of these words names a relative (`su hija Dña. Ana Gil`)
         "kinship_words": ["madre", "padre", "hijo", "hija", "hermano", "hermana", "esposo", "esposa", "marido",
                           "mujer", "pareja", "abuelo", "abuela", "nieto", "nieta", "tío", "tía", "sobrino",
                           "sobrina", "primo", "prima", "cuñado", "cuñada", "yerno", "nuera", "suegro", "suegra",
-                          "cónyuge", "familiar", "acompañante", "cuidadora", "cuidador"],
+                          "cónyuge", "familiar", "acompañante", "cuidadora", "cuidador",
+                          # Catalan (not `dona`: folded, it is the title `doña`)
+                          "pare", "mare", "fill", "filla", "germà", "germana", "marit", "espòs", "parella",
+                          "avi", "àvia", "nét", "néta", "oncle", "tia", "nebot", "neboda", "cosí", "cosina",
+                          "cunyat", "cunyada", "gendre", "nora", "sogre", "sogra", "cònjuge", "acompanyant",
+                          # Galician
+                          "pai", "nai", "fillo", "irmán", "irmá", "home", "muller", "avó", "avoa", "neto", "neta",
+                          "sobriño", "sobriña", "curmán", "curmá", "xenro", "sogro", "cónxuxe", "coidador",
+                          "coidadora",
+                          # Basque
+                          "aita", "semea", "alaba", "anaia", "ahizpa", "arreba", "neba", "senarra", "emaztea",
+                          "bikotekidea", "aitona", "amona", "osaba", "izeba", "iloba", "biloba", "lehengusua",
+                          "lehengusina", "koinatua", "koinata", "suhia", "erraina", "ezkontidea", "zaintzailea",
+                          # `la seva dona Marta`: Catalan `dona` (wife) reads as the title `doña` once folded
+                          "seva", "seua"],
         # a title after one of these words starts a place's name, not a person's
         "place_heads": ["hospital", "hospitalario", "calle", "c", "avda.", "avda", "avenida", "av.", "plaza", "pza.",
                         "paseo", "clínica", "instituto", "institut", "colegio", "centro", "fundación", "universitario",
                         "universitari", "residencia", "pabellón", "edificio", "complejo", "policlínica", "cs",
-                        "consultorio", "ambulatorio", "carrer", "rúa", "rua", "ronda", "travesía", "glorieta"],
+                        "consultorio", "ambulatorio", "carrer", "rúa", "rua", "ronda", "travesía", "glorieta",
+                        "avinguda", "passeig", "plaça", "praza", "travessera", "hospitalari", "centre", "residència"],
         # a key right after one of these words is prose (`del paciente:`), not a field
         "prose_words": ["del", "de", "la", "el", "los", "las", "al", "su", "sus", "por", "con", "para", "en", "y",
-                        "un", "una", "este", "esta"],
+                        "un", "una", "este", "esta",
+                        # Catalan (`Informe d'alta:`) and Galician (`Informe do paciente:`); not the words
+                        # that are Spanish too (`o`, `a`, `no`, `dos`: `DNI o pasaporte:`, `Hijos: dos  Edad:`)
+                        "d'", "d’", "l'", "l’", "els", "als", "pel", "amb", "seu", "seva", "aquest", "aquesta",
+                        "do", "da", "das", "ao", "coa", "polo", "pola", "súa"],
     },
     assigns=["doc.ents", "doc.spans"],
 )
@@ -478,7 +548,8 @@ class Fields:
                 # `la paciente Ana Ruiz`); a patient cue after a kinship word names a relative
                 line_end = _LINE_END.search(text, e)
                 names = self._name(text, folded, e, line_end.start() if line_end else len(text), label)
-                if label == "NOMBRE_SUJETO_ASISTENCIA" and set(folded[max(0, s - 30):s].split()[-3:]) & self.kinship_words:
+                before = {w.rstrip(",") for w in folded[max(0, s - 30):s].split()[-3:]}  # `su hija, la Sra. ...`
+                if label == "NOMBRE_SUJETO_ASISTENCIA" and before & self.kinship_words:
                     names = [(a, b, "FAMILIARES_SUJETO_ASISTENCIA") for a, b, _ in names]
                 out.extend(names)
                 continue
