@@ -236,3 +236,13 @@ def test_no_town_without_a_gazetteer(rule_nlp):
 ])
 def test_bed_and_room_numbers(rule_nlp, sentence, expected):
     assert labelled(rule_nlp, sentence, "OTROS_SUJETO_ASISTENCIA") == expected
+
+
+@pytest.mark.parametrize("sentence,expected", [
+    ("Vive con su mujer, Rosa Pérez, desde hace años.", ["mujer", "Rosa Pérez"]),
+    ("Acompañada por el yerno (Luis Gil) y la nuera, Ana.", ["Luis Gil", "Ana"]),
+    ("Le acompaña su suegra.", ["suegra"]),
+    ("Mujer, Rosa Pérez, de 50 años.", []),  # the patient, not a relative
+])
+def test_relative_names_after_a_kinship_word(rule_nlp, sentence, expected):
+    assert labelled(rule_nlp, sentence, "FAMILIARES_SUJETO_ASISTENCIA") == expected

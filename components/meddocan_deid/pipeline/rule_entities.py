@@ -160,8 +160,9 @@ class RuleEntities:
                 entities.append(Span(doc, cand.end - 2, cand.end, label=cand.label))
                 continue
             if kind == RELATIVE_NAME:
-                # kinship word, an optional comma, then the name: a relative's name is FAMILIARES
-                start = cand.start + 1 + (doc[cand.start + 1].text == ",")
+                # (possessive,) kinship word, an optional comma or bracket, then the name: a
+                # relative's name is FAMILIARES; the name is the match from its first capitalised word
+                start = next(t.i for t in cand[1:] if t.is_title)
                 entities.append(Span(doc, start, cand.end, label=cand.label))
                 continue
             if kind == MONTH:
