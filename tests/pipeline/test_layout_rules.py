@@ -246,3 +246,17 @@ def test_bed_and_room_numbers(rule_nlp, sentence, expected):
 ])
 def test_relative_names_after_a_kinship_word(rule_nlp, sentence, expected):
     assert labelled(rule_nlp, sentence, "FAMILIARES_SUJETO_ASISTENCIA") == expected
+
+
+@pytest.mark.parametrize("sentence,expected", [
+    ("Ingresado del 2 al 5 de marzo de 2024.", ["2", "5 de marzo de 2024"]),
+    ("Sesiones los días 12 y 14 de mayo.", ["12", "14 de mayo"]),
+    ("Control el 14/05 y el 21/05.", ["14/05", "21/05"]),
+    ("14/05: afebril.\n15/05 - alta.", ["14/05", "15/05"]),
+    # scores and grades written like a day and a month
+    ("Fuerza 5/5 y soplo 4/6 el día 3.", []),
+    ("Glasgow 15/15, agudeza 10/10.", []),
+    ("Del 2 al 5 de los pacientes.", []),
+])
+def test_day_ranges_and_dates_without_a_year(rule_nlp, sentence, expected):
+    assert labelled(rule_nlp, sentence, "FECHAS") == expected

@@ -40,6 +40,7 @@ GROUP = "group"  # pattern ids `any/group`: `Mujer ecuatoriana`, `de raza negra`
 GROUP_HEAD = "raza"  # kept in the entity: `raza caucásica`
 TOWN = "town"  # pattern ids `any/town`: a place cue (`vive en`, `natural de`) and capitalised words; the entity is the longest gazetteer town they start with
 CUED_NUMBER = "cued_number"  # pattern ids `any/cued_number`: `cama 14`, `Hab./Cama: 312-B`; the entity starts at the first token with a digit
+FIRST_NUMBER = "first_number"  # pattern ids `any/first_number`: `del 2 al 5 de marzo`, a line opening `14/05:`; the entity is the first token with a digit
 TRIM = "trim"  # pattern ids `any/trim`: `tarjeta del SAS`, `trabaja en Talleres Gil S.L.`; the entity is the match without its leading context words
 
 
@@ -178,6 +179,10 @@ class RuleEntities:
                 continue
             if kind == TOWN:
                 entities.extend(self._town(doc, cand))
+                continue
+            if kind == FIRST_NUMBER:
+                first = next(t.i for t in cand if any(c.isdigit() for c in t.text))
+                entities.append(Span(doc, first, first + 1, label=cand.label))
                 continue
             if kind == CUED_NUMBER:
                 start = next((t.i for t in cand if any(c.isdigit() for c in t.text)), None)
