@@ -14,6 +14,8 @@ def ents(nlp, text):
 
 
 @pytest.mark.parametrize("text,expected", [
+    ("Nº de acceso (PACS): ACC2024771\n", [("ID_CONTACTO_ASISTENCIAL", "ACC2024771")]),  # a note in brackets before the colon
+    ("Código de barras: 8400011122233\n", [("ID_CONTACTO_ASISTENCIAL", "8400011122233")]),
     # `Key: value` and `KEY: VALUE`, several keys on one line
     ("Paciente: Ana Ruiz Gil\nNHC: 1234567   Edad: 76 años   Sexo: Mujer\n",
      [("NOMBRE_SUJETO_ASISTENCIA", "Ana Ruiz Gil"), ("ID_SUJETO_ASISTENCIA", "1234567"),

@@ -354,7 +354,8 @@ class Fields:
             before = folded[line_start:s]
             cell_start = not before.strip() or before.rstrip().endswith(("|", "\t")) or before.endswith("\t")
             rest = folded[e:]
-            colon = re.match(r"[ \t]*[:：][ \t]*", rest)
+            # `Nº de acceso (PACS): ...`, `Teléfono (móvil): ...`: a short note in brackets may sit before the colon
+            colon = re.match(r"[ \t]*(?:\([^()\n]{1,20}\)[ \t]*)?[:：][ \t]*", rest)
             previous = before.split()[-1] if before.split() else ""
             if colon and previous in self.prose_words:
                 continue  # `Informe clínico del paciente:` is prose, not a `Paciente:` field
