@@ -18,14 +18,10 @@ from pathlib import Path
 from typing import Iterable, List, Tuple
 
 from .. import LABELS
+from ..errors import AnnotationError  # noqa: F401  (re-exported)
 
 FORMATS = ("brat", "labelstudio", "doccano")
 Span = Tuple[str, int, int]  # (label, start, end), as evaluation.brat.Annotation
-
-
-class AnnotationError(ValueError):
-    """A file that cannot be imported or written; the message names the file and the place
-    (line, JSON line or task) and never quotes report text."""
 
 
 @dataclass

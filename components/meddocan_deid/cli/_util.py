@@ -3,6 +3,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Optional
 
+from ..errors import CliError  # noqa: F401  (re-exported)
+
 DEFAULT_MODEL = "es_meddocan_deid"
 
 
@@ -11,10 +13,6 @@ class Mode(str, Enum):
     mask = "mask"
     redact = "redact"
     surrogate = "surrogate"
-
-
-class CliError(Exception):
-    """A problem that stops the run before it starts; printed as one line."""
 
 
 def resolve_key_and_options(mode: str, *, key_file: Optional[Path], random_key: bool, tag_table: Optional[Path],

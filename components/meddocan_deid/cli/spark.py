@@ -19,14 +19,11 @@ from typing import List, Optional
 import typer
 
 from ._util import CliError, Mode, resolve_key_and_options
+from ..errors import SparkCliError  # noqa: F401  (re-exported)
 
 logger = logging.getLogger("meddocan_deid.deid")
 ERROR_COL = "_meddocan_input_error"
 CORRUPT_COL = "_meddocan_corrupt_record"
-
-
-class SparkCliError(Exception):
-    """A problem that stops the run before it starts; printed as one line."""
 
 
 def _hadoop_path(spark, path: str):

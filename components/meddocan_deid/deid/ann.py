@@ -17,15 +17,11 @@ import re
 from typing import List, Sequence, Tuple
 
 from .operators import Replacement
+from ..errors import AnnError  # noqa: F401  (re-exported)
 
 # characters that end a line for str.splitlines (which BRAT readers use), and the tab
 _BREAK = re.compile(r"[\t\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")
 _LINE = re.compile(r"^T(\d+)\t(\S+) (\d+ \d+(?:;\d+ \d+)*)\t(.*)$")
-
-
-class AnnError(ValueError):
-    """An `.ann` that does not line up with its text; the message names the line and the
-    offsets, never the text."""
 
 
 def fragments(text: str, start: int, end: int) -> List[Tuple[int, int]]:

@@ -38,6 +38,7 @@ from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence,
 from .known_phi import (Span, add_known, compile_terms, find_all, find_known, fold1, force_spans, id_term, is_id_label,
                         literal_term)
 from .options import LABEL_MODES, DeidOptions
+from ..errors import PolicyError  # noqa: F401  (re-exported)
 
 TOP_KEYS = ("operators", "labels", "allow", "deny", "date_shift", "age_threshold", "privacy", "keep_kinship")
 # the pipeline's privacy operating point (the `privacy` component's level)
@@ -47,10 +48,6 @@ DENY_KEYS = ("label", "strings", "regexes")
 SHIFT_KEYS = ("min_days", "max_days")
 MAX_SHIFT_DAYS = 36525  # a century
 MAX_AGE = 150
-
-
-class PolicyError(ValueError):
-    """A policy that cannot be used: the message names the file, the key and what is allowed."""
 
 
 @dataclass(frozen=True)

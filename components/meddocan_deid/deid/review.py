@@ -27,6 +27,7 @@ from .. import LABELS
 from ..files import atomic_write
 from .io import safe_stem
 from .operators import Replacement
+from ..errors import StoredDataError  # noqa: F401  (re-exported)
 
 MAX_ENTITY_CHARS = 60
 MAX_ENTITY_TOKENS = 8
@@ -269,10 +270,6 @@ def write_review_site(folder: Path, reports: Iterable[ReviewReport], *, mode: Op
     for report in reports:
         site.add(report)
     return site.close()
-
-
-class StoredDataError(ValueError):
-    """Stored output and private files that do not belong together (message: file and place, never text)."""
 
 
 def _entities(ann: str) -> Dict[int, tuple]:

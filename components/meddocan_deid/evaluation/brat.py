@@ -11,12 +11,9 @@ from pathlib import Path
 from typing import Iterable, Iterator, List, Tuple
 
 from ..files import atomic_write
+from ..errors import BratError  # noqa: F401  (re-exported)
 
 Annotation = Tuple[str, int, int]  # (label, start, end)
-
-
-class BratError(ValueError):
-    """A BRAT file that cannot be read. The message names the file, never its text."""
 
 
 @dataclass
