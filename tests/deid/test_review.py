@@ -9,7 +9,7 @@ from html_tree import Tree
 from typer.testing import CliRunner
 
 from meddocan_deid.cli import app
-from meddocan_deid.cli.deidentify import run
+from meddocan_deid.engine import run
 from meddocan_deid.deid import apply_operator
 from meddocan_deid.deid.ann import validate_ann
 from meddocan_deid.deid.operators import Replacement

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import typer
 
-from ._util import CliError
+from ..errors import CliError
 
 
 def review_command(
