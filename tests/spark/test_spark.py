@@ -197,7 +197,7 @@ def spark_rows(spark, folder: Path, fmt="parquet"):
 
 
 def original_spans(path: Path):
-    from meddocan_deid.deid.ann import parse_ann
+    from meddocan_deid.brat import parse_ann
 
     return [(label, frags[0][0], frags[-1][1]) for _id, label, frags, _text in parse_ann(path.read_text(encoding="utf-8"))]
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from ..files import atomic_write
-from .ann import format_output_ann, format_private_ann
+from ..brat import format_output_ann, format_private_ann
 from .batch import Record
 from .operators import Replacement
 from ..errors import InputError, OutputFullError, OutputLockedError  # noqa: F401  (re-exported)
@@ -357,7 +357,7 @@ def _running(pid: int) -> bool:
 
 
 def format_ann(new_text: str, replacements: List[Replacement]) -> str:
-    """BRAT lines in the OUTPUT's offsets, each entity on its replacement (see deid.ann)."""
+    """BRAT lines in the OUTPUT's offsets, each entity on its replacement (see meddocan_deid.brat)."""
     return format_output_ann(new_text, replacements)
 
 

@@ -273,7 +273,7 @@ def write_review_site(folder: Path, reports: Iterable[ReviewReport], *, mode: Op
 
 
 def _entities(ann: str) -> Dict[int, tuple]:
-    from .ann import parse_ann
+    from ..brat import parse_ann
 
     return {int(tid[1:]): (label, frags[0][0], frags[-1][1]) for tid, label, frags, _ in parse_ann(ann)}
 
@@ -283,7 +283,7 @@ def report_from_files(report_id: str, original: str, private_ann: str, output: s
     (`--private-dir`), the de-identified text and its shared `.ann` (`T<n>` pair them; a
     PHI missing from the shared `.ann` was redacted to nothing). Raises StoredDataError when
     the text outside the PHI differs between the two, or an `.ann` does not line up."""
-    from .ann import AnnError, validate_ann
+    from ..brat import AnnError, validate_ann
 
     try:
         validate_ann(original, private_ann)
@@ -321,7 +321,7 @@ def reports_from_folders(output: Path, private_dir: Path):
     failed row for each failure listed in `output/run_report.json` (when there is one)."""
     import json
 
-    from ..evaluation.brat import read_text
+    from ..brat import read_text
 
     output, private_dir = Path(output), Path(private_dir)
     for txt in sorted(private_dir.rglob("*.txt")):

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Tuple
 
 from .. import LABELS
-from .brat import Annotation, format_ann, read_text, write_brat
+from ..brat import Annotation, format_ann, read_text, write_brat
 from ..errors import MarkupError  # noqa: F401  (re-exported)
 
 OPEN, CLOSE, SEP = "[[", "]]", "|"
