@@ -6,20 +6,24 @@ Every file under BASE and AFTER (same relative paths) is compared byte for byte,
 the run reports (`run_report.json`, or any `--report` JSON whose name ends in `report.json`):
 those are compared as JSON without the timing fields (`seconds`, `model_load_seconds`,
 `written_per_second`) and without the paths that name BASE or AFTER themselves. Prints
-the number of identical and differing files (and the first differing paths, never their
-content); exit status 1 on any difference or any file found on one side only.
+the number of identical and differing files per suffix and in all (and the first differing
+paths, never their content); exit status 1 on any difference or any file found on one side
+only. `--exclude GLOB` skips files such as the runs' own logs.
 """
+import fnmatch
 import json
 from pathlib import Path
-from typing import Annotated, Dict, List
+from typing import Annotated, Dict, List, Optional
 
 import typer
 
 TIMING_FIELDS = ("seconds", "model_load_seconds", "written_per_second")
 
 
-def _files(root: Path) -> Dict[str, Path]:
-    return {p.relative_to(root).as_posix(): p for p in sorted(root.rglob("*")) if p.is_file()}
+def _files(root: Path, exclude: List[str]) -> Dict[str, Path]:
+    files = {p.relative_to(root).as_posix(): p for p in sorted(root.rglob("*")) if p.is_file()}
+    return {rel: p for rel, p in files.items()
+            if not any(fnmatch.fnmatch(rel, pat) or fnmatch.fnmatch(p.name, pat) for pat in exclude)}
 
 
 def _report(path: Path, root: Path):
@@ -52,12 +56,14 @@ def main(
     base: Annotated[Path, typer.Argument(help="Folder of the runs made with the code before the change")],
     after: Annotated[Path, typer.Argument(help="Folder of the same runs made with the code after it")],
     show: Annotated[int, typer.Option(help="How many differing paths to list")] = 20,
+    exclude: Annotated[Optional[List[str]], typer.Option(help="Skip files whose relative path or name matches "
+                                                               "this glob (repeatable), e.g. the runs' logs")] = None,
 ) -> None:
     for root in (base, after):
         if not root.is_dir():
             typer.echo(f"{root}: folder not found", err=True)
             raise typer.Exit(2)
-    base_files, after_files = _files(base), _files(after)
+    base_files, after_files = _files(base, exclude or []), _files(after, exclude or [])
     only_base = sorted(set(base_files) - set(after_files))
     only_after = sorted(set(after_files) - set(base_files))
     identical, differing = 0, []  # type: int, List[str]
