@@ -279,7 +279,7 @@ def test_progress_bar_shown_on_a_terminal(tmp_path, model_dir):
     (["a.jsonl:3: not valid JSON", "c.txt: empty text"], "utf-8", None),
 ])
 def test_failure_lines_hint_only_for_undecodable_files(reasons, encoding, expected_hint):
-    from meddocan_deid.deid.run_record import failure_lines
+    from meddocan_deid.engine.record import failure_lines
 
     lines = failure_lines({"failed": [{"id": str(i), "reason": r} for i, r in enumerate(reasons)]}, encoding)
     assert lines[:len(reasons)] == [f"failed: {r}" for r in reasons]

@@ -14,7 +14,7 @@ from meddocan_deid.engine import RunError, run
 from meddocan_deid.cli.app import main
 from meddocan_deid.deid import io as deid_io
 from meddocan_deid.deid.io import DIGESTS_NAME, LOCK_NAME, decode_bytes
-from meddocan_deid.deid.run_record import failure_lines
+from meddocan_deid.engine.record import failure_lines
 
 KEY = b"robust-key-0123456789abcdefghij"
 # invented; ñ and the accents are encoded differently in cp1252 and UTF-8

@@ -73,7 +73,7 @@ def deidentify(
     MEDDOCAN_DEID_KEY. The same key gives the same surrogates: keep it secret.
     """
     from ..deid.io import OutputFullError
-    from ..deid.run_record import failure_lines, plain_options
+    from ..engine.record import failure_lines, plain_options
 
     logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if review_dir is not None:

@@ -7,7 +7,8 @@ refuse), writes each report, the private copies and the review site, and the run
 `resolve_key_and_options` (settings.py) turns the shared command-line options into the key
 and the `DeidOptions` of a run, for the batch command and for Spark alike. The command
 line (cli/deidentify.py) and Spark (cli/spark.py) only parse their options and call these;
-`RunError` is what stops a run before it starts.
+`RunError` is what stops a run before it starts. record.py: the run report's options, the
+progress bar and the lines printed about failed reports; workers.py: the forked workers.
 """
 from ..errors import RunError
 from .config import REPORT_NAME, RunConfig

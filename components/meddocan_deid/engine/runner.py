@@ -176,7 +176,7 @@ class Run:
 
     # -- the reports -------------------------------------------------------------------------
     def fail(self, rid: str, reason: str, where: str = "") -> None:
-        from ..deid.run_record import failure_reason
+        from .record import failure_reason
 
         self.counts["failed"] += 1
         reason = failure_reason(where, reason)
@@ -249,7 +249,7 @@ class Run:
             self.per_label[label] = self.per_label.get(label, 0) + 1
 
     def write_reports(self) -> None:
-        from ..deid.run_record import Progress
+        from .record import Progress
 
         c = self.config
         show = sys.stderr.isatty() if c.progress is None else c.progress
@@ -266,7 +266,7 @@ class Run:
     # -- the end -------------------------------------------------------------------------------
     def report(self) -> dict:
         """The run report (counts, failures, labels, timings; never a key or text)."""
-        from ..deid.run_record import plain_options
+        from .record import plain_options
 
         c = self.config
         seconds = time.time() - self.start
