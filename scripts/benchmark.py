@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from meddocan_deid.evaluation.brat import read_text
+from meddocan_deid.brat import read_text
 from meddocan_deid.pipeline.privacy import load_with_privacy
 
 

@@ -15,7 +15,7 @@ import typer
 from spacy.tokens import DocBin
 from spacy.util import filter_spans
 
-from meddocan_deid.evaluation.brat import read_brat_dir
+from meddocan_deid.brat import read_brat_dir
 from meddocan_deid.evaluation.results import GOLD_KEY, ID_KEY, SENTENCES_KEY
 from meddocan_deid.evaluation.metrics import sentence_count
 from meddocan_deid.pipeline.tokenizer import blank_pipeline

@@ -14,7 +14,7 @@ import spacy
 import srsly
 import typer
 
-from meddocan_deid.evaluation.brat import BratError
+from meddocan_deid.brat import BratError
 from meddocan_deid.evaluation.formats import evaluate_formats, table_rows
 from meddocan_deid.evaluation.metrics import EvaluationError
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import spacy
 import typer
 
-from meddocan_deid.evaluation.brat import read_text
+from meddocan_deid.brat import read_text
 from meddocan_deid.evaluation.identifier_counts import STATUSES, counts_table, identifier_additions, review_sample
 
 

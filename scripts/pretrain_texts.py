@@ -11,7 +11,7 @@ from pathlib import Path
 
 import typer
 
-from meddocan_deid.evaluation.brat import read_text
+from meddocan_deid.brat import read_text
 from meddocan_deid.pipeline.tokenizer import blank_pipeline
 
 

@@ -18,7 +18,7 @@ import spacy
 import typer
 
 import meddocan_deid  # noqa: F401  (registers the factories)
-from meddocan_deid.evaluation.brat import read_brat_dir
+from meddocan_deid.brat import read_brat_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 PATTERNS = ROOT / "configs" / "patterns"

@@ -13,7 +13,7 @@ import spacy
 import typer
 from spacy.tokens import Doc, DocBin, Span
 
-from meddocan_deid.evaluation.brat import BratError, read_text
+from meddocan_deid.brat import BratError, read_text
 
 
 def plain_copy(doc: Doc, missing_labels: Set[str]) -> Doc:

@@ -5,6 +5,11 @@ entry points (see setup.cfg), so `spacy.load("es_meddocan_deid")` needs no impor
 """
 __version__ = "0.1.0"
 
+# the pipeline the CLI, Spark, the service and the Python API load when none is named
+DEFAULT_MODEL = "es_meddocan_deid"
+# the de-identification modes (operators applied to every label a policy leaves to the run)
+MODES = ("tag", "mask", "redact", "surrogate")
+
 LABELS = (
     "NOMBRE_SUJETO_ASISTENCIA", "EDAD_SUJETO_ASISTENCIA", "SEXO_SUJETO_ASISTENCIA",
     "FAMILIARES_SUJETO_ASISTENCIA", "ID_SUJETO_ASISTENCIA", "ID_ASEGURAMIENTO",

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from meddocan_deid.cli import CliError, run
+from meddocan_deid.engine import RunError, run
 from meddocan_deid.deid.inputs import describe_folder, resolve_encoding
 from meddocan_deid.deid.io import InputError
 from meddocan_deid.deid.keys import load_key
@@ -56,7 +56,7 @@ def test_folder_with_nothing_to_read_says_what_it_found(tmp_path, rule_nlp, file
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(b"%binary")
     assert describe_folder(inp) == expected
-    with pytest.raises(CliError) as err:
+    with pytest.raises(RunError) as err:
         run(inp, tmp_path / "out", "tag", None, nlp=rule_nlp, progress=False)
     assert str(inp) in str(err.value) and f"({expected})" in str(err.value)
     assert not (tmp_path / "out").exists()
@@ -77,7 +77,7 @@ def test_folder_of_pdf_and_docx_exits_non_zero(tmp_path, model_dir):
 def test_empty_jsonl_is_an_error(tmp_path, rule_nlp, content):
     path = tmp_path / "vacio.jsonl"
     path.write_bytes(content)
-    with pytest.raises(CliError, match=r"vacio\.jsonl: empty JSONL file"):
+    with pytest.raises(RunError, match=r"vacio\.jsonl: empty JSONL file"):
         run(path, tmp_path / "out", "tag", None, nlp=rule_nlp, progress=False)
     assert not (tmp_path / "out").exists()
 
@@ -279,7 +279,7 @@ def test_progress_bar_shown_on_a_terminal(tmp_path, model_dir):
     (["a.jsonl:3: not valid JSON", "c.txt: empty text"], "utf-8", None),
 ])
 def test_failure_lines_hint_only_for_undecodable_files(reasons, encoding, expected_hint):
-    from meddocan_deid.deid.run_record import failure_lines
+    from meddocan_deid.engine.record import failure_lines
 
     lines = failure_lines({"failed": [{"id": str(i), "reason": r} for i, r in enumerate(reasons)]}, encoding)
     assert lines[:len(reasons)] == [f"failed: {r}" for r in reasons]

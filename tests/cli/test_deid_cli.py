@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from meddocan_deid.cli.deidentify import run
+from meddocan_deid.engine import run
 from meddocan_deid.deid.io import safe_stem
 
 KEY = b"cli-key-0123456789abcdef"

@@ -10,11 +10,11 @@ import sys
 
 import pytest
 
-from meddocan_deid.cli import CliError, run
+from meddocan_deid.engine import RunError, run
 from meddocan_deid.cli.app import main
 from meddocan_deid.deid import io as deid_io
 from meddocan_deid.deid.io import DIGESTS_NAME, LOCK_NAME, decode_bytes
-from meddocan_deid.deid.run_record import failure_lines
+from meddocan_deid.engine.record import failure_lines
 
 KEY = b"robust-key-0123456789abcdefghij"
 # invented; ñ and the accents are encoded differently in cp1252 and UTF-8
@@ -208,7 +208,7 @@ def test_second_run_into_a_locked_folder_is_refused_exit_2(tmp_path, model_dir, 
     out = tmp_path / "out"
     out.mkdir()
     (out / LOCK_NAME).write_text(f"{os.getpid()}\n")  # a live process holds it
-    with pytest.raises(CliError) as info:
+    with pytest.raises(RunError) as info:
         run(inp, out, "tag", None, nlp=rule_nlp, progress=False)
     assert str(out) in str(info.value) and f"pid {os.getpid()}" in str(info.value)
     assert not (out / "r.txt").exists()

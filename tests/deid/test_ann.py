@@ -2,9 +2,9 @@
 one in the original's; `validate_ann` catches an `.ann` that does not line up. Invented texts."""
 import pytest
 
-from meddocan_deid.evaluation.brat import read_ann
+from meddocan_deid.brat import read_ann
 from meddocan_deid.deid import apply_operator
-from meddocan_deid.deid.ann import AnnError, format_output_ann, format_private_ann, fragments, parse_ann, validate_ann
+from meddocan_deid.brat import AnnError, format_output_ann, format_private_ann, fragments, parse_ann, validate_ann
 from meddocan_deid.deid.io import format_ann
 
 KEY = b"ann-test-key-0123456789"
@@ -104,7 +104,7 @@ def test_validate_ann_rejects(text, ann, problem):
 
 
 def test_validate_folder(tmp_path):
-    from meddocan_deid.deid.ann import validate_folder
+    from meddocan_deid.brat import validate_folder
     from meddocan_deid.deid.io import write_report
 
     res = apply_operator(TEXT, SPANS, "tag")

@@ -105,7 +105,7 @@ CANARY_NAME, CANARY_SURNAME, CANARY_ID = "Zebulonia", "Canarinez Pajarez", "9182
 def test_canary_never_logged(rule_nlp, caplog, capsys, tmp_path):
     """With DEBUG logging everywhere, neither the API, the batch core nor the CLI run
     put PHI of the reports in logs or on the console."""
-    from meddocan_deid.cli.deidentify import run
+    from meddocan_deid.engine import run
 
     text = report(CANARY_NAME, CANARY_SURNAME, CANARY_ID)
     caplog.set_level(logging.DEBUG)

@@ -10,7 +10,7 @@ import pytest
 
 from meddocan_deid.deid.surrogates.names import kinship_kept
 
-from meddocan_deid.evaluation.brat import read_brat_dir
+from meddocan_deid.brat import read_brat_dir
 from meddocan_deid.deid import apply_operator
 from meddocan_deid.deid.surrogates import POLICY_KEPT
 from meddocan_deid.deid.surrogates.common import bounded_find
@@ -86,7 +86,7 @@ def test_gold_phi_never_survives_surrogate(dev):
 @pytest.mark.parametrize("mode", ["tag", "mask", "redact", "surrogate"])
 def test_output_ann_lines_up_on_every_dev_report(dev, mode):
     """The .ann written beside the output quotes, at its offsets, exactly the output text."""
-    from meddocan_deid.deid.ann import format_output_ann, validate_ann
+    from meddocan_deid.brat import format_output_ann, validate_ann
 
     docs, _ = dev
     entities = 0

@@ -144,7 +144,7 @@ class _Hospitals:
 
 @pytest.mark.parametrize("with_table", [True, False])
 def test_run_report_records_the_gazetteer_source(with_table, folder, tmp_path, monkeypatch):
-    from meddocan_deid.cli.deidentify import run
+    from meddocan_deid.engine import run
 
     monkeypatch.delenv(ENV_GAZETTEER, raising=False)
     monkeypatch.chdir(tmp_path)

@@ -282,8 +282,8 @@ def test_cli_policy_errors_stop_the_run(tmp_path, monkeypatch, policy_text, mode
 
 
 def test_cli_policy_run(tmp_path):
-    from meddocan_deid.cli._util import resolve_key_and_options
-    from meddocan_deid.cli.deidentify import run
+    from meddocan_deid.engine import resolve_key_and_options
+    from meddocan_deid.engine import run
 
     path = write(tmp_path, '[operators]\nTERRITORIO = "mask"\n[labels]\nPAIS = false\n')
     key, options = resolve_key_and_options("tag", key_file=None, random_key=False, tag_table=None,

@@ -9,9 +9,9 @@ from html_tree import Tree
 from typer.testing import CliRunner
 
 from meddocan_deid.cli import app
-from meddocan_deid.cli.deidentify import run
+from meddocan_deid.engine import run
 from meddocan_deid.deid import apply_operator
-from meddocan_deid.deid.ann import validate_ann
+from meddocan_deid.brat import validate_ann
 from meddocan_deid.deid.operators import Replacement
 from meddocan_deid.deid.review import (ReviewReport, ReviewRow, page_name, render_index, render_report_page,
                                        report_flags, usual_count_flags, write_review_site)

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from meddocan_deid.evaluation.brat import BratDocument, BratError
+from meddocan_deid.brat import BratDocument, BratError
 from meddocan_deid.evaluation.formats import doc_type, evaluate_formats, read_set, score, table_rows
 
 ROOT = Path(__file__).resolve().parent.parent.parent

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from meddocan_deid.evaluation.brat import read_brat_dir
+from meddocan_deid.brat import read_brat_dir
 from meddocan_deid.evaluation.formats_set import MarkupError, compare, parse_markup, read_sources
 
 ROOT = Path(__file__).resolve().parent.parent.parent

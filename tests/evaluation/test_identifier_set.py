@@ -17,7 +17,7 @@ from stdnum.es import ccc as std_ccc
 from stdnum.es import dni as std_dni
 from stdnum.es import nie as std_nie
 
-from meddocan_deid.evaluation.brat import BratError, read_text
+from meddocan_deid.brat import BratError, read_text
 from meddocan_deid.evaluation.identifiers import read_identifier_set, score_identifiers
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,7 +12,7 @@ import spacy
 from spacy.tokens import DocBin
 from spacy.util import filter_spans
 
-from meddocan_deid.evaluation.brat import read_brat_dir, write_brat
+from meddocan_deid.brat import read_brat_dir, write_brat
 from meddocan_deid.evaluation.reports import error_kind, evaluate_model, export, export_brat, write_errors
 from meddocan_deid.evaluation.results import run_model
 from meddocan_deid.evaluation.metrics import count_sentences, evaluate

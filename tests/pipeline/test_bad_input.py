@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from meddocan_deid.evaluation.brat import BratError, read_ann
+from meddocan_deid.brat import BratError, read_ann
 from meddocan_deid.pipeline.patterns import PatternFileError, load_patterns
 
 ROOT = Path(__file__).parent.parent.parent

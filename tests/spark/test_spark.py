@@ -197,7 +197,7 @@ def spark_rows(spark, folder: Path, fmt="parquet"):
 
 
 def original_spans(path: Path):
-    from meddocan_deid.deid.ann import parse_ann
+    from meddocan_deid.brat import parse_ann
 
     return [(label, frags[0][0], frags[-1][1]) for _id, label, frags, _text in parse_ann(path.read_text(encoding="utf-8"))]
 
@@ -238,7 +238,7 @@ def test_cli_same_as_single_machine_cli(spark, tmp_path, model_dir, dev_records)
 def test_cli_txt_folder_refuse_and_overwrite(spark, tmp_path, model_dir, rule_nlp):
     """A nested folder of .txt: the ids are those of `meddocan-deid deidentify`; a second run
     into the same OUTPUT is refused (nothing touched) unless --overwrite, which replaces it."""
-    from meddocan_deid.cli.deidentify import run
+    from meddocan_deid.engine import run
 
     inp = tmp_path / "in"
     for i in range(6):

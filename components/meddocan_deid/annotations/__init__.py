@@ -4,7 +4,7 @@ annotations back in as a DocBin for fine-tuning.
 One module per format, all on the common record `AnnotatedReport` (doc id, text, spans in
 the text's character offsets, end exclusive):
 
-- `brat`: a folder of `.txt` + `.ann` (brat, INCEpTION), read with `evaluation.brat`;
+- `brat`: a folder of `.txt` + `.ann` (brat, INCEpTION), read with `meddocan_deid.brat`;
 - `labelstudio`: a Label Studio task list (JSON) with `predictions` on export, its
   `annotations` (or, on request, `predictions`) on import;
 - `doccano`: doccano sequence-labelling JSONL (`text`, `label` [[start, end, LABEL]]).
@@ -18,14 +18,10 @@ from pathlib import Path
 from typing import Iterable, List, Tuple
 
 from .. import LABELS
+from ..errors import AnnotationError  # noqa: F401  (re-exported)
 
 FORMATS = ("brat", "labelstudio", "doccano")
-Span = Tuple[str, int, int]  # (label, start, end), as evaluation.brat.Annotation
-
-
-class AnnotationError(ValueError):
-    """A file that cannot be imported or written; the message names the file and the place
-    (line, JSON line or task) and never quotes report text."""
+Span = Tuple[str, int, int]  # (label, start, end), as meddocan_deid.brat.Annotation
 
 
 @dataclass

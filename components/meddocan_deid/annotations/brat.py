@@ -1,39 +1,27 @@
 """BRAT folders (brat, INCEpTION): `ID.txt` + `ID.ann` per report, and an `annotation.conf`
 with the 29 labels. Written as the deidentify run's `--private-dir` writes originals
-(a span across a line break as BRAT fragments); read with `evaluation.brat`."""
+(a span across a line break as BRAT fragments) and read with the one BRAT module,
+`meddocan_deid.brat`."""
 from pathlib import Path
 from typing import List
 
-from .. import LABELS
-from ..deid.ann import fragments
-from ..evaluation.brat import BratError, read_ann, read_text
+from ..brat import BratError, annotation_conf, format_fragment_ann, read_ann, read_text
 from ..files import atomic_write
 from . import AnnotatedReport, AnnotationError
 
 CONF = "annotation.conf"
-
-
-def format_ann(text: str, spans) -> str:
-    """BRAT T lines in the text's offsets, sorted; fragments where a span crosses a line break."""
-    lines = []
-    for n, (label, start, end) in enumerate(sorted(spans, key=lambda s: (s[1], s[2], s[0])), start=1):
-        frags = fragments(text, start, end)
-        if frags:
-            offsets = ";".join(f"{s} {e}" for s, e in frags)
-            lines.append(f"T{n}\t{label} {offsets}\t{' '.join(text[s:e] for s, e in frags)}\n")
-    return "".join(lines)
+format_ann = format_fragment_ann  # the name this module had for it
 
 
 def write_conf(folder: Path) -> None:
-    entities = "\n".join(LABELS)
-    atomic_write(Path(folder) / CONF, f"[entities]\n{entities}\n\n[relations]\n\n[events]\n\n[attributes]\n")
+    atomic_write(Path(folder) / CONF, annotation_conf())
 
 
 def write(reports: List[AnnotatedReport], folder: Path) -> Path:
     """`doc_id.txt` (the text as is) and `doc_id.ann` per report; a doc id with `/` makes subfolders."""
     for r in reports:
         atomic_write(folder / f"{r.doc_id}.txt", r.text)
-        atomic_write(folder / f"{r.doc_id}.ann", format_ann(r.text, r.spans))
+        atomic_write(folder / f"{r.doc_id}.ann", format_fragment_ann(r.text, r.spans))
     write_conf(folder)
     return folder
 

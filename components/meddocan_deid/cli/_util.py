@@ -1,68 +1,8 @@
-"""Options and checks shared by the `deidentify` and `deidentify-spark` commands."""
-from enum import Enum
-from pathlib import Path
-from typing import Optional
+"""Names the commands used before the engine (meddocan_deid.engine) and the shared options
+(cli/options.py) existed, kept for callers: `CliError` is `RunError`."""
+from .. import DEFAULT_MODEL
+from ..engine.settings import resolve_key_and_options
+from ..errors import CliError
+from .options import Mode
 
-DEFAULT_MODEL = "es_meddocan_deid"
-
-
-class Mode(str, Enum):
-    tag = "tag"
-    mask = "mask"
-    redact = "redact"
-    surrogate = "surrogate"
-
-
-class CliError(Exception):
-    """A problem that stops the run before it starts; printed as one line."""
-
-
-def resolve_key_and_options(mode: str, *, key_file: Optional[Path], random_key: bool, tag_table: Optional[Path],
-                            tag_numbering: bool, keep_sex: bool, keep_age: bool, age_aggregate: str,
-                            gazetteer: Optional[Path], max_chars: int, policy: Optional[Path] = None,
-                            keep_kinship: Optional[bool] = None):
-    """The key and operator options of a run, shared by `deidentify` and `deidentify-spark` so
-    that both read the key the same way: `--key-file`, else MEDDOCAN_DEID_KEY, else
-    `--random-key`; never a command-line value. `keep_kinship` None: the policy's, else True
-    (a value given here overrides the policy's). Raises CliError with a one-line reason."""
-    from ..deid.keys import DeidKeyError, load_key
-    from ..deid.keys import random_key as fresh_key
-    from ..deid.options import DeidOptions, needs_key, read_tag_table
-    from ..deid.policy import PolicyError, load_policy
-
-    try:
-        run_policy = load_policy(policy) if policy is not None else None
-    except PolicyError as err:
-        raise CliError(str(err)) from None
-    # the key is needed only when some label uses the surrogate operator
-    uses_surrogate = needs_key(mode, run_policy.apply() if run_policy is not None else None)
-
-    key = None
-    if uses_surrogate:
-        if random_key and key_file is not None:
-            raise CliError("give either --key-file or --random-key, not both")
-        if random_key:
-            key = fresh_key()
-        else:
-            try:
-                key = load_key(key_file)
-            except DeidKeyError as err:
-                raise CliError(str(err)) from None
-            if key is None:
-                raise CliError("surrogate mode needs a key: --key-file FILE or the environment variable "
-                               "MEDDOCAN_DEID_KEY (or --random-key for a throwaway key)")
-    try:
-        names = read_tag_table(tag_table) if tag_table else {}
-    except ValueError as err:
-        raise CliError(str(err)) from None
-    if gazetteer is not None and not gazetteer.is_dir():
-        raise CliError(f"{gazetteer}: gazetteer folder not found")
-    options = DeidOptions(tag_names=names, tag_numbering=tag_numbering, keep_sex=keep_sex, keep_age=keep_age,
-                          age_aggregate=age_aggregate, gazetteer=gazetteer, max_chars=max_chars)
-    if run_policy is not None:
-        options = run_policy.apply(options)
-    if keep_kinship is not None:
-        from dataclasses import replace
-
-        options = replace(options, keep_kinship=keep_kinship)
-    return key, options
+__all__ = ["CliError", "DEFAULT_MODEL", "Mode", "resolve_key_and_options"]

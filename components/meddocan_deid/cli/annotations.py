@@ -14,7 +14,8 @@ from typing import List
 
 import typer
 
-from ._util import DEFAULT_MODEL, CliError
+from .. import DEFAULT_MODEL
+from ..errors import CliError
 
 
 class Format(str, Enum):
@@ -69,9 +70,9 @@ def export_reports(input_path: Path, export_dir: Path, fmt: str, *, nlp=None, mo
     except InputError as err:
         raise CliError(str(err)) from None
     if nlp is None:
-        from .deidentify import _load_model
+        from ..engine.settings import load_model
 
-        nlp = _load_model(model)
+        nlp = load_model(model)
     reports = []
     for item, doc in zip(items, nlp.pipe((i.record.text for i in items), batch_size=batch_size)):
         reports.append(AnnotatedReport(item.stem, item.record.text,

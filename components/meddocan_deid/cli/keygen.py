@@ -4,15 +4,13 @@ from pathlib import Path
 
 import typer
 
+from ..errors import KeygenError  # noqa: F401  (re-exported)
+
 KEYGEN_EPILOG = """\b
 Example:
   meddocan-deid keygen deid.key
   meddocan-deid deidentify in/ out/ --mode surrogate --key-file deid.key
 """
-
-
-class KeygenError(Exception):
-    """The key file cannot be made; printed as one line."""
 
 
 def write_key_file(path: Path) -> None:

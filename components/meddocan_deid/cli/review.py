@@ -3,7 +3,7 @@ from pathlib import Path
 
 import typer
 
-from ._util import CliError
+from ..errors import CliError
 
 
 def review_command(
@@ -12,7 +12,7 @@ def review_command(
     review_dir: Path = typer.Argument(..., metavar="REVIEW_DIR", help="Where to write the review site (not inside OUTPUT)."),
 ):
     """Write the review site of an earlier run from its stored files (OUTPUT and --private-dir)."""
-    from ..evaluation.brat import BratError
+    from ..brat import BratError
     from ..deid.io import InputError, check_private_dir
     from ..deid.review import ReviewSite, StoredDataError, reports_from_folders, run_mode
 

@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from ._util import DEFAULT_MODEL
+from .. import DEFAULT_MODEL
 
 SERVE_EPILOG = """\b
 Example:

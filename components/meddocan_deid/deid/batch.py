@@ -21,7 +21,7 @@ from .api import doc_spans
 from .gazetteer import resolve_gazetteer
 from .keys import as_key
 from .operators import Replacement, apply_operator
-from .options import MODES, DeidOptions, needs_key
+from .options import DeidOptions, check_mode, needs_key
 from .policy import prepare_spans
 
 logger = logging.getLogger("meddocan_deid.deid")
@@ -155,8 +155,7 @@ def deidentify_records(nlp, records: Iterable[Record], mode: str, key: Optional[
     """De-identify records with `nlp` (a loaded pipeline), `batch_size` texts per
     `nlp.pipe` call (long texts in pieces, see above). Surrogates are keyed by the record's patient id when it has one, else
     by its id. Raises ValueError at once for a bad mode or a missing key (not per record)."""
-    if mode not in MODES:
-        raise ValueError(f"unknown mode {mode!r} (expected one of {', '.join(MODES)})")
+    check_mode(mode)
     options = options or DeidOptions()
     if needs_key(mode, options):
         if key is None:

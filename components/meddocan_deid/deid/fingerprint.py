@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from ..files import atomic_write
+from ..errors import FingerprintMismatch  # noqa: F401  (re-exported)
 
 FINGERPRINT_NAME = "run_fingerprint.json"
 KEY_FINGERPRINT_MESSAGE = b"meddocan-deid key fingerprint v1"
@@ -26,10 +27,6 @@ FIELDS = ("mode", "policy_digest", "key_fingerprint", "model_name", "model_versi
           "library_version")
 # set while an --overwrite run is under way: a resume must not skip reports of the old run
 UNFINISHED = "overwrite_unfinished"
-
-
-class FingerprintMismatch(ValueError):
-    """The output folder was made by a run that cannot be mixed with this one."""
 
 
 def _plain(obj: Any) -> Any:

@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from ..files import atomic_write
-from .ann import format_output_ann, format_private_ann
+from ..brat import format_output_ann, format_private_ann
 from .batch import Record
 from .operators import Replacement
+from ..errors import InputError, OutputFullError, OutputLockedError  # noqa: F401  (re-exported)
 
 SAFE_ID = re.compile(r"[^A-Za-z0-9._-]")
 TMP_FILE = re.compile(r"^\..+\.(txt|ann|json|jsonl)\.[A-Za-z0-9_]+\.tmp$")
@@ -37,32 +38,8 @@ LOCK_NAME = ".meddocan-deid.lock"
 DISK_FULL_ERRNOS = frozenset(e for e in (getattr(errno, "ENOSPC", None), getattr(errno, "EDQUOT", None)) if e)
 
 
-class InputError(ValueError):
-    """An input that cannot be used at all (the run does not start)."""
-
-
-class OutputFullError(OSError):
-    """The output device is full (ENOSPC) or the quota is used up (EDQUOT): the run stops;
-    the message names the folder, how many reports were written and that a rerun resumes."""
-
-    def __init__(self, output: Path, written: int, err: OSError):
-        what = "no space left on the device" if err.errno == errno.ENOSPC else "disk quota exceeded"
-        super().__init__(err.errno, f"{output}: cannot write the output ({what}) after {written} "
-                                    f"report{'s' if written != 1 else ''} written in this run; free some space "
-                                    "and rerun the same command to resume (reports already written are skipped)")
-        self.output = Path(output)
-        self.written = written
-
-    def __str__(self) -> str:
-        return self.strerror
-
-
 def is_disk_full(err: BaseException) -> bool:
     return isinstance(err, OSError) and not isinstance(err, OutputFullError) and err.errno in DISK_FULL_ERRNOS
-
-
-class OutputLockedError(InputError):
-    """Another run is writing into the same output folder."""
 
 
 @dataclass
@@ -380,7 +357,7 @@ def _running(pid: int) -> bool:
 
 
 def format_ann(new_text: str, replacements: List[Replacement]) -> str:
-    """BRAT lines in the OUTPUT's offsets, each entity on its replacement (see deid.ann)."""
+    """BRAT lines in the OUTPUT's offsets, each entity on its replacement (see meddocan_deid.brat)."""
     return format_output_ann(new_text, replacements)
 
 

@@ -16,14 +16,12 @@ import secrets
 from pathlib import Path
 from typing import Optional, Union
 
+from ..errors import DeidKeyError  # noqa: F401  (re-exported)
+
 ENV_KEY = "MEDDOCAN_DEID_KEY"
 MIN_KEY_BYTES = 16
 
 KeyLike = Union[bytes, bytearray, str]
-
-
-class DeidKeyError(ValueError):
-    """A key that cannot be used. The message never holds the key."""
 
 
 def as_key(key: KeyLike) -> bytes:

@@ -20,6 +20,8 @@ import unicodedata
 from functools import lru_cache
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
+from ..errors import KnownPhiError  # noqa: F401  (re-exported)
+
 Span = Tuple[str, int, int]
 KnownPhi = Dict[str, List[str]]
 
@@ -31,10 +33,6 @@ STOPWORDS = frozenset({"de", "del", "la", "las", "los", "el", "y", "e", "i", "da
 MIN_PART = 3
 ID_SEPARATORS = r"[\s.\-/]?"
 MAX_VALUES = 200  # per label and record: the field is for a few known identifiers, not a dictionary
-
-
-class KnownPhiError(ValueError):
-    """A `known_phi` value that cannot be used; the message never holds the values."""
 
 
 @lru_cache(maxsize=4096)

@@ -11,7 +11,7 @@ from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from .gazetteer import Gazetteer, fold, load_gazetteer
 from .keys import Keyed, KeyLike
-from .options import LABEL_MODES, MODES, DeidOptions
+from .options import LABEL_MODES, DeidOptions, check_mode
 from .surrogates import GENERATORS, POLICY_KEPT, Context, offset_for
 from .surrogates.names import kinship_kept
 from .surrogates.common import MAX_ATTEMPTS, bounded_find, random_shape, scramble_digits, shares_digit_run
@@ -162,8 +162,7 @@ def apply_operator(text: str, spans: Iterable[Span], mode: str, key: Optional[Ke
     but those of `options.label_modes` (a mode, or `keep`: annotated, left in clear).
     `gazetteer`: the lists the surrogates draw from (e.g. `resolve_gazetteer(doc.vocab)`);
     None: `options.gazetteer`."""
-    if mode not in MODES:
-        raise ValueError(f"unknown mode {mode!r} (expected one of {', '.join(MODES)})")
+    check_mode(mode)
     options = options or DeidOptions()
     for label, label_mode in options.label_modes.items():
         if label_mode not in LABEL_MODES:

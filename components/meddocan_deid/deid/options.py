@@ -3,7 +3,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Optional, Tuple
 
-MODES = ("tag", "mask", "redact", "surrogate")
+from .. import MODES
 # what one label may get from a policy: a mode, or `keep` (annotated, left in clear)
 LABEL_MODES = MODES + ("keep",)
 
@@ -45,6 +45,13 @@ class DeidOptions:
     label_modes: Dict[str, str] = field(default_factory=dict)
     date_shift: Optional[Tuple[int, int]] = None
     policy: Optional[Any] = None
+
+
+def check_mode(mode: str) -> str:
+    """`mode` when it is one of MODES, else ValueError: the one check every entry point uses."""
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r} (expected one of {', '.join(MODES)})")
+    return mode
 
 
 def needs_key(mode: str, options: Optional[DeidOptions]) -> bool:

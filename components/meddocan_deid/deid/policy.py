@@ -23,7 +23,7 @@
     min_days = 30
     max_days = 365
 
-`load_policy(path)` validates everything and raises `PolicyError` naming the file, the key
+`load_policy(path)` validates everything (a pydantic schema, `_PolicyFile`) and raises `PolicyError` naming the file, the key
 and what is allowed. `Policy.apply(options)` gives the `DeidOptions` of a run;
 `prepare_spans(text, spans, options, known_phi)` applies the span rules (and the known
 identifiers of `meddocan_deid.deid.known_phi`) to the detected spans.
@@ -33,24 +33,22 @@ import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Annotated, Any, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+
+from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model,
+                      model_validator)
+from pydantic_core import PydanticCustomError
 
 from .known_phi import (Span, add_known, compile_terms, find_all, find_known, fold1, force_spans, id_term, is_id_label,
                         literal_term)
 from .options import LABEL_MODES, DeidOptions
+from ..errors import PolicyError  # noqa: F401  (re-exported)
 
 TOP_KEYS = ("operators", "labels", "allow", "deny", "date_shift", "age_threshold", "privacy", "keep_kinship")
 # the pipeline's privacy operating point (the `privacy` component's level)
 PRIVACY_LEVELS = ("balanced", "high")
-ALLOW_KEYS = ("strings", "regexes")
-DENY_KEYS = ("label", "strings", "regexes")
-SHIFT_KEYS = ("min_days", "max_days")
 MAX_SHIFT_DAYS = 36525  # a century
 MAX_AGE = 150
-
-
-class PolicyError(ValueError):
-    """A policy that cannot be used: the message names the file, the key and what is allowed."""
 
 
 @dataclass(frozen=True)
@@ -144,8 +142,10 @@ def prepare_spans(text: str, spans: Iterable[Span], options: Optional[DeidOption
     return force_spans(text, spans, known + deny, keep)
 
 
-def _err(source: str, key: str, problem: str) -> PolicyError:
-    return PolicyError(f"{source}: {key}: {problem}")
+# -- the file's schema (pydantic): each problem is reported as `<file>: <key>: <problem>` ------------
+
+def _problem(message: str) -> PydanticCustomError:
+    return PydanticCustomError("policy", "{problem}", {"problem": message})
 
 
 def _labels():
@@ -154,104 +154,205 @@ def _labels():
     return LABELS
 
 
-def _check_label(source: str, key: str, label) -> str:
-    if label not in _labels():
-        raise _err(source, key, f"unknown label {str(label)[:60]!r} (allowed: the MEDDOCAN labels, e.g. "
-                                "NOMBRE_SUJETO_ASISTENCIA, FECHAS, HOSPITAL)")
-    return label
-
-
-def _check_keys(source: str, key: str, table, allowed: Sequence[str]) -> Mapping:
-    if not isinstance(table, Mapping):
-        raise _err(source, key, f"expected a table with the keys {', '.join(allowed)}")
-    for k in table:
-        if k not in allowed:
-            raise _err(source, f"{key}.{k}" if key else str(k), f"unknown key (allowed: {', '.join(allowed)})")
-    return table
-
-
-def _strings(source: str, key: str, value) -> Tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-        raise _err(source, key, "expected a list of non-empty strings")
-    return tuple(v.strip() for v in value)
-
-
-def _regexes(source: str, key: str, value) -> Tuple["re.Pattern", ...]:
-    out = []
-    for i, pattern in enumerate(_strings(source, key, value)):
-        try:
-            regex = re.compile(pattern)
-        except re.error as err:
-            raise _err(source, f"{key}[{i}]", f"bad regex ({err.msg} at position {err.pos})") from None
-        if regex.fullmatch(""):
-            raise _err(source, f"{key}[{i}]", "the regex matches the empty string")
-        out.append(regex)
-    return tuple(out)
-
-
-def _int(source: str, key: str, value, low: int, high: int) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise _err(source, key, f"expected an integer from {low} to {high}")
-    if not low <= value <= high:
-        raise _err(source, key, f"out of range ({value}; allowed: {low} to {high})")
+def _label(value):
+    if value not in _labels():
+        raise _problem(f"unknown label {str(value)[:60]!r} (allowed: the MEDDOCAN labels, e.g. "
+                       "NOMBRE_SUJETO_ASISTENCIA, FECHAS, HOSPITAL)")
     return value
 
 
+def _operator(value):
+    if value not in LABEL_MODES:
+        raise _problem(f"unknown operator {str(value)[:40]!r} (allowed: {', '.join(LABEL_MODES)})")
+    return value
+
+
+def _on_off(value):
+    if not isinstance(value, bool):
+        raise _problem("expected true (PHI) or false (off: not PHI)")
+    return value
+
+
+def _strings(value):
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise _problem("expected a list of non-empty strings")
+    return tuple(v.strip() for v in value)
+
+
+def _regex(pattern: str) -> "re.Pattern":
+    try:
+        regex = re.compile(pattern)
+    except re.error as err:
+        raise _problem(f"bad regex ({err.msg} at position {err.pos})") from None
+    if regex.fullmatch(""):
+        raise _problem("the regex matches the empty string")
+    return regex
+
+
+def _int_in(low: int, high: int):
+    def check(value):
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise _problem(f"expected an integer from {low} to {high}")
+        if not low <= value <= high:
+            raise _problem(f"out of range ({value}; allowed: {low} to {high})")
+        return value
+
+    return BeforeValidator(check)
+
+
+def _privacy(value):
+    if value is not None and value not in PRIVACY_LEVELS:
+        raise _problem(f"unknown level {str(value)[:40]!r} (allowed: {', '.join(PRIVACY_LEVELS)})")
+    return value
+
+
+def _kinship(value):
+    if value is not None and not isinstance(value, bool):
+        raise _problem("expected true (keep kinship words, the default) or false (swap them)")
+    return value
+
+
+def _deny_list(value):
+    if not isinstance(value, list):
+        raise _problem("expected a list of tables ([[deny]] with label, strings, regexes)")
+    return tuple(value)
+
+
+Strings = Annotated[Tuple[str, ...], BeforeValidator(_strings)]
+Regexes = Annotated[Tuple[Annotated[Any, AfterValidator(_regex)], ...], BeforeValidator(_strings)]
+_STRICT = ConfigDict(extra="forbid", strict=True, arbitrary_types_allowed=True)
+
+
+class _Allow(BaseModel):
+    model_config = _STRICT
+    strings: Strings = ()
+    regexes: Regexes = ()
+
+
+class _Deny(BaseModel):
+    model_config = _STRICT
+    label: Annotated[str, BeforeValidator(_label)]
+    strings: Strings = ()
+    regexes: Regexes = ()
+
+    @model_validator(mode="after")
+    def _some_terms(self):
+        if not self.strings and not self.regexes:
+            raise _problem("give strings or regexes")
+        return self
+
+
+class _DateShift(BaseModel):
+    model_config = _STRICT
+    min_days: Annotated[int, _int_in(1, MAX_SHIFT_DAYS)]
+    max_days: Annotated[int, _int_in(1, MAX_SHIFT_DAYS)]
+
+    @model_validator(mode="after")
+    def _ordered(self):
+        if self.min_days > self.max_days:
+            raise _problem(f"bad range: min_days ({self.min_days}) is above max_days ({self.max_days})")
+        return self
+
+
+def _label_table(name: str, value_type, check):
+    """A table keyed by the 29 labels (no other key), each value given checked by `check`."""
+    fields = {label: (Annotated[Optional[value_type], BeforeValidator(check)], None) for label in _labels()}
+    return create_model(name, __config__=_STRICT, **fields)
+
+
+_Operators = _label_table("_Operators", str, _operator)
+_Labels = _label_table("_Labels", bool, _on_off)
+
+
+class _PolicyFile(BaseModel):
+    """The policy file as written; `to_policy` gives the Policy a run uses. The fields are
+    in the order they are checked (TOP_KEYS)."""
+
+    model_config = _STRICT
+    operators: _Operators = Field(default_factory=_Operators)
+    labels: _Labels = Field(default_factory=_Labels)
+    allow: _Allow = Field(default_factory=_Allow)
+    deny: Annotated[Tuple[_Deny, ...], BeforeValidator(_deny_list)] = ()
+    date_shift: Optional[_DateShift] = None
+    age_threshold: Annotated[Optional[int], _int_in(1, MAX_AGE)] = None
+    privacy: Annotated[Optional[str], BeforeValidator(_privacy)] = None
+    keep_kinship: Annotated[Optional[bool], BeforeValidator(_kinship)] = None
+
+    def to_policy(self, source: str, order: Sequence[str] = ()) -> Policy:
+        """The Policy; `order`: the labels of the file's operators table in the file's order."""
+        given = self.operators.model_dump(exclude_none=True)
+        operators = {label: given[label] for label in [*order, *given] if label in given}
+        disabled = frozenset(label for label, on in self.labels.model_dump(exclude_none=True).items() if not on)
+        deny = tuple(DenyRule(d.label, tuple(d.strings), tuple(d.regexes)) for d in self.deny)
+        date_shift = (self.date_shift.min_days, self.date_shift.max_days) if self.date_shift is not None else None
+        return Policy(source, operators, disabled, frozenset(self.allow.strings), tuple(self.allow.regexes), deny,
+                      date_shift, self.age_threshold, self.privacy, self.keep_kinship)
+
+
+def _allowed_keys(model) -> str:
+    return ", ".join(model.model_fields)
+
+
+# the table each location of the file is validated by, for "unknown key" and "missing"
+def _model_at(loc: Tuple) -> Any:
+    model = _PolicyFile
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        field = getattr(model, "model_fields", {}).get(part)
+        if field is None:
+            return model
+        inner = field.annotation
+        for candidate in (inner, *getattr(inner, "__args__", ())):  # Optional[...] and Tuple[..., ...]
+            if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+                model = candidate
+                break
+        else:
+            return None
+    return model
+
+
+MISSING_HINTS = {"label": "missing (allowed: a MEDDOCAN label)",
+                 "min_days": "missing (both min_days and max_days are needed)",
+                 "max_days": "missing (both min_days and max_days are needed)"}
+
+
+def _key(loc: Tuple) -> str:
+    key = ""
+    for part in loc:
+        key += f"[{part}]" if isinstance(part, int) else (f".{part}" if key else str(part))
+    return key
+
+
+def _message(error: dict) -> Tuple[str, str]:
+    """(key, problem) of one pydantic error, in the policy's own words."""
+    loc = tuple(error["loc"])
+    kind = error["type"]
+    if kind == "policy":
+        return _key(loc), error["ctx"]["problem"]
+    if kind == "extra_forbidden":
+        table = _model_at(loc[:-1])
+        return _key(loc), f"unknown key (allowed: {_allowed_keys(table)})"
+    if kind == "missing":
+        return _key(loc), MISSING_HINTS.get(loc[-1], "missing")
+    if kind in ("model_type", "model_attributes_type", "dict_type"):
+        table = _model_at(loc)
+        return _key(loc), f"expected a table with the keys {_allowed_keys(table)}"
+    return _key(loc), error["msg"]  # not reached by the validators above; pydantic's own words
+
+
 def parse_policy(data, source: str = "<policy>") -> Policy:
-    """A validated Policy from the parsed TOML/JSON `data` (a dict)."""
-    data = _check_keys(source, "", data, TOP_KEYS)
-    operators: Dict[str, str] = {}
-    for label, op in _check_keys(source, "operators", data.get("operators", {}), _labels()).items():
-        if op not in LABEL_MODES:
-            raise _err(source, f"operators.{label}", f"unknown operator {str(op)[:40]!r} "
-                                                     f"(allowed: {', '.join(LABEL_MODES)})")
-        operators[label] = op
-    disabled = set()
-    for label, on in _check_keys(source, "labels", data.get("labels", {}), _labels()).items():
-        if not isinstance(on, bool):
-            raise _err(source, f"labels.{label}", "expected true (PHI) or false (off: not PHI)")
-        if not on:
-            disabled.add(label)
-    allow = _check_keys(source, "allow", data.get("allow", {}), ALLOW_KEYS)
-    allow_strings = frozenset(_strings(source, "allow.strings", allow.get("strings", [])))
-    allow_regexes = _regexes(source, "allow.regexes", allow.get("regexes", []))
-    deny_data = data.get("deny", [])
-    if not isinstance(deny_data, list):
-        raise _err(source, "deny", "expected a list of tables ([[deny]] with label, strings, regexes)")
-    deny = []
-    for i, rule in enumerate(deny_data):
-        key = f"deny[{i}]"
-        rule = _check_keys(source, key, rule, DENY_KEYS)
-        if "label" not in rule:
-            raise _err(source, f"{key}.label", "missing (allowed: a MEDDOCAN label)")
-        label = _check_label(source, f"{key}.label", rule["label"])
-        strings = _strings(source, f"{key}.strings", rule.get("strings", []))
-        regexes = _regexes(source, f"{key}.regexes", rule.get("regexes", []))
-        if not strings and not regexes:
-            raise _err(source, key, "give strings or regexes")
-        deny.append(DenyRule(label, strings, regexes))
-    date_shift = None
-    if "date_shift" in data:
-        shift = _check_keys(source, "date_shift", data["date_shift"], SHIFT_KEYS)
-        for k in SHIFT_KEYS:
-            if k not in shift:
-                raise _err(source, f"date_shift.{k}", "missing (both min_days and max_days are needed)")
-        low = _int(source, "date_shift.min_days", shift["min_days"], 1, MAX_SHIFT_DAYS)
-        high = _int(source, "date_shift.max_days", shift["max_days"], 1, MAX_SHIFT_DAYS)
-        if low > high:
-            raise _err(source, "date_shift", f"bad range: min_days ({low}) is above max_days ({high})")
-        date_shift = (low, high)
-    age_threshold = None
-    if "age_threshold" in data:
-        age_threshold = _int(source, "age_threshold", data["age_threshold"], 1, MAX_AGE)
-    privacy = data.get("privacy")
-    if privacy is not None and privacy not in PRIVACY_LEVELS:
-        raise _err(source, "privacy", f"unknown level {str(privacy)[:40]!r} (allowed: {', '.join(PRIVACY_LEVELS)})")
-    keep_kinship = data.get("keep_kinship")
-    if keep_kinship is not None and not isinstance(keep_kinship, bool):
-        raise _err(source, "keep_kinship", "expected true (keep kinship words, the default) or false (swap them)")
-    return Policy(source, operators, frozenset(disabled), allow_strings, allow_regexes, tuple(deny), date_shift,
-                  age_threshold, privacy, keep_kinship)
+    """A validated Policy from the parsed TOML/JSON `data` (a dict). PolicyError names the
+    source, the key (`operators.FECHAS`, `deny[0].label`) and what is allowed."""
+    if not isinstance(data, Mapping):
+        raise PolicyError(f"{source}: expected a table with the keys {', '.join(TOP_KEYS)}")
+    try:
+        parsed = _PolicyFile.model_validate(dict(data))
+    except ValidationError as err:
+        key, problem = _message(err.errors(include_url=False)[0])
+        raise PolicyError(f"{source}: {key}: {problem}" if key else f"{source}: {problem}") from None
+    ops = data.get("operators")
+    return parsed.to_policy(source, list(ops) if isinstance(ops, Mapping) else ())
 
 
 def load_policy(path: Union[str, Path]) -> Policy:

@@ -11,8 +11,9 @@ Pure functions (data in, HTML out) and a small writer, independent of the CLI:
 `reports/<id>.html` shows the original with each PHI highlighted by label (spaCy's displaCy
 `ent` style) beside the de-identified text, each replacement linked to its original and
 back. The pages are self-contained: no script, no network (a Content-Security-Policy
-forbids both), they open from file://. All text is HTML-escaped (displaCy escapes the text;
-labels, ids and everything else are escaped here).
+forbids both), they open from file://. The pages are Jinja templates (deid/templates/review_*.html,
+review.css) rendered with autoescape: displaCy escapes the report text, the environment every
+other value (labels, ids, flags, notes).
 """
 import html
 import statistics
@@ -27,6 +28,7 @@ from .. import LABELS
 from ..files import atomic_write
 from .io import safe_stem
 from .operators import Replacement
+from ..errors import StoredDataError  # noqa: F401  (re-exported)
 
 MAX_ENTITY_CHARS = 60
 MAX_ENTITY_TOKENS = 8
@@ -45,24 +47,7 @@ ENT_TEMPLATE = (
     '<span class="label">{label}</span></a></mark>'
 )
 
-STYLE = """
-body { font-family: system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; margin: 1rem 1.5rem;
-       color: #222; background: #fff; }
-h1 { font-size: 1.3rem; margin: 0.3rem 0; } h2 { font-size: 1.05rem; margin: 0 0 0.5rem; }
-.warn { background: #fff3cd; border: 1px solid #e0c060; padding: 0.4rem 0.7rem; border-radius: 0.3rem; }
-.legend span, .badge { display: inline-block; padding: 0.1em 0.45em; margin: 0.1em; border-radius: 0.3em;
-                       font-size: 0.8em; }
-.cols { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; }
-.cols section { border: 1px solid #ccc; border-radius: 0.3rem; padding: 0.6rem 0.8rem; max-height: 80vh;
-                overflow: auto; }
-.entities { white-space: normal; }
-mark { -webkit-box-decoration-break: clone; box-decoration-break: clone; }
-mark .label { font-size: 0.62em; font-weight: bold; margin-left: 0.35em; vertical-align: middle; }
-mark:target { outline: 3px solid #c00; }
-table { border-collapse: collapse; width: 100%; font-size: 0.9em; }
-th, td { border-bottom: 1px solid #ddd; padding: 0.3rem 0.5rem; text-align: left; vertical-align: top; }
-.flag { color: #a00; font-weight: bold; } .ok { color: #070; }
-"""
+TEMPLATES = Path(__file__).parent / "templates"  # review_*.html and review.css (package data)
 
 
 # hand-picked, clearly different colours for the labels most reports have
@@ -163,19 +148,27 @@ def _spans(report: ReviewReport, side: str) -> List[dict]:
     return spans
 
 
+_ENV = []
+
+
+def _templates():
+    """The Jinja environment of the review pages (autoescape: every value is escaped)."""
+    if not _ENV:
+        from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+        _ENV.append(Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True, keep_trailing_newline=True,
+                                undefined=StrictUndefined))
+    return _ENV[0]
+
+
+def _render(name: str, **values) -> str:
+    from markupsafe import Markup
+
+    return _templates().get_template(name).render(csp=Markup(CSP), warning=PHI_WARNING, **values)
+
+
 def legend(labels: Iterable[str], colors: Dict[str, str], counts: Optional[Dict[str, int]] = None) -> str:
-    items = []
-    for label in labels:
-        n = f" {counts[label]}" if counts and label in counts else ""
-        items.append(f'<span style="background: {_e(colors.get(label.upper(), "#ddd"))}">{_e(label)}{n}</span>')
-    return f'<div class="legend">{"".join(items)}</div>'
-
-
-def _page(title: str, body: str) -> str:
-    return ("<!DOCTYPE html>\n<html lang=\"es\">\n<head>\n<meta charset=\"utf-8\">\n"
-            f"<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">\n"
-            "<meta name=\"referrer\" content=\"no-referrer\">\n"
-            f"<title>{_e(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
+    return str(_templates().get_template("review_macros.html").module.legend(list(labels), colors, counts))
 
 
 def render_report_page(report: ReviewReport, *, mode: Optional[str] = None, colors: Optional[Dict[str, str]] = None,
@@ -185,21 +178,14 @@ def render_report_page(report: ReviewReport, *, mode: Optional[str] = None, colo
     n-th PHI to its replacement and back."""
     if not report.ok or report.original is None or report.output is None:
         raise ValueError(f"report {report.id!r}: no page for a failed report ({report.status})")
+    from markupsafe import Markup
+
     colors = colors or label_colors()
     counts = Counter(r.label for r in report.replacements)
-    flags = report_flags(report)
-    back = f'<p><a href="{_e(index_href)}">&larr; all reports</a></p>' if index_href else ""
-    flag_html = (f'<p class="flag">{_e("; ".join(flags))}</p>' if flags else "")
-    out_title = "De-identified" + (f" ({_e(mode)})" if mode else "")
-    body = (
-        f"{back}<h1>Report {_e(report.id)}</h1>\n<p class=\"warn\">{_e(PHI_WARNING)}</p>\n{flag_html}"
-        f"{legend(sorted(counts), colors, counts)}\n"
-        "<div class=\"cols\">\n"
-        f"<section id=\"original\"><h2>Original</h2>{_displacy(report.original, _spans(report, 'orig'), colors)}</section>\n"
-        f"<section id=\"output\"><h2>{out_title}</h2>{_displacy(report.output, _spans(report, 'out'), colors)}</section>\n"
-        "</div>"
-    )
-    return _page(f"Review: {report.id}", body)
+    return _render("review_page.html", title=f"Review: {report.id}", id=report.id, index_href=index_href,
+                   flags=report_flags(report), legend=Markup(legend(sorted(counts), colors, counts)), mode=mode,
+                   original=Markup(_displacy(report.original, _spans(report, "orig"), colors)),
+                   output=Markup(_displacy(report.output, _spans(report, "out"), colors)))
 
 
 def page_name(report_id: str) -> str:
@@ -215,25 +201,9 @@ def summarize(report: ReviewReport, href: Optional[str] = None) -> ReviewRow:
 def render_index(rows: Sequence[ReviewRow], *, mode: Optional[str] = None, colors: Optional[Dict[str, str]] = None,
                  notes: Sequence[str] = ()) -> str:
     """The index: one row per report (counts per label, flags), reports with flags counted on top."""
-    colors = colors or label_colors()
-    flagged = sum(1 for r in rows if r.flags)
-    trs = []
-    for r in rows:
-        name = f'<a href="{_e(r.href)}">{_e(r.id)}</a>' if r.href else _e(r.id)
-        status = '<span class="ok">ok</span>' if r.status == "ok" else f'<span class="flag">{_e(r.status)}</span>'
-        badges = "".join(f'<span class="badge" style="background: {_e(colors.get(label.upper(), "#ddd"))}">'
-                         f"{_e(label)} {n}</span>" for label, n in sorted(r.counts.items()))
-        flags = "".join(f'<div class="flag">{_e(f)}</div>' for f in r.flags)
-        trs.append(f"<tr><td>{name}</td><td>{status}</td><td>{sum(r.counts.values())}</td>"
-                   f"<td>{badges}</td><td>{flags}</td></tr>")
-    summary = (f"<p>{len(rows)} reports{f', mode {_e(mode)}' if mode else ''}; "
-               f"<span class=\"flag\">{flagged} need a look</span> (flags: failed, no PHI found, an entity over "
-               f"{MAX_ENTITY_CHARS} characters or {MAX_ENTITY_TOKENS} tokens, a count far above the usual).</p>")
-    body = (f"<h1>De-identification review</h1>\n<p class=\"warn\">{_e(PHI_WARNING)}</p>\n{summary}\n"
-            + "".join(f"<p>{_e(n)}</p>" for n in notes)
-            + "<table>\n<thead><tr><th>Report</th><th>Status</th><th>PHI</th><th>Per label</th><th>Flags</th>"
-            "</tr></thead>\n<tbody>\n" + "\n".join(trs) + "\n</tbody>\n</table>")
-    return _page("De-identification review", body)
+    return _render("review_index.html", title="De-identification review", rows=list(rows), mode=mode,
+                   colors=colors or label_colors(), flagged=sum(1 for r in rows if r.flags), notes=list(notes),
+                   max_chars=MAX_ENTITY_CHARS, max_tokens=MAX_ENTITY_TOKENS)
 
 
 class ReviewSite:
@@ -271,12 +241,8 @@ def write_review_site(folder: Path, reports: Iterable[ReviewReport], *, mode: Op
     return site.close()
 
 
-class StoredDataError(ValueError):
-    """Stored output and private files that do not belong together (message: file and place, never text)."""
-
-
 def _entities(ann: str) -> Dict[int, tuple]:
-    from .ann import parse_ann
+    from ..brat import parse_ann
 
     return {int(tid[1:]): (label, frags[0][0], frags[-1][1]) for tid, label, frags, _ in parse_ann(ann)}
 
@@ -286,7 +252,7 @@ def report_from_files(report_id: str, original: str, private_ann: str, output: s
     (`--private-dir`), the de-identified text and its shared `.ann` (`T<n>` pair them; a
     PHI missing from the shared `.ann` was redacted to nothing). Raises StoredDataError when
     the text outside the PHI differs between the two, or an `.ann` does not line up."""
-    from .ann import AnnError, validate_ann
+    from ..brat import AnnError, validate_ann
 
     try:
         validate_ann(original, private_ann)
@@ -324,7 +290,7 @@ def reports_from_folders(output: Path, private_dir: Path):
     failed row for each failure listed in `output/run_report.json` (when there is one)."""
     import json
 
-    from ..evaluation.brat import read_text
+    from ..brat import read_text
 
     output, private_dir = Path(output), Path(private_dir)
     for txt in sorted(private_dir.rglob("*.txt")):

@@ -13,7 +13,7 @@ from typing import Dict, Iterable, List, Optional
 
 from spacy.language import Language
 
-from .brat import BratDocument, BratError, read_brat_dir
+from ..brat import BratDocument, BratError, read_brat_dir
 from .metrics import evaluate, privacy_scores
 from .results import system_annotations
 

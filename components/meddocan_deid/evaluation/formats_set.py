@@ -18,14 +18,11 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Tuple
 
 from .. import LABELS
-from .brat import Annotation, format_ann, read_text, write_brat
+from ..brat import Annotation, format_ann, read_text, write_brat
+from ..errors import MarkupError  # noqa: F401  (re-exported)
 
 OPEN, CLOSE, SEP = "[[", "]]", "|"
 SOURCE_NAME = re.compile(r"(?P<doctype>[a-z][a-z0-9_]*)_(?P<num>\d+)\.txt")
-
-
-class MarkupError(ValueError):
-    """Bad inline markup. The message is ``<file>:<line>:<column>: <problem>``."""
 
 
 @dataclass

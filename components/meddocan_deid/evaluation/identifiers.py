@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from .brat import Annotation, BratError, read_ann, read_text
+from ..brat import Annotation, BratError, read_ann, read_text
 from .metrics import EvaluationError, evaluate, prf
 from .results import system_annotations
 

@@ -18,12 +18,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
+from ..errors import EvaluationError  # noqa: F401  (re-exported)
+
 Annotation = Tuple[str, int, int]  # (label, start, end), end exclusive
 Span = Tuple[int, int]
-
-
-class EvaluationError(ValueError):
-    """Gold and system do not cover the same documents, or an input is malformed."""
 
 
 def prf(tp: int, fp: int, fn: int) -> Tuple[float, float, float]:

@@ -15,7 +15,7 @@ import typer
 
 from ..files import atomic_write
 from ..pipeline.privacy import load_with_privacy
-from .brat import write_brat
+from ..brat import write_brat
 from .metrics import EvaluationError
 from .results import DocResult, per_type_markdown, run_model, score_results, sentence_source, summary_rows
 

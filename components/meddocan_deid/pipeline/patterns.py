@@ -12,11 +12,9 @@ from typing import List
 import srsly
 from spacy.util import registry
 
+from ..errors import PatternFileError  # noqa: F401  (re-exported)
+
 logger = logging.getLogger("meddocan_deid")
-
-
-class PatternFileError(ValueError):
-    pass
 
 
 def load_patterns(path: Path, required=("pattern",)) -> List[dict]:

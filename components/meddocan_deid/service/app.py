@@ -23,7 +23,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 
-from .. import __version__
+from .. import MODES, __version__
 from .engine import Engine, ServiceError, entity_counts
 from .schemas import (AnalyzeRequest, AnalyzeResponse, DeidentifyRequest, DeidentifyResponse, Entity,
                       PresidioResult, Replaced)
@@ -279,7 +279,7 @@ def create_app(settings: ServiceSettings, nlp: Any = None) -> FastAPI:
         nonce = secrets.token_urlsafe(16)
         csp = (f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; connect-src 'self'; "
                "img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-        return HTMLResponse(page.render(nonce=nonce, version=__version__, mode=settings.mode),
+        return HTMLResponse(page.render(nonce=nonce, version=__version__, mode=settings.mode, modes=MODES),
                             headers={"Content-Security-Policy": csp, "X-Content-Type-Options": "nosniff",
                                      "Referrer-Policy": "no-referrer", "Cache-Control": "no-store"})
 

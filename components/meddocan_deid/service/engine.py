@@ -18,20 +18,9 @@ from ..deid.known_phi import KnownPhiError, validate_known_phi
 from ..deid.options import DeidOptions, needs_key
 from ..deid.policy import Policy, PolicyError, parse_policy, prepare_spans
 from .settings import ServiceSettings
+from ..errors import ServiceError  # noqa: F401  (re-exported)
 
 logger = logging.getLogger("meddocan_deid.service")
-
-
-class ServiceError(Exception):
-    """An answer other than 200: status, a short code and a message without request text.
-    `loc` names the request field for a 422."""
-
-    def __init__(self, status: int, code: str, message: str, loc: Optional[Tuple] = None):
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.loc = loc
 
 
 def field_error(loc: Tuple, message: str) -> ServiceError:

@@ -4,7 +4,9 @@ from typing import Any, Dict, List, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-Mode = Literal["tag", "mask", "redact", "surrogate"]
+from .. import MODES
+
+Mode = Literal[MODES]  # tag, mask, redact, surrogate
 Privacy = Literal["balanced", "high"]
 MAX_TEXTS = 256
 MAX_ID_CHARS = 200

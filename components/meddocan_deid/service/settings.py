@@ -11,14 +11,11 @@ from typing import List, Literal, Optional, Tuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
-DEFAULT_MODEL = "es_meddocan_deid"
+from .. import DEFAULT_MODEL
+from ..errors import ServiceSettingsError  # noqa: F401  (re-exported)
+from .schemas import Mode
 ENV_SETTINGS = "MEDDOCAN_DEID_SERVICE_SETTINGS"  # how `serve` hands the settings to uvicorn's workers
 MIN_TOKEN_CHARS = 16
-
-
-class ServiceSettingsError(ValueError):
-    """A setting the server cannot start with; the message names the file and the problem,
-    never a token or a key."""
 
 
 class ServiceSettings(BaseModel):
@@ -33,7 +30,7 @@ class ServiceSettings(BaseModel):
     request_timeout: float = Field(30.0, gt=0, description="Seconds before a request gets 504.")
     max_concurrent: int = Field(4, ge=1, description="Requests processed at once; more get 429.")
     privacy: Literal["balanced", "high"] = Field("balanced", description="Default privacy level.")
-    mode: Literal["tag", "mask", "redact", "surrogate"] = Field("tag", description="Default mode.")
+    mode: Mode = Field("tag", description="Default mode.")
     code: Optional[Path] = Field(None, description="Python file imported first (custom spaCy components).")
 
 

@@ -22,11 +22,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Tuple
 
+from .. import DEFAULT_MODEL
 from ..deid.batch import Record, deidentify_records
-from ..deid.options import MODES, DeidOptions, needs_key
+from ..deid.options import DeidOptions, check_mode, needs_key
 from ..deid.policy import PRIVACY_LEVELS
 
-DEFAULT_MODEL = "es_meddocan_deid"
 DEID_TEXT_COL = "deid_text"
 PHI_COL = "phi"
 STATUS_COL = "status"
@@ -246,8 +246,7 @@ def deidentify_dataframe(df, mode: str, key: Optional[bytes] = None, *, model: s
 
     from ..deid.keys import as_key
 
-    if mode not in MODES:
-        raise ValueError(f"unknown mode {mode!r} (expected one of {', '.join(MODES)})")
+    check_mode(mode)
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
     options = options or DeidOptions()

@@ -37,14 +37,11 @@ from thinc.api import Adam
 
 from ..evaluation.package_meta import PERFORMANCE_KEYS
 from ..evaluation.results import DocResult, GOLD_KEY, ID_KEY, SENTENCES_KEY, pipeline_sentence_count, score_results
+from ..errors import AdaptError  # noqa: F401  (re-exported)
 
 SCORE_KEYS = ("meddocan_s1_p", "meddocan_s1_r", "meddocan_s1_f", "meddocan_phi_identifying_word_recall",
               "meddocan_over_redaction")
 TRAINABLE = ("tok2vec", "ner")
-
-
-class AdaptError(ValueError):
-    """A bad option or input; the message names it and never quotes report text."""
 
 
 @dataclass

@@ -35,6 +35,7 @@ from spacy.tokens import Doc
 
 from ..evaluation.results import GOLD_KEY, ID_KEY
 from ..pipeline.sections import SectionSegmenter
+from ..errors import AugmentError  # noqa: F401  (re-exported)
 
 AUGMENT_KEY = "augment"
 HEADER_LAYOUTS = ("colon", "caps", "tab", "table", "stacked")
@@ -47,10 +48,6 @@ _STAFF = "NOMBRE_PERSONAL_SANITARIO"
 _PATIENT = "NOMBRE_SUJETO_ASISTENCIA"
 
 Segment = Tuple[str, Optional[str]]
-
-
-class AugmentError(ValueError):
-    """Bad resource files or input docs (the message names the file and the problem)."""
 
 
 @dataclass

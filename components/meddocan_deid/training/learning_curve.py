@@ -17,13 +17,10 @@ from spacy.cli.train import train
 from spacy.tokens import Doc, DocBin
 
 from ..evaluation.results import run_model, score_results
+from ..errors import CurveError  # noqa: F401  (re-exported)
 
 HEADER = ["| NER trained on | train reports | s1 P | s1 R | s1 F1 | s1 FN | leak | s2 merged F1 |",
           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-
-
-class CurveError(ValueError):
-    """A bad option or input file; the message names it and never quotes report text."""
 
 
 def parse_fractions(text: str) -> List[float]:

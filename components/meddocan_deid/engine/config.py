@@ -1,0 +1,69 @@
+"""`RunConfig`: what one run is asked to do (the engine's input; see runner.py)."""
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, Optional
+
+from .. import DEFAULT_MODEL
+from ..deid.options import DeidOptions
+
+REPORT_NAME = "run_report.json"
+EXPORT_FORMATS = ("brat", "labelstudio", "doccano")
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """One run's settings. The key is kept out of `repr` (it never reaches a log).
+
+    input / output: a .txt file, a folder (recursive) or a JSONL file; the output folder.
+    mode: tag, mask, redact or surrogate (a policy may set other operators per label);
+    key: the surrogate key (bytes), None when no label uses the surrogate operator.
+    options: the operators' options (`DeidOptions`, with the policy applied).
+    report_path: the run report (None: OUTPUT/run_report.json).
+    private_dir: also write each original and its `.ann` (original offsets) there;
+    review_dir: write the review site there (both hold PHI; neither may be inside OUTPUT).
+    policy_digest: the policy's digest in the fingerprint (None: the options' policy's).
+    encoding: the fallback codec of inputs that are neither UTF-8 nor detected with confidence.
+    privacy: the pipeline's privacy level, "balanced" or "high" (None: the policy's, else the model's).
+    export_format: also write the private folder for an annotation tool (brat, labelstudio,
+    doccano); needs private_dir.
+    report_options: the options recorded in the run report (the command line's; None: this
+    config's); random_key: the key is a throwaway one (a refused resume says so).
+    progress: a progress bar on stderr (None: when stderr is a terminal).
+    """
+
+    input: Path
+    output: Path
+    mode: str
+    key: Optional[bytes] = field(default=None, repr=False)
+    model: str = DEFAULT_MODEL
+    n_process: int = 1
+    batch_size: int = 32
+    overwrite: bool = False
+    options: DeidOptions = field(default_factory=DeidOptions)
+    report_path: Optional[Path] = None
+    private_dir: Optional[Path] = None
+    review_dir: Optional[Path] = None
+    policy_digest: Optional[str] = None
+    encoding: str = "utf-8"
+    privacy: Optional[str] = None
+    export_format: Optional[str] = None
+    report_options: Optional[Dict[str, Any]] = None
+    random_key: bool = False
+    progress: Optional[bool] = None
+
+    @property
+    def report_file(self) -> Path:
+        return Path(self.report_path) if self.report_path else Path(self.output) / REPORT_NAME
+
+    @property
+    def run_privacy(self) -> Optional[str]:
+        """The privacy level the pipeline runs at: the config's, else the policy's (None: the model's)."""
+        if self.privacy is None and getattr(self.options, "policy", None) is not None:
+            return self.options.policy.privacy
+        return self.privacy
+
+    @property
+    def run_policy_digest(self) -> Optional[str]:
+        if self.policy_digest is None and getattr(self.options, "policy", None) is not None:
+            return self.options.policy.digest()
+        return self.policy_digest

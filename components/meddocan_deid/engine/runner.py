@@ -1,0 +1,347 @@
+"""`Run`: one de-identification run of a `RunConfig` (see config.py).
+
+Steps, each a method: `check_inputs` (paths, encoding, the private and review folders:
+nothing is loaded or written when they fail), `load_model`, `make_fingerprint`, then under
+the output folder's lock (deid/io.py RunLock) `check_resume` (deid/fingerprint.py: resume,
+replace or refuse), `write_reports` (each report, its private copy and its review page) and
+`finish` (the review site, the annotation-tool export, the run report). `execute` runs them
+in that order and returns the run report (also written to the config's report file).
+"""
+import logging
+import sys
+import time
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional
+
+from .. import DEFAULT_MODEL, __version__
+from ..deid.options import DeidOptions
+from ..errors import RunError
+from .config import EXPORT_FORMATS, RunConfig
+from .settings import load_model
+from .workers import results
+
+logger = logging.getLogger("meddocan_deid.deid")
+
+
+class Run:
+    """One run of `config`; `nlp`: an already loaded pipeline (else `config.model` is loaded).
+
+    Refuses (RunError, nothing written) when OUTPUT holds a run with another fingerprint
+    (mode, policy digest, key, model, library version) unless `overwrite`, and when another
+    run holds OUTPUT's lock. A full disk or quota raises OutputFullError (the folder, the
+    reports written; a rerun resumes)."""
+
+    def __init__(self, config: RunConfig, nlp=None):
+        self.config = config
+        self.nlp = nlp
+        self.output = Path(config.output)
+        self.encoding = config.encoding
+        self.n_inputs = 0
+        self.gazetteer: Optional[str] = None
+        self.max_chars = 0
+        self.fingerprint: Dict[str, object] = {}
+        self.replacing = False
+        self.start = 0.0
+        self.load_seconds = 0.0
+        self.counts = {"read": 0, "written": 0, "skipped": 0, "failed": 0}
+        self.failed: List[dict] = []
+        self.per_label: Dict[str, int] = {}
+        self.encodings: Dict[str, int] = {}
+        self._items: Dict[str, object] = {}  # id -> (stem, where, digest) until the result comes
+        self._originals: Dict[str, str] = {}  # kept only for the private folder and the review site
+        self._digests = None
+        self.site = None
+        self.bar = None
+
+    # -- before the lock -------------------------------------------------------------------
+    def check_inputs(self) -> None:
+        """The input, the output, the encoding and the private and review folders (RunError)."""
+        from ..deid.inputs import count_inputs, resolve_encoding
+        from ..deid.io import InputError, check_paths, check_private_dir, input_kind
+
+        c = self.config
+        try:
+            input_kind(c.input)
+            check_paths(c.input, c.output)
+            self.encoding = resolve_encoding(c.encoding)
+            self.n_inputs = count_inputs(c.input)  # no report to read: an error, before loading the model
+            if c.private_dir is not None:
+                check_private_dir(c.private_dir, c.output, c.input, "--private-dir")
+            if c.export_format is not None and c.private_dir is None:
+                raise InputError("--export-format writes into --private-dir: give --private-dir DIR")
+            if c.export_format is not None and c.export_format not in EXPORT_FORMATS:
+                raise InputError(f"--export-format: {c.export_format!r} is not brat, labelstudio or doccano")
+            if c.review_dir is not None:
+                check_private_dir(c.review_dir, c.output, c.input, "--review")
+        except InputError as err:
+            raise RunError(str(err)) from None
+
+    def load_model(self) -> None:
+        """Load `config.model` at the run's privacy level, or set that level on the given pipeline."""
+        privacy = self.config.run_privacy
+        if self.nlp is None:
+            self.nlp = load_model(self.config.model, privacy)
+        elif privacy is not None:
+            from ..pipeline.privacy import set_privacy
+
+            try:
+                set_privacy(self.nlp, privacy)
+            except ValueError as err:
+                raise RunError(str(err)) from None
+
+    def resolve_gazetteer(self) -> None:
+        """The surrogates' source, resolved before any progress (a notice about a missing
+        gazetteer comes once); None when no label uses the surrogate operator."""
+        from ..deid.options import needs_key
+
+        c = self.config
+        if needs_key(c.mode, c.options):
+            from ..deid.gazetteer import gazetteer_source
+
+            self.gazetteer = gazetteer_source(getattr(self.nlp, "vocab", None), c.options.gazetteer)
+
+    def make_fingerprint(self) -> None:
+        from ..deid import fingerprint as fp
+
+        c = self.config
+        self.fingerprint = fp.make_fingerprint(mode=c.mode, key=c.key, policy_digest=c.run_policy_digest, nlp=self.nlp,
+                                               model=c.model, library_version=__version__, options=c.options)
+
+    # -- the whole run -----------------------------------------------------------------------
+    def execute(self) -> dict:
+        """Run every step; returns the run report."""
+        from ..deid.batch import DEFAULT_MAX_CHARS
+        from ..deid.io import InputError, OutputFullError, RunLock, is_disk_full
+
+        self.start = time.time()
+        self.check_inputs()
+        self.load_model()
+        self.load_seconds = time.time() - self.start
+        self.resolve_gazetteer()
+        self.max_chars = self.config.options.max_chars or DEFAULT_MAX_CHARS
+        self.make_fingerprint()
+        output = self.output
+        try:  # one run at a time into a folder: the lock first, before the fingerprint is read
+            existed = output.is_dir()
+            output.mkdir(parents=True, exist_ok=True)
+            lock = RunLock(output, warn=lambda msg: logger.warning("%s", msg)).acquire()
+        except InputError as err:
+            raise RunError(str(err)) from None
+        except OSError as err:
+            if is_disk_full(err):
+                raise OutputFullError(output, 0, err) from None
+            raise
+        try:
+            self.check_resume()
+            return self.execute_locked()
+        except OSError as err:
+            if is_disk_full(err):  # every later write would fail too: stop, and say how to go on
+                raise OutputFullError(output, self.counts["written"], err) from None
+            raise
+        finally:
+            lock.release()
+            try:
+                if not existed and not any(output.iterdir()):  # a refused run leaves no folder behind
+                    output.rmdir()
+            except OSError:
+                pass
+
+    def check_resume(self) -> None:
+        """Before anything is written: a refused run leaves the folder and its run report as they were."""
+        from ..deid import fingerprint as fp
+
+        try:
+            self.replacing = fp.check_resume(self.output, self.fingerprint, overwrite=self.config.overwrite,
+                                             random_key=self.config.random_key)
+        except fp.FingerprintMismatch as err:
+            raise RunError(str(err)) from None
+
+    def execute_locked(self) -> dict:
+        """The part of the run that writes, under the output folder's lock."""
+        from ..deid import fingerprint as fp
+        from ..deid.io import read_digests, remove_temp_files
+
+        c = self.config
+        fp.write_fingerprint(self.output, self.fingerprint, unfinished=self.replacing)
+        removed = remove_temp_files(self.output) + (remove_temp_files(c.private_dir) if c.private_dir is not None else 0)
+        if removed:
+            logger.info("removed %d temporary files left by an interrupted run", removed)
+        self._digests = read_digests(self.output)
+        if c.review_dir is not None:
+            from ..deid.review import ReviewSite
+
+            self.site = ReviewSite(c.review_dir, mode=c.mode)
+        self.write_reports()
+        return self.finish()
+
+    # -- the reports -------------------------------------------------------------------------
+    def fail(self, rid: str, reason: str, where: str = "") -> None:
+        from .record import failure_reason
+
+        self.counts["failed"] += 1
+        reason = failure_reason(where, reason)
+        self.failed.append({"id": rid, **({"file": where} if where else {}), "reason": reason})
+        if self.site is not None:
+            from ..deid.review import ReviewReport
+
+            self.site.add(ReviewReport(rid, None, None, [], status=f"failed: {reason}"))
+
+    def _tick(self) -> None:
+        if self.bar is not None:
+            self.bar.update(1)
+
+    def records(self) -> Iterator:
+        """The records still to de-identify: reports already written (same input digest) are
+        skipped, unreadable ones fail."""
+        from ..deid.io import InputError, is_done, iter_items, load_item
+
+        c = self.config
+        keep_originals = c.private_dir is not None or c.review_dir is not None
+        try:
+            for item in iter_items(c.input, self.encoding):
+                self.counts["read"] += 1
+                item = load_item(item, self.max_chars, self.encoding)  # reads the bytes and their digest
+                if (item.digest is not None and not c.overwrite
+                        and is_done(self.output, item.stem, item.digest, self._digests)):
+                    self.counts["skipped"] += 1
+                    self._tick()
+                    continue
+                if item.error is not None:
+                    self.fail(item.id, item.error, item.where)
+                    self._tick()
+                    continue
+                self._items[item.id] = (item.stem, item.where, item.digest)
+                codec = item.encoding or self.encoding
+                self.encodings[codec] = self.encodings.get(codec, 0) + 1
+                if keep_originals:
+                    self._originals[item.id] = item.record.text
+                yield item.record
+        except InputError as err:
+            raise RunError(str(err)) from None
+
+    def write_result(self, res) -> None:
+        """Write one result: the private copy first (a report is done when its shared .txt exists)."""
+        from ..deid.io import is_disk_full, record_digest, write_private, write_report
+
+        c = self.config
+        stem, where, digest = self._items.pop(res.id)
+        original = self._originals.pop(res.id, None)
+        if res.status != "ok":
+            self.fail(res.id, res.status[len("failed: "):] if res.status.startswith("failed: ") else res.status, where)
+            return
+        try:
+            if c.private_dir is not None:
+                write_private(c.private_dir, stem, original, res.replacements)
+            write_report(self.output, stem, res.text, res.replacements)
+            if digest is not None:
+                record_digest(self.output, stem, digest)
+            if self.site is not None:
+                from ..deid.review import ReviewReport
+
+                self.site.add(ReviewReport(res.id, original, res.text, res.replacements))
+        except OSError as err:
+            if is_disk_full(err):
+                raise
+            self.fail(res.id, f"cannot write the output ({err.strerror or type(err).__name__})", where)
+            return
+        self.counts["written"] += 1
+        for label, _s, _e in res.phi:
+            self.per_label[label] = self.per_label.get(label, 0) + 1
+
+    def write_reports(self) -> None:
+        from .record import Progress
+
+        c = self.config
+        show = sys.stderr.isatty() if c.progress is None else c.progress
+        if show:
+            self.bar = Progress(self.n_inputs)
+        try:
+            for res in results(self.nlp, self.records(), c.mode, c.key, c.options, c.batch_size, c.n_process):
+                self.write_result(res)
+                self._tick()
+        finally:
+            if self.bar is not None:
+                self.bar.close()
+
+    # -- the end -------------------------------------------------------------------------------
+    def report(self) -> dict:
+        """The run report (counts, failures, labels, timings; never a key or text)."""
+        from .record import plain_options
+
+        c = self.config
+        seconds = time.time() - self.start
+        meta = getattr(self.nlp, "meta", {}) or {}
+        counts = self.counts
+        return {
+            "mode": c.mode,
+            "input": str(c.input),
+            "output": str(self.output),
+            "model": {"name": f"{meta.get('lang', '')}_{meta.get('name', '')}".strip("_") or c.model,
+                      "version": meta.get("version")},
+            "library_version": __version__,
+            "fingerprint": self.fingerprint,
+            "options": c.report_options if c.report_options is not None else {
+                "mode": c.mode, "model": c.model, "n_process": c.n_process, "batch_size": c.batch_size,
+                "overwrite": c.overwrite, "encoding": self.encoding, **plain_options(vars(c.options))},
+            "encoding": self.encoding,
+            # the codec each report read in this run was decoded with (UTF-8 first, then detection, then --encoding)
+            "encodings": dict(sorted(self.encodings.items())),
+            "gazetteer": self.gazetteer,  # surrogates drawn from: "pipeline", a folder, "faker-only" (None: not surrogate)
+            "n_process": c.n_process,
+            "batch_size": c.batch_size,
+            "reports": dict(counts),
+            "failed": self.failed,
+            "phi_per_label": dict(sorted(self.per_label.items())),
+            "seconds": round(seconds, 3),
+            "model_load_seconds": round(self.load_seconds, 3),
+            # reports de-identified and written per second, model loading excluded
+            "written_per_second": (round(counts["written"] / (seconds - self.load_seconds), 2)
+                                   if seconds - self.load_seconds > 0 else None),
+        }
+
+    def finish(self) -> dict:
+        """Close the review site, export the private folder, write the run report; the
+        fingerprint of a replacing run is marked finished last."""
+        from ..deid import fingerprint as fp
+        from ..deid.io import compact_digests, write_json
+
+        c = self.config
+        compact_digests(self.output)
+        report = self.report()
+        counts = self.counts
+        assert counts["read"] == counts["written"] + counts["skipped"] + counts["failed"]
+        if self.site is not None:
+            if counts["skipped"]:
+                self.site.notes.append(f"{counts['skipped']} reports already written by an earlier run were skipped "
+                                       "and are not on this site (rerun with --overwrite to include them).")
+            self.site.close()
+        if c.export_format is not None:
+            from ..annotations import AnnotationError, export_private_dir
+
+            try:
+                report["export"] = {"format": c.export_format, "path": str(export_private_dir(
+                    c.private_dir, c.export_format, f"{report['model']['name']}-{report['model']['version']}"))}
+            except AnnotationError as err:
+                report["export"] = {"format": c.export_format, "error": str(err)}
+        write_json(c.report_file, report)
+        if self.replacing:  # every report of this run is written: a resume may skip them again
+            fp.write_fingerprint(self.output, self.fingerprint)
+        return report
+
+
+def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, model: str = DEFAULT_MODEL,
+        n_process: int = 1, batch_size: int = 32, overwrite: bool = False, options: Optional[DeidOptions] = None,
+        report_path: Optional[Path] = None, nlp=None, progress: Optional[bool] = None,
+        private_dir: Optional[Path] = None, review_dir: Optional[Path] = None,
+        policy_digest: Optional[str] = None, encoding: str = "utf-8", cli_options: Optional[dict] = None,
+        privacy: Optional[str] = None, export_format: Optional[str] = None) -> dict:
+    """A run as one call: `Run(RunConfig(...), nlp).execute()`; returns the run report.
+    `cli_options`: the command-line options recorded in the run report (see RunConfig)."""
+    config = RunConfig(input=input_path, output=output, mode=mode, key=key, model=model, n_process=n_process,
+                       batch_size=batch_size, overwrite=overwrite, options=options or DeidOptions(),
+                       report_path=report_path, private_dir=private_dir, review_dir=review_dir,
+                       policy_digest=policy_digest, encoding=encoding, privacy=privacy, export_format=export_format,
+                       report_options=cli_options, random_key=bool((cli_options or {}).get("random_key")),
+                       progress=progress)
+    return Run(config, nlp=nlp).execute()
+

@@ -1,0 +1,57 @@
+"""scripts/compare_runs.py: two trees of runs compared byte for byte, run reports without
+their timings. Every text here is invented."""
+import importlib.util
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+ROOT = Path(__file__).parent.parent.parent
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("compare_runs", ROOT / "scripts" / "compare_runs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _tree(root: Path, seconds: float, text: str = "Paciente: [NOMBRE_SUJETO_ASISTENCIA].\n") -> None:
+    out = root / "tag"
+    out.mkdir(parents=True)
+    (out / "informe_1.txt").write_text(text, encoding="utf-8")
+    (out / "informe_1.ann").write_text("T1\tNOMBRE_SUJETO_ASISTENCIA 10 36\t[NOMBRE_SUJETO_ASISTENCIA]\n",
+                                       encoding="utf-8")
+    report = {"mode": "tag", "output": str(out), "reports": {"read": 1}, "seconds": seconds,
+              "model_load_seconds": seconds / 2, "written_per_second": 1 / seconds}
+    (out / "run_report.json").write_text(json.dumps(report), encoding="utf-8")
+    (root / "tag.log").write_text(f"done in {seconds}s\n", encoding="utf-8")
+
+
+def _compare(base: Path, after: Path, *extra: str):
+    import typer
+
+    app = typer.Typer()
+    app.command()(_script().main)
+    return CliRunner().invoke(app, [str(base), str(after), *extra])
+
+
+def test_same_outputs_other_timings_and_folders(tmp_path):
+    _tree(tmp_path / "base", 3.5)
+    _tree(tmp_path / "after", 9.25)
+    result = _compare(tmp_path / "base", tmp_path / "after", "--exclude", "*.log")
+    assert result.exit_code == 0, result.output
+    assert "identical 3, differing 0" in result.output
+
+
+def test_one_changed_byte_or_missing_file_fails(tmp_path):
+    _tree(tmp_path / "base", 3.5)
+    _tree(tmp_path / "after", 3.5, text="Paciente: [NOMBRE_SUJETO_ASISTENCIA]!\n")
+    (tmp_path / "after" / "tag" / "informe_1.ann").unlink()
+    result = _compare(tmp_path / "base", tmp_path / "after", "--exclude", "*.log")
+    assert result.exit_code == 1
+    assert "differing 1, only in BASE 1" in result.output and "differing: tag/informe_1.txt" in result.output
+    # the logs hold timings: compared as bytes they differ
+    _tree(tmp_path / "b2", 1.0)
+    _tree(tmp_path / "a2", 2.0)
+    assert _compare(tmp_path / "b2", tmp_path / "a2").exit_code == 1
