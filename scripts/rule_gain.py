@@ -12,9 +12,8 @@ counts the previous output's entities that are gone.
 """
 from collections import Counter
 from pathlib import Path
-from typing import Dict, Optional
+from typing import Optional
 
-import spacy
 import typer
 
 import meddocan_deid  # noqa: F401  (registers the factories)
@@ -22,27 +21,14 @@ from meddocan_deid.brat import read_brat_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 PATTERNS = ROOT / "configs" / "patterns"
-TRAINED = ("tok2vec", "ner")
 
 
 def rule_pipeline(rules: Path, institutions: Path, gazetteer: Optional[Path]):
-    overrides: Dict[str, str] = {
-        "paths.sections_patterns": str(PATTERNS / "sections.jsonl"),
+    return build_rule_pipeline(ROOT / "configs" / "pipeline.cfg", PATTERNS, {
         "paths.rule_patterns": str(rules),
         "paths.institution_patterns": str(institutions),
-        "paths.place_names": str(PATTERNS / "place_names.jsonl"),
-        "paths.identifier_patterns": str(PATTERNS / "identifiers.jsonl"),
-        "paths.privacy_rules": str(PATTERNS / "privacy_high.jsonl"),
-        "paths.clinical_words": str(PATTERNS / "clinical_words.txt"),
         "paths.gazetteer": str(gazetteer) if gazetteer else "",
-    }
-    config = spacy.util.load_config(ROOT / "configs" / "pipeline.cfg", overrides=overrides, interpolate=False)
-    config["nlp"]["pipeline"] = [name for name in config["nlp"]["pipeline"] if name not in TRAINED]
-    for name in TRAINED:
-        config["components"].pop(name, None)
-    nlp = spacy.util.load_model_from_config(config, auto_fill=True)
-    nlp.initialize()
-    return nlp
+    })
 
 
 def main(brat_dir: Path = typer.Argument(..., help="a BRAT folder (.txt + .ann)"),
