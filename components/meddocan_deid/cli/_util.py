@@ -20,11 +20,12 @@ class CliError(Exception):
 def resolve_key_and_options(mode: str, *, key_file: Optional[Path], random_key: bool, tag_table: Optional[Path],
                             tag_numbering: bool, keep_sex: bool, keep_age: bool, age_aggregate: str,
                             gazetteer: Optional[Path], max_chars: int, policy: Optional[Path] = None,
-                            keep_kinship: Optional[bool] = None):
+                            keep_kinship: Optional[bool] = None, extra_patterns: Optional[Path] = None):
     """The key and operator options of a run, shared by `deidentify` and `deidentify-spark` so
     that both read the key the same way: `--key-file`, else MEDDOCAN_DEID_KEY, else
     `--random-key`; never a command-line value. `keep_kinship` None: the policy's, else True
-    (a value given here overrides the policy's). Raises CliError with a one-line reason."""
+    (a value given here overrides the policy's); `extra_patterns` likewise (the folder's
+    field-key files are checked now, before the model loads). Raises CliError with a one-line reason."""
     from ..deid.keys import DeidKeyError, load_key
     from ..deid.keys import random_key as fresh_key
     from ..deid.options import DeidOptions, needs_key, read_tag_table
@@ -65,4 +66,15 @@ def resolve_key_and_options(mode: str, *, key_file: Optional[Path], random_key: 
         from dataclasses import replace
 
         options = replace(options, keep_kinship=keep_kinship)
+    if extra_patterns is not None:
+        from dataclasses import replace
+
+        options = replace(options, extra_patterns=extra_patterns)
+    if options.extra_patterns is not None:
+        from ..pipeline.fields import read_field_files
+
+        try:
+            read_field_files(options.extra_patterns)
+        except ValueError as err:
+            raise CliError(f"--extra-patterns: {err}") from None
     return key, options

@@ -135,6 +135,15 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
             set_privacy(nlp, privacy)
         except ValueError as err:
             raise CliError(str(err)) from None
+    field_keys = None
+    if options.extra_patterns is not None:  # a hospital's own field keys, for this run (the model on disk is unchanged)
+        from ..deid.fingerprint import digest_of
+        from ..pipeline.fields import add_field_files
+
+        try:
+            field_keys = digest_of(add_field_files(nlp, options.extra_patterns))
+        except ValueError as err:
+            raise CliError(f"--extra-patterns: {err}") from None
     load_seconds = time.time() - start
     gazetteer = None
     if needs_key(mode, options):  # resolved now: a notice about a missing gazetteer comes once, before any progress
@@ -148,7 +157,7 @@ def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, mode
     if policy_digest is None and getattr(options, "policy", None) is not None:
         policy_digest = options.policy.digest()
     fingerprint = fp.make_fingerprint(mode=mode, key=key, policy_digest=policy_digest, nlp=nlp, model=model,
-                                      library_version=__version__, options=options)
+                                      library_version=__version__, options=options, field_keys=field_keys)
     counts = {"read": 0, "written": 0, "skipped": 0, "failed": 0}
     try:  # one run at a time into a folder: the lock first, before the fingerprint is read
         existed = output.is_dir()
@@ -360,6 +369,7 @@ def deidentify(
     private_dir: Optional[Path] = typer.Option(None, "--private-dir", help="Also write each original and its .ann in the ORIGINAL's offsets here (PHI: not inside OUTPUT)."),
     export_format: Optional[str] = typer.Option(None, "--export-format", help="Also write the --private-dir reports for correction: brat (adds annotation.conf), labelstudio (labelstudio.json) or doccano (doccano.jsonl); see `meddocan-deid export`."),
     review_dir: Optional[Path] = typer.Option(None, "--review", help="Write a static HTML review site here: originals with PHI highlighted beside the output (PHI: not inside OUTPUT)."),
+    extra_patterns: Optional[Path] = typer.Option(None, "--extra-patterns", help="Folder of *.jsonl field-key files (the form of configs/patterns/fields.jsonl): a hospital's own keys, added to the pipeline for this run (overrides the policy's field_keys)."),
 ):
     """De-identify every report of INPUT into OUTPUT.
 
@@ -382,7 +392,7 @@ def deidentify(
         key, options = resolve_key_and_options(
             mode.value, key_file=key_file, random_key=random_key, tag_table=tag_table, tag_numbering=tag_numbering,
             keep_sex=keep_sex, keep_age=keep_age, age_aggregate=age_aggregate, gazetteer=gazetteer, max_chars=max_chars,
-            policy=policy, keep_kinship=keep_kinship)
+            policy=policy, keep_kinship=keep_kinship, extra_patterns=extra_patterns)
         result = run(input_path, output, mode.value, key, model=model, n_process=n_process, batch_size=batch_size,
                      overwrite=overwrite, options=options, report_path=report, private_dir=private_dir,
                      review_dir=review_dir, encoding=encoding,

@@ -2,6 +2,7 @@
 
     age_threshold = 89                      # surrogate: ages at or above it are aggregated
     keep_kinship = true                     # surrogate: keep kinship words of relatives (default)
+    field_keys = "hospital_keys"            # folder of *.jsonl field keys (relative to this file), as --extra-patterns
 
     [operators]                             # per label: tag, mask, redact, surrogate or keep
     SEXO_SUJETO_ASISTENCIA = "keep"         # keep: detected and annotated, left in clear
@@ -39,7 +40,8 @@ from .known_phi import (Span, add_known, compile_terms, find_all, find_known, fo
                         literal_term)
 from .options import LABEL_MODES, DeidOptions
 
-TOP_KEYS = ("operators", "labels", "allow", "deny", "date_shift", "age_threshold", "privacy", "keep_kinship")
+TOP_KEYS = ("operators", "labels", "allow", "deny", "date_shift", "age_threshold", "privacy", "keep_kinship",
+            "field_keys")
 # the pipeline's privacy operating point (the `privacy` component's level)
 PRIVACY_LEVELS = ("balanced", "high")
 ALLOW_KEYS = ("strings", "regexes")
@@ -72,6 +74,7 @@ class Policy:
     age_threshold: Optional[int] = None
     privacy: Optional[str] = None
     keep_kinship: Optional[bool] = None
+    field_keys: Optional[Path] = None  # folder of field-key files; the run fingerprint digests what they hold
 
     def digest(self) -> str:
         """SHA-256 of what the policy says (not where it was read from): the run fingerprint's
@@ -93,6 +96,8 @@ class Policy:
         threshold, kinship setting and span rules."""
         options = options or DeidOptions()
         changes = {"label_modes": {**options.label_modes, **self.operators}, "policy": self}
+        if self.field_keys is not None and options.extra_patterns is None:
+            changes["extra_patterns"] = self.field_keys
         if self.date_shift is not None:
             changes["date_shift"] = self.date_shift
         if self.age_threshold is not None:
@@ -250,8 +255,13 @@ def parse_policy(data, source: str = "<policy>") -> Policy:
     keep_kinship = data.get("keep_kinship")
     if keep_kinship is not None and not isinstance(keep_kinship, bool):
         raise _err(source, "keep_kinship", "expected true (keep kinship words, the default) or false (swap them)")
+    field_keys = data.get("field_keys")
+    if field_keys is not None:
+        if not isinstance(field_keys, str) or not field_keys.strip():
+            raise _err(source, "field_keys", "expected the path of a folder of .jsonl field-key files")
+        field_keys = Path(field_keys)  # load_policy: relative to the policy file's folder
     return Policy(source, operators, frozenset(disabled), allow_strings, allow_regexes, tuple(deny), date_shift,
-                  age_threshold, privacy, keep_kinship)
+                  age_threshold, privacy, keep_kinship, field_keys)
 
 
 def load_policy(path: Union[str, Path]) -> Policy:
@@ -276,7 +286,10 @@ def load_policy(path: Union[str, Path]) -> Policy:
         raise PolicyError(f"{path}: not valid JSON (line {getattr(err, 'lineno', '?')})") from None
     if not isinstance(data, dict):
         raise PolicyError(f"{path}: expected a table (a JSON object) at the top")
-    return parse_policy(data, str(path))
+    policy = parse_policy(data, str(path))
+    if policy.field_keys is not None and not policy.field_keys.is_absolute():
+        policy = replace(policy, field_keys=path.parent / policy.field_keys)
+    return policy
 
 
 def as_policy(policy: Union[None, str, Path, Policy]) -> Optional[Policy]:
