@@ -8,7 +8,8 @@ shipped weights.
   (`nlp.resume_training`). Each batch of `batch_size` reports holds round(local_share x
   batch_size) local reports and MEDDOCAN train reports for the rest (rehearsal: what the NER
   learnt is trained on again, so it does not forget the other layouts); each set is read in
-  seeded shuffled passes.
+  seeded shuffled passes. `frozen` components run on each batch without being updated; local
+  labels the NER lacks are added to it first (`add_labels`; outside the MEDDOCAN set: an error).
 - Estimate: K-fold cross-validation over the local reports. For each fold and each train size,
   the shipped pipeline is fine-tuned on that many local reports outside the fold (the first
   ones of a seeded order of the other folds) and scored on the fold, so no report is scored
