@@ -23,7 +23,7 @@ from typing import Annotated, Optional
 import typer
 
 from meddocan_deid.files import atomic_write
-from meddocan_deid.training.adapt import AdaptError, Settings, adapt, parse_sizes
+from meddocan_deid.training.adapt import AdaptError, Settings, adapt, parse_frozen, parse_sizes
 
 
 def main(
@@ -35,11 +35,13 @@ def main(
     name: Annotated[str, typer.Option(help="Local name for the version: <shipped>+local.<name>")] = "site",
     folds: Annotated[int, typer.Option(help="K of the K-fold cross-validation over the local reports")] = 5,
     train_sizes: Annotated[str, typer.Option(help="Local reports each fold model trains on (learning curve)")] = "5,10,20",
-    local_share: Annotated[float, typer.Option(help="Share of each batch drawn from the local reports")] = 0.5,
-    max_steps: Annotated[int, typer.Option(help="Updates (batches) per fine-tuning")] = 300,
+    local_share: Annotated[float, typer.Option(help="Share of each batch drawn from the local reports")] = 0.25,
+    max_steps: Annotated[int, typer.Option(help="Updates (batches) per fine-tuning")] = 40,
     batch_size: Annotated[int, typer.Option(help="Reports per batch")] = 8,
-    learn_rate: Annotated[float, typer.Option(help="Adam learning rate")] = 0.0005,
-    dropout: Annotated[float, typer.Option(help="Dropout")] = 0.1,
+    learn_rate: Annotated[float, typer.Option(help="Adam learning rate")] = 0.0002,
+    dropout: Annotated[float, typer.Option(help="Dropout")] = 0.3,
+    frozen: Annotated[str, typer.Option(help="Components run but not updated: 'tok2vec' (only the NER learns) or ''")] = "",
+    average: Annotated[bool, typer.Option(help="Save the running average of the weights over the updates")] = False,
     seed: Annotated[int, typer.Option(help="Seed of the folds, the batches and training")] = 0,
     dev_limit: Annotated[int, typer.Option(help="Score only the first N dev reports (0: all)")] = 0,
     packages: Annotated[Optional[Path], typer.Option(help="Also build the pipeline wheel in this folder")] = None,
@@ -49,9 +51,11 @@ def main(
 
     fix_random_seed(seed)
     settings = Settings(local_share=local_share, folds=folds, max_steps=max_steps, batch_size=batch_size,
-                        learn_rate=learn_rate, dropout=dropout, seed=seed, dev_limit=dev_limit)
+                        learn_rate=learn_rate, dropout=dropout, seed=seed, dev_limit=dev_limit,
+                        average=average)
     try:
         settings.train_sizes = parse_sizes(train_sizes)
+        settings.frozen = parse_frozen(frozen)
         result = adapt(base, local, train, dev, output_dir, name, settings, log=typer.echo)
     except AdaptError as err:
         typer.echo(str(err), err=True)

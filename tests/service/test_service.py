@@ -133,6 +133,13 @@ def test_inline_policy_and_known_phi_are_applied(client):
     assert "Zurbarán" not in body["text"]
 
 
+def test_policy_field_keys_are_refused_per_request(client):
+    """A request names no folder on the server: field keys come with the served pipeline."""
+    r = client.post("/analyze", headers=AUTH, json={"text": REPORT, "policy": {"field_keys": "/tmp"}})
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "policy", "field_keys"]
+    assert "add-patterns" in r.json()["detail"][0]["msg"]
+
+
 def test_privacy_high_per_request_leaves_the_server_default(client, rule_nlp):
     text = REPORT + "Refiere dolor tras una excursión con Zurbatxegi por el monte.\n"
     balanced = client.post("/analyze", json={"text": text}, headers=AUTH).json()

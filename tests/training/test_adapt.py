@@ -206,3 +206,88 @@ def test_package_merges_extra_meta(tmp_path):
     meta = json.loads(out.read_text(encoding="utf-8"))
     assert meta["adaptation"] == {"local_reports": 4} and meta["description"] == "adapted"
     assert meta["sources"]  # the rest of the package meta is kept
+
+
+def test_labels_the_ner_lacks_are_added_with_a_notice(data, tmp_path):
+    """A local label the shipped NER never learned: the NER gets it (output layer resized, its
+    predictions unchanged until trained), adapt says so once, and learns it."""
+    from meddocan_deid.training.adapt import Gold, add_labels, adapt, fine_tune, missing_labels
+
+    config = spacy.util.load_config_from_str(TINY)
+    nlp = spacy.util.load_model_from_config(config, auto_fill=True)
+    nlp.get_pipe("ner").add_label("NOMBRE_SUJETO_ASISTENCIA")  # a one-label "shipped" NER
+    general = [report(f"m{i}", NAMES[i], False) for i in range(6)]
+    examples = [Example.from_dict(nlp.make_doc(t), {"entities": [(s, e, lab) for lab, s, e in sp]}) for _, t, sp in general]
+    optimizer = nlp.initialize(lambda: examples)
+    for _ in range(5):
+        nlp.update(examples, sgd=optimizer)
+    nlp.to_disk(tmp_path / "one_label")
+    local = []
+    for i, word in enumerate(LOCAL_WORDS):  # invented: the local layout also gives a record number
+        _, text, spans = report(f"h{i}", word, True)
+        text += f"NHC: {7310 + i}44\n"
+        start = text.index("NHC: ") + 5
+        local.append((f"h{i}", text, spans + [("ID_SUJETO_ASISTENCIA", start, start + 6)]))
+    write_docbin(tmp_path / "local.spacy", local)
+    golds = read_gold(tmp_path / "local.spacy", "local")
+
+    shipped = spacy.load(tmp_path / "one_label")
+    texts = [g.text for g in golds]
+    before = [[(e.start_char, e.end_char, e.label_) for e in d.ents] for d in shipped.pipe(texts)]
+    new = missing_labels(shipped, golds, "local")
+    assert new == ["ID_SUJETO_ASISTENCIA"]
+    add_labels(shipped, new)
+    assert "ID_SUJETO_ASISTENCIA" in shipped.get_pipe("ner").labels
+    assert [[(e.start_char, e.end_char, e.label_) for e in d.ents] for d in shipped.pipe(texts)] == before
+
+    tuned = fine_tune(str(tmp_path / "one_label"), golds, [], Settings(max_steps=30, batch_size=4, learn_rate=0.01), 0)
+    assert any(e.label_ == "ID_SUJETO_ASISTENCIA" for d in tuned.pipe(texts) for e in d.ents)
+
+    lines = []
+    adapt(str(tmp_path / "one_label"), tmp_path / "local.spacy", data["train"], data["dev"], tmp_path / "run", "h",
+          Settings(folds=2, train_sizes=(1,), max_steps=2, batch_size=2), log=lines.append)
+    notices = [line for line in lines if line.startswith("notice:")]
+    assert len(notices) == 1 and "lacks 1 label(s)" in notices[0] and notices[0].endswith("ID_SUJETO_ASISTENCIA")
+    saved = spacy.load(tmp_path / "run" / "pipeline")
+    assert "ID_SUJETO_ASISTENCIA" in saved.get_pipe("ner").labels
+
+    foreign = [Gold("x", "Código 12", [(7, 9, "CODIGO_LOCAL")], [("CODIGO_LOCAL", 7, 9)])]
+    with pytest.raises(AdaptError, match="outside the MEDDOCAN set: CODIGO_LOCAL"):
+        missing_labels(shipped, foreign, "local reports")
+
+
+def same_weights(nlp_a, nlp_b, name):
+    import numpy
+
+    def weights(nlp):
+        return [node.get_param(p) for node in nlp.get_pipe(name).model.walk() for p in node.param_names
+                if node.has_param(p)]
+
+    a, b = weights(nlp_a), weights(nlp_b)
+    return len(a) == len(b) and all(numpy.array_equal(x, y) for x, y in zip(a, b))
+
+
+def test_frozen_tok2vec_averages_and_dev_per_size(data):
+    from spacy.util import fix_random_seed
+
+    from meddocan_deid.training.adapt import fine_tune, parse_frozen
+
+    local = read_gold(data["local"], "local")
+    general = read_gold(data["train"], "train")
+    base = spacy.load(data["base"])
+    settings = Settings(max_steps=4, batch_size=4, learn_rate=0.01, frozen=parse_frozen("tok2vec"))
+    frozen = fine_tune(str(data["base"]), local, general, settings, 0)
+    assert same_weights(frozen, base, "tok2vec")  # run, never updated
+    assert not same_weights(frozen, base, "ner")
+    with pytest.raises(AdaptError, match="--frozen: ner cannot be frozen"):
+        parse_frozen("tok2vec,ner")
+    runs = {}
+    for average in (False, True):
+        fix_random_seed(0)
+        runs[average] = fine_tune(str(data["base"]), local, general,
+                                  Settings(max_steps=4, batch_size=4, learn_rate=0.01, average=average), 0)
+    assert not same_weights(runs[True], runs[False], "ner")
+    dev = read_gold(data["dev"], "dev")
+    _before, rows, _plan = cross_validate(str(data["base"]), local, general,
+                                          Settings(folds=2, train_sizes=(1, 5), max_steps=2, batch_size=2), dev=dev)
+    assert all(r.dev["n_docs"] == 3 for r in rows)  # the first fold's model of each size, on every dev report

@@ -1,7 +1,7 @@
 """The `meddocan-deid` typer app (also `python -m meddocan_deid`): the root options and the
 commands `deidentify` (cli/deidentify.py), `review` (cli/review.py), `keygen` (cli/keygen.py),
 `deidentify-spark` (cli/spark.py), `serve` (cli/serve.py), `export` and `import`
-(cli/annotations.py)."""
+(cli/annotations.py), `add-patterns` (cli/patterns.py)."""
 import os
 import sys
 from typing import List, Optional
@@ -12,6 +12,7 @@ from .. import __version__
 from .annotations import EXPORT_EPILOG, export_command, import_command
 from .deidentify import DEIDENTIFY_EPILOG, deidentify
 from .keygen import KEYGEN_EPILOG, keygen
+from .patterns import ADD_PATTERNS_EPILOG, add_patterns_command
 from .review import review_command
 from .serve import SERVE_EPILOG, serve
 from .spark import deidentify_spark
@@ -42,6 +43,8 @@ app.command("serve", epilog=SERVE_EPILOG, short_help="Serve de-identification ov
 app.command("export", epilog=EXPORT_EPILOG,
             short_help="Export the pipeline's entities on the original reports for correction (PHI).")(export_command)
 app.command("import", short_help="Import corrected annotations (BRAT, Label Studio, doccano) as a DocBin.")(import_command)
+app.command("add-patterns", epilog=ADD_PATTERNS_EPILOG,
+            short_help="Save a pipeline with a hospital's own field keys added.")(add_patterns_command)
 
 
 def main(argv: Optional[List[str]] = None) -> None:

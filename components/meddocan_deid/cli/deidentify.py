@@ -61,6 +61,7 @@ def deidentify(
     private_dir: Optional[Path] = typer.Option(None, "--private-dir", help="Also write each original and its .ann in the ORIGINAL's offsets here (PHI: not inside OUTPUT)."),
     export_format: Optional[str] = typer.Option(None, "--export-format", help="Also write the --private-dir reports for correction: brat (adds annotation.conf), labelstudio (labelstudio.json) or doccano (doccano.jsonl); see `meddocan-deid export`."),
     review_dir: Optional[Path] = typer.Option(None, "--review", help="Write a static HTML review site here: originals with PHI highlighted beside the output (PHI: not inside OUTPUT)."),
+    extra_patterns: Optional[Path] = typer.Option(None, "--extra-patterns", help="Folder of *.jsonl field-key files (the form of configs/patterns/fields.jsonl): a hospital's own keys, added to the pipeline for this run (overrides the policy's field_keys)."),
 ):
     """De-identify every report of INPUT into OUTPUT.
 
@@ -83,7 +84,7 @@ def deidentify(
         key, options = resolve_key_and_options(
             mode.value, key_file=key_file, random_key=random_key, tag_table=tag_table, tag_numbering=tag_numbering,
             keep_sex=keep_sex, keep_age=keep_age, age_aggregate=age_aggregate, gazetteer=gazetteer, max_chars=max_chars,
-            policy=policy, keep_kinship=keep_kinship)
+            policy=policy, keep_kinship=keep_kinship, extra_patterns=extra_patterns)
         config = RunConfig(input=input_path, output=output, mode=mode.value, key=key, model=model, n_process=n_process,
                            batch_size=batch_size, overwrite=overwrite, options=options, report_path=report,
                            private_dir=private_dir, review_dir=review_dir, encoding=encoding, privacy=privacy,

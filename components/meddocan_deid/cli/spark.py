@@ -214,6 +214,9 @@ def deidentify_spark(
                 max_chars=max_chars, policy=policy, keep_kinship=keep_kinship)
         except RunError as err:
             raise SparkCliError(str(err)) from None
+        if options.extra_patterns is not None:
+            raise SparkCliError("the policy's field_keys are not read by deidentify-spark: save a pipeline with "
+                                "them (meddocan-deid add-patterns) and give it as --model")
         settings = {}
         for item in conf or []:
             k, sep, v = item.partition("=")

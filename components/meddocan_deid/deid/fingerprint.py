@@ -3,7 +3,7 @@
 Each output folder holds `run_fingerprint.json` with the mode, the policy digest, a
 fingerprint of the key (HMAC-SHA256 of a fixed string under the key: it identifies the key
 without revealing it), the model name and version, the pipeline's privacy level, whether kinship words are kept
-(surrogate runs) and the library version. A run that
+(surrogate runs), the digest of the field keys added for the run (`--extra-patterns`) and the library version. A run that
 finds a fingerprint differing in any field refuses to resume (reports made one way would
 sit next to reports made another way); `--overwrite` redoes the run and writes the new
 fingerprint. The file never holds the key, a text or a path to a report.
@@ -24,7 +24,7 @@ KEY_FINGERPRINT_MESSAGE = b"meddocan-deid key fingerprint v1"
 FORMAT = 1
 # compared fields, in the order the refusal names them
 FIELDS = ("mode", "policy_digest", "key_fingerprint", "model_name", "model_version", "privacy", "keep_kinship",
-          "library_version")
+          "field_keys", "library_version")
 # set while an --overwrite run is under way: a resume must not skip reports of the old run
 UNFINISHED = "overwrite_unfinished"
 
@@ -91,7 +91,8 @@ def kinship_setting(mode: str, options) -> Optional[bool]:
 
 
 def make_fingerprint(*, mode: str, key: Optional[bytes], policy_digest: Optional[str], nlp, model: str,
-                     library_version: str, options=None) -> Dict[str, Any]:
+                     library_version: str, options=None, field_keys: Optional[str] = None) -> Dict[str, Any]:
+    """field_keys: digest of the field-key entries added for the run (None: none added)."""
     from .options import DeidOptions
 
     ident = model_identity(nlp, model)
@@ -104,6 +105,7 @@ def make_fingerprint(*, mode: str, key: Optional[bytes], policy_digest: Optional
         "model_version": ident["version"],
         "privacy": privacy_level(nlp),
         "keep_kinship": kinship_setting(mode, options if options is not None else DeidOptions()),
+        "field_keys": field_keys or "none",
         "library_version": library_version,
     }
 
@@ -132,6 +134,8 @@ def differences(old: Dict[str, Any], new: Dict[str, Any]) -> List[str]:
         before, now = old.get(name), new.get(name)
         if name == "privacy":  # folders written before the setting existed were balanced
             before, now = before or "balanced", now or "balanced"
+        if name == "field_keys":  # folders written before the setting existed added none
+            before, now = before or "none", now or "none"
         if name == "keep_kinship":
             before, now = _kinship(old), _kinship(new)
             if before is None or now is None:  # not a surrogate run: the mode or the key tells the difference

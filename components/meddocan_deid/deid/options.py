@@ -30,6 +30,9 @@ class DeidOptions:
         reaching further when a shifted date would reproduce another date of the report).
     policy: the span rules of a policy file (labels off, allow and deny lists), applied to
         the detected spans before the operator (see `meddocan_deid.deid.policy`).
+    extra_patterns: a folder of `*.jsonl` field-key files (a hospital's own keys, the form of
+        configs/patterns/fields.jsonl) added to the pipeline's `fields` component for the run
+        (`meddocan_deid.pipeline.fields.add_field_files`).
     """
 
     tag_names: Dict[str, str] = field(default_factory=dict)
@@ -45,6 +48,7 @@ class DeidOptions:
     label_modes: Dict[str, str] = field(default_factory=dict)
     date_shift: Optional[Tuple[int, int]] = None
     policy: Optional[Any] = None
+    extra_patterns: Optional[Path] = None
 
 
 def check_mode(mode: str) -> str:

@@ -2,6 +2,7 @@
 
     age_threshold = 89                      # surrogate: ages at or above it are aggregated
     keep_kinship = true                     # surrogate: keep kinship words of relatives (default)
+    field_keys = "hospital_keys"            # folder of *.jsonl field keys (relative to this file), as --extra-patterns
 
     [operators]                             # per label: tag, mask, redact, surrogate or keep
     SEXO_SUJETO_ASISTENCIA = "keep"         # keep: detected and annotated, left in clear
@@ -44,7 +45,8 @@ from .known_phi import (Span, add_known, compile_terms, find_all, find_known, fo
 from .options import LABEL_MODES, DeidOptions
 from ..errors import PolicyError  # noqa: F401  (re-exported)
 
-TOP_KEYS = ("operators", "labels", "allow", "deny", "date_shift", "age_threshold", "privacy", "keep_kinship")
+TOP_KEYS = ("operators", "labels", "allow", "deny", "date_shift", "age_threshold", "privacy", "keep_kinship",
+            "field_keys")
 # the pipeline's privacy operating point (the `privacy` component's level)
 PRIVACY_LEVELS = ("balanced", "high")
 MAX_SHIFT_DAYS = 36525  # a century
@@ -70,6 +72,7 @@ class Policy:
     age_threshold: Optional[int] = None
     privacy: Optional[str] = None
     keep_kinship: Optional[bool] = None
+    field_keys: Optional[Path] = None  # folder of field-key files; the run fingerprint digests what they hold
 
     def digest(self) -> str:
         """SHA-256 of what the policy says (not where it was read from): the run fingerprint's
@@ -91,6 +94,8 @@ class Policy:
         threshold, kinship setting and span rules."""
         options = options or DeidOptions()
         changes = {"label_modes": {**options.label_modes, **self.operators}, "policy": self}
+        if self.field_keys is not None and options.extra_patterns is None:
+            changes["extra_patterns"] = self.field_keys
         if self.date_shift is not None:
             changes["date_shift"] = self.date_shift
         if self.age_threshold is not None:
@@ -212,6 +217,12 @@ def _kinship(value):
     return value
 
 
+def _field_keys(value):
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise _problem("expected the path of a folder of .jsonl field-key files")
+    return value
+
+
 def _deny_list(value):
     if not isinstance(value, list):
         raise _problem("expected a list of tables ([[deny]] with label, strings, regexes)")
@@ -277,6 +288,7 @@ class _PolicyFile(BaseModel):
     age_threshold: Annotated[Optional[int], _int_in(1, MAX_AGE)] = None
     privacy: Annotated[Optional[str], BeforeValidator(_privacy)] = None
     keep_kinship: Annotated[Optional[bool], BeforeValidator(_kinship)] = None
+    field_keys: Annotated[Optional[str], BeforeValidator(_field_keys)] = None
 
     def to_policy(self, source: str, order: Sequence[str] = ()) -> Policy:
         """The Policy; `order`: the labels of the file's operators table in the file's order."""
@@ -286,7 +298,8 @@ class _PolicyFile(BaseModel):
         deny = tuple(DenyRule(d.label, tuple(d.strings), tuple(d.regexes)) for d in self.deny)
         date_shift = (self.date_shift.min_days, self.date_shift.max_days) if self.date_shift is not None else None
         return Policy(source, operators, disabled, frozenset(self.allow.strings), tuple(self.allow.regexes), deny,
-                      date_shift, self.age_threshold, self.privacy, self.keep_kinship)
+                      date_shift, self.age_threshold, self.privacy, self.keep_kinship,
+                      Path(self.field_keys) if self.field_keys is not None else None)
 
 
 def _allowed_keys(model) -> str:
@@ -377,7 +390,10 @@ def load_policy(path: Union[str, Path]) -> Policy:
         raise PolicyError(f"{path}: not valid JSON (line {getattr(err, 'lineno', '?')})") from None
     if not isinstance(data, dict):
         raise PolicyError(f"{path}: expected a table (a JSON object) at the top")
-    return parse_policy(data, str(path))
+    policy = parse_policy(data, str(path))
+    if policy.field_keys is not None and not policy.field_keys.is_absolute():  # relative to the policy file
+        policy = replace(policy, field_keys=Path(path).parent / policy.field_keys)
+    return policy
 
 
 def as_policy(policy: Union[None, str, Path, Policy]) -> Optional[Policy]:

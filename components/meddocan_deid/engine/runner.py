@@ -40,6 +40,7 @@ class Run:
         self.gazetteer: Optional[str] = None
         self.max_chars = 0
         self.fingerprint: Dict[str, object] = {}
+        self.field_keys: Optional[str] = None  # digest of the run's extra field keys (--extra-patterns)
         self.replacing = False
         self.start = 0.0
         self.load_seconds = 0.0
@@ -88,6 +89,15 @@ class Run:
                 set_privacy(self.nlp, privacy)
             except ValueError as err:
                 raise RunError(str(err)) from None
+        extra = self.config.options.extra_patterns
+        if extra is not None:  # a hospital's own field keys, for this run (the model on disk is unchanged)
+            from ..deid.fingerprint import digest_of
+            from ..pipeline.fields import add_field_files
+
+            try:
+                self.field_keys = digest_of(add_field_files(self.nlp, extra))
+            except ValueError as err:
+                raise RunError(f"--extra-patterns: {err}") from None
 
     def resolve_gazetteer(self) -> None:
         """The surrogates' source, resolved before any progress (a notice about a missing
@@ -105,7 +115,8 @@ class Run:
 
         c = self.config
         self.fingerprint = fp.make_fingerprint(mode=c.mode, key=c.key, policy_digest=c.run_policy_digest, nlp=self.nlp,
-                                               model=c.model, library_version=__version__, options=c.options)
+                                               model=c.model, library_version=__version__, options=c.options,
+                                               field_keys=self.field_keys)
 
     # -- the whole run -----------------------------------------------------------------------
     def execute(self) -> dict:

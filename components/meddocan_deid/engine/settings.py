@@ -10,7 +10,8 @@ from ..errors import RunError
 def resolve_key_and_options(mode: str, *, key_file: Optional[Path], random_key: bool, tag_table: Optional[Path],
                             tag_numbering: bool, keep_sex: bool, keep_age: bool, age_aggregate: str,
                             gazetteer: Optional[Path], max_chars: int, policy: Optional[Path] = None,
-                            keep_kinship: Optional[bool] = None) -> Tuple[Optional[bytes], DeidOptions]:
+                            keep_kinship: Optional[bool] = None,
+                            extra_patterns: Optional[Path] = None) -> Tuple[Optional[bytes], DeidOptions]:
     """The key and operator options of a run, shared by `deidentify` and `deidentify-spark` so
     that both read the key the same way: `--key-file`, else MEDDOCAN_DEID_KEY, else
     `--random-key`; never a command-line value. `keep_kinship` None: the policy's, else True
@@ -53,6 +54,15 @@ def resolve_key_and_options(mode: str, *, key_file: Optional[Path], random_key: 
         options = run_policy.apply(options)
     if keep_kinship is not None:
         options = replace(options, keep_kinship=keep_kinship)
+    if extra_patterns is not None:  # overrides the policy's field_keys
+        options = replace(options, extra_patterns=extra_patterns)
+    if options.extra_patterns is not None:  # checked now, before the model loads
+        from ..pipeline.fields import read_field_files
+
+        try:
+            read_field_files(options.extra_patterns)
+        except ValueError as err:
+            raise RunError(f"--extra-patterns: {err}") from None
     return key, options
 
 

@@ -188,9 +188,17 @@ class FieldEntry:
     layouts: Tuple[str, ...]  # extra layouts: "next_line" (signature), "salutation"
 
 
+ENTRY_FIELDS = ("label", "kind", "keys", "phrases", "layouts", "lang")  # lang: the language of the keys (ca, gl, eu), a note only
+
+
 def validate_entries(entries: Iterable[dict], source: str = "field keys") -> List[dict]:
     clean = []
     for i, e in enumerate(entries, start=1):
+        if not isinstance(e, dict):
+            raise ValueError(f"{source}: entry {i}: expected a JSON object with {', '.join(ENTRY_FIELDS)}")
+        unknown = sorted(str(k)[:40] for k in e if k not in ENTRY_FIELDS)
+        if unknown:
+            raise ValueError(f"{source}: entry {i}: unknown field {unknown[0]!r} (allowed: {', '.join(ENTRY_FIELDS)})")
         if e.get("label") not in LABELS:
             raise ValueError(f"{source}: entry {i}: unknown label (expected one of the MEDDOCAN labels)")
         if e.get("kind") not in KINDS:
@@ -198,7 +206,7 @@ def validate_entries(entries: Iterable[dict], source: str = "field keys") -> Lis
         if not e.get("keys") and not e.get("phrases"):
             raise ValueError(f"{source}: entry {i}: needs 'keys' or 'phrases' (lists of strings)")
         for field in ("keys", "phrases", "layouts"):
-            if not all(isinstance(k, str) and k.strip() for k in e.get(field, [])):
+            if not isinstance(e.get(field, []), list) or not all(isinstance(k, str) and k.strip() for k in e.get(field, [])):
                 raise ValueError(f"{source}: entry {i}: '{field}' must be a list of non-empty strings")
         if "lang" in e and not (isinstance(e["lang"], str) and re.fullmatch(r"[a-z]{2,3}", e["lang"])):
             raise ValueError(f"{source}: entry {i}: 'lang' must be a language code such as 'ca', 'gl' or 'eu'")
@@ -208,6 +216,55 @@ def validate_entries(entries: Iterable[dict], source: str = "field keys") -> Lis
             entry["lang"] = e["lang"]  # documentation only: every key counts in every report
         clean.append(entry)
     return clean
+
+
+def read_field_files(folder) -> List[Tuple[str, List[dict]]]:
+    """The validated entries of every `*.jsonl` file of `folder` (a hospital's own keys, in the
+    form of configs/patterns/fields.jsonl), by file name. Raises ValueError naming the file and
+    the line or entry: a missing folder, a folder without `.jsonl` file, a line that is not a
+    JSON object, a bad entry (`validate_entries`; entries count the non-blank lines)."""
+    import json
+    from pathlib import Path
+
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ValueError(f"{folder}: field-key folder not found")
+    files = sorted(p for p in folder.glob("*.jsonl") if p.is_file())
+    if not files:
+        raise ValueError(f"{folder}: no .jsonl field-key file (one JSON object a line, as configs/patterns/fields.jsonl)")
+    out = []
+    for path in files:
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except UnicodeDecodeError as err:
+            raise ValueError(f"{path}: not valid UTF-8 (byte {err.start})") from None
+        except OSError as err:
+            raise ValueError(f"{path}: cannot read ({err.strerror or type(err).__name__})") from None
+        entries = []
+        for lineno, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                entries.append(json.loads(line))
+            except ValueError as err:
+                raise ValueError(f"{path}: line {lineno}: not valid JSON ({getattr(err, 'msg', err)}, "
+                                 f"column {getattr(err, 'colno', '?')})") from None
+        if not entries:
+            raise ValueError(f"{path}: no entry")
+        out.append((str(path), validate_entries(entries, str(path))))
+    return out
+
+
+def add_field_files(nlp: Language, folder, component: str = "fields") -> List[dict]:
+    """Add the keys of every `*.jsonl` file of `folder` (`read_field_files`) to the pipeline's
+    fields component; returns the entries added. ValueError when the pipeline has none."""
+    if component not in getattr(nlp, "component_names", ()):
+        raise ValueError(f"the pipeline has no {component!r} component to add field keys to")
+    added = []
+    for source, entries in read_field_files(folder):
+        nlp.get_pipe(component).add_patterns(entries, source)
+        added.extend(entries)
+    return added
 
 
 @Language.factory(

@@ -82,6 +82,9 @@ class Engine:
                 policy = parse_policy(req.policy, source="policy")
             except PolicyError as err:
                 raise field_error(("policy",), _problem(err)) from None
+            if policy.field_keys is not None:  # a request names no server folder: the served pipeline has its keys
+                raise field_error(("policy", "field_keys"), "not accepted by the service: serve a pipeline saved "
+                                                            "with the keys (meddocan-deid add-patterns)")
             options = policy.apply(options)
         try:
             known = validate_known_phi(req.known_phi) if req.known_phi is not None else None

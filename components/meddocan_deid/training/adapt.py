@@ -8,7 +8,8 @@ shipped weights.
   (`nlp.resume_training`). Each batch of `batch_size` reports holds round(local_share x
   batch_size) local reports and MEDDOCAN train reports for the rest (rehearsal: what the NER
   learnt is trained on again, so it does not forget the other layouts); each set is read in
-  seeded shuffled passes.
+  seeded shuffled passes. `frozen` components run on each batch without being updated; local
+  labels the NER lacks are added to it first (`add_labels`; outside the MEDDOCAN set: an error).
 - Estimate: K-fold cross-validation over the local reports. For each fold and each train size,
   the shipped pipeline is fine-tuned on that many local reports outside the fold (the first
   ones of a seeded order of the other folds) and scored on the fold, so no report is scored
@@ -56,15 +57,19 @@ class Gold:
 
 @dataclass
 class Settings:
-    local_share: float = 0.5
+    """Defaults: the setting of docs/adaptation.md (2026-11-24) that kept MEDDOCAN dev within 0.005
+    of the shipped pipeline while learning the local layout."""
+    local_share: float = 0.25
     folds: int = 5
     train_sizes: Tuple[int, ...] = (5, 10, 20)
-    max_steps: int = 300
+    max_steps: int = 40
     batch_size: int = 8
-    learn_rate: float = 0.0005
-    dropout: float = 0.1
+    learn_rate: float = 0.0002
+    dropout: float = 0.3
     seed: int = 0
     dev_limit: int = 0
+    frozen: Tuple[str, ...] = ()  # of TRAINABLE: run (annotating) but not updated, like spaCy's frozen_components
+    average: bool = False  # keep the running average of the weights over the updates (as `spacy train` saves)
 
 
 @dataclass
@@ -73,6 +78,7 @@ class Row:
     size: int
     trained: List[int] = field(default_factory=list)  # local reports per fold model
     scores: Dict[str, float] = field(default_factory=dict)
+    dev: Dict[str, float] = field(default_factory=dict)  # MEDDOCAN dev, the first fold's model (forgetting)
 
 
 def parse_sizes(text: str) -> Tuple[int, ...]:
@@ -153,11 +159,31 @@ def trainable(nlp: Language) -> List[str]:
     return names
 
 
-def check_labels(nlp: Language, golds: Sequence[Gold], what: str) -> None:
-    known = set(nlp.get_pipe("ner").labels)
-    unknown = sorted({lab for g in golds for _s, _e, lab in g.ents} - known)
-    if unknown:
-        raise AdaptError(f"{what}: labels the NER does not have: {', '.join(unknown)}")
+def parse_frozen(text: str) -> Tuple[str, ...]:
+    names = tuple(p.strip() for p in text.split(",") if p.strip())
+    bad = [n for n in names if n not in TRAINABLE or n == "ner"]
+    if bad:
+        raise AdaptError(f"--frozen: {', '.join(bad)} cannot be frozen (only 'tok2vec'; 'ner' is what adapt trains)")
+    return names
+
+
+def missing_labels(nlp: Language, golds: Sequence[Gold], what: str) -> List[str]:
+    """Labels of the reports the NER lacks (it learns them: `add_labels`); a label outside the
+    MEDDOCAN set is an error, since the other components and the scores know only those."""
+    from .. import LABELS
+
+    used = {lab for g in golds for _s, _e, lab in g.ents}
+    foreign = sorted(used - set(LABELS))
+    if foreign:
+        raise AdaptError(f"{what}: labels outside the MEDDOCAN set: {', '.join(foreign)}")
+    return sorted(used - set(nlp.get_pipe("ner").labels))
+
+
+def add_labels(nlp: Language, labels: Sequence[str]) -> None:
+    """Give the trained NER new labels: spaCy resizes its output layer, the other weights are kept."""
+    ner = nlp.get_pipe("ner")
+    for label in labels:
+        ner.add_label(label)
 
 
 def fine_tune(base: str, local: Sequence[Gold], general: Sequence[Gold], settings: Settings, seed: int,
@@ -165,21 +191,35 @@ def fine_tune(base: str, local: Sequence[Gold], general: Sequence[Gold], setting
     """The shipped pipeline loaded afresh, its tok2vec + NER updated for `max_steps` batches."""
     nlp = spacy.load(base)
     names = trainable(nlp)
-    check_labels(nlp, local, "local reports")
-    check_labels(nlp, general, "MEDDOCAN train")
-    optimizer = nlp.resume_training(sgd=Adam(learn_rate=settings.learn_rate, L2=0.01, grad_clip=1.0))
+    add_labels(nlp, missing_labels(nlp, list(local) + list(general), "local reports and MEDDOCAN train"))
+    optimizer = nlp.resume_training(sgd=Adam(learn_rate=settings.learn_rate, L2=0.01, grad_clip=1.0,
+                                             use_averages=settings.average))
     rng = random.Random(seed)
     stream = batches(local, general, settings.local_share, settings.batch_size, rng)
     losses: Dict[str, float] = {}
     disabled = [n for n in nlp.pipe_names if n not in names]
+    frozen = [n for n in settings.frozen if n in names]  # run on the batch (the NER reads its output), not updated
     with nlp.select_pipes(disable=disabled):
         for step in range(1, settings.max_steps + 1):
             examples = [Example.from_dict(nlp.make_doc(g.text), {"entities": g.ents}) for g in next(stream)]
-            nlp.update(examples, sgd=optimizer, drop=settings.dropout, losses=losses)
+            nlp.update(examples, sgd=optimizer, drop=settings.dropout, losses=losses, exclude=frozen, annotates=frozen)
             if step % 50 == 0 or step == settings.max_steps:
                 log(f"    step {step}: NER loss {losses.get('ner', 0.0):.1f}")
                 losses = {}
+    if settings.average:
+        keep_averages(nlp, names, optimizer.averages)
     return nlp
+
+
+def keep_averages(nlp: Language, names: Sequence[str], averages: dict) -> None:
+    """Set the components' weights to the optimizer's running averages, for good (thinc's
+    `use_params` does it only inside a context)."""
+    for name in names:
+        for node in nlp.get_pipe(name).model.walk():
+            for param in node.param_names:
+                key = (node.id, param)
+                if key in averages:
+                    node.set_param(param, averages[key].copy())
 
 
 def predict(nlp: Language, golds: Sequence[Gold]) -> List[DocResult]:
@@ -206,9 +246,10 @@ def folds_of(local: Sequence[Gold], k: int, seed: int) -> List[List[Gold]]:
 
 
 def cross_validate(base: str, local: Sequence[Gold], general: Sequence[Gold], settings: Settings,
-                   log: Callable[[str], None] = lambda _m: None):
+                   log: Callable[[str], None] = lambda _m: None, dev: Sequence[Gold] = ()):
     """(before scores, rows, plan). plan: per fold the held-out ids and, per size, the ids
-    trained on (for the record and the tests: never a held-out id)."""
+    trained on (for the record and the tests: never a held-out id). With `dev`, the first
+    fold's model of each size is also scored on it (row.dev: what the size costs on MEDDOCAN)."""
     if settings.folds < 2 or settings.folds > len(local):
         raise AdaptError(f"--folds: {settings.folds} folds for {len(local)} local reports (need 2 to {len(local)})")
     folds = folds_of(local, settings.folds, settings.seed)
@@ -219,13 +260,18 @@ def cross_validate(base: str, local: Sequence[Gold], general: Sequence[Gold], se
         pool = [g for j, fold in enumerate(folds) if j != i for g in fold]
         record = {"held_out": [g.doc_id for g in held], "trained": {}}
         cache: Dict[int, List[DocResult]] = {}
+        dev_cache: Dict[int, Dict[str, float]] = {}
         for size in settings.train_sizes:
             n = min(size, len(pool))
             if n not in cache:
                 log(f"  fold {i + 1}/{len(folds)}: fine-tuning on {n} local reports, scoring {len(held)}")
                 nlp = fine_tune(base, pool[:n], general, settings, settings.seed + i, log)
                 cache[n] = predict(nlp, held)
+                if dev and i == 0:
+                    dev_cache[n] = scores(predict(nlp, dev))
                 del nlp
+            if n in dev_cache:
+                rows[size].dev = dev_cache[n]
             record["trained"][size] = [g.doc_id for g in pool[:n]]
             rows[size].trained.append(n)
             pooled[size] += cache[n]
@@ -267,8 +313,12 @@ def adapt(base: str, local_path: Path, train_path: Path, dev_path: Path, output_
     log(f"shipped pipeline {meta.get('lang')}_{meta.get('name')} {meta.get('version')}; {len(local)} local reports, "
         f"{len(general)} MEDDOCAN train, {len(dev)} MEDDOCAN dev")
 
+    new = missing_labels(shipped, list(local) + list(general), "local reports and MEDDOCAN train")
+    if new:
+        log(f"notice: the shipped NER lacks {len(new)} label(s) of the training reports; adding them "
+            f"(output layer resized, they are learnt from these reports only): {', '.join(new)}")
     log(f"{settings.folds}-fold cross-validation over the local reports, train sizes {list(settings.train_sizes)}:")
-    before_local, rows, _plan = cross_validate(base, local, general, settings, log)
+    before_local, rows, _plan = cross_validate(base, local, general, settings, log, dev)
     dev_before = scores(predict(shipped, dev))
     del shipped
 
@@ -281,8 +331,9 @@ def adapt(base: str, local_path: Path, train_path: Path, dev_path: Path, output_
     for row in rows:
         trained = str(row.trained[0]) if len(set(row.trained)) == 1 else f"{min(row.trained)}-{max(row.trained)}"
         lines.append(table_row(f"adapted, size {row.size}", trained, row.scores))
-    lines += ["", f"MEDDOCAN dev ({len(dev)} reports):", *TABLE_HEADER, table_row("shipped", "0", dev_before),
-              table_row("adapted on all local reports", str(len(local)), dev_after)]
+    lines += ["", f"MEDDOCAN dev ({len(dev)} reports):", *TABLE_HEADER, table_row("shipped", "0", dev_before)]
+    lines += [table_row(f"adapted, size {row.size} (fold 1 model)", str(row.trained[0]), row.dev) for row in rows if row.dev]
+    lines += [table_row("adapted on all local reports", str(len(local)), dev_after)]
     for line in lines:
         log(line)
 
@@ -292,9 +343,10 @@ def adapt(base: str, local_path: Path, train_path: Path, dev_path: Path, output_
         "local_reports": len(local),
         "meddocan_train_reports": len(general),
         "settings": {**asdict(settings), "train_sizes": list(settings.train_sizes)},
-        "trained_components": trainable(final),
+        "trained_components": [n for n in trainable(final) if n not in settings.frozen],
         "cross_validation": {"folds": settings.folds, "before": before_local,
-                             "after": [{"train_size": r.size, "trained_per_fold": r.trained, **r.scores} for r in rows]},
+                             "after": [{"train_size": r.size, "trained_per_fold": r.trained, **r.scores} for r in rows],
+                             "meddocan_dev_fold1": [{"train_size": r.size, **r.dev} for r in rows]},
         "meddocan_dev": {"before": dev_before, "after": dev_after},
     }
     final.meta["version"] = version
