@@ -43,6 +43,16 @@ class HeldPipeline:
         return self._nlp.pipe(texts)
 
 
+@pytest.fixture(autouse=True)
+def no_phi_in_logs(caplog):
+    """Every test of this file: whatever the service logged (any level) holds no PHI."""
+    caplog.set_level(logging.DEBUG)
+    yield
+    everything = caplog.text + " ".join(str(r.args) for r in caplog.records)
+    for s in SECRETS:
+        assert s not in everything
+
+
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     folder = tmp_path_factory.mktemp("service")
