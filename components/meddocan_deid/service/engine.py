@@ -57,7 +57,9 @@ class Engine:
         self.state = "ready" if nlp is not None else "loading"
         self._lock = threading.RLock()
         self._slots = threading.BoundedSemaphore(settings.max_concurrent)
-        self._executor = ThreadPoolExecutor(max_workers=settings.max_concurrent, thread_name_prefix="deid")
+        # one thread: the work is serialised by the lock anyway, and each further thread that
+        # ran the pipeline would keep its own malloc arena at its largest report's size
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="deid")
         if nlp is not None:
             self._check_privacy_default()
 
