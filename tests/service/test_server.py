@@ -1,7 +1,8 @@
 """The real server: `meddocan-deid serve` under uvicorn in a subprocess on 127.0.0.1 and a
 free port, with a rule-only pipeline saved to disk (plus a component that can hold a
-request, imported with --code). A few requests, then SIGTERM while a request is in flight:
-that request completes, the server finishes its shutdown, and its output holds no PHI. Invented text."""
+request, imported with --code). A few requests, then SIGTERM while MAX_CONCURRENT requests
+are in flight (one held in the pipeline, the others admitted and waiting for it; a further
+request answered 429 before the signal shows that every slot is taken): they all complete, the server finishes its shutdown, and its output holds no PHI. Invented text."""
 import os
 import shutil
 import signal
@@ -23,6 +24,8 @@ AUTH = {"Authorization": f"Bearer {TOKEN}"}
 REPORT = "Datos del paciente.\nNombre: Casilda.\nApellidos: Urquijo Bermejo.\nNHC: 6620841.\nSexo: M.\n"
 SECRETS = ("Casilda", "Urquijo", "6620841")
 START_SECONDS = 180
+MAX_CONCURRENT = 3
+MAX_PROBES = 20
 
 
 def free_port() -> int:
@@ -45,7 +48,8 @@ def server(tmp_path_factory):
     log = open(folder / "server.log", "wb")
     proc = subprocess.Popen([sys.executable, "-m", "meddocan_deid", "serve", "--host", "127.0.0.1", "--port", str(port),
                              "--model", str(folder / "model"), "--token-file", str(folder / "tokens.txt"),
-                             "--code", str(Path(__file__).with_name("hold_component.py")), "--timeout", "60"],
+                             "--code", str(Path(__file__).with_name("hold_component.py")), "--timeout", "60",
+                             "--max-concurrent", str(MAX_CONCURRENT)],
                             env=env, stdout=log, stderr=subprocess.STDOUT, cwd=folder)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -95,28 +99,49 @@ def test_server_answers_then_drains_on_sigterm(server):
         assert {REPORT[p["start"]:p["end"]] for p in presidio} >= {"Casilda", "Urquijo Bermejo", "6620841"}
         assert 'route="/deidentify",status="200"' in c.get("/metrics", headers=AUTH).text
 
-    answer = {}
+    answers, refused_before_sigterm = [], []
 
-    def in_flight():
+    def post(text):
         with httpx.Client(base_url=base, timeout=60) as c:
-            answer["r"] = c.post("/deidentify", json={"text": REPORT + HOLD_MARK + "\n"}, headers=AUTH)
+            answers.append(c.post("/deidentify", json={"text": text}, headers=AUTH))
 
-    thread = threading.Thread(target=in_flight)
-    thread.start()
+    held = threading.Thread(target=post, args=(REPORT + HOLD_MARK + "\n",))
+    held.start()
+    threads = [held]
     try:
         deadline = time.monotonic() + 30
         while not (folder / "hold" / "entered").exists():
             assert time.monotonic() < deadline, "the held request never reached the pipeline"
             time.sleep(0.05)
+        for _ in range(MAX_CONCURRENT - 1):  # admitted, then waiting for the pipeline's lock
+            threads.append(threading.Thread(target=post, args=(REPORT,)))
+            threads[-1].start()
+        # more requests until one is refused: then MAX_CONCURRENT are in flight (a probe that
+        # gets a slot is one of them)
+        for _ in range(MAX_PROBES):
+            probe = threading.Thread(target=post, args=(REPORT,))
+            probe.start()
+            probe.join(1.0)
+            threads.append(probe)
+            refused_before_sigterm = [r for r in answers if r.status_code == 429]
+            if refused_before_sigterm:
+                break
+        assert refused_before_sigterm, "no request was refused: the slots were not all taken"
+        assert not [r for r in answers if r.status_code != 429]  # the admitted ones are all still waiting
         proc.send_signal(signal.SIGTERM)
         time.sleep(1.0)
-        assert proc.poll() is None  # still draining: the request is not done
+        assert proc.poll() is None  # still draining: the requests are not done
     finally:
         (folder / "hold" / "release").touch()
-        thread.join(60)
-    r = answer["r"]
-    assert r.status_code == 200
-    assert HOLD_MARK in r.json()["text"] and "Casilda" not in r.json()["text"]
+        for t in threads:
+            t.join(60)
+    statuses = sorted(r.status_code for r in answers)
+    assert set(statuses) <= {200, 429}, statuses
+    done = [r for r in answers if r.status_code == 200]
+    assert len(done) == MAX_CONCURRENT, statuses  # each request in flight at SIGTERM was answered
+    assert sum(HOLD_MARK in r.json()["text"] for r in done) == 1
+    for r in done:
+        assert "Casilda" not in r.json()["text"] and "6620841" not in r.json()["text"]
     # uvicorn ends by re-raising the signal it handled: killed by SIGTERM, but after the drain
     assert proc.wait(30) in (0, -signal.SIGTERM)
     output = (folder / "server.log").read_text(errors="replace")

@@ -43,6 +43,16 @@ class HeldPipeline:
         return self._nlp.pipe(texts)
 
 
+@pytest.fixture(autouse=True)
+def no_phi_in_logs(caplog):
+    """Every test of this file: whatever the service logged (any level) holds no PHI."""
+    caplog.set_level(logging.DEBUG)
+    yield
+    everything = caplog.text + " ".join(str(r.args) for r in caplog.records)
+    for s in SECRETS:
+        assert s not in everything
+
+
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     folder = tmp_path_factory.mktemp("service")
@@ -352,6 +362,22 @@ def test_bad_token_and_key_files_stop_the_start(tmp_path, rule_nlp):
     with pytest.raises(ServiceSettingsError, match=r"k\.key: the key is too short") as err:
         create_app(ServiceSettings(token_file=tokens, key_file=key), nlp=rule_nlp)
     assert TOKEN not in str(err.value)
+
+
+def test_the_vocab_does_not_grow_with_the_words_served(files):
+    from conftest import build_rule_nlp
+
+    nlp = build_rule_nlp()  # its own: other tests' pipelines keep what they were given
+    with make_client(files, nlp) as c:
+        assert c.post("/deidentify", json={"text": REPORT}, headers=AUTH).status_code == 200
+        before = len(nlp.vocab.strings)
+        for i in range(3):  # words no request has sent before
+            text = f"Nombre: Zorbalina{i}.\nPaciente con xylofiria{i} y quetzalmia{i}.\n"
+            assert c.post("/deidentify", json={"text": text}, headers=AUTH).status_code == 200
+            assert c.post("/analyze", json={"text": text + "Bis."}, headers=AUTH).status_code == 200
+        assert len(nlp.vocab.strings) == before
+    list(nlp.pipe(["Paciente con xylofiria9."]))  # the same words outside the service stay
+    assert len(nlp.vocab.strings) > before
 
 
 # -- what the server writes ----------------------------------------------------------------

@@ -3,13 +3,16 @@ de-identification (`meddocan_deid.deid.deidentify`, `prepare_spans`): the servic
 detection or replacement logic of its own.
 
 Pipeline calls are serialised by a lock (the privacy level is a setting of the loaded
-pipeline, set per request); at most `max_concurrent` requests are admitted at once (a
+pipeline, set per request); each request's docs live in a spaCy memory zone, under the lock,
+so that the strings of its text leave the vocab when it is answered (else the vocab, and the
+process, grow with every new word served); at most `max_concurrent` requests are admitted at once (a
 semaphore: more get 429), each waited for at most `request_timeout` seconds (504; the
 work finishes in its thread and only then frees its slot)."""
 import asyncio
 import logging
 import threading
 import time
+from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -41,9 +44,11 @@ class Engine:
         self._key = key
         self.nlp = nlp
         self.state = "ready" if nlp is not None else "loading"
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._slots = threading.BoundedSemaphore(settings.max_concurrent)
-        self._executor = ThreadPoolExecutor(max_workers=settings.max_concurrent, thread_name_prefix="deid")
+        # one thread: the work is serialised by the lock anyway, and each further thread that
+        # ran the pipeline would keep its own malloc arena at its largest report's size
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="deid")
         if nlp is not None:
             self._check_privacy_default()
 
@@ -118,15 +123,28 @@ class Engine:
                 if pipe is not None:
                     pipe.level = saved
 
+    @contextmanager
+    def _zone(self):
+        """The lock and a memory zone: what is made in it must be plain Python data at its end."""
+        with self._lock:
+            zone = getattr(self.nlp, "memory_zone", None)
+            if zone is None:
+                yield
+                return
+            with zone():
+                yield
+
     def deidentify(self, texts: Sequence[str], mode: str, options: DeidOptions, known: Optional[dict],
                    privacy: str, scope: Optional[str], patient_id: Optional[str]):
-        docs = self.docs(texts, privacy)
-        return [deidentify(doc, mode=mode, key=self._key, scope=scope, patient_id=patient_id, options=options,
-                           known_phi=known) for doc in docs]
+        with self._zone():
+            docs = self.docs(texts, privacy)
+            return [deidentify(doc, mode=mode, key=self._key, scope=scope, patient_id=patient_id, options=options,
+                               known_phi=known) for doc in docs]
 
     def analyze(self, text: str, options: DeidOptions, known: Optional[dict], privacy: str):
-        doc = self.docs([text], privacy)[0]
-        return prepare_spans(doc.text, doc_spans(doc), options, known)
+        with self._zone():
+            doc = self.docs([text], privacy)[0]
+            return prepare_spans(doc.text, doc_spans(doc), options, known)
 
     # -- admission -----------------------------------------------------------------------
     async def run(self, fn: Callable, *args) -> Any:
