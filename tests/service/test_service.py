@@ -333,8 +333,8 @@ def test_a_pipeline_error_is_500_naming_only_its_type(files, rule_nlp):
         assert_no_echo(r)
 
 
-def test_ready_is_503_until_a_model_is_loaded(files, tmp_path):
-    with make_client(files, None, model=str(tmp_path / "no-such-model")) as c:
+def test_ready_is_503_until_a_model_is_loaded(files, tmp_path, caplog):
+    with caplog.at_level("ERROR"), make_client(files, None, model=str(tmp_path / "no-such-model")) as c:
         for _ in range(200):  # the load runs in a thread at startup and fails at once
             if c.get("/ready").json()["status"] != "loading":
                 break
@@ -344,6 +344,8 @@ def test_ready_is_503_until_a_model_is_loaded(files, tmp_path):
         assert c.get("/health").status_code == 200
         r = c.post("/deidentify", json={"text": REPORT}, headers=AUTH)
         assert r.status_code == 503 and r.json()["error"] == "not_ready"
+    # the CLI's loader and its message: one line naming the model
+    assert any("cannot load the model" in m and "no-such-model" in m for m in caplog.messages)
 
 
 def test_bad_token_and_key_files_stop_the_start(tmp_path, rule_nlp):

@@ -55,16 +55,15 @@ class Engine:
     # -- loading -------------------------------------------------------------------------
     def load(self) -> None:
         """Load the pipeline (in a thread at startup: /ready says when it is done)."""
-        from ..pipeline.privacy import load_with_privacy
+        from ..engine.settings import load_model
+        from ..errors import RunError
 
         start = time.time()
         try:
-            self.nlp = load_with_privacy(self.settings.model, None)
+            self.nlp = load_model(self.settings.model, None)  # the CLI's loader: one line naming the model
             self._check_privacy_default()
-        except Exception as err:  # noqa: BLE001 - a model error names the model, never a report
-            first = str(err).strip().splitlines()[0][:200] if str(err).strip() else ""
-            logger.error("cannot load the model %r (%s%s)", self.settings.model, type(err).__name__,
-                         ": " + first if first else "")
+        except (RunError, ValueError) as err:  # names the model, never a report
+            logger.error("%s", err)
             self.state = "failed"
             return
         self.state = "ready"

@@ -49,9 +49,9 @@ def get_model(name: str, privacy: Optional[str] = None):
     nlp = _MODELS.get((name, privacy))
     if nlp is None:
         import meddocan_deid  # noqa: F401  (registers the factories before loading)
-        from ..pipeline.privacy import load_with_privacy
+        from ..engine.settings import load_model
 
-        nlp = load_with_privacy(name, privacy)
+        nlp = load_model(name, privacy)  # the CLI's loader: RunError naming the model
         _MODELS[(name, privacy)] = nlp
         log = os.environ.get(LOAD_LOG_ENV)
         if log:
