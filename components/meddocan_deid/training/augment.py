@@ -9,7 +9,10 @@ here keeps the body text and every gold entity, and changes the layout around th
   another order, some of them moved below the body;
 - the footer as a signature block, an electronic signature or a letter's closing;
 - sometimes a sentence that names the patient or a doctor with their gold values, and
-  section title lines in the body.
+  section title lines in the body;
+- with a `ProseMaker` (`training.prose`), one to `prose_sentences` invented sentences that
+  put PHI in prose with surrogate values (relatives, towns, professions, employers,
+  centres, dates, identifiers, staff); their entities are counted apart ("invented").
 
 A copy is a list of (text, label-or-None) segments, so the offsets of its entities are
 known by construction; the label of a value is always its gold label (the key only
@@ -36,6 +39,7 @@ from spacy.tokens import Doc
 from ..evaluation.results import GOLD_KEY, ID_KEY
 from ..pipeline.sections import SectionSegmenter
 from ..errors import AugmentError  # noqa: F401  (re-exported)
+from .prose import ProseMaker
 
 AUGMENT_KEY = "augment"
 HEADER_LAYOUTS = ("colon", "caps", "tab", "table", "stacked")
@@ -302,6 +306,12 @@ def _line_starts(segments: List[Segment]) -> List[Tuple[int, int]]:
     return starts
 
 
+def _line_ends(segments: List[Segment]) -> List[Tuple[int, int]]:
+    """(segment index, offset) of every line break that follows a full stop."""
+    return [(i, m.start()) for i, (t, label) in enumerate(segments) if label is None
+            for m in re.finditer(r"(?<=\.)\n", t)]
+
+
 def _insert(segments: List[Segment], inserts: Dict[Tuple[int, int], List[Segment]]) -> List[Segment]:
     """The segments with each insert placed at its (segment index, offset)."""
     out: List[Segment] = []
@@ -364,10 +374,14 @@ def _title_before(glue: str) -> str:
 class Augmenter:
     """Makes format-augmented copies of gold Docs (see the module docstring)."""
 
-    def __init__(self, nlp: Language, resources: Resources, *, seed: int = 0):
+    def __init__(self, nlp: Language, resources: Resources, *, seed: int = 0,
+                 prose: Optional[ProseMaker] = None, prose_sentences: int = 3):
         self.nlp = nlp
         self.resources = resources
         self.seed = seed
+        # invented sentences with surrogate values (training.prose): up to this many per copy
+        self.prose = prose
+        self.prose_sentences = prose_sentences
         self.segmenter = SectionSegmenter(nlp, "augment_sections")
         self.segmenter.initialize(patterns=resources.section_patterns)
 
@@ -436,6 +450,19 @@ class Augmenter:
                 at = rng.choice(starts)
                 inserts.setdefault(at, []).extend(sentence + [("\n", None)])
         info["prose"] = prose
+        invented = 0
+        if self.prose is not None and body and self.prose_sentences > 0:
+            ends = _line_ends(body)
+            for _ in range(rng.randint(1, self.prose_sentences)):
+                kind = rng.choice(self.prose.kinds())
+                sentence = self.prose.sentence(kind, rng)
+                invented += sum(1 for _, label in sentence if label is not None)
+                prose.append("invented_" + kind)
+                if ends and rng.random() < 0.5:  # inside a paragraph, after its last sentence
+                    inserts.setdefault(rng.choice(ends), []).extend([(" ", None)] + sentence)
+                else:
+                    inserts.setdefault(rng.choice(starts), []).extend(sentence + [("\n", None)])
+        info["invented"] = invented
         n_titles = 0
         title_starts = starts[1:]  # not above the body's own first line
         if title_starts and rng.random() < 0.5:
