@@ -110,6 +110,7 @@ def main() -> None:
     ap.add_argument("--min-ratio", type=float, default=0.9, help="check: per-worker / CLI reports/s (default 0.9)")
     ap.add_argument("--max-growth", type=float, default=10.0, help="check: memory growth in %% (default 10)")
     ap.add_argument("--code", type=Path, help="Python file the server imports first (custom components)")
+    ap.add_argument("--server-log", type=Path, help="keep the server's log here (routes, statuses, counts; never text)")
     args = ap.parse_args()
     memory_requests = max(args.memory_requests, args.n)
 
@@ -138,15 +139,20 @@ def main() -> None:
         os.chmod(token_file, 0o600)
         cmd = [sys.executable, "-m", "meddocan_deid", "serve", "--host", "127.0.0.1", "--port", str(port),
                "--model", str(args.model), "--token-file", str(token_file), "--workers", str(args.workers),
-               "--max-concurrent", str(args.clients), "--log-level", "warning"]
+               "--max-concurrent", str(args.clients), "--log-level", "info"]
         if args.code:
             cmd += ["--code", str(args.code)]
         start = time.monotonic()
-        server = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        # the server's log goes to a file, never a pipe that nobody reads while the load runs
+        # (a full pipe would block the worker that writes to it)
+        server_log = args.server_log or Path(tmp) / "server.log"
+        log_handle = open(server_log, "w", encoding="utf-8")
+        server = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log_handle, text=True)
         try:
             while True:
                 if server.poll() is not None:
-                    sys.exit(f"the server stopped (exit {server.returncode}): {server.stderr.read()[-1000:]}")
+                    sys.exit(f"the server stopped (exit {server.returncode}): "
+                             f"{server_log.read_text(encoding='utf-8')[-1000:]}")
                 try:
                     # with several workers each loads its pipeline: wait until a round of
                     # /ready answers are all 200 (a worker still loading answers 503)
@@ -224,6 +230,11 @@ def main() -> None:
                 except subprocess.TimeoutExpired:
                     server.kill()
                     server.wait(10)
+            log_handle.close()
+        # uvicorn's supervisor logs a worker it killed and restarted (its health ping timed out)
+        log_lines = server_log.read_text(encoding="utf-8").splitlines()
+        restarts = sum("died" in line for line in log_lines)
+        log_errors = sum(line.startswith(("ERROR", "CRITICAL")) for line in log_lines)
 
     print(f"model {args.model}: {len(texts)} distinct reports, mode {args.mode}, {args.clients} clients, "
           f"{args.workers} worker(s); server ready after {ready_s:.1f} s; cores {os.cpu_count()}")
@@ -252,7 +263,8 @@ def main() -> None:
           f"{sent_after_warmup} more requests (of {memory_requests}): growth {growth:+.1f}%")
     print("resident memory after k requests (after the warm-up): "
           + ", ".join(f"{k}: {kb / 1024:.0f} MB" for k, kb in rss_steps))
-    print(f"errors in all: {n_errors} {all_errors or ''}")
+    print(f"errors in all: {n_errors} {all_errors or ''}; server log: {restarts} worker restarts, "
+          f"{log_errors} error lines")
     checks.append(("0 errors", n_errors == 0))
     checks.append((f"all {memory_requests} requests sent", sent_after_warmup == memory_requests))
     checks.append((f"memory growth < {args.max_growth:g}%", growth < args.max_growth))

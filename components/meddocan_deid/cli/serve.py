@@ -50,7 +50,7 @@ def serve(
     try:
         settings = ServiceSettings(model=model, token_file=token_file, key_file=key_file, mode=mode, privacy=privacy,
                                    max_body_bytes=max_body_bytes, request_timeout=timeout,
-                                   max_concurrent=max_concurrent, code=code)
+                                   max_concurrent=max_concurrent, code=code, log_level=log_level.lower())
         check_settings(settings)  # a bad token or key file stops here, before any worker starts
     except ValidationError as err:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors())
@@ -61,7 +61,7 @@ def serve(
         raise typer.Exit(2)
     if host not in LOOPBACK:
         typer.echo(f"meddocan-deid: warning: listening on {host}; put TLS in front of it (a reverse proxy)", err=True)
-    logging.basicConfig(level=getattr(logging, log_level.upper(), logging.INFO),
+    logging.basicConfig(level=logging.DEBUG if settings.log_level == "trace" else getattr(logging, settings.log_level.upper()),
                         format="%(levelname)s %(name)s: %(message)s")
     os.environ[ENV_SETTINGS] = settings.model_dump_json()
     uvicorn.run("meddocan_deid.service.app:app_from_env", factory=True, host=host, port=port, workers=workers,

@@ -296,6 +296,8 @@ def _page_template():
 
 def app_from_env():
     """The app of a `meddocan-deid serve` worker: settings from MEDDOCAN_DEID_SERVICE_SETTINGS."""
-    if not logging.getLogger().handlers:  # a worker process of --workers N: the service's lines too
-        logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    return create_app(settings_from_env())
+    settings = settings_from_env()
+    if not logging.getLogger().handlers:  # a worker process of --workers N: the level `serve` was given
+        level = logging.DEBUG if settings.log_level == "trace" else getattr(logging, settings.log_level.upper())
+        logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    return create_app(settings)

@@ -32,6 +32,8 @@ class ServiceSettings(BaseModel):
     privacy: Literal["balanced", "high"] = Field("balanced", description="Default privacy level.")
     mode: Mode = Field("tag", description="Default mode.")
     code: Optional[Path] = Field(None, description="Python file imported first (custom spaCy components).")
+    log_level: Literal["critical", "error", "warning", "info", "debug", "trace"] = Field(
+        "info", description="Level of the service's own log lines (routes, statuses, counts; never text).")
 
 
 class Tokens:
