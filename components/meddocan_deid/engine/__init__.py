@@ -8,7 +8,8 @@ refuse), writes each report, the private copies and the review site, and the run
 and the `DeidOptions` of a run, for the batch command and for Spark alike. The command
 line (cli/deidentify.py) and Spark (cli/spark.py) only parse their options and call these;
 `RunError` is what stops a run before it starts. record.py: the run report's options, the
-progress bar and the lines printed about failed reports; workers.py: the forked workers.
+progress bar and the lines printed about failed reports; workers.py: the forked workers; heap.py:
+the loaded pipeline kept out of the garbage collector's full passes while it runs.
 """
 from ..errors import RunError
 from .config import REPORT_NAME, RunConfig

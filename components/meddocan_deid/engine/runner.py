@@ -123,6 +123,7 @@ class Run:
         """Run every step; returns the run report."""
         from ..deid.batch import DEFAULT_MAX_CHARS
         from ..deid.io import InputError, OutputFullError, RunLock, is_disk_full
+        from .heap import loaded_objects_pinned
 
         self.start = time.time()
         self.check_inputs()
@@ -144,7 +145,8 @@ class Run:
             raise
         try:
             self.check_resume()
-            return self.execute_locked()
+            with loaded_objects_pinned():
+                return self.execute_locked()
         except OSError as err:
             if is_disk_full(err):  # every later write would fail too: stop, and say how to go on
                 raise OutputFullError(output, self.counts["written"], err) from None

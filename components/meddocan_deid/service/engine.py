@@ -55,6 +55,7 @@ class Engine:
     # -- loading -------------------------------------------------------------------------
     def load(self) -> None:
         """Load the pipeline (in a thread at startup: /ready says when it is done)."""
+        from ..engine.heap import pin_loaded_objects
         from ..engine.settings import load_model
         from ..errors import RunError
 
@@ -62,6 +63,7 @@ class Engine:
         try:
             self.nlp = load_model(self.settings.model, None)  # the CLI's loader: one line naming the model
             self._check_privacy_default()
+            pin_loaded_objects()  # the worker keeps its pipeline: full collections skip it (engine/heap.py)
         except (RunError, ValueError) as err:  # names the model, never a report
             logger.error("%s", err)
             self.state = "failed"
@@ -74,7 +76,10 @@ class Engine:
             raise ValueError("privacy level 'high' needs a pipeline with the 'privacy' component")
 
     def close(self) -> None:
+        from ..engine.heap import release_loaded_objects
+
         self._executor.shutdown(wait=False)
+        release_loaded_objects()
 
     # -- request options -----------------------------------------------------------------
     def options(self, req) -> Tuple[DeidOptions, Optional[dict], str]:

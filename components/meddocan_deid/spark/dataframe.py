@@ -49,10 +49,12 @@ def get_model(name: str, privacy: Optional[str] = None):
     nlp = _MODELS.get((name, privacy))
     if nlp is None:
         import meddocan_deid  # noqa: F401  (registers the factories before loading)
+        from ..engine.heap import pin_loaded_objects
         from ..engine.settings import load_model
 
         nlp = load_model(name, privacy)  # the CLI's loader: RunError naming the model
         _MODELS[(name, privacy)] = nlp
+        pin_loaded_objects()  # kept for the life of the process: full collections skip it (engine/heap.py)
         log = os.environ.get(LOAD_LOG_ENV)
         if log:
             with open(Path(log) / f"loads-{os.getpid()}.txt", "a", encoding="utf-8") as fh:
