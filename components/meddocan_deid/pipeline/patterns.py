@@ -90,41 +90,44 @@ def compact_token_patterns(patterns: List[dict]) -> List[dict]:
     less time. Phrase patterns are kept as they are."""
     patterns = list(patterns)
     merged_any = True
-    while merged_any:
+    while merged_any:  # a merge at one position can make patterns equal elsewhere
         merged_any = False
         width = max((len(p["pattern"]) for p in patterns if isinstance(p["pattern"], list)), default=0)
         for pos in range(width):
-            order, groups = [], defaultdict(list)
-            for entry in patterns:
-                tokens = entry["pattern"]
-                literal = _literal_values(tokens[pos]) if isinstance(tokens, list) and len(tokens) > pos else None
-                if literal is None:
-                    order.append(entry)
-                    continue
-                attr, values = literal
-                key = (json.dumps({k: v for k, v in entry.items() if k != "pattern"}, sort_keys=True),
-                       json.dumps(tokens[:pos]), json.dumps(tokens[pos + 1:]), attr, tokens[pos].get("OP"))
-                if key not in groups:
-                    order.append(key)
-                groups[key].append((entry, values))
-            patterns = []
-            for item in order:
-                if isinstance(item, dict):
-                    patterns.append(item)
-                    continue
-                members = groups[item]
-                if len(members) == 1:
-                    patterns.append(members[0][0])
-                    continue
-                merged_any = True
-                first, attr, op = members[0][0], item[3], item[4]
-                token = {attr: {"IN": list(dict.fromkeys(v for _entry, values in members for v in values))}}
-                if op is not None:
-                    token["OP"] = op
-                tokens = list(first["pattern"])
-                tokens[pos] = token
-                patterns.append({**first, "pattern": tokens})
+            patterns, merged = _merge_at(patterns, pos)
+            merged_any = merged_any or merged
     return patterns
+
+
+def _merge_at(patterns: List[dict], pos: int) -> Tuple[List[dict], bool]:
+    """Merge the token patterns equal but for the literal strings of token `pos`; the merged
+    pattern takes the place of the first of its group."""
+    order, groups = [], defaultdict(list)
+    for entry in patterns:
+        tokens = entry["pattern"]
+        literal = _literal_values(tokens[pos]) if isinstance(tokens, list) and len(tokens) > pos else None
+        if literal is None:
+            order.append(entry)
+            continue
+        attr, values = literal
+        key = (json.dumps({k: v for k, v in entry.items() if k != "pattern"}, sort_keys=True),
+               json.dumps(tokens[:pos]), json.dumps(tokens[pos + 1:]), attr, tokens[pos].get("OP"))
+        if key not in groups:
+            order.append(key)
+        groups[key].append((entry, values))
+    merged, result = False, []
+    for item in order:
+        members = [(item, None)] if isinstance(item, dict) else groups[item]
+        if len(members) == 1:
+            result.append(members[0][0])
+            continue
+        merged = True
+        (first, _values), attr, op = members[0], item[3], item[4]
+        token = {attr: {"IN": list(dict.fromkeys(v for _entry, values in members for v in values))}}
+        if op is not None:
+            token["OP"] = op
+        result.append({**first, "pattern": [*first["pattern"][:pos], token, *first["pattern"][pos + 1:]]})
+    return result, merged
 
 
 def load_word_list(path: Path) -> List[str]:
