@@ -105,8 +105,9 @@ def test_bad_source_name(tmp_path):
         read_sources(tmp_path)
 
 
-def test_committed_set_is_up_to_date():
-    source, out = ROOT / "assets" / "formats" / "source", ROOT / "assets" / "formats"
+@pytest.mark.parametrize("name", ["formats", "prose"])
+def test_committed_set_is_up_to_date(name):
+    source, out = ROOT / "assets" / name / "source", ROOT / "assets" / name
     docs = read_sources(source)
     assert docs and all(doc.entities for doc in docs)
     assert compare(docs, out) == {"missing": [], "differs": [], "extra": []}
