@@ -3,7 +3,10 @@
 Reads `doc.ents`, the `any/veto` candidates of `doc.spans[candidates_key]`, the country
 spans of `doc.spans[places_key]`, the `sections` spans and the rule entities (`rules_key`);
 writes `doc.ents` only: a vetoed, misshapen or runaway NER entity is dropped, cut or
-relabelled, and an age right after a kinship word becomes the relative's (P4.3). Rule entities, tokens and span groups are never changed.
+relabelled, an age right after a kinship word becomes the relative's (P4.3) and one with no
+relative before it the patient's, and an institution right after a job or work word becomes
+the employer (OTROS_SUJETO_ASISTENCIA, P28.1), a rule's too. Other rule entities, tokens and
+span groups are never changed.
 """
 import re
 from typing import List
@@ -14,6 +17,7 @@ from spacy.tokens import Doc, Span
 from .spans import rule_entity_keys, section_span
 
 YEAR = re.compile(r"(?:1[89]|20)[0-9]{2}")
+AGE = re.compile(r"\d{1,3}(?:[.,]\d)?\s*(?:años|año|a\.?|anys|any|anos|ano|meses|mes|semanas|días)")
 POSTAL_CODE = re.compile(r"(?:[A-Z]{1,2}-?)?[0-9]{4,6}")
 
 
@@ -52,13 +56,22 @@ def _numeric(text: str) -> bool:
                           "lehengusua", "lehengusina", "koinatua", "koinata", "suhia", "erraina", "bikotekidea",
                           "ezkontidea", "bikia"],
         "relative_age_window": 4,
+        # an institution or company right after a job or one of these words is the employer of the
+        # patient or a relative: OTROS_SUJETO_ASISTENCIA (guideline P28.1; `tornero en Talleres Gil
+        # S.L.`, `profesora en el IES Joan Capó`); hospitals and health centres keep their label
+        "employer_cues": ["trabaja", "trabajaba", "trabajó", "trabajado", "trabajando", "trabajar", "treballa",
+                          "treballava", "traballa", "traballaba", "empleado", "empleada", "contratado", "contratada",
+                          "jubilado", "jubilada", "prejubilado", "prejubilada", "empresa", "trabajador",
+                          "trabajadora", "plantilla"],
+        "employer_window": 6,
     },
     assigns=["doc.ents"],
 )
 class EntityChecks:
     def __init__(self, nlp: Language, name: str, *, candidates_key: str, rules_key: str, sections_key: str,
                  veto_id: str, max_tokens: int, places_key: str, country_id: str, country_label: str,
-                 country_relabel: List[str], kinship_words: List[str], relative_age_window: int):
+                 country_relabel: List[str], kinship_words: List[str], relative_age_window: int,
+                 employer_cues: List[str], employer_window: int):
         self.name = name
         self.candidates_key = candidates_key
         self.rules_key = rules_key
@@ -71,6 +84,7 @@ class EntityChecks:
         self.country_relabel = set(country_relabel)
         self.kinship_words = set(kinship_words)
         self.relative_age_window = relative_age_window
+        self.employer_cues, self.employer_window = set(employer_cues), employer_window
 
     def __call__(self, doc: Doc) -> Doc:
         vetoed = [False] * len(doc)
@@ -84,7 +98,12 @@ class EntityChecks:
         countries = {(s.start, s.end) for s in doc.spans.get(self.places_key, []) if s.id_ == self.country_id}
         ents: List[Span] = []
         changed = False
+        jobs = {i for e in doc.ents if e.label_ == "PROFESION" for i in range(e.start, e.end)}
         for ent in doc.ents:
+            if ent.label_ == "INSTITUCION" and self._after_job(doc, ent, jobs):
+                changed = True
+                ents.append(Span(doc, ent.start, ent.end, label="OTROS_SUJETO_ASISTENCIA"))
+                continue
             if (ent.start, ent.end, ent.label) in rules:
                 ents.append(ent)
                 continue
@@ -111,6 +130,14 @@ class EntityChecks:
                 changed = True
                 ents.append(Span(doc, ent.start, ent.end, label="FAMILIARES_SUJETO_ASISTENCIA"))
                 continue
+            # and an age with no relative before it is the patient's (`D. Luis Gil, de 63 años`):
+            # the NER trained with invented relatives in prose tends to call any age after a name
+            # a relative's
+            if ent.label_ == "FAMILIARES_SUJETO_ASISTENCIA" and AGE.fullmatch(ent.text) \
+                    and not self._after_relative(doc, ent, window=2 * self.relative_age_window):
+                changed = True
+                ents.append(Span(doc, ent.start, ent.end, label="EDAD_SUJETO_ASISTENCIA"))
+                continue
             label = self._number_label(ent, in_footer=ent.start >= footer_start)
             if label != ent.label_:
                 changed = True
@@ -122,11 +149,26 @@ class EntityChecks:
             doc.ents = ents
         return doc
 
-    def _after_relative(self, doc: Doc, ent: Span) -> bool:
-        """A kinship word within `relative_age_window` words before the age, in its sentence part
-        (no `.` or `;` in between): `su hija, de 12 años`, `madre de 70 años`."""
+    def _after_job(self, doc: Doc, ent: Span, jobs) -> bool:
+        """A job (a PROFESION entity) or a work word within `employer_window` words before the
+        institution, in its sentence part: `tornero en Talleres Gil S.L.`, `trabaja en el SEPE`."""
         i, words = ent.start - 1, 0
-        while i >= 0 and words < self.relative_age_window:
+        while i >= 0 and words < self.employer_window:
+            token = doc[i]
+            if token.text in {".", ";", ":", "(", ")"} or "\n" in token.text:
+                return False
+            if not token.is_space and not token.is_punct:
+                if token.lower_ in self.employer_cues or i in jobs:
+                    return True
+                words += 1
+            i -= 1
+        return False
+
+    def _after_relative(self, doc: Doc, ent: Span, window: int = 0) -> bool:
+        """A kinship word within `window` words (default `relative_age_window`) before the age,
+        in its sentence part (no `.` or `;` in between): `su hija, de 12 años`, `madre de 70 años`."""
+        i, words = ent.start - 1, 0
+        while i >= 0 and words < (window or self.relative_age_window):
             token = doc[i]
             if token.text in {".", ";", ":"} or "\n" in token.text:
                 return False

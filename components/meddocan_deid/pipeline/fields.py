@@ -36,6 +36,7 @@ from spacy.util import ensure_path, filter_spans
 from .. import LABELS
 
 SPANS_KEY = "fields"
+_ROLE_COMPLEMENT = re.compile(r"(?:[ \t]+(?:de|del|en|la|el|los|las|[a-záéíóúñüçà·']+)){0,5}?[ \t]*,[ \t]*")
 NAME_LABELS = {"NOMBRE_SUJETO_ASISTENCIA", "NOMBRE_PERSONAL_SANITARIO", "FAMILIARES_SUJETO_ASISTENCIA"}
 KINDS = ("name", "id", "date", "age", "sex", "place", "street", "text", "contact")
 # `Nº` in a key stands for every way Spanish and co-official forms write "number": `Nº`, `N.º`,
@@ -601,11 +602,26 @@ class Fields:
             label, kind = target
             if kind == "name" and set(folded[max(0, s - 20):s].replace("/", " ").split()[-1:]) & self.place_heads:
                 continue  # `Hospital Dr. Peset`, `Calle Dr. Fleming`: a place named after someone
+            if kind == "name" and "\n" in text[s:e]:
+                continue  # a cue at a line end (`3 D.` closing an address) names nobody on the next line
+            if kind == "name" and len(text[s:e].strip(" .\t")) == 1:
+                # `D.` (Don) only with its dot, not after a number (`3º D.`, a door) or a doctor's title
+                if not text[s:e].rstrip().endswith(".") or re.search(r"\d\S*\s*$", text[max(0, s - 4):s]) \
+                        or folded[max(0, s - 6):s].split()[-1:] in (["dr."], ["dra."]):
+                    continue
             if kind == "name":
                 # a title or cue, then the name itself: no filler words in between (`el Dr. Gil`,
                 # `la paciente Ana Ruiz`); a patient cue after a kinship word names a relative
                 line_end = _LINE_END.search(text, e)
-                names = self._name(text, folded, e, line_end.start() if line_end else len(text), label)
+                vend = line_end.start() if line_end else len(text)
+                names = self._name(text, folded, e, vend, label)
+                if not names and label == "NOMBRE_PERSONAL_SANITARIO":
+                    # `la psicóloga de la unidad, Catalina Vidal`, `la logopeda, Irene Mateos`: a role,
+                    # a short lower-case complement and a comma, then a name of two words or more
+                    m = _ROLE_COMPLEMENT.match(text, e, vend)
+                    if m:
+                        names = [n for n in self._name(text, folded, m.end(), vend, label)[:1]
+                                 if len(text[n[0]:n[1]].split()) >= 2]
                 before = {w.rstrip(",") for w in folded[max(0, s - 30):s].split()[-3:]}  # `su hija, la Sra. ...`
                 if label == "NOMBRE_SUJETO_ASISTENCIA" and before & self.kinship_words:
                     names = [(a, b, "FAMILIARES_SUJETO_ASISTENCIA") for a, b, _ in names]

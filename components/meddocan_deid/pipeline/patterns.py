@@ -151,6 +151,20 @@ def read_word_list(path: Path) -> List[str]:
     return load_word_list(path)
 
 
+def load_name_list(path: Path) -> List[str]:
+    """One name a line, as written (`Cabezón de la Sal`); blank lines and `#` comments skipped."""
+    path = Path(path)
+    if not path.exists():
+        raise PatternFileError(f"{path}: name list not found")
+    names = (line.split("#", 1)[0].strip() for line in path.read_text(encoding="utf-8").splitlines())
+    return [n for n in names if n]
+
+
+@registry.misc("meddocan_deid.read_name_list.v1")
+def read_name_list(path: Path) -> List[str]:
+    return load_name_list(path)
+
+
 @registry.misc("meddocan_deid.read_privacy_rules.v1")
 def read_privacy_rules(path: Path) -> List[dict]:
     return load_patterns(path, required=("id", "source", "sections"))

@@ -97,6 +97,15 @@ def load_log_probs() -> Callable[[str], float]:
     return lambda word: table.get(word, UNKNOWN_LOG_PROB)
 
 
+def load_dictionary_words() -> FrozenSet[str]:
+    """Lower-cased Spanish dictionary words: the noun, adjective and verb lemmas of
+    spacy-lookups-data `es_lemma_index` (`palma`, `granada`, `valle`; not `madrid`, `mérida`)."""
+    from spacy.lookups import load_lookups
+
+    index = load_lookups("es", ["lemma_index"]).get_table("lemma_index")
+    return frozenset(w for lemmas in index.values() for w in lemmas if isinstance(w, str))
+
+
 @Language.factory(
     "meddocan_privacy",
     default_config={"level": "balanced", "sections_key": "sections", "generic_key": GENERIC_KEY,

@@ -7,11 +7,13 @@ the candidates; each pattern id `<section>/<kind>` (listed below) says where a r
 """
 
 import re
-from typing import AbstractSet, Collection, List, Optional
+import unicodedata
+from typing import AbstractSet, Callable, Collection, List, Optional, Tuple
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
-from spacy.util import filter_spans
+import srsly
+from spacy.util import ensure_path, filter_spans
 
 from .sections import SECTIONS_KEY
 from .spans import TITLES, has_digit, is_line_break, street_end, strip_edges
@@ -39,15 +41,36 @@ MONTH = "month"  # pattern ids `any/month`: `en junio por`, `desde septiembre ha
 GROUP = "group"  # pattern ids `any/group`: `Mujer ecuatoriana`, `de raza negra`; the entity is the group (P17.2-3)
 GROUP_HEAD = "raza"  # kept in the entity: `raza caucásica`
 TOWN = "town"  # pattern ids `any/town`: a place cue (`vive en`, `natural de`) and capitalised words; the entity is the longest gazetteer town they start with
-CUED_NUMBER = "cued_number"  # pattern ids `any/cued_number`: `cama 14`, `Hab./Cama: 312-B`; the entity starts at the first token with a digit
+CUED_NUMBER = "cued_number"  # pattern ids `any/cued_number`: `cama 14`, `Hab./Cama: 312-B`, `box OBS-12`; the entity starts at the first token after the cue with a digit or a unit's capitals
 FIRST_NUMBER = "first_number"  # pattern ids `any/first_number`: `del 2 al 5 de marzo`, a line opening `14/05:`; the entity is the first token with a digit
 TRIM = "trim"  # pattern ids `any/trim`: `tarjeta del SAS`, `trabaja en Talleres Gil S.L.`; the entity is the match without its leading context words
 
 
 def _town_key(name: str) -> str:
-    """A town name with its articles and prepositions in lower case: `San Sebastián de Los
-    Reyes` is `San Sebastián de los Reyes`; the other words keep their case."""
+    """A town name with its articles and prepositions in lower case and without accents:
+    `San Sebastián de Los Reyes` is `San Sebastian de los Reyes`; the other words keep their
+    case (GeoNames writes its names without accents)."""
+    name = "".join(c for c in unicodedata.normalize("NFD", name) if not unicodedata.combining(c))
     return " ".join(w.lower() if w.lower() in TOWN_LINKS else w for w in name.split())
+
+
+def _faker_jobs() -> List[str]:
+    """Faker's Spanish job titles of one word, lower case (`albañil`, `fontanero`)."""
+    try:
+        from faker.providers.job.es_ES import Provider
+    except ImportError:  # Faker comes with the surrogates; without it the list alone counts
+        return []
+    return [j.lower() for j in Provider.jobs if " " not in j and "/" not in j]
+
+
+def _town_forms(name: str) -> Tuple[str, ...]:
+    """The gazetteer writes 18 towns with the article last (`Coruña, A`, `Palmas de Gran
+    Canaria, las`); reports write it first (`A Coruña`, `Las Palmas de Gran Canaria`)."""
+    head, sep, article = name.rpartition(", ")
+    if not sep or len(article.split()) != 1 or len(article) > 4:
+        return (name,)
+    article = article[:1].upper() + article[1:]
+    return (name, f"{article}{head}" if article.endswith("'") else f"{article} {head}")
 
 
 def _before_time(doc: Doc, start: int, end: int, time_lead: Collection[str]) -> int:
@@ -107,9 +130,24 @@ def _before_time(doc: Doc, start: int, end: int, time_lead: Collection[str]) -> 
         # a number followed by one of these is a duration or a dose, not a bed or room (`reposo en cama 3 días`)
         "number_units": ["días", "dias", "día", "dia", "horas", "hora", "h", "semanas", "semana", "meses", "mes", "años",
                          "veces", "noches", "dies", "hores", "setmanes", "mesos", "anys", "mg", "ml", "cm", "mm", "kg"],
+        # a job (configs/patterns/professions.txt, Faker's es_ES jobs, the gazetteer's professions)
+        # is PROFESION only next to one of these cues (guideline: any job of the patient or a relative)
+        "profession_verbs": ["trabaja", "trabajaba", "trabajó", "trabajar", "trabajado", "trabajando", "empleado",
+                             "empleada", "contratado", "contratada", "treballa", "treballava", "traballa",
+                             "traballaba", "dedica", "dedicaba"],
+        "profession_links": ["como", "de", "d'", "a"],
+        "profession_copulas": ["es", "era", "fue", "siendo", "és", "foi"],
+        "profession_after": ["jubilado", "jubilada", "prejubilado", "prejubilada", "retirado", "retirada",
+                             "autónomo", "autónoma", "jubilat", "xubilado", "xubilada"],
+        "age_units": ["años", "año", "a.", "anys", "anos", "urte"],
+        # a run of capitalised words ending in one of these is a company (INSTITUCION; entity_checks
+        # makes it the patient's or a relative's employer after a job or work word, guideline P28.1)
+        "company_suffixes": ["S.L.", "S.L", "SL", "S.A.", "S.A", "SA", "S.L.U.", "SLU", "S.A.U.", "SAU", "S.L.L.",
+                             "S.Coop.", "S.C.", "S.C.A", "SCA", "SAT", "S.A.T", "GmbH", "Ltd", "C.B", "CB"],
+        "company_links": ["de", "del", "la", "las", "los", "el", "y", "i", "d'", "l'", "&", "-", "e"],
         # a possessive before a relative is not part of it (`su madre`), and an age after one
         # is not the patient's (`su mujer de 80 años`)
-        "possessives": ["su", "sus", "tu", "mi"],
+        "possessives": ["su", "sus", "tu", "mi", "seu", "seva", "seus", "seves", "súa", "súas", "bere"],
     },
     assigns=["doc.ents", "doc.spans"],
 )
@@ -119,7 +157,9 @@ class RuleEntities:
                  titles: List[str], place_abbreviations: List[str], time_lead: List[str],
                  age_context_words: List[str], possessives: List[str], trim_words: List[str],
                  town_max_log_prob: float, town_name_heads: List[str], not_age_after: List[str],
-                 number_units: List[str], annotate_ents: bool = True):
+                 number_units: List[str], profession_verbs: List[str], profession_links: List[str],
+                 profession_copulas: List[str], profession_after: List[str], age_units: List[str],
+                 company_suffixes: List[str], company_links: List[str], annotate_ents: bool = True):
         self.name = name
         self.candidates_key = candidates_key
         self.sections_key = sections_key
@@ -138,11 +178,50 @@ class RuleEntities:
         self.not_age_after = set(not_age_after)
         self.number_units = set(number_units)
         self.town_name_heads = set(town_name_heads)
-        self._towns = (None, frozenset())  # (the vocab's gazetteer, its town names)
+        self.profession_verbs, self.profession_links = set(profession_verbs), set(profession_links)
+        self.profession_copulas, self.profession_after = set(profession_copulas), set(profession_after)
+        self.age_units = set(age_units)
+        self.company_suffixes, self.company_links = set(company_suffixes), set(company_links)
+        self.professions: List[str] = []  # jobs, lower case (initialize, saved with the pipeline)
+        self._jobs = (None, {})  # (the vocab's gazetteer, first word -> the jobs it starts, longest first)
+        self.towns: List[str] = []  # more town names than the gazetteer's (initialize, saved with the pipeline)
+        self._towns = (None, frozenset())  # (the vocab's gazetteer, the town names)
         self._log_prob = None
         # False: only doc.spans (an NER in training reads them as features; preset
         # doc.ents that disagree with the gold would leave it no valid action)
         self.annotate_ents = annotate_ents
+
+    def initialize(self, get_examples: Optional[Callable] = None, *, nlp: Optional[Language] = None,
+                   towns: Optional[List[str]] = None, professions: Optional[List[str]] = None) -> None:
+        """towns: town names to take after a place cue besides the gazetteer's (GeoNames places);
+        professions: jobs (lower case, one or more words), to which Faker's es_ES jobs are added."""
+        self.towns = sorted(set(towns or ()))
+        self.professions = sorted(set(p.lower() for p in professions or ()) | set(_faker_jobs()))
+        self._towns, self._jobs = (None, frozenset()), (None, {})
+
+    def to_bytes(self, *, exclude=tuple()) -> bytes:
+        return srsly.msgpack_dumps({"towns": self.towns, "professions": self.professions})
+
+    def from_bytes(self, data: bytes, *, exclude=tuple()) -> "RuleEntities":
+        msg = srsly.msgpack_loads(data)
+        self.towns, self.professions = list(msg.get("towns", ())), list(msg.get("professions", ()))
+        self._towns, self._jobs = (None, frozenset()), (None, {})
+        return self
+
+    def to_disk(self, path, *, exclude=tuple()) -> None:
+        path = ensure_path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        (path / "towns.txt").write_text("".join(t + "\n" for t in self.towns), encoding="utf-8")
+        (path / "professions.txt").write_text("".join(p + "\n" for p in self.professions), encoding="utf-8")
+
+    def from_disk(self, path, *, exclude=tuple()) -> "RuleEntities":
+        path = ensure_path(path)
+        # absent in pipelines saved before the lists
+        towns, jobs = path / "towns.txt", path / "professions.txt"
+        self.towns = towns.read_text(encoding="utf-8").splitlines() if towns.exists() else []
+        self.professions = jobs.read_text(encoding="utf-8").splitlines() if jobs.exists() else []
+        self._towns, self._jobs = (None, frozenset()), (None, {})
+        return self
 
     def __call__(self, doc: Doc) -> Doc:
         sections = {s.label_: s for s in doc.spans.get(self.sections_key, [])}
@@ -185,14 +264,17 @@ class RuleEntities:
                 entities.append(Span(doc, first, first + 1, label=cand.label))
                 continue
             if kind == CUED_NUMBER:
-                start = next((t.i for t in cand if any(c.isdigit() for c in t.text)), None)
+                # the code starts at its first digit or at a unit's capitals (`UCI-04`, `cama B`)
+                start = next((t.i for t in cand[1:] if any(c.isdigit() for c in t.text)
+                              or re.fullmatch(r"[A-Z]{1,4}", t.text)), None)
                 unit_after = cand.end < len(doc) and doc[cand.end].lower_ in self.number_units
                 if start is not None and not unit_after:
                     entities.append(Span(doc, start, cand.end, label=cand.label))
                 continue
             if kind == TRIM:
                 start = cand.start
-                while start < cand.end - 1 and doc[start].lower_ in self.trim_words:
+                # context words and a job between them (`trabaja como peón en ...`) stay out
+                while start < cand.end - 1 and (doc[start].lower_ in self.trim_words or doc[start].is_lower):
                     start += 1
                 entities.append(Span(doc, start, cand.end, label=cand.label))
                 continue
@@ -216,6 +298,8 @@ class RuleEntities:
                 entities.extend(self._street(doc, cand, sec))
             else:
                 entities.append(Span(doc, cand.start, cand.end, label=cand.label))
+        entities.extend(self._professions(doc))
+        entities.extend(self._companies(doc))  # after the others: a rule's label wins over a company of the same span
         # overlap policy: among rule entities the longest wins; written before the NER, which
         # keeps them and predicts around them
         entities = filter_spans(entities)
@@ -246,20 +330,112 @@ class RuleEntities:
         return [Span(doc, start, end, label=cand.label)] if end > start else []
 
     def _town_names(self, doc: Doc) -> AbstractSet[str]:
-        """The town names of the gazetteer stored in the pipeline's vocab (none without one)."""
+        """The town names of the gazetteer stored in the pipeline's vocab and of the town list
+        (`initialize(towns=...)`: `configs/patterns/towns_geonames.txt`)."""
         from ..deid.gazetteer import from_vocab
 
         gaz = from_vocab(doc.vocab)
         if gaz is not self._towns[0]:
-            self._towns = (gaz, frozenset(_town_key(t) for t in gaz.get("towns")) if gaz is not None else frozenset())
+            names = (list(gaz.get("towns")) if gaz is not None else []) + self.towns
+            self._towns = (gaz, frozenset(_town_key(n) for t in names for n in _town_forms(t)))
         return self._towns[1]
 
-    def _common_word(self, word: str) -> bool:
-        if self._log_prob is None:
-            from .privacy import load_log_probs
+    def _job_index(self, doc: Doc) -> dict:
+        """First word -> the jobs (tuples of words) it starts, longest first: the pipeline's list,
+        the gazetteer's professions, and the feminine forms (`-o`/`-or` -> `-a`/`-ora`)."""
+        from ..deid.gazetteer import from_vocab
 
-            self._log_prob = load_log_probs()
-        return self._log_prob(word.lower()) > self.town_max_log_prob
+        gaz = from_vocab(doc.vocab)
+        if gaz is not self._jobs[0] or not self._jobs[1]:
+            jobs = set(self.professions) | ({g.lower() for g in gaz.get("professions")} if gaz is not None else set())
+            for job in list(jobs):
+                head, _, rest = job.partition(" ")
+                for fem in (head[:-1] + "a" if head.endswith("o") else None, head + "a" if head.endswith("or") else None):
+                    if fem:
+                        jobs.add(f"{fem} {rest}".strip())
+            index: dict = {}
+            for job in jobs:
+                words = tuple(job.split())
+                if words:
+                    index.setdefault(words[0], []).append(words)
+            for words in index.values():
+                words.sort(key=len, reverse=True)
+            self._jobs = (gaz, index)
+        return self._jobs[1]
+
+    def _professions(self, doc: Doc) -> List[Span]:
+        """`trabaja como soldador`, `es camionera`, `Varón de 20 años, pescador,`, `agricultor
+        jubilado`: a known job next to a cue is PROFESION (the job alone, no cue words)."""
+        index = self._job_index(doc)
+        out, i = [], 0
+        while i < len(doc):
+            jobs = index.get(doc[i].lower_)
+            if not jobs:
+                i += 1
+                continue
+            end = next((i + len(w) for w in jobs if tuple(t.lower_ for t in doc[i:i + len(w)]) == w), None)
+            if end is None:
+                i += 1
+                continue
+            before = [t.lower_ for t in doc[max(0, i - 3):i] if not t.is_space]
+            after = doc[end].lower_ if end < len(doc) else ""
+            cued = (len(before) >= 2 and before[-1] in self.profession_links and before[-2] in self.profession_verbs) \
+                or (before[-1:] and before[-1] in self.profession_copulas) \
+                or (len(before) >= 2 and before[-1] == "," and before[-2] in self.age_units) \
+                or before[-2:] == ["de", "profesión"] or after in self.profession_after \
+                or (after == "de" and end + 1 < len(doc) and doc[end + 1].lower_ == "profesión")
+            if cued:
+                out.append(Span(doc, i, end, label="PROFESION"))
+            i = end
+        return out
+
+    def _companies(self, doc: Doc) -> List[Span]:
+        """`Talleres Hermanos Olmedo S.L.`, `Fruites del Segrià SAT`: capitalised words (small
+        words between them) up to a company suffix; a leading function word stays out."""
+        out = []
+        for i, token in enumerate(doc):
+            if token.text not in self.company_suffixes or i == 0:
+                continue
+            start, j = i, i - 1
+            while j >= 0 and i - j <= 8:
+                t = doc[j]
+                if t.text[:1].isupper() and (t.is_alpha or "-" in t.text or "." in t.text):
+                    start, j = j, j - 1
+                elif t.lower_ in self.company_links and j > 0 and doc[j - 1].text[:1].isupper():
+                    j -= 1
+                else:
+                    break
+            while start < i and (doc[start].lower_ in self.trim_words or doc[start].lower_ in self.company_links
+                                 or doc[start].lower_ in self.profession_copulas
+                                 or (self._sentence_start(doc, start) and self._dictionary_word(doc[start].lower_))):
+                start += 1  # `En Talleres Gil S.L.`, `Prótesis de Ortopedia Norte SL`: not the company's
+            if start < i:
+                # `S.C.A` + `.`: the tokenizer leaves the last dot of some suffixes apart
+                end = i + 1 + (i + 1 < len(doc) and doc[i + 1].text == "." and "." in token.text
+                               and not token.text.endswith("."))
+                out.append(Span(doc, start, end, label="INSTITUCION"))
+        return out
+
+    @staticmethod
+    def _sentence_start(doc: Doc, i: int) -> bool:
+        return i == 0 or doc[i - 1].text in SENTENCE_END or is_line_break(doc[i - 1])
+
+    def _dictionary_word(self, word: str) -> bool:
+        if self._log_prob is None:
+            self._common_word(word)  # loads the lexicon
+        return word in self._dictionary
+
+    def _common_word(self, word: str) -> bool:
+        """A frequent Spanish word that is also in the dictionary (`Mayor`, `Real`, `Puertas`);
+        frequency alone would take in the big towns (`Madrid`, log-probability -10.4)."""
+        if self._log_prob is None:
+            from .privacy import load_dictionary_words, load_log_probs
+
+            self._log_prob, self._dictionary = load_log_probs(), load_dictionary_words()
+        w = word.lower()
+        if self._log_prob(w) <= self.town_max_log_prob:
+            return False
+        return any(form in self._dictionary for form in (w, w[:-1] if w.endswith("s") else w, w[:-2] if w.endswith("es") else w))
 
     def _town(self, doc: Doc, cand: Span) -> List[Span]:
         """`vive en Tolosa`: the longest run of words after the cue that is a gazetteer town
@@ -268,11 +444,14 @@ class RuleEntities:
         a name, not a place cue)."""
         towns = self._town_names(doc)
         before = cand.start - 1
-        if before > 0 and doc[before].text == "." and not doc[before - 1].whitespace_:
-            before -= 1  # `Ctra. de Logroño`: an abbreviation before the cue
+        if before > 0 and doc[before].text == "." and not doc[before - 1].whitespace_ \
+                and doc[before - 1].lower_ in self.town_name_heads:
+            before -= 1  # `Ctra. de Logroño`: an abbreviation before the cue, not a sentence end
         if not towns:
             return []
-        if before >= 0 and doc[before].text[:1].isupper():
+        if doc[cand.start].is_punct or doc[cand.start].is_space:
+            pass  # `Hospital Álvaro Cunqueiro, Vigo` at a line end, `Vigo, 14/02/25`: the cue is the layout
+        elif before >= 0 and doc[before].text[:1].isupper():
             # a capitalised word inside a sentence is a name; at its start (`Vive en`) it is a
             # cue unless it heads a name (`Hospital de`, `Calle de`)
             sentence_start = before == 0 or doc[before - 1].text in SENTENCE_END or is_line_break(doc[before - 1])

@@ -21,6 +21,8 @@ PATTERN_FILES = {
     "paths.field_keys": "fields.jsonl",
     "paths.privacy_rules": "privacy_high.jsonl",
     "paths.clinical_words": "clinical_words.txt",
+    "paths.town_list": "towns_geonames.txt",
+    "paths.profession_list": "professions.txt",
 }
 
 

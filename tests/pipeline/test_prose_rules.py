@@ -1,0 +1,133 @@
+"""Rules for PHI written in prose and in letters (configs/patterns/*.jsonl and
+towns_geonames.txt, professions.txt; meddocan_rule_entities, meddocan_fields,
+meddocan_entity_checks): towns in letter lines and letterheads, extensions and pagers, file
+numbers, unit bed codes, holidays, jobs and employers, staff named after a role. Invented
+sentences, each table with look-alikes that must stay unlabelled."""
+import pytest
+
+INTRO = "Informe clínico del paciente:\n"
+
+
+def labelled(nlp, sentence, label):
+    doc = nlp(INTRO + sentence)
+    return [e.text for e in doc.ents if e.label_ == label]
+
+
+@pytest.mark.parametrize("sentence,expected", [
+    # a letter's place and date line, a letterhead that ends in the town
+    ("Un saludo.\n\nOurense, 3 de mayo de 2025\n", ["Ourense"]),
+    ("Queda a su disposición.\nLa Orotava, a 12/03/2025.", ["La Orotava"]),
+    ("Parte de lesiones. Cáceres, 2025-02-01 11:00.", ["Cáceres"]),
+    ("Hospital Comarcal Santa Ana, Motril\nServicio de Medicina Interna\n", ["Motril"]),
+    ("Hospital General · Villarrobledo · Urgencias\n", ["Villarrobledo"]),
+    # a big town is not a common word; a town that only GeoNames lists
+    ("Vive en Madrid con su hermano.", ["Madrid"]),
+    ("Es vecina de Tegueste desde niña.", ["Tegueste"]),
+    # look-alikes
+    ("Servicio de Cardiología, Urgencias\n", []),
+    ("Reposo. Fiebre, 38 grados.", []),
+    ("Reside en Mayor.", []),
+])
+def test_towns_in_letters_and_prose(rule_nlp, sentence, expected):
+    assert labelled(rule_nlp, sentence, "TERRITORIO") == expected
+
+
+@pytest.mark.parametrize("sentence,label,expected", [
+    ("Avisar al residente (busca 4471) si empeora.", "NUMERO_TELEFONO", ["4471"]),
+    ("Consulta: 924 111 000, ext. 53120.", "NUMERO_TELEFONO", ["924 111 000", "53120"]),
+    ("La Guardia Civil instruye el atestado nº GC-0712/25.", "OTROS_SUJETO_ASISTENCIA", ["GC-0712/25"]),
+    ("Consta el expediente de accidente de trabajo nº AT-2025-004411.", "OTROS_SUJETO_ASISTENCIA",
+     ["AT-2025-004411"]),
+    ("Con la autorización de la mutua nº MT-25-7781203 se hizo la resonancia.", "ID_CONTACTO_ASISTENCIAL",
+     ["MT-25-7781203"]),
+    ("Paciente con CIPNA 11223344 y CIPAC 5566778899.", "ID_SUJETO_ASISTENCIA", ["11223344", "5566778899"]),
+    # look-alikes
+    ("Busca 3 veces al día el inhalador.", "NUMERO_TELEFONO", []),
+    ("El atestado no consta.", "OTROS_SUJETO_ASISTENCIA", []),
+])
+def test_numbers_after_prose_keys(rule_nlp, sentence, label, expected):
+    assert labelled(rule_nlp, sentence, label) == expected
+
+
+@pytest.mark.parametrize("sentence,expected", [
+    ("Ingresa en la UCI, cama UCI-07.", ["UCI-07"]),
+    ("Se ubica en el box OBS-3 y luego en la habitación 4.21, cama B.", ["OBS-3", "4.21", "B"]),
+    ("El recién nacido sigue en la incubadora N-12.", ["N-12"]),
+    # look-alikes
+    ("Reposo en cama 2 semanas.", []),
+    ("Cama articulada en domicilio.", []),
+])
+def test_unit_bed_codes(rule_nlp, sentence, expected):
+    assert labelled(rule_nlp, sentence, "OTROS_SUJETO_ASISTENCIA") == expected
+
+
+@pytest.mark.parametrize("sentence,expected", [
+    ("Empeoró en Navidad de 2021 y de nuevo en Semana Santa.", ["Navidad de 2021", "Semana Santa"]),
+    ("Sin crisis desde el invierno de 2023.", ["invierno de 2023"]),
+    ("Dejó la medicación en Reyes.", ["Reyes"]),
+    # look-alikes
+    ("Le operó el Dr. Reyes.", []),
+    ("Empeora cada invierno.", []),
+])
+def test_holidays_and_seasons(rule_nlp, sentence, expected):
+    assert labelled(rule_nlp, sentence, "FECHAS") == expected
+
+
+@pytest.mark.parametrize("sentence,expected", [
+    ("Trabaja como fontanera en una empresa local.", ["fontanera"]),
+    ("Es tractorista desde joven.", ["tractorista"]),
+    ("Varón de 47 años, carpintero, sin antecedentes.", ["carpintero"]),
+    ("Albañil jubilado, vive con su hija.", ["Albañil"]),
+    ("Trabajó de camarera de pisos muchos años.", ["camarera de pisos"]),
+    # look-alikes
+    ("Es portador de marcapasos.", []),
+    ("El paciente es alérgico a la penicilina.", []),
+    ("Se avisa al conductor de la ambulancia.", []),
+])
+def test_jobs_next_to_a_cue(rule_nlp, sentence, expected):
+    assert labelled(rule_nlp, sentence, "PROFESION") == expected
+
+
+@pytest.mark.parametrize("sentence,employer,institution", [
+    ("Es soldadora en Calderería Ebro Sur S.L. desde 2015.", ["Calderería Ebro Sur S.L."], []),
+    ("Trabaja como peón en Frutas del Valle S.C.A. en campaña.", ["Frutas del Valle S.C.A."], []),
+    ("Trabaja como ingeniero en Nordlicht Software GmbH en Múnich.", ["Nordlicht Software GmbH"], []),
+    ("Jubilado de Minas del Sil S.A., vive solo.", ["Minas del Sil S.A."], []),
+    # a company that is not the patient's employer stays an institution
+    ("Oxígeno suministrado por Gases Norte S.L. a domicilio.", [], ["Gases Norte S.L."]),
+])
+def test_companies_and_employers(rule_nlp, sentence, employer, institution):
+    assert labelled(rule_nlp, sentence, "OTROS_SUJETO_ASISTENCIA") == employer
+    assert labelled(rule_nlp, sentence, "INSTITUCION") == institution
+
+
+@pytest.mark.parametrize("sentence,expected", [
+    ("Lo valora la psicóloga de la unidad, Marta Ibáñez Sola, el lunes.", ["Marta Ibáñez Sola"]),
+    ("Se avisa a la logopeda, Nuria Pons, para la disfagia.", ["Nuria Pons"]),
+    ("La enfermera de enlace, Rocío Vela, coordina el alta.", ["Rocío Vela"]),
+    # look-alikes: a role and a comma, then no name
+    ("Se informa a la enfermera, que avisa a Urgencias.", []),
+    ("La fisioterapeuta de planta, por la tarde.", []),
+])
+def test_staff_named_after_a_role(rule_nlp, sentence, expected):
+    assert labelled(rule_nlp, sentence, "NOMBRE_PERSONAL_SANITARIO") == expected
+
+
+@pytest.mark.parametrize("sentence,patient", [
+    ("Acude D. Tomás Ferrer Gil por disnea.", ["Tomás Ferrer Gil"]),
+    # `D.` as a door letter, or after a doctor's title
+    ("Domicilio: C/ Real, 5, 2 D.\nLocalidad: Soria", []),
+    ("Lo atiende el Dr. D. Pablo Ruiz.", []),
+])
+def test_don_names_the_patient(rule_nlp, sentence, patient):
+    assert labelled(rule_nlp, sentence, "NOMBRE_SUJETO_ASISTENCIA") == patient
+
+
+def test_town_list_is_saved_with_the_pipeline(rule_nlp, tmp_path):
+    ruler = rule_nlp.get_pipe("rule_entities")
+    assert "Tegueste" in ruler.towns and "fontanero" in ruler.professions
+    ruler.to_disk(tmp_path)
+    other = rule_nlp.get_pipe("rule_entities").from_disk(tmp_path)
+    assert other.towns == ruler.towns and other.professions == ruler.professions
+    restored = type(ruler).from_bytes(ruler, ruler.to_bytes())
+    assert restored.towns == ruler.towns
