@@ -79,6 +79,7 @@ def test_holidays_and_seasons(rule_nlp, sentence, expected):
     ("Varón de 47 años, carpintero, sin antecedentes.", ["carpintero"]),
     ("Albañil jubilado, vive con su hija.", ["Albañil"]),
     ("Trabajó de camarera de pisos muchos años.", ["camarera de pisos"]),
+    ("Su hija, enfermera en el Hospital de Teruel, la acompaña.", ["enfermera"]),
     # look-alikes
     ("Es portador de marcapasos.", []),
     ("El paciente es alérgico a la penicilina.", []),
@@ -93,8 +94,10 @@ def test_jobs_next_to_a_cue(rule_nlp, sentence, expected):
     ("Trabaja como peón en Frutas del Valle S.C.A. en campaña.", ["Frutas del Valle S.C.A."], []),
     ("Trabaja como ingeniero en Nordlicht Software GmbH en Múnich.", ["Nordlicht Software GmbH"], []),
     ("Jubilado de Minas del Sil S.A., vive solo.", ["Minas del Sil S.A."], []),
+    ("Su hijo, camionero en Transportes Gil S.L., vive lejos.", ["Transportes Gil S.L."], []),
     # a company that is not the patient's employer stays an institution
     ("Oxígeno suministrado por Gases Norte S.L. a domicilio.", [], ["Gases Norte S.L."]),
+    ("Se avisa a la empresa suministradora, Gases Norte S.L., hoy.", [], ["Gases Norte S.L."]),
 ])
 def test_companies_and_employers(rule_nlp, sentence, employer, institution):
     assert labelled(rule_nlp, sentence, "OTROS_SUJETO_ASISTENCIA") == employer

@@ -61,8 +61,8 @@ def _numeric(text: str) -> bool:
         # S.L.`, `profesora en el IES Joan Capó`); hospitals and health centres keep their label
         "employer_cues": ["trabaja", "trabajaba", "trabajó", "trabajado", "trabajando", "trabajar", "treballa",
                           "treballava", "traballa", "traballaba", "empleado", "empleada", "contratado", "contratada",
-                          "jubilado", "jubilada", "prejubilado", "prejubilada", "empresa", "trabajador",
-                          "trabajadora", "plantilla"],
+                          "jubilado", "jubilada", "prejubilado", "prejubilada", "trabajador", "trabajadora",
+                          "plantilla"],
         "employer_window": 6,
     },
     assigns=["doc.ents"],
@@ -100,7 +100,7 @@ class EntityChecks:
         changed = False
         jobs = {i for e in doc.ents if e.label_ == "PROFESION" for i in range(e.start, e.end)}
         for ent in doc.ents:
-            if ent.label_ == "INSTITUCION" and self._after_job(doc, ent, jobs):
+            if ent.label_ == "INSTITUCION" and self._after_cue(doc, ent, self.employer_cues, jobs):
                 changed = True
                 ents.append(Span(doc, ent.start, ent.end, label="OTROS_SUJETO_ASISTENCIA"))
                 continue
@@ -149,16 +149,17 @@ class EntityChecks:
             doc.ents = ents
         return doc
 
-    def _after_job(self, doc: Doc, ent: Span, jobs) -> bool:
-        """A job (a PROFESION entity) or a work word within `employer_window` words before the
-        institution, in its sentence part: `tornero en Talleres Gil S.L.`, `trabaja en el SEPE`."""
+    def _after_cue(self, doc: Doc, ent: Span, cues, jobs=frozenset()) -> bool:
+        """A cue word or a job (token of a PROFESION entity) within `employer_window` words
+        before the entity, in its sentence part: `tornero en Talleres Gil S.L.`, `trabaja en el
+        SEPE`."""
         i, words = ent.start - 1, 0
         while i >= 0 and words < self.employer_window:
             token = doc[i]
             if token.text in {".", ";", ":", "(", ")"} or "\n" in token.text:
                 return False
             if not token.is_space and not token.is_punct:
-                if token.lower_ in self.employer_cues or i in jobs:
+                if token.lower_ in cues or i in jobs:
                     return True
                 words += 1
             i -= 1

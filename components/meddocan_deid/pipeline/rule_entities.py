@@ -379,7 +379,9 @@ class RuleEntities:
                 continue
             before = [t.lower_ for t in doc[max(0, i - 3):i] if not t.is_space]
             after = doc[end].lower_ if end < len(doc) else ""
-            cued = (len(before) >= 2 and before[-1] in self.profession_links and before[-2] in self.profession_verbs) \
+            # `camionero en Transportes Gil S.L.`, `maestra en el CEIP ...`: the job and its employer
+            employer = [t for t in doc[end + 1:end + 3] if t.lower_ not in self.company_links][:1]
+            cued = (after in ("en", "para") and employer and employer[0].text[:1].isupper()) or (len(before) >= 2 and before[-1] in self.profession_links and before[-2] in self.profession_verbs) \
                 or (before[-1:] and before[-1] in self.profession_copulas) \
                 or (len(before) >= 2 and before[-1] == "," and before[-2] in self.age_units) \
                 or before[-2:] == ["de", "profesión"] or after in self.profession_after \
