@@ -135,7 +135,7 @@ def run_with_ner(nlp, text, ner):
 
 TEXT = ("Informe clínico: ingresa en el Hospital Central por dolor. "
         "Trasladada a la UCI del Hospital Central y luego al Fundación Arrieta Kelmar. "
-        "Consta en Fundación Arrieta Kelmar y en Madrid. Vive en Madrid.\n")
+        "Consta en Fundación Arrieta Kelmar y en Zarvento. Vive en Zarvento.\n")
 
 
 def test_hospital_and_institution_from_ner_propagate(rule_nlp):
@@ -161,8 +161,8 @@ def test_a_relative_from_ner_propagates(rule_nlp):
 
 
 @pytest.mark.parametrize("label,surface", [
-    ("TERRITORIO", "Madrid"),
-    ("FECHAS", "Madrid"),
+    ("TERRITORIO", "Zarvento"),
+    ("FECHAS", "Zarvento"),
 ])
 def test_other_ner_labels_do_not_propagate(rule_nlp, label, surface):
     doc = run_with_ner(rule_nlp, TEXT, [(label, surface, 0)])

@@ -460,7 +460,13 @@ class RuleEntities:
             if not sentence_start or doc[before].lower_.rstrip(".") in self.town_name_heads:
                 return []
         start = cand.start + 1
-        for end in range(cand.end, start, -1):
+        ends = range(cand.end, start, -1)
+        if doc[cand.start].is_punct or doc[cand.start].is_space:
+            # a layout cue: all the words up to the comma or the line end are the town
+            # (`Olmedo Rivas, 16 años` is a name that starts with a town's)
+            ends = [next(i for i in range(start, cand.end + 1) if i == cand.end or not doc[i].text[:1].isupper()
+                         and doc[i].lower_ not in TOWN_LINKS)]
+        for end in ends:
             if _town_key(doc[start:end].text) in towns and doc[end - 1].text[:1].isupper():
                 words = [t.text for t in doc[start:end] if t.text[:1].isupper()]
                 if all(self._common_word(w) for w in words):
