@@ -41,6 +41,10 @@ def test_towns_in_letters_and_prose(rule_nlp, sentence, expected):
     ("Con la autorización de la mutua nº MT-25-7781203 se hizo la resonancia.", "ID_CONTACTO_ASISTENCIAL",
      ["MT-25-7781203"]),
     ("Paciente con CIPNA 11223344 y CIPAC 5566778899.", "ID_SUJETO_ASISTENCIA", ["11223344", "5566778899"]),
+    # a collegiate number that looks like month-year is not a date (no month 17)
+    ("Firma la Dra. Ana Soler (col. 17-4209).", "ID_TITULACION_PERSONAL_SANITARIO", ["17-4209"]),
+    ("La trabajadora social (nº empl. SAL-40218) lo valora.", "ID_EMPLEO_PERSONAL_SANITARIO", ["SAL-40218"]),
+    ("Se tramita el traslado (expediente nº TRS-CM-2025-0099).", "ID_CONTACTO_ASISTENCIAL", ["TRS-CM-2025-0099"]),
     # look-alikes
     ("Busca 3 veces al día el inhalador.", "NUMERO_TELEFONO", []),
     ("El atestado no consta.", "OTROS_SUJETO_ASISTENCIA", []),

@@ -71,7 +71,7 @@ _DATE_FORMS = [
     r"\d{1,2}\s?[-/]\s?" + _MONTH + r"\s?[-/]\s?\d{2,4}",              # 14-abr-2024
     _MONTH + r"(?:\s+de)?[\s,-]*\d{4}",                              # abril de 2024
     r"\d{1,2}(?:\s+de\s+|\s+d['’]\s?|\s+)" + _MONTH,                 # 14 de abril, 14 d'abril
-    r"\d{1,2}\s?[-/]\s?\d{4}",                                        # 04/2024
+    r"(?:0?[1-9]|1[0-2])\s?[-/]\s?(?:1[89]|20)\d{2}",                   # 04/2024 (not a collegiate number `17-4209`)
 ]
 # a date at the start of a value (matched on the folded text: lower case, no accents)
 DATE = re.compile("(?:" + _WEEKDAY + ")?(?:" + "|".join(_DATE_FORMS) + r")(?!\w)")
@@ -86,7 +86,7 @@ AGE = re.compile(
 SEX = re.compile(r"(?:varon|mujer|hombre|masculino|femenino|home|dona|masculi|femeni|muller|feminino"
                  r"|gizonezkoa|emakumezkoa|gizonezko|emakumezko|gizona|emakumea|[mfhvdge])(?![\w])")
 # an identifier: digits, or letters and digits, with `-`, `/`, `.` or single blanks between digit groups
-ID_VALUE = re.compile(r"(?:[a-z]{1,6}[-/]?)?\d[\da-z./-]*(?: \d[\da-z./-]*)*")
+ID_VALUE = re.compile(r"(?:[a-z]{1,6}[-/]){0,2}(?:[a-z]{1,6}[-/]?)?\d[\da-z./-]*(?: \d[\da-z./-]*)*")  # `desp-ml-2025-0173`
 _TIME_OF_DAY = re.compile(r"(?<![\d/.-])(?:[01]?\d|2[0-3])[:h.][0-5]\d(?::[0-5]\d)?(?![\d/.-])")
 _SEPARATORS = re.compile(r"\s*(?:\||\t|\s{2,}|$)")
 
