@@ -183,10 +183,11 @@ class RuleEntities:
         self.age_units = set(age_units)
         self.company_suffixes, self.company_links = set(company_suffixes), set(company_links)
         self.professions: List[str] = []  # jobs, lower case (initialize, saved with the pipeline)
-        self._jobs = (None, {})  # (the vocab's gazetteer, first word -> the jobs it starts, longest first)
+        self._jobs = (None, None)  # (the vocab's gazetteer, first word -> the jobs it starts, longest first)
         self.towns: List[str] = []  # more town names than the gazetteer's (initialize, saved with the pipeline)
         self._towns = (None, frozenset())  # (the vocab's gazetteer, the town names)
         self._log_prob = None
+        self._dictionary = None
         # False: only doc.spans (an NER in training reads them as features; preset
         # doc.ents that disagree with the gold would leave it no valid action)
         self.annotate_ents = annotate_ents
@@ -197,7 +198,7 @@ class RuleEntities:
         professions: jobs (lower case, one or more words), to which Faker's es_ES jobs are added."""
         self.towns = sorted(set(towns or ()))
         self.professions = sorted(set(p.lower() for p in professions or ()) | set(_faker_jobs()))
-        self._towns, self._jobs = (None, frozenset()), (None, {})
+        self._towns, self._jobs = (None, frozenset()), (None, None)
 
     def to_bytes(self, *, exclude=tuple()) -> bytes:
         return srsly.msgpack_dumps({"towns": self.towns, "professions": self.professions})
@@ -205,7 +206,7 @@ class RuleEntities:
     def from_bytes(self, data: bytes, *, exclude=tuple()) -> "RuleEntities":
         msg = srsly.msgpack_loads(data)
         self.towns, self.professions = list(msg.get("towns", ())), list(msg.get("professions", ()))
-        self._towns, self._jobs = (None, frozenset()), (None, {})
+        self._towns, self._jobs = (None, frozenset()), (None, None)
         return self
 
     def to_disk(self, path, *, exclude=tuple()) -> None:
@@ -220,7 +221,7 @@ class RuleEntities:
         towns, jobs = path / "towns.txt", path / "professions.txt"
         self.towns = towns.read_text(encoding="utf-8").splitlines() if towns.exists() else []
         self.professions = jobs.read_text(encoding="utf-8").splitlines() if jobs.exists() else []
-        self._towns, self._jobs = (None, frozenset()), (None, {})
+        self._towns, self._jobs = (None, frozenset()), (None, None)
         return self
 
     def __call__(self, doc: Doc) -> Doc:
@@ -346,7 +347,7 @@ class RuleEntities:
         from ..deid.gazetteer import from_vocab
 
         gaz = from_vocab(doc.vocab)
-        if gaz is not self._jobs[0] or not self._jobs[1]:
+        if gaz is not self._jobs[0] or self._jobs[1] is None:
             jobs = set(self.professions) | ({g.lower() for g in gaz.get("professions")} if gaz is not None else set())
             for job in list(jobs):
                 head, _, rest = job.partition(" ")
@@ -423,21 +424,25 @@ class RuleEntities:
         return i == 0 or doc[i - 1].text in SENTENCE_END or is_line_break(doc[i - 1])
 
     def _dictionary_word(self, word: str) -> bool:
-        if self._log_prob is None:
-            self._common_word(word)  # loads the lexicon
+        """`word` (lower case) is a Spanish noun, adjective or verb lemma (`es_lemma_index`)."""
+        if self._dictionary is None:
+            from .privacy import load_dictionary_words
+
+            self._dictionary = load_dictionary_words()
         return word in self._dictionary
 
     def _common_word(self, word: str) -> bool:
-        """A frequent Spanish word that is also in the dictionary (`Mayor`, `Real`, `Puertas`);
-        frequency alone would take in the big towns (`Madrid`, log-probability -10.4)."""
+        """A frequent Spanish word that is also in the dictionary, or its plural is (`Mayor`,
+        `Real`, `Puertas`); frequency alone would take in the big towns (`Madrid`, log-probability -10.4)."""
         if self._log_prob is None:
-            from .privacy import load_dictionary_words, load_log_probs
+            from .privacy import load_log_probs
 
-            self._log_prob, self._dictionary = load_log_probs(), load_dictionary_words()
+            self._log_prob = load_log_probs()
         w = word.lower()
         if self._log_prob(w) <= self.town_max_log_prob:
             return False
-        return any(form in self._dictionary for form in (w, w[:-1] if w.endswith("s") else w, w[:-2] if w.endswith("es") else w))
+        singulars = (w, w[:-1] if w.endswith("s") else w, w[:-2] if w.endswith("es") else w)
+        return any(self._dictionary_word(form) for form in singulars)
 
     def _town(self, doc: Doc, cand: Span) -> List[Span]:
         """`vive en Tolosa`: the longest run of words after the cue that is a gazetteer town
