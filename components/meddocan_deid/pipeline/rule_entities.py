@@ -1,4 +1,5 @@
-"""Turn the rule matcher's candidates into PHI entities, each within its own section.
+"""Turn the rule matcher's candidates into PHI entities, each within its own section, and
+add the jobs next to a cue (PROFESION) and the companies before a legal suffix.
 
 Reads the `phi_rules` candidates (`doc.spans[candidates_key]`) and the `sections` spans;
 writes the rule entities to `doc.spans[spans_key]` and, unless `annotate_ents` is false, to
@@ -378,19 +379,30 @@ class RuleEntities:
             if end is None:
                 i += 1
                 continue
-            before = [t.lower_ for t in doc[max(0, i - 3):i] if not t.is_space]
-            after = doc[end].lower_ if end < len(doc) else ""
-            # `camionero en Transportes Gil S.L.`, `maestra en el CEIP ...`: the job and its employer
-            employer = [t for t in doc[end + 1:end + 3] if t.lower_ not in self.company_links][:1]
-            cued = (after in ("en", "para") and employer and employer[0].text[:1].isupper()) or (len(before) >= 2 and before[-1] in self.profession_links and before[-2] in self.profession_verbs) \
-                or (before[-1:] and before[-1] in self.profession_copulas) \
-                or (len(before) >= 2 and before[-1] == "," and before[-2] in self.age_units) \
-                or before[-2:] == ["de", "profesión"] or after in self.profession_after \
-                or (after == "de" and end + 1 < len(doc) and doc[end + 1].lower_ == "profesión")
-            if cued:
+            if self._job_cue(doc, i, end):
                 out.append(Span(doc, i, end, label="PROFESION"))
             i = end
         return out
+
+    def _job_cue(self, doc: Doc, start: int, end: int) -> bool:
+        """A cue next to the job `doc[start:end]`."""
+        before = [t.lower_ for t in doc[max(0, start - 3):start] if not t.is_space]
+        after = [t.lower_ for t in doc[end:end + 2]]
+        if before[-2:-1] and before[-2] in self.profession_verbs and before[-1] in self.profession_links:
+            return True  # `trabaja como soldador`
+        if before[-1:] and before[-1] in self.profession_copulas:
+            return True  # `es camionera`
+        if before[-2:-1] and before[-2] in self.age_units and before[-1] == ",":
+            return True  # `Varón de 20 años, pescador`
+        if before[-2:] == ["de", "profesión"] or after[:2] == ["de", "profesión"]:
+            return True
+        if after[:1] and after[0] in self.profession_after:
+            return True  # `agricultor jubilado`
+        if after[:1] and after[0] in ("en", "para"):
+            # `camionero en Transportes Gil S.L.`, `maestra en el CEIP ...`: the job and its employer
+            employer = [t for t in doc[end + 1:end + 3] if t.lower_ not in self.company_links][:1]
+            return bool(employer) and employer[0].text[:1].isupper()
+        return False
 
     def _companies(self, doc: Doc) -> List[Span]:
         """`Talleres Hermanos Olmedo S.L.`, `Fruites del Segrià SAT`: capitalised words (small
