@@ -25,6 +25,22 @@ def _numeric(text: str) -> bool:
     return any(c.isdigit() for c in text) and not any(c.isalpha() for c in text.replace("E-", ""))
 
 
+def _word_before(doc: Doc, start: int, window: int, stops, hit) -> bool:
+    """`hit(token)` for one of the `window` words before token `start`, walking back no further
+    than a stop token or a line break (spaces and punctuation are not words)."""
+    i, words = start - 1, 0
+    while i >= 0 and words < window:
+        token = doc[i]
+        if token.text in stops or "\n" in token.text:
+            return False
+        if not token.is_space and not token.is_punct:
+            if hit(token):
+                return True
+            words += 1
+        i -= 1
+    return False
+
+
 @Language.factory(
     "meddocan_entity_checks",
     default_config={
@@ -153,32 +169,14 @@ class EntityChecks:
         """A cue word or a job (token of a PROFESION entity) within `employer_window` words
         before the entity, in its sentence part: `tornero en Talleres Gil S.L.`, `trabaja en el
         SEPE`."""
-        i, words = ent.start - 1, 0
-        while i >= 0 and words < self.employer_window:
-            token = doc[i]
-            if token.text in {".", ";", ":", "(", ")"} or "\n" in token.text:
-                return False
-            if not token.is_space and not token.is_punct:
-                if token.lower_ in cues or i in jobs:
-                    return True
-                words += 1
-            i -= 1
-        return False
+        return _word_before(doc, ent.start, self.employer_window, {".", ";", ":", "(", ")"},
+                            lambda t: t.lower_ in cues or t.i in jobs)
 
     def _after_relative(self, doc: Doc, ent: Span, window: int = 0) -> bool:
         """A kinship word within `window` words (default `relative_age_window`) before the age,
         in its sentence part (no `.` or `;` in between): `su hija, de 12 años`, `madre de 70 años`."""
-        i, words = ent.start - 1, 0
-        while i >= 0 and words < (window or self.relative_age_window):
-            token = doc[i]
-            if token.text in {".", ";", ":"} or "\n" in token.text:
-                return False
-            if not token.is_space and not token.is_punct:
-                if token.lower_ in self.kinship_words:
-                    return True
-                words += 1
-            i -= 1
-        return False
+        return _word_before(doc, ent.start, window or self.relative_age_window, {".", ";", ":"},
+                            lambda t: t.lower_ in self.kinship_words)
 
     @staticmethod
     def _number_label(ent: Span, in_footer: bool) -> str:
