@@ -63,6 +63,9 @@ def run(nlp, text, ents, rules=()):
     ("04030 México D.F. México", (1, 3, "TERRITORIO"), "México D.F."),
     ("04030 México D.F. México", (1, 4, "TERRITORIO"), "México D.F."),
     ("vive en el D.F. desde 2001", (3, 4, "TERRITORIO"), "D.F."),
+    # an initial before a name is part of it
+    ("El coordinador, I. Arana.", (5, 6, "NOMBRE_PERSONAL_SANITARIO"), "I. Arana"),
+    ("La secretaria, H. Villar Cano, col. 52", (5, 7, "NOMBRE_PERSONAL_SANITARIO"), "H. Villar Cano"),
 ])
 def test_edges_are_trimmed(nlp, text, ent, expected):
     assert run(nlp, text, [ent]) == [(ent[2], expected)]
@@ -81,6 +84,8 @@ def test_edges_are_trimmed(nlp, text, ent, expected):
     ("La Palmar", (1, 2, "HOSPITAL")),
     ("04030 México D.F . México", (1, 3, "TERRITORIO")),  # a period apart is punctuation
     ("Clínica Sol A.B. Madrid", (0, 3, "HOSPITAL")),  # only places take the period back
+    ("Visto por D. Arana ayer", (4, 5, "NOMBRE_SUJETO_ASISTENCIA")),  # `D.` is a title (don)
+    ("Déficit de vitamina B. Arana refiere", (5, 6, "NOMBRE_SUJETO_ASISTENCIA")),  # after a lower-case word: no initial
 ])
 def test_clean_entities_are_unchanged(nlp, text, ent):
     doc = nlp.make_doc(text)

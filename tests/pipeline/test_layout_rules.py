@@ -192,7 +192,7 @@ def town_nlp(tmp_path_factory):
 
     folder = tmp_path_factory.mktemp("gazetteer")
     (folder / "Municipios (Cities and towns).txt").write_text(
-        "Tolosa\nVillanueva de la Serena\nMayor\nQuintanilla del Agua\n", encoding="utf-8")
+        "Tolosa\nVillanueva de la Serena\nMayor\nQuintanilla del Agua\nDolores\n", encoding="utf-8")
     return build_rule_nlp(**{"paths.gazetteer": str(folder)})
 
 
@@ -213,6 +213,25 @@ def town_nlp(tmp_path_factory):
     ("Vive en Villanueva.", []),  # not a town of the list
 ])
 def test_town_after_a_cue(town_nlp, sentence, expected):
+    # the cued rule's own entities: the towns found anywhere come on top (test below)
+    doc = town_nlp(INTRO + sentence)
+    assert [e.text for e in doc.spans["rule_entities"] if e.label_ == "TERRITORIO"] == expected
+
+
+@pytest.mark.parametrize("sentence,expected", [
+    ("Lo trasladan desde Tolosa en ambulancia.", ["Tolosa"]),  # a cue the rules do not list
+    ("Su hija, que vive en la costa, viene de Villanueva de la Serena cada semana.", ["Villanueva de la Serena"]),
+    ("Reside ahora con su hija, en TOLOSA (GIPUZKOA).", ["TOLOSA"]),  # capitals read in title case
+    ("Hermana en Tolosa; la madre, también.", ["Tolosa"]),
+    ("Trasladado al Hospital de Tolosa.", ["Tolosa"]),  # no NER here to take the hospital: the town is not left
+    # look-alikes
+    ("Consulta con el Dr. Tolosa mañana.", []),  # after a title: a name
+    ("Consulta con Ana Martín Tolosa mañana.", []),  # inside a name
+    ("Vive en la calle Mayor.", []),  # a town that is a common word
+    ("Dolores abdominales desde ayer.", []),  # a dictionary word opening a sentence
+    ("La paciente tolosa refiere dolor.", []),  # lower case
+])
+def test_town_anywhere_where_no_entity_is(town_nlp, sentence, expected):
     assert labelled(town_nlp, sentence, "TERRITORIO") == expected
 
 
@@ -243,6 +262,15 @@ def test_bed_and_room_numbers(rule_nlp, sentence, expected):
     ("Acompañada por el yerno (Luis Gil) y la nuera, Ana.", ["Luis Gil", "Ana"]),
     ("Le acompaña su suegra.", ["suegra"]),
     ("Mujer, Rosa Pérez, de 50 años.", []),  # the patient, not a relative
+    # adjectives between the kinship word and the name, a second name, a Catalan article
+    ("El hijo pequeño, Pablo, vive en Francia.", ["Pablo"]),
+    ("Sus dos hijas, Lucía y Elena, se turnan.", ["Lucía", "Elena"]),
+    ("El seu fill, el Jordi, l'acompanya.", ["fill", "Jordi"]),
+    # the name before the kinship word
+    ("Pablo, el hijo, vive en Francia.", ["Pablo"]),
+    ("Contacto: Elena Ruiz Gil (hija), por las tardes.", ["Elena Ruiz Gil"]),
+    ("Mañana, la hija, traerá los informes.", []),  # a word opening the sentence, not a name
+    ("Tos y fiebre (madre con gripe).", []),
 ])
 def test_relative_names_after_a_kinship_word(rule_nlp, sentence, expected):
     assert labelled(rule_nlp, sentence, "FAMILIARES_SUJETO_ASISTENCIA") == expected

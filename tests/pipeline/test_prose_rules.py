@@ -120,6 +120,19 @@ def test_staff_named_after_a_role(rule_nlp, sentence, expected):
     assert labelled(rule_nlp, sentence, "NOMBRE_PERSONAL_SANITARIO") == expected
 
 
+@pytest.mark.parametrize("sentence,expected", [
+    # minutes list the staff with their specialty in brackets
+    ("Asisten los doctores Luis Javier Mora Ruiz (Neumología) y Eva Salas (Oncología Radioterápica).",
+     ["Luis Javier Mora Ruiz", "Eva Salas"]),
+    ("Presenta el caso Marta Gil Ros (Anatomia Patològica).", ["Marta Gil Ros"]),
+    # look-alikes: a place or one word before the bracket
+    ("Ingresa en el Hospital Central Norte (Cardiología) estable.", []),
+    ("Seguimiento por Neumología (Consultas Externas).", []),
+])
+def test_staff_named_before_their_specialty(rule_nlp, sentence, expected):
+    assert labelled(rule_nlp, sentence, "NOMBRE_PERSONAL_SANITARIO") == expected
+
+
 @pytest.mark.parametrize("sentence,patient", [
     ("Acude D. Tomás Ferrer Gil por disnea.", ["Tomás Ferrer Gil"]),
     # `D.` as a door letter, or after a doctor's title

@@ -115,13 +115,12 @@ def test_document_without_trusted_strings(rule_nlp):
 # -- NER labels: call the component directly on a doc with entities ------------------
 
 def run_with_ner(nlp, text, ner):
-    """Run the pipeline up to trusted_phi, add `ner` (label, text, occurrence) as
-    doc.ents (as the trained NER would), then run trusted_phi."""
+    """Run the rules before the NER, add `ner` (label, text, occurrence) as doc.ents where the
+    trained NER stands (after `fields`), then run the components after it up to trusted_phi."""
     doc = nlp.make_doc(text)
-    for name, proc in nlp.pipeline:
-        if name == "trusted_phi":
-            break
-        doc = proc(doc)
+    names = nlp.pipe_names
+    for name in names[:names.index("fields") + 1]:
+        doc = nlp.get_pipe(name)(doc)
     spans = list(doc.ents)
     for label, surface, nth in ner:
         start = occurrences(text, surface)[nth]
@@ -130,7 +129,9 @@ def run_with_ner(nlp, text, ner):
         if not any(s.start < span.end and span.start < s.end for s in spans):
             spans.append(span)
     doc.ents = spans
-    return nlp.get_pipe("trusted_phi")(doc)
+    for name in names[names.index("fields") + 1:names.index("trusted_phi") + 1]:
+        doc = nlp.get_pipe(name)(doc)
+    return doc
 
 
 TEXT = ("Informe clínico: ingresa en el Hospital Central por dolor. "

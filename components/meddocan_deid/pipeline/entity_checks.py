@@ -18,6 +18,7 @@ from .spans import rule_entity_keys, section_span
 
 YEAR = re.compile(r"(?:1[89]|20)[0-9]{2}")
 AGE = re.compile(r"\d{1,3}(?:[.,]\d)?\s*(?:años|año|a\.?|anys|any|anos|ano|meses|mes|semanas|días)")
+PERSON_LABELS = {"NOMBRE_SUJETO_ASISTENCIA", "NOMBRE_PERSONAL_SANITARIO", "FAMILIARES_SUJETO_ASISTENCIA"}
 POSTAL_CODE = re.compile(r"(?:[A-Z]{1,2}-?)?[0-9]{4,6}")
 
 
@@ -80,6 +81,9 @@ def _word_before(doc: Doc, start: int, window: int, stops, hit) -> bool:
                           "jubilado", "jubilada", "prejubilado", "prejubilada", "trabajador", "trabajadora",
                           "plantilla"],
         "employer_window": 6,
+        # gazetteer towns found anywhere by rule_entities: TERRITORIO where no entity is
+        "towns_key": "town_names",
+        "town_label": "TERRITORIO",
     },
     assigns=["doc.ents"],
 )
@@ -87,7 +91,7 @@ class EntityChecks:
     def __init__(self, nlp: Language, name: str, *, candidates_key: str, rules_key: str, sections_key: str,
                  veto_id: str, max_tokens: int, places_key: str, country_id: str, country_label: str,
                  country_relabel: List[str], kinship_words: List[str], relative_age_window: int,
-                 employer_cues: List[str], employer_window: int):
+                 employer_cues: List[str], employer_window: int, towns_key: str, town_label: str):
         self.name = name
         self.candidates_key = candidates_key
         self.rules_key = rules_key
@@ -101,6 +105,7 @@ class EntityChecks:
         self.kinship_words = set(kinship_words)
         self.relative_age_window = relative_age_window
         self.employer_cues, self.employer_window = set(employer_cues), employer_window
+        self.towns_key, self.town_label = towns_key, town_label
 
     def __call__(self, doc: Doc) -> Doc:
         vetoed = [False] * len(doc)
@@ -161,8 +166,17 @@ class EntityChecks:
                     ents.append(Span(doc, ent.start, ent.end, label=label))
                 continue
             ents.append(ent)
+        # a town the NER and the cued rules left in clear, wherever it stands, unless one of its
+        # words names a person in this report (`Olmedo Rivas`: trusted_phi carries the name on)
+        taken = set(i for e in ents for i in range(e.start, e.end))
+        person_words = {t.lower_ for e in ents if e.label_ in PERSON_LABELS for t in e}
+        for town in doc.spans.get(self.towns_key, []):
+            if not any(i in taken or vetoed[i] for i in range(town.start, town.end)) \
+                    and not any(t.lower_ in person_words for t in town):
+                changed = True
+                ents.append(Span(doc, town.start, town.end, label=self.town_label))
         if changed:
-            doc.ents = ents
+            doc.ents = sorted(ents, key=lambda e: e.start)
         return doc
 
     def _after_cue(self, doc: Doc, ent: Span, cues, jobs=frozenset()) -> bool:

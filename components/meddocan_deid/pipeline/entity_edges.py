@@ -85,6 +85,12 @@ class EntityEdges:
             if ent.label_ in self.title_labels:
                 while start < end - 1 and doc[start].lower_ in self.titles:
                     start += 1
+                # an initial before the name is part of it (`I. Arana`, `H. Villar Cano`)
+                if start >= 2 and start == ent.start and doc[start - 1].text == "." and not doc[start - 2].whitespace_ \
+                        and len(doc[start - 2].text) == 1 and doc[start - 2].text.isupper() \
+                        and not taken[start - 2] and not taken[start - 1] and doc[start - 2].lower_ not in self.titles \
+                        and not (start >= 3 and doc[start - 3].is_lower and doc[start - 3].lower_ not in {"y", "e", "i"}):
+                    start -= 2  # (not after a lower-case word: `vitamina B. Arana refiere`)
             # a name ends where a role, a department, an institution or a contact key starts:
             # no gold name in train or dev holds an institution word after its first word,
             # nor a contact key

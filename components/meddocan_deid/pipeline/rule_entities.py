@@ -38,6 +38,8 @@ AGE = "age"  # pattern ids `any/age`: `Niña de 3 meses`, `14 días de vida`; th
 RELATIVE = "relative"  # pattern ids `any/relative`: `su madre`; the entity is the relative
 RELATIVE_AGE = "relative_age"  # pattern ids `any/relative_age`: `madre de 29 años`; the entity is the age (P4.3)
 RELATIVE_NAME = "relative_name"  # pattern ids `any/relative_name`: `su madre Carmen`; the entity is the name (P4.1)
+NAME_BEFORE = "name_before"  # pattern ids `any/name_before`: `Ana, la hija,`, `Rosa Gil (hija)`, `Luis Gil Ros (Neumología)`; the entity is the capitalised words before the comma or bracket
+NAME_LINKS = {"y", "e", "i"}  # `sus hijas, Sonia y Marta`: a second name after the first
 MONTH = "month"  # pattern ids `any/month`: `en junio por`, `desde septiembre hasta`; the entity is the month (P6.2)
 GROUP = "group"  # pattern ids `any/group`: `Mujer ecuatoriana`, `de raza negra`; the entity is the group (P17.2-3)
 GROUP_HEAD = "raza"  # kept in the entity: `raza caucásica`
@@ -92,6 +94,8 @@ def _before_time(doc: Doc, start: int, end: int, time_lead: Collection[str]) -> 
         "candidates_key": "phi_rules",
         "sections_key": SECTIONS_KEY,
         "spans_key": "rule_entities",
+        # gazetteer towns anywhere, with no cue (candidates: entity_checks adds those no entity covers)
+        "towns_key": "town_names",
         "footer_labels": None,
         "split_labels": ["TERRITORIO"],
         "annotate_ents": True,
@@ -154,7 +158,7 @@ def _before_time(doc: Doc, start: int, end: int, time_lead: Collection[str]) -> 
 )
 class RuleEntities:
     def __init__(self, nlp: Language, name: str, *, candidates_key: str, sections_key: str, spans_key: str,
-                 footer_labels: Optional[List[str]], split_labels: List[str], kinship_words: List[str],
+                 towns_key: str, footer_labels: Optional[List[str]], split_labels: List[str], kinship_words: List[str],
                  titles: List[str], place_abbreviations: List[str], time_lead: List[str],
                  age_context_words: List[str], possessives: List[str], trim_words: List[str],
                  town_max_log_prob: float, town_name_heads: List[str], not_age_after: List[str],
@@ -165,11 +169,14 @@ class RuleEntities:
         self.candidates_key = candidates_key
         self.sections_key = sections_key
         self.spans_key = spans_key
+        self.towns_key = towns_key
         # None: every footer rule label is written; a list restricts the footer rules to those labels
         self.footer_labels = set(footer_labels) if footer_labels is not None else None
         self.split_labels = set(split_labels)
         self.kinship_words = set(kinship_words)
         self.titles = set(titles)
+        # a town's name after these is a person's (`Dr. Toledo`, `la señora Olmedo`)
+        self.titles_lower = {t.lower().rstrip(".") for t in titles} | {"señor", "señora", "señorita", "sr", "sra"}
         self.place_abbreviations = set(place_abbreviations)
         self.time_lead = set(time_lead)
         self.age_context_words = set(age_context_words)
@@ -187,6 +194,7 @@ class RuleEntities:
         self._jobs = (None, None)  # (the vocab's gazetteer, first word -> the jobs it starts, longest first)
         self.towns: List[str] = []  # more town names than the gazetteer's (initialize, saved with the pipeline)
         self._towns = (None, frozenset())  # (the vocab's gazetteer, the town names)
+        self._town_firsts = (None, frozenset())  # (the town names, their first words)
         self._log_prob = None
         self._dictionary = None
         # False: only doc.spans (an NER in training reads them as features; preset
@@ -246,6 +254,19 @@ class RuleEntities:
                 # relative's name is FAMILIARES; the name is the match from its first capitalised word
                 start = next(t.i for t in cand[1:] if t.is_title)
                 entities.append(Span(doc, start, cand.end, label=cand.label))
+                entities.extend(self._next_name(doc, cand.end, cand.label))
+                continue
+            if kind == NAME_BEFORE:
+                # the capitalised words before the comma or bracket, unless one dictionary word
+                # opens the sentence (`Ayer, la hija, trajo...`) or they name a place (`Hospital
+                # Central (Cardiología)`)
+                end = next(t.i for t in cand if not t.is_title)
+                start = cand.start
+                if start > 0 and doc[start - 1].is_title:
+                    continue  # the whole run of capitalised words decides, not a part of it
+                if not (end - start == 1 and self._sentence_start(doc, start) and self._dictionary_form(doc[start].text)) \
+                        and not any(t.lower_ in self.town_name_heads for t in doc[start:end]):
+                    entities.append(Span(doc, start, end, label=cand.label))
                 continue
             if kind == MONTH:
                 # context word, month, and a next word that shows no day or year follows
@@ -301,7 +322,8 @@ class RuleEntities:
             else:
                 entities.append(Span(doc, cand.start, cand.end, label=cand.label))
         entities.extend(self._professions(doc))
-        entities.extend(self._companies(doc))  # after the others: a rule's label wins over a company of the same span
+        entities.extend(self._companies(doc))
+        doc.spans[self.towns_key] = self._towns_anywhere(doc)  # after the others: a rule's label wins over a company of the same span
         # overlap policy: among rule entities the longest wins; written before the NER, which
         # keeps them and predicts around them
         entities = filter_spans(entities)
@@ -341,6 +363,74 @@ class RuleEntities:
             names = (list(gaz.get("towns")) if gaz is not None else []) + self.towns
             self._towns = (gaz, frozenset(_town_key(n) for t in names for n in _town_forms(t)))
         return self._towns[1]
+
+    @staticmethod
+    def _next_name(doc: Doc, end: int, label) -> List[Span]:
+        """`y Marta` right after a name: the capitalised words after the link are a second name."""
+        if end + 1 >= len(doc) or doc[end].lower_ not in NAME_LINKS or not doc[end + 1].is_title:
+            return []
+        stop = end + 1
+        while stop < len(doc) and stop - end <= 4 and doc[stop].is_title and doc[stop].is_alpha:
+            stop += 1
+        return [Span(doc, end + 1, stop, label=label)] if stop > end + 1 else []
+
+    def _towns_anywhere(self, doc: Doc) -> List[Span]:
+        """Every run of capitalised words (with `de`, `la`... inside) that is a gazetteer or
+        GeoNames town, longest first (a run in capitals read in title case: `PONFERRADA`, but no
+        acronym of four letters or fewer): a
+        town is PHI wherever it stands (guideline: TERRITORIO), with or without a cue. Not
+        after a title (`Dr. Toledo`) or a capitalised word of the same name (`Hospital Comarcal
+        Santa Ana`, `Noelia Fernández Tejada`), not common Spanish words only, not one
+        dictionary word opening a sentence. Candidates: the NER and the cued rules decide first."""
+        towns = self._town_names(doc)
+        if self._town_firsts[0] is not towns:
+            self._town_firsts = (towns, frozenset(t.split()[0] for t in towns))
+        firsts = self._town_firsts[1]
+
+        def key(start: int, end: int) -> str:
+            text = doc[start:end].text
+            return _town_key(text.title() if text.isupper() else text)
+
+        found: List[Span] = []
+        i, n = 0, len(doc)
+        while i < n:
+            token = doc[i]
+            if not token.text[:1].isupper() or key(i, i + 1) not in firsts or self._inside_name(doc, i):
+                i += 1
+                continue
+            end = None
+            for stop in range(min(n, i + 6), i, -1):
+                if not doc[stop - 1].text[:1].isupper() or any(
+                        not (t.text[:1].isupper() or t.lower_ in TOWN_LINKS) for t in doc[i + 1:stop - 1]):
+                    continue
+                if key(i, stop) in towns:
+                    end = stop
+                    break
+            if end is None:
+                i += 1
+                continue
+            words = [t.text for t in doc[i:end] if t.text[:1].isupper()]
+            # one word opening a sentence that the dictionary knows, however rare, is that word
+            # (`Dolores abdominales`, `Agudo`)
+            opening_word = len(words) == 1 and self._sentence_start(doc, i) and self._dictionary_form(words[0])
+            # one short word in capitals is an acronym (`CEA`, the tumour marker; the town is Cea)
+            acronym = len(words) == 1 and words[0].isupper() and len(words[0]) <= 4
+            if (len(words) > 1 or len(words[0]) > 2) and not opening_word and not acronym \
+                    and not all(self._common_word(w) for w in words):
+                found.append(Span(doc, i, end, label="TERRITORIO"))
+            i = end
+        return found
+
+    def _inside_name(self, doc: Doc, i: int) -> bool:
+        """Token i follows a title (`Dr. Toledo`, `Sra. Dolores`) or a capitalised word that does
+        not open a sentence (`Hospital Comarcal Santa Ana`)."""
+        before = i - 1 - (i > 1 and doc[i - 1].text == ".")
+        if before < 0:
+            return False
+        prev = doc[before]
+        if prev.lower_.rstrip(".") in self.titles_lower:
+            return True
+        return before == i - 1 and prev.text[:1].isupper() and prev.is_alpha and not self._sentence_start(doc, before)
 
     def _job_index(self, doc: Doc) -> dict:
         """First word -> the jobs (tuples of words) it starts, longest first: the pipeline's list,
@@ -443,6 +533,12 @@ class RuleEntities:
             self._dictionary = load_dictionary_words()
         return word in self._dictionary
 
+    def _dictionary_form(self, word: str) -> bool:
+        """`word` or its singular is a dictionary word, whatever its frequency."""
+        w = word.lower()
+        singulars = (w, w[:-1] if w.endswith("s") else w, w[:-2] if w.endswith("es") else w)
+        return any(self._dictionary_word(form) for form in singulars)
+
     def _common_word(self, word: str) -> bool:
         """A frequent Spanish word that is also in the dictionary, or its plural is (`Mayor`,
         `Real`, `Puertas`); frequency alone would take in the big towns (`Madrid`, log-probability -10.4)."""
@@ -453,8 +549,7 @@ class RuleEntities:
         w = word.lower()
         if self._log_prob(w) <= self.town_max_log_prob:
             return False
-        singulars = (w, w[:-1] if w.endswith("s") else w, w[:-2] if w.endswith("es") else w)
-        return any(self._dictionary_word(form) for form in singulars)
+        return self._dictionary_form(w)
 
     def _town(self, doc: Doc, cand: Span) -> List[Span]:
         """`vive en Tolosa`: the longest run of words after the cue that is a gazetteer town
