@@ -63,6 +63,12 @@ def run(nlp, text, ents, rules=()):
     ("04030 México D.F. México", (1, 3, "TERRITORIO"), "México D.F."),
     ("04030 México D.F. México", (1, 4, "TERRITORIO"), "México D.F."),
     ("vive en el D.F. desde 2001", (3, 4, "TERRITORIO"), "D.F."),
+    # a place's name goes on through `de`, `y` and capitalised words no entity holds
+    ("en el Colegio San Juan de la Cruz, donde", (2, 5, "INSTITUCION"), "Colegio San Juan de la Cruz"),
+    ("la Agencia de Autonomía y Desarrollo de las Personas informa", (1, 4, "INSTITUCION"),
+     "Agencia de Autonomía y Desarrollo de las Personas"),
+    ("trabaja en el IES Vegas del Guadiana.", (3, 5, "OTROS_SUJETO_ASISTENCIA"), "IES Vegas del Guadiana"),
+    ("del Hospital Central de Servicio de Urología", (1, 3, "HOSPITAL"), "Hospital Central"),  # a department: no tail
     # an initial before a name is part of it
     ("El coordinador, I. Arana.", (5, 6, "NOMBRE_PERSONAL_SANITARIO"), "I. Arana"),
     ("La secretaria, H. Villar Cano, col. 52", (5, 7, "NOMBRE_PERSONAL_SANITARIO"), "H. Villar Cano"),

@@ -2,7 +2,8 @@
 
 Reads `doc.ents` and the rule entities in `doc.spans[rules_key]`; writes `doc.ents` only:
 NER entities lose leading titles, edge punctuation and a trailing department, role,
-institution or contact key; towns take in their `de <Name>` tail, quoted names their closing
+institution or contact key; towns, hospitals, institutions and employers take in their `de
+<Name>` tail, names an initial before them, quoted names their closing
 quote, places an abbreviation's final period; glued pieces of one label are joined. Rule
 entities, tokens and span groups are never changed.
 """
@@ -41,6 +42,12 @@ from .spans import EDGE_PUNCT, TITLES, rule_entity_keys
         # article before a town that belongs to it (`30120 El Palmar`: in train and dev no gold
         # TERRITORIO leaves one out)
         "town_articles": ["la", "las", "los", "el"],
+        # a hospital, institution or employer goes on through these + capitalised words no entity
+        # holds (`Colegio San Juan de la Cruz`, `Agencia de Autonomía y Desarrollo`): in train, 126
+        # gold places hold such a tail, 4 leave it out (to a TERRITORIO), none leaves it in clear
+        "name_labels": ["HOSPITAL", "INSTITUCION", "CENTRO_SALUD", "OTROS_SUJETO_ASISTENCIA"],
+        "name_connectors": ["de", "del", "d'", "y", "i"],
+        "name_articles": ["la", "las", "los", "el", "les", "l'"],
     },
     assigns=["doc.ents"],
 )
@@ -49,7 +56,8 @@ class EntityEdges:
                  place_labels: List[str], town_labels: List[str], department_words: List[str],
                  role_words: List[str], institution_words: List[str], contact_words: List[str],
                  abbreviation_labels: List[str], titles: List[str], town_connectors: List[str],
-                 town_articles: List[str]):
+                 town_articles: List[str], name_labels: List[str], name_connectors: List[str],
+                 name_articles: List[str]):
         self.name = name
         self.rules_key = rules_key
         self.title_labels = set(title_labels)
@@ -65,6 +73,8 @@ class EntityEdges:
         self.town_articles = set(town_articles)
         # the same articles capitalised, as they stand before a town: `El Palmar`
         self.town_head_articles = {word.capitalize() for word in town_articles}
+        self.name_labels, self.name_connectors = set(name_labels), set(name_connectors)
+        self.name_articles = set(name_articles)
 
     def __call__(self, doc: Doc) -> Doc:
         rules = rule_entity_keys(doc, self.rules_key)
@@ -116,6 +126,11 @@ class EntityEdges:
                 # no gold TERRITORIO in train or dev is followed by a `de <Name>` tail that no
                 # other entity holds, so the tail belongs to it
                 tail = town_tail(doc, end, taken, self.town_connectors, self.town_articles)
+                for i in range(end, tail):
+                    taken[i] = True
+                end = tail
+            if ent.label_ in self.name_labels and doc[end - 1].is_alpha and doc[end - 1].text[:1].isupper():
+                tail = town_tail(doc, end, taken, self.name_connectors, self.name_articles, stops=self.department_words)
                 for i in range(end, tail):
                     taken[i] = True
                 end = tail
@@ -180,16 +195,17 @@ def close_quote(doc: Doc, start: int, end: int, taken: List[bool]) -> int:
 
 
 def town_tail(doc: Doc, end: int, taken: List[bool], connectors: AbstractSet[str],
-              articles: AbstractSet[str]) -> int:
+              articles: AbstractSet[str], stops: AbstractSet[str] = frozenset()) -> int:
     """Where a place name ending at `end` really ends: it takes in each following
     connector (`de`/`del`) [article] + capitalised words that no entity holds (`del Rey`,
-    `de San Juan`)."""
+    `de San Juan`), up to a word of `stops` (`de Servicio...`)."""
     while end < len(doc) and doc[end].lower_ in connectors and not taken[end]:
         j = end + 1
         if j < len(doc) and doc[j].lower_ in articles and not taken[j]:
             j += 1
         k = j
-        while k < len(doc) and doc[k].is_alpha and doc[k].text[0].isupper() and not taken[k]:
+        while k < len(doc) and doc[k].is_alpha and doc[k].text[0].isupper() and not taken[k] \
+                and doc[k].lower_ not in stops:
             k += 1
         if k == j:
             break
