@@ -28,6 +28,8 @@ def labelled(nlp, sentence, label):
     ("Acude el lunes 14 por fiebre.", ["lunes 14"]),
     ("Acude el martes 3 de marzo por fiebre.", ["martes 3 de marzo"]),
     ("El jueves 2 de Agosto ingresó.", ["jueves 2 de Agosto"]),
+    ("Luns 3 de febreiro de 2025. Ingresa desde Urxencias.", ["Luns 3 de febreiro de 2025"]),  # Galician
+    ("Venres 7. Estable.", ["Venres 7"]),
     ("Acude el 3 de marzo por fiebre.", ["3 de marzo"]),
     ("Egresó el 20 de octubre 2003 sin secuelas.", ["20 de octubre 2003"]),
     ("Va néixer el 3 de gener de 1950.", ["3 de gener de 1950"]),

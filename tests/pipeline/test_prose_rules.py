@@ -151,3 +151,38 @@ def test_town_list_is_saved_with_the_pipeline(rule_nlp, tmp_path):
     assert other.towns == ruler.towns and other.professions == ruler.professions
     restored = type(ruler).from_bytes(ruler, ruler.to_bytes())
     assert restored.towns == ruler.towns
+
+
+@pytest.mark.parametrize("sentence,expected", [
+    # a street word, `de la`, a capitalised name, a house number and floor, wherever it stands
+    ("Viven en la avenida de Ronda 31, 5ºA, de Getafe.", ["avenida de Ronda 31, 5ºA"]),
+    ("Viu al carrer de la Font 22 amb la seva filla.", ["carrer de la Font 22"]),
+    ("Chocó en la rotonda de la avenida de Portugal con la calle Río Tajo.", ["avenida de Portugal", "calle Río Tajo"]),
+    ("Domiciliado en el Lugar de Fontán, 12, con su hija.", ["Lugar de Fontán, 12"]),
+    ("Encontrado en la carretera CA-180, a la altura del cruce.", ["carretera CA-180"]),
+    # look-alikes: no name after the street word, a word that is a street only with a number
+    ("Pasea por el paseo marítimo cada día.", []),
+    ("En lugar de Ibuprofeno toma Paracetamol.", []),
+    ("Cruza la calle sin mirar.", []),
+])
+def test_streets_in_prose(rule_nlp, sentence, expected):
+    assert labelled(rule_nlp, sentence, "CALLE") == expected
+
+
+def test_a_street_in_prose_gives_way_to_a_field(rule_nlp):
+    # the fallback street never cuts an entity that another rule found (the field takes the floor letter)
+    assert labelled(rule_nlp, "Domicilio: C/ Mayor 5, 3º B, 28001 Madrid\n", "CALLE") == ["C/ Mayor 5, 3º B"]
+
+
+@pytest.mark.parametrize("sentence,expected", [
+    # a code after `nº` with four digits or more, where no other rule or the NER took it
+    ("La biopsia (nº B24-18877) informa de carcinoma.", ["B24-18877"]),
+    ("Documento registrado con el nº DVA-31-0004417 en el registro.", ["DVA-31-0004417"]),
+    ("Tarjeta de la mutua nº 2210 0487 3359 01, la familia.", ["2210 0487 3359 01"]),
+    # look-alikes: fewer than four digits, no key
+    ("Juzgado nº 3 de la ciudad.", []),
+    ("Toma 2 comprimidos del envase nº 20.", []),
+    ("Control en 2025 sin cambios.", []),
+])
+def test_codes_after_a_number_key(rule_nlp, sentence, expected):
+    assert labelled(rule_nlp, sentence, "OTRO_NUMERO_IDENTIF") == expected

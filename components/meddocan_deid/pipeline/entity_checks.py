@@ -5,8 +5,9 @@ spans of `doc.spans[places_key]`, the `sections` spans and the rule entities (`r
 writes `doc.ents` only: a vetoed, misshapen or runaway NER entity is dropped, cut or
 relabelled, an age right after a kinship word becomes the relative's (P4.3) and one with no
 relative before it the patient's, and an institution right after a job or work word becomes
-the employer (OTROS_SUJETO_ASISTENCIA, P28.1), a rule's too. Other rule entities, tokens and
-span groups are never changed.
+the employer (OTROS_SUJETO_ASISTENCIA, P28.1), a rule's too. The fallback entities of
+rule_entities (`doc.spans[fallback_key]`: towns anywhere, streets in prose) are added where no
+entity is. Other rule entities, tokens and span groups are never changed.
 """
 import re
 from typing import List
@@ -81,9 +82,8 @@ def _word_before(doc: Doc, start: int, window: int, stops, hit) -> bool:
                           "jubilado", "jubilada", "prejubilado", "prejubilada", "trabajador", "trabajadora",
                           "plantilla"],
         "employer_window": 6,
-        # gazetteer towns found anywhere by rule_entities: TERRITORIO where no entity is
-        "towns_key": "town_names",
-        "town_label": "TERRITORIO",
+        # towns found anywhere and other fallback matches of rule_entities: entities where no other is
+        "fallback_key": "fallback_entities",
     },
     assigns=["doc.ents"],
 )
@@ -91,7 +91,7 @@ class EntityChecks:
     def __init__(self, nlp: Language, name: str, *, candidates_key: str, rules_key: str, sections_key: str,
                  veto_id: str, max_tokens: int, places_key: str, country_id: str, country_label: str,
                  country_relabel: List[str], kinship_words: List[str], relative_age_window: int,
-                 employer_cues: List[str], employer_window: int, towns_key: str, town_label: str):
+                 employer_cues: List[str], employer_window: int, fallback_key: str):
         self.name = name
         self.candidates_key = candidates_key
         self.rules_key = rules_key
@@ -105,7 +105,7 @@ class EntityChecks:
         self.kinship_words = set(kinship_words)
         self.relative_age_window = relative_age_window
         self.employer_cues, self.employer_window = set(employer_cues), employer_window
-        self.towns_key, self.town_label = towns_key, town_label
+        self.fallback_key = fallback_key
 
     def __call__(self, doc: Doc) -> Doc:
         vetoed = [False] * len(doc)
@@ -166,15 +166,15 @@ class EntityChecks:
                     ents.append(Span(doc, ent.start, ent.end, label=label))
                 continue
             ents.append(ent)
-        # a town the NER and the cued rules left in clear, wherever it stands, unless one of its
-        # words names a person in this report (`Olmedo Rivas`: trusted_phi carries the name on)
+        # a town or street the NER and the other rules left in clear, wherever it stands, unless one
+        # of its words names a person in this report (`Olmedo Rivas`: trusted_phi carries the name on)
         taken = set(i for e in ents for i in range(e.start, e.end))
         person_words = {t.lower_ for e in ents if e.label_ in PERSON_LABELS for t in e}
-        for town in doc.spans.get(self.towns_key, []):
-            if not any(i in taken or vetoed[i] for i in range(town.start, town.end)) \
-                    and not any(t.lower_ in person_words for t in town):
+        for span in doc.spans.get(self.fallback_key, []):
+            if not any(i in taken or vetoed[i] for i in range(span.start, span.end)) \
+                    and not any(t.lower_ in person_words for t in span):
                 changed = True
-                ents.append(Span(doc, town.start, town.end, label=self.town_label))
+                ents.append(span)
         if changed:
             doc.ents = sorted(ents, key=lambda e: e.start)
         return doc

@@ -3,7 +3,9 @@ add the jobs next to a cue (PROFESION) and the companies before a legal suffix.
 
 Reads the `phi_rules` candidates (`doc.spans[candidates_key]`) and the `sections` spans;
 writes the rule entities to `doc.spans[spans_key]` and, unless `annotate_ents` is false, to
-`doc.ents`, where they replace the entities they overlap. Never touches tokens, sections or
+`doc.ents`, where they replace the entities they overlap; towns found anywhere and the
+`any/fallback` matches go to `doc.spans[fallback_key]` only (entity_checks adds them where
+no other entity is). Never touches tokens, sections or
 the candidates; each pattern id `<section>/<kind>` (listed below) says where a rule applies.
 """
 
@@ -33,6 +35,8 @@ NUMBER_SEPARATORS = {"-", ".", "(", ")", "/"}
 # `any/...`: not restricted to a section; `any/match` is the match itself (an unambiguous date format)
 ANY_SECTION = "any"
 VETO = "veto"  # pattern ids `any/veto`: phrases that are not PHI, left to entity_checks
+FALLBACK = "fallback"  # pattern ids `any/fallback`: `avenida de Portugal`; the match, only where no other entity is (entity_checks)
+FALLBACK_NUMBER = "fallback_number"  # pattern ids `any/fallback_number`: `nº DVA-31-0004417`; the code after the key, with four digits or more, only where no other entity is
 TIME_OF_DAY = re.compile(r"(?:[01]?\d|2[0-3])[:h][0-5]\d(?::[0-5]\d)?h?")
 AGE = "age"  # pattern ids `any/age`: `Niña de 3 meses`, `14 días de vida`; the entity is the age
 RELATIVE = "relative"  # pattern ids `any/relative`: `su madre`; the entity is the relative
@@ -94,8 +98,9 @@ def _before_time(doc: Doc, start: int, end: int, time_lead: Collection[str]) -> 
         "candidates_key": "phi_rules",
         "sections_key": SECTIONS_KEY,
         "spans_key": "rule_entities",
-        # gazetteer towns anywhere, with no cue (candidates: entity_checks adds those no entity covers)
-        "towns_key": "town_names",
+        # towns anywhere and `any/fallback` matches: entities only where no other entity is
+        # (entity_checks adds them after the NER)
+        "fallback_key": "fallback_entities",
         "footer_labels": None,
         "split_labels": ["TERRITORIO"],
         "annotate_ents": True,
@@ -158,7 +163,7 @@ def _before_time(doc: Doc, start: int, end: int, time_lead: Collection[str]) -> 
 )
 class RuleEntities:
     def __init__(self, nlp: Language, name: str, *, candidates_key: str, sections_key: str, spans_key: str,
-                 towns_key: str, footer_labels: Optional[List[str]], split_labels: List[str], kinship_words: List[str],
+                 fallback_key: str, footer_labels: Optional[List[str]], split_labels: List[str], kinship_words: List[str],
                  titles: List[str], place_abbreviations: List[str], time_lead: List[str],
                  age_context_words: List[str], possessives: List[str], trim_words: List[str],
                  town_max_log_prob: float, town_name_heads: List[str], not_age_after: List[str],
@@ -169,7 +174,7 @@ class RuleEntities:
         self.candidates_key = candidates_key
         self.sections_key = sections_key
         self.spans_key = spans_key
-        self.towns_key = towns_key
+        self.fallback_key = fallback_key
         # None: every footer rule label is written; a list restricts the footer rules to those labels
         self.footer_labels = set(footer_labels) if footer_labels is not None else None
         self.split_labels = set(split_labels)
@@ -237,11 +242,26 @@ class RuleEntities:
         sections = {s.label_: s for s in doc.spans.get(self.sections_key, [])}
         candidates = sorted(doc.spans.get(self.candidates_key, []), key=lambda s: s.start)
         entities: List[Span] = []
+        fallback: List[Span] = []
         header_keys = {c.start for c in candidates if c.id_ == "header/line"}  # a set: O(1) lookups
         for cand in candidates:
             section, _, kind = cand.id_.partition("/")
             if kind == VETO:
                 continue  # not PHI: read by entity_checks
+            if kind == FALLBACK:
+                end = cand.end  # an optional link word that no name follows stays out (`Urb. Los Monjes y`)
+                while end > cand.start + 1 and (doc[end - 1].is_lower or doc[end - 1].is_punct):
+                    end -= 1
+                fallback.append(Span(doc, cand.start, end, label=cand.label))
+                continue
+            if kind == FALLBACK_NUMBER:
+                start = next(t.i for t in cand[1:] if t.text not in {".", ":"})
+                end = cand.end
+                while end > start + 1 and doc[end - 1].text in NUMBER_SEPARATORS:
+                    end -= 1
+                if sum(c.isdigit() for c in doc[start:end].text) >= 4:
+                    fallback.append(Span(doc, start, end, label=cand.label))
+                continue
             if kind == AGE:
                 entities.extend(self._age(doc, cand))
                 continue
@@ -262,8 +282,8 @@ class RuleEntities:
                 # Central (Cardiología)`)
                 end = next(t.i for t in cand if not t.is_title)
                 start = cand.start
-                if start > 0 and doc[start - 1].is_title:
-                    continue  # the whole run of capitalised words decides, not a part of it
+                if start > 0 and (doc[start - 1].is_title or doc[start - 1].lower_ in {"de", "del"}):
+                    continue  # the whole run decides, not a part of it; after `de` it names a place (`Unidad de ...`)
                 if not (end - start == 1 and self._sentence_start(doc, start) and self._dictionary_form(doc[start].text)) \
                         and not any(t.lower_ in self.town_name_heads for t in doc[start:end]):
                     entities.append(Span(doc, start, end, label=cand.label))
@@ -322,8 +342,8 @@ class RuleEntities:
             else:
                 entities.append(Span(doc, cand.start, cand.end, label=cand.label))
         entities.extend(self._professions(doc))
-        entities.extend(self._companies(doc))
-        doc.spans[self.towns_key] = self._towns_anywhere(doc)  # after the others: a rule's label wins over a company of the same span
+        entities.extend(self._companies(doc))  # after the others: a rule's label wins over a company of the same span
+        doc.spans[self.fallback_key] = filter_spans(fallback + self._towns_anywhere(doc))
         # overlap policy: among rule entities the longest wins; written before the NER, which
         # keeps them and predicts around them
         entities = filter_spans(entities)
@@ -565,6 +585,8 @@ class RuleEntities:
             return []
         if doc[cand.start].is_punct or doc[cand.start].is_space:
             pass  # `Hospital Álvaro Cunqueiro, Vigo` at a line end, `Vigo, 14/02/25`: the cue is the layout
+        elif before >= 0 and doc[before].is_lower and doc[before].lower_ in self.town_name_heads:
+            return []  # `la avenida de Meco`: a street's name
         elif before >= 0 and doc[before].text[:1].isupper():
             # a capitalised word inside a sentence is a name; at its start (`Vive en`) it is a
             # cue unless it heads a name (`Hospital de`, `Calle de`)
