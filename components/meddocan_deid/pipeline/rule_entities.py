@@ -4,9 +4,9 @@ add the jobs next to a cue (PROFESION) and the companies before a legal suffix.
 Reads the `phi_rules` candidates (`doc.spans[candidates_key]`) and the `sections` spans;
 writes the rule entities to `doc.spans[spans_key]` and, unless `annotate_ents` is false, to
 `doc.ents`, where they replace the entities they overlap; towns found anywhere and the
-`any/fallback` matches go to `doc.spans[fallback_key]` only (entity_checks adds them where
-no other entity is). Never touches tokens, sections or
-the candidates; each pattern id `<section>/<kind>` (listed below) says where a rule applies.
+`any/fallback` matches go to `doc.spans[fallback_key]` only (entity_checks adds them where no
+other entity is). Never touches tokens, sections or the candidates; each pattern id
+`<section>/<kind>` (listed below) says where a rule applies.
 """
 
 import re
@@ -396,12 +396,12 @@ class RuleEntities:
 
     def _towns_anywhere(self, doc: Doc) -> List[Span]:
         """Every run of capitalised words (with `de`, `la`... inside) that is a gazetteer or
-        GeoNames town, longest first (a run in capitals read in title case: `PONFERRADA`, but no
-        acronym of four letters or fewer): a
-        town is PHI wherever it stands (guideline: TERRITORIO), with or without a cue. Not
-        after a title (`Dr. Toledo`) or a capitalised word of the same name (`Hospital Comarcal
-        Santa Ana`, `Noelia Fernández Tejada`), not common Spanish words only, not one
-        dictionary word opening a sentence. Candidates: the NER and the cued rules decide first."""
+        GeoNames town, longest first; a run in capitals is read in title case (`PONFERRADA`), but
+        not an acronym of four letters or fewer. A town is PHI wherever it stands (TERRITORIO),
+        with or without a cue. Not after a title (`Dr. Toledo`) or a capitalised word of the same
+        name (`Hospital Comarcal Santa Ana`, `Noelia Fernández Tejada`), not common Spanish words
+        only, not one dictionary word opening a sentence. Fallback entities: the NER and the
+        other rules decide first."""
         towns = self._town_names(doc)
         if self._town_firsts[0] is not towns:
             self._town_firsts = (towns, frozenset(t.split()[0] for t in towns))
