@@ -179,10 +179,24 @@ def test_a_street_in_prose_gives_way_to_a_field(rule_nlp):
     ("La biopsia (nº B24-18877) informa de carcinoma.", ["B24-18877"]),
     ("Documento registrado con el nº DVA-31-0004417 en el registro.", ["DVA-31-0004417"]),
     ("Tarjeta de la mutua nº 2210 0487 3359 01, la familia.", ["2210 0487 3359 01"]),
-    # look-alikes: fewer than four digits, no key
+    ("La biopsia con aguja gruesa (estudio AP24-033571) informa de carcinoma.", ["AP24-033571"]),
+    # look-alikes: fewer than four digits, no key, a study without a code
     ("Juzgado nº 3 de la ciudad.", []),
+    ("El estudio 2/3 de los casos no cambia.", []),
     ("Toma 2 comprimidos del envase nº 20.", []),
     ("Control en 2025 sin cambios.", []),
 ])
 def test_codes_after_a_number_key(rule_nlp, sentence, expected):
     assert labelled(rule_nlp, sentence, "OTRO_NUMERO_IDENTIF") == expected
+
+
+@pytest.mark.parametrize("sentence,expected", [
+    # the ages of relatives in a list: each age one entity, the last with its unit (P4.3)
+    ("Tienen otros tres hijos, de 8, 5 y 2 años; los mayores van al colegio.", ["8", "5", "2 años"]),
+    ("Sus nietos, de 7 y 4 años, viven con ella.", ["nietos", "7", "4 años"]),
+    # look-alikes: no kinship word, no age unit
+    ("Lesiones de 3 y 5 años de evolución.", []),
+    ("Hijos de 3 y 5 kg al nacer.", []),
+])
+def test_ages_of_relatives_in_a_list(rule_nlp, sentence, expected):
+    assert labelled(rule_nlp, sentence, "FAMILIARES_SUJETO_ASISTENCIA") == expected

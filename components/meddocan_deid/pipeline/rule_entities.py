@@ -36,11 +36,13 @@ NUMBER_SEPARATORS = {"-", ".", "(", ")", "/"}
 ANY_SECTION = "any"
 VETO = "veto"  # pattern ids `any/veto`: phrases that are not PHI, left to entity_checks
 FALLBACK = "fallback"  # pattern ids `any/fallback`: `avenida de Portugal`; the match, only where no other entity is (entity_checks)
-FALLBACK_NUMBER = "fallback_number"  # pattern ids `any/fallback_number`: `nº DVA-31-0004417`; the code after the key, with four digits or more, only where no other entity is
+FALLBACK_NUMBER = "fallback_number"  # pattern ids `any/fallback_number`: `nº DVA-31-0004417`, `biopsia B24-18877`; the code after the key, with four digits or more, only where no other entity is
+NUMBER_KEYS = {"nº", "n.º", "n°", "número", "núm", "núm.", "num", "nro", "nro."}
 TIME_OF_DAY = re.compile(r"(?:[01]?\d|2[0-3])[:h][0-5]\d(?::[0-5]\d)?h?")
 AGE = "age"  # pattern ids `any/age`: `Niña de 3 meses`, `14 días de vida`; the entity is the age
 RELATIVE = "relative"  # pattern ids `any/relative`: `su madre`; the entity is the relative
 RELATIVE_AGE = "relative_age"  # pattern ids `any/relative_age`: `madre de 29 años`; the entity is the age (P4.3)
+RELATIVE_AGES = "relative_ages"  # pattern ids `any/relative_ages`: `sus hijos, de 8, 5 y 2 años`; each age is one entity, the last with its unit
 RELATIVE_NAME = "relative_name"  # pattern ids `any/relative_name`: `su madre Carmen`; the entity is the name (P4.1)
 NAME_BEFORE = "name_before"  # pattern ids `any/name_before`: `Ana, la hija,`, `Rosa Gil (hija)`, `Luis Gil Ros (Neumología)`; the entity is the capitalised words before the comma or bracket
 NAME_LINKS = {"y", "e", "i"}  # `sus hijas, Sonia y Marta`: a second name after the first
@@ -255,7 +257,8 @@ class RuleEntities:
                 fallback.append(Span(doc, cand.start, end, label=cand.label))
                 continue
             if kind == FALLBACK_NUMBER:
-                start = next(t.i for t in cand[1:] if t.text not in {".", ":"})
+                # the code starts at its first token with a digit or capitals after the key words
+                start = next(t.i for t in cand[1:] if t.text not in {".", ":"} and t.lower_ not in NUMBER_KEYS)
                 end = cand.end
                 while end > start + 1 and doc[end - 1].text in NUMBER_SEPARATORS:
                     end -= 1
@@ -268,6 +271,11 @@ class RuleEntities:
             if kind == RELATIVE_AGE:
                 # a relative's age is the relative's PHI; the age (number and unit) ends the match
                 entities.append(Span(doc, cand.end - 2, cand.end, label=cand.label))
+                continue
+            if kind == RELATIVE_AGES:
+                numbers = [t.i for t in cand if t.is_digit]
+                entities.extend(Span(doc, i, i + 1, label=cand.label) for i in numbers[:-1])
+                entities.append(Span(doc, numbers[-1], cand.end, label=cand.label))
                 continue
             if kind == RELATIVE_NAME:
                 # (possessive,) kinship word, an optional comma or bracket, then the name: a
