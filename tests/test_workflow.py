@@ -26,7 +26,7 @@ def project(tmp_path_factory):
         pytest.fail(f"{SHARED}/corpus is missing: the workflow test needs the MEDDOCAN copy beside the checkout")
     work = tmp_path_factory.mktemp("project")
     for name in ("project.yml", "experiments", "configs", "scripts", "components", "setup.cfg", "pyproject.toml", "README.md",
-                 "assets/formats", "assets/prose"):
+                 "assets/formats", "assets/prose", "assets/prose_heldout"):
         src = ROOT / name
         (work / name).parent.mkdir(parents=True, exist_ok=True)
         (shutil.copytree if src.is_dir() else shutil.copy)(src, work / name)
@@ -48,7 +48,8 @@ def test_workflow_writes_every_output(project):
     members = [f"training/members/{name}/model-best" for name in ("beam4", "features_rules", "features", "features_rules_s1", "features_s1")]
     for path in ("corpus/train.spacy", "corpus/train_aug.spacy", "corpus/dev.spacy", "training/ner/model-best", *members, "training/pipeline",
                  "training/pipeline_ensemble", "metrics/dev.json", "metrics/dev_per_type.md", "metrics/dev_ensemble.json",
-                 "metrics/dev_package.json", "metrics/formats.json", "metrics/prose.json"):
+                 "metrics/dev_package.json", "metrics/formats.json", "metrics/prose.json",
+                 "metrics/prose_heldout.json"):
         assert (work / path).exists(), path
     assert "Gold entities aligned to tokens" in stdout
     assert "10 originals, 10 copies" in stdout and "dropped as unaligned: 0" in stdout
@@ -63,6 +64,8 @@ def test_workflow_writes_every_output(project):
     assert formats["overall"]["n_docs"] >= 60 and len(formats["types"]) >= 10
     prose = json.loads((work / "metrics" / "prose.json").read_text(encoding="utf-8"))
     assert prose["overall"]["n_docs"] == 40 and len(prose["types"]) == 10
+    heldout = json.loads((work / "metrics" / "prose_heldout.json").read_text(encoding="utf-8"))
+    assert heldout["overall"]["n_docs"] == 20 and len(heldout["types"]) == 10
     assert "identifying PHI words covered" in stdout
 
 

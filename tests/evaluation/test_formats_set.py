@@ -105,7 +105,7 @@ def test_bad_source_name(tmp_path):
         read_sources(tmp_path)
 
 
-@pytest.mark.parametrize("name", ["formats", "prose"])
+@pytest.mark.parametrize("name", ["formats", "prose", "prose_heldout"])
 def test_committed_set_is_up_to_date(name):
     source, out = ROOT / "assets" / name / "source", ROOT / "assets" / name
     docs = read_sources(source)
