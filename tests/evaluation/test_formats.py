@@ -49,12 +49,14 @@ def test_the_set_has_ten_document_types_and_1500_mentions():
 
 def test_rule_pipeline_on_the_set_does_not_regress(rule_nlp):
     """The rules alone (no trained NER in CI) on reports in other layouts: floors a little
-    under what they reach when written (2026-11-23: identifying-word recall 0.647, strict
-    precision 0.931, 0.22% of other words removed), so a rule change that breaks a layout fails."""
+    under what they reach when written, so a rule change that breaks a layout fails.
+    2026-11-26: identifying-word recall 0.776, strict precision 0.896, 0.42% of other words
+    removed (2026-11-25: 0.706, 0.928, 0.37%): without an NER to take `Hospital de Tolosa`
+    whole, the fallback towns and streets label the part they know."""
     scores = evaluate_formats(rule_nlp, FORMATS)
     overall = scores["overall"]
-    assert overall["meddocan_phi_identifying_word_recall"] >= 0.62
-    assert overall["meddocan_s1_p"] >= 0.90
+    assert overall["meddocan_phi_identifying_word_recall"] >= 0.75
+    assert overall["meddocan_s1_p"] >= 0.87
     assert overall["meddocan_over_redaction"] <= 0.005
     for name, row in scores["types"].items():
         assert row["meddocan_phi_identifying_word_recall"] >= 0.45, name
