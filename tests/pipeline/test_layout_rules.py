@@ -290,3 +290,9 @@ def test_relative_names_after_a_kinship_word(rule_nlp, sentence, expected):
 ])
 def test_day_ranges_and_dates_without_a_year(rule_nlp, sentence, expected):
     assert labelled(rule_nlp, sentence, "FECHAS") == expected
+
+
+def test_a_town_with_de_is_taken_beside_a_name_with_de(town_nlp):
+    # `de` and `la` in a person's name do not make a town with them part of that name
+    doc = town_nlp(INTRO + "Paciente: María de la Fuente Gil.\nVillanueva de la Serena queda lejos del hospital.")
+    assert "Villanueva de la Serena" in [e.text for e in doc.ents if e.label_ == "TERRITORIO"]

@@ -169,10 +169,11 @@ class EntityChecks:
         # a town or street the NER and the other rules left in clear, wherever it stands, unless one
         # of its words names a person in this report (`Olmedo Rivas`: trusted_phi carries the name on)
         taken = set(i for e in ents for i in range(e.start, e.end))
-        person_words = {t.lower_ for e in ents if e.label_ in PERSON_LABELS for t in e}
+        # (capitalised words only: `de`, `la` in `María de la Fuente` name no one)
+        person_words = {t.lower_ for e in ents if e.label_ in PERSON_LABELS for t in e if t.text[:1].isupper()}
         for span in doc.spans.get(self.fallback_key, []):
             if not any(i in taken or vetoed[i] for i in range(span.start, span.end)) \
-                    and not any(t.lower_ in person_words for t in span):
+                    and not any(t.lower_ in person_words for t in span if t.text[:1].isupper()):
                 changed = True
                 ents.append(span)
         if changed:
