@@ -292,7 +292,7 @@ class RuleEntities:
                 start = cand.start
                 if start > 0 and (doc[start - 1].is_title or doc[start - 1].lower_ in {"de", "del"}):
                     continue  # the whole run decides, not a part of it; after `de` it names a place (`Unidad de ...`)
-                if not (end - start == 1 and self._sentence_start(doc, start) and self._dictionary_form(doc[start].text)) \
+                if not (end - start == 1 and self._opening_word(doc, start)) \
                         and not any(t.lower_ in self.town_name_heads for t in doc[start:end]):
                     entities.append(Span(doc, start, end, label=cand.label))
                 continue
@@ -440,7 +440,7 @@ class RuleEntities:
             words = [t.text for t in doc[i:end] if t.text[:1].isupper()]
             # one word opening a sentence that the dictionary knows, however rare, is that word
             # (`Dolores abdominales`, `Agudo`)
-            opening_word = len(words) == 1 and self._sentence_start(doc, i) and self._dictionary_form(words[0])
+            opening_word = len(words) == 1 and self._opening_word(doc, i)
             # one short word in capitals is an acronym (`CEA`, the tumour marker; the town is Cea)
             acronym = len(words) == 1 and words[0].isupper() and len(words[0]) <= 4
             if (len(words) > 1 or len(words[0]) > 2) and not opening_word and not acronym \
@@ -560,6 +560,11 @@ class RuleEntities:
 
             self._dictionary = load_dictionary_words()
         return word in self._dictionary
+
+    def _opening_word(self, doc: Doc, i: int) -> bool:
+        """Token i opens a sentence and is a dictionary word, however rare: capitalised by its
+        place, not as a name (`Dolores abdominales`, `Ayer, la hija, ...`)."""
+        return self._sentence_start(doc, i) and self._dictionary_form(doc[i].text)
 
     def _dictionary_form(self, word: str) -> bool:
         """`word` or its singular is a dictionary word, whatever its frequency."""
