@@ -43,7 +43,7 @@ def cli(*args, env=None, timeout=180, **kwargs):
 @pytest.mark.parametrize("files,expected", [
     ({"a.pdf": 3, "b.docx": 2}, "3 .pdf, 2 .docx, no .txt"),
     ({"x.docx": 1}, "1 .docx, no .txt"),
-    ({"LEEME": 1, "n.TXT": 2}, "2 .TXT, 1 (no extension), no .txt"),  # upper-case .TXT is not read
+    ({"LEEME": 1, "n.csv": 2}, "2 .csv, 1 (no extension), no .txt"),
     ({}, "the folder is empty"),
     ({".oculto/n.txt": 1}, "the folder is empty"),  # hidden folders are never read
 ])
@@ -121,7 +121,7 @@ def test_cp1252_file_hint_then_encoding_cp1252_works(tmp_path, model_dir):
     r = cli("deidentify", inp, out, "--mode", "tag", "--model", model_dir, "--encoding", "cp1252")
     assert r.returncode == 0, r.stderr
     rep = json.loads((out / "run_report.json").read_text())
-    assert rep["reports"] == {"read": 2, "written": 1, "skipped": 1, "failed": 0}
+    assert rep["reports"] == {"read": 2, "written": 1, "skipped": 1, "failed": 0, "not_read": 0}
     assert rep["options"]["encoding"] == "cp1252"
     written = (out / "windows.txt").read_bytes().decode("utf-8")  # outputs are always UTF-8
     assert "diagnóstico de bronquitis; evolución favorable" in written and "Eulalia" not in written
@@ -228,7 +228,7 @@ def test_progress_bar_has_the_total_and_counts_every_report(tmp_path, rule_nlp, 
     assert bars == []  # progress off: no bar
     (out / "n2.txt").unlink()
     rep = run(inp, out, "tag", None, nlp=rule_nlp, progress=True)
-    assert rep["reports"] == {"read": 5, "written": 1, "skipped": 3, "failed": 1}
+    assert rep["reports"] == {"read": 5, "written": 1, "skipped": 3, "failed": 1, "not_read": 0}
     (bar,) = bars
     assert bar.length == 5 and bar.steps == 5 and bar.closed
     assert bar.kwargs.get("show_eta") is True and bar.kwargs.get("file") is sys.stderr

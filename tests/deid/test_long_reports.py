@@ -17,8 +17,7 @@ def long_text(n: int) -> str:
 
 
 def pieces_of(text, limit):
-    starts = split_pieces(text, limit)
-    return [(s, text[s:e]) for s, e in zip(starts, starts[1:] + [len(text)])]
+    return [(p.start, text[p.start:p.end]) for p in split_pieces(text, limit)]
 
 
 def test_split_pieces_at_paragraphs_then_lines_then_anywhere():
@@ -30,8 +29,55 @@ def test_split_pieces_at_paragraphs_then_lines_then_anywhere():
         assert all(p.endswith("\n\n") for _s, p in pieces[:-1])  # a paragraph boundary is there
     one_line = "palabra " * 500
     assert all(p.endswith(" ") for _s, p in pieces_of(one_line, 300)[:-1])
-    no_space = "x" * 1000
-    assert [len(p) for _s, p in pieces_of(no_space, 300)] == [300, 300, 300, 100]
+    sentences = "Frase corta sin saltos." * 100
+    assert all(p.endswith(". ") or p.endswith(".") for _s, p in pieces_of(sentences.replace(".", ". "), 300))
+    no_space = "x" * 1000  # no boundary: hard cuts, each next piece overlapping the last by a quarter
+    pieces = split_pieces(no_space, 300)
+    assert [(p.start, p.end) for p in pieces] == [(0, 300), (225, 525), (450, 750), (675, 975), (900, 1000)]
+    # the overlaps are split in the middle: every offset is kept by exactly one piece
+    assert all(a.keep_to == b.keep_from for a, b in zip(pieces, pieces[1:]))
+    assert pieces[0].keep_from == 0 and pieces[-1].keep_to > 1000
+
+
+def test_an_entity_across_a_hard_cut_is_found_whole():
+    import spacy
+
+    nlp = spacy.blank("es")
+    nlp.add_pipe("entity_ruler").add_patterns([{"label": "NOMBRE_SUJETO_ASISTENCIA", "pattern": "Zorionak"}])
+    nlp.max_length = 600  # pieces of 300 characters
+    text = "x\t" * 147 + "Zorionak" + "\tx" * 300  # tabs are no boundary: the name straddles the cut at 300
+    assert text.index("Zorionak") < 300 < text.index("Zorionak") + 8
+    (res,) = deidentify_records(nlp, [Record("r", text)], "tag", None)
+    assert res.ok and res.phi == [("NOMBRE_SUJETO_ASISTENCIA", 294, 302)]
+    assert res.text.count("[NOMBRE_SUJETO_ASISTENCIA]") == 1 and "Zorion" not in res.text
+
+
+def test_a_report_over_the_time_limit_fails_by_name_and_the_others_are_written(rule_nlp, monkeypatch):
+    monkeypatch.setattr(rule_nlp, "max_length", 4000)
+    records = [Record("short-1", long_text(1)), Record("long", long_text(60)), Record("short-2", long_text(2))]
+    results = list(deidentify_records(rule_nlp, records, "tag", None, time_limit=1e-9))
+    assert [r.id for r in results] == ["short-1", "long", "short-2"]
+    assert results[0].ok and results[2].ok
+    assert results[1].status == "failed: took longer than the time limit (1e-09 s a report)"
+
+
+def test_a_report_that_runs_out_of_memory_fails_alone():
+    import spacy
+    from spacy.language import Language
+
+    @Language.component("meddocan_test_out_of_memory")
+    def out_of_memory(doc):
+        if "ROMPE" in doc.text:
+            raise MemoryError()
+        return doc
+
+    nlp = spacy.blank("es")
+    nlp.add_pipe("meddocan_test_out_of_memory")
+    nlp.max_length = 400
+    texts = {"a": "uno dos\n" * 100, "b": "uno ROMPE\n" * 100, "c": "Texto corto.", "d": "ROMPE corto."}
+    results = {r.id: r for r in deidentify_records(nlp, [Record(k, v) for k, v in texts.items()], "tag", None)}
+    assert results["a"].ok and results["c"].ok
+    assert results["b"].status == results["d"].status == "failed: error in the pipeline (MemoryError)"
 
 
 def test_long_report_equals_its_pieces_one_by_one(rule_nlp, monkeypatch):

@@ -10,7 +10,9 @@ originals with their `.ann` (original offsets), and `--export-format labelstudio
 the same for an annotation tool (cli/annotations.py); `--review DIR` writes a static HTML review
 site; both hold PHI and are refused inside OUTPUT. Exit status: 0 when every report was written or skipped, 1
 when any failed or the disk is full (a rerun resumes), 2 when the run could not start (e.g. another run holds
-OUTPUT/.meddocan-deid.lock).
+OUTPUT/.meddocan-deid.lock). Every file under a folder INPUT is either a report (`.txt` in any
+case) or listed as not read with its reason (other kinds fail unless --skip-unsupported;
+hidden files and links to folders are listed only).
 
 The run itself is the engine's (meddocan_deid.engine: RunConfig, Run); this module parses
 the options (the ones shared with `deidentify-spark` come from cli/options.py).
@@ -61,6 +63,8 @@ def deidentify(
     private_dir: Optional[Path] = typer.Option(None, "--private-dir", help="Also write each original and its .ann in the ORIGINAL's offsets here (PHI: not inside OUTPUT)."),
     export_format: Optional[str] = typer.Option(None, "--export-format", help="Also write the --private-dir reports for correction: brat (adds annotation.conf), labelstudio (labelstudio.json) or doccano (doccano.jsonl); see `meddocan-deid export`."),
     review_dir: Optional[Path] = typer.Option(None, "--review", help="Write a static HTML review site here: originals with PHI highlighted beside the output (PHI: not inside OUTPUT)."),
+    time_limit: Optional[float] = typer.Option(None, "--time-limit", min=0.001, help="Seconds one report may take (checked between its pieces of 20,000 characters); a report over it fails by name and the run goes on (default: no limit)."),
+    skip_unsupported: bool = typer.Option(False, "--skip-unsupported", help="Files of INPUT that are not plain-text reports (.pdf, .docx, .csv) are listed in the run report as not read, and the exit status ignores them (default: each is a failure, exit 1)."),
     extra_patterns: Optional[Path] = typer.Option(None, "--extra-patterns", help="Folder of *.jsonl field-key files (the form of configs/patterns/fields.jsonl): a hospital's own keys, added to the pipeline for this run (overrides the policy's field_keys)."),
 ):
     """De-identify every report of INPUT into OUTPUT.
@@ -74,7 +78,7 @@ def deidentify(
     MEDDOCAN_DEID_KEY. The same key gives the same surrogates: keep it secret.
     """
     from ..deid.io import OutputFullError
-    from ..engine.record import failure_lines, plain_options
+    from ..engine.record import failure_lines, not_read_lines, plain_options
 
     logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if review_dir is not None:
@@ -89,7 +93,7 @@ def deidentify(
                            batch_size=batch_size, overwrite=overwrite, options=options, report_path=report,
                            private_dir=private_dir, review_dir=review_dir, encoding=encoding, privacy=privacy,
                            export_format=export_format, report_options=plain_options(ctx.params),
-                           random_key=random_key)
+                           random_key=random_key, time_limit=time_limit, skip_unsupported=skip_unsupported)
         result = Run(config).execute()
     except RunError as err:
         typer.echo(f"meddocan-deid: {err}", err=True)
@@ -102,7 +106,10 @@ def deidentify(
         raise typer.Exit(130)
     for line in failure_lines(result, encoding):
         typer.echo(f"meddocan-deid: {line}", err=True)
+    for line in not_read_lines(result):
+        typer.echo(f"meddocan-deid: {line}", err=True)
     c = result["reports"]
-    typer.echo(f"reports read {c['read']}, written {c['written']}, skipped {c['skipped']}, failed {c['failed']} "
-               f"in {result['seconds']:.1f}s -> {report or Path(output) / REPORT_NAME}", err=True)
+    typer.echo(f"reports read {c['read']}, written {c['written']}, skipped {c['skipped']}, failed {c['failed']}, "
+               f"files not read {c['not_read']} in {result['seconds']:.1f}s -> {report or Path(output) / REPORT_NAME}",
+               err=True)
     raise typer.Exit(1 if c["failed"] else 0)

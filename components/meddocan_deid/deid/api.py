@@ -20,7 +20,7 @@ def deidentify(doc_or_text: Union[Doc, str], mode: str = "tag", key: Optional[Ke
                options: Optional[DeidOptions] = None, policy: Union[None, str, Policy] = None,
                known_phi: Optional[dict] = None, **option_fields) -> DeidResult:
     """De-identify a processed `Doc` (its `doc.ents`), or a text run through `nlp`
-    (default: `spacy.load("es_meddocan_deid")`; a text over 100,000 characters in pieces).
+    (default: `spacy.load("es_meddocan_deid")`; a text over 20,000 characters in pieces).
 
     mode: "tag", "mask", "redact" or "surrogate" (surrogate needs `key`, bytes or str of
     16+ bytes). scope: the report id that keys the surrogates and the date offset (None: a
@@ -52,15 +52,10 @@ def deidentify(doc_or_text: Union[Doc, str], mode: str = "tag", key: Optional[Ke
             import spacy
 
             nlp = spacy.load(DEFAULT_MODEL)
-        from .batch import merge_piece_spans, piece_limit, text_pieces
+        from .batch import text_spans
 
         text = doc_or_text
-        if len(text) > piece_limit(nlp):  # a long text goes through the pipeline in pieces (see deid.batch)
-            pieces = text_pieces(text, piece_limit(nlp))
-            found, vocab = merge_piece_spans(pieces, list(nlp.pipe(t for _o, t in pieces)))
-        else:
-            doc = nlp(text)
-            found, vocab = doc_spans(doc), doc.vocab
+        found, vocab = text_spans(nlp, text), nlp.vocab  # a long text in pieces (see deid.batch)
     else:
         raise TypeError("deidentify expects a spaCy Doc or a str")
     spans = prepare_spans(text, found, options, known_phi)

@@ -20,7 +20,7 @@ def resolve_encoding(name: str) -> str:
 
 
 def _visible_files(folder: Path):
-    for p in folder.rglob("*"):
+    for p in sorted(folder.rglob("*")):
         if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts):
             yield p
 
@@ -42,8 +42,9 @@ def count_inputs(input_path: Path) -> int:
     if kind == "txt":
         return 1
     if kind == "folder":
-        n = sum(1 for _ in iter_items(input_path))
-        if n == 0:
+        items = list(iter_items(input_path))
+        n = len(items)
+        if not any(item.not_read is None for item in items):
             raise InputError(f"{input_path}: no .txt report to read ({describe_folder(input_path)}); "
                              "convert the reports to plain-text .txt files first")
         return n

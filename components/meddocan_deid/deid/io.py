@@ -20,7 +20,7 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from ..files import atomic_write
@@ -55,6 +55,10 @@ class Item:
     where: str = ""  # the file (and line) it comes from, as failure messages name it
     digest: Optional[str] = None  # SHA-256 of the input's bytes (the file, or the JSONL line)
     encoding: Optional[str] = None  # the codec its text was decoded with
+    # a file of a folder that is not read, and why (a kind the CLI cannot read, a hidden file, a
+    # link to a folder): listed in the run report, never dropped in silence
+    not_read: Optional[str] = None
+    unsupported: bool = False  # not_read because of its kind: the exit code says so unless asked to skip
 
 
 def input_kind(path: Path) -> str:
@@ -65,9 +69,14 @@ def input_kind(path: Path) -> str:
         raise InputError(f"{path}: input not found")
     if path.suffix.lower() == ".jsonl":
         return "jsonl"
-    if path.suffix.lower() == ".txt":
+    if is_text_name(path):
         return "txt"
     raise InputError(f"{path}: expected a .txt file, a folder or a .jsonl file")
+
+
+def is_text_name(path: Path) -> bool:
+    """A plain-text report by its name: `.txt` in any case (`.TXT`, `.Txt`)."""
+    return Path(path).suffix.lower() == ".txt"
 
 
 def check_paths(input_path: Path, output: Path) -> None:
@@ -95,14 +104,40 @@ def iter_items(input_path: Path, encoding: str = "utf-8") -> Iterator[Item]:
     if kind == "txt":
         yield Item(input_path.stem, safe_stem(input_path.stem), path=input_path, where=input_path.name)
     elif kind == "folder":
-        files = sorted(p for p in input_path.rglob("*.txt")
-                       if p.is_file() and not any(part.startswith(".") for part in p.relative_to(input_path).parts))
-        for p in files:
-            rel = p.relative_to(input_path).with_suffix("")
-            parts = [safe_stem(part) for part in rel.parts]
-            yield Item(rel.as_posix(), "/".join(parts), path=p, where=p.relative_to(input_path).as_posix())
+        yield from _iter_folder(input_path)
     else:
         yield from _iter_jsonl(input_path, encoding)
+
+
+def _iter_folder(folder: Path) -> Iterator[Item]:
+    """Every entry under `folder`, sorted: a `.txt` file (any case) is a report; any other
+    file, a hidden file or folder (listed once, not entered) and a link to a folder (not
+    followed: rglob does not, so a link loop ends) is an item that is not read, with its reason."""
+    seen_ids = set()
+    for p in sorted(folder.rglob("*")):
+        rel = p.relative_to(folder)
+        where = rel.as_posix()
+        if any(part.startswith(".") for part in rel.parts[:-1]):
+            continue  # inside a hidden folder, which is listed itself
+        if rel.name.startswith("."):
+            yield Item(where, safe_stem(where), where=where, not_read="hidden file or folder, not read")
+            continue
+        if p.is_symlink() and p.is_dir():
+            yield Item(where, safe_stem(where), where=where, not_read="link to a folder, not followed")
+            continue
+        if p.is_dir():
+            continue
+        if not is_text_name(p):
+            kind = p.suffix.lower() or "no extension"
+            yield Item(where, safe_stem(where), where=where, unsupported=True,
+                       not_read=f"not a plain-text report ({kind}): convert it to .txt")
+            continue
+        rid = rel.with_suffix("").as_posix()
+        if rid.casefold() in seen_ids:  # `a.txt` beside `a.TXT`: the second keeps its suffix in its id
+            rid = where
+        seen_ids.add(rid.casefold())
+        parts = [safe_stem(part) for part in PurePosixPath(rid).parts]
+        yield Item(rid, "/".join(parts), path=p, where=where)
 
 
 def _iter_jsonl(path: Path, encoding: str = "utf-8") -> Iterator[Item]:
@@ -168,6 +203,9 @@ def load_item(item: Item, max_chars: int, encoding: str = "utf-8") -> Item:
     path = item.path
     where = item.where or path.name
     try:
+        if not path.is_file():
+            item.error = f"{where}: cannot read (a broken link or not a regular file)"
+            return item
         size = path.stat().st_size
         if size > 4 * max_chars:
             item.error = f"{where}: file too large ({size} bytes)"

@@ -29,6 +29,10 @@ class RunConfig:
     report_options: the options recorded in the run report (the command line's; None: this
     config's); random_key: the key is a throwaway one (a refused resume says so).
     progress: a progress bar on stderr (None: when stderr is a terminal).
+    time_limit: seconds one report may take (checked between its pieces; None: no limit);
+    a report over it fails by name and the run goes on.
+    skip_unsupported: files of the input folder that are not plain text are listed as not read
+    (False: each is a failure, and the exit code says so).
     """
 
     input: Path
@@ -50,6 +54,8 @@ class RunConfig:
     report_options: Optional[Dict[str, Any]] = None
     random_key: bool = False
     progress: Optional[bool] = None
+    time_limit: Optional[float] = None
+    skip_unsupported: bool = False
 
     @property
     def report_file(self) -> Path:

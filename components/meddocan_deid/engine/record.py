@@ -81,3 +81,12 @@ def failure_lines(report: Dict[str, Any], encoding: str = "utf-8") -> List[str]:
             advice = "check how they are encoded and rerun with --encoding NAME (e.g. utf-8, cp1252, latin-1)"
         lines.append(f"hint: {n} {what} (first: {first}); {advice}")
     return lines
+
+
+def not_read_lines(report: Dict[str, Any]) -> List[str]:
+    """Lines for stderr about the input's files that were not read (file and reason)."""
+    entries = report.get("not_read") or []
+    lines = [f"not read: {e['file']}: {e['reason']}" for e in entries[:MAX_FAILURE_LINES]]
+    if len(entries) > MAX_FAILURE_LINES:
+        lines.append(f"... and {len(entries) - MAX_FAILURE_LINES} more not read (see the run report)")
+    return lines

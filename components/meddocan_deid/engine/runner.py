@@ -44,8 +44,9 @@ class Run:
         self.replacing = False
         self.start = 0.0
         self.load_seconds = 0.0
-        self.counts = {"read": 0, "written": 0, "skipped": 0, "failed": 0}
+        self.counts = {"read": 0, "written": 0, "skipped": 0, "failed": 0, "not_read": 0}
         self.failed: List[dict] = []
+        self.not_read: List[dict] = []  # files of the input folder that are not reports, with the reason
         self.per_label: Dict[str, int] = {}
         self.encodings: Dict[str, int] = {}
         self._items: Dict[str, object] = {}  # id -> (stem, where, digest) until the result comes
@@ -212,6 +213,15 @@ class Run:
         keep_originals = c.private_dir is not None or c.review_dir is not None
         try:
             for item in iter_items(c.input, self.encoding):
+                if item.not_read is not None:
+                    if item.unsupported and not c.skip_unsupported:  # the exit code says so
+                        self.counts["read"] += 1
+                        self.fail(item.id, f"{item.not_read} (or pass --skip-unsupported)", item.where)
+                    else:
+                        self.counts["not_read"] += 1
+                        self.not_read.append({"file": item.where, "reason": item.not_read})
+                    self._tick()
+                    continue
                 self.counts["read"] += 1
                 item = load_item(item, self.max_chars, self.encoding)  # reads the bytes and their digest
                 if (item.digest is not None and not c.overwrite
@@ -269,7 +279,8 @@ class Run:
         if show:
             self.bar = Progress(self.n_inputs)
         try:
-            for res in results(self.nlp, self.records(), c.mode, c.key, c.options, c.batch_size, c.n_process):
+            for res in results(self.nlp, self.records(), c.mode, c.key, c.options, c.batch_size, c.n_process,
+                               time_limit=c.time_limit):
                 self.write_result(res)
                 self._tick()
         finally:
@@ -295,6 +306,7 @@ class Run:
             "fingerprint": self.fingerprint,
             "options": c.report_options if c.report_options is not None else {
                 "mode": c.mode, "model": c.model, "n_process": c.n_process, "batch_size": c.batch_size,
+                "time_limit": c.time_limit, "skip_unsupported": c.skip_unsupported,
                 "overwrite": c.overwrite, "encoding": self.encoding, **plain_options(vars(c.options))},
             "encoding": self.encoding,
             # the codec each report read in this run was decoded with (UTF-8 first, then detection, then --encoding)
@@ -304,6 +316,7 @@ class Run:
             "batch_size": c.batch_size,
             "reports": dict(counts),
             "failed": self.failed,
+            "not_read": self.not_read,
             "phi_per_label": dict(sorted(self.per_label.items())),
             "seconds": round(seconds, 3),
             "model_load_seconds": round(self.load_seconds, 3),
@@ -323,6 +336,7 @@ class Run:
         report = self.report()
         counts = self.counts
         assert counts["read"] == counts["written"] + counts["skipped"] + counts["failed"]
+        assert counts["not_read"] == len(self.not_read)
         if self.site is not None:
             if counts["skipped"]:
                 self.site.notes.append(f"{counts['skipped']} reports already written by an earlier run were skipped "
