@@ -5,7 +5,8 @@
 Prints, per document type and for the whole set, strict subtask-1 P/R/F1, identifying-word
 recall (capitalised or digit-bearing PHI words left fully covered) and over-redaction (the
 share of non-PHI words removed), then strict P/R/F1 per label. Optionally at another
-privacy level (`--privacy high`). Prints numbers only, never report text.
+privacy level (`--privacy high`), or on the reports in lower case or in capitals (`--case
+lower|upper`: same offsets, the original gold; identifying words are read from the original). Prints numbers only, never report text.
 """
 from pathlib import Path
 from typing import Annotated, Optional
@@ -39,7 +40,11 @@ def main(
     output: Annotated[Optional[Path], typer.Option(help="JSON file for every score")] = None,
     privacy: Annotated[Optional[str], typer.Option(help="Privacy level of the privacy component (balanced|high)")] = None,
     batch_size: Annotated[int, typer.Option(help="nlp.pipe batch size")] = 16,
+    case: Annotated[Optional[str], typer.Option(help="Score the reports' lower or upper copies (same offsets, original gold)")] = None,
 ) -> None:
+    if case not in (None, "lower", "upper"):
+        typer.echo(f"--case {case!r}: expected lower or upper", err=True)
+        raise typer.Exit(2)
     if not set_dir.is_dir():
         typer.echo(f"{set_dir}: no such folder (the report-layout set; build it with scripts/formats_set.py)", err=True)
         raise typer.Exit(1)
@@ -50,7 +55,7 @@ def main(
         typer.echo(f"{model}: cannot load the pipeline ({err})", err=True)
         raise typer.Exit(1)
     try:
-        scores = evaluate_formats(nlp, set_dir, batch_size=batch_size)
+        scores = evaluate_formats(nlp, set_dir, batch_size=batch_size, case=case)
     except (BratError, EvaluationError) as err:
         typer.echo(f"error: {err}", err=True)
         raise typer.Exit(1)

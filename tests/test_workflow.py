@@ -26,7 +26,7 @@ def project(tmp_path_factory):
         pytest.fail(f"{SHARED}/corpus is missing: the workflow test needs the MEDDOCAN copy beside the checkout")
     work = tmp_path_factory.mktemp("project")
     for name in ("project.yml", "experiments", "configs", "scripts", "components", "setup.cfg", "pyproject.toml", "README.md",
-                 "assets/formats", "assets/prose", "assets/prose_heldout"):
+                 "assets/formats", "assets/prose", "assets/prose_heldout", "assets/corpus"):
         src = ROOT / name
         (work / name).parent.mkdir(parents=True, exist_ok=True)
         (shutil.copytree if src.is_dir() else shutil.copy)(src, work / name)
@@ -36,7 +36,8 @@ def project(tmp_path_factory):
     for workflow in ("all", "ensemble"):
         cmd = [sys.executable, "-m", "spacy", "project", "run", workflow, str(work),
                "--vars.shared", str(SHARED), "--vars.limit", "10", "--vars.max_steps", "6",
-               "--vars.eval_frequency", "3", "--vars.package_target", str(target)]
+               "--vars.eval_frequency", "3", "--vars.package_target", str(target),
+               "--vars.written_fraction", "0.05"]  # one writer of the written corpus
         proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=1500)
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
         stdout += proc.stdout
@@ -52,6 +53,8 @@ def test_workflow_writes_every_output(project):
                  "metrics/prose_heldout.json"):
         assert (work / path).exists(), path
     assert "Gold entities aligned to tokens" in stdout
+    assert (work / "corpus" / "train_mix.spacy").exists()
+    assert "written\t40" in stdout and "meddocan\t20" in stdout  # one writer's documents, the ten reports and their copies
     assert "10 originals, 10 copies" in stdout and "dropped as unaligned: 0" in stdout
     scores = json.loads((work / "metrics" / "dev.json").read_text(encoding="utf-8"))
     assert scores["meddocan_n_docs"] == 10

@@ -64,11 +64,18 @@ def score(docs: Iterable[BratDocument], predictions: Dict[str, list]) -> Dict[st
 
 
 def evaluate_formats(nlp: Language, folder: Path, *, batch_size: int = 16,
-                     docs: Optional[List[BratDocument]] = None) -> Dict[str, object]:
-    """Run `nlp` over the set's reports and score its `doc.ents`."""
+                     docs: Optional[List[BratDocument]] = None, case: Optional[str] = None) -> Dict[str, object]:
+    """Run `nlp` over the set's reports and score its `doc.ents`. `case`: run it on the
+    reports' `lower` or `upper` copies (meddocan_deid.text_variants, same offsets) and score
+    against the original gold, which words are identifying read from the original text."""
     docs = docs if docs is not None else read_set(Path(folder))
+    texts = [d.text for d in docs]
+    if case is not None:
+        from ..text_variants import variant
+
+        texts = [variant(t, case) for t in texts]
     predictions = {}
-    for brat, doc in zip(docs, nlp.pipe((d.text for d in docs), batch_size=batch_size)):
+    for brat, doc in zip(docs, nlp.pipe(texts, batch_size=batch_size)):
         predictions[brat.doc_id] = system_annotations(doc)
     return score(docs, predictions)
 
