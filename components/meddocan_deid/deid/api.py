@@ -58,6 +58,14 @@ def deidentify(doc_or_text: Union[Doc, str], mode: str = "tag", key: Optional[Ke
         found, vocab = text_spans(nlp, text), nlp.vocab  # a long text in pieces (see deid.batch)
     else:
         raise TypeError("deidentify expects a spaCy Doc or a str")
+    return deidentify_found(text, found, vocab, mode, key, scope=scope, patient_id=patient_id, options=options,
+                            known_phi=known_phi)
+
+
+def deidentify_found(text: str, found, vocab, mode: str, key: Optional[KeyLike], *, scope: Optional[str],
+                     patient_id: Optional[str], options: DeidOptions, known_phi: Optional[dict]) -> DeidResult:
+    """The operators on `text` and the entities already found in it (`(label, start, end)`):
+    the policy and known identifiers, then the replacements (see `deidentify`)."""
     spans = prepare_spans(text, found, options, known_phi)
     # the pipeline's own gazetteer first: the same surrogates wherever the pipeline runs
     gaz = resolve_gazetteer(vocab, options.gazetteer) if needs_key(mode, options) else None

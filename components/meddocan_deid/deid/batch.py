@@ -21,7 +21,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from .api import doc_spans
 from .gazetteer import resolve_gazetteer
@@ -168,20 +168,24 @@ def pipe_spans(nlp, texts: List[str]) -> List[List[Tuple[str, int, int]]]:
     return spans
 
 
-def text_spans(nlp, text: str, deadline: Optional[float] = None) -> List[Tuple[str, int, int]]:
+def text_spans(nlp, text: str, deadline: Optional[float] = None, *, limit: Optional[int] = None,
+               budget: int = PIPE_CHARS, run: Optional[Callable[[List[str]], list]] = None) -> List[Tuple[str, int, int]]:
     """The entities of a text of any length, in its offsets: in one piece when it fits, else
-    piece by piece (at most `PIPE_CHARS` characters a call). Raises ReportTimeout when
-    `deadline` (a `time.monotonic()` value) passes between two calls."""
-    limit = piece_limit(nlp)
+    piece by piece (pieces of at most `limit` characters, default `piece_limit(nlp)`, at most
+    `budget` characters a call). Raises ReportTimeout when `deadline` (a `time.monotonic()`
+    value) passes between two calls. `run(texts)`: how a call is made (default `pipe_spans`;
+    the service takes its lock there, so that other requests go between two calls)."""
+    limit = min(limit or piece_limit(nlp), piece_limit(nlp))
+    run = run or (lambda texts: pipe_spans(nlp, texts))
     if len(text) <= limit:
-        return pipe_spans(nlp, [text])[0]
+        return run([text])[0]
     pieces = split_pieces(text, limit)
     spans: List[Tuple[str, int, int]] = []
-    for group in _groups([p.end - p.start for p in pieces], PIPE_CHARS):
+    for group in _groups([p.end - p.start for p in pieces], budget):
         if deadline is not None and time.monotonic() > deadline:
             raise ReportTimeout()
         chosen = [pieces[i] for i in group]
-        for piece, found in zip(chosen, pipe_spans(nlp, [text[p.start:p.end] for p in chosen])):
+        for piece, found in zip(chosen, run([text[p.start:p.end] for p in chosen])):
             spans.extend((label, piece.start + s, piece.start + e) for label, s, e in found
                          if piece.keep_from <= piece.start + s < piece.keep_to)
     return spans

@@ -21,7 +21,7 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
 from .. import MODES, __version__
 from .engine import Engine, ServiceError, entity_counts
@@ -50,6 +50,15 @@ class Metrics:
         self.texts = Counter("meddocan_deid_texts", "Texts processed by route", ["route"], registry=self.registry)
         self.entities = Counter("meddocan_deid_entities", "PHI entities found, by label", ["label"],
                                 registry=self.registry)
+
+    def watch(self, engine) -> None:
+        """Gauges read from the engine at each scrape: requests in flight, queued, in the long lane."""
+        for name, doc, read in (
+                ("meddocan_deid_requests_in_flight", "Requests admitted and not finished", lambda: engine.in_flight),
+                ("meddocan_deid_requests_queued", "Requests admitted and waiting for a lane", lambda: engine.queued),
+                ("meddocan_deid_requests_long_running", "Long requests running piece by piece",
+                 lambda: engine.long_running)):
+            Gauge(name, doc, registry=self.registry).set_function(read)
 
 
 def _json_error(status: int, code: str, message, headers=None) -> JSONResponse:
@@ -169,6 +178,7 @@ def create_app(settings: ServiceSettings, nlp: Any = None) -> FastAPI:
     tokens, key = check_settings(settings)
     engine = Engine(settings, key, nlp)
     metrics = Metrics()
+    metrics.watch(engine)
 
     @asynccontextmanager
     async def lifespan(app):
@@ -198,11 +208,11 @@ def create_app(settings: ServiceSettings, nlp: Any = None) -> FastAPI:
                                                                 "msg": exc.message}]}, status_code=exc.status)
         return _json_error(exc.status, exc.code, exc.message)
 
-    async def _work(fn, *args):
+    async def _work(fn, *args, long: bool = False):
         from ..pipeline.generic_ner import GenericModelError
 
         try:
-            return await engine.run(fn, *args)
+            return await engine.run(fn, *args, long=long)
         except ServiceError:
             raise
         except GenericModelError:
@@ -220,7 +230,8 @@ def create_app(settings: ServiceSettings, nlp: Any = None) -> FastAPI:
         options, known, privacy = engine.options(req)
         engine.check_key(mode, options)
         texts = [req.text] if req.text is not None else req.texts
-        results = await _work(engine.deidentify, texts, mode, options, known, privacy, req.scope, req.patient_id)
+        results = await _work(engine.deidentify, texts, mode, options, known, privacy, req.scope, req.patient_id,
+                              long=engine.is_long(texts))
         labels = [r.label for res in results for r in res.replacements]
         metrics.texts.labels("/deidentify").inc(len(texts))
         for label, n in entity_counts(labels).items():
@@ -240,7 +251,7 @@ def create_app(settings: ServiceSettings, nlp: Any = None) -> FastAPI:
         With `?format=presidio`, `"format": "presidio"` or Presidio's body (`text`, `language`) the
         answer is Presidio analyzer's list of `{entity_type, start, end, score}`."""
         options, known, privacy = engine.options(req)
-        spans = await _work(engine.analyze, req.text, options, known, privacy)
+        spans = await _work(engine.analyze, req.text, options, known, privacy, long=engine.is_long([req.text]))
         if req.entities is not None:
             wanted = set(req.entities)
             spans = [s for s in spans if s[0] in wanted]
@@ -262,10 +273,15 @@ def create_app(settings: ServiceSettings, nlp: Any = None) -> FastAPI:
 
     @app.get("/ready")
     async def ready():
-        """200 once the pipeline is loaded; 503 while loading or after a failed load."""
+        """200 when a request would be taken now; 503 while loading, after a failed load, and
+        while `max_concurrent` requests are in flight ("busy"). Counts requests in flight,
+        queued and running in the long lane."""
+        counts = {"in_flight": engine.in_flight, "queued": engine.queued, "long_running": engine.long_running}
         if engine.state != "ready":
-            return JSONResponse({"status": engine.state}, status_code=503)
-        return {"status": "ready"}
+            return JSONResponse({"status": engine.state, **counts}, status_code=503)
+        if engine.in_flight >= settings.max_concurrent:
+            return JSONResponse({"status": "busy", **counts}, status_code=503)
+        return {"status": "ready", **counts}
 
     @app.get("/metrics", response_class=PlainTextResponse)
     async def get_metrics():

@@ -2,21 +2,27 @@
 de-identification (`meddocan_deid.deid.deidentify`, `prepare_spans`): the service adds no
 detection or replacement logic of its own.
 
-Pipeline calls are serialised by a lock (the privacy level is a setting of the loaded
-pipeline, set per request); each request's docs live in a spaCy memory zone, under the lock,
-so that the strings of its text leave the vocab when it is answered (else the vocab, and the
-process, grow with every new word served); at most `max_concurrent` requests are admitted at once (a
-semaphore: more get 429), each waited for at most `request_timeout` seconds (504; the
-work finishes in its thread and only then frees its slot)."""
+Pipeline calls are serialised by a turn (the privacy level is a setting of the loaded
+pipeline, set per call); each call's docs live in a spaCy memory zone, so that the strings of
+its text leave the vocab when it returns (else the vocab, and the process, grow with every new
+word served). At most `max_concurrent` requests are admitted at once (a semaphore: more get
+429), each waited for at most `request_timeout` seconds (504).
+
+Two lanes, so that one long request cannot hold the others up: a request of up to
+`SHORT_CHARS` characters runs in the ordinary lane, in one call; a longer one runs in the long
+lane piece by piece (`LONG_PIECE_CHARS` a call), gives the turn to any ordinary request waiting
+between two pieces, and stops at its deadline (the request's admission plus `request_timeout`),
+so that its slot is free again when its 504 is sent. `in_flight`, `queued` and `long_running`
+are what /ready and /metrics show."""
 import asyncio
 import logging
 import threading
 import time
-from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from ..deid.api import deidentify, doc_spans
+from ..deid.api import deidentify_found
+from ..deid.batch import ReportTimeout, pipe_spans, text_spans
 from ..deid.known_phi import KnownPhiError, validate_known_phi
 from ..deid.options import DeidOptions, needs_key
 from ..deid.policy import Policy, PolicyError, parse_policy, prepare_spans
@@ -24,6 +30,8 @@ from .settings import ServiceSettings
 from ..errors import ServiceError  # noqa: F401  (re-exported)
 
 logger = logging.getLogger("meddocan_deid.service")
+SHORT_CHARS = 20_000  # a request up to this many characters runs in the ordinary lane, in one call
+LONG_PIECE_CHARS = 4_000  # a long request's piece: about 0.2 s of pipeline, the longest an ordinary request waits
 
 
 def field_error(loc: Tuple, message: str) -> ServiceError:
@@ -44,11 +52,18 @@ class Engine:
         self._key = key
         self.nlp = nlp
         self.state = "ready" if nlp is not None else "loading"
-        self._lock = threading.RLock()
+        self._turn = threading.Condition(threading.Lock())
+        self._busy = False  # a pipeline call holds the turn
+        self._ordinary_waiting = 0
         self._slots = threading.BoundedSemaphore(settings.max_concurrent)
-        # one thread: the work is serialised by the lock anyway, and each further thread that
-        # ran the pipeline would keep its own malloc arena at its largest report's size
+        # one thread a lane: the calls are serialised by the turn anyway, and each further thread
+        # that ran the pipeline would keep its own malloc arena at its largest report's size
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="deid")
+        self._long_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="deid-long")
+        self._count_lock = threading.Lock()
+        self.in_flight = 0  # admitted and not answered by the work yet
+        self.running = 0  # started in a lane
+        self.long_running = 0
         if nlp is not None:
             self._check_privacy_default()
 
@@ -79,6 +94,7 @@ class Engine:
         from ..engine.heap import release_loaded_objects
 
         self._executor.shutdown(wait=False)
+        self._long_executor.shutdown(wait=False)
         release_loaded_objects()
 
     # -- request options -----------------------------------------------------------------
@@ -110,64 +126,102 @@ class Engine:
                                          "(start it with --key-file)")
 
     # -- work (in a thread) --------------------------------------------------------------
-    def docs(self, texts: Sequence[str], privacy: str) -> List:
-        limit = getattr(self.nlp, "max_length", 1_000_000)
-        for i, t in enumerate(texts):
-            if len(t) > limit:
-                raise field_error(("texts", i) if len(texts) > 1 else ("text",),
-                                  f"text too long ({len(t)} characters, limit {limit})")
-        with self._lock:
+    @property
+    def queued(self) -> int:
+        return max(0, self.in_flight - self.running)
+
+    def _take_turn(self, ordinary: bool) -> None:
+        """Wait for the pipeline; a long request's piece also lets every waiting ordinary call go first."""
+        with self._turn:
+            if ordinary:
+                self._ordinary_waiting += 1
+            try:
+                while self._busy or (not ordinary and self._ordinary_waiting):
+                    self._turn.wait()
+            finally:
+                if ordinary:
+                    self._ordinary_waiting -= 1
+            self._busy = True
+
+    def _give_turn(self) -> None:
+        with self._turn:
+            self._busy = False
+            self._turn.notify_all()
+
+    def spans(self, texts: Sequence[str], privacy: str, ordinary: bool = True) -> List[list]:
+        """The entities of `texts`, in one pipeline call at `privacy`, in its turn."""
+        self._take_turn(ordinary)
+        try:
             pipe = self.nlp.get_pipe("privacy") if "privacy" in self.nlp.pipe_names else None
             saved = pipe.level if pipe is not None else "balanced"
             if pipe is not None:
                 pipe.level = privacy
             try:
-                return list(self.nlp.pipe(texts))
+                return pipe_spans(self.nlp, list(texts))
             finally:
                 if pipe is not None:
                     pipe.level = saved
+        finally:
+            self._give_turn()
 
-    @contextmanager
-    def _zone(self):
-        """The lock and a memory zone: what is made in it must be plain Python data at its end."""
-        with self._lock:
-            zone = getattr(self.nlp, "memory_zone", None)
-            if zone is None:
-                yield
-                return
-            with zone():
-                yield
+    def found(self, texts: Sequence[str], privacy: str, deadline: Optional[float]) -> List[list]:
+        """The entities of each text: in one call for an ordinary request, else piece by piece."""
+        limit = getattr(self.nlp, "max_length", 1_000_000)
+        for i, t in enumerate(texts):
+            if len(t) > limit:
+                raise field_error(("texts", i) if len(texts) > 1 else ("text",),
+                                  f"text too long ({len(t)} characters, limit {limit})")
+        if sum(len(t) for t in texts) <= SHORT_CHARS:
+            return self.spans(texts, privacy)
+        return [text_spans(self.nlp, t, deadline, limit=LONG_PIECE_CHARS, budget=LONG_PIECE_CHARS,
+                           run=lambda pieces: self.spans(pieces, privacy, ordinary=False)) for t in texts]
 
     def deidentify(self, texts: Sequence[str], mode: str, options: DeidOptions, known: Optional[dict],
-                   privacy: str, scope: Optional[str], patient_id: Optional[str]):
-        with self._zone():
-            docs = self.docs(texts, privacy)
-            return [deidentify(doc, mode=mode, key=self._key, scope=scope, patient_id=patient_id, options=options,
-                               known_phi=known) for doc in docs]
+                   privacy: str, scope: Optional[str], patient_id: Optional[str], deadline: Optional[float] = None):
+        found = self.found(texts, privacy, deadline)
+        return [deidentify_found(text, spans, self.nlp.vocab, mode, self._key, scope=scope, patient_id=patient_id,
+                                 options=options, known_phi=known) for text, spans in zip(texts, found)]
 
-    def analyze(self, text: str, options: DeidOptions, known: Optional[dict], privacy: str):
-        with self._zone():
-            doc = self.docs([text], privacy)[0]
-            return prepare_spans(doc.text, doc_spans(doc), options, known)
+    def analyze(self, text: str, options: DeidOptions, known: Optional[dict], privacy: str,
+                deadline: Optional[float] = None):
+        return prepare_spans(text, self.found([text], privacy, deadline)[0], options, known)
+
+    @staticmethod
+    def is_long(texts: Sequence[str]) -> bool:
+        return sum(len(t) for t in texts) > SHORT_CHARS
 
     # -- admission -----------------------------------------------------------------------
-    async def run(self, fn: Callable, *args) -> Any:
-        """`fn(*args)` in a worker thread, within the concurrency and time limits."""
+    async def run(self, fn: Callable, *args, long: bool = False) -> Any:
+        """`fn(*args, deadline=...)` in a lane's thread, within the concurrency and time limits;
+        `long`: the long lane."""
         if self.state != "ready":
             raise ServiceError(503, "not_ready", f"the pipeline is {self.state}")
         if not self._slots.acquire(blocking=False):
             raise ServiceError(429, "busy", f"{self.settings.max_concurrent} requests are being processed; "
                                             "retry later")
+        deadline = time.monotonic() + self.settings.request_timeout
+        with self._count_lock:
+            self.in_flight += 1
 
         def work():
+            with self._count_lock:
+                self.running += 1
+                self.long_running += long
             try:
-                return fn(*args)
+                return fn(*args, deadline=deadline)
             finally:
+                with self._count_lock:
+                    self.running -= 1
+                    self.long_running -= long
+                    self.in_flight -= 1
                 self._slots.release()
 
         try:
-            future = asyncio.get_running_loop().run_in_executor(self._executor, work)
+            executor = self._long_executor if long else self._executor
+            future = asyncio.get_running_loop().run_in_executor(executor, work)
         except BaseException:
+            with self._count_lock:
+                self.in_flight -= 1
             self._slots.release()
             raise
         try:
@@ -179,7 +233,7 @@ class Engine:
 
 
 def _consume(future) -> None:
-    if not future.cancelled() and future.exception() is not None:
+    if not future.cancelled() and future.exception() is not None and not isinstance(future.exception(), ReportTimeout):
         logger.warning("a timed-out request failed afterwards (%s)", type(future.exception()).__name__)
 
 
