@@ -302,3 +302,23 @@ def test_key_table_longest_key_wins_across_groups():
     table = KeyTable({key_regex("Num. de"): "short", key_regex("Nº de caso"): "long"})
     assert [(m.group(), t) for m, t in table.finditer("num. de caso 12")] == [("num. de caso", "long")]
     assert [(m.group(), t) for m, t in table.finditer("num. de 12")] == [("num. de", "short")]
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("nombre: ana ruiz gil\nedad: 45 años\n", [("NOMBRE_SUJETO_ASISTENCIA", "ana ruiz gil")]),
+    ("paciente: jose luis ortega del rio, acude por dolor\n", [("NOMBRE_SUJETO_ASISTENCIA", "jose luis ortega del rio")]),
+    ("medico: dra. lucia ferrer\n", [("NOMBRE_PERSONAL_SANITARIO", "lucia ferrer")]),
+])
+def test_name_fields_typed_in_lower_case(rule_nlp, text, expected):
+    # invented; a line without capitals: the key still counts, the name is its words up to a stop word
+    found = [(e.label_, e.text) for e in rule_nlp(text).ents if e.label_ in {lab for lab, _ in expected}]
+    assert found == expected
+
+
+def test_only_a_line_without_capitals_is_caseless():
+    from meddocan_deid.pipeline.fields import caseless_line
+
+    text = "Nombre: pendiente.\nnombre: ana ruiz\n12/03\n"
+    assert not caseless_line(text, 8, 17)  # the first line has a capital
+    assert caseless_line(text, 27, 35)
+    assert not caseless_line(text, 36, 41)  # no letters

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 
 import srsly
+from spacy.lang.es.stop_words import STOP_WORDS
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import ensure_path, filter_spans
@@ -88,6 +89,8 @@ SEX = re.compile(r"(?:varon|mujer|hombre|masculino|femenino|home|dona|masculi|fe
 # an identifier: digits, or letters and digits, with `-`, `/`, `.` or single blanks between digit groups
 ID_VALUE = re.compile(r"(?:[a-z]{1,6}[-/]){0,2}(?:[a-z]{1,6}[-/]?)?\d[\da-z./-]*(?: \d[\da-z./-]*)*")  # `desp-ml-2025-0173`
 _TIME_OF_DAY = re.compile(r"(?<![\d/.-])(?:[01]?\d|2[0-3])[:h.][0-5]\d(?::[0-5]\d)?(?![\d/.-])")
+# words that end a name typed without capitals: Spanish stop words but the particles of names
+CASELESS_STOP = frozenset(STOP_WORDS) - {"de", "del", "la", "las", "los", "y", "i", "da", "do", "dos", "das"}
 _SEPARATORS = re.compile(r"\s*(?:\||\t|\s{2,}|$)")
 
 
@@ -99,6 +102,14 @@ def fold(text: str) -> str:
         base = unicodedata.normalize("NFD", low)[0] if low else ch
         out.append(base if len(low) == 1 else ch)
     return "".join(out)
+
+
+def caseless_line(text: str, start: int, end: int) -> bool:
+    """The line holding [start, end) has letters and not one capital: typed in lower case."""
+    a = text.rfind("\n", 0, start) + 1
+    b = text.find("\n", end)
+    line = text[a:b if b != -1 else len(text)]
+    return any(c.isalpha() for c in line) and not any(c.isupper() for c in line)
 
 
 def key_regex(key: str) -> str:
@@ -490,7 +501,8 @@ class Fields:
         if kind == "street":
             return self._street(text, start, end, label)
         # text: an institution, a centre, a hospital, a profession: the whole value
-        if kind == "text" and not (value[0].isupper() or value[0].isdigit() or label == "PROFESION"):
+        if kind == "text" and not (value[0].isupper() or value[0].isdigit() or label == "PROFESION"
+                                   or caseless_line(text, start, end)):
             return []
         stop = re.search(r"\s[(\[]|\s[-–]\s|;", value)
         if stop:
@@ -503,6 +515,9 @@ class Fields:
 
     def _name(self, text: str, folded: str, start: int, end: int, label: str) -> List[Tuple[int, int, str]]:
         words = list(self._words(text, start, end))
+        # a line typed without capitals (`nombre: ana ruiz gil`): any word is a name word up to
+        # a Spanish stop word (particles inside a name excepted), a digit or punctuation
+        caseless = caseless_line(text, start, end)
         i = 0
         while i < len(words) and fold(words[i][2]) in TITLES:
             i += 1
@@ -516,7 +531,7 @@ class Fields:
                     continue
                 break
             initials = re.fullmatch(r"(?:[A-ZÁÉÍÓÚÑ]\.){1,4}", w)
-            capital = w[0].isupper() and not f.rstrip(".") in self.name_stop_words
+            capital = (w[0].isupper() or (caseless and f not in CASELESS_STOP)) and not f.rstrip(".") in self.name_stop_words
             if initials or (capital and re.fullmatch(r"[\w'’.-]+", w) and any(c.isalpha() for c in w)
                             and not any(c.isdigit() for c in w)):
                 kept.append((s, e, w))
@@ -531,7 +546,7 @@ class Fields:
                 break
         while kept and (fold(kept[-1][2]) in PARTICLES or kept[-1][2] == ","):
             kept.pop()
-        if not kept or not any(c.isupper() for c in kept[0][2]):
+        if not kept or not (caseless or any(c.isupper() for c in kept[0][2])):
             return []
         # `RUIZ GIL, ANA`: surnames and first name separated by a comma are two mentions
         # (guideline M1.1: one mention only when separated by blanks or hyphens)
