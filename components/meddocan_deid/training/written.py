@@ -3,8 +3,8 @@
 them (lower case, capitals, no accents, hard-wrapped lines: `meddocan_deid.text_variants`,
 gold offsets kept by construction).
 
-A share of the corpus (the learning curve) is taken by whole writers, so that 25% means a
-quarter of the writers, as more writing would add.
+A share of the corpus (the learning curve) is taken by whole writers in writer order, so
+that 25% means the first quarter of the writers, as more writing would add.
 """
 from __future__ import annotations
 
@@ -35,12 +35,12 @@ class MixStats:
         return sum(self.misaligned.values()) / self.entities if self.entities else 0.0
 
 
-def writers_share(docs: Sequence[SourceDoc], fraction: float, seed: int) -> List[SourceDoc]:
-    """The documents of `fraction` of the writers (rounded, whole writers, seeded)."""
+def writers_share(docs: Sequence[SourceDoc], fraction: float) -> List[SourceDoc]:
+    """The documents of the first `fraction` of the writers in writer order (rounded, whole
+    writers): 25% of twenty is w01-w05, 50% w01-w10, so each share holds the smaller ones."""
     if not 0.0 <= fraction <= 1.0:
         raise ValueError(f"fraction must be between 0 and 1, got {fraction}")
     writers = sorted({doc.doc_id.split("-", 1)[0] for doc in docs})
-    random.Random(seed).shuffle(writers)
     chosen = set(writers[:round(fraction * len(writers))])
     return [doc for doc in docs if doc.doc_id.split("-", 1)[0] in chosen]
 
@@ -73,7 +73,7 @@ def training_mix(nlp: Language, meddocan: Iterable[Doc], corpus_root: Path, *, f
     for doc in meddocan:
         sources.append(("meddocan", doc.text, doc_entities(doc)))
     if fraction > 0:
-        written = writers_share(read_corpus(corpus_root, ["train"]), fraction, seed)
+        written = writers_share(read_corpus(corpus_root, ["train"]), fraction)
         sources.extend(("written", d.text, list(d.entities)) for d in written)
     for origin, text, entities in sources:
         stats.docs[origin] += 1
