@@ -80,3 +80,32 @@ def plain_copies(docs: Iterable[SourceDoc], ids: Sequence[str], folder: Path) ->
                 fh.write(doc.text)
             n += 1
     return n
+
+
+def check_markup(plain: Path, marked: Path) -> List[str]:
+    """Problems of a second annotator's files: each `<id>.txt` in `marked` must parse and,
+    without its markup, equal `plain/<id>.txt`; every plain file needs its marked copy."""
+    problems = []
+    for path in sorted(Path(plain).glob("*.txt")):
+        other = Path(marked) / path.name
+        if not other.exists():
+            problems.append(f"{other}: missing")
+            continue
+        try:
+            text, _ents = parse_markup(read_text(other), other)
+        except MarkupError as err:
+            problems.append(str(err))
+            continue
+        if text != read_text(path):
+            at = next((i for i, (a, b) in enumerate(zip(text, read_text(path))) if a != b),
+                      min(len(text), len(read_text(path))))
+            problems.append(f"{other}: the text without markup differs from {path} at character {at}")
+    return problems
+
+
+if __name__ == "__main__":  # a second annotator's own check, no spaCy needed
+    import sys
+
+    found = check_markup(Path(sys.argv[1]), Path(sys.argv[2]))
+    print("\n".join(found) or "ok: every file parses and matches its plain text")
+    sys.exit(1 if found else 0)
