@@ -21,7 +21,7 @@ def main(
     fraction: float = typer.Option(1.0, help="Share of the corpus's training writers (0 to 1; the learning curve)"),
     variant_copies: int = typer.Option(1, help="Copies of each document in lower case, capitals, no accents or broken lines"),
     seed: int = typer.Option(0, help="Seed of the writers' sample and of the copies' kinds"),
-    max_misaligned: float = typer.Option(0.01, help="Fail when a larger share of the entities fits no token boundary"),
+    max_misaligned: float = typer.Option(0.03, help="Fail when a larger share of the entities fits no token boundary"),
 ) -> None:
     if not meddocan.is_file():
         typer.echo(f"{meddocan}: DocBin not found", err=True)

@@ -46,17 +46,24 @@ def writers_share(docs: Sequence[SourceDoc], fraction: float) -> List[SourceDoc]
 
 
 def make_doc(nlp: Language, text: str, entities: Iterable[Entity], stats: MixStats) -> Doc:
-    """A Doc of `text` with the entities that align to its tokens (the others counted)."""
+    """A Doc of `text` with the entities that align to its tokens; the tokens of one that
+    does not (counted) are missing values, so that the NER is not taught they are no PHI."""
     doc = nlp.make_doc(text)
-    spans = []
+    spans, missing = [], []
     for label, start, end in entities:
         stats.entities += 1
         span = doc.char_span(start, end, label=label)
         if span is None:
             stats.misaligned[label] += 1
+            wide = doc.char_span(start, end, alignment_mode="expand")
+            if wide is not None:
+                missing.append(wide)
         else:
             spans.append(span)
-    doc.ents = filter_spans(spans)
+    kept = filter_spans(spans)
+    taken = {i for span in kept for i in range(span.start, span.end)}
+    missing = [m for m in filter_spans(missing) if not any(i in taken for i in range(m.start, m.end))]
+    doc.set_ents(kept, missing=missing, default="outside")
     return doc
 
 
