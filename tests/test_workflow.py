@@ -72,7 +72,7 @@ def test_workflow_writes_every_output(project):
     assert "identifying PHI words covered" in stdout
 
 
-POST_NER = ['entity_edges', 'place_names', 'entity_checks', 'address_parts', 'maker_address', 'trusted_phi', 'identifiers', 'privacy']
+POST_NER = ['entity_edges', 'place_names', 'entity_checks', 'address_parts', 'maker_address', 'trusted_phi', 'identifiers', 'code_shapes', 'privacy']
 
 
 @pytest.mark.parametrize("name,pipe_names", [

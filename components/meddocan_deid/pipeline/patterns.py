@@ -53,6 +53,12 @@ def read_patterns(path: Path) -> List[dict]:
     return load_patterns(path)
 
 
+@registry.misc("meddocan_deid.read_code_shapes.v1")
+def read_code_shapes(path: Path) -> List[dict]:
+    """Code shapes, safe patterns and cue words (configs/patterns/code_shapes.jsonl)."""
+    return load_patterns(path, required=("kind", "id"))
+
+
 @registry.misc("meddocan_deid.read_field_keys.v1")
 def read_field_keys(path: Path) -> List[dict]:
     return load_patterns(path, required=("label", "kind"))
