@@ -597,10 +597,28 @@ def lookalike(v: Values, which: str) -> List[Part]:
     if which == "psa":
         return ["PSA de ", n(f"{v.rng.randint(1, 40)},{v.digits(1)} ng/ml", "lab_value"), " y filtrado glomerular de ",
                 n(f"{v.rng.randint(30, 110)} ml/min/1,73 m2", "lab_value"), "."]
+    if which == "atc":
+        return ["Tratamiento habitual: atorvastatina (ATC ", n(v.pick("C10AA05", "C09AA02", "A10BA02", "N02BE01"), "atc"),
+                ") y omeprazol."]
+    if which == "tnm":
+        return ["Estadificación ", n(v.pick("pT2N1M0", "cT3N0M0", "ypT1bN0", "pT1cN1aM0"), "tnm"), " tras la cirugía."]
+    if which == "variant":
+        gene, var = v.pick(("BRCA1", "c.68_69delAG"), ("EGFR", "p.L858R"), ("KRAS", "c.35G>A"), ("TP53", "p.R175H"))
+        return [f"Se detecta la variante {gene} ", n(var, "variant"), " (", n(f"rs{v.digits(8)}", "dbsnp"), ")."]
+    if which == "loinc":
+        return ["Determinación de glucosa (LOINC ", n(v.pick("2345-7", "4548-4", "2160-0"), "loinc"), ") y SNOMED CT ",
+                n(v.pick("22298006", "44054006", "38341003"), "snomed"), "."]
+    if which == "karyotype":
+        return ["Cariotipo ", n(v.pick("46,XX", "46,XY", "47,XY,+21"), "karyotype"), " en sangre periférica."]
+    if which == "lot":
+        return ["Vacuna administrada, lote ", n(f"{v.pick('FH', 'EW', 'AB')}{v.digits(4)}", "lot"), ", y prótesis REF ",
+                n(f"{v.digits(4)}-{v.digits(2)}-{v.digits(3)}", "catalogue"), "."]
     raise ValueError(which)
 
 
-LOOKALIKES = ("lab", "gas", "vitals", "dose", "icd", "size", "ui", "time", "psa")
+# lab values, vitals, doses, sizes, times, and clinical codes that identify no one
+LOOKALIKES = ("lab", "gas", "vitals", "dose", "icd", "size", "ui", "time", "psa", "atc", "tnm", "variant", "loinc",
+              "karyotype", "lot")
 BODY_OPENINGS = (
     "Informe clínico del paciente: {sexo} de {edad} que consulta por disnea de esfuerzo progresiva.",
     "Antecedentes personales: {sexo} de {edad}, exfumador{a}, con hipertensión arterial en tratamiento.",
