@@ -240,8 +240,8 @@ REPORT = (
 
 
 def test_every_section_in_the_assembled_rule_pipeline(rule_nlp):
-    # the last component that changes entities: `privacy` after it only adds where none is
-    assert rule_nlp.pipe_names[-2:] == ["identifiers", "privacy"]
+    # the last component that changes entities: `code_shapes` and `privacy` after it only add where none is
+    assert rule_nlp.pipe_names[-3:] == ["identifiers", "code_shapes", "privacy"]
     doc = rule_nlp(REPORT)
     sections = {s.label_: s for s in doc.spans["sections"]}
     assert set(sections) == {"header", "body", "footer"}

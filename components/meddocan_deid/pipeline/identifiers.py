@@ -56,7 +56,8 @@ def _valid_ip(value: str) -> bool:
 def _valid_phone_es(value: str) -> bool:
     """9 digits from 6/7/8/9 after an optional +34/0034, not one repeated digit,
     and grouped like a phone (one kind of separator, no one-digit group:
-    `6 1234 5678 9` is not a phone)."""
+    `6 1234 5678 9` is not a phone; a first group of four, `7255-34-013`, is a catalogue
+    reference: Spanish numbers open with two or three digits)."""
     body = value.strip()
     if len(re.sub(r"\D", "", body)) > 9:
         body = re.sub(r"^\(?(?:\+\s?|00)?34\)?[ \-.]*", "", body)
@@ -64,7 +65,9 @@ def _valid_phone_es(value: str) -> bool:
     if len(digits) != 9 or digits[0] not in "6789" or len(set(digits)) == 1:
         return False
     separators = set(re.findall(r"\D+", body))
-    return len(separators) <= 1 and all(len(g) >= 2 for g in re.split(r"\D+", body))
+    groups = re.split(r"\D+", body)
+    return (len(separators) <= 1 and all(len(g) >= 2 for g in groups)
+            and (len(groups) == 1 or len(groups[0]) <= 3))
 
 
 def _valid_phone_intl(value: str) -> bool:
