@@ -44,6 +44,13 @@ def main(
     typer.echo(f"only report by report {len(only_alone)}, only in pieces {len(only_cut)}; "
                f"of these within {margin} characters of a report boundary or a cut: {sum(map(near, diff))}, "
                f"elsewhere: {sum(not near(d) for d in diff)}")
+    # the cutting alone: the same long text as one doc (no cut) against its pieces
+    nlp.max_length = max(nlp.max_length, 2 * len(whole))
+    one = set(pipe_spans(nlp, [whole])[0])
+    cuts = [p.start for p in pieces[1:]]
+    moved = one ^ cut
+    typer.echo(f"the long text as one doc {len(one)} entities, in pieces {len(cut)}: differ {len(moved)}, "
+               f"of which within {margin} characters of a cut {sum(any(c - margin <= d[1] <= c + margin or c - margin <= d[2] <= c + margin for c in cuts) for d in moved)}")
 
 
 if __name__ == "__main__":
