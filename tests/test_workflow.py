@@ -26,7 +26,7 @@ def project(tmp_path_factory):
         pytest.fail(f"{SHARED}/corpus is missing: the workflow test needs the MEDDOCAN copy beside the checkout")
     work = tmp_path_factory.mktemp("project")
     for name in ("project.yml", "experiments", "configs", "scripts", "components", "setup.cfg", "pyproject.toml", "README.md",
-                 "assets/formats", "assets/prose", "assets/prose_heldout", "assets/corpus"):
+                 "assets/formats", "assets/prose", "assets/prose_heldout", "assets/corpus", "assets/heldout_types"):
         src = ROOT / name
         (work / name).parent.mkdir(parents=True, exist_ok=True)
         (shutil.copytree if src.is_dir() else shutil.copy)(src, work / name)
@@ -50,7 +50,7 @@ def test_workflow_writes_every_output(project):
     for path in ("corpus/train.spacy", "corpus/train_aug.spacy", "corpus/dev.spacy", "training/ner/model-best", *members, "training/pipeline",
                  "training/pipeline_ensemble", "metrics/dev.json", "metrics/dev_per_type.md", "metrics/dev_ensemble.json",
                  "metrics/dev_package.json", "metrics/formats.json", "metrics/prose.json",
-                 "metrics/prose_heldout.json"):
+                 "metrics/prose_heldout.json", "metrics/heldout_types.json", "metrics/heldout.json"):
         assert (work / path).exists(), path
     assert "Gold entities aligned to tokens" in stdout
     assert (work / "corpus" / "train_mix.spacy").exists()
@@ -70,6 +70,10 @@ def test_workflow_writes_every_output(project):
     heldout = json.loads((work / "metrics" / "prose_heldout.json").read_text(encoding="utf-8"))
     assert heldout["overall"]["n_docs"] == 20 and len(heldout["types"]) == 10
     assert "identifying PHI words covered" in stdout
+    robust = json.loads((work / "metrics" / "heldout.json").read_text(encoding="utf-8"))
+    assert sorted(robust) == sorted(f"{name}/{case}" for name in ("formats", "prose_heldout", "heldout_types")
+                                    for case in ("as written", "lower", "upper"))
+    assert robust["heldout_types/lower"]["overall"]["n_docs"] == 30
 
 
 POST_NER = ['entity_edges', 'place_names', 'entity_checks', 'address_parts', 'maker_address', 'trusted_phi', 'identifiers', 'code_shapes', 'privacy']
