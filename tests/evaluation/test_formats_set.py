@@ -105,7 +105,7 @@ def test_bad_source_name(tmp_path):
         read_sources(tmp_path)
 
 
-@pytest.mark.parametrize("name", ["formats", "prose", "prose_heldout"])
+@pytest.mark.parametrize("name", ["formats", "prose", "prose_heldout", "heldout_types"])
 def test_committed_set_is_up_to_date(name):
     source, out = ROOT / "assets" / name / "source", ROOT / "assets" / name
     docs = read_sources(source)
@@ -113,3 +113,13 @@ def test_committed_set_is_up_to_date(name):
     assert compare(docs, out) == {"missing": [], "differs": [], "extra": []}
     result = run("check", source, out)
     assert result.returncode == 0, result.stderr
+
+
+def test_the_written_corpus_parses_and_every_writer_is_listed():
+    from meddocan_deid.evaluation.corpus_set import label_counts, read_corpus
+
+    docs = read_corpus(ROOT / "assets" / "corpus")
+    writers = {d.doc_id.split("-", 1)[0] for d in docs}
+    labels = label_counts(docs)
+    assert len(docs) >= 800 and len(writers) >= 20 and len({d.doctype for d in docs}) >= 20
+    assert sum(labels.values()) >= 25_000 and min(labels.values()) >= 30
