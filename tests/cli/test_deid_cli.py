@@ -49,11 +49,15 @@ def model_dir(tmp_path_factory, rule_nlp):
 
 
 def cli(*args, env_key=None, timeout=120):
-    env = {k: v for k, v in os.environ.items() if k != "MEDDOCAN_DEID_KEY"}
-    if env_key:
-        env["MEDDOCAN_DEID_KEY"] = env_key
-    return subprocess.run([sys.executable, "-m", "meddocan_deid", *map(str, args)], capture_output=True, text=True,
-                          env=env, timeout=timeout, cwd=ROOT)
+    """The CLI in-process (typer's runner): a subprocess adds only Python's start-up here."""
+    from types import SimpleNamespace
+
+    from typer.testing import CliRunner
+
+    from meddocan_deid.cli.app import app
+
+    result = CliRunner().invoke(app, [str(a) for a in args], env={"MEDDOCAN_DEID_KEY": env_key or None})
+    return SimpleNamespace(returncode=result.exit_code, stdout=result.stdout, stderr=result.stderr)
 
 
 def test_folder_nested_mirrored_and_ann(tmp_path, rule_nlp):
@@ -155,7 +159,7 @@ def test_same_output_with_one_and_two_processes(tmp_path, rule_nlp):
     assert sum(one[k] != other[k] for k in one if k.endswith(".txt")) == 12
 
 
-def test_cli_subprocess_modes_keys_and_exit_codes(tmp_path, model_dir):
+def test_cli_modes_keys_and_exit_codes(tmp_path, model_dir):
     inp = tmp_path / "in"
     write_folder(inp, 3)
     (inp / "bad.txt").write_bytes(b"\xff\xfe")

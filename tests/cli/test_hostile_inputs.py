@@ -3,7 +3,6 @@ as failed or listed as not read (never lost), the run goes on and the exit code 
 The CLI is called in-process (typer's runner) with the pipeline loader patched, since a
 subprocess adds nothing here. Every text is invented."""
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -11,7 +10,6 @@ import spacy
 from typer.testing import CliRunner
 
 from meddocan_deid.cli.app import app
-from meddocan_deid.deid import io as deid_io
 from meddocan_deid.engine import run
 
 REPORT = "Datos del paciente.\nNombre: Zorionak.\nApellidos: Etxeberria Garmendia.\nNHC: 4817000.\n"

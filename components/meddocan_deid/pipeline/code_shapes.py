@@ -18,7 +18,7 @@ from typing import Callable, List, Optional
 
 import srsly
 from spacy.language import Language
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc
 from spacy.util import ensure_path
 
 SPANS_KEY = "code_shapes"
