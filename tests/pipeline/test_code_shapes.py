@@ -27,7 +27,8 @@ def test_identifier_shapes_are_found(shapes, code):
     "CIE-10 I21.41", "ATC C10AA05", "LOINC 2345-7", "estadio pT2N1M0", "BRCA1 c.68_69delAG", "EGFR p.L858R",
     "rs1234567", "cariotipo 46,XX", "hernia L4-L5", "plaquetas 250000/mm3", "250000 plaquetas", "1000mg cada 8 h",
     "lote AB12345", "REF 1217-22-054", "EudraCT 2019-001234-56", "NCT01234567", "SNOMED 22298006",
-    "EVA 10/10", "fuerza 5/5", "Hb 13,5 g/dl", "ferritina 1.250.000",
+    "EVA 10/10", "fuerza 5/5", "Hb 13,5 g/dl", "ferritina 1.250.000", "masa de 10x12x5 cm", "1.000.000/mm3",
+    "10.000/microlitro", "hernia C10-C12", "campaña 2010/2011",
 ])
 def test_clinical_codes_are_left_alone(shapes, text):
     assert shapes.codes(text) == []
