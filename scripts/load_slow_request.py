@@ -6,8 +6,8 @@ CLIENTS clients send N ordinary requests (one report of REPORTS_DIR each). Phase
 of --slow-chars characters (reports put end to end, under the 1 MB body limit) and, while it
 runs, the same N ordinary requests again; /ready and /metrics are read every second. Prints
 the ordinary requests' p50/p95/p99 latency and errors in both phases, the slow request's status
-and seconds, what /ready and /metrics showed while it ran, and how long after its answer the
-slots were free again. Nothing of the reports is printed.
+and seconds, what /ready and /metrics showed while it ran, and how long after its answer its work
+ended. Nothing of the reports is printed.
 
     python scripts/load_slow_request.py MODEL REPORTS_DIR [-n 200] [--clients 3] [--timeout 30]
 """
@@ -123,7 +123,7 @@ def main() -> None:
                                                         and not ln.startswith("meddocan_deid_requests_total"))
                               if k in ("meddocan_deid_requests_in_flight", "meddocan_deid_requests_long_running")}
                     seen.append((time.monotonic(), ready.status_code, ready.json(), gauges))
-                    if "at" in slow and ready.json().get("in_flight") == 0:
+                    if "at" in slow and ready.json().get("long_running") == 0:
                         return
                     time.sleep(1)
 
@@ -139,9 +139,9 @@ def main() -> None:
             print(f"/ready while it ran: {len(running)} readings with long_running 1 "
                   f"(statuses {sorted({s[1] for s in running})}); /metrics long_running gauge seen 1: "
                   f"{any(s[3].get('meddocan_deid_requests_long_running') == 1.0 for s in seen)}")
-            free = [s[0] for s in seen if s[0] >= slow["at"] and s[2].get("in_flight") == 0]
-            print(f"slots free again {free[0] - slow['at']:.1f} s after its answer" if free else
-                  "slots not seen free within 30 s of its answer")
+            free = [s[0] for s in seen if s[0] >= slow["at"] and s[2].get("long_running") == 0]
+            print(f"its work ended {free[0] - slow['at']:.1f} s after its answer (first reading)" if free else
+                  "its work was still running 30 s after its answer")
         finally:
             server.terminate()
             server.wait(30)

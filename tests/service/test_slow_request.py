@@ -93,3 +93,22 @@ def test_ready_says_busy_while_every_slot_is_taken(tmp_path, rule_nlp):
         thread.join(30)
         wait_for(lambda: engine.in_flight == 0)
         assert client.get("/ready").status_code == 200
+
+
+def test_a_long_request_that_never_gets_a_turn_is_a_504(tmp_path, rule_nlp):
+    # its deadline passes while it waits for ordinary requests: the answer is the timeout, not an error
+    slow = SlowPipeline(rule_nlp)
+    long_text = ("Texto de " + SLOW_MARK + " sin datos.\n") * (2 * SHORT_CHARS // 30)
+    with make_client(tmp_path, slow, request_timeout=0.5, max_concurrent=2) as client:
+        engine = client.app.state.engine
+        with engine._turn:
+            engine._ordinary_active += 1  # an ordinary request in flight all along
+        try:
+            r = client.post("/deidentify", json={"text": long_text}, headers=AUTH)
+        finally:
+            with engine._turn:
+                engine._ordinary_active -= 1
+                engine._turn.notify_all()
+        assert r.status_code == 504 and r.json()["error"] == "timeout"
+        wait_for(lambda: engine.in_flight == 0)
+        assert slow.slow_calls == 0

@@ -10,8 +10,8 @@ word served). At most `max_concurrent` requests are admitted at once (a semaphor
 
 Two lanes, so that one long request cannot hold the others up: a request of up to
 `SHORT_CHARS` characters runs in the ordinary lane, in one call; a longer one runs in the long
-lane piece by piece (`LONG_PIECE_CHARS` a call), gives the turn to any ordinary request waiting
-between two pieces, and stops at its deadline (the request's admission plus `request_timeout`),
+lane piece by piece (`LONG_PIECE_CHARS` a call), runs a piece only while no ordinary request is
+in flight, and stops at its deadline (the request's admission plus `request_timeout`),
 so that its slot is free again when its 504 is sent. `in_flight`, `queued` and `long_running`
 are what /ready and /metrics show."""
 import asyncio
@@ -31,7 +31,7 @@ from ..errors import ServiceError  # noqa: F401  (re-exported)
 
 logger = logging.getLogger("meddocan_deid.service")
 SHORT_CHARS = 20_000  # a request up to this many characters runs in the ordinary lane, in one call
-LONG_PIECE_CHARS = 4_000  # a long request's piece: about 0.2 s of pipeline, the longest an ordinary request waits
+LONG_PIECE_CHARS = 2_000  # a long request's piece: about 0.1 s of pipeline, the longest an ordinary request waits
 
 
 def field_error(loc: Tuple, message: str) -> ServiceError:
@@ -55,6 +55,7 @@ class Engine:
         self._turn = threading.Condition(threading.Lock())
         self._busy = False  # a pipeline call holds the turn
         self._ordinary_waiting = 0
+        self._ordinary_active = 0  # ordinary requests admitted and not finished: a long piece waits for none
         self._slots = threading.BoundedSemaphore(settings.max_concurrent)
         # one thread a lane: the calls are serialised by the turn anyway, and each further thread
         # that ran the pipeline would keep its own malloc arena at its largest report's size
@@ -130,14 +131,17 @@ class Engine:
     def queued(self) -> int:
         return max(0, self.in_flight - self.running)
 
-    def _take_turn(self, ordinary: bool) -> None:
-        """Wait for the pipeline; a long request's piece also lets every waiting ordinary call go first."""
+    def _take_turn(self, ordinary: bool, deadline: Optional[float] = None) -> None:
+        """Wait for the pipeline; a long request's piece waits until no ordinary request is in
+        flight at all (ReportTimeout at its deadline), so that ordinary requests never queue behind it."""
         with self._turn:
             if ordinary:
                 self._ordinary_waiting += 1
             try:
-                while self._busy or (not ordinary and self._ordinary_waiting):
-                    self._turn.wait()
+                while self._busy or (not ordinary and self._ordinary_active):
+                    if deadline is not None and time.monotonic() > deadline:
+                        raise ReportTimeout()
+                    self._turn.wait(None if deadline is None else max(0.01, deadline - time.monotonic()))
             finally:
                 if ordinary:
                     self._ordinary_waiting -= 1
@@ -148,9 +152,10 @@ class Engine:
             self._busy = False
             self._turn.notify_all()
 
-    def spans(self, texts: Sequence[str], privacy: str, ordinary: bool = True) -> List[list]:
+    def spans(self, texts: Sequence[str], privacy: str, ordinary: bool = True,
+              deadline: Optional[float] = None) -> List[list]:
         """The entities of `texts`, in one pipeline call at `privacy`, in its turn."""
-        self._take_turn(ordinary)
+        self._take_turn(ordinary, deadline)
         try:
             pipe = self.nlp.get_pipe("privacy") if "privacy" in self.nlp.pipe_names else None
             saved = pipe.level if pipe is not None else "balanced"
@@ -174,7 +179,8 @@ class Engine:
         if sum(len(t) for t in texts) <= SHORT_CHARS:
             return self.spans(texts, privacy)
         return [text_spans(self.nlp, t, deadline, limit=LONG_PIECE_CHARS, budget=LONG_PIECE_CHARS,
-                           run=lambda pieces: self.spans(pieces, privacy, ordinary=False)) for t in texts]
+                           run=lambda pieces: self.spans(pieces, privacy, ordinary=False, deadline=deadline))
+                for t in texts]
 
     def deidentify(self, texts: Sequence[str], mode: str, options: DeidOptions, known: Optional[dict],
                    privacy: str, scope: Optional[str], patient_id: Optional[str], deadline: Optional[float] = None):
@@ -202,6 +208,9 @@ class Engine:
         deadline = time.monotonic() + self.settings.request_timeout
         with self._count_lock:
             self.in_flight += 1
+        if not long:
+            with self._turn:
+                self._ordinary_active += 1
 
         def work():
             with self._count_lock:
@@ -214,6 +223,10 @@ class Engine:
                     self.running -= 1
                     self.long_running -= long
                     self.in_flight -= 1
+                if not long:
+                    with self._turn:
+                        self._ordinary_active -= 1
+                        self._turn.notify_all()
                 self._slots.release()
 
         try:
@@ -222,11 +235,15 @@ class Engine:
         except BaseException:
             with self._count_lock:
                 self.in_flight -= 1
+            if not long:
+                with self._turn:
+                    self._ordinary_active -= 1
+                    self._turn.notify_all()
             self._slots.release()
             raise
         try:
             return await asyncio.wait_for(asyncio.shield(future), self.settings.request_timeout)
-        except asyncio.TimeoutError:
+        except (asyncio.TimeoutError, ReportTimeout):  # the work may reach its deadline first
             future.add_done_callback(_consume)
             raise ServiceError(504, "timeout", f"the request took longer than {self.settings.request_timeout:g} s "
                                                "(the server's limit)") from None
