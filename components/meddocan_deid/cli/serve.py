@@ -26,7 +26,7 @@ def serve(
     model: str = typer.Option(DEFAULT_MODEL, "--model", help="Installed pipeline name or path."),
     mode: str = typer.Option("tag", "--mode", help="Default mode: tag, mask, redact or surrogate."),
     privacy: str = typer.Option("balanced", "--privacy", help="Default privacy level: balanced or high."),
-    max_body_bytes: int = typer.Option(1_000_000, "--max-body-bytes", min=1, help="Larger bodies get 413."),
+    max_body_bytes: int = typer.Option(500_000, "--max-body-bytes", min=1, help="Larger bodies get 413 (what one worker finishes within --timeout)."),
     timeout: float = typer.Option(30.0, "--timeout", min=0.001, help="Seconds per request before a 504."),
     max_concurrent: int = typer.Option(4, "--max-concurrent", min=1, help="Requests processed at once per worker; more get 429."),
     code: Optional[Path] = typer.Option(None, "--code", help="Python file to import first (custom spaCy components)."),

@@ -26,7 +26,7 @@ class ServiceSettings(BaseModel):
     model: str = Field(DEFAULT_MODEL, description="Installed pipeline name or path.")
     token_file: Path = Field(..., description="Bearer tokens, one a line (at least 16 characters each).")
     key_file: Optional[Path] = Field(None, description="Surrogate key file (else MEDDOCAN_DEID_KEY; none: no surrogates).")
-    max_body_bytes: int = Field(1_000_000, gt=0, description="Larger request bodies get 413.")
+    max_body_bytes: int = Field(500_000, gt=0, description="Larger request bodies get 413 (500 KB: what one worker finishes within the 30 s timeout, README).")
     request_timeout: float = Field(30.0, gt=0, description="Seconds before a request gets 504.")
     max_concurrent: int = Field(4, ge=1, description="Requests processed at once; more get 429.")
     privacy: Literal["balanced", "high"] = Field("balanced", description="Default privacy level.")
