@@ -55,3 +55,11 @@ def test_only_where_no_entity_is_and_saved_with_the_pipeline(shapes, tmp_path):
 def test_a_bad_pattern_names_itself():
     with pytest.raises(ValueError, match="'odd': unknown kind"):
         validate_patterns([{"kind": "odd", "id": "odd", "regex": "x"}])
+
+
+def test_an_entity_that_is_wholly_a_clinical_code_is_removed(shapes):
+    nlp = spacy.blank("es")
+    doc = nlp("Variante rs12345678 y NHC 4418812 , estadio pT2N1M0 .")
+    doc.ents = [doc.char_span(9, 19, label="OTRO_NUMERO_IDENTIF"), doc.char_span(26, 33, label="ID_SUJETO_ASISTENCIA"),
+                doc.char_span(44, 51, label="OTRO_NUMERO_IDENTIF")]
+    assert [e.text for e in shapes(doc).ents] == ["4418812"]

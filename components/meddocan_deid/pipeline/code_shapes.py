@@ -6,7 +6,9 @@ month without a year, `14/02`, as a date) is PHI unless
 a safe list says it is clinical: dates written as numbers (found as dates elsewhere), ICD-10,
 ATC, LOINC, TNM, HGVS and dbSNP variants, karyotypes, trial numbers, doses and values with
 their unit, a number followed by a unit, and any code after a cue such as `lote`, `REF`,
-`SNOMED`, `CIE-10`, or a scale (`EVA 10/10`, `fuerza 5/5`). Shapes (with their label), safe patterns and cues are data (`configs/patterns/code_shapes.jsonl`,
+`SNOMED`, `CIE-10`, or a scale (`EVA 10/10`, `fuerza 5/5`). An entity of any component that is
+wholly a code that identifies no one (`never_phi`: dbSNP ids, HGVS variants, TNM, karyotypes,
+ATC) is removed. Shapes (with their label), safe patterns and cues are data (`configs/patterns/code_shapes.jsonl`,
 read at `[initialize]` and saved with the pipeline). A code is added to `doc.ents` as
 OTRO_NUMERO_IDENTIF only where no entity overlaps it (the NER and the rules, which know the
 cue words, keep their labels), and to `doc.spans[spans_key]`. Reads `doc.text` with compiled
@@ -28,7 +30,7 @@ CUE_WINDOW = 24  # characters before a code in which a cue word makes it clinica
 
 def validate_patterns(patterns: List[dict]) -> List[dict]:
     for p in patterns:
-        if p.get("kind") not in ("shape", "safe", "safe_after", "safe_cue"):
+        if p.get("kind") not in ("shape", "safe", "safe_after", "safe_cue", "never_phi"):
             raise ValueError(f"code_shapes pattern {p.get('id')!r}: unknown kind {p.get('kind')!r}")
         if p["kind"] == "safe_cue":
             if not p.get("words"):
@@ -53,7 +55,10 @@ class CodeShapes:
         self._compile()
 
     def _compile(self) -> None:
-        by_kind = {k: [p for p in self.patterns if p["kind"] == k] for k in ("shape", "safe", "safe_after", "safe_cue")}
+        by_kind = {k: [p for p in self.patterns if p["kind"] == k]
+                   for k in ("shape", "safe", "safe_after", "safe_cue", "never_phi")}
+        never = [p["regex"] for p in by_kind["never_phi"]]
+        self._never = re.compile("(?:" + "|".join(never) + ")") if never else None
         self._shapes = [(re.compile(p["regex"]), p.get("min_length", 0), p.get("min_digits", 0), p.get("label", self.label))
                         for p in by_kind["shape"]]
         safe = [p["regex"] for p in by_kind["safe"]]
@@ -97,6 +102,9 @@ class CodeShapes:
         return out
 
     def __call__(self, doc: Doc) -> Doc:
+        if self._never is not None and any(self._never.fullmatch(e.text) for e in doc.ents):
+            # a dbSNP id, an HGVS variant, a TNM stage, a karyotype or an ATC code identifies no one
+            doc.ents = [e for e in doc.ents if not self._never.fullmatch(e.text)]
         taken = [(e.start_char, e.end_char) for e in doc.ents]
         tokens = {i for e in doc.ents for i in range(e.start, e.end)}
         added = []
