@@ -18,10 +18,10 @@ regexes, never the tokens one by one.
 import re
 from typing import Callable, List, Optional
 
-import srsly
 from spacy.language import Language
 from spacy.tokens import Doc
-from spacy.util import ensure_path
+
+from .patterns import PatternsSerializer
 
 SPANS_KEY = "code_shapes"
 LABEL = "OTRO_NUMERO_IDENTIF"
@@ -46,7 +46,9 @@ def make_code_shapes(nlp: Language, name: str, *, spans_key: str, label: str) ->
     return CodeShapes(nlp, name, spans_key=spans_key, label=label)
 
 
-class CodeShapes:
+class CodeShapes(PatternsSerializer):
+    validate_patterns = staticmethod(validate_patterns)
+
     def __init__(self, nlp: Language, name: str, *, spans_key: str = SPANS_KEY, label: str = LABEL):
         self.name = name
         self.spans_key = spans_key
@@ -120,21 +122,3 @@ class CodeShapes:
         if added:
             doc.ents = sorted(list(doc.ents) + added, key=lambda sp: sp.start)
         return doc
-
-    def to_bytes(self, *, exclude=tuple()) -> bytes:
-        return srsly.msgpack_dumps({"patterns": self.patterns})
-
-    def from_bytes(self, data: bytes, *, exclude=tuple()) -> "CodeShapes":
-        self.patterns = validate_patterns(srsly.msgpack_loads(data)["patterns"])
-        self._compile()
-        return self
-
-    def to_disk(self, path, *, exclude=tuple()) -> None:
-        path = ensure_path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        srsly.write_jsonl(path / "patterns.jsonl", self.patterns)
-
-    def from_disk(self, path, *, exclude=tuple()) -> "CodeShapes":
-        self.patterns = validate_patterns(list(srsly.read_jsonl(ensure_path(path) / "patterns.jsonl")))
-        self._compile()
-        return self

@@ -10,16 +10,15 @@ import ipaddress
 import re
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
-import srsly
 from spacy.language import Language
 from spacy.tokens import Doc, Span
-from spacy.util import ensure_path
 from stdnum import iban as std_iban
 from stdnum.es import ccc as std_ccc
 from stdnum.es import dni as std_dni
 from stdnum.es import nie as std_nie
 
 from .. import LABELS
+from .patterns import PatternsSerializer
 
 SPANS_KEY = "identifiers"
 # Between a key and its value: blanks (line breaks too), `:`, `.`, `#`, `nº`, `número`.
@@ -180,7 +179,9 @@ def make_identifiers(nlp: Language, name: str, *, spans_key: str, rules_key: str
     return Identifiers(nlp, name, spans_key=spans_key, rules_key=rules_key, fields_key=fields_key)
 
 
-class Identifiers:
+class Identifiers(PatternsSerializer):
+    validate_patterns = staticmethod(validate_patterns)
+
     def __init__(self, nlp: Language, name: str, *, spans_key: str = SPANS_KEY,
                  rules_key: str = "rule_entities", fields_key: str = "fields"):
         self.name = name
@@ -281,21 +282,3 @@ class Identifiers:
                     ents.append(Span(doc, kept[0], kept[1], label=ent.label, kb_id=ent.kb_id))
         doc.ents = sorted(ents, key=lambda e: e.start)
         return doc
-
-    def to_bytes(self, *, exclude=tuple()) -> bytes:
-        return srsly.msgpack_dumps({"patterns": self.patterns})
-
-    def from_bytes(self, data: bytes, *, exclude=tuple()) -> "Identifiers":
-        self.patterns = validate_patterns(srsly.msgpack_loads(data)["patterns"])
-        self._compile()
-        return self
-
-    def to_disk(self, path, *, exclude=tuple()) -> None:
-        path = ensure_path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        srsly.write_jsonl(path / "patterns.jsonl", self.patterns)
-
-    def from_disk(self, path, *, exclude=tuple()) -> "Identifiers":
-        self.patterns = validate_patterns(list(srsly.read_jsonl(ensure_path(path) / "patterns.jsonl")))
-        self._compile()
-        return self
