@@ -23,8 +23,5 @@ LABELS = (
 )
 
 
-def deidentify(*args, **kwargs):
-    """De-identify a text or a processed Doc; see `meddocan_deid.deid.deidentify`."""
-    from .deid import deidentify as _deidentify
-
-    return _deidentify(*args, **kwargs)
+# the Python API (typed; the pipeline is loaded once per process and name)
+from .deid.api import deidentify, load_pipeline  # noqa: E402  (after the names it imports)

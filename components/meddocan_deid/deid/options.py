@@ -18,9 +18,11 @@ class DeidOptions:
     keep_age / age_threshold / age_aggregate: in `surrogate`, ages below the threshold are
         kept; ages at or above it become the aggregate (HIPAA-style).
     keep_sex: in `surrogate`, keep the sex (else it is replaced by its tag).
-    keep_kinship: in `surrogate`, keep kinship words of FAMILIARES_SUJETO_ASISTENCIA
-        (`madre`, `hermano`: they identify no one, and the clinical reading needs them;
-        default); False: they become another kinship word of the same gender.
+    keep_kinship: in every mode, keep kinship words of FAMILIARES_SUJETO_ASISTENCIA
+        (`madre`, `hermano`: they identify no one, and the clinical reading needs family
+        history; default): a span of kinship words alone stays as it is, and in `surrogate`
+        the kinship words of a span with a name stay. False: `tag`, `mask` and `redact`
+        replace them; `surrogate` draws another kinship word of the same gender.
     gazetteer: folder of the MEDDOCAN gazetteer (None: MEDDOCAN_GAZETTEER, then
         ../shared/meddocan/gazetteer, else Faker only).
     max_chars: texts longer than this fail (nothing written); None: 50,000,000. Texts longer

@@ -396,9 +396,13 @@ def load_policy(path: Union[str, Path]) -> Policy:
     return policy
 
 
-def as_policy(policy: Union[None, str, Path, Policy]) -> Optional[Policy]:
+def as_policy(policy: Union[None, str, Path, Mapping, Policy]) -> Optional[Policy]:
+    """A `Policy` from a `Policy`, the path of a .toml/.json policy file, or a dict of the
+    same keys (what the service takes as JSON); None stays None."""
     if policy is None or isinstance(policy, Policy):
         return policy
     if isinstance(policy, (str, Path)):
         return load_policy(policy)
-    raise TypeError("policy must be a Policy or the path of a policy file")
+    if isinstance(policy, Mapping):
+        return parse_policy(policy, "<policy dict>")
+    raise TypeError("policy must be a Policy, a dict of policy keys, or the path of a .toml/.json policy file")

@@ -213,24 +213,38 @@ def _kin_surrogate(ctx: Context, word: str) -> str:
     return case_like(word, ctx.draw("kin", word, make, check=lambda c, o: fold(c) != fold(o)))
 
 
+# words that stand for a relative without naming one, and the words around them in a span
+# (`su pareja`, `la abuela materna`): kept with the kinship words
+RELATIVE_WORDS = {"pareja", "parejas", "conyuge", "conyuges", "familiar", "familiares", "paterno", "paterna",
+                  "paternos", "paternas", "materno", "materna", "maternos", "maternas", "mayor", "menor"}
+FUNCTION_WORDS = {"su", "sus", "mi", "mis", "el", "la", "los", "las", "un", "una", "unos", "unas", "de", "del",
+                  "y", "e", "o", "al", "dos", "tres", "cuatro", "ambos", "ambas", "otro", "otra", "otros", "otras"}
+
+
+def is_kin_word(word: str) -> bool:
+    key = fold(word)
+    return key in KIN or key in RELATIVE_WORDS or key in FUNCTION_WORDS
+
+
 def kinship_kept(text: str) -> bool:
-    """A relative's value that `keep_kinship` leaves as it is when nothing in it is a name:
-    words only (`madre`, `Pareja`), no digit, and no capitalised word but kinship words."""
+    """A relative's value that `keep_kinship` leaves as it is: kinship words only (`madre`,
+    `su pareja`, `abuela materna`), no digit and no other word. Any other word may be a
+    name, whatever its case (`su hija carmen` in a note typed in lower case)."""
     words = WORD.findall(text)
-    return (bool(words) and not any(c.isdigit() for c in text)
-            and not any(w[:1].isupper() and fold(w) not in KIN for w in words[1:]))
+    return bool(words) and not any(c.isdigit() for c in text) and all(is_kin_word(w) for w in words)
 
 
 def relatives(text: str, label: str, ctx: Context) -> str:
     """FAMILIARES_SUJETO_ASISTENCIA: kinship words swapped for one of the same gender and
-    number (unless keep_kinship), capitalised names as names, everything else kept."""
+    number (unless keep_kinship), other kinship and function words kept, every other word
+    as a name, whatever its case (lower-case notes write names in lower case)."""
     def replace(m) -> str:
         word = m.group()
         if fold(word) in KIN:
             return word if ctx.options.keep_kinship else _kin_surrogate(ctx, word)
-        if word[:1].isupper() and fold(word) not in PARTICLES and fold(word) not in TITLES:
-            return name_surrogate(word, ctx)
-        return word
+        if is_kin_word(word) or fold(word) in PARTICLES or fold(word) in TITLES:
+            return word
+        return name_surrogate(word, ctx)
 
     new = map_words(text, replace)
     if new == text and ctx.options.keep_kinship and kinship_kept(text):
