@@ -73,3 +73,15 @@ def test_training_mix_has_the_corpus_and_its_copies_with_gold(tmp_path):
     for doc in docs:
         assert [e.label_ for e in doc.ents] == ["NOMBRE_SUJETO_ASISTENCIA", "EDAD_SUJETO_ASISTENCIA"]
         assert doc.ents[0].text.casefold() == "ana ruiz w01"
+    assert sum(n for kind, n in stats.docs.items() if ":" in kind) == 6
+
+
+def test_the_copies_of_one_document_are_of_different_kinds(tmp_path, monkeypatch):
+    import meddocan_deid.training.written as written
+
+    write(tmp_path, "w01", "uci", 4)
+    kinds = []
+    monkeypatch.setattr(written, "variant", lambda text, kind, rng: kinds.append(kind) or text)
+    list(training_mix(blank_pipeline(), [], tmp_path, variant_copies=2, seed=3, stats=MixStats()))
+    assert len(kinds) == 8 and all(kinds[i] != kinds[i + 1] for i in range(0, 8, 2))
+    assert set(kinds) <= set(VARIANTS)

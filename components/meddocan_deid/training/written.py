@@ -74,7 +74,7 @@ def doc_entities(doc: Doc) -> List[Entity]:
 def training_mix(nlp: Language, meddocan: Iterable[Doc], corpus_root: Path, *, fraction: float = 1.0,
                  variant_copies: int = 1, seed: int = 0, stats: MixStats) -> Iterator[Doc]:
     """The MEDDOCAN docs, the corpus's training documents (a `fraction` of its writers), and
-    `variant_copies` copies of each, each copy of a kind drawn with `seed`."""
+    `variant_copies` copies of each, of distinct kinds (the first drawn with `seed`)."""
     rng = random.Random(seed)
     sources: List[Tuple[str, str, List[Entity]]] = []
     for doc in meddocan:
@@ -85,7 +85,9 @@ def training_mix(nlp: Language, meddocan: Iterable[Doc], corpus_root: Path, *, f
     for origin, text, entities in sources:
         stats.docs[origin] += 1
         yield make_doc(nlp, text, entities, stats)
-        for _ in range(variant_copies):
-            kind = rng.choice(VARIANTS)
+        # distinct kinds for the copies of one document (two copies: two of the four kinds)
+        first = rng.randrange(len(VARIANTS))
+        for i in range(variant_copies):
+            kind = VARIANTS[(first + i) % len(VARIANTS)]
             stats.docs[f"{origin}:{kind}"] += 1
             yield make_doc(nlp, variant(text, kind, rng), entities, stats)
