@@ -5,39 +5,50 @@ presidio-analyzer `AnalyzerEngine` for Spanish (`pip install meddocan-deid[presi
     registry = RecognizerRegistry(supported_languages=["es"])
     registry.add_recognizer(MeddocanRecognizer())          # loads es_meddocan_deid
     engine = AnalyzerEngine(registry=registry, nlp_engine=..., supported_languages=["es"])
-    engine.analyze(text, language="es")
+    engine.analyze(text, language="es", entities=["PERSON"], allow_list=[...], score_threshold=0.8)
 
-The recognizer runs its own pipeline on the text (Presidio's `nlp_artifacts` are not
-read): its entities are the pipeline's `doc.ents`, with the MEDDOCAN labels as entity
-types and one score (the pipeline gives no probabilities; Presidio's spaCy recognizer
-scores NER entities 0.85 too)."""
-from typing import Any, List, Optional
+The recognizer runs its own pipeline on the text (Presidio's `nlp_artifacts` are not read):
+its entities are the pipeline's `doc.ents`, named by MEDDOCAN label or Presidio entity
+(`meddocan_deid.presidio_entities`), each scored by the component that found it. The
+engine's own `entities`, `allow_list`, `score_threshold` and `return_decision_process` apply
+to them as to any recognizer's. docs/presidio.md has the mapping and the scores."""
+from typing import Any, Dict, List, Optional
 
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
 
-from . import LABELS
-from .deid.api import DEFAULT_MODEL, doc_spans
+from .deid.api import DEFAULT_MODEL
+from .presidio_entities import (ENTITY_NAMES, PRESIDIO_NAMES, RECOGNIZER_NAME, entity_sources, explanation_text,
+                                presidio_entity, result_naming, source_scores, unknown_names, wanted)
 
-DEFAULT_SCORE = 0.85
+# recognition_metadata keys of each result: the MEDDOCAN label and the source behind its score
+LABEL_KEY = "meddocan_label"
+SOURCE_KEY = "meddocan_source"
 
 
 class MeddocanRecognizer(EntityRecognizer):
     """Presidio `EntityRecognizer` over a MEDDOCAN pipeline.
 
     nlp: a loaded pipeline (else `model` is loaded by `load()`, with the privacy level
-    `privacy` when given); score: the score of every result."""
+    `privacy` when given). supported_entities: MEDDOCAN labels and/or Presidio names (default:
+    all of both). entity_names: "presidio" or "meddocan", the names results carry; None: MEDDOCAN
+    labels when every requested entity is one, else Presidio names. scores: source -> score,
+    over `presidio_entities.SOURCE_SCORES`."""
 
-    def __init__(self, nlp: Any = None, model: str = DEFAULT_MODEL, supported_language: str = "es",
-                 supported_entities: Optional[List[str]] = None, score: float = DEFAULT_SCORE,
-                 privacy: Optional[str] = None, name: str = "MeddocanRecognizer"):
+    def __init__(self, *, nlp: Any = None, model: str = DEFAULT_MODEL, supported_language: str = "es",
+                 supported_entities: Optional[List[str]] = None, entity_names: Optional[str] = None,
+                 scores: Optional[Dict[str, float]] = None, privacy: Optional[str] = None,
+                 name: str = RECOGNIZER_NAME):
         self.nlp = nlp
         self.model = model
         self.privacy = privacy
-        self.score = score
-        entities = list(supported_entities) if supported_entities is not None else list(LABELS)
-        unknown = [e for e in entities if e not in LABELS]
+        self.scores = source_scores(scores)
+        result_naming(None, entity_names)  # checks the value
+        self.entity_names = entity_names
+        entities = list(supported_entities) if supported_entities is not None else list(ENTITY_NAMES)
+        unknown = unknown_names(entities)
         if unknown:
-            raise ValueError(f"supported_entities: not MEDDOCAN labels: {unknown}")
+            raise ValueError(f"supported_entities: neither MEDDOCAN labels nor Presidio names of the mapping: "
+                             f"{unknown} (Presidio names: {list(PRESIDIO_NAMES)})")
         from . import __version__
 
         super().__init__(supported_entities=entities, name=name, supported_language=supported_language,
@@ -52,18 +63,28 @@ class MeddocanRecognizer(EntityRecognizer):
 
     def analyze(self, text: str, entities: Optional[List[str]] = None, nlp_artifacts: Any = None
                 ) -> List[RecognizerResult]:
-        """The pipeline's PHI entities of `text` whose label is in `entities` (None or empty:
-        every supported one)."""
-        wanted = set(entities) & set(self.supported_entities) if entities else set(self.supported_entities)
-        doc = self.nlp(text)
+        """The pipeline's PHI entities of `text` whose MEDDOCAN label or Presidio name is among
+        `entities` and the supported ones (None or empty: every supported one)."""
+        supported = set(self.supported_entities)
+        requested = [e for e in entities if e in supported] if entities else list(self.supported_entities)
+        if not requested:
+            return []
+        naming = result_naming(entities, self.entity_names)
         results = []
-        for label, start, end in doc_spans(doc):
-            if label not in wanted:
+        for label, start, end, source in entity_sources(self.nlp(text)):
+            name = presidio_entity(label, text[start:end])
+            if not wanted(label, name, requested):
                 continue
-            explanation = AnalysisExplanation(recognizer=self.name, original_score=self.score,
-                                              textual_explanation=f"MEDDOCAN pipeline entity {label}")
-            results.append(RecognizerResult(entity_type=label, start=start, end=end, score=self.score,
-                                             analysis_explanation=explanation,
-                                             recognition_metadata={RecognizerResult.RECOGNIZER_NAME_KEY: self.name,
-                                                                   RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id}))
+            score = self.scores[source]
+            explanation = AnalysisExplanation(
+                recognizer=self.name, original_score=score, pattern_name=source,
+                validation_result=True if source == "checked_identifier" else None,
+                textual_explanation=explanation_text(label, name, source))
+            results.append(RecognizerResult(
+                entity_type=name if naming == "presidio" else label, start=start, end=end, score=score,
+                analysis_explanation=explanation,
+                recognition_metadata={RecognizerResult.RECOGNIZER_NAME_KEY: self.name,
+                                      RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id,
+                                      LABEL_KEY: label, SOURCE_KEY: source}))
         return results
+
