@@ -1,7 +1,8 @@
 """`create_app(settings, nlp=None)`: the FastAPI app of the de-identification service.
 
 Routes: POST /deidentify, POST /analyze (also Presidio analyzer's request and answer),
-GET /health, /ready, /metrics (Prometheus), / (a page to try it), /docs (OpenAPI).
+GET /health, /ready, /metrics (Prometheus), / (a page to try it), /docs and /redoc (OpenAPI,
+their scripts and styles served from /docs/assets: no CDN, they work offline).
 Every route but /health, /ready, the page and the API docs (which hold no data) needs
 `Authorization: Bearer <token>` with a token of the server's token file. Bodies over
 `max_body_bytes` get 413, more than `max_concurrent` requests at once 429, a request over
@@ -19,7 +20,9 @@ from typing import Any, Optional
 from fastapi import FastAPI, Query, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html, get_swagger_ui_oauth2_redirect_html
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
+from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
@@ -31,12 +34,27 @@ from .settings import ServiceSettings, check_settings, settings_from_env
 
 logger = logging.getLogger("meddocan_deid.service")
 
-PUBLIC = frozenset({"/health", "/ready", "/", "/docs", "/openapi.json", "/docs/oauth2-redirect"})
-ROUTES = frozenset({"/deidentify", "/analyze", "/metrics"}) | PUBLIC
+PUBLIC = frozenset({"/health", "/ready", "/", "/docs", "/redoc", "/openapi.json", "/docs/oauth2-redirect"})
+# Swagger UI's and ReDoc's files, from the fastapi-offline package (no CDN): public as the docs
+DOCS_ASSETS = "/docs/assets"
+ROUTES = frozenset({"/deidentify", "/analyze", "/metrics", DOCS_ASSETS}) | PUBLIC
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 # Presidio's spaCy recognizer scores NER entities 0.85; the pipeline gives no probabilities
 PRESIDIO_SCORE = 0.85
 TEMPLATES = Path(__file__).parent / "templates"
+
+
+def _route(path: str) -> str:
+    """The metric label of a path: a known route, the docs' assets, or "other"."""
+    if path in ROUTES:
+        return path
+    return DOCS_ASSETS if path.startswith(DOCS_ASSETS + "/") else "other"
+
+
+def _docs_assets() -> Path:
+    from importlib.resources import files
+
+    return Path(str(files("fastapi_offline") / "static"))
 
 
 class Metrics:
@@ -80,7 +98,7 @@ class Guard:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         path = scope.get("path", "")
-        route = path if path in ROUTES else "other"
+        route = _route(path)
         method = scope.get("method", "")
         method = method if method in METHODS else "OTHER"  # metric labels stay few, whatever clients send
         status = {"code": 500}
@@ -117,7 +135,7 @@ class Guard:
             logger.info("%s %s %d %.1f ms", method, route, status["code"], elapsed * 1000)
 
     def _refuse(self, scope, path: str):
-        if path in PUBLIC:
+        if path in PUBLIC or _route(path) == DOCS_ASSETS:
             return None
         auth = None
         for name, value in scope.get("headers", []):
@@ -187,10 +205,33 @@ def create_app(settings: ServiceSettings, nlp: Any = None) -> FastAPI:
         yield
         engine.close()
 
-    app = FastAPI(title="meddocan-deid", version=__version__, lifespan=lifespan,
+    app = FastAPI(title="meddocan-deid", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="De-identification of Spanish clinical reports (MEDDOCAN PHI labels).")
     app.state.engine = engine
     app.state.metrics = metrics
+    app.mount(DOCS_ASSETS, StaticFiles(directory=_docs_assets()), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs(request: Request):
+        root = request.scope.get("root_path", "")
+        # no validator badge: Swagger UI would fetch it from its own site
+        return get_swagger_ui_html(
+            openapi_url=f"{root}{app.openapi_url}", title=f"{app.title} - Swagger UI",
+            swagger_js_url=f"{root}{DOCS_ASSETS}/swagger-ui-bundle.js",
+            swagger_css_url=f"{root}{DOCS_ASSETS}/swagger-ui.css",
+            swagger_favicon_url=f"{root}{DOCS_ASSETS}/favicon.png",
+            oauth2_redirect_url=f"{root}/docs/oauth2-redirect", swagger_ui_parameters={"validatorUrl": None})
+
+    @app.get("/docs/oauth2-redirect", include_in_schema=False)
+    async def docs_oauth2_redirect():
+        return get_swagger_ui_oauth2_redirect_html()
+
+    @app.get("/redoc", include_in_schema=False)
+    async def redoc(request: Request):
+        root = request.scope.get("root_path", "")
+        return get_redoc_html(openapi_url=f"{root}{app.openapi_url}", title=f"{app.title} - ReDoc",
+                              redoc_js_url=f"{root}{DOCS_ASSETS}/redoc.standalone.js",
+                              redoc_favicon_url=f"{root}{DOCS_ASSETS}/favicon.png", with_google_fonts=False)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
