@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 
 import meddocan_deid
 from meddocan_deid.deid.api import doc_spans
+from meddocan_deid.presidio_entities import presidio_entity
 from meddocan_deid.service import ServiceSettings, ServiceSettingsError, create_app
 
 TOKEN = "prueba-token-0123456789abcdef"
@@ -175,8 +176,14 @@ def test_analyze_native_and_presidio_shapes(client, rule_nlp):
     # Presidio analyzer's own request body gives its own answer: a list
     presidio = client.post("/analyze", json={"text": REPORT, "language": "es"}, headers=AUTH).json()
     assert isinstance(presidio, list)
-    assert [(p["entity_type"], p["start"], p["end"]) for p in presidio] == spans
+    # Presidio's entity names by default (docs/presidio.md), MEDDOCAN labels on request
+    assert [(p["entity_type"], p["start"], p["end"]) for p in presidio] == [
+        (presidio_entity(l, REPORT[s:e]), s, e) for l, s, e in spans]
+    assert {"PERSON", "ID", "AGE"} <= {p["entity_type"] for p in presidio}
     assert all(set(p) == {"entity_type", "start", "end", "score"} and 0 < p["score"] <= 1 for p in presidio)
+    labelled = client.post("/analyze", json={"text": REPORT, "language": "es", "entity_names": "meddocan"},
+                           headers=AUTH).json()
+    assert [(p["entity_type"], p["start"], p["end"]) for p in labelled] == spans
     assert client.post("/analyze?format=presidio", json={"text": REPORT}, headers=AUTH).json() == presidio
     assert client.post("/analyze", json={"text": REPORT, "format": "presidio"}, headers=AUTH).json() == presidio
     only_ids = client.post("/analyze", json={"text": REPORT, "language": "es", "entities": ["ID_SUJETO_ASISTENCIA"]},

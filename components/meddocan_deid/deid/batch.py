@@ -147,18 +147,19 @@ def _groups(sizes: List[int], budget: int) -> Iterator[List[int]]:
         yield group
 
 
-def pipe_spans(nlp, texts: List[str]) -> List[List[Tuple[str, int, int]]]:
+def pipe_spans(nlp, texts: List[str], convert: Callable = doc_spans) -> List[List[Tuple[str, int, int]]]:
     """The entities of each text, in one `nlp.pipe` call inside a memory zone: the docs and
     the strings they added are gone when it returns. An exception in the pipeline is raised
-    after the zone has closed (spaCy's zone leaves the vocab broken when one crosses it)."""
+    after the zone has closed (spaCy's zone leaves the vocab broken when one crosses it).
+    convert: a Doc -> its (label, start, end, ...) tuples of plain values."""
     zone = getattr(nlp, "memory_zone", None)
     if zone is None:
-        return [doc_spans(doc) for doc in nlp.pipe(texts)]
+        return [convert(doc) for doc in nlp.pipe(texts)]
     error: Optional[BaseException] = None
     with zone():
         docs = nlp.pipe(texts)
         try:
-            spans = [doc_spans(doc) for doc in docs]
+            spans = [convert(doc) for doc in docs]
         except Exception as err:  # noqa: BLE001 - raised again below, outside the zone
             error = err
         finally:
@@ -174,7 +175,8 @@ def text_spans(nlp, text: str, deadline: Optional[float] = None, *, limit: Optio
     piece by piece (pieces of at most `limit` characters, default `piece_limit(nlp)`, at most
     `budget` characters a call). Raises ReportTimeout when `deadline` (a `time.monotonic()`
     value) passes between two calls. `run(texts)`: how a call is made (default `pipe_spans`;
-    the service takes its lock there, so that other requests go between two calls)."""
+    the service takes its lock there, so that other requests go between two calls); items
+    after (label, start, end) in what it returns are kept."""
     limit = min(limit or piece_limit(nlp), piece_limit(nlp))
     run = run or (lambda texts: pipe_spans(nlp, texts))
     if len(text) <= limit:
@@ -186,7 +188,7 @@ def text_spans(nlp, text: str, deadline: Optional[float] = None, *, limit: Optio
             raise ReportTimeout()
         chosen = [pieces[i] for i in group]
         for piece, found in zip(chosen, run([text[p.start:p.end] for p in chosen])):
-            spans.extend((label, piece.start + s, piece.start + e) for label, s, e in found
+            spans.extend((label, piece.start + s, piece.start + e, *rest) for label, s, e, *rest in found
                          if piece.keep_from <= piece.start + s < piece.keep_to)
     return spans
 

@@ -15,7 +15,7 @@ import threading
 import time
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 from fastapi import FastAPI, Query, Request
 from fastapi.encoders import jsonable_encoder
@@ -27,9 +27,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
 from .. import MODES, __version__
+from ..presidio_entities import (RECOGNIZER_NAME, SOURCE_SCORES, allowed_mask, explanation_text, presidio_entity,
+                                 result_naming, wanted)
 from .engine import Engine, ServiceError, entity_counts
 from .schemas import (AnalyzeRequest, AnalyzeResponse, DeidentifyRequest, DeidentifyResponse, Entity,
-                      PresidioResult, Replaced)
+                      PresidioExplanation, PresidioResult, Replaced)
 from .settings import ServiceSettings, check_settings, settings_from_env
 
 logger = logging.getLogger("meddocan_deid.service")
@@ -39,9 +41,19 @@ PUBLIC = frozenset({"/health", "/ready", "/", "/docs", "/redoc", "/openapi.json"
 DOCS_ASSETS = "/docs/assets"
 ROUTES = frozenset({"/deidentify", "/analyze", "/metrics", DOCS_ASSETS}) | PUBLIC
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
-# Presidio's spaCy recognizer scores NER entities 0.85; the pipeline gives no probabilities
-PRESIDIO_SCORE = 0.85
+# the time all allow_list regexes of one request may take (Presidio's own limit is 60 s a
+# regex): past it the entities not checked stay reported
+ALLOW_LIST_SECONDS = 1.0
 TEMPLATES = Path(__file__).parent / "templates"
+
+
+class Scored(NamedTuple):
+    label: str
+    name: str  # Presidio's
+    start: int
+    end: int
+    source: str
+    score: float
 
 
 def _route(path: str) -> str:
@@ -283,6 +295,21 @@ def create_app(settings: ServiceSettings, nlp: Any = None) -> FastAPI:
             return DeidentifyResponse(mode=mode, privacy=privacy, **out[0])
         return DeidentifyResponse(mode=mode, privacy=privacy, results=out)
 
+    def _analyze(req: AnalyzeRequest, options, known, privacy: str, deadline=None):
+        """The request's entities, scored by source, after Presidio's filters in its order:
+        `entities`, `score_threshold`, then `allow_list` (in the lane: the regexes take the
+        request's time, not the event loop's)."""
+        results = []
+        for label, start, end, source in engine.analyze(req.text, options, known, privacy, deadline=deadline):
+            name, score = presidio_entity(label, req.text[start:end]), SOURCE_SCORES[source]
+            if wanted(label, name, req.entities) and (req.score_threshold is None or score >= req.score_threshold):
+                results.append(Scored(label, name, start, end, source, score))
+        if req.allow_list:
+            allowed = allowed_mask(req.text, [(r.start, r.end) for r in results], req.allow_list,
+                                   req.allow_list_match, req.regex_flags, timeout=ALLOW_LIST_SECONDS)
+            results = [r for r, skip in zip(results, allowed) if not skip]
+        return results
+
     @app.post("/analyze", responses={200: {"description": "AnalyzeResponse, or with Presidio's body or "
                                                           "format=presidio a list of PresidioResult"}})
     async def post_analyze(req: AnalyzeRequest,
@@ -290,22 +317,34 @@ def create_app(settings: ServiceSettings, nlp: Any = None) -> FastAPI:
                                                          description="presidio: Presidio analyzer's list")):
         """The PHI entities of `text` (after the policy and known identifiers), without changing it.
         With `?format=presidio`, `"format": "presidio"` or Presidio's body (`text`, `language`) the
-        answer is Presidio analyzer's list of `{entity_type, start, end, score}`."""
+        answer is Presidio analyzer's list of `{entity_type, start, end, score}`: Presidio entity
+        names (MEDDOCAN labels when only those were requested, or by `entity_names`), scores by the
+        component that found each entity (docs/presidio.md), `analysis_explanation` with
+        `return_decision_process`. `entities`, `score_threshold` and `allow_list` filter both answers."""
         options, known, privacy = engine.options(req)
-        spans = await _work(engine.analyze, req.text, options, known, privacy, long=engine.is_long([req.text]))
-        if req.entities is not None:
-            wanted = set(req.entities)
-            spans = [s for s in spans if s[0] in wanted]
+        results = await _work(_analyze, req, options, known, privacy, long=engine.is_long([req.text]))
         metrics.texts.labels("/analyze").inc()
-        for label, n in entity_counts(s[0] for s in spans).items():
+        for label, n in entity_counts(r.label for r in results).items():
             metrics.entities.labels(label).inc(n)
-        logger.info("analyze: 1 text, %d entities, privacy %s", len(spans), privacy)
+        logger.info("analyze: 1 text, %d entities, privacy %s", len(results), privacy)
         fmt = format or req.format or ("presidio" if req.language is not None else "native")
         if fmt == "presidio":
-            threshold = req.score_threshold or 0.0
-            return [PresidioResult(entity_type=l, start=s, end=e, score=PRESIDIO_SCORE).model_dump()
-                    for l, s, e in spans if PRESIDIO_SCORE >= threshold]
-        return AnalyzeResponse(privacy=privacy, entities=[Entity(label=l, start=s, end=e) for l, s, e in spans])
+            naming = result_naming(req.entities, req.entity_names)
+            out = []
+            for r in results:
+                explanation = PresidioExplanation(
+                    recognizer=RECOGNIZER_NAME, pattern_name=r.source, original_score=r.score, score=r.score,
+                    textual_explanation=explanation_text(r.label, r.name, r.source),
+                    validation_result=True if r.source == "checked_identifier" else None)
+                item = PresidioResult(entity_type=r.name if naming == "presidio" else r.label, start=r.start,
+                                      end=r.end, score=r.score,
+                                      analysis_explanation=explanation if req.return_decision_process else None)
+                # without return_decision_process the four fields only, as before
+                out.append(item.model_dump(exclude={"analysis_explanation"} if item.analysis_explanation is None
+                                           else set()))
+            return out
+        return AnalyzeResponse(privacy=privacy, entities=[Entity(label=r.label, start=r.start, end=r.end)
+                                                          for r in results])
 
     @app.get("/health")
     async def health():

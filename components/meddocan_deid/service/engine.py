@@ -21,11 +21,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from ..deid.api import deidentify_found
+from ..deid.api import deidentify_found, doc_spans
 from ..deid.batch import ReportTimeout, pipe_spans, text_spans
 from ..deid.known_phi import KnownPhiError, validate_known_phi
 from ..deid.options import DeidOptions, needs_key
 from ..deid.policy import Policy, PolicyError, parse_policy, prepare_spans
+from ..presidio_entities import Found, entity_sources
 from .settings import ServiceSettings
 from ..errors import ServiceError  # noqa: F401  (re-exported)
 
@@ -153,8 +154,8 @@ class Engine:
             self._turn.notify_all()
 
     def spans(self, texts: Sequence[str], privacy: str, ordinary: bool = True,
-              deadline: Optional[float] = None) -> List[list]:
-        """The entities of `texts`, in one pipeline call at `privacy`, in its turn."""
+              deadline: Optional[float] = None, convert: Callable = doc_spans) -> List[list]:
+        """The entities of `texts` (`convert(doc)` of each), in one pipeline call at `privacy`, in its turn."""
         self._take_turn(ordinary, deadline)
         try:
             pipe = self.nlp.get_pipe("privacy") if "privacy" in self.nlp.pipe_names else None
@@ -162,14 +163,15 @@ class Engine:
             if pipe is not None:
                 pipe.level = privacy
             try:
-                return pipe_spans(self.nlp, list(texts))
+                return pipe_spans(self.nlp, list(texts), convert)
             finally:
                 if pipe is not None:
                     pipe.level = saved
         finally:
             self._give_turn()
 
-    def found(self, texts: Sequence[str], privacy: str, deadline: Optional[float]) -> List[list]:
+    def found(self, texts: Sequence[str], privacy: str, deadline: Optional[float],
+              convert: Callable = doc_spans) -> List[list]:
         """The entities of each text: in one call for an ordinary request, else piece by piece."""
         limit = getattr(self.nlp, "max_length", 1_000_000)
         for i, t in enumerate(texts):
@@ -177,9 +179,10 @@ class Engine:
                 raise field_error(("texts", i) if len(texts) > 1 else ("text",),
                                   f"text too long ({len(t)} characters, limit {limit})")
         if sum(len(t) for t in texts) <= SHORT_CHARS:
-            return self.spans(texts, privacy)
+            return self.spans(texts, privacy, convert=convert)
         return [text_spans(self.nlp, t, deadline, limit=LONG_PIECE_CHARS, budget=LONG_PIECE_CHARS,
-                           run=lambda pieces: self.spans(pieces, privacy, ordinary=False, deadline=deadline))
+                           run=lambda pieces: self.spans(pieces, privacy, ordinary=False, deadline=deadline,
+                                                         convert=convert))
                 for t in texts]
 
     def deidentify(self, texts: Sequence[str], mode: str, options: DeidOptions, known: Optional[dict],
@@ -189,8 +192,21 @@ class Engine:
                                  options=options, known_phi=known) for text, spans in zip(texts, found)]
 
     def analyze(self, text: str, options: DeidOptions, known: Optional[dict], privacy: str,
-                deadline: Optional[float] = None):
-        return prepare_spans(text, self.found([text], privacy, deadline)[0], options, known)
+                deadline: Optional[float] = None) -> List[Found]:
+        """The entities of `text` after the policy and the known identifiers, as (label, start,
+        end, source) (`presidio_entities.entity_sources`; "known": a known identifier or a deny
+        list match of the request; a detected entity they trimmed keeps its source)."""
+        found = self.found([text], privacy, deadline, convert=entity_sources)[0]
+        exact = {f[:3]: f[3] for f in found}
+
+        def source(label, start, end):
+            if (label, start, end) in exact:
+                return exact[(label, start, end)]
+            # a forced span inside a detected one of its label is dropped: what lies inside is a piece
+            return next((src for l, s, e, src in found if l == label and s <= start and end <= e), "known")
+
+        return [(label, start, end, source(label, start, end))
+                for label, start, end in prepare_spans(text, [f[:3] for f in found], options, known)]
 
     @staticmethod
     def is_long(texts: Sequence[str]) -> bool:

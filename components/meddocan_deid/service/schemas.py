@@ -2,9 +2,15 @@
 field and the problem; the service's 422 handler removes the offending input."""
 from typing import Any, Dict, List, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+import regex
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from .. import MODES
+from ..presidio_entities import DEFAULT_REGEX_FLAGS
+
+# the allow_list flags a request may set: the `regex` module's (Presidio's), whose ASCII is
+# not `re`'s; the others are version and fuzzy-matching switches
+REGEX_FLAGS = int(regex.IGNORECASE | regex.MULTILINE | regex.DOTALL | regex.VERBOSE | regex.ASCII | regex.UNICODE)
 
 Mode = Literal[MODES]  # tag, mask, redact, surrogate
 Privacy = Literal["balanced", "high"]
@@ -72,15 +78,32 @@ class DeidentifyRequest(Options):
 
 class AnalyzeRequest(Options):
     """Also Presidio analyzer's request body: {"text", "language"} (+ entities, score_threshold,
-    correlation_id, return_decision_process)."""
+    allow_list, allow_list_match, regex_flags, return_decision_process, context, correlation_id),
+    with Presidio's meaning; `entities` filter and `allow_list` apply to the native answer too."""
 
     text: str = Field(..., description="One report.")
     language: Optional[Literal["es"]] = Field(None, description="Presidio's field; with it the answer is Presidio's list.")
     format: Optional[Literal["native", "presidio"]] = Field(None, description="presidio: Presidio analyzer's list.")
-    entities: Optional[List[str]] = Field(None, description="Only these labels.")
+    entities: Optional[List[str]] = Field(
+        None, description="Only these: MEDDOCAN labels and/or Presidio entity names (PERSON, LOCATION...; "
+                          "docs/presidio.md).")
+    entity_names: Optional[Literal["presidio", "meddocan"]] = Field(
+        None, description="Names in Presidio's answer (default: MEDDOCAN labels when every requested entity is "
+                          "one, else Presidio names). The native answer always has MEDDOCAN labels.")
     score_threshold: Optional[float] = Field(None, ge=0, le=1, description="Presidio's field: minimum score.")
+    allow_list_match: Literal["exact", "regex"] = Field(
+        "exact", description="Presidio's field: exact, an entity whose text is in allow_list; regex, one in "
+                             "which a regex of allow_list is found.")
+    regex_flags: int = Field(DEFAULT_REGEX_FLAGS, description="Presidio's field: flags of the allow_list "
+                                                              "regexes, Python `regex` module's (default "
+                                                              "DOTALL|MULTILINE|IGNORECASE).")
+    # after allow_list_match and regex_flags: its validator reads them
+    allow_list: Optional[List[str]] = Field(None, description="Presidio's field: texts never reported.")
+    context: Optional[List[str]] = Field(None, description="Presidio's field: accepted, not used (the pipeline "
+                                                           "reads the report's own context).")
     correlation_id: Optional[str] = Field(None, max_length=MAX_ID_CHARS, description="Presidio's field (ignored).")
-    return_decision_process: Optional[bool] = Field(None, description="Presidio's field (ignored).")
+    return_decision_process: Optional[bool] = Field(
+        None, description="Presidio's field: each result of Presidio's answer carries its analysis_explanation.")
 
     @field_validator("text")
     @classmethod
@@ -90,12 +113,35 @@ class AnalyzeRequest(Options):
     @field_validator("entities")
     @classmethod
     def _entities(cls, value):
-        from .. import LABELS
+        from ..presidio_entities import ENTITY_NAMES
 
         if value is not None:
-            for i, label in enumerate(value):
-                if label not in LABELS:
-                    raise ValueError(f"entities[{i}]: not a MEDDOCAN label (e.g. NOMBRE_SUJETO_ASISTENCIA, FECHAS)")
+            for i, name in enumerate(value):
+                if name not in ENTITY_NAMES:
+                    raise ValueError(f"entities[{i}]: neither a MEDDOCAN label (e.g. NOMBRE_SUJETO_ASISTENCIA, "
+                                     "FECHAS) nor a Presidio name of the mapping (e.g. PERSON, LOCATION)")
+        return value
+
+    @field_validator("regex_flags")
+    @classmethod
+    def _regex_flags(cls, value):
+        if value < 0 or value & ~REGEX_FLAGS:
+            raise ValueError("only the regex module's IGNORECASE, MULTILINE, DOTALL, VERBOSE, ASCII, UNICODE flags")
+        return value
+
+    @field_validator("allow_list")
+    @classmethod
+    def _allow_list(cls, value, info: ValidationInfo):
+        if value and info.data.get("allow_list_match") == "regex":
+            for i, term in enumerate(value):
+                try:
+                    regex.compile(term, flags=info.data.get("regex_flags", DEFAULT_REGEX_FLAGS))
+                except (regex.error, ValueError):
+                    raise ValueError(f"allow_list[{i}]: not a valid regular expression") from None
+            try:  # Presidio joins them with `|`
+                regex.compile("|".join(t for t in value if t), flags=info.data.get("regex_flags", DEFAULT_REGEX_FLAGS))
+            except (regex.error, ValueError):
+                raise ValueError("allow_list: the regular expressions do not combine with '|'") from None
         return value
 
 
@@ -128,8 +174,26 @@ class AnalyzeResponse(BaseModel):
     entities: List[Entity]
 
 
+class PresidioExplanation(BaseModel):
+    """Presidio's AnalysisExplanation: why an entity was reported (pattern_name: its source)."""
+
+    recognizer: str
+    pattern_name: Optional[str] = None
+    pattern: Optional[str] = None
+    original_score: float
+    score: float
+    textual_explanation: Optional[str] = None
+    score_context_improvement: float = 0
+    supportive_context_word: str = ""
+    validation_result: Optional[bool] = None
+    regex_flags: Optional[int] = None
+
+
 class PresidioResult(BaseModel):
+    """One of Presidio analyzer's results; `analysis_explanation` only with return_decision_process."""
+
     entity_type: str
     start: int
     end: int
     score: float
+    analysis_explanation: Optional[PresidioExplanation] = None
