@@ -1,0 +1,454 @@
+"""Tables as hospitals hold them: an id column, free-text columns and columns of known
+identifiers (PHI columns), in CSV, TSV, Excel `.xlsx`, Parquet, JSONL, or a pandas
+DataFrame or pyarrow Table in memory (formats: deid/table_files.py).
+
+    from meddocan_deid.deid.tables import TableSpec, deidentify_table
+    spec = TableSpec(id_column="id", text_columns=("nota",), patient_column="paciente",
+                     phi_columns={"nombre": "NOMBRE_SUJETO_ASISTENCIA", "nhc": "ID_SUJETO_ASISTENCIA"})
+    result = deidentify_table("notas.csv", columns=spec, mode="surrogate", key=key, output="salida/notas.csv")
+
+The output has the same columns in the same order and the same rows in the same order: the
+text columns de-identified by the pipeline, each PHI column cell replaced with the run's
+operator as one span covering the cell (the policy applies as to a span of the text), the
+other columns untouched, plus a status column (`deid_status`: `ok` or `failed: <reason>`).
+A PHI cell's value is a known identifier (`known_phi`) of its row's texts and, with a
+patient column, of every row of that patient: found there however it is written (case,
+accents, separators, a name by its parts; a date cell also in its usual Spanish forms).
+The surrogates of a row's cells and texts share one scope (the patient's, else the row's
+id), so a name gets the same surrogate in its column and in the notes.
+
+A row that fails (no id, a text over the size limit, a line that cannot be read, an error
+in the pipeline) is kept in its place with its text and PHI cells emptied (never a cell in
+clear) and its reason in the status column; the run report names it by file and line. An
+empty text cell stays empty and its row is `ok`. A table is held in memory whole: for
+tables larger than memory, use `deidentify-spark` (the same operators and PHI columns).
+"""
+import datetime as dt
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
+
+from .. import DEFAULT_MODEL
+from ..errors import InputError
+from .known_phi import KnownPhi, merge_known
+from .options import DeidOptions, check_mode, needs_key
+from .table_files import (FORMATS, TABLE_SUFFIXES, ArrowTable, DelimitedTable, JsonlTable, PandasTable, Table,
+                          XlsxTable, is_missing)
+
+STATUS_COLUMN = "deid_status"
+MONTHS = ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre",
+          "noviembre", "diciembre")
+DATE_SHAPES = (re.compile(r"^(\d{1,2})[/.\-](\d{1,2})[/.\-](\d{4})$"), re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})"))
+
+
+def table_format(path) -> Optional[str]:
+    """csv, tsv, xlsx or parquet by the file's suffix (any case); None otherwise (a
+    `.jsonl` file is a table only when its columns are named)."""
+    return TABLE_SUFFIXES.get(Path(path).suffix.lower())
+
+
+def parse_phi_column(value: str) -> Tuple[str, str]:
+    """`COLUMN:LABEL` -> (column, label); the last `:` separates them. ValueError naming the value."""
+    from .. import LABELS
+
+    column, sep, label = str(value).rpartition(":")
+    if not sep or not column.strip() or not label.strip():
+        raise ValueError(f"PHI column {value!r}: expected COLUMN:LABEL, e.g. nombre:NOMBRE_SUJETO_ASISTENCIA")
+    label = label.strip()
+    if label not in LABELS:
+        raise ValueError(f"PHI column {value!r}: unknown label {label!r} (one of the MEDDOCAN labels, e.g. "
+                         "NOMBRE_SUJETO_ASISTENCIA, ID_SUJETO_ASISTENCIA, FECHAS)")
+    return column.strip(), label
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """The columns of a table. id_column: the row id (names failed rows, keys the
+    surrogates of a row without a patient); text_columns: free text for the pipeline;
+    phi_columns: column -> MEDDOCAN label of what each cell holds; patient_column: rows of
+    one patient share known identifiers and surrogates; status_column: the added column;
+    phi_to_text: the PHI cells are known identifiers of the texts (False: the texts get only
+    what the pipeline finds); sheet: the `.xlsx` sheet (None: the first).
+    Raises ValueError for an unknown label or a column in two roles."""
+
+    id_column: str
+    text_columns: Tuple[str, ...] = ()
+    phi_columns: Mapping[str, str] = field(default_factory=dict)
+    patient_column: Optional[str] = None
+    status_column: str = STATUS_COLUMN
+    phi_to_text: bool = True
+    sheet: Optional[str] = None
+
+    def __post_init__(self):
+        from .. import LABELS
+
+        texts = (self.text_columns,) if isinstance(self.text_columns, str) else tuple(self.text_columns)
+        object.__setattr__(self, "text_columns", texts)
+        object.__setattr__(self, "phi_columns", dict(self.phi_columns))
+        for name in (self.id_column, self.status_column, *texts, *self.phi_columns):
+            if not isinstance(name, str) or not name.strip():
+                raise ValueError(f"column names must be non-empty strings, got {name!r}")
+        if not texts and not self.phi_columns:
+            raise ValueError("name at least one text column or one PHI column")
+        for col, label in self.phi_columns.items():
+            if label not in LABELS:
+                raise ValueError(f"PHI column {col!r}: unknown label {label!r} (one of the MEDDOCAN labels)")
+        roles: Dict[str, str] = {}
+        for role, cols in (("text", texts), ("PHI", tuple(self.phi_columns)), ("status", (self.status_column,))):
+            for col in cols:
+                if col in roles:
+                    raise ValueError(f"column {col!r} is named twice ({roles[col]} and {role})")
+                roles[col] = role
+        for role, col in (("id", self.id_column), ("patient", self.patient_column)):
+            if col is not None and roles.get(col) in ("text", "status"):
+                raise ValueError(f"column {col!r} cannot be both the {role} column and a {roles[col]} column")
+
+    def required(self) -> List[str]:
+        return [self.id_column, *self.text_columns, *self.phi_columns,
+                *([self.patient_column] if self.patient_column else [])]
+
+
+@dataclass(frozen=True)
+class TableSettings:
+    """How a table run goes: texts per `nlp.pipe` call, worker processes (forked), seconds
+    a text may take (None: no limit), the fallback encoding of CSV, TSV and JSONL."""
+
+    batch_size: int = 32
+    n_process: int = 1
+    time_limit: Optional[float] = None
+    encoding: str = "utf-8"
+
+
+@dataclass
+class TableResult:
+    """table: the de-identified DataFrame or pyarrow Table (for an in-memory input), else the
+    output path; rows / ok: counts; failed: per failed row {"row", "where", "id", "reason"}
+    (no id when the id column is a PHI column); status: per row; phi_per_label: spans replaced."""
+
+    table: Any
+    rows: int
+    ok: int
+    failed: List[Dict[str, Any]]
+    status: List[str]
+    phi_per_label: Dict[str, int]
+    format: str
+    seconds: float = 0.0
+
+
+# -- cells -------------------------------------------------------------------------------------
+
+def cell_text(value) -> Optional[str]:
+    """A cell as text: None when empty; numbers without a spurious `.0`; a date as
+    YYYY-MM-DD (a time only when it has one). ValueError for a list, an object or bytes."""
+    if is_missing(value):
+        return None
+    if isinstance(value, str):
+        return value if value != "" else None
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else repr(value)
+    if isinstance(value, dt.datetime):
+        return value.date().isoformat() if value.time() == dt.time() else value.isoformat(sep=" ")
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if hasattr(value, "item") and not hasattr(value, "__len__"):  # a numpy scalar
+        return cell_text(value.item())
+    if hasattr(value, "as_integer_ratio"):  # Decimal and the like
+        return str(value)
+    raise ValueError(f"not a text value ({type(value).__name__})")
+
+
+def date_variants(value: str) -> List[str]:
+    """A date cell in the forms a note may use: 05/03/1980, 5/3/1980, 05-03-1980,
+    05.03.1980, 1980-03-05, 5 de marzo de 1980 (only `value` when it is no date we read)."""
+    day = month = year = None
+    for i, shape in enumerate(DATE_SHAPES):
+        m = shape.match(value.strip())
+        if m:
+            a, b, c = (int(x) for x in m.groups())
+            day, month, year = (a, b, c) if i == 0 else (c, b, a)
+            break
+    if day is None or not (1 <= month <= 12 and 1 <= day <= 31):
+        return [value]
+    forms = [value, f"{day:02d}/{month:02d}/{year}", f"{day}/{month}/{year}", f"{day:02d}-{month:02d}-{year}",
+             f"{day:02d}.{month:02d}.{year}", f"{year}-{month:02d}-{day:02d}", f"{day} de {MONTHS[month - 1]} de {year}",
+             f"{day:02d}/{month:02d}/{year % 100:02d}"]
+    return list(dict.fromkeys(forms))
+
+
+def known_of(cells: Iterable[Tuple[str, str]]) -> KnownPhi:
+    """(label, value) pairs of PHI cells -> known_phi (a date also in its usual forms)."""
+    known: KnownPhi = {}
+    for label, value in cells:
+        if not value.strip():
+            continue
+        values = date_variants(value) if label == "FECHAS" else [value]
+        bucket = known.setdefault(label, [])
+        bucket.extend(v for v in values if v not in bucket)
+    return known
+
+
+def row_scope(row_id: str, patient_id: Optional[str]) -> Tuple[str, bool]:
+    """(scope, patient_scope) of a row: as the batch core keys a record's surrogates."""
+    if patient_id is not None:
+        return f"patient:{patient_id}", True
+    return f"report:{row_id}", False
+
+
+def deidentify_cell(value: str, label: str, mode: str, key, *, scope: Tuple[str, bool], options: DeidOptions,
+                    gazetteer=None) -> Tuple[str, List[Tuple[str, int, int]]]:
+    """A whole-cell value replaced as one span of `label` covering it, with the policy of
+    `options` applied as to a span of the text; (new value, the spans replaced). A blank
+    cell is returned as it is."""
+    from .operators import apply_operator
+    from .policy import prepare_spans
+
+    if not value.strip():
+        return value, []
+    spans = prepare_spans(value, [(label, 0, len(value))], options, None)
+    result = apply_operator(value, spans, mode, key, scope=scope[0], options=options, patient_scope=scope[1],
+                            gazetteer=gazetteer)
+    return result.text, spans
+
+
+# -- reading ---------------------------------------------------------------------------------------
+
+def open_table(source, *, fmt: Optional[str] = None, sheet: Optional[str] = None, encoding: str = "utf-8") -> Table:
+    """The table of `source`: a path (its format from `fmt` or its suffix), a pandas
+    DataFrame, a pyarrow Table, or an object with `to_pandas()`. InputError naming the file."""
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        fmt = fmt or table_format(path) or ("jsonl" if path.suffix.lower() == ".jsonl" else None)
+        if fmt not in FORMATS:
+            raise InputError(f"{path}: not a table ({path.suffix or 'no extension'}; expected .csv, .tsv, .xlsx, "
+                             ".parquet or .jsonl)")
+        if not path.is_file():
+            raise InputError(f"{path}: input not found")
+        if fmt in ("csv", "tsv"):
+            return DelimitedTable(path, fmt, encoding)
+        if fmt == "jsonl":
+            return JsonlTable(path, encoding)
+        if fmt == "xlsx":
+            return XlsxTable(path, sheet)
+        return ArrowTable.read(path)
+    kind = f"{type(source).__module__}.{type(source).__name__}"
+    if kind.startswith("pyarrow") and hasattr(source, "column_names"):
+        return ArrowTable(source, "the Arrow table")
+    if kind.startswith("pandas") and hasattr(source, "columns"):
+        return PandasTable(source)
+    if hasattr(source, "to_pandas"):
+        return PandasTable(source.to_pandas())
+    raise TypeError(f"a table is a path, a pandas DataFrame or a pyarrow Table, not {type(source).__name__}")
+
+
+def check_columns(table: Table, spec: TableSpec) -> None:
+    """Every named column is in the table and the status column is not (InputError naming both)."""
+    missing = [c for c in spec.required() if c not in table.columns]
+    if missing:
+        shown = ", ".join(repr(c) for c in table.columns[:40]) + (" ..." if len(table.columns) > 40 else "")
+        raise InputError(f"{table.name}: no column {', '.join(repr(c) for c in missing)} (columns: {shown})")
+    if spec.status_column in table.columns:
+        raise InputError(f"{table.name}: the table already has a column {spec.status_column!r}; name another status "
+                         "column (--status-column)")
+
+
+# -- the run ---------------------------------------------------------------------------------------
+
+@dataclass
+class _Row:
+    id: Optional[str] = None
+    patient: Optional[str] = None
+    reason: Optional[str] = None  # why the row failed
+    phi: List[Tuple[str, str, str]] = field(default_factory=list)  # (column, label, value)
+
+
+def _rows(table: Table, spec: TableSpec) -> List[_Row]:
+    rows = []
+    for i in range(table.n):
+        row = _Row()
+        rows.append(row)
+        row.reason = table.error(i)
+        if row.reason is not None:
+            continue
+        if all(is_missing(table.value(i, c)) for c in spec.required()):
+            continue  # an empty row: nothing to de-identify
+        try:
+            row.id = cell_text(table.value(i, spec.id_column))
+            if spec.patient_column:
+                row.patient = cell_text(table.value(i, spec.patient_column))
+            for col, label in spec.phi_columns.items():
+                value = cell_text(table.value(i, col))
+                if value is not None:
+                    row.phi.append((col, label, value))
+        except ValueError as err:
+            row.reason = str(err)
+            continue
+        if row.id is None or not row.id.strip():
+            row.reason = f"no id (column {spec.id_column!r} is empty)"
+    return rows
+
+
+def _known(rows: List[_Row], spec: TableSpec) -> List[Optional[KnownPhi]]:
+    """Per row, the known identifiers its texts get: its PHI cells and its patient's."""
+    if not spec.phi_to_text:
+        return [None] * len(rows)
+    own = [known_of((label, v) for _c, label, v in row.phi) for row in rows]
+    pooled: Dict[str, KnownPhi] = {}
+    for row, known in zip(rows, own):
+        if row.patient is not None and row.reason is None and known:
+            pooled[row.patient] = merge_known(pooled.get(row.patient), known)
+    return [merge_known(k, pooled.get(r.patient) if r.patient is not None else None) or None
+            for r, k in zip(rows, own)]
+
+
+def deidentify_loaded(table: Table, *, columns: TableSpec, mode: str, key, nlp, options: DeidOptions,
+                      settings: TableSettings) -> Tuple[Dict[str, List[Optional[str]]], List[str], Dict[str, int]]:
+    """(column -> new values, status per row, spans per label) of a table already read.
+    Never raises for a bad row: its status says why."""
+    from ..engine.workers import results
+    from .batch import Record
+    from .gazetteer import resolve_gazetteer
+
+    spec = columns
+    check_columns(table, spec)
+    rows = _rows(table, spec)
+    known = _known(rows, spec)
+    n = table.n
+    updates: Dict[str, List[Optional[str]]] = {c: [None] * n for c in (*spec.text_columns, *spec.phi_columns)}
+    per_label: Dict[str, int] = {}
+    todo: List[Tuple[int, str]] = []
+    records = []
+    for i, row in enumerate(rows):
+        if row.reason is not None:
+            continue
+        for col in spec.text_columns:
+            try:
+                text = cell_text(table.value(i, col))
+            except ValueError as err:
+                row.reason = f"{col}: {err}"
+                break
+            if text is None or not text.strip():
+                updates[col][i] = text  # nothing to de-identify: kept as it is
+                continue
+            todo.append((i, col))
+            records.append(Record(row.id, text, row.patient, known[i]))
+    if records:
+        # forked workers and batches as in a report run; one result per record, in order
+        for (i, col), res in zip(todo, results(nlp, iter(records), mode, key, options, settings.batch_size,
+                                               settings.n_process, time_limit=settings.time_limit)):
+            if res.ok:
+                updates[col][i] = res.text
+                for label, _s, _e in res.phi:
+                    per_label[label] = per_label.get(label, 0) + 1
+            elif rows[i].reason is None:
+                rows[i].reason = f"{col}: {res.status[len('failed: '):]}"
+    gaz = resolve_gazetteer(getattr(nlp, "vocab", None), options.gazetteer) if needs_key(mode, options) else None
+    for i, row in enumerate(rows):
+        if row.reason is not None or row.id is None:
+            continue
+        scope = row_scope(row.id, row.patient)
+        for col, label, value in row.phi:
+            try:
+                updates[col][i], spans = deidentify_cell(value, label, mode, key, scope=scope, options=options,
+                                                         gazetteer=gaz)
+            except Exception as err:  # noqa: BLE001 - one bad cell fails its row, never the table
+                row.reason = f"{col}: error in the {mode} operator ({type(err).__name__})"
+                break
+            for lab, _s, _e in spans:
+                per_label[lab] = per_label.get(lab, 0) + 1
+    status = []
+    for i, row in enumerate(rows):
+        if row.reason is None:
+            status.append("ok")
+            continue
+        status.append(f"failed: {row.reason}")
+        for values in updates.values():  # a failed row keeps no text and no PHI
+            values[i] = None
+    return updates, status, per_label
+
+
+def failed_rows(table: Table, spec: TableSpec, status: List[str]) -> List[Dict[str, Any]]:
+    """The failed rows as the run report lists them: row number, file and line, id (unless
+    the id column is a PHI column) and reason."""
+    id_is_phi = spec.id_column in spec.phi_columns
+    failed = []
+    for i, s in enumerate(status):
+        if s == "ok":
+            continue
+        entry: Dict[str, Any] = {"row": i + 1, "where": f"{table.name}: {table.where(i)}"}
+        try:
+            rid = cell_text(table.value(i, spec.id_column)) if spec.id_column in table.columns else None
+        except ValueError:
+            rid = None
+        if rid is not None and not id_is_phi:
+            entry["id"] = rid
+        entry["reason"] = s[len("failed: "):]
+        failed.append(entry)
+    return failed
+
+
+def deidentify_table(source, *, columns: TableSpec, mode: str = "tag", key=None,
+                     output: Union[None, str, Path] = None, nlp=None, model: str = DEFAULT_MODEL,
+                     policy=None, options: Optional[DeidOptions] = None,
+                     settings: Optional[TableSettings] = None) -> TableResult:
+    """De-identify a table (see the module's docstring): `source` is a path (.csv, .tsv,
+    .xlsx, .parquet, .jsonl) written to `output` in the same format, or a pandas DataFrame
+    or pyarrow Table returned as one. nlp: a loaded pipeline (default: `load_pipeline(model)`);
+    policy: a `Policy`, a dict or a policy file; options: `DeidOptions`. Raises InputError for
+    a table that cannot be read or lacks a named column, ValueError for a bad mode or a
+    missing key; a bad row is reported in the result, never raised."""
+    from .keys import as_key
+    from .policy import as_policy
+
+    start = time.time()
+    check_mode(mode)
+    settings = settings or TableSettings()
+    options = options or DeidOptions()
+    policy = as_policy(policy)
+    if policy is not None:
+        options = policy.apply(options)
+    if needs_key(mode, options):
+        if key is None:
+            raise ValueError("surrogate mode needs a key")
+        key = as_key(key)
+    is_path = isinstance(source, (str, Path))
+    if is_path and output is None:
+        raise ValueError("a table read from a file needs output=, the file to write")
+    if is_path and Path(output).resolve() == Path(source).resolve():
+        raise InputError(f"{output}: the output would replace the input table")
+    if is_path and Path(output).suffix.lower() != Path(source).suffix.lower():
+        raise InputError(f"{output}: the output is written in the input's format: give it the suffix "
+                         f"{Path(source).suffix}")
+    table = open_table(source, sheet=columns.sheet, encoding=settings.encoding)
+    check_columns(table, columns)
+    if nlp is None and columns.text_columns:
+        from .api import load_pipeline
+
+        nlp = load_pipeline(model)
+    updates, status, per_label = deidentify_loaded(table, columns=columns, mode=mode, key=key, nlp=nlp,
+                                                   options=options, settings=settings)
+    if is_path:
+        table.write(Path(output), updates, status, columns.status_column)
+        out = Path(output)
+    else:
+        out = table.result(updates, status, columns.status_column)
+    failed = failed_rows(table, columns, status)
+    return TableResult(out, table.n, table.n - len(failed), failed, status, dict(sorted(per_label.items())),
+                       format_of(table), round(time.time() - start, 3))
+
+
+def format_of(table: Table) -> str:
+    if isinstance(table, DelimitedTable):
+        return table.fmt
+    if isinstance(table, JsonlTable):
+        return "jsonl"
+    if isinstance(table, XlsxTable):
+        return "xlsx"
+    if isinstance(table, ArrowTable):
+        return "parquet" if table.name.lower().endswith(".parquet") else "arrow"
+    return "pandas"
