@@ -152,10 +152,12 @@ class Context:
         for s in folded:
             tokens.update(t for t in re.findall(r"[^\W\d_]+", s) if len(t) >= 2)
         self.forbidden_tokens: FrozenSet[str] = frozenset(tokens)
-        self.cache: Dict[Tuple[str, str], str] = {}
+        self.cache: Dict[Tuple[str, str], Optional[str]] = {}
         self.date_offset: int = 0
         self.field: str = ""  # the role the header field gives the value at hand (names.name_field)
         self._letters: Optional[Dict[str, str]] = None
+        # per-report state of a generator module (places: the province map of the report)
+        self.state: Dict[str, object] = {}
 
     # -- validity -------------------------------------------------------------------
     def acceptable(self, candidate: str, original: str) -> bool:
@@ -169,14 +171,16 @@ class Context:
         return bool(candidate) and c != fold(original) and c not in self.forbidden_tokens
 
     # -- keyed drawing --------------------------------------------------------------
-    def draw(self, kind: str, original: str, make: Callable[[random.Random, int], str],
-             check: Optional[Callable[[str, str], bool]] = None, key_value: Optional[str] = None) -> str:
-        """The first acceptable candidate of make(rng, attempt) for attempts 0, 1, ...;
-        a random string of the same shape when none is. Cached per (kind, value)."""
+    def draw(self, kind: str, original: str, make: Callable[[random.Random, int], Optional[str]],
+             check: Optional[Callable[[str, str], bool]] = None, key_value: Optional[str] = None,
+             shape_fallback: bool = True) -> Optional[str]:
+        """The first acceptable candidate of make(rng, attempt) for attempts 0, 1, ...
+        When none is: with `shape_fallback`, a random string of the original's shape (codes:
+        identifiers, phone numbers); without it, None, so that the caller writes the tag
+        (words are never replaced by random letters). Cached per (kind, value)."""
         value = fold(original) if key_value is None else key_value
-        cached = self.cache.get((kind, value))
-        if cached is not None:
-            return cached
+        if (kind, value) in self.cache:
+            return self.cache[(kind, value)]
         base = check or self.acceptable
 
         def check(c, o):  # every draw obeys the digit-run rule (see shares_digit_run)
@@ -189,7 +193,7 @@ class Context:
             if candidate is not None and check(candidate, original):
                 result = candidate
                 break
-        if result is None:
+        if result is None and shape_fallback:
             for attempt in range(MAX_ATTEMPTS, 2 * MAX_ATTEMPTS):
                 candidate = random_shape(self.keyed.rng(kind, value, attempt), original)
                 if check(candidate, original):
