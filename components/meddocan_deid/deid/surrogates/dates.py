@@ -1,29 +1,258 @@
-"""Dates: shifted by one offset in days per scope (report, or patient), in their own format.
+"""Dates: shifted by one offset in days per scope (report, or patient), in their own format
+and language.
 
-Handled shapes: `14/03/2001`, `4-6-2003`, `10-06-03`, `2003-06-10`, `05/2003`, `20/05`,
-`23 de octubre de 1972`, `octubre de 2005`, `Oct. 2002`, `12-mar-2005`, `mar-05`, `1998`,
-`2.003`, `octubre`. Zero padding, separators, month spelling (full or abbreviated) and
-case are kept. An impossible day (31/02) is clamped to the month's last day before the
-shift. Year-only dates move by the offset rounded to whole years (at least one); month-year
-dates move the 15th of the month by the offset (the offset is at least 32 days, so the
-month always changes). Anything else falls back to random digits of the same shape.
+Read and written: numeric dates (`14/03/2001`, `4-6-2003`, `10-06-03`, `14.02.2021`,
+`2003-06-10`, `05/2003`, `20/05`, `1998`, `2.003`), and dates with month names, weekdays or
+seasons in Spanish, Catalan, Galician or Basque (`23 de octubre de 1972`, `14 d'abril de
+2021`, `14 de xaneiro do 2021`, `2021eko otsailaren 14a`, `Oct. 2002`, `12-mar-2005`,
+`jueves 2 de agosto`, `Otoño del 2017`, `octubre`); the word lists are `data/calendar.tsv`.
+Zero padding, separators, the language, full or abbreviated month names, case, Catalan
+elision (`de febrer` / `d'abril`) and Basque endings (`2021eko`, `2020ko`, `5ean`) follow
+the original. An impossible day (31/02) is clamped to the month's last day before the
+shift. Year-only (and season-year) dates move by the offset rounded to whole years (at
+least one); month-year dates move the 15th of the month by the offset (the offset is at
+least 32 days, so the month always changes); a weekday is the new date's. A value that is
+not a date read here (`la semana pasada`, a word labelled by mistake) gets no surrogate:
+the generator returns None and the operator writes the tag.
 """
 import calendar
 import datetime as dt
 import re
-from typing import List, Optional
+from functools import lru_cache
+from typing import Dict, FrozenSet, List, NamedTuple, Optional, Tuple
 
 from ..gazetteer import fold
 from .common import Context
+from .tables import rows
 
 MIN_SHIFT, MAX_SHIFT = 32, 730
-MONTHS = ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto",
-          "septiembre", "octubre", "noviembre", "diciembre")
-ABBR = {"ene": 1, "feb": 2, "mar": 3, "abr": 4, "may": 5, "jun": 6, "jul": 7, "ago": 8,
-        "sep": 9, "sept": 9, "set": 9, "oct": 10, "nov": 11, "dic": 12}
-FULL = {m: i for i, m in enumerate(MONTHS, start=1)}
-FULL["setiembre"] = 9
-TOKEN = re.compile(r"\d+(?:\.\d{3}(?!\d))?|[^\W\d_]+")  # `2.003` is a year; `08.2005` is not
+LANGS = ("es", "ca", "gl", "eu")  # the order an ambiguous date is read in (`abril de 2021`: Spanish)
+NUMERIC = "num"  # the language of a date written in digits only
+# `2.003` is a year, `08.2005` is not; `d'` (Catalan) is a word of its own
+TOKEN = re.compile(r"\d+(?:\.\d{3}(?!\d))?|[^\W\d_]+['’](?=[^\W\d_])|[^\W\d_]+")
+ORDINALS = ("º", "ª")  # `1º de mayo`
+# Basque case endings, written on numbers (`14a`, `5ean`, `2021eko`) and on month and weekday
+# names (`otsailaren`, `martxoan`); the form after a vowel first, then after a consonant
+EU_ENDINGS = {"a": ("a", "a"), "aren": ("aren", "aren"), "an": ("an", "ean"), "ko": ("ko", "eko"),
+              "tik": ("tik", "etik"), "ra": ("ra", "era"), "rako": ("rako", "erako"), "n": ("n", "ean")}
+EU_READ = {"a": "a", "aren": "aren", "an": "an", "ean": "an", "n": "an", "ko": "ko", "eko": "ko",
+           "tik": "tik", "etik": "tik", "ra": "ra", "era": "ra", "rako": "rako", "erako": "rako"}
+EU_NUMBER_ENDINGS = ("a", "an", "ean", "n", "ko", "eko")
+
+
+class Word(NamedTuple):
+    kind: str  # month, weekday or season
+    lang: str
+    index: int
+    abbreviated: bool
+    ending: str = ""  # Basque case ending, as read (`aren`, `an`, ...)
+
+
+class DateReading(NamedTuple):
+    """What `read_date` finds in a date: its fields (None where the date has none), the
+    languages it can be read in ({"num"} for digits only) and the one it is read in."""
+    day: Optional[int]
+    month: Optional[int]
+    year: Optional[int]
+    weekday: Optional[int]  # 1 Monday ... 7 Sunday
+    langs: FrozenSet[str]
+    lang: str
+
+
+@lru_cache(maxsize=1)
+def _calendar():
+    forms: Dict[str, List[Word]] = {}
+    names: Dict[Tuple[str, str, int], Tuple[str, Tuple[str, ...]]] = {}
+    connectors: Dict[str, set] = {}
+    for lang, kind, index, spelled in rows("calendar.tsv"):
+        parts = spelled.split("|")
+        if kind == "connector":
+            for p in parts:
+                connectors.setdefault(p.casefold(), set()).add(lang)
+            continue
+        i = int(index)
+        abbreviations = tuple(p for p in parts[1:] if len(p) <= 4)  # `setiembre` is a full variant
+        names[(kind, lang, i)] = (parts[0], abbreviations)
+        for j, p in enumerate(parts):
+            abbreviated = j > 0 and len(p) <= 4
+            ending = "a" if lang == "eu" and not abbreviated else ""
+            forms.setdefault(fold(p), []).append(Word(kind, lang, i, abbreviated, ending))
+    # Basque names with a case ending other than the bare `-a`: stem (name less its `a`) + ending
+    stems = {fold(full)[:-1]: (kind, i) for (kind, lang, i), (full, _a) in names.items()
+             if lang == "eu" and kind in ("month", "weekday")}
+    return forms, names, {k: frozenset(v) for k, v in connectors.items()}, stems
+
+
+def _words(token: str) -> List[Word]:
+    forms, _names, _connectors, stems = _calendar()
+    f = fold(token)
+    if f in forms:
+        return forms[f]
+    for ending in sorted(EU_READ, key=len, reverse=True):
+        stem = f[: -len(ending)]
+        if f.endswith(ending) and stem in stems:
+            kind, i = stems[stem]
+            return [Word(kind, "eu", i, False, ending)]
+    return []
+
+
+class _Item:
+    """One token of a date: a number (with a glued ending), a calendar word or a connector."""
+    __slots__ = ("start", "end", "text", "kind", "words", "langs", "ending", "role")
+
+    def __init__(self, m, kind, words=(), langs=frozenset()):
+        self.start, self.end, self.text = m.start(), m.end(), m.group()
+        self.kind, self.words, self.langs = kind, list(words), langs
+        self.ending = ""  # a number's glued ending (`14a`, `2021eko`, `1º`)
+        self.role = ""
+
+
+def _items(text: str) -> Optional[List[_Item]]:
+    _forms, _names, connectors, _stems = _calendar()
+    items: List[_Item] = []
+    for m in TOKEN.finditer(text):
+        tok = m.group()
+        if tok[0].isdigit():
+            items.append(_Item(m, "num"))
+            continue
+        prev = items[-1] if items else None
+        if prev is not None and prev.kind == "num" and prev.end == m.start() and not prev.ending:
+            if tok in ORDINALS or fold(tok) in EU_NUMBER_ENDINGS:  # glued to its number
+                prev.ending, prev.end = tok, m.end()
+                prev.langs = frozenset({"eu"}) if tok not in ORDINALS else frozenset()
+                continue
+            return None
+        words = _words(tok)
+        if words:
+            kinds = {w.kind for w in words}
+            kind = "month" if "month" in kinds else sorted(kinds)[0]
+            items.append(_Item(m, kind, [w for w in words if w.kind == kind],
+                               frozenset(w.lang for w in words if w.kind == kind)))
+        elif tok.casefold().replace("’", "'") in connectors:
+            items.append(_Item(m, "connector", langs=connectors[tok.casefold().replace("’", "'")]))
+        else:
+            return None  # a word that is no part of a date: not a date we read
+    return items or None
+
+
+def _languages(items: List[_Item]) -> Tuple[FrozenSet[str], str]:
+    named = [it for it in items if it.kind in ("month", "weekday", "season")]
+    if not named:
+        return frozenset({NUMERIC}), NUMERIC
+    sets = [it.langs for it in items if it.langs]
+    langs = frozenset.intersection(*sets) if sets else frozenset()
+    if not langs:  # words of two languages: the calendar words decide
+        langs = frozenset.intersection(*[it.langs for it in named]) or named[0].langs
+    lang = next(l for l in LANGS if l in langs)
+    return langs, lang
+
+
+def _assign_roles(items: List[_Item]) -> bool:
+    """Set each item's role (day, month, month_word, year, weekday, season); False when the
+    tokens do not make a date."""
+    months = [it for it in items if it.kind == "month"]
+    weekdays = [it for it in items if it.kind == "weekday"]
+    seasons = [it for it in items if it.kind == "season"]
+    nums = [it for it in items if it.kind == "num"]
+    if len(months) > 1 or len(weekdays) > 1 or len(seasons) > 1 or (months and seasons):
+        return False
+    for it in weekdays + seasons:
+        it.role = it.kind
+    if months:
+        month = months[0]
+        month.role = "month_word"
+        before = [it for it in nums if it.start < month.start]
+        after = [it for it in nums if it.start > month.start]
+        if len(before) > 1 or len(after) > 1:
+            return False
+        for it in before + after:
+            ending = EU_READ.get(fold(it.ending), "") if it.langs else ""
+            if ending == "ko":
+                it.role = "year"
+            elif it.ending and (ending or it.ending in ORDINALS):
+                it.role = "day"
+        for it in before:
+            if not it.role:
+                it.role = "year" if len(it.text.replace(".", "")) == 4 else "day"
+        for it in after:
+            if not it.role:
+                it.role = "day" if any(b.role == "year" for b in before) and len(it.text) <= 2 else "year"
+        roles = [it.role for it in before + after]
+        return len(roles) == len(set(roles))
+    if any(it.ending for it in nums):
+        return False
+    values = [it.text for it in nums]
+    if seasons:
+        if len(nums) != 1 or len(values[0].replace(".", "")) not in (2, 4):
+            return False
+        nums[0].role = "year"
+        return True
+    if len(nums) == 3:
+        a, b, _c = values
+        if len(a) == 4:
+            roles = ("year", "month", "day")
+        elif int(b) > 12 and int(a) <= 12:
+            roles = ("month", "day", "year")
+        else:
+            roles = ("day", "month", "year")
+    elif len(nums) == 2:
+        a, b = values
+        roles = ("month", "year") if len(b.replace(".", "")) == 4 or int(b) > 12 else ("day", "month")
+    elif len(nums) == 1 and len(values[0].replace(".", "")) == 4:
+        roles = ("year",)
+    else:
+        return False
+    for it, role in zip(nums, roles):
+        it.role = role
+    return True
+
+
+def _year_value(token: str) -> int:
+    digits = token.replace(".", "")
+    year = int(digits)
+    if len(digits) == 2:
+        year += 2000 if year <= 30 else 1900
+    return year
+
+
+def _analyse(text: str):
+    """(items with roles, day, month, year, weekday, langs, lang) or None."""
+    items = _items(text)
+    if items is None or not _assign_roles(items):
+        return None
+    got = {it.role: it for it in items if it.role}
+    try:
+        day = int(got["day"].text) if "day" in got else None
+        if "month_word" in got:
+            month = got["month_word"].words[0].index
+        else:
+            month = int(got["month"].text) if "month" in got else None
+        year = _year_value(got["year"].text) if "year" in got else None
+    except ValueError:
+        return None
+    weekday = got["weekday"].words[0].index if "weekday" in got else None
+    if month is None and day is None and year is None:
+        return None  # a weekday or a season alone
+    if month is not None and not 1 <= month <= 12:
+        return None
+    if day is not None and (not 1 <= day <= 31 or month is None):
+        return None
+    if year is not None and not 1 <= year <= 9999:
+        return None
+    langs, lang = _languages(items)
+    return items, day, month, year, weekday, langs, lang
+
+
+def read_date(text: str) -> Optional[DateReading]:
+    """The fields and the language of `text` as a date, or None when it is not one we read."""
+    try:
+        found = _analyse(text)
+    except (ValueError, KeyError, OverflowError):
+        return None
+    if found is None:
+        return None
+    _items_, day, month, year, weekday, langs, lang = found
+    return DateReading(day, month, year, weekday, langs, lang)
 
 
 def offset_for(ctx: Context, attempt: int = 0) -> int:
@@ -40,33 +269,62 @@ def offset_for(ctx: Context, attempt: int = 0) -> int:
     return days if rng.random() < 0.5 else -days
 
 
-def _month_index(word: str) -> Optional[int]:
-    w = fold(word)
-    return FULL.get(w) or ABBR.get(w)
-
-
-def _month_word(template: str, month: int) -> str:
-    full = MONTHS[month - 1]
-    w = fold(template)
-    if w in ABBR and w not in FULL:
-        word = full[: len(template)] if len(template) <= 4 else full[:3]
-        if month == 9 and w in ("sept", "set"):
-            word = "sept"
-    else:
-        word = full
+# -- writing ------------------------------------------------------------------------------
+def _case(template: str, word: str) -> str:
     if template.isupper() and len(template) > 1:
         return word.upper()
     if template[:1].isupper():
-        return word.capitalize()
-    return word
+        return word[:1].upper() + word[1:]
+    return word.lower()
 
 
-def _year_value(token: str) -> int:
-    digits = token.replace(".", "")
-    year = int(digits)
-    if len(digits) == 2:
-        year += 2000 if year <= 30 else 1900
-    return year
+def _eu_ending(read: str, after_consonant: bool) -> str:
+    vowel_form, consonant_form = EU_ENDINGS[EU_READ.get(read, read)]
+    return consonant_form if after_consonant else vowel_form
+
+
+def _eu_number_ending(value: int, read: str) -> str:
+    """The Basque ending of a number as its last spoken word ends (`1ean`, `2an`, `11n`,
+    `2021eko`, `2020ko`): bat, bost, hamar, hamabost and ehun end in a consonant;
+    hamaika and mila in `a` (inessive `-n`)."""
+    base = EU_READ.get(fold(read), fold(read))
+    last = value % 100
+    if last == 0:
+        ending_sound = "a" if value % 1000 == 0 else "consonant"  # mila / ehun
+    else:
+        r = last % 20
+        ending_sound = "consonant" if r in (1, 5, 10, 15) else "a" if r == 11 else "vowel"
+    if base == "a":
+        return "a"
+    if base == "an":
+        return "ean" if ending_sound == "consonant" else "n" if ending_sound == "a" else "an"
+    if base == "ko":
+        return "eko" if ending_sound == "consonant" else "ko"
+    return read
+
+
+def _name(item: _Item, lang: str, index: int) -> str:
+    """The calendar word `index` of the item's kind in `lang`, written like the item."""
+    _forms, names, _c, _stems = _calendar()
+    word = next((w for w in item.words if w.lang == lang), item.words[0])
+    lang = word.lang
+    full, abbreviations = names[(item.kind, lang, index)]
+    if word.abbreviated:
+        same = [a for a in abbreviations if len(a) == len(item.text)]
+        new = same[0] if same else (abbreviations[0] if abbreviations else full[:3])
+    elif lang == "eu" and word.ending:
+        stem = full[:-1]
+        new = stem + _eu_ending(word.ending, stem[-1] not in "aeiou")
+    else:
+        new = full
+    return _case(item.text, new)
+
+
+def _num_text(template: str, value: int, numeric: bool = True) -> str:
+    """Zero-padded when the original was (`05`), or two digits wide in an all-numeric date."""
+    if template.startswith("0") or (numeric and len(template) == 2):
+        return f"{value:0{len(template)}d}"
+    return str(value)
 
 
 def _year_text(template: str, year: int) -> str:
@@ -76,13 +334,6 @@ def _year_text(template: str, year: int) -> str:
     if len(template) == 2:
         return f"{year % 100:02d}"
     return f"{year:04d}"
-
-
-def _num_text(template: str, value: int, numeric: bool = True) -> str:
-    """Zero-padded when the original was (`05`), or two digits wide in an all-numeric date."""
-    if template.startswith("0") or (numeric and len(template) == 2):
-        return f"{value:0{len(template)}d}"
-    return str(value)
 
 
 def _clamp(year: int, month: int, day: int) -> dt.date:
@@ -98,72 +349,21 @@ def _shift(date: dt.date, days: int) -> Optional[dt.date]:
 
 
 def shift_date(text: str, offset: int) -> Optional[str]:
-    """`text` shifted by `offset` days in its own format; None when it is not a date we read."""
+    """`text` shifted by `offset` days in its own format and language; None when it is not
+    a date we read."""
     try:
         return _shift_date(text, offset)
     except (ValueError, KeyError, OverflowError):
-        return None  # an odd shape falls back to a same-shape surrogate; it never fails a report
+        return None  # an odd shape gets the tag; it never fails a report
 
 
 def _shift_date(text: str, offset: int) -> Optional[str]:
-    tokens = list(TOKEN.finditer(text))
-    if not tokens:
+    found = _analyse(text)
+    if found is None:
         return None
-    roles = {}
-    month_i = next((i for i, m in enumerate(tokens) if not m.group()[0].isdigit() and _month_index(m.group())), None)
-    nums = [i for i, m in enumerate(tokens) if m.group()[0].isdigit()]
-    words = [i for i, m in enumerate(tokens) if not m.group()[0].isdigit()]
-    # every word must be the month or a connector
-    if any(i != month_i and fold(tokens[i].group()) not in ("de", "del", "el", "dia", "a") for i in words):
-        return None
-    if month_i is not None:
-        before = [i for i in nums if i < month_i]
-        after = [i for i in nums if i > month_i]
-        if len(before) > 1 or len(after) > 1:
-            return None
-        if before:
-            roles[before[0]] = "day"
-        if after:
-            roles[after[0]] = "year"
-        roles[month_i] = "month_word"
-    else:
-        values = [tokens[i].group() for i in nums]
-        if len(nums) == 3:
-            a, b, c = values
-            if len(a) == 4:
-                roles.update({nums[0]: "year", nums[1]: "month", nums[2]: "day"})
-            else:
-                roles.update({nums[0]: "day", nums[1]: "month", nums[2]: "year"})
-                if int(b) > 12 and int(a) <= 12:
-                    roles.update({nums[0]: "month", nums[1]: "day"})
-        elif len(nums) == 2:
-            a, b = values
-            if len(b.replace(".", "")) == 4 or int(b) > 12:
-                roles.update({nums[0]: "month", nums[1]: "year"})
-            else:
-                roles.update({nums[0]: "day", nums[1]: "month"})
-        elif len(nums) == 1:
-            v = values[0].replace(".", "")
-            if len(v) != 4:
-                return None
-            roles[nums[0]] = "year"
-        else:
-            return None
-    got = {role: tokens[i].group() for i, role in roles.items()}
-    try:
-        month = _month_index(got["month_word"]) if "month_word" in got else (int(got["month"]) if "month" in got else None)
-        year = _year_value(got["year"]) if "year" in got else None
-        day = int(got["day"]) if "day" in got else None
-    except ValueError:
-        return None
-    if month is not None and not 1 <= month <= 12:
-        return None
-    if day is not None and not 1 <= day <= 31:
-        return None
-    if year is not None and not 1 <= year <= 9999:
-        return None
-    new = {}
-    if month is None and day is None:  # a year
+    items, day, month, year, weekday, _langs, lang = found
+    new: Dict[str, int] = {}
+    if month is None and day is None:  # a year (or a season of a year)
         years = round(offset / 365.25) or (1 if offset > 0 else -1)
         new["year"] = year + years
     elif day is None:  # month (and year)
@@ -176,33 +376,59 @@ def _shift_date(text: str, offset: int) -> Optional[str]:
         if shifted is None:
             return None
         new.update(day=shifted.day, month=shifted.month, year=shifted.year)
+        new["weekday"] = shifted.isoweekday() if year is not None else None
     if "year" in new and not 1 <= new["year"] <= 9999:
         return None
-    out: List[str] = []
+    if weekday is not None and new.get("weekday") is None:
+        new["weekday"] = (weekday - 1 + offset) % 7 + 1
+    numeric = not any(it.role == "month_word" for it in items)
+    pieces: List[str] = []
     pos = 0
-    for i, m in enumerate(tokens):
-        out.append(text[pos:m.start()])
-        pos = m.end()
-        role = roles.get(i)
-        tok = m.group()
-        if role == "day":
-            out.append(_num_text(tok, new["day"], numeric="month_word" not in roles.values()))
-        elif role == "month":
-            out.append(_num_text(tok, new["month"]))
-        elif role == "month_word":
-            out.append(_month_word(tok, new["month"]))
-        elif role == "year":
-            out.append(_year_text(tok, new["year"]))
-        else:
-            out.append(tok)
-    out.append(text[pos:])
-    return "".join(out)
+    for i, it in enumerate(items):
+        gap = text[pos:it.start]
+        pos = it.end
+        body, ending = (it.text[: len(it.text) - len(it.ending)], it.ending) if it.ending else (it.text, "")
+        if it.role == "day":
+            out = _num_text(body, new["day"], numeric)
+            if ending in ORDINALS:
+                ending = ending if new["day"] == 1 else ""
+            elif ending:
+                ending = _eu_number_ending(new["day"], ending)
+            out += ending
+        elif it.role == "month":
+            out = _num_text(body, new["month"])
+        elif it.role == "year":
+            out = _year_text(body, new["year"]) + (_eu_number_ending(new["year"], ending) if ending else "")
+        elif it.role == "month_word":
+            out = _name(it, lang, new["month"])
+            prev = items[i - 1] if i else None
+            if (lang == "ca" and prev is not None and prev.kind == "connector" and not gap.strip()
+                    and prev.text.casefold().replace("’", "'") in ("de", "d'")):
+                # Catalan elision: `de febrer`, `d'abril`
+                elided = fold(out)[:1] in "aeiou"
+                d = prev.text[0]
+                pieces[-1] = d + "'" if elided else d + ("E" if prev.text.isupper() else "e")
+                gap = "" if elided else " "
+        elif it.role == "weekday":
+            out = _name(it, lang, new["weekday"])
+        else:  # connectors, seasons: as written
+            out = it.text
+        pieces.append(gap)
+        pieces.append(out)
+    pieces.append(text[pos:])
+    return "".join(pieces)
 
 
-def dates(text: str, label: str, ctx: Context) -> str:
+def dates(text: str, label: str, ctx: Context) -> Optional[str]:
+    """FECHAS: the date shifted by the scope's offset (the operator chose it so that no
+    shifted date of a report reproduces another PHI string); None (the tag) when the value
+    is not a date read here."""
     shifted = shift_date(text, ctx.date_offset)
+    if shifted is None:
+        return None
 
     def make(rng, attempt):
         return shifted if attempt == 0 else None
 
-    return ctx.draw("date", text, make, check=lambda c, o: c is not None and fold(c) != fold(o))
+    return ctx.draw("date", text, make, check=lambda c, o: c is not None and fold(c) != fold(o),
+                    shape_fallback=False)
