@@ -1,8 +1,11 @@
 """Ages, sex, professions and other personal details."""
 import re
+from functools import lru_cache
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from ..gazetteer import fold
-from .common import Context, case_like, choose, random_shape, seeded_faker
+from .common import Context, case_like, choose, random_shape
+from .tables import rows
 
 SPELLED_90_PLUS = re.compile(r"\b(noventa|cien|ciento)\b", re.IGNORECASE)
 NUMBER = re.compile(r"\d+")
@@ -34,25 +37,120 @@ def sexes(text: str, label: str, ctx: Context):
     return text if ctx.options.keep_sex else None
 
 
-def professions(text: str, label: str, ctx: Context) -> str:
-    pool = ctx.gaz.get("professions")
-    ending = fold(text.split()[0])[-1:] if text.split() else ""
+class Profession(NamedTuple):
+    masculine: str
+    feminine: str
+    group: str  # ISCO-08 major group, "0" (armed forces) to "9"
+    lang: str
+
+    @property
+    def invariable(self) -> bool:
+        return fold(self.masculine) == fold(self.feminine)
+
+
+_PREPOSITIONS = {"de", "del", "a", "en", "para", "y", "e", "con", "sin", "d'"}
+
+
+def plural(phrase: str) -> str:
+    """Spanish plural of a profession: the words before the first preposition
+    (`técnicos de laboratorio`, `guardias civiles`); capitals (`ATS`) and words in -s kept."""
+    out, done = [], False
+    for word in phrase.split(" "):
+        done = done or fold(word) in _PREPOSITIONS
+        out.append(word if done else _plural_word(word))
+    return " ".join(out)
+
+
+_UNSTRESS = str.maketrans("áéíóú", "aeiou")
+
+
+def _plural_word(word: str) -> str:
+    if not word or word.isupper() or word[-1] in "sx":
+        return word
+    if word[-1] in "aeiouáéó":
+        return word + "s"
+    if word[-1] == "z":
+        return word[:-1] + "ces"
+    if word[-1] in "fk":  # chef
+        return word + "s"
+    if word[-1] == "n" and re.search(r"[áéíóú][^aeiouáéíóú]$", word):  # peón, capitán
+        return word[:-2] + word[-2].translate(_UNSTRESS) + word[-1] + "es"
+    return word + "es"
+
+
+@lru_cache(maxsize=1)
+def profession_table():
+    """(entries, index): `data/professions.tsv`, and folded form -> [(entry, gender, number)]
+    with gender M, F or N (the same word for both) and number sg or pl."""
+    entries = tuple(Profession(r[0], r[1], r[2], (r[3] if len(r) > 3 and r[3] else "es"))
+                    for r in rows("professions.tsv"))
+    index: Dict[str, List[Tuple[Profession, str, str]]] = {}
+    for entry in entries:
+        for form, gender in ((entry.masculine, "M"), (entry.feminine, "F")):
+            gender = "N" if entry.invariable else gender
+            for number, spelled in (("sg", form), ("pl", plural(form))):
+                hits = index.setdefault(fold(spelled), [])
+                if (entry, gender, number) not in hits:
+                    hits.append((entry, gender, number))
+    return entries, index
+
+
+def read_profession(text: str) -> Optional[Tuple[Profession, str, str]]:
+    """(entry, gender, number) of a profession: the whole value, else its longest first
+    words (`ingeniero informático de sistemas` -> `ingeniero informático`); None if unknown."""
+    _entries, index = profession_table()
+    tokens = fold(text).split()
+    for n in range(len(tokens), 0, -1):
+        hits = index.get(" ".join(tokens[:n]))
+        if hits:
+            return hits[0]
+    return None
+
+
+def professions(text: str, label: str, ctx: Context) -> Optional[str]:
+    """PROFESION: another profession of the same ISCO-08 major group, of the original's
+    gender (an invariable word gets an invariable one) and number, in its language when the
+    table has several of that group, else in Spanish; None (the tag) when the profession is
+    not in the table."""
+    found = read_profession(text)
+    if found is None:
+        return None
+    entry, gender, number = found
+    entries, _index = profession_table()
+    same_group = [e for e in entries if e.group == entry.group and e is not entry
+                  and (gender != "N" or e.invariable)]
+    same_lang = [e for e in same_group if e.lang == entry.lang]
+    pool = same_lang if len(same_lang) >= 2 else [e for e in same_group if e.lang == "es"]
 
     def make(rng, attempt):
-        if pool:
-            same = choose(rng, pool, lambda p: fold(p.split()[0])[-1:] == ending) if attempt < 12 else None
-            return same or choose(rng, pool)
-        return seeded_faker(rng.getrandbits(64)).job()
+        pick = choose(rng, pool)
+        if pick is None:
+            return None
+        form = pick.feminine if gender == "F" else pick.masculine
+        return case_like(text, plural(form) if number == "pl" else form)
 
-    value = ctx.draw("profession", text, make)
-    return case_like(text, value)
+    return ctx.draw("profession", text, make, shape_fallback=False)
 
 
-def others(text: str, label: str, ctx: Context) -> str:
-    """Free-form PHI (OTROS_SUJETO_ASISTENCIA, device or vehicle numbers...): same shape. A
-    bank account (IBAN, CCC: OTROS_SUJETO_ASISTENCIA by guideline P28.1) gets a valid one."""
+def others(text: str, label: str, ctx: Context) -> Optional[str]:
+    """Free-form PHI (OTROS_SUJETO_ASISTENCIA): a code (`AB-1234`, letters beside digits)
+    gets random characters of the same shape; a bank account (IBAN, CCC: guideline P28.1) a
+    valid one; words get no surrogate (None: the tag), never random letters."""
     from .identifiers import identifiers, kind_of
 
     if kind_of(text, label) in ("iban", "ccc"):
         return identifiers(text, label, ctx)
+    if not is_code(text):
+        return None
     return ctx.draw("other", text, lambda rng, attempt: random_shape(rng, text), key_value=text)
+
+
+def is_code(text: str) -> bool:
+    """A value with digits whose letters are short capital groups (`AB-1234`, `3F`), not words."""
+    if not any(c.isdigit() for c in text):
+        return False
+    for token in re.findall(r"[^\W_]+", text):
+        letters = re.sub(r"\d", "", token)
+        if len(letters) > 3 or (letters and any(c.islower() for c in letters) and not any(c.isdigit() for c in token)):
+            return False
+    return True
