@@ -400,8 +400,17 @@ def test_faker_only_without_gazetteer(tmp_path):
 
 
 def test_gazetteer_is_used(tmp_path):
+    """The gazetteer gives street names and the spelling of towns; a hospital is made of its
+    kind's head and a drawn rest, never another hospital of the list."""
+    from meddocan_deid.deid.surrogates.places import geo
+
     (tmp_path / "Hospitales (Hospitals).txt").write_text("HOSPITAL INVENTADO DEL NORTE\n", encoding="utf-8")
-    (tmp_path / "Municipios (Cities and towns).txt").write_text("Villainventada\n", encoding="utf-8")
+    (tmp_path / "Direcciones (Addresses).txt").write_text("CALLE INVENTADA DEL NORTE, 3\n", encoding="utf-8")
+    # every town of the tables, spelled with its first `a` accented: the surrogate takes this spelling
+    spelled = {t.replace("a", "á", 1) for towns in geo().towns.values() for t in towns if "a" in t}
+    (tmp_path / "Municipios (Cities and towns).txt").write_text("\n".join(sorted(spelled)) + "\n", encoding="utf-8")
     opts = DeidOptions(gazetteer=tmp_path)
-    assert one("Hospital Clínico San Carlos", "HOSPITAL", options=opts) == "Hospital Inventado del Norte"
-    assert one("Toledo", "TERRITORIO", options=opts) == "Villainventada"
+    hospital = one("Hospital Clínico San Carlos", "HOSPITAL", options=opts)
+    assert hospital.startswith("Hospital Clínico ") and "Inventado" not in hospital
+    assert re.fullmatch(r"C/ Inventada del Norte, \d\d", one("C/ Mayor, 12", "CALLE", options=opts))
+    assert one("Tolosa", "TERRITORIO", options=opts) in spelled

@@ -15,6 +15,8 @@ KEY = b"pipeline-gazetteer-key-0123456789"
 # invented entries only
 HOSPITALS = ["HOSPITAL INVENTADO DE LA SIERRA", "CLINICA FICTICIA DEL VALLE"]
 TOWNS = ["Villaficticia de Abajo", "Pueblinventado"]
+STREETS = ["CALLE INVENTADA DE LA SIERRA, 3", "AVENIDA FICTICIA DEL VALLE, 12"]
+STREET_NAMES = ["Inventada de la Sierra", "Ficticia del Valle"]  # as a surrogate writes them
 FIRST_NAMES = ["Zulemira", "Ximenaldo"]
 
 CFG = """
@@ -42,6 +44,7 @@ def folder(tmp_path):
     (gaz / "Hospitales (Hospitals).txt").write_text("\n".join(HOSPITALS) + "\n", encoding="utf-8")
     (gaz / "Municipios (Cities and towns).txt").write_text("\n".join(TOWNS) + "\n", encoding="utf-8")
     (gaz / "Nombres (Firstnames).txt").write_text("\n".join(FIRST_NAMES) + "\n", encoding="utf-8")
+    (gaz / "Direcciones (Addresses).txt").write_text("\n".join(STREETS) + "\n", encoding="utf-8")
     return gaz
 
 
@@ -84,12 +87,12 @@ def test_saved_pipeline_carries_the_gazetteer(folder, tmp_path, monkeypatch):
     monkeypatch.delenv(ENV_GAZETTEER, raising=False)
     nlp = spacy.load(tmp_path / "pipeline")
     assert gazetteer_source(nlp.vocab) == PIPELINE
-    text = "Ingresa en Hospital Central de Lugarfalso, natural de Ciudadfalsa."
-    doc = doc_with(nlp, text, [("HOSPITAL", 11, 41), ("TERRITORIO", 54, 65)])
+    # the street names of the pipeline's table (hospitals are made by kind, towns by province)
+    text = "Domicilio: Calle Mayor 5, natural de Ciudadfalsa."
+    doc = doc_with(nlp, text, [("CALLE", 11, 24)])
     res = deidentify(doc, mode="surrogate", key=KEY, scope="r1")
-    hosp, town = (res.text[r.new_start:r.new_end] for r in res.replacements)
-    assert hosp.upper() in HOSPITALS
-    assert town in TOWNS
+    (street,) = (res.text[r.new_start:r.new_end] for r in res.replacements)
+    assert street.startswith("Calle ") and street[len("Calle "):].rsplit(" ", 1)[0] in STREET_NAMES
 
 
 def test_first_names_of_the_pipeline_gazetteer_are_read_as_first_names(folder, tmp_path, monkeypatch):
@@ -122,8 +125,8 @@ def test_folder_source_is_reported(folder, monkeypatch):
     assert gazetteer_source(build(folder).vocab) == PIPELINE  # else the pipeline's own table
 
 
-class _Hospitals:
-    """A stand-in detector for the CLI test: every `Hospital ...` line is a HOSPITAL."""
+class _Streets:
+    """A stand-in detector for the CLI test: every `Calle ...` line is a CALLE."""
 
     def __init__(self, nlp):
         self.nlp = nlp
@@ -134,8 +137,8 @@ class _Hospitals:
     def pipe(self, texts, **kwargs):
         for text in texts:
             doc = self.nlp.make_doc(text)
-            start = text.index("Hospital")
-            doc.ents = [doc.char_span(start, len(text.rstrip()), label="HOSPITAL")]
+            start = text.index("Calle")
+            doc.ents = [doc.char_span(start, len(text.rstrip()), label="CALLE")]
             yield doc
 
     def __call__(self, text):
@@ -150,9 +153,10 @@ def test_run_report_records_the_gazetteer_source(with_table, folder, tmp_path, m
     monkeypatch.chdir(tmp_path)
     inp = tmp_path / "in"
     inp.mkdir()
-    (inp / "a.txt").write_text("Ingresa en Hospital Central de Lugarfalso\n", encoding="utf-8")
-    nlp = _Hospitals(build(folder if with_table else None))
+    (inp / "a.txt").write_text("Domicilio en Calle Mayor 5\n", encoding="utf-8")
+    nlp = _Streets(build(folder if with_table else None))
     report = run(inp, tmp_path / "out", mode="surrogate", key=KEY, nlp=nlp, progress=False)
     assert report["gazetteer"] == (PIPELINE if with_table else FAKER_ONLY)
     written = (tmp_path / "out" / "a.txt").read_text(encoding="utf-8")
-    assert (written.split("en ", 1)[1].strip().upper() in HOSPITALS) is with_table
+    name = written.split("Calle ", 1)[1].strip().rsplit(" ", 1)[0]
+    assert (name in STREET_NAMES) is with_table

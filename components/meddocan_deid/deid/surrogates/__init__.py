@@ -1,11 +1,13 @@
 """Surrogate generators, one module per kind of PHI (like DEDUCE/Presidio operators).
 
-Each generator is `fn(text, label, ctx) -> str | None`; None means "use the tag" (an age
-or a sex when the options say not to keep them)."""
+Each generator is `fn(text, label, ctx) -> str | None`; None means "use the tag": an age or
+a sex when the options say not to keep them, and any value for which no surrogate of its
+kind fits (a date that is not one, an unknown profession, an acronym): letters of a word are
+never replaced by random letters. Codes (identifiers, phone numbers) keep their shape."""
 from typing import Callable, Dict, Optional
 
 from .common import Context
-from . import contact, dates, identifiers, names, person, places
+from . import contact, dates, identifiers, institutions, names, person, places
 from .dates import offset_for, shift_date
 
 GENERATORS: Dict[str, Callable[[str, str, Context], Optional[str]]] = {
@@ -33,9 +35,9 @@ GENERATORS: Dict[str, Callable[[str, str, Context], Optional[str]]] = {
     "CALLE": places.streets,
     "TERRITORIO": places.territories,
     "PAIS": places.countries,
-    "HOSPITAL": places.hospitals,
-    "INSTITUCION": places.institutions,
-    "CENTRO_SALUD": places.health_centres,
+    "HOSPITAL": institutions.hospitals,
+    "INSTITUCION": institutions.institutions,
+    "CENTRO_SALUD": institutions.health_centres,
     "PROFESION": person.professions,
     "OTROS_SUJETO_ASISTENCIA": person.others,
 }

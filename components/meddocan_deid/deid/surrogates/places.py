@@ -1,118 +1,374 @@
-"""Streets, towns, provinces, countries, hospitals, institutions and health centres:
-realistic values of the same kind, from the gazetteer when it is there, else Faker es_ES."""
+"""Streets, postal codes, towns, provinces, communities and countries.
+
+Places of one report agree: each province the report names (by a postal code, a province, a
+community or a town of one province) maps to one surrogate province of another autonomous
+community, the same for the whole report (keyed by scope; `data/provinces.tsv`); a postal
+code gets that province's two first digits, a town a town of that province
+(`data/towns.tsv`, GeoNames, in the gazetteer's spelling when the gazetteer has the town), a
+community that province's community. A place the tables do not know (a district, a
+comarca) becomes a town of the report's first surrogate province.
+
+A street keeps its head word as written (`Avda.`, `C/`, `carrer`, Basque `kalea` after the
+name) followed by a space and a new name (the gazetteer's street names, else names, saints
+and place words); numbers, floors and doors keep their shape with new digits (`s/n` kept).
+Hospitals, institutions and health centres are in `institutions`.
+"""
 import re
+from functools import lru_cache
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
-from ..gazetteer import fold
-from .common import Context, case_like, choose, random_shape, seeded_faker, smart_title
-from .identifiers import territory_code
+from ..gazetteer import Gazetteer, fold
+from .common import MAX_ATTEMPTS, Context, case_like, choose
+from .tables import rows, words
 
-STREET_HEAD = re.compile(
-    r"^(?P<head>(?:c/|c\.|cl\.?|calle|avda\.?|avd\.?|av\.?|avenida|plaza|pza\.?|pl\.?|plza\.?|paseo|pº|p\.º|"
-    r"ctra\.?|carretera|camino|cno\.?|ronda|rda\.?|travesía|travesia|trav\.?|urbanización|urbanizacion|urb\.?|"
-    r"callejón|glorieta|rambla|vía|via|pasaje|plazuela|barrio|bº|polígono|poligono|pol\.?|partida|lugar|"
-    r"carrer|rúa|rua|kalea|alameda|costanilla|cuesta|bajada|subida|prolongación|sector|residencial)\s*)?"
-    r"(?P<name>[^,\d]*?)(?P<rest>\s*(?:,|\bnº|\bn\.º|\bnúm|\d).*)?$",
-    re.IGNORECASE | re.DOTALL,
-)
+CEUTA_MELILLA = ("51", "52")
+POSTAL = re.compile(r"(?P<pre>(?:E|CP|C\.P\.)?[\s:.-]*)(?P<code>\d{5})(?P<post>[\s.-]*)", re.IGNORECASE)
 
 
-def _street_names(ctx: Context):
-    names = ctx.gaz.get("streets")
-    return tuple(sorted({n.split(",")[0].strip() for n in names if n.split(",")[0].strip()}))
+class Geo(NamedTuple):
+    names: Dict[str, str]  # province code -> name written
+    community: Dict[str, str]  # province code -> community name written
+    by_name: Dict[str, str]  # folded province name or spelling -> code
+    communities: Dict[str, str]  # folded community name or spelling -> community name written
+    community_provinces: Dict[str, Tuple[str, ...]]
+    towns: Dict[str, Tuple[str, ...]]  # code -> towns (GeoNames spelling)
+    town_codes: Dict[str, Tuple[str, ...]]  # folded town -> codes
 
 
-def _rest_surrogate(rng, rest: str) -> str:
-    """Numbers, floors and doors: digits random; single letters (door `B`) random; words kept."""
-    out = []
-    for tok in re.split(r"(\W+)", rest):
-        if tok.isdigit() or (len(tok) == 1 and tok.isalpha()):
-            out.append(random_shape(rng, tok))
-        else:
-            out.append(tok)
-    return "".join(out)
+@lru_cache(maxsize=1)
+def geo() -> Geo:
+    names, community, by_name = {}, {}, {}
+    for code, name, comm, *rest in rows("provinces.tsv"):
+        names[code], community[code] = name, comm
+        for spelling in [name] + [v for v in (rest[0] if rest else "").split("|") if v]:
+            by_name[fold(spelling)] = code
+    communities = {}
+    for name, *rest in rows("communities.tsv"):
+        for spelling in [name] + [v for v in (rest[0] if rest else "").split("|") if v]:
+            communities[fold(spelling)] = name
+    community_provinces: Dict[str, List[str]] = {}
+    for code, comm in sorted(community.items()):
+        community_provinces.setdefault(comm, []).append(code)
+    towns: Dict[str, List[str]] = {}
+    town_codes: Dict[str, List[str]] = {}
+    for code, town in rows("towns.tsv"):
+        towns.setdefault(code, []).append(town)
+        town_codes.setdefault(fold(town), []).append(code)
+    return Geo(names, community, by_name, communities, {k: tuple(v) for k, v in community_provinces.items()},
+               {k: tuple(sorted(set(v))) for k, v in towns.items()},
+               {k: tuple(sorted(set(v))) for k, v in town_codes.items()})
 
 
-def streets(text: str, label: str, ctx: Context) -> str:
-    m = STREET_HEAD.match(text)
-    head, name, rest = (m.group("head") or "", m.group("name") or "", m.group("rest") or "") if m else ("", text, "")
-    names = _street_names(ctx)
+@lru_cache(maxsize=8)
+def _gazetteer_spelling(gaz: Gazetteer) -> Dict[str, str]:
+    """Folded town -> the gazetteer's spelling (`Alcoy/Alcoi` gives both names)."""
+    spelled = {}
+    for entry in gaz.get("towns"):
+        for part in entry.split("/"):
+            if part.strip():
+                spelled.setdefault(fold(part.strip()), part.strip())
+    return spelled
+
+
+@lru_cache(maxsize=512)
+def town_pool(code: str, gaz: Gazetteer) -> Tuple[str, ...]:
+    """The towns of province `code`: those the gazetteer also lists, in its spelling (with
+    accents), else GeoNames' (no accents)."""
+    g = geo()
+    spelled = _gazetteer_spelling(gaz)
+    pool = tuple(sorted({spelled[fold(t)] for t in g.towns.get(code, ()) if fold(t) in spelled}))
+    return pool or g.towns.get(code, ())
+
+
+def province_of(value: str) -> Optional[str]:
+    """The province code a place names: a postal code (its first two digits), a province
+    (any spelling), or a town of a single province; None otherwise."""
+    g = geo()
+    f = fold(value.strip())
+    m = POSTAL.fullmatch(f)
+    if m:
+        code = m.group("code")[:2]
+        return code if code in g.names else None
+    if f in g.by_name:
+        return g.by_name[f]
+    codes = g.town_codes.get(f, ())
+    return codes[0] if len(codes) == 1 else None
+
+
+class ReportPlaces:
+    """The provinces one report names and the surrogate province of each (per scope: the
+    same key and scope give the same map whatever the order of the spans)."""
+
+    def __init__(self, ctx: Context):
+        g = geo()
+        named, coded = set(), set()
+        for s in ctx.forbidden_exact:  # the report's PHI strings, folded
+            if POSTAL.fullmatch(s):
+                code = province_of(s)
+                if code:
+                    coded.add(code)
+            elif province_of(s):
+                named.add(province_of(s))
+        self.found = sorted(named | coded)
+        # a province named in words first: a 5-digit number may be an identifier, not a postal code
+        self.main = min(named) if named else (min(coded) if coded else None)
+        self.map: Dict[Optional[str], str] = {}
+        for code in self.found:
+            self.map[code] = self._draw(ctx, code)
+
+    def _draw(self, ctx: Context, code: Optional[str]) -> str:
+        g = geo()
+        taken = set(self.map.values())
+        if code in CEUTA_MELILLA:  # the two autonomous cities map to each other
+            return CEUTA_MELILLA[1 - CEUTA_MELILLA.index(code)]
+        community = g.community.get(code) if code else None
+        candidates = [c for c in sorted(g.names) if c not in CEUTA_MELILLA and c != code and c not in self.found
+                      and g.community[c] != community]
+        free = [c for c in candidates if c not in taken] or candidates
+        original = g.names.get(code, "") if code else ""
+        for attempt in range(MAX_ATTEMPTS):
+            pick = ctx.keyed.rng("province", code or "", attempt).choice(free)
+            if ctx.acceptable(g.names[pick], original) and ctx.acceptable(g.community[pick], original):
+                return pick
+        return free[0]
+
+    def surrogate(self, ctx: Context, code: Optional[str]) -> str:
+        """The surrogate province of `code` (None: of the report's first province)."""
+        code = code if code is not None else self.main
+        if code not in self.map:
+            self.map[code] = self._draw(ctx, code)
+        return self.map[code]
+
+
+def report_places(ctx: Context) -> ReportPlaces:
+    places = ctx.state.get("places")
+    if places is None:
+        places = ctx.state["places"] = ReportPlaces(ctx)
+    return places
+
+
+def _town_province(ctx: Context, town: str) -> Optional[str]:
+    codes = geo().town_codes.get(fold(town.strip()), ())
+    if not codes:
+        return None
+    found = report_places(ctx).found
+    return next((c for c in codes if c in found), codes[0])  # a name of several provinces: the report's
+
+
+def report_towns(ctx: Context) -> Tuple[str, ...]:
+    """The towns of the report's first surrogate province (for a place the tables do not know)."""
+    places = report_places(ctx)
+    return town_pool(places.surrogate(ctx, None), ctx.gaz)
+
+
+def town_for(ctx: Context, text: str) -> Optional[str]:
+    """A town of the surrogate of `text`'s province (the report's first one when `text` is
+    not a town we know), keyed by `text`, in `text`'s case; None when none is acceptable."""
+    places = report_places(ctx)
+    pool = town_pool(places.surrogate(ctx, _town_province(ctx, text)), ctx.gaz)
+    value = ctx.draw("town", text, lambda rng, attempt: choose(rng, pool), shape_fallback=False)
+    return None if value is None else case_like(text, value)
+
+
+def postal_code_for(ctx: Context, text: str) -> Optional[str]:
+    """A postal code of the surrogate province of `text`'s, prefix (`E-`, `CP`) kept."""
+    m = POSTAL.fullmatch(text)
+    places = report_places(ctx)
+    target = places.surrogate(ctx, province_of(m.group("code")))
 
     def make(rng, attempt):
-        if names:
-            new_name = choose(rng, names)
-        else:
-            fk = seeded_faker(rng.getrandbits(64))
-            new_name = fk.street_name()
-            mm = STREET_HEAD.match(new_name)
-            if mm and mm.group("head") and mm.group("name"):
-                new_name = mm.group("name")
-        if name.strip():
-            new_name = case_like(name, new_name) if not name.strip().isupper() else new_name.upper()
-            trail = name[len(name.rstrip()):]
-        else:
-            trail = ""
-        return head + (new_name + trail if name.strip() else "") + _rest_surrogate(rng, rest)
+        return m.group("pre") + target + f"{rng.randint(0, 999):03d}" + m.group("post")
 
-    return ctx.draw("street", text, make, key_value=text)
+    return ctx.draw("postcode", text, make, key_value=fold(text), shape_fallback=False)
 
 
-def _pick_place(ctx: Context, text: str, kind: str, pool, faker_method: str) -> str:
-    def make(rng, attempt):
-        if pool:
-            return choose(rng, pool)
-        return getattr(seeded_faker(rng.getrandbits(64)), faker_method)()
-
-    value = ctx.draw(kind, text, make, check=lambda c, o: ctx.acceptable(c, o))
-    return case_like(text, value)
+def province_for(ctx: Context, text: str, code: str) -> Optional[str]:
+    value = geo().names[report_places(ctx).surrogate(ctx, code)]
+    return case_like(text, value) if ctx.acceptable(value, text) else None
 
 
-def territories(text: str, label: str, ctx: Context) -> str:
-    """TERRITORIO: postal codes (digits) keep their shape; provinces/communities become
-    provinces/communities; anything else becomes a municipality."""
-    if any(c.isdigit() for c in text) and not any(c.isalpha() for c in text.replace("-", "")[1:]):
-        return territory_code(text, label, ctx)
-    if any(c.isdigit() for c in text):
-        return territory_code(text, label, ctx)
-    if ctx.gaz.contains("territories", text):
-        return _pick_place(ctx, text, "territory", ctx.gaz.get("territories"), "autonomous_community")
-    return _pick_place(ctx, text, "town", ctx.gaz.get("towns"), "city")
+def community_for(ctx: Context, text: str, community: str) -> Optional[str]:
+    g = geo()
+    places = report_places(ctx)
+    own = g.community_provinces[community]
+    code = next((c for c in places.found if c in own), own[0])  # the report's province of that community
+    value = g.community[places.surrogate(ctx, code)]
+    return case_like(text, value) if ctx.acceptable(value, text) else None
 
 
-def countries(text: str, label: str, ctx: Context) -> str:
+_PARTS = re.compile(r"(\s*[/()]\s*|\s*,\s*|\s+-\s+)")
+
+
+def territories(text: str, label: str, ctx: Context) -> Optional[str]:
+    """TERRITORIO: a postal code, a province, a community, a town (see the module) or a
+    continent; `Móstoles (Madrid)` and `Barcelona/Barcelona` part by part; None (the tag)
+    for digits and words we cannot read as one of these."""
+    g = geo()
+    value = text.strip()
+    if not value:
+        return None
+    if POSTAL.fullmatch(value):
+        return _around(text, postal_code_for(ctx, value))
+    if any(c.isdigit() for c in value):
+        return None  # digits beside words we do not read: no letter salad, the tag
+    f = fold(value)
+    if f in g.by_name:
+        return _around(text, province_for(ctx, value, g.by_name[f]))
+    if f in g.communities:
+        return _around(text, community_for(ctx, value, g.communities[f]))
+    continents = words("continent")
+    if f in {fold(c) for c in continents}:
+        new = ctx.draw("continent", value, lambda rng, a: choose(rng, continents), shape_fallback=False)
+        return _around(text, None if new is None else case_like(value, new))
+    parts = _PARTS.split(value)
+    if len(parts) > 1:
+        out = []
+        for i, part in enumerate(parts):
+            if i % 2 or not part:
+                out.append(part)
+                continue
+            new = territories(part, label, ctx)
+            if new is None:
+                return None
+            out.append(new)
+        return _around(text, "".join(out))
+    return _around(text, town_for(ctx, value))
+
+
+def _around(text: str, new: Optional[str]) -> Optional[str]:
+    """`new` with the spaces around `text` kept."""
+    if new is None:
+        return None
+    stripped = text.strip()
+    start = text.index(stripped)
+    return text[:start] + new + text[start + len(stripped):]
+
+
+def countries(text: str, label: str, ctx: Context) -> Optional[str]:
     from faker.providers.address.es_ES import Provider
 
     pool = tuple(sorted(set(Provider.countries)))
-    return _pick_place(ctx, text, "country", pool, "country")
+    value = ctx.draw("country", text, lambda rng, a: choose(rng, pool), shape_fallback=False)
+    return None if value is None else case_like(text, value)
 
 
-def hospitals(text: str, label: str, ctx: Context) -> str:
-    pool = ctx.gaz.get("hospitals")
+# -- streets --------------------------------------------------------------------------------
+@lru_cache(maxsize=1)
+def _street_heads():
+    prefix, suffix = [], []
+    for position, spellings in rows("street_heads.tsv"):
+        (prefix if position == "prefix" else suffix).extend(s for s in spellings.split("|") if s)
+
+    def pattern(forms, anchor_end=False):
+        alts = []
+        for form in sorted(set(forms), key=len, reverse=True):
+            # a head ending in a letter must end a word (`calle` is not the start of `callejón`)
+            alts.append(re.escape(form) + (r"(?=\s|$)" if form[-1].isalnum() else ""))
+        body = "(?:" + "|".join(alts) + ")"
+        return re.compile((r"(?<=\s)" + body + r"$") if anchor_end else ("^" + body), re.IGNORECASE)
+
+    return pattern(prefix), pattern(suffix, anchor_end=True)
+
+
+NAME_REST = re.compile(r"(?P<name>[^,\d]*?)(?P<rest>\s*(?:,|\bn\.?\s?º|\bnº|\bnúm|\bnum\.|\bs/n|\bkm|\d).*)?$",
+                       re.IGNORECASE | re.DOTALL)
+
+
+def split_street(text: str) -> Tuple[str, str, str, str]:
+    """(prefix head, name, suffix head, rest) of a street value; empty parts are ""."""
+    prefix_re, suffix_re = _street_heads()
+    m = prefix_re.match(text)
+    head = m.group() if m else ""
+    after = text[len(head):]
+    nm = NAME_REST.match(after.lstrip())
+    name, rest = (nm.group("name"), nm.group("rest") or "") if nm else (after.lstrip(), "")
+    suffix = ""
+    if not head:
+        sm = suffix_re.search(name.rstrip())
+        if sm:
+            suffix = sm.group()
+            name = name.rstrip()[: sm.start()].rstrip()
+    return head, name, suffix, rest
+
+
+@lru_cache(maxsize=8)
+def street_names(gaz: Gazetteer) -> Tuple[str, ...]:
+    """The gazetteer's street names without their head words, numbers or notes."""
+    prefix_re, _suffix_re = _street_heads()
+    out = set()
+    for entry in gaz.get("streets"):
+        name = entry.split(",")[0].strip()
+        m = prefix_re.match(name)
+        if m:
+            name = name[m.end():].strip()
+        # a plain name: no number, note, abbreviation or second address (`CT X. CAMÍ Y`)
+        if (len(name) >= 3 and len(name.split()) <= 6 and not any(c.isdigit() for c in name)
+                and not re.search(r"[().,/]|\bkm\b", name, re.I) and not prefix_re.match(name)):
+            out.add(name)
+    return tuple(sorted(out))
+
+
+_NO_NUMBER = re.compile(r"(s/n|S/N|s/nº|S/Nº)")
+
+
+def _rest_surrogate(rng, rest: str) -> str:
+    """Numbers, floors and doors: digits random (the first not 0 when the original's was
+    not), a door letter (`3B`, `2º B`) a random one of A-H in its case; words, `nº` and
+    `s/n` kept."""
+    out = []
+    for chunk in _NO_NUMBER.split(rest):
+        if _NO_NUMBER.fullmatch(chunk):
+            out.append(chunk)
+            continue
+        tokens = re.split(r"(\s+|[,.;:/\-º°ª])", chunk)
+        for i, tok in enumerate(tokens):
+            if re.fullmatch(r"\d+", tok):
+                first = str(rng.randint(1, 9)) if tok[0] != "0" else "0"
+                out.append(first + "".join(str(rng.randint(0, 9)) for _ in tok[1:]))
+            elif re.fullmatch(r"\d+[A-Za-z]", tok):
+                digits = str(rng.randint(1, 9)) + "".join(str(rng.randint(0, 9)) for _ in tok[1:-1])
+                door = rng.choice("ABCDEFGH")
+                out.append(digits + (door if tok[-1].isupper() else door.lower()))
+            elif len(tok) == 1 and tok.isupper() and tok.isalpha():
+                # a door letter after a number or a floor (`3 B`, `2º B`), not the `N` of `Nº`
+                before = "".join(tokens[:i]).rstrip()
+                after = "".join(tokens[i + 1:])
+                door = before[-1:].isdigit() or before[-1:] in ("º", "ª")
+                out.append(rng.choice("ABCDEFGH") if door and after[:1] not in ("º", ".", "/") else tok)
+            else:
+                out.append(tok)
+    return "".join(out)
+
+
+def streets(text: str, label: str, ctx: Context) -> Optional[str]:
+    """CALLE: head word kept (then one space), a new street name, numbers re-drawn; None
+    (the tag) when there is nothing to replace or no acceptable name."""
+    from .institutions import fill
+
+    head, name, suffix, rest = split_street(text)
+    if not name.strip() and not re.search(r"\d", rest):
+        return None
+    gazetteer_names = street_names(ctx.gaz)
+    gap = text[len(head):len(text) - len(text[len(head):].lstrip())]  # between the head and what follows
 
     def make(rng, attempt):
-        if pool:
-            value = choose(rng, pool)
+        new_name = ""
+        if name.strip():
+            new_name = choose(rng, gazetteer_names) if gazetteer_names else fill(rng, ctx, "street", label="CALLE")
+            if new_name is None:
+                return None
+            new_name = new_name.upper() if name.strip().isupper() else case_like(name.strip(), smart(new_name))
+            out = (head.rstrip() + " " if head else "") + new_name + (" " + suffix if suffix else "")
         else:
-            value = "Hospital " + seeded_faker(rng.getrandbits(64)).city()
-        return value
+            out = head.rstrip() + (gap or " ") if head else ""
+        return out + _rest_surrogate(rng, rest)
 
-    value = ctx.draw("hospital", text, make)
-    letters = [c for c in text if c.isalpha()]
-    if letters and all(c.isupper() for c in letters):
-        return value.upper()
+    new = ctx.draw("street", text, make, key_value=text, shape_fallback=False)
+    return None if new is None or fold(new) == fold(text) else new
+
+
+def smart(value: str) -> str:
+    """A gazetteer name in capitals (`SANTA MARÍA DE LA ALHAMBRA`) in title case."""
+    from .common import smart_title
+
     return smart_title(value.lower()) if value.isupper() else value
-
-
-def institutions(text: str, label: str, ctx: Context) -> str:
-    value = ctx.draw("institution", text, lambda rng, a: seeded_faker(rng.getrandbits(64)).company())
-    return case_like(text, value) if text.isupper() else value
-
-
-def health_centres(text: str, label: str, ctx: Context) -> str:
-    towns = ctx.gaz.get("towns")
-
-    def make(rng, attempt):
-        town = choose(rng, towns) if towns else seeded_faker(rng.getrandbits(64)).city()
-        return "Centro de Salud " + town
-
-    value = ctx.draw("health_centre", text, make)
-    return value.upper() if text.isupper() else value

@@ -1,0 +1,185 @@
+"""Hospitals, institutions and health centres (HOSPITAL, INSTITUCION, CENTRO_SALUD): a name
+of the same kind.
+
+The kind is read from the original's head words (`Hospital Universitario`, `Centro de
+Salud`, `CAP`, `Colegio`, `IES`, `Asociación`, `Fundación`, `Residencia`, `Ayuntamiento de`,
+`Juzgado de Primera Instancia nº 3 de`...) or from a company's legal form at the end (`S.L.`,
+`S.A.`, `S.L.U.`); the kinds, their heads and the templates of the rest are
+`data/institutions.tsv`. The head (or the legal form) is kept as written, digits re-drawn;
+the rest is a template filled with surnames, given names, saints, Marian titles, place
+words, trade words and towns of the report's surrogate province (the same town as the
+report's TERRITORIO surrogate when the original's rest is that town). Keyed like every
+surrogate: the same value gets the same surrogate under one key and scope. A HOSPITAL or
+CENTRO_SALUD value without a head gets a rest alone (`12 de Octubre` -> `San Rafael`); an
+acronym, a value that is all head (`Cruz Roja`, `Audiencia Nacional`) or an INSTITUCION of
+no kind read gets no surrogate (None: the tag).
+"""
+import re
+from functools import lru_cache
+from typing import NamedTuple, Optional, Pattern, Tuple
+
+from ..gazetteer import fold
+from .common import Context, case_like, choose, scramble_digits
+from .tables import rows, words
+
+BOUNDARY = r"(?=$|[\s,.;:()/'\-])"
+# a connector before a town in the rest: `Hospital de Getafe`, `Universitat d'Alacant`
+_TOWN_REST = re.compile(r"^(?:de|del|de la|d')\s*", re.IGNORECASE)
+_ACRONYM = re.compile(r"^[A-ZÁÉÍÓÚÑÇ0-9.\-]{2,8}$")
+
+
+class Kind(NamedTuple):
+    name: str
+    position: str  # start, end or bare
+    labels: str  # * or a label
+    head: Optional[Pattern]
+    templates: Tuple[str, ...]
+
+
+@lru_cache(maxsize=1)
+def kinds() -> Tuple[Kind, ...]:
+    out = []
+    for name, position, labels, regex, templates in rows("institutions.tsv"):
+        if position == "start":
+            head = re.compile(r"^(?:" + regex + ")" + BOUNDARY)
+        elif position == "end":
+            head = re.compile(r"(?<=[\s,.])(?:" + regex + r")[.,;]*$")  # `S.L..` (a span with the full stop)
+        else:
+            head = None
+        out.append(Kind(name, position, labels, head, tuple(t for t in templates.split("|") if t)))
+    return tuple(out)
+
+
+def _slot(rng, ctx: Context, slot: str, town) -> Optional[str]:
+    from .names import name_lists
+
+    if slot in ("surname", "given", "person"):
+        male, female, *_rest = name_lists(ctx.gaz)
+        surname = choose(rng, _rest[3])
+        given = choose(rng, male if rng.random() < 0.5 else female)
+        return {"surname": surname, "given": given, "person": f"{given} {surname}"}[slot]
+    if slot == "town":
+        return town() if town is not None else _report_town(rng, ctx)
+    return choose(rng, words(slot))
+
+
+def _report_town(rng, ctx: Context) -> Optional[str]:
+    from .places import report_towns
+
+    return choose(rng, report_towns(ctx))
+
+
+def fill(rng, ctx: Context, kind: str, label: Optional[str] = None, town=None,
+         templates: Optional[Tuple[str, ...]] = None) -> Optional[str]:
+    """One of the templates of `kind` (of its bare row for `label` when given) with its
+    slots filled; `town`: a function giving the {town} slot. None when a slot has no value."""
+    if templates is None:
+        templates = next((k.templates for k in kinds() if k.name == kind and (label is None or k.labels == label)), ())
+    template = choose(rng, templates)
+    if template is None:
+        return None
+    missing = []
+
+    def value(m):
+        v = _slot(rng, ctx, m.group(1), town)
+        if v is None:
+            missing.append(m.group(1))
+            return ""
+        return v
+
+    out = re.sub(r"\{(\w+)\}", value, template)
+    return None if missing else out
+
+
+class Parsed(NamedTuple):
+    kind: str
+    head: str  # kept as written (digits re-drawn)
+    sep: str  # between the head and the rest
+    rest: str  # replaced
+    suffix: str  # a company's legal form, kept
+    templates: Tuple[str, ...]
+
+
+def parse(value: str, label: str) -> Optional[Parsed]:
+    """The kind, head, rest and legal form of an organisation's name; None when no kind fits."""
+    f = fold(value)
+    aligned = len(f) == len(value)  # the patterns read the folded text, positions must agree
+    body, suffix, suffix_kind = value, "", None
+    if aligned:
+        for kind in kinds():
+            if kind.position == "end":
+                m = kind.head.search(f)
+                if m and value[: m.start()].strip(" ,"):
+                    body = value[: m.start()].rstrip(" ,")
+                    suffix, suffix_kind = value[len(body):], kind  # with the space or comma before it
+                    break
+    fb = f[: len(body)] if aligned else ""
+    if aligned:
+        for kind in kinds():
+            if kind.position != "start" or (suffix_kind is not None and kind.name != "company"):
+                continue
+            m = kind.head.match(fb)
+            if m:
+                after = body[m.end():]
+                rest = after.strip()
+                if not rest:
+                    if suffix_kind is not None:
+                        break  # `Construcciones S.L.`: the legal form's templates
+                    return None  # all head (`Hospital`, `Audiencia Nacional`): the tag
+                sep = after[: len(after) - len(after.lstrip())] or ("" if body[m.end() - 1:m.end()] == "'" else " ")
+                return Parsed(kind.name, body[: m.end()], sep, rest, suffix, kind.templates)
+    if suffix_kind is not None:
+        return Parsed(suffix_kind.name, "", "", body, suffix, suffix_kind.templates)
+    if _ACRONYM.match(value.replace(" ", "")) and not any(c.islower() for c in value):
+        return None  # an acronym: no letter salad, the tag
+    bare = next((k for k in kinds() if k.position == "bare" and k.labels == label), None)
+    if bare is None:
+        return None
+    return Parsed(bare.name, "", "", value, "", bare.templates)
+
+
+def _rest_town(ctx: Context, rest: str):
+    """The {town} slot when the original's rest is a town (`de Getafe`): its TERRITORIO
+    surrogate, so that a report's town and its town hall agree; else None."""
+    from .places import geo, town_for
+
+    core = _TOWN_REST.sub("", rest).strip()
+    if core and (fold(core) in geo().town_codes or ctx.gaz.contains("towns", core)):
+        return lambda: town_for(ctx, core)
+    return None
+
+
+def organisations(text: str, label: str, ctx: Context) -> Optional[str]:
+    """HOSPITAL, INSTITUCION, CENTRO_SALUD: see the module; None (the tag) when no kind fits."""
+    value = text.strip()
+    parsed = parse(value, label) if value else None
+    if parsed is None:
+        return None
+    town = _rest_town(ctx, parsed.rest)
+    upper = value.isupper()
+
+    def make(rng, attempt):
+        new_rest = fill(rng, ctx, parsed.kind, town=town, templates=parsed.templates)
+        if new_rest is None:
+            return None
+        new_rest = new_rest.upper() if upper else case_like(parsed.rest, new_rest)
+        head = scramble_digits(rng, parsed.head)  # `Juzgado nº 3 de`: a number of the same width
+        return head + parsed.sep + new_rest + parsed.suffix
+
+    new = ctx.draw("organisation", value, make, key_value=fold(value), shape_fallback=False)
+    if new is None or fold(new) == fold(value):
+        return None
+    start = text.index(value)
+    return text[:start] + new + text[start + len(value):]
+
+
+def hospitals(text: str, label: str, ctx: Context) -> Optional[str]:
+    return organisations(text, label, ctx)
+
+
+def institutions(text: str, label: str, ctx: Context) -> Optional[str]:
+    return organisations(text, label, ctx)
+
+
+def health_centres(text: str, label: str, ctx: Context) -> Optional[str]:
+    return organisations(text, label, ctx)
