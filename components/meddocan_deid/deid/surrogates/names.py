@@ -14,7 +14,7 @@ and "Ana Ferrer" stay coherent. Case (UPPER/Title/lower) is kept.
 """
 import re
 from functools import lru_cache
-from typing import Tuple
+from typing import Optional, Tuple
 
 from ..gazetteer import Gazetteer, fold
 from .common import Context, case_like, choose
@@ -99,7 +99,7 @@ def token_roles(words, gaz: Gazetteer, field: str = "", after_title: bool = Fals
     return [GIVEN] * given + [SURNAME] * (n - given)
 
 
-def _name_token(ctx: Context, token: str, role: str = "") -> str:
+def _name_token(ctx: Context, token: str, role: str = "") -> Optional[str]:
     gaz = ctx.gaz
     male, female, *_rest = name_lists(gaz)
     surnames = _rest[3]
@@ -117,8 +117,8 @@ def _name_token(ctx: Context, token: str, role: str = "") -> str:
                 return pick
         return choose(rng, pool)
 
-    sur = ctx.draw(kind, token, make, check=ctx.acceptable_token)
-    return case_like(token, sur)
+    sur = ctx.draw(kind, token, make, check=ctx.acceptable_token, shape_fallback=False)
+    return None if sur is None else case_like(token, sur)
 
 
 def _initial(ctx: Context, letter: str) -> str:
@@ -133,9 +133,10 @@ def map_words(text: str, replace) -> str:
     return WORD.sub(replace, text)
 
 
-def name_surrogate(text: str, ctx: Context, keep_words=frozenset(), field: str = "") -> str:
+def name_surrogate(text: str, ctx: Context, keep_words=frozenset(), field: str = "") -> Optional[str]:
     """Replace every name token of `text`; punctuation, spaces and particles stay. `field`:
-    the role the text's field gives it (see `name_field`)."""
+    the role the text's field gives it (see `name_field`). None when a token has no
+    acceptable surrogate (the tag, never random letters)."""
     def kind_of(m) -> str:  # per word: "keep", "title", "initial" or "name"
         word = m.group()
         low = fold(word)
@@ -162,14 +163,20 @@ def name_surrogate(text: str, ctx: Context, keep_words=frozenset(), field: str =
         elif k == "initial":
             out.append(_initial(ctx, word[0]) + word[1:])
         else:
-            out.append(_name_token(ctx, word, next(roles)))
+            new = _name_token(ctx, word, next(roles))
+            if new is None:
+                return None
+            out.append(new)
         pos = m.end()
     out.append(text[pos:])
     return "".join(out)
 
 
-def names(text: str, label: str, ctx: Context) -> str:
-    return name_surrogate(text, ctx, field=getattr(ctx, "field", ""))
+def names(text: str, label: str, ctx: Context) -> Optional[str]:
+    """A name's surrogate; None (the tag) when it has no name word to replace (`Dr.` alone),
+    so that no caller falls back to random letters."""
+    new = name_surrogate(text, ctx, field=getattr(ctx, "field", ""))
+    return None if new == text and WORD.search(text) else new
 
 
 # Kinship words of FAMILIARES_SUJETO_ASISTENCIA: (masculine, feminine) singular pairs; a
@@ -234,7 +241,7 @@ def kinship_kept(text: str) -> bool:
     return bool(words) and not any(c.isdigit() for c in text) and all(is_kin_word(w) for w in words)
 
 
-def relatives(text: str, label: str, ctx: Context) -> str:
+def relatives(text: str, label: str, ctx: Context) -> Optional[str]:
     """FAMILIARES_SUJETO_ASISTENCIA: kinship words swapped for one of the same gender and
     number (unless keep_kinship), other kinship and function words kept, every other word
     as a name, whatever its case (lower-case notes write names in lower case)."""
@@ -244,9 +251,16 @@ def relatives(text: str, label: str, ctx: Context) -> str:
             return word if ctx.options.keep_kinship else _kin_surrogate(ctx, word)
         if is_kin_word(word) or fold(word) in PARTICLES or fold(word) in TITLES:
             return word
-        return name_surrogate(word, ctx)
+        name = name_surrogate(word, ctx)
+        if name is None:
+            unreplaced.append(word)
+            return word
+        return name
 
+    unreplaced = []  # a name with no acceptable surrogate: the whole value gets the tag
     new = map_words(text, replace)
+    if unreplaced:
+        return None
     if new == text and ctx.options.keep_kinship and kinship_kept(text):
         return new  # `pareja`, `cónyuge`: a word for a relative, kept as kinship words are
     if new == text and not ctx.options.keep_kinship:
