@@ -102,3 +102,188 @@ def test_kept_kinship_never_keeps_digits_or_names():
     text = "Acompañada de su madre Begoña.\n"
     new = surrogate(text, "FAMILIARES_SUJETO_ASISTENCIA", "madre Begoña", "s1")
     assert new.startswith("madre ") and "Begoña" not in new
+
+
+# --- surrogates of the original's kind, through the Python API on hand-made entities --------
+import datetime as dt  # noqa: E402
+
+import spacy  # noqa: E402
+
+import meddocan_deid  # noqa: E402
+from meddocan_deid.deid.gazetteer import load_gazetteer as _load_gazetteer  # noqa: E402
+from meddocan_deid.deid.surrogates.dates import read_date  # noqa: E402
+from meddocan_deid.deid.surrogates.person import read_profession  # noqa: E402
+from meddocan_deid.deid.surrogates.places import geo, town_pool  # noqa: E402
+from meddocan_deid.deid.surrogates.vocabulary import drawn_words, words_of  # noqa: E402
+
+_BLANK = spacy.blank("es")
+SCOPES = [f"report-{i}" for i in range(30)]
+
+
+def make_doc(text, ents):
+    doc = _BLANK(text)
+    spans, pos = [], 0
+    for label, surface in ents:
+        start = text.index(surface, pos)
+        spans.append(doc.char_span(start, start + len(surface), label=label, alignment_mode="expand"))
+        pos = start + len(surface)
+    doc.ents = spans
+    return doc
+
+
+def api_surrogates(text, ents, scope="report-1", key=KEY):
+    res = meddocan_deid.deidentify(make_doc(text, ents), mode="surrogate", key=key, scope=scope)
+    return [res.text[r.new_start:r.new_end] for r in res.replacements]
+
+
+def unlisted_words(new, original):
+    """Words of a surrogate drawn from no list and absent from the original: made-up letters."""
+    known = drawn_words(_load_gazetteer(None))
+    return [w for w in words_of(new) if w not in known and w not in words_of(original)]
+
+
+# (label, invented value, what the surrogate starts with, what it ends with)
+ORGANISATIONS = [
+    ("HOSPITAL", "Hospital Universitario de Valdeinventado", "Hospital Universitario ", ""),
+    ("HOSPITAL", "HOSPITAL COMARCAL DE VILLAFICTICIA", "HOSPITAL COMARCAL ", ""),
+    ("HOSPITAL", "Clínica Dental Sonrisa Ficticia", "Clínica Dental ", ""),
+    ("CENTRO_SALUD", "Centro de Salud Barrio Inventado", "Centro de Salud ", ""),
+    ("CENTRO_SALUD", "CAP Sant Inventat", "CAP ", ""),
+    ("INSTITUCION", "Colegio Público Fidel Inventado", "Colegio Público ", ""),
+    ("INSTITUCION", "IES Valle Ficticio", "IES ", ""),
+    ("INSTITUCION", "CEIP Los Inventos", "CEIP ", ""),
+    ("INSTITUCION", "Asociación de Vecinos Barrio Ficticio", "Asociación de Vecinos ", ""),
+    ("INSTITUCION", "Fundación Inventada del Sur", "Fundación ", ""),
+    ("INSTITUCION", "Residencia de Mayores Villa Ficticia", "Residencia de Mayores ", ""),
+    ("INSTITUCION", "Ayuntamiento de Villafalsa", "Ayuntamiento de ", ""),
+    ("INSTITUCION", "Universidad de Ciudadfalsa", "Universidad ", ""),
+    ("INSTITUCION", "Juzgado de Primera Instancia nº 2 de Villafalsa", "Juzgado de Primera Instancia nº ", ""),
+    ("INSTITUCION", "Construcciones Inventadas Pérez S.L.", "Construcciones ", " S.L."),
+    ("INSTITUCION", "Inventos Ficticios, S.A.", "", ", S.A."),
+    ("INSTITUCION", "Limpiezas Falsas S.L.U.", "Limpiezas ", " S.L.U."),
+]
+
+
+@pytest.mark.parametrize("label,value,head,suffix", ORGANISATIONS)
+def test_organisations_keep_their_kind(label, value, head, suffix):
+    text = f"Consta: {value}\n"
+    seen = set()
+    for scope in SCOPES:
+        (new,) = api_surrogates(text, [(label, value)], scope)
+        assert new.startswith(head) and new.endswith(suffix), (value, new)
+        assert fold(new) != fold(value) and not new.startswith("[")
+        assert not unlisted_words(new, value), (value, new)
+        seen.add(new)
+    assert len(seen) > 5  # drawn per scope, not one fixed name
+
+
+def test_organisation_surrogates_are_keyed():
+    text = "Derivado desde Hospital General de Villafalsa; alta en Hospital General de Villafalsa.\n"
+    value = "Hospital General de Villafalsa"
+    a, b = api_surrogates(text, [("HOSPITAL", value), ("HOSPITAL", value)], "r1")
+    assert a == b  # the same value, the same surrogate within a scope
+    assert api_surrogates(text, [("HOSPITAL", value), ("HOSPITAL", value)], "r1") == [a, b]
+    others = {api_surrogates(text, [("HOSPITAL", value)] * 2, "r1", key=b"another-key-" + bytes([65 + i]) * 20)[0]
+              for i in range(5)}
+    assert others - {a}
+
+
+@pytest.mark.parametrize("label,value", [("INSTITUCION", "CNIO"), ("INSTITUCION", "Sanitaria Inventada"),
+                                         ("HOSPITAL", "HUVF"), ("HOSPITAL", "Hospital"),
+                                         ("INSTITUCION", "Audiencia Nacional")])
+def test_organisations_of_no_kind_become_the_tag(label, value):
+    assert api_surrogates(f"Consta: {value}.\n", [(label, value)]) == [f"[{label}]"]
+
+
+# (value, language read); every date of one report moves by the report's offset
+DATES = [("14 de febrer de 2021", "ca"), ("3 d'abril de 2021", "ca"), ("14 de xaneiro de 2021", "gl"),
+         ("2021eko otsailaren 14a", "eu"), ("14-feb-2021", "es"), ("14 DE FEBRERO DE 2021", "es"),
+         ("lunes, 15 de febrero de 2021", "es"), ("14.02.2021", "num"), ("2021-02-14", "num")]
+
+
+def test_dates_keep_their_form_and_language():
+    anchor = "10/01/2021"
+    text = "Fechas: " + "; ".join([anchor] + [v for v, _l in DATES]) + ".\n"
+    ents = [("FECHAS", anchor)] + [("FECHAS", v) for v, _l in DATES]
+    for scope in SCOPES:
+        new = api_surrogates(text, ents, scope)
+        offset = (dt.datetime.strptime(new[0], "%d/%m/%Y").date() - dt.date(2021, 1, 10)).days
+        assert abs(offset) >= 32
+        for (value, lang), sur in zip(DATES, new[1:]):
+            old, got = read_date(value), read_date(sur)
+            assert old.lang == lang and got is not None and lang in got.langs, (value, sur)
+            moved = dt.date(got.year, got.month, got.day) - dt.date(old.year, old.month, old.day)
+            assert moved.days == offset, (value, sur)
+            if old.weekday is not None:
+                assert got.weekday == dt.date(got.year, got.month, got.day).isoweekday()
+            if value.isupper():
+                assert sur.isupper()
+
+
+@pytest.mark.parametrize("value", ["la semana pasada", "mesa", "Zq-Xw"])
+def test_values_that_are_not_dates_become_the_tag(value):
+    assert api_surrogates(f"Fecha: {value}.\n", [("FECHAS", value)]) == ["[FECHAS]"]
+
+
+@pytest.mark.parametrize("value,group,genders,number", [
+    ("enfermera", "2", ("F", "N"), "sg"), ("pescador", "6", ("M", "N"), "sg"), ("Pescadora", "6", ("F", "N"), "sg"),
+    ("albañiles", "7", ("M", "N"), "pl"), ("economista", "2", ("N",), "sg"), ("soldado", "0", ("M", "N"), "sg"),
+    ("ingeniero informático", "2", ("M", "N"), "sg"), ("camarera", "5", ("F", "N"), "sg"),
+])
+def test_professions_keep_group_gender_and_number(value, group, genders, number):
+    for scope in SCOPES:
+        (new,) = api_surrogates(f"Trabaja como {value}.\n", [("PROFESION", value)], scope)
+        entry, gender, num = read_profession(new)
+        assert entry.group == group and gender in genders and num == number, (value, new)
+        assert fold(new) != fold(value) and new[:1].isupper() == value[:1].isupper()
+
+
+@pytest.mark.parametrize("value", ["astronauta de pruebas", "Zqwerty"])
+def test_unknown_professions_become_the_tag(value):
+    assert api_surrogates(f"Trabaja como {value}.\n", [("PROFESION", value)]) == ["[PROFESION]"]
+
+
+@pytest.mark.parametrize("value,pattern", [
+    ("C/Mayor, 12, 3º B", r"C/ [^\d,/]+, [1-9]\d, [1-9]º [A-H]"),
+    ("Avda.Inventada 5", r"Avda\. [^\d]+ [1-9]"),
+    ("carrer de la Inventada, 7", r"carrer [^\d]+, [1-9]"),
+    ("Paraje Ficticio, s/n", r"Paraje [^\d,]+, s/n"),
+    ("Inventada kalea 3", r"[^\d]+ kalea [1-9]"),
+    ("Plaza Ficticia 14, 2ºA", r"Plaza [^\d]+ [1-9]\d, [1-9]º[A-H]"),
+])
+def test_streets_keep_their_head_word_and_number_shapes(value, pattern):
+    for scope in SCOPES:
+        (new,) = api_surrogates(f"Domicilio: {value}\n", [("CALLE", value)], scope)
+        assert re.fullmatch(pattern, new), (value, new)
+        assert not unlisted_words(new, value), (value, new)
+
+
+def test_postal_code_town_province_and_community_agree():
+    text = "Domicilio: 28029 Getafe (Madrid), Comunidad de Madrid. Natural de Tolosa (Gipuzkoa).\n"
+    ents = [("TERRITORIO", v) for v in ("28029", "Getafe", "Madrid", "Comunidad de Madrid", "Tolosa", "Gipuzkoa")]
+    g = geo()
+    for scope in SCOPES:
+        postal, town, province, community, town2, province2 = api_surrogates(text, ents, scope)
+        code = g.by_name[fold(province)]
+        assert postal[:2] == code and postal != "28029"
+        assert town in town_pool(code, _load_gazetteer(None))
+        assert community == g.community[code] and community != "Comunidad de Madrid"
+        code2 = g.by_name[fold(province2)]
+        assert town2 in town_pool(code2, _load_gazetteer(None)) and code2 != code
+        assert {g.community[code], g.community[code2]}.isdisjoint({"Comunidad de Madrid", "País Vasco"})
+
+
+def test_no_word_is_scrambled():
+    """Word labels never get random letters: each surrogate word comes from a list or the
+    value becomes the tag."""
+    values = [("NOMBRE_SUJETO_ASISTENCIA", "Zoilo Inventádez"), ("PROFESION", "carpintera"), ("FECHAS", "ayer"),
+              ("HOSPITAL", "Hospital Inventado"), ("INSTITUCION", "Empresa Fantasma S.L."),
+              ("CENTRO_SALUD", "Centro de Salud Inventado"), ("CALLE", "Calle Inventada 3"), ("TERRITORIO", "Villafalsa"),
+              ("PAIS", "Ruritania"), ("OTROS_SUJETO_ASISTENCIA", "recluso"), ("OTROS_SUJETO_ASISTENCIA", "AB-1234")]
+    text = "Datos: " + "; ".join(v for _l, v in values) + ".\n"
+    for scope in SCOPES:
+        for (label, value), new in zip(values, api_surrogates(text, values, scope)):
+            if new != f"[{label}]" and label != "OTROS_SUJETO_ASISTENCIA":
+                assert not unlisted_words(new, value), (label, value, new)
+    assert api_surrogates(text, values)[-2:][0] == "[OTROS_SUJETO_ASISTENCIA]"  # words: the tag
+    assert re.fullmatch(r"[A-Z]{2}-\d{4}", api_surrogates(text, values)[-1])  # a code keeps its shape

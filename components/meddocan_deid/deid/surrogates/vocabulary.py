@@ -1,0 +1,39 @@
+"""The words surrogates are made of, for checks: a surrogate word outside these (and outside
+its original) was not drawn from a list, i.e. it would be made-up letters."""
+import re
+from functools import lru_cache
+from typing import FrozenSet
+
+from ..gazetteer import Gazetteer, fold
+from .tables import rows
+
+WORD = re.compile(r"[^\W\d_]+")
+
+
+def words_of(text: str):
+    """The folded words of `text` (letters only, two or more)."""
+    text = text.replace("º", " ").replace("ª", " ")  # `2ºC` is a floor and a door, not a word `oc`
+    return [w for w in (fold(m) for m in WORD.findall(text)) if len(w) >= 2]
+
+
+@lru_cache(maxsize=8)
+def drawn_words(gaz: Gazetteer) -> FrozenSet[str]:
+    """Every folded word the generators write from a list: the gazetteer's lists, Faker
+    es_ES's names, countries and jobs, and the tables of `data/` (calendar, professions,
+    provinces, communities, towns, institutions' templates and heads, street heads, words)."""
+    from faker.providers.address.es_ES import Provider as Address
+    from faker.providers.person.es_ES import Provider as Person
+
+    texts = [v for values in gaz.lists.values() for v in values]
+    texts += list(Person.first_names_male) + list(Person.first_names_female) + list(Person.last_names)
+    texts += list(Address.countries)
+    for name in ("calendar.tsv", "professions.tsv", "provinces.tsv", "communities.tsv", "towns.tsv",
+                 "words.tsv", "street_heads.tsv"):
+        texts += [field for row in rows(name) for field in row]
+    for _kind, _position, _labels, head, templates in rows("institutions.tsv"):
+        texts.append(re.sub(r"\{\w+\}", " ", templates))
+        texts.append(re.sub(r"\\[a-z]|[^a-z ]", " ", head))  # the head words of the patterns
+    out = set()
+    for text in texts:
+        out.update(words_of(text))
+    return frozenset(out)
