@@ -41,8 +41,8 @@ def cli(*args, env=None, timeout=180, **kwargs):
 # --- an input with nothing to read ------------------------------------------------------
 
 @pytest.mark.parametrize("files,expected", [
-    ({"a.pdf": 3, "b.docx": 2}, "3 .pdf, 2 .docx, no .txt"),
-    ({"x.docx": 1}, "1 .docx, no .txt"),
+    ({"a.odt": 3, "b.doc": 2}, "3 .odt, 2 .doc, no .txt"),
+    ({"x.doc": 1}, "1 .doc, no .txt"),
     ({"LEEME": 1, "n.csv": 2}, "2 .csv, 1 (no extension), no .txt"),
     ({}, "the folder is empty"),
     ({".oculto/n.txt": 1}, "the folder is empty"),  # hidden folders are never read
@@ -62,15 +62,26 @@ def test_folder_with_nothing_to_read_says_what_it_found(tmp_path, rule_nlp, file
     assert not (tmp_path / "out").exists()
 
 
-def test_folder_of_pdf_and_docx_exits_non_zero(tmp_path, model_dir):
+def test_folder_of_odt_and_doc_exits_non_zero(tmp_path, model_dir):
     inp = tmp_path / "in"
     inp.mkdir()
-    for name in ("i1.pdf", "i2.pdf", "i3.pdf", "c1.docx", "c2.docx"):
+    for name in ("i1.odt", "i2.odt", "i3.odt", "c1.doc", "c2.doc"):
         (inp / name).write_bytes(b"PK\x03\x04")
     r = cli("deidentify", inp, tmp_path / "out", "--mode", "tag", "--model", model_dir)
     assert r.returncode == 2
-    assert "no .txt report to read (3 .pdf, 2 .docx, no .txt)" in r.stderr
+    assert "no .txt report to read (3 .odt, 2 .doc, no .txt)" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
+
+
+def test_folder_of_broken_pdf_and_docx_names_each(tmp_path, model_dir):
+    """.pdf and .docx are reports (the documents extra): read, and each broken one failed by name."""
+    inp = tmp_path / "in"
+    inp.mkdir()
+    for name in ("i1.pdf", "c1.docx"):
+        (inp / name).write_bytes(b"PK\x03\x04")
+    r = cli("deidentify", inp, tmp_path / "out", "--mode", "tag", "--model", model_dir)
+    assert r.returncode == 1
+    assert "failed: c1.docx: not a readable .docx (" in r.stderr and "failed: i1.pdf: not a readable PDF (" in r.stderr
 
 
 @pytest.mark.parametrize("content", [b"", b"\n\n  \n"])

@@ -136,17 +136,22 @@ def test_files_of_other_kinds_make_the_exit_code_say_so(tmp_path, rule_nlp, monk
     inp.mkdir()
     (inp / "a.txt").write_text(REPORT, encoding="utf-8")
     (inp / "B.TXT").write_text(REPORT, encoding="utf-8")
-    for name in ("tabla.csv", "carta.docx", "informe.pdf"):
+    for name in ("tabla.csv", "carta.odt", "informe.doc"):
         (inp / name).write_bytes(b"%PDF-1.4 or PK")
     (inp / ".oculto").write_text("x", encoding="utf-8")
     result = cli(monkeypatch, rule_nlp, inp, tmp_path / "out")
     assert result.exit_code == 1
     assert "written 2" in result.output and "failed 3" in result.output and "files not read 1" in result.output
     rep = run_report(tmp_path / "out")
-    assert sorted(f["file"] for f in rep["failed"]) == ["carta.docx", "informe.pdf", "tabla.csv"]
+    assert sorted(f["file"] for f in rep["failed"]) == ["carta.odt", "informe.doc", "tabla.csv"]
     assert all("not a plain-text report" in f["reason"] for f in rep["failed"])
+    assert "a table: run it alone with --id-column and --text-column" in rep["failed"][-1]["reason"]
     skipped = cli(monkeypatch, rule_nlp, inp, tmp_path / "out2", "--skip-unsupported")
     assert skipped.exit_code == 0, skipped.output
     rep = run_report(tmp_path / "out2")
     assert rep["reports"]["written"] == 2 and rep["reports"]["not_read"] == 4
-    assert "files not read 4" in skipped.output and "not read: informe.pdf" in skipped.output
+    assert "files not read 4" in skipped.output and "not read: informe.doc" in skipped.output
+    # a .docx or .pdf is a report (the documents extra): a broken one fails, skipped or not
+    (inp / "carta.docx").write_bytes(b"PK not a zip")
+    broken = cli(monkeypatch, rule_nlp, inp, tmp_path / "out3", "--skip-unsupported")
+    assert broken.exit_code == 1 and "failed: carta.docx: not a readable .docx (" in broken.output

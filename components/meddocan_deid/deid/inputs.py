@@ -39,14 +39,18 @@ def count_inputs(input_path: Path) -> int:
     Raises InputError when there is none: a folder without .txt files, an empty JSONL file."""
     input_path = Path(input_path)
     kind = input_kind(input_path)
-    if kind == "txt":
+    if kind in ("txt", "document"):
         return 1
+    if kind == "table":
+        list(iter_items(input_path))  # raises the InputError that says how to read a table
     if kind == "folder":
         items = list(iter_items(input_path))
         n = len(items)
         if not any(item.not_read is None for item in items):
-            raise InputError(f"{input_path}: no .txt report to read ({describe_folder(input_path)}); "
-                             "convert the reports to plain-text .txt files first")
+            extra = next((item.not_read for item in items if item.not_read and " extra " in item.not_read), None)
+            advice = ("convert the reports to plain-text .txt files first" if extra is None
+                      else f"convert the reports to plain-text .txt files first, or: {extra}")
+            raise InputError(f"{input_path}: no .txt report to read ({describe_folder(input_path)}); {advice}")
         return n
     try:
         with open(input_path, "rb") as fh:

@@ -1,5 +1,11 @@
-"""File I/O of the CLI: inputs (a .txt file, a folder, a JSONL file), output paths,
-resume, crash-safe writes and the run report. Messages name files and problems, never text.
+"""File I/O of the CLI: inputs (a .txt file, a document, a folder, a JSONL file), output
+paths, resume, crash-safe writes and the run report. Messages name files and problems, never text.
+
+Documents (`.docx`, `.pdf`, `.rtf`; deid/documents.py) are reports when the `documents` extra
+is installed: their extracted text is de-identified and written as `.txt` with its `.ann`, and a
+`.docx` also gets its de-identified `.docx`. Without the extra, a document in a folder is a file
+of a kind not read (a failure unless --skip-unsupported) whose reason names the extra. Tables
+(CSV, TSV, Excel, Parquet) are read by deid/tables.py, never as reports.
 
 Write order per report: the `.ann` first, the `.txt` last, each through a temporary file
 renamed into place; a report is done when its `.txt` exists. A kill at any point leaves
@@ -30,7 +36,7 @@ from .operators import Replacement
 from ..errors import InputError, OutputFullError, OutputLockedError  # noqa: F401  (re-exported)
 
 SAFE_ID = re.compile(r"[^A-Za-z0-9._-]")
-TMP_FILE = re.compile(r"^\..+\.(txt|ann|json|jsonl)\.[A-Za-z0-9_]+\.tmp$")
+TMP_FILE = re.compile(r"^\..+\.(txt|ann|json|jsonl|docx)\.[A-Za-z0-9_]+\.tmp$")
 MAX_ID_CHARS = 120
 DIGESTS_NAME = ".meddocan-deid-inputs.jsonl"
 LOCK_NAME = ".meddocan-deid.lock"
@@ -59,9 +65,14 @@ class Item:
     # link to a folder): listed in the run report, never dropped in silence
     not_read: Optional[str] = None
     unsupported: bool = False  # not_read because of its kind: the exit code says so unless asked to skip
+    document: Optional[str] = None  # docx, pdf or rtf: its text is extracted (deid/documents.py)
 
 
 def input_kind(path: Path) -> str:
+    """folder, jsonl, txt, document (.docx, .pdf, .rtf) or table (.csv, .tsv, .xlsx, .parquet)."""
+    from .documents import document_kind
+    from .tables import table_format
+
     path = Path(path)
     if path.is_dir():
         return "folder"
@@ -71,7 +82,12 @@ def input_kind(path: Path) -> str:
         return "jsonl"
     if is_text_name(path):
         return "txt"
-    raise InputError(f"{path}: expected a .txt file, a folder or a .jsonl file")
+    if document_kind(path) is not None:
+        return "document"
+    if table_format(path) is not None:
+        return "table"
+    raise InputError(f"{path}: expected a .txt file, a document (.docx, .pdf, .rtf), a table (.csv, .tsv, .xlsx, "
+                     ".parquet), a folder or a .jsonl file")
 
 
 def is_text_name(path: Path) -> bool:
@@ -103,6 +119,11 @@ def iter_items(input_path: Path, encoding: str = "utf-8") -> Iterator[Item]:
     kind = input_kind(input_path)
     if kind == "txt":
         yield Item(input_path.stem, safe_stem(input_path.stem), path=input_path, where=input_path.name)
+    elif kind == "document":
+        yield _document_item(input_path.stem, safe_stem(input_path.stem), input_path, input_path.name, folder=False)
+    elif kind == "table":
+        raise InputError(f"{input_path}: a table is read with its columns named: give --id-column and "
+                         "--text-column (or meddocan_deid.deid.tables.deidentify_table)")
     elif kind == "folder":
         yield from _iter_folder(input_path)
     else:
@@ -110,9 +131,13 @@ def iter_items(input_path: Path, encoding: str = "utf-8") -> Iterator[Item]:
 
 
 def _iter_folder(folder: Path) -> Iterator[Item]:
-    """Every entry under `folder`, sorted: a `.txt` file (any case) is a report; any other
-    file, a hidden file or folder (listed once, not entered) and a link to a folder (not
-    followed: rglob does not, so a link loop ends) is an item that is not read, with its reason."""
+    """Every entry under `folder`, sorted: a `.txt` file (any case) or a document (`.docx`,
+    `.pdf`, `.rtf`) is a report; any other file, a hidden file or folder (listed once, not
+    entered) and a link to a folder (not followed: rglob does not, so a link loop ends) is an
+    item that is not read, with its reason."""
+    from .documents import document_kind
+    from .tables import table_format
+
     seen_ids = set()
     for p in sorted(folder.rglob("*")):
         rel = p.relative_to(folder)
@@ -127,17 +152,36 @@ def _iter_folder(folder: Path) -> Iterator[Item]:
             continue
         if p.is_dir():
             continue
-        if not is_text_name(p):
+        if not is_text_name(p) and document_kind(p) is None:
             kind = p.suffix.lower() or "no extension"
+            hint = ("a table: run it alone with --id-column and --text-column" if table_format(p) is not None
+                    else "convert it to .txt")
             yield Item(where, safe_stem(where), where=where, unsupported=True,
-                       not_read=f"not a plain-text report ({kind}): convert it to .txt")
+                       not_read=f"not a plain-text report ({kind}): {hint}")
             continue
         rid = rel.with_suffix("").as_posix()
-        if rid.casefold() in seen_ids:  # `a.txt` beside `a.TXT`: the second keeps its suffix in its id
+        if rid.casefold() in seen_ids:  # `a.txt` beside `a.TXT` or `a.docx`: the second keeps its suffix in its id
             rid = where
         seen_ids.add(rid.casefold())
-        parts = [safe_stem(part) for part in PurePosixPath(rid).parts]
-        yield Item(rid, "/".join(parts), path=p, where=where)
+        stem = "/".join(safe_stem(part) for part in PurePosixPath(rid).parts)
+        if document_kind(p) is not None:
+            yield _document_item(rid, stem, p, where, folder=True)
+        else:
+            yield Item(rid, stem, path=p, where=where)
+
+
+def _document_item(rid: str, stem: str, path: Path, where: str, *, folder: bool) -> Item:
+    """A document to read; without its extra, in a folder a file of a kind not read (a
+    failure unless --skip-unsupported), given alone a failure, both naming the extra."""
+    from .documents import document_kind, missing_extra
+
+    kind = document_kind(path)
+    problem = missing_extra(kind)
+    if problem is None:
+        return Item(rid, stem, path=path, where=where, document=kind)
+    if folder:
+        return Item(where, safe_stem(where), where=where, unsupported=True, not_read=problem)
+    return Item(rid, stem, where=where, error=f"{where}: {problem}")
 
 
 def _iter_jsonl(path: Path, encoding: str = "utf-8") -> Iterator[Item]:
@@ -215,6 +259,17 @@ def load_item(item: Item, max_chars: int, encoding: str = "utf-8") -> Item:
         item.error = f"{where}: cannot read ({err.strerror or type(err).__name__})"
         return item
     item.digest = hashlib.sha256(data).hexdigest()
+    if item.document is not None:
+        from .documents import DocumentError, extract_text
+
+        try:
+            text = extract_text(data, item.document, encoding)
+        except DocumentError as err:
+            item.error = f"{where}: {err}"
+            return item
+        item.encoding = item.document  # the run report counts documents by their kind
+        item.record = Record(item.id, text)
+        return item
     try:
         text, item.encoding = decode_bytes(data, encoding)
     except UnicodeDecodeError as err:
@@ -399,12 +454,48 @@ def format_ann(new_text: str, replacements: List[Replacement]) -> str:
     return format_output_ann(new_text, replacements)
 
 
-def write_report(output: Path, stem: str, new_text: str, replacements: List[Replacement]) -> None:
+def write_report(output: Path, stem: str, new_text: str, replacements: List[Replacement], *,
+                 docx: Optional[Tuple[Path, str]] = None) -> None:
+    """The `.ann` then the `.txt` of a report. docx: (the source `.docx`, the digest of its
+    bytes when it was read): its de-identified `.docx` is written first.
+    Raises OSError when the source cannot be rewritten (e.g. it changed since it was read)."""
     txt, ann = output_paths(output, stem)
     if txt.exists():  # --overwrite: the old .txt goes first, so a kill never pairs old and new
         txt.unlink()
+    if docx is not None:
+        atomic_write_bytes(txt.with_suffix(".docx"), _docx_bytes(docx, new_text, replacements))
     atomic_write(ann, format_ann(new_text, replacements))
     atomic_write(txt, new_text)
+
+
+def _docx_bytes(docx: Tuple[Path, str], new_text: str, replacements: List[Replacement]) -> bytes:
+    from .documents import DocumentError, rewrite_docx
+
+    source, digest = docx
+    data = Path(source).read_bytes()
+    try:
+        if hashlib.sha256(data).hexdigest() != digest:  # the same bytes give the same extracted text
+            raise DocumentError("the .docx changed while it was being de-identified; rerun it")
+        return rewrite_docx(data, new_text, replacements)
+    except DocumentError as err:  # the runner reports an OSError as a failed report, by name
+        raise OSError(errno.EINVAL, str(err)) from None
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """`data` into `path` through a temporary file renamed into place (see files.atomic_write)."""
+    import tempfile
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
 
 
 def check_private_dir(private_dir: Path, output: Path, input_path: Optional[Path] = None,

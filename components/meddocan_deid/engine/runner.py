@@ -233,7 +233,8 @@ class Run:
                     self.fail(item.id, item.error, item.where)
                     self._tick()
                     continue
-                self._items[item.id] = (item.stem, item.where, item.digest)
+                docx = item.path if item.document == "docx" else None  # its .docx is written too
+                self._items[item.id] = (item.stem, item.where, item.digest, docx)
                 codec = item.encoding or self.encoding
                 self.encodings[codec] = self.encodings.get(codec, 0) + 1
                 if keep_originals:
@@ -247,7 +248,7 @@ class Run:
         from ..deid.io import is_disk_full, record_digest, write_private, write_report
 
         c = self.config
-        stem, where, digest = self._items.pop(res.id)
+        stem, where, digest, docx = self._items.pop(res.id)
         original = self._originals.pop(res.id, None)
         if res.status != "ok":
             self.fail(res.id, res.status[len("failed: "):] if res.status.startswith("failed: ") else res.status, where)
@@ -255,7 +256,8 @@ class Run:
         try:
             if c.private_dir is not None:
                 write_private(c.private_dir, stem, original, res.replacements)
-            write_report(self.output, stem, res.text, res.replacements)
+            write_report(self.output, stem, res.text, res.replacements,
+                         docx=None if docx is None else (docx, digest))
             if digest is not None:
                 record_digest(self.output, stem, digest)
             if self.site is not None:

@@ -1,0 +1,292 @@
+"""Reports as documents (`pip install 'meddocan-deid[documents]'`): Word `.docx`
+(python-docx), PDF with a text layer (pypdf) and RTF (striprtf).
+
+`extract_text(data, kind)` gives the plain text the pipeline reads; the CLI writes the
+de-identified text as `.txt` with its `.ann` in that text's offsets, as for a `.txt` report.
+A `.docx` also gets a de-identified `.docx` (`rewrite_docx`): every text node keeps its run
+and so its formatting; a replacement goes into the node where its entity starts, and the
+rest of an entity that crosses runs is removed from the following nodes. PDF and RTF give
+text only. Failures raise DocumentError with a message that names the problem, never text:
+a PDF without text is "needs OCR", a missing library names the extra.
+
+Word text read (and rewritten): the body (tables and text boxes included), headers,
+footers, footnotes, endnotes and comments; deleted text of tracked changes too (it is
+still in the file). Paragraphs end with a line break, each part with a blank line. The
+document's properties that hold free text (author, title, subject...) are emptied.
+"""
+import io
+from bisect import bisect_left
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, List, Optional, Sequence, Tuple
+
+from ..errors import InputError
+
+EXTRA = "documents"
+# suffix -> kind, and the modules each kind needs
+DOCUMENT_SUFFIXES = {".docx": "docx", ".pdf": "pdf", ".rtf": "rtf"}
+MODULES = {"docx": ("docx", "lxml"), "pdf": ("pypdf",), "rtf": ("striprtf",)}
+PAGE_BREAK = "\n\n"  # between the pages of a PDF and the parts of a .docx: a paragraph boundary
+
+W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+# the parts of a .docx that hold text, by the end of their content type, in reading order
+DOCX_PARTS = ("header+xml", "document.main+xml", "document.macroEnabled.main+xml", "template.main+xml",
+              "footnotes+xml", "endnotes+xml", "footer+xml", "comments+xml")
+CORE_TEXT_PROPERTIES = ("author", "last_modified_by", "title", "subject", "keywords", "comments", "category",
+                        "content_status", "identifier")
+
+
+class DocumentError(InputError):
+    """A document that cannot be read or written (the message names the problem, never text)."""
+
+
+def document_kind(path) -> Optional[str]:
+    """`docx`, `pdf` or `rtf` by the file's suffix (any case), else None."""
+    return DOCUMENT_SUFFIXES.get(Path(path).suffix.lower())
+
+
+def missing_extra(kind: str) -> Optional[str]:
+    """Why a `kind` document cannot be read here (its library is not installed), or None."""
+    for module in MODULES[kind]:
+        try:
+            __import__(module)
+        except ImportError:
+            return (f"reading .{kind} needs the {EXTRA} extra ({module} is not installed): "
+                    f"pip install 'meddocan-deid[{EXTRA}]'")
+    return None
+
+
+def extract_text(data: bytes, kind: str, encoding: str = "utf-8") -> str:
+    """The plain text of a `kind` document given as bytes. `encoding`: the fallback for an
+    RTF file's own bytes (see `io.decode_bytes`). Raises DocumentError."""
+    problem = missing_extra(kind)
+    if problem is not None:
+        raise DocumentError(problem)
+    if kind == "docx":
+        return _docx_text(data)
+    if kind == "pdf":
+        return _pdf_text(data)
+    if kind == "rtf":
+        return _rtf_text(data, encoding)
+    raise DocumentError(f"unknown document kind {kind!r}")
+
+
+# -- PDF and RTF -----------------------------------------------------------------------------
+
+def _pdf_text(data: bytes) -> str:
+    from pypdf import PdfReader
+
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise DocumentError("encrypted PDF (needs a password): decrypt it first")
+        pages = [page.extract_text() or "" for page in reader.pages]
+    except DocumentError:
+        raise
+    except Exception as err:  # noqa: BLE001 - pypdf raises many kinds on a damaged file (and on AES
+        # without its crypto library); the class only: a message may quote the content
+        raise DocumentError(f"not a readable PDF ({type(err).__name__})") from None
+    text = PAGE_BREAK.join(p.strip("\n") for p in pages)
+    if not text.strip():
+        raise DocumentError(f"no text layer ({len(pages)} page{'s' if len(pages) != 1 else ''}, "
+                            "a scanned PDF?): needs OCR")
+    return text + "\n"
+
+
+def _rtf_text(data: bytes, encoding: str) -> str:
+    from striprtf.striprtf import rtf_to_text
+
+    from .io import decode_bytes
+
+    try:
+        raw = decode_bytes(data, encoding)[0]
+    except UnicodeDecodeError as err:
+        raise DocumentError(f"not valid RTF bytes (byte {err.start})") from None
+    if not raw.lstrip("\ufeff \r\n\t").startswith("{\\rtf"):
+        raise DocumentError("not an RTF file (no {\\rtf header)")
+    try:
+        # the file's \ansicpg, when it has one, wins over cp1252
+        return rtf_to_text(raw, encoding="cp1252", errors="strict")
+    except (UnicodeDecodeError, ValueError, LookupError, IndexError) as err:
+        raise DocumentError(f"not a readable RTF file ({type(err).__name__})") from None
+
+
+# -- Word --------------------------------------------------------------------------------------
+
+@dataclass
+class _Segment:
+    """A stretch [start, end) of the extracted text and the node it comes from: a text node
+    (rewritten), a tab or break (removed when inside an entity) or None (a paragraph end)."""
+
+    start: int
+    end: int
+    node: object = None
+    editable: bool = False
+
+
+def _open_docx(data: bytes):
+    import docx
+    from docx.opc.exceptions import PackageNotFoundError
+
+    try:
+        return docx.Document(io.BytesIO(data))
+    except (PackageNotFoundError, KeyError, ValueError) as err:
+        raise DocumentError(f"not a readable .docx ({type(err).__name__})") from None
+    except Exception as err:  # noqa: BLE001 - zipfile and lxml errors on a damaged file
+        raise DocumentError(f"not a readable .docx ({type(err).__name__})") from None
+
+
+def _text_parts(document) -> List[Tuple[object, object]]:
+    """(part, its XML root) of each part that holds text, in reading order."""
+    from lxml import etree
+
+    found = []
+    for part in document.part.package.iter_parts():
+        ctype = part.content_type
+        rank = next((i for i, end in enumerate(DOCX_PARTS) if ctype.endswith(end)), None)
+        if rank is None:
+            continue
+        root = getattr(part, "element", None)
+        if root is None:  # a part python-docx keeps as bytes (footnotes, endnotes)
+            try:
+                root = etree.fromstring(part.blob)
+            except etree.XMLSyntaxError as err:
+                raise DocumentError(f"not a readable .docx ({part.partname}: {type(err).__name__})") from None
+        found.append((rank, str(part.partname), part, root))
+    found.sort(key=lambda x: (x[0], x[1]))
+    return [(part, root) for _rank, _name, part, root in found]
+
+
+def _walk(root, emit: Callable[[str, object, bool], None]) -> None:
+    """Emit the text of `root` in document order: text nodes, tabs and breaks, and a line
+    break at the end of each paragraph (a text box's paragraphs inside its anchor's)."""
+    stack = [iter(root)]
+    ends = [None]
+    while stack:
+        child = next(stack[-1], None)
+        if child is None:
+            stack.pop()
+            end = ends.pop()
+            if end is not None:
+                emit("\n", None, False)
+            continue
+        tag = child.tag
+        if not isinstance(tag, str):  # comments, processing instructions
+            continue
+        if tag in (W + "t", W + "delText"):
+            emit(child.text or "", child, True)
+        elif tag == W + "tab" and child.getparent().tag == W + "r":
+            emit("\t", child, False)
+        elif tag in (W + "br", W + "cr"):
+            emit("\n", child, False)
+        elif tag in (W + "instrText", W + "delInstrText", W + "rPr", W + "pPr"):
+            continue  # field codes and properties are no text of the page
+        else:
+            stack.append(iter(child))
+            ends.append(True if tag == W + "p" else None)
+
+
+def _docx_segments(document) -> Tuple[str, List[_Segment], list]:
+    """The extracted text, its segments and the parts (to write back)."""
+    pieces: List[str] = []
+    segments: List[_Segment] = []
+    pos = [0]
+
+    def emit(text: str, node, editable: bool) -> None:
+        if text:
+            segments.append(_Segment(pos[0], pos[0] + len(text), node, editable))
+            pieces.append(text)
+            pos[0] += len(text)
+
+    parts = _text_parts(document)
+    for i, (_part, root) in enumerate(parts):
+        if i and pos[0]:
+            emit("\n", None, False)  # a blank line between parts (with the last paragraph's end)
+        _walk(root, emit)
+    return "".join(pieces), segments, parts
+
+
+def _docx_text(data: bytes) -> str:
+    return _docx_segments(_open_docx(data))[0]
+
+
+def rewrite_docx(data: bytes, new_text: str, replacements: Sequence) -> bytes:
+    """The `.docx` `data` with its extracted text replaced by `new_text` as `replacements`
+    say (`Replacement`s in the offsets of `extract_text(data, "docx")` and of `new_text`):
+    each run keeps its formatting. Raises DocumentError for a replacement outside the text."""
+    from docx.oxml.ns import qn
+
+    document = _open_docx(data)
+    original, segments, parts = _docx_segments(document)
+    if any(r.end > len(original) for r in replacements):
+        raise DocumentError("the replacements do not fit the document's text")
+    reps = sorted(replacements, key=lambda r: r.start)
+    starts = [r.start for r in reps]
+    owner = _owners(reps, segments)
+    for idx, seg in enumerate(segments):
+        # the replacements that overlap this segment
+        i = max(0, bisect_left(starts, seg.start) - 1)
+        hits = [r for r in reps[i:bisect_left(starts, seg.end)] if r.start < seg.end and r.end > seg.start]
+        if not seg.editable:
+            if hits and seg.node is not None:  # a tab or break inside an entity goes with it
+                seg.node.getparent().remove(seg.node)
+            continue
+        out, pos = [], seg.start
+        for r in hits:
+            if r.start > pos:
+                out.append(original[pos:r.start])
+            if owner.get(r.start) == idx:
+                out.append(new_text[r.new_start:r.new_end])
+            pos = max(pos, min(r.end, seg.end))
+        out.append(original[pos:seg.end])
+        value = "".join(out)
+        if value != original[seg.start:seg.end]:
+            seg.node.text = value
+            seg.node.set(qn("xml:space"), "preserve")  # leading and trailing spaces are kept
+    _clear_properties(document)
+    from lxml import etree
+
+    for part, root in parts:
+        if getattr(part, "element", None) is None:
+            part._blob = etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
+    buf = io.BytesIO()
+    document.save(buf)
+    return buf.getvalue()
+
+
+def _owners(reps, segments: List[_Segment]) -> dict:
+    """replacement start -> index of the first text segment it overlaps (where its new text goes)."""
+    owner = {}
+    seg_starts = [s.start for s in segments]
+    for r in reps:
+        j = max(0, bisect_left(seg_starts, r.start) - 1)
+        while j < len(segments) and segments[j].start < r.end:
+            s = segments[j]
+            if s.editable and s.end > r.start:
+                owner[r.start] = j
+                break
+            j += 1
+    return owner
+
+
+def _clear_properties(document) -> None:
+    """Empty the core properties that hold free text (a name in `author` or `title`)."""
+    props = document.core_properties
+    for name in CORE_TEXT_PROPERTIES:
+        if getattr(props, name, None):
+            setattr(props, name, "")
+    for part in document.part.package.iter_parts():  # docProps/app.xml: Company, Manager
+        if part.content_type.endswith("extended-properties+xml"):
+            from lxml import etree
+
+            try:
+                root = etree.fromstring(part.blob)
+            except etree.XMLSyntaxError:
+                continue
+            changed = False
+            for el in root:
+                if isinstance(el.tag, str) and el.tag.rsplit("}", 1)[-1] in ("Company", "Manager", "HyperlinkBase"):
+                    el.text = ""
+                    changed = True
+            if changed:
+                part._blob = etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
