@@ -26,6 +26,8 @@ from meddocan_deid.deid.surrogates.tables import rows
     ("2021eko otsailaren 14a", (14, 2, 2021, None), "eu", {"eu"}),
     ("2020ko urriaren 5ean", (5, 10, 2020, None), "eu", {"eu"}),
     ("Otoño del 2017", (None, None, 2017, None), "es", {"es"}),
+    ("jueves", (None, None, None, 4), "es", {"es"}),
+    ("11-III-2024", (11, 3, 2024, None), "num", {"num"}),
 ])
 def test_read_date(text, fields, lang, langs):
     got = read_date(text)
@@ -33,10 +35,14 @@ def test_read_date(text, fields, lang, langs):
     assert got.lang == lang and got.langs == frozenset(langs)
 
 
-@pytest.mark.parametrize("text", ["la semana pasada", "mesa", "el lunes", "14 de febrero de 2021 y algo",
-                                  "32/01/2021", "14 de febrero de marzo", "primavera"])
+@pytest.mark.parametrize("text", ["la semana pasada", "mesa", "lunes 10", "14 de febrero de 2021 y algo",
+                                  "32/01/2021", "14 de febrero de marzo", "Navidad de 2022", "14 i 15"])
 def test_read_date_refuses_what_is_not_a_date(text):
     assert read_date(text) is None and shift_date(text, 45) is None
+
+
+def test_a_weekday_alone_that_would_not_move_is_not_shifted():
+    assert shift_date("jueves", 700) == "jueves"  # 100 weeks: the generator then writes the tag
 
 
 @pytest.mark.parametrize("text,offset,expected", [
@@ -52,7 +58,17 @@ def test_read_date_refuses_what_is_not_a_date(text):
     ("14-feb-2021", 45, "31-mar-2021"),
     ("Sept. 2020", 45, "Oct. 2020"),
     ("1º de mayo de 2020", 45, "15 de junio de 2020"),
-    ("Otoño del 2017", 45, "Otoño del 2018"),
+    ("Otoño del 2017", 45, "Invierno del 2018"),  # mid-November + 45 days: next year's winter
+    ("Otoño del 2017", 330, "Otoño del 2018"),
+    ("invierno de 2020", -45, "otoño de 2019"),
+    ("verano", 200, "invierno"),  # a season alone: the offset in seasons
+    ("verano", 45, "otoño"),  # at least one season
+    ("ESTIU", -45, "PRIMAVERA"),
+    ("jueves", 45, "domingo"),  # a weekday alone: the offset in days
+    ("dilluns", -45, "divendres"),
+    ("11-III-2024", 45, "25-IV-2024"),  # Roman month numbers
+    ("2-X-2025", 700, "2-IX-2027"),
+    ("2024KO URRIAREN 16A", 45, "2024KO AZAROAREN 30A"),
 ])
 def test_shift_date_languages(text, offset, expected):
     assert shift_date(text, offset) == expected

@@ -2,18 +2,21 @@
 and language.
 
 Read and written: numeric dates (`14/03/2001`, `4-6-2003`, `10-06-03`, `14.02.2021`,
-`2003-06-10`, `05/2003`, `20/05`, `1998`, `2.003`), and dates with month names, weekdays or
-seasons in Spanish, Catalan, Galician or Basque (`23 de octubre de 1972`, `14 d'abril de
-2021`, `14 de xaneiro do 2021`, `2021eko otsailaren 14a`, `Oct. 2002`, `12-mar-2005`,
-`jueves 2 de agosto`, `Otoño del 2017`, `octubre`); the word lists are `data/calendar.tsv`.
-Zero padding, separators, the language, full or abbreviated month names, case, Catalan
-elision (`de febrer` / `d'abril`) and Basque endings (`2021eko`, `2020ko`, `5ean`) follow
-the original. An impossible day (31/02) is clamped to the month's last day before the
-shift. Year-only (and season-year) dates move by the offset rounded to whole years (at
-least one); month-year dates move the 15th of the month by the offset (the offset is at
-least 32 days, so the month always changes); a weekday is the new date's. A value that is
-not a date read here (`la semana pasada`, a word labelled by mistake) gets no surrogate:
-the generator returns None and the operator writes the tag.
+`2003-06-10`, `05/2003`, `20/05`, `1998`, `2.003`, `11-III-2024`), and dates with month
+names, weekdays or seasons in Spanish, Catalan, Galician or Basque (`23 de octubre de 1972`,
+`14 d'abril de 2021`, `14 de xaneiro do 2021`, `2021eko otsailaren 14a`, `Oct. 2002`,
+`12-mar-2005`, `jueves 2 de agosto`, `Otoño del 2017`, `octubre`, `jueves`, `verano`); the
+word lists are `data/calendar.tsv`. Zero padding, separators, the language, full or
+abbreviated month names, Roman month numbers, case, Catalan elision (`de febrer` /
+`d'abril`) and Basque endings (`2021eko`, `2020ko`, `5ean`) follow the original. An
+impossible day (31/02) is clamped to the month's last day before the shift. Year-only
+dates move by the offset rounded to whole years (at least one); month-year dates move the
+15th of the month by the offset (the offset is at least 32 days, so the month always
+changes); a season of a year moves its middle month, a season alone by the offset in
+seasons (at least one); a weekday is the new date's, a weekday alone moves by the offset.
+A value that is not a date read here (`la semana pasada`, a holiday, `lunes 10` without its
+month, a word labelled by mistake) gets no surrogate: the generator returns None and the
+operator writes the tag.
 """
 import calendar
 import datetime as dt
@@ -38,6 +41,8 @@ EU_ENDINGS = {"a": ("a", "a"), "aren": ("aren", "aren"), "an": ("an", "ean"), "k
 EU_READ = {"a": "a", "aren": "aren", "an": "an", "ean": "an", "n": "an", "ko": "ko", "eko": "ko",
            "tik": "tik", "etik": "tik", "ra": "ra", "era": "ra", "rako": "rako", "erako": "rako"}
 EU_NUMBER_ENDINGS = ("a", "an", "ean", "n", "ko", "eko")
+ROMAN_MONTHS = ("I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII")
+SEASON_MIDDLE = {1: 5, 2: 8, 3: 11, 4: 2}  # spring, summer, autumn, winter: their middle month
 
 
 class Word(NamedTuple):
@@ -55,6 +60,7 @@ class DateReading(NamedTuple):
     month: Optional[int]
     year: Optional[int]
     weekday: Optional[int]  # 1 Monday ... 7 Sunday
+    season: Optional[int]  # 1 spring ... 4 winter
     langs: FrozenSet[str]
     lang: str
 
@@ -103,7 +109,7 @@ class _Item:
     def __init__(self, m, kind, words=(), langs=frozenset()):
         self.start, self.end, self.text = m.start(), m.end(), m.group()
         self.kind, self.words, self.langs = kind, list(words), langs
-        self.ending = ""  # a number's glued ending (`14a`, `2021eko`, `1º`)
+        self.ending = ""  # a number's glued ending (`14a`, `2021eko`, `1º`); `text` is the number
         self.role = ""
 
 
@@ -114,6 +120,9 @@ def _items(text: str) -> Optional[List[_Item]]:
         tok = m.group()
         if tok[0].isdigit():
             items.append(_Item(m, "num"))
+            continue
+        if tok in ROMAN_MONTHS:  # `11-III-2024` (capitals only: `i` is a Catalan word)
+            items.append(_Item(m, "roman"))
             continue
         prev = items[-1] if items else None
         if prev is not None and prev.kind == "num" and prev.end == m.start() and not prev.ending:
@@ -150,7 +159,7 @@ def _languages(items: List[_Item]) -> Tuple[FrozenSet[str], str]:
 def _assign_roles(items: List[_Item]) -> bool:
     """Set each item's role (day, month, month_word, year, weekday, season); False when the
     tokens do not make a date."""
-    months = [it for it in items if it.kind == "month"]
+    months = [it for it in items if it.kind in ("month", "roman")]
     weekdays = [it for it in items if it.kind == "weekday"]
     seasons = [it for it in items if it.kind == "season"]
     nums = [it for it in items if it.kind == "num"]
@@ -160,7 +169,7 @@ def _assign_roles(items: List[_Item]) -> bool:
         it.role = it.kind
     if months:
         month = months[0]
-        month.role = "month_word"
+        month.role = "month_word" if month.kind == "month" else "month_roman"
         before = [it for it in nums if it.start < month.start]
         after = [it for it in nums if it.start > month.start]
         if len(before) > 1 or len(after) > 1:
@@ -182,9 +191,11 @@ def _assign_roles(items: List[_Item]) -> bool:
     if any(it.ending for it in nums):
         return False
     values = [it.text for it in nums]
-    if seasons:
-        if len(nums) != 1 or len(values[0].replace(".", "")) not in (2, 4):
-            return False
+    if seasons or weekdays:
+        if not nums:
+            return True  # a season or a weekday alone
+        if not seasons or len(nums) != 1 or len(values[0].replace(".", "")) not in (2, 4):
+            return False  # `lunes 10`: a day without its month
         nums[0].role = "year"
         return True
     if len(nums) == 3:
@@ -225,14 +236,17 @@ def _analyse(text: str):
         day = int(got["day"].text) if "day" in got else None
         if "month_word" in got:
             month = got["month_word"].words[0].index
+        elif "month_roman" in got:
+            month = ROMAN_MONTHS.index(got["month_roman"].text) + 1
         else:
             month = int(got["month"].text) if "month" in got else None
         year = _year_value(got["year"].text) if "year" in got else None
     except ValueError:
         return None
     weekday = got["weekday"].words[0].index if "weekday" in got else None
-    if month is None and day is None and year is None:
-        return None  # a weekday or a season alone
+    season = got["season"].words[0].index if "season" in got else None
+    if month is None and day is None and year is None and weekday is None and season is None:
+        return None
     if month is not None and not 1 <= month <= 12:
         return None
     if day is not None and (not 1 <= day <= 31 or month is None):
@@ -240,7 +254,7 @@ def _analyse(text: str):
     if year is not None and not 1 <= year <= 9999:
         return None
     langs, lang = _languages(items)
-    return items, day, month, year, weekday, langs, lang
+    return items, day, month, year, weekday, season, langs, lang
 
 
 def read_date(text: str) -> Optional[DateReading]:
@@ -251,8 +265,8 @@ def read_date(text: str) -> Optional[DateReading]:
         return None
     if found is None:
         return None
-    _items_, day, month, year, weekday, langs, lang = found
-    return DateReading(day, month, year, weekday, langs, lang)
+    _items_, day, month, year, weekday, season, langs, lang = found
+    return DateReading(day, month, year, weekday, season, langs, lang)
 
 
 def offset_for(ctx: Context, attempt: int = 0) -> int:
@@ -281,6 +295,10 @@ def _case(template: str, word: str) -> str:
 def _eu_ending(read: str, after_consonant: bool) -> str:
     vowel_form, consonant_form = EU_ENDINGS[EU_READ.get(read, read)]
     return consonant_form if after_consonant else vowel_form
+
+
+def _eu_case(template: str, ending: str) -> str:
+    return ending.upper() if template.isupper() else ending
 
 
 def _eu_number_ending(value: int, read: str) -> str:
@@ -361,11 +379,29 @@ def _shift_date(text: str, offset: int) -> Optional[str]:
     found = _analyse(text)
     if found is None:
         return None
-    items, day, month, year, weekday, _langs, lang = found
-    new: Dict[str, int] = {}
-    if month is None and day is None:  # a year (or a season of a year)
-        years = round(offset / 365.25) or (1 if offset > 0 else -1)
+    items, day, month, year, weekday, season, _langs, lang = found
+    new: Dict[str, Optional[int]] = {}
+    step = 1 if offset > 0 else -1
+    if season is not None and year is not None:  # its middle month moves; at least one season
+        middle = SEASON_MIDDLE[season]
+        shifted = _shift(_clamp(year, middle, 15), offset)
+        if shifted is None:
+            return None
+        new_season = {3: 1, 4: 1, 5: 1, 6: 2, 7: 2, 8: 2, 9: 3, 10: 3, 11: 3}.get(shifted.month, 4)
+        new_year = shifted.year + (1 if shifted.month == 12 else 0)  # December: the next year's winter
+        if (new_season, new_year) == (season, year):  # still the same season: the next one
+            new_season = (season - 1 + step) % 4 + 1
+            # winter belongs to the year of its January: autumn -> next year's winter and back
+            new_year += 1 if step > 0 and season == 3 else -1 if step < 0 and season == 4 else 0
+        new.update(season=new_season, year=new_year)
+    elif season is not None:  # a season alone: the offset in seasons, at least one
+        seasons = round(offset / 91.31)
+        new["season"] = (season - 1 + (seasons if seasons % 4 else seasons + step)) % 4 + 1
+    elif month is None and day is None and year is not None:  # a year
+        years = round(offset / 365.25) or step
         new["year"] = year + years
+    elif month is None and day is None:  # a weekday alone
+        pass
     elif day is None:  # month (and year)
         shifted = _shift(_clamp(year or 2001, month, 15), offset)
         if shifted is None:
@@ -381,24 +417,24 @@ def _shift_date(text: str, offset: int) -> Optional[str]:
         return None
     if weekday is not None and new.get("weekday") is None:
         new["weekday"] = (weekday - 1 + offset) % 7 + 1
-    numeric = not any(it.role == "month_word" for it in items)
+    numeric = not any(it.role in ("month_word", "month_roman") for it in items)
     pieces: List[str] = []
     pos = 0
     for i, it in enumerate(items):
         gap = text[pos:it.start]
         pos = it.end
-        body, ending = (it.text[: len(it.text) - len(it.ending)], it.ending) if it.ending else (it.text, "")
+        body, ending = it.text, it.ending
         if it.role == "day":
             out = _num_text(body, new["day"], numeric)
             if ending in ORDINALS:
                 ending = ending if new["day"] == 1 else ""
             elif ending:
-                ending = _eu_number_ending(new["day"], ending)
+                ending = _eu_case(ending, _eu_number_ending(new["day"], ending))
             out += ending
         elif it.role == "month":
             out = _num_text(body, new["month"])
         elif it.role == "year":
-            out = _year_text(body, new["year"]) + (_eu_number_ending(new["year"], ending) if ending else "")
+            out = _year_text(body, new["year"]) + (_eu_case(ending, _eu_number_ending(new["year"], ending)) if ending else "")
         elif it.role == "month_word":
             out = _name(it, lang, new["month"])
             prev = items[i - 1] if i else None
@@ -409,9 +445,14 @@ def _shift_date(text: str, offset: int) -> Optional[str]:
                 d = prev.text[0]
                 pieces[-1] = d + "'" if elided else d + ("E" if prev.text.isupper() else "e")
                 gap = "" if elided else " "
+        elif it.role == "month_roman":
+            roman = ROMAN_MONTHS[new["month"] - 1]
+            out = roman if it.text.isupper() else roman.lower()
         elif it.role == "weekday":
             out = _name(it, lang, new["weekday"])
-        else:  # connectors, seasons: as written
+        elif it.role == "season":
+            out = _name(it, lang, new["season"])
+        else:  # connectors: as written
             out = it.text
         pieces.append(gap)
         pieces.append(out)
