@@ -4,7 +4,9 @@ INPUT: parquet (a file or a folder; columns `id`, `text`, optional `patient_id`,
 configurable), JSONL (same fields) or a folder of `.txt` files (recursive; the id is the
 relative path without `.txt`, as in `meddocan-deid deidentify`). OUTPUT: a folder written by
 Spark's own writer (parquet or JSON lines; `_SUCCESS` on job commit) with the input columns
-but the text, plus `deid_text`, `phi` (label, start, end in the original) and `status`.
+but the text, plus `deid_text`, `phi` (label, start, end in the original) and `status`;
+`--phi-column COLUMN:LABEL` columns are de-identified in place and are known identifiers of
+the row's text and of the patient's rows.
 Runs on `local[*]` by default, on a cluster with `--master` or under `spark-submit`.
 Exit status: 0 when every row is `ok`, 1 when a row failed, 2 when the run could not start.
 """
@@ -14,7 +16,7 @@ import re
 import time
 from collections import Counter
 from pathlib import Path
-from typing import List, Optional
+from typing import Dict, List, Optional, Sequence
 
 import typer
 
@@ -54,8 +56,10 @@ def input_format(path: str, fmt: str) -> str:
     raise SparkCliError(f"{path}: cannot tell the input format; give --input-format parquet|jsonl|txt")
 
 
-def read_input(spark, path: str, fmt: str, id_col: str, text_col: str, patient_col: Optional[str]):
-    """The input as a DataFrame; returns (df, id_col, text_col, patient_col, error_col)."""
+def read_input(spark, path: str, fmt: str, id_col: str, text_col: str, patient_col: Optional[str],
+               phi_cols: Sequence[str] = ()):
+    """The input as a DataFrame; returns (df, id_col, text_col, patient_col, error_col).
+    phi_cols: PHI columns a JSONL input is read with (as strings)."""
     from pyspark.sql import functions as F
 
     if fmt == "parquet":
@@ -66,7 +70,9 @@ def read_input(spark, path: str, fmt: str, id_col: str, text_col: str, patient_c
     if fmt == "jsonl":
         pcol = patient_col or "patient_id"
         # known_phi (an object) is read as its JSON text
-        schema = f"`{id_col}` string, `{text_col}` string, `{pcol}` string, `known_phi` string, `{CORRUPT_COL}` string"
+        extra = "".join(f", `{c}` string" for c in phi_cols if c not in (id_col, text_col, pcol, "known_phi"))
+        schema = (f"`{id_col}` string, `{text_col}` string, `{pcol}` string, `known_phi` string{extra}, "
+                  f"`{CORRUPT_COL}` string")
         df = (spark.read.schema(schema).option("mode", "PERMISSIVE")
               .option("columnNameOfCorruptRecord", CORRUPT_COL).json(path))
         # the corrupt line itself (which may hold text) never goes further than this
@@ -99,7 +105,7 @@ def run_spark(spark, input_path: str, output: str, mode: str, key: Optional[byte
               out_format: str = "parquet", in_format: str = "auto", id_col: str = "id", text_col: str = "text",
               patient_col: Optional[str] = "patient_id", batch_size: int = 32, partitions: int = 0,
               overwrite: bool = False, options=None, known_col: Optional[str] = "known_phi",
-              privacy: Optional[str] = None) -> dict:
+              privacy: Optional[str] = None, phi_cols: Optional[Dict[str, str]] = None) -> dict:
     """Read, de-identify, write; returns the run summary (counts read back from the output)."""
     from ..spark import STATUS_COL, deidentify_dataframe
 
@@ -115,8 +121,9 @@ def run_spark(spark, input_path: str, output: str, mode: str, key: Optional[byte
     if not _fs_in.exists(in_q):
         raise SparkCliError(f"{input_path}: input not found")
     try:
-        df, id_col, text_col, patient_col, error_col = read_input(spark, input_path, fmt, id_col, text_col, patient_col)
-        for col in (id_col, text_col):
+        df, id_col, text_col, patient_col, error_col = read_input(spark, input_path, fmt, id_col, text_col, patient_col,
+                                                                  tuple(phi_cols or ()))
+        for col in (id_col, text_col, *(phi_cols or ())):
             if col not in df.columns:
                 raise SparkCliError(f"{input_path}: no column {col!r} (columns: {', '.join(df.columns)})")
         rows_in = df.count()
@@ -126,7 +133,8 @@ def run_spark(spark, input_path: str, output: str, mode: str, key: Optional[byte
         out = deidentify_dataframe(df, mode, key, model=model, id_col=id_col, text_col=text_col,
                                    patient_col=patient_col, batch_size=batch_size, options=options,
                                    error_col=error_col,
-                                   known_col=known_col if known_col in df.columns else None, privacy=privacy)
+                                   known_col=known_col if known_col in df.columns else None, privacy=privacy,
+                                   phi_cols=phi_cols)
     except ValueError as err:
         raise SparkCliError(str(err)) from None
     writer = out.write.mode("overwrite" if overwrite else "errorifexists")
@@ -191,6 +199,7 @@ def deidentify_spark(
     report: Optional[Path] = typer.Option(None, "--report", help="Also write the run summary as JSON here (local path)."),
     policy: Optional[Path] = opt.POLICY,
     privacy: Optional[str] = opt.PRIVACY,
+    phi_column: Optional[List[str]] = opt.PHI_COLUMN,
 ):
     """De-identify every row of INPUT into OUTPUT with Apache Spark."""
 
@@ -203,6 +212,12 @@ def deidentify_spark(
         raise typer.Exit(2)
     spark = created = None
     try:
+        try:
+            phi_cols = opt.phi_columns(phi_column)
+        except ValueError as err:
+            raise SparkCliError(str(err)) from None
+        if phi_cols and in_format == "txt":
+            raise SparkCliError("--phi-column needs a table input (parquet or jsonl), not a folder of .txt files")
         if out_format not in ("parquet", "jsonl"):
             raise SparkCliError(f"unknown --format {out_format!r} (expected parquet or jsonl)")
         if in_format not in ("auto", "parquet", "jsonl", "txt"):
@@ -237,7 +252,7 @@ def deidentify_spark(
         result = run_spark(spark, input_path, output, mode.value, key, model=model, out_format=out_format,
                            in_format=in_format, id_col=id_col, text_col=text_col, patient_col=patient_col,
                            batch_size=batch_size, partitions=partitions, overwrite=overwrite, options=options,
-                           privacy=privacy)
+                           privacy=privacy, phi_cols=phi_cols)
         if report is not None:
             Path(report).parent.mkdir(parents=True, exist_ok=True)
             Path(report).write_text(json.dumps(result, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")

@@ -8,6 +8,11 @@
 the row failed), `phi` (array of struct<label, start, end>, offsets in the ORIGINAL text)
 and `status` (`ok` or `failed: <reason>`, never text). One output row per input row.
 
+PHI columns (`phi_cols={"nombre": "NOMBRE_SUJETO_ASISTENCIA"}`) are de-identified in place
+(as strings; null when the row failed) with the run's operator, each cell one span of its
+label in the row's scope (deid/tables.py `deidentify_cell`), and their values are known
+identifiers of the row's text and, with `patient_col`, of the patient's other rows.
+
 The rows go through `mapInPandas`: each executor Python process loads the pipeline once (a
 module-level cache; Python workers are reused) and runs the batch core
 `meddocan_deid.deid.batch.deidentify_records`, `batch_size` texts per `nlp.pipe` call, so
@@ -16,11 +21,12 @@ to the executors in a broadcast variable (never in the plan, never logged); the 
 folder resolved on the driver is shipped with `SparkContext.addFile`, so every executor uses
 the same lists as the driver whatever its working directory.
 """
+import json
 import os
 import tempfile
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Mapping, Optional, Tuple
 
 from .. import DEFAULT_MODEL
 from ..deid.batch import Record, deidentify_records
@@ -37,6 +43,8 @@ LOAD_LOG_ENV = "MEDDOCAN_DEID_SPARK_LOAD_LOG"
 KNOWN_JSON_COL = "_meddocan_known_json"
 KNOWN_POOLED_COL = "_meddocan_known_pooled"
 _POOL_KEY = "_meddocan_pool_key"
+# the PHI cells of all rows of the row's patient (JSON strings label -> values)
+PHI_POOLED_COL = "_meddocan_phi_pooled"
 # marks "no gazetteer" on the executors (the driver found none): Faker only, as on the driver
 _NO_GAZETTEER = ""
 
@@ -114,16 +122,72 @@ def _row_known(own, pooled):
     return (merge_known(mine, *others) or None), None
 
 
-def _records(pdf, id_col, text_col, patient_col, error_col) -> Tuple[List[Optional[Record]], List[Optional[str]]]:
+@dataclass(frozen=True)
+class _Columns:
+    """The columns a partition reads: id, text, patient, error (a row fails with its value),
+    PHI columns ((column, label) pairs; `phi_to_text`: their values are the texts' known
+    identifiers) and the columns dropped from the output."""
+
+    id: str
+    text: str
+    patient: Optional[str] = None
+    error: Optional[str] = None
+    phi: Tuple[Tuple[str, str], ...] = ()
+    phi_to_text: bool = True
+    drop: Tuple[str, ...] = ()
+
+
+def _phi_cells(pdf, cols: _Columns) -> Tuple[List[List[Tuple[str, str, str]]], List[Optional[str]]]:
+    """Per row its PHI cells (column, label, value as text) and the problem of a cell that is no text."""
+    from ..deid.tables import cell_text
+
+    n = len(pdf)
+    cells: List[List[Tuple[str, str, str]]] = [[] for _ in range(n)]
+    problems: List[Optional[str]] = [None] * n
+    for col, label in cols.phi:
+        for i, value in enumerate(pdf[col].tolist()):
+            try:
+                text = cell_text(value)
+            except ValueError as err:
+                problems[i] = problems[i] or f"{col}: {err}"
+                continue
+            if text is not None:
+                cells[i].append((col, label, text))
+    return cells, problems
+
+
+def _phi_known(cells, pooled) -> Dict[str, List[str]]:
+    """The known identifiers a row's PHI cells and its patient's give its text."""
+    from ..deid.known_phi import merge_known
+    from ..deid.tables import known_of
+
+    known = known_of((label, v) for _c, label, v in cells)
+    for value in ([] if pooled is None or isinstance(pooled, float) else list(pooled)):
+        try:
+            obj = json.loads(value) if isinstance(value, str) else {}
+        except ValueError:
+            continue
+        pairs = [(label, v) for label, vs in obj.items() if isinstance(vs, list) for v in vs if isinstance(v, str)]
+        known = merge_known(known, known_of(pairs))
+    return known
+
+
+def _records(pdf, cols: _Columns, phi_cells=None, phi_problems=None) -> Tuple[List[Optional[Record]], List[Optional[str]]]:
     """One Record per row (None for a row that fails before the pipeline) and its reason."""
-    ids = pdf[id_col].tolist()
-    texts = pdf[text_col].tolist()
-    patients = pdf[patient_col].tolist() if patient_col else [None] * len(ids)
-    errors = pdf[error_col].tolist() if error_col else [None] * len(ids)
+    from ..deid.known_phi import merge_known
+
+    ids = pdf[cols.id].tolist()
+    texts = pdf[cols.text].tolist()
+    patients = pdf[cols.patient].tolist() if cols.patient else [None] * len(ids)
+    errors = pdf[cols.error].tolist() if cols.error else [None] * len(ids)
     owns, pooleds = _known(pdf, len(ids))
+    phi_cells = phi_cells or [[] for _ in ids]
+    phi_problems = phi_problems or [None] * len(ids)
+    phi_pooled = pdf[PHI_POOLED_COL].tolist() if PHI_POOLED_COL in pdf.columns else [None] * len(ids)
     records: List[Optional[Record]] = []
     reasons: List[Optional[str]] = []
-    for rid, text, patient, error, own, pooled in zip(ids, texts, patients, errors, owns, pooleds):
+    for rid, text, patient, error, own, pooled, cells, problem, pooled_phi in zip(
+            ids, texts, patients, errors, owns, pooleds, phi_cells, phi_problems, phi_pooled):
         reason = None
         known = None
         if not _missing(error):
@@ -137,8 +201,12 @@ def _records(pdf, id_col, text_col, patient_col, error_col) -> Tuple[List[Option
                 text = bytes(text).decode("utf-8")
             except UnicodeDecodeError as err:
                 reason = f"not valid UTF-8 (byte {err.start})"
+        elif problem is not None:
+            reason = problem
         if reason is None:
             known, reason = _row_known(own, pooled)
+        if reason is None and cols.phi and cols.phi_to_text:
+            known = merge_known(known, _phi_known(cells, pooled_phi)) or None
         if reason is not None:
             records.append(None)
             reasons.append(reason)
@@ -150,13 +218,44 @@ def _records(pdf, id_col, text_col, patient_col, error_col) -> Tuple[List[Option
     return records, reasons
 
 
-def _process(pdf, nlp, mode, key, options, batch_size, id_col, text_col, patient_col, error_col, drop):
+def _deid_phi_cells(records, cells, status, mode, key, options, vocab) -> Dict[str, list]:
+    """column -> its new value per row (None where the row failed); a cell that fails
+    fails its row (status updated)."""
+    from ..deid.gazetteer import resolve_gazetteer
+    from ..deid.tables import deidentify_cell, row_scope
+
+    n = len(status)
+    new: Dict[str, list] = {}
+    gaz = None
+    for i in range(n):
+        if status[i] != "ok" or not cells[i]:
+            continue
+        if gaz is None and needs_key(mode, options):
+            gaz = resolve_gazetteer(vocab, options.gazetteer)
+        scope = row_scope(records[i].id, records[i].patient_id)
+        for col, label, value in cells[i]:
+            try:
+                new.setdefault(col, [None] * n)[i] = deidentify_cell(value, label, mode, key, scope=scope,
+                                                                     options=options, gazetteer=gaz)[0]
+            except Exception as err:  # noqa: BLE001 - one bad cell fails its row, never the batch
+                status[i] = f"failed: {col}: error in the {mode} operator ({type(err).__name__})"
+                break
+    for i in range(n):  # a failed row keeps no PHI cell
+        if status[i] != "ok":
+            for values in new.values():
+                values[i] = None
+    return new
+
+
+def _process(pdf, nlp, mode, key, options, batch_size, cols: _Columns):
     n = len(pdf)
     deid: List[Optional[str]] = [None] * n
     phi: List[list] = [[] for _ in range(n)]
     status: List[str] = ["failed: not processed"] * n
+    phi_new: Dict[str, list] = {}
     try:
-        records, reasons = _records(pdf, id_col, text_col, patient_col, error_col)
+        cells, problems = _phi_cells(pdf, cols)
+        records, reasons = _records(pdf, cols, cells, problems)
         todo = [(i, r) for i, r in enumerate(records) if r is not None]
         for i, reason in enumerate(reasons):
             if reason is not None:
@@ -167,21 +266,28 @@ def _process(pdf, nlp, mode, key, options, batch_size, id_col, text_col, patient
             if res.ok:
                 deid[i] = res.text
                 phi[i] = [{"label": label, "start": int(s), "end": int(e)} for label, s, e in res.phi]
+        if cols.phi:
+            phi_new = _deid_phi_cells(records, cells, status, mode, key, options, getattr(nlp, "vocab", None))
+            for i in range(n):
+                if status[i] != "ok":
+                    deid[i], phi[i] = None, []
     except Exception as err:  # noqa: BLE001 - a worker error marks the batch, never stops the job
         reason = f"failed: error in the Spark worker ({type(err).__name__})"
         status = [reason if s == "failed: not processed" or s == "ok" else s for s in status]
         deid = [None] * n
         phi = [[] for _ in range(n)]
-    out = pdf.drop(columns=[c for c in drop if c in pdf.columns])
+        phi_new = {}
+    out = pdf.drop(columns=[c for c in cols.drop if c in pdf.columns])
     out = out.copy()
+    for col, _label in cols.phi:  # never a PHI cell in clear: null unless de-identified
+        out[col] = phi_new.get(col, [None] * n)
     out[DEID_TEXT_COL] = deid
     out[PHI_COL] = phi
     out[STATUS_COL] = status
     return out
 
 
-def _partition_fn(model, privacy, mode, key_bc, options, gazetteer_file, batch_size, id_col, text_col, patient_col,
-                  error_col, drop):
+def _partition_fn(model, privacy, mode, key_bc, options, gazetteer_file, batch_size, cols: _Columns):
     """The function run by mapInPandas (pickled into the plan: it holds no key, only the
     broadcast handle)."""
 
@@ -190,7 +296,7 @@ def _partition_fn(model, privacy, mode, key_bc, options, gazetteer_file, batch_s
         key = key_bc.value if key_bc is not None else None
         opts = _executor_options(options, gazetteer_file)
         for pdf in batches:
-            yield _process(pdf, nlp, mode, key, opts, batch_size, id_col, text_col, patient_col, error_col, drop)
+            yield _process(pdf, nlp, mode, key, opts, batch_size, cols)
 
     return fn
 
@@ -229,7 +335,8 @@ def deidentify_dataframe(df, mode: str, key: Optional[bytes] = None, *, model: s
                          id_col: str = "id", text_col: str = "text", patient_col: Optional[str] = None,
                          batch_size: int = 32, options: Optional[DeidOptions] = None,
                          error_col: Optional[str] = None, keep_text: bool = False, policy=None,
-                         known_col: Optional[str] = None, privacy: Optional[str] = None):
+                         known_col: Optional[str] = None, privacy: Optional[str] = None,
+                         phi_cols: Optional[Mapping[str, str]] = None, phi_to_text: bool = True):
     """De-identify the `text_col` of every row of `df` (a Spark DataFrame).
 
     id_col: the report id (any type; its string keys the surrogates, as in the CLI);
@@ -241,10 +348,12 @@ def deidentify_dataframe(df, mode: str, key: Optional[bytes] = None, *, model: s
     file (read on the driver). known_col: optional column of known identifiers (a JSON
     string or a map label -> array of strings), found in the row and in every row of the
     same patient; it never goes to the output (it is PHI). privacy: the pipeline's privacy
-    level, "balanced" or "high" (None: the policy's, else the model's). Raises ValueError at
-    once for a bad mode, a bad policy, a bad privacy level, a missing key, a missing column or
-    a name clash."""
-    from pyspark.sql.types import StructField, StructType, _parse_datatype_string
+    level, "balanced" or "high" (None: the policy's, else the model's). phi_cols: column ->
+    MEDDOCAN label of columns of identifiers, de-identified in place (strings) and, with
+    `phi_to_text`, known identifiers of the row's text and of the patient's rows. Raises
+    ValueError at once for a bad mode, a bad policy, a bad privacy level, a missing key, a
+    missing column, an unknown label or a name clash."""
+    from pyspark.sql.types import StringType, StructField, StructType, _parse_datatype_string
 
     from ..deid.keys import as_key
 
@@ -262,17 +371,29 @@ def deidentify_dataframe(df, mode: str, key: Optional[bytes] = None, *, model: s
         raise ValueError(f"unknown privacy level {privacy!r} (expected one of {', '.join(PRIVACY_LEVELS)})")
     spark = df.sparkSession
     columns = df.columns
-    for col in (id_col, text_col, patient_col, error_col, known_col):
+    phi_cols = dict(phi_cols or {})
+    for col in (id_col, text_col, patient_col, error_col, known_col, *phi_cols):
         if col is not None and col not in columns:
             raise ValueError(f"no column {col!r} in the DataFrame (columns: {', '.join(columns)})")
+    from .. import LABELS
+
+    for col, label in phi_cols.items():
+        if label not in LABELS:
+            raise ValueError(f"PHI column {col!r}: unknown label {label!r} (one of the MEDDOCAN labels)")
+        if col in (id_col, text_col, error_col, known_col):
+            raise ValueError(f"column {col!r} cannot be a PHI column and the id, text, error or known column")
     drop = [c for c in (None if keep_text else text_col, error_col, known_col) if c is not None]
-    kept = [f for f in df.schema.fields if f.name not in drop]
+    kept = [StructField(f.name, StringType(), True) if f.name in phi_cols else f
+            for f in df.schema.fields if f.name not in drop]
     clash = {f.name for f in kept} & {DEID_TEXT_COL, PHI_COL, STATUS_COL}
     if clash:
         raise ValueError(f"the DataFrame already has the output column(s) {', '.join(sorted(clash))}")
     if known_col is not None:
         df = _with_known(df, known_col, patient_col)
         drop += [KNOWN_JSON_COL, KNOWN_POOLED_COL]
+    if phi_cols and phi_to_text and patient_col is not None:
+        df = _with_phi_pooled(df, phi_cols, patient_col)
+        drop.append(PHI_POOLED_COL)
     key_bc = None
     gazetteer_file = None
     if needs_key(mode, options):
@@ -283,8 +404,8 @@ def deidentify_dataframe(df, mode: str, key: Optional[bytes] = None, *, model: s
     schema = StructType(kept + [StructField(DEID_TEXT_COL, _parse_datatype_string("string"), True),
                                 StructField(PHI_COL, _parse_datatype_string(PHI_TYPE), False),
                                 StructField(STATUS_COL, _parse_datatype_string("string"), False)])
-    fn = _partition_fn(model, privacy, mode, key_bc, options, gazetteer_file, batch_size, id_col, text_col, patient_col,
-                       error_col, drop)
+    cols = _Columns(id_col, text_col, patient_col, error_col, tuple(phi_cols.items()), phi_to_text, tuple(drop))
+    fn = _partition_fn(model, privacy, mode, key_bc, options, gazetteer_file, batch_size, cols)
     return df.mapInPandas(fn, schema)
 
 
@@ -303,6 +424,23 @@ def _with_known(df, known_col: str, patient_col: Optional[str]):
     key = F.col(patient_col).cast("string")
     pooled = (df.where(key.isNotNull() & F.col(KNOWN_JSON_COL).isNotNull())
               .groupBy(key.alias(_POOL_KEY)).agg(F.collect_list(KNOWN_JSON_COL).alias(KNOWN_POOLED_COL)))
+    return df.join(pooled, key == pooled[_POOL_KEY], "left").drop(_POOL_KEY)
+
+
+def _with_phi_pooled(df, phi_cols: Mapping[str, str], patient_col: str):
+    """`df` plus, per row, the PHI cells of all the rows of its patient (a list of JSON
+    objects label -> values; a group-by and a left join, as `_with_known`)."""
+    from pyspark.sql import functions as F
+
+    by_label: Dict[str, List[str]] = {}
+    for col, label in phi_cols.items():
+        by_label.setdefault(label, []).append(col)
+    cells = F.to_json(F.struct(*[
+        F.filter(F.array(*[F.col(c).cast("string") for c in cols]), lambda v: v.isNotNull() & (F.trim(v) != ""))
+        .alias(label) for label, cols in by_label.items()]))
+    key = F.col(patient_col).cast("string")
+    pooled = (df.where(key.isNotNull()).groupBy(key.alias(_POOL_KEY))
+              .agg(F.collect_list(cells).alias(PHI_POOLED_COL)))
     return df.join(pooled, key == pooled[_POOL_KEY], "left").drop(_POOL_KEY)
 
 
