@@ -135,6 +135,12 @@ def test_a_missing_extra_is_named(tmp_path, rule_nlp, person, monkeypatch):
         extract_text(b"", "docx")
     alone = run(inp / "carta.docx", tmp_path / "out2", "tag", None, nlp=rule_nlp, progress=False)
     assert alone["reports"]["failed"] == 1 and "documents extra" in alone["failed"][0]["reason"]
+    from meddocan_deid.engine import Run, RunConfig
+
+    skipped = Run(RunConfig(input=inp, output=tmp_path / "out3", mode="tag", skip_unsupported=True, progress=False),
+                  nlp=rule_nlp).execute()
+    assert skipped["reports"]["failed"] == 0 and skipped["not_read"][0]["file"] == "carta.docx"
+    assert "documents extra" in skipped["not_read"][0]["reason"]
 
 
 def test_a_changed_docx_is_not_rewritten(tmp_path, person):
