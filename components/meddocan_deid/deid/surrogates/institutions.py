@@ -1,18 +1,22 @@
-"""Hospitals, institutions and health centres (HOSPITAL, INSTITUCION, CENTRO_SALUD): a name
-of the same kind.
+"""Hospitals, institutions and health centres (HOSPITAL, INSTITUCION, CENTRO_SALUD, and an
+employer given as OTROS_SUJETO_ASISTENCIA): a name of the same kind.
 
-The kind is read from the original's head words (`Hospital Universitario`, `Centro de
-Salud`, `CAP`, `Colegio`, `IES`, `Asociación`, `Fundación`, `Residencia`, `Ayuntamiento de`,
-`Juzgado de Primera Instancia nº 3 de`...) or from a company's legal form at the end (`S.L.`,
-`S.A.`, `S.L.U.`); the kinds, their heads and the templates of the rest are
-`data/institutions.tsv`. The head (or the legal form) is kept as written, digits re-drawn;
-the rest is a template filled with surnames, given names, saints, Marian titles, place
-words, trade words and towns of the report's surrogate province (the same town as the
-report's TERRITORIO surrogate when the original's rest is that town). Keyed like every
-surrogate: the same value gets the same surrogate under one key and scope. A HOSPITAL or
-CENTRO_SALUD value without a head gets a rest alone (`12 de Octubre` -> `San Rafael`); an
-acronym, a value that is all head (`Cruz Roja`, `Audiencia Nacional`) or an INSTITUCION of
-no kind read gets no surrogate (None: the tag).
+A region's body (`Servicio Andaluz de Salud`, `SERGAS`, `Xunta de Galicia`, `Ertzaintza`:
+`data/regional.tsv`) becomes the body of the same kind of the community the report's places
+map to (see `places`); a work-accident mutual or a health insurer another one (`words.tsv`).
+Otherwise the kind is read from the original's head words (`Hospital Universitario`,
+`Centro de Salud`, `CAP`, `Colegio`, `IES`, `Asociación`, `Fundación`, `Residencia`,
+`Ayuntamiento de`, `Juzgado de Primera Instancia nº 3 de`, `Colegio Oficial de Médicos de`...)
+or from what ends it (`S.L.`, `S.A.`, `S.L.U.`, `Abogados`, Basque `ikastola`); the kinds,
+their heads and the templates of the rest are `data/institutions.tsv`. The head (or the
+ending) is kept as written, digits re-drawn; the rest is a template filled with surnames,
+given names, saints, Marian titles, place words, trade words, and a town or the province
+of the report's surrogate province (the same town as the report's TERRITORIO surrogate when
+the original's rest is that town). Keyed like every surrogate: the same value gets the same
+surrogate under one key and scope. A HOSPITAL or CENTRO_SALUD value without a head gets a
+rest alone (`12 de Octubre` -> `San Rafael`); an acronym, a value that is all head (`Cruz
+Roja`, `Audiencia Nacional`) or an INSTITUCION of no kind read gets no surrogate (None: the
+tag).
 """
 import re
 from functools import lru_cache
@@ -50,7 +54,7 @@ def kinds() -> Tuple[Kind, ...]:
     return tuple(out)
 
 
-def _slot(rng, ctx: Context, slot: str, town) -> Optional[str]:
+def _slot(rng, ctx: Context, slot: str, town, province=None) -> Optional[str]:
     from .names import name_lists
 
     if slot in ("surname", "given", "person"):
@@ -60,6 +64,10 @@ def _slot(rng, ctx: Context, slot: str, town) -> Optional[str]:
         return {"surname": surname, "given": given, "person": f"{given} {surname}"}[slot]
     if slot == "town":
         return town() if town is not None else _report_town(rng, ctx)
+    if slot == "province":
+        from .places import geo, report_places
+
+        return province() if province is not None else geo().names[report_places(ctx).surrogate(ctx, None)]
     return choose(rng, words(slot))
 
 
@@ -70,9 +78,11 @@ def _report_town(rng, ctx: Context) -> Optional[str]:
 
 
 def fill(rng, ctx: Context, kind: str, label: Optional[str] = None, town=None,
-         templates: Optional[Tuple[str, ...]] = None) -> Optional[str]:
+         templates: Optional[Tuple[str, ...]] = None, province=None) -> Optional[str]:
     """One of the templates of `kind` (of its bare row for `label` when given) with its
-    slots filled; `town`: a function giving the {town} slot. None when a slot has no value."""
+    slots filled; `town`, `province`: functions giving the {town} and {province} slots
+    (None: a town or the province of the report's surrogate province). None when a slot
+    has no value."""
     if templates is None:
         templates = next((k.templates for k in kinds() if k.name == kind and (label is None or k.labels == label)), ())
     template = choose(rng, templates)
@@ -81,7 +91,7 @@ def fill(rng, ctx: Context, kind: str, label: Optional[str] = None, town=None,
     missing = []
 
     def value(m):
-        v = _slot(rng, ctx, m.group(1), town)
+        v = _slot(rng, ctx, m.group(1), town, province)
         if v is None:
             missing.append(m.group(1))
             return ""
@@ -114,7 +124,8 @@ def parse(value: str, label: str) -> Optional[Parsed]:
                     suffix, suffix_kind = value[len(body):], kind  # with the space or comma before it
                     break
     fb = f[: len(body)] if aligned else ""
-    if aligned:
+    # before a legal form, a company's trade word is a head too (`Construcciones X S.L.`)
+    if aligned and (suffix_kind is None or suffix_kind.name == "company_suffix"):
         for kind in kinds():
             if kind.position != "start" or (suffix_kind is not None and kind.name != "company"):
                 continue
@@ -144,22 +155,89 @@ def _rest_town(ctx: Context, rest: str):
     from .places import geo, town_for
 
     core = _TOWN_REST.sub("", rest).strip()
-    if core and (fold(core) in geo().town_codes or ctx.gaz.contains("towns", core)):
+    if core and fold(core) not in geo().by_name and (fold(core) in geo().town_codes or ctx.gaz.contains("towns", core)):
         return lambda: town_for(ctx, core)
     return None
+
+
+@lru_cache(maxsize=1)
+def regional_bodies():
+    """(folded name or acronym -> (community, kind, is an acronym), (community, kind) -> (name, acronym))."""
+    found, written = {}, {}
+    for community, kind, name, others in rows("regional.tsv"):
+        names = [n for n in others.split("|") if n]
+        acronym = next((n for n in names if n.replace("-", "").isupper()), "")
+        written[(community, kind)] = (name, acronym)
+        for n in [name] + names:
+            found.setdefault(fold(n), (community, kind, n == acronym or (n.isupper() and " " not in n)))
+    return found, written
+
+
+def _regional(ctx: Context, value: str) -> Optional[str]:
+    """A region's body as the body of the same kind of the report's surrogate community."""
+    from .places import geo, report_places
+
+    found, written = regional_bodies()
+    hit = found.get(fold(value))
+    if hit is None:
+        return None
+    community, kind, acronym = hit
+    g = geo()
+    places = report_places(ctx)
+    own = g.community_provinces[community]
+    code = next((c for c in places.found if c in own), own[0])  # the report's province of that community
+    name, short = written.get((g.community[places.surrogate(ctx, code)], kind), ("", ""))
+    new = short if acronym and short else name
+    if not new:
+        return ""  # no body of that kind there: the tag
+    return new.upper() if value.isupper() and len(value) > 4 else new.lower() if value.islower() else new
+
+
+def _listed(ctx: Context, value: str) -> Optional[str]:
+    """A work-accident mutual or a health insurer: another of the same list."""
+    for name in ("mutual", "insurer"):
+        pool = words(name)
+        if fold(value) in {fold(v) for v in pool}:
+            new = ctx.draw(name, value, lambda rng, a: choose(rng, pool), shape_fallback=False)
+            if new is None:
+                return ""
+            return new.upper() if value.isupper() and len(value) > 4 else new.lower() if value.islower() else new
+    return None
+
+
+def _rest_province(ctx: Context, rest: str):
+    """The {province} slot when the original's rest is a province (`de Sevilla`): its
+    TERRITORIO surrogate; else None."""
+    from .places import geo, province_for
+
+    core = _TOWN_REST.sub("", rest).strip()
+    code = geo().by_name.get(fold(core))
+    return (lambda: province_for(ctx, core, code)) if code else None
 
 
 def organisations(text: str, label: str, ctx: Context) -> Optional[str]:
     """HOSPITAL, INSTITUCION, CENTRO_SALUD: see the module; None (the tag) when no kind fits."""
     value = text.strip()
-    parsed = parse(value, label) if value else None
+    if not value:
+        return None
+    start = text.index(value)
+    for known in (_regional, _listed):
+        new = known(ctx, value)
+        if new is not None:
+            if not new or not ctx.acceptable(new, value):
+                return None
+            return text[:start] + new + text[start + len(value):]
+    parsed = parse(value, label)
     if parsed is None:
         return None
-    town = _rest_town(ctx, parsed.rest)
+    town, province = _rest_town(ctx, parsed.rest), _rest_province(ctx, parsed.rest)
     upper = value.isupper()
+    templates = parsed.templates
+    if _TOWN_REST.match(parsed.rest):  # `Hospital de Fuenlabrada`: a rest of the same build
+        templates = tuple(t for t in templates if _TOWN_REST.match(t)) or templates
 
     def make(rng, attempt):
-        new_rest = fill(rng, ctx, parsed.kind, town=town, templates=parsed.templates)
+        new_rest = fill(rng, ctx, parsed.kind, town=town, templates=templates, province=province)
         if new_rest is None:
             return None
         new_rest = new_rest.upper() if upper else case_like(parsed.rest, new_rest)
@@ -169,7 +247,6 @@ def organisations(text: str, label: str, ctx: Context) -> Optional[str]:
     new = ctx.draw("organisation", value, make, key_value=fold(value), shape_fallback=False)
     if new is None or fold(new) == fold(value):
         return None
-    start = text.index(value)
     return text[:start] + new + text[start + len(value):]
 
 

@@ -100,7 +100,6 @@ class ReportPlaces:
     same key and scope give the same map whatever the order of the spans)."""
 
     def __init__(self, ctx: Context):
-        g = geo()
         named, coded = set(), set()
         for s in ctx.forbidden_exact:  # the report's PHI strings, folded
             if POSTAL.fullmatch(s):
@@ -358,6 +357,8 @@ def streets(text: str, label: str, ctx: Context) -> Optional[str]:
             if new_name is None:
                 return None
             new_name = new_name.upper() if name.strip().isupper() else case_like(name.strip(), smart(new_name))
+            if head:  # `Calle de la Isla`, not `Calle De la Isla`
+                new_name = re.sub(r"^(De|Del|Dels|Da|Do|Das|Dos)(?= )", lambda m: m.group().lower(), new_name)
             out = (head.rstrip() + " " if head else "") + new_name + (" " + suffix if suffix else "")
         else:
             out = head.rstrip() + (gap or " ") if head else ""
