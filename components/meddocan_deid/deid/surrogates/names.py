@@ -14,7 +14,7 @@ and "Ana Ferrer" stay coherent. Case (UPPER/Title/lower) is kept.
 """
 import re
 from functools import lru_cache
-from typing import Optional, Tuple
+from typing import Optional
 
 from ..gazetteer import Gazetteer, fold
 from .common import Context, case_like, choose
@@ -269,4 +269,6 @@ def relatives(text: str, label: str, ctx: Context) -> Optional[str]:
         g = "F" if last.endswith("a") else "M"
         pool = tuple(sorted(w for (gg, nn, w) in KIN.values() if gg == g and nn == "sg" and w not in ("mujer",)))
         new = case_like(text, ctx.draw("kin", text, lambda rng, a: choose(rng, pool)))
+    if new == text and WORD.search(text):
+        return None  # a title alone (`dona`, `Sr.`): nothing to replace, the tag (never random letters)
     return new

@@ -4,7 +4,7 @@ from functools import lru_cache
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from ..gazetteer import fold
-from .common import Context, case_like, choose, random_shape
+from .common import Context, choose, random_shape
 from .tables import rows
 
 SPELLED_90_PLUS = re.compile(r"\b(noventa|cien|ciento)\b", re.IGNORECASE)
@@ -107,6 +107,15 @@ def read_profession(text: str) -> Optional[Tuple[Profession, str, str]]:
     return None
 
 
+def _case(template: str, form: str) -> str:
+    """A profession in the original's case: capitals, a capital first letter, or as listed."""
+    if template.isupper() and len(template) > 1:
+        return form.upper()
+    if template[:1].isupper():
+        return form[:1].upper() + form[1:]
+    return form
+
+
 def professions(text: str, label: str, ctx: Context) -> Optional[str]:
     """PROFESION: another profession of the same ISCO-08 major group, of the original's
     gender (an invariable word gets an invariable one) and number, in its language when the
@@ -118,7 +127,7 @@ def professions(text: str, label: str, ctx: Context) -> Optional[str]:
     entry, gender, number = found
     entries, _index = profession_table()
     same_group = [e for e in entries if e.group == entry.group and e is not entry
-                  and (gender != "N" or e.invariable)]
+                  and (gender != "N" or e.invariable) and not e.masculine.isupper()]  # `ATS`: read, not written
     same_lang = [e for e in same_group if e.lang == entry.lang]
     pool = same_lang if len(same_lang) >= 2 else [e for e in same_group if e.lang == "es"]
 
@@ -127,7 +136,7 @@ def professions(text: str, label: str, ctx: Context) -> Optional[str]:
         if pick is None:
             return None
         form = pick.feminine if gender == "F" else pick.masculine
-        return case_like(text, plural(form) if number == "pl" else form)
+        return _case(text, plural(form) if number == "pl" else form)
 
     return ctx.draw("profession", text, make, shape_fallback=False)
 
@@ -135,22 +144,33 @@ def professions(text: str, label: str, ctx: Context) -> Optional[str]:
 def others(text: str, label: str, ctx: Context) -> Optional[str]:
     """Free-form PHI (OTROS_SUJETO_ASISTENCIA): a code (`AB-1234`, letters beside digits)
     gets random characters of the same shape; a bank account (IBAN, CCC: guideline P28.1) a
-    valid one; words get no surrogate (None: the tag), never random letters."""
+    valid one; an organisation of a kind read by `institutions` (an employer: `Talleres X
+    S.L.`, `IES X`) one of that kind; other words get no surrogate (None: the tag), never
+    random letters."""
     from .identifiers import identifiers, kind_of
+    from .institutions import organisations, parse, regional_bodies
 
     if kind_of(text, label) in ("iban", "ccc"):
         return identifiers(text, label, ctx)
     if not is_code(text):
+        value = text.strip()
+        if value and (parse(value, label) is not None or fold(value) in regional_bodies()[0]):
+            return organisations(text, label, ctx)
         return None
     return ctx.draw("other", text, lambda rng, attempt: random_shape(rng, text), key_value=text)
 
 
 def is_code(text: str) -> bool:
-    """A value with digits whose letters are short capital groups (`AB-1234`, `3F`), not words."""
+    """A value with digits whose letters are short groups (`AB-1234`, `SAAD-14`, `3F`,
+    `412-b`), not words (`Exp. 12`: a word of three lower-case letters)."""
     if not any(c.isdigit() for c in text):
         return False
     for token in re.findall(r"[^\W_]+", text):
-        letters = re.sub(r"\d", "", token)
-        if len(letters) > 3 or (letters and any(c.islower() for c in letters) and not any(c.isdigit() for c in token)):
+        if any(c.isdigit() for c in token):
+            letters = re.sub(r"\d", "", token)
+            if len(letters) > 4:
+                return False
+            continue
+        if len(token) > 4 or (len(token) >= 3 and any(c.islower() for c in token)):
             return False
     return True
