@@ -287,3 +287,44 @@ def test_no_word_is_scrambled():
                 assert not unlisted_words(new, value), (label, value, new)
     assert api_surrogates(text, values)[-2:][0] == "[OTROS_SUJETO_ASISTENCIA]"  # words: the tag
     assert re.fullmatch(r"[A-Z]{2}-\d{4}", api_surrogates(text, values)[-1])  # a code keeps its shape
+
+
+def test_a_regions_bodies_follow_the_reports_places():
+    from meddocan_deid.deid.surrogates.institutions import regional_bodies
+
+    _found, written = regional_bodies()
+    text = "Vive en Sevilla. Atendido por el Servicio Andaluz de Salud; ayuda de la Junta de Andalucía.\n"
+    ents = [("TERRITORIO", "Sevilla"), ("INSTITUCION", "Servicio Andaluz de Salud"), ("INSTITUCION", "Junta de Andalucía")]
+    g = geo()
+    for scope in SCOPES:
+        province, service, government = api_surrogates(text, ents, scope)
+        community = g.community[g.by_name[fold(province)]]
+        assert community != "Andalucía"
+        assert service == written[(community, "health_service")][0]
+        assert government == written[(community, "government")][0]
+
+
+def test_mutuals_and_insurers_become_another_of_their_list():
+    from meddocan_deid.deid.surrogates.tables import words
+
+    text = "Accidente laboral: Fremap. Seguro: Adeslas.\n"
+    for scope in SCOPES:
+        mutual, insurer = api_surrogates(text, [("INSTITUCION", "Fremap"), ("INSTITUCION", "Adeslas")], scope)
+        assert mutual in words("mutual") and mutual != "Fremap"
+        assert insurer in words("insurer") and insurer != "Adeslas"
+
+
+@pytest.mark.parametrize("value,head,suffix", [("Talleres Inventados S.L.", "Talleres ", " S.L."),
+                                               ("IES Valle Ficticio", "IES ", ""),
+                                               ("Inventos Ficticios Abogados", "", " Abogados")])
+def test_an_employer_given_as_otros_gets_an_organisation_of_its_kind(value, head, suffix):
+    for scope in SCOPES:
+        (new,) = api_surrogates(f"Trabaja en {value}\n", [("OTROS_SUJETO_ASISTENCIA", value)], scope)
+        assert new.startswith(head) and new.endswith(suffix) and fold(new) != fold(value), new
+        assert not unlisted_words(new, value), new
+
+
+def test_a_rest_with_de_keeps_its_build():
+    for scope in SCOPES:
+        (new,) = api_surrogates("Ingresa en Hospital de Villafalsa\n", [("HOSPITAL", "Hospital de Villafalsa")], scope)
+        assert new.startswith("Hospital de ") and new != "Hospital de Villafalsa"

@@ -5,6 +5,7 @@ from functools import lru_cache
 from typing import FrozenSet
 
 from ..gazetteer import Gazetteer, fold
+from .dates import EU_ENDINGS, EU_NUMBER_ENDINGS, ROMAN_MONTHS
 from .tables import rows
 
 WORD = re.compile(r"[^\W\d_]+")
@@ -28,8 +29,14 @@ def drawn_words(gaz: Gazetteer) -> FrozenSet[str]:
     texts += list(Person.first_names_male) + list(Person.first_names_female) + list(Person.last_names)
     texts += list(Address.countries)
     for name in ("calendar.tsv", "professions.tsv", "provinces.tsv", "communities.tsv", "towns.tsv",
-                 "words.tsv", "street_heads.tsv"):
+                 "words.tsv", "street_heads.tsv", "regional.tsv"):
         texts += [field for row in rows(name) for field in row]
+    # Basque dates: the case endings of numbers (`2021eko`) and of month and weekday names
+    texts += list(EU_NUMBER_ENDINGS) + list(ROMAN_MONTHS)
+    for lang, kind, _index, spelled in rows("calendar.tsv"):
+        if lang == "eu" and kind in ("month", "weekday"):
+            stem = spelled.split("|")[0][:-1]
+            texts += [stem + e for pair in EU_ENDINGS.values() for e in pair]
     for _kind, _position, _labels, head, templates in rows("institutions.tsv"):
         texts.append(re.sub(r"\{\w+\}", " ", templates))
         texts.append(re.sub(r"\\[a-z]|[^a-z ]", " ", head))  # the head words of the patterns
