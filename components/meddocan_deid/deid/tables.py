@@ -299,8 +299,8 @@ def _known(rows: List[_Row], spec: TableSpec) -> List[Optional[KnownPhi]]:
         return [None] * len(rows)
     own = [known_of((label, v) for _c, label, v in row.phi) for row in rows]
     pooled: Dict[str, KnownPhi] = {}
-    for row, known in zip(rows, own):
-        if row.patient is not None and row.reason is None and known:
+    for row, known in zip(rows, own):  # a row without an id still says what its patient is called
+        if row.patient is not None and known:
             pooled[row.patient] = merge_known(pooled.get(row.patient), known)
     return [merge_known(k, pooled.get(r.patient) if r.patient is not None else None) or None
             for r, k in zip(rows, own)]
