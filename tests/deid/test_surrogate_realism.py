@@ -328,3 +328,22 @@ def test_a_rest_with_de_keeps_its_build():
     for scope in SCOPES:
         (new,) = api_surrogates("Ingresa en Hospital de Villafalsa\n", [("HOSPITAL", "Hospital de Villafalsa")], scope)
         assert new.startswith("Hospital de ") and new != "Hospital de Villafalsa"
+
+
+def test_a_head_that_is_another_phi_span_is_still_kept():
+    text = "Del Hospital General pasa al Hospital General de Villafalsa\n"
+    ents = [("HOSPITAL", "Hospital General"), ("HOSPITAL", "Hospital General de Villafalsa")]
+    for scope in SCOPES:
+        alone, named = api_surrogates(text, ents, scope)
+        assert alone == "[HOSPITAL]"  # all head: nothing to replace
+        assert named.startswith("Hospital General de ") and "Villafalsa" not in named
+
+
+def test_a_town_written_in_a_street_gets_the_reports_surrogate():
+    value = "Calle Inventada 9, Tolosa (Gipuzkoa)"
+    g = geo()
+    for scope in SCOPES:
+        (new,) = api_surrogates(f"Domicilio: {value}\n", [("CALLE", value)], scope)
+        m = re.fullmatch(r"Calle [^\d]+ [1-9], (.+) \((.+)\)", new)
+        assert m and "Tolosa" not in new and "Gipuzkoa" not in new, new
+        assert m.group(1) in town_pool(g.by_name[fold(m.group(2))], _load_gazetteer(None))

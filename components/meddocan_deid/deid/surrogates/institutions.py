@@ -244,7 +244,14 @@ def organisations(text: str, label: str, ctx: Context) -> Optional[str]:
         head = scramble_digits(rng, parsed.head)  # `Juzgado nº 3 de`: a number of the same width
         return head + parsed.sep + new_rest + parsed.suffix
 
-    new = ctx.draw("organisation", value, make, key_value=fold(value), shape_fallback=False)
+    def check(candidate: str, original: str) -> bool:
+        # the head and the ending are the original's own words (`Hospital General` may be another
+        # PHI span of the report): the rest alone must not reproduce a PHI string
+        rest = candidate[len(parsed.head) + len(parsed.sep): len(candidate) - len(parsed.suffix)]
+        return (fold(candidate) != fold(original) and fold(candidate) not in ctx.forbidden_exact
+                and ctx.acceptable(rest, parsed.rest))
+
+    new = ctx.draw("organisation", value, make, check=check, key_value=fold(value), shape_fallback=False)
     if new is None or fold(new) == fold(value):
         return None
     return text[:start] + new + text[start + len(value):]

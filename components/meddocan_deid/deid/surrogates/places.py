@@ -339,6 +339,30 @@ def _rest_surrogate(rng, rest: str) -> str:
     return "".join(out)
 
 
+_CAPITALISED = re.compile(r"[A-ZÁÉÍÓÚÑÀÈÒÇ][^\W\d_]+(?:[ '-](?:(?:de|del|la|las|los|el|d'|i|y) )?[A-ZÁÉÍÓÚÑÀÈÒÇ][^\W\d_]+)*")
+
+
+def _rest_places(ctx: Context, rest: str) -> Optional[str]:
+    """A town or a province written after a street's number (`Calle X, 9, Toro (Zamora)`):
+    the report's surrogate of it, as a TERRITORIO value gets; None when it has none."""
+    g = geo()
+    out, pos = [], 0
+    for m in _CAPITALISED.finditer(rest):
+        words = m.group()
+        f = fold(words)
+        if f in g.by_name:
+            new = province_for(ctx, words, g.by_name[f])
+        elif f in g.town_codes or ctx.gaz.contains("towns", words):
+            new = town_for(ctx, words)
+        else:
+            continue
+        if new is None:
+            return None
+        out.append(rest[pos:m.start()] + new)
+        pos = m.end()
+    return "".join(out) + rest[pos:]
+
+
 def streets(text: str, label: str, ctx: Context) -> Optional[str]:
     """CALLE: head word kept (then one space), a new street name, numbers re-drawn; None
     (the tag) when there is nothing to replace or no acceptable name."""
@@ -346,6 +370,9 @@ def streets(text: str, label: str, ctx: Context) -> Optional[str]:
 
     head, name, suffix, rest = split_street(text)
     if not name.strip() and not re.search(r"\d", rest):
+        return None
+    rest = _rest_places(ctx, rest)
+    if rest is None:
         return None
     gazetteer_names = street_names(ctx.gaz)
     gap = text[len(head):len(text) - len(text[len(head):].lstrip())]  # between the head and what follows
