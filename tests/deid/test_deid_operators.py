@@ -414,3 +414,13 @@ def test_gazetteer_is_used(tmp_path):
     assert hospital.startswith("Hospital Clínico ") and "Inventado" not in hospital
     assert re.fullmatch(r"C/ Inventada del Norte, \d\d", one("C/ Mayor, 12", "CALLE", options=opts))
     assert one("Tolosa", "TERRITORIO", options=opts) in spelled
+
+
+def test_surrogates_never_write_random_letters_outside_meddocan_labels():
+    # a label a policy or a custom pipeline adds: words become the tag, a code keeps its shape
+    text = "Proyecto Albatros, expediente 77-AB-2231."
+    spans = [("MI_ETIQUETA", 0, 17), ("MI_ETIQUETA", 30, 40)]
+    out = apply_operator(text, spans, "surrogate", KEY, scope="r1")
+    words, code = (out.text[r.new_start:r.new_end] for r in out.replacements)
+    assert words == "[MI_ETIQUETA]"
+    assert code != "77-AB-2231" and len(code) == len("77-AB-2231") and code[2] == "-" and code[5] == "-"

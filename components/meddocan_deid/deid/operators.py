@@ -118,10 +118,16 @@ def make_context(text: str, spans: Sequence[Span], key: KeyLike, scope: Optional
     return ctx
 
 
+def is_code(value: str) -> bool:
+    """A value with a digit is a code (its shape may be redrawn); one without is words."""
+    return any(ch.isdigit() for ch in value)
+
+
 def surrogate_value(label: str, value: str, ctx: Context, options: DeidOptions, numbers) -> str:
     gen = GENERATORS.get(label)
-    if gen is None:  # a label outside MEDDOCAN: same shape
-        new = ctx.draw("other", value, lambda rng, a: random_shape(rng, value), key_value=value)
+    if gen is None:  # a label outside MEDDOCAN: a code keeps its shape, words become the tag
+        new = (ctx.draw("other", value, lambda rng, a: random_shape(rng, value), key_value=value)
+               if is_code(value) else None)
     else:
         new = gen(value, label, ctx)
     if new is None:
@@ -129,8 +135,10 @@ def surrogate_value(label: str, value: str, ctx: Context, options: DeidOptions, 
     kept = label in POLICY_KEPT or (label == "FAMILIARES_SUJETO_ASISTENCIA" and options.keep_kinship
                                     and kinship_kept(value))
     if new == value and not kept:
-        # a generator that could not change the value (no letters or digits to replace)
-        new = ctx.draw("fallback", value, lambda rng, a: random_shape(rng, value), key_value=value)
+        # a generator that could not change the value: a code gets new characters of its
+        # shape; words never get random letters, they become the tag
+        new = (ctx.draw("fallback", value, lambda rng, a: random_shape(rng, value), key_value=value)
+               if is_code(value) else value)
         if new == value:
             new = tag_text(label, value, options, numbers)
     if not (kept and new == value):
