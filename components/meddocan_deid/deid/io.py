@@ -463,7 +463,7 @@ def write_report(output: Path, stem: str, new_text: str, replacements: List[Repl
     if txt.exists():  # --overwrite: the old .txt goes first, so a kill never pairs old and new
         txt.unlink()
     if docx is not None:
-        atomic_write_bytes(txt.with_suffix(".docx"), _docx_bytes(docx, new_text, replacements))
+        atomic_write(txt.with_suffix(".docx"), _docx_bytes(docx, new_text, replacements))
     atomic_write(ann, format_ann(new_text, replacements))
     atomic_write(txt, new_text)
 
@@ -479,23 +479,6 @@ def _docx_bytes(docx: Tuple[Path, str], new_text: str, replacements: List[Replac
         return rewrite_docx(data, new_text, replacements)
     except DocumentError as err:  # the runner reports an OSError as a failed report, by name
         raise OSError(errno.EINVAL, str(err)) from None
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """`data` into `path` through a temporary file renamed into place (see files.atomic_write)."""
-    import tempfile
-
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def check_private_dir(private_dir: Path, output: Path, input_path: Optional[Path] = None,
