@@ -143,6 +143,8 @@ class Engine:
                     if deadline is not None and time.monotonic() > deadline:
                         raise ReportTimeout()
                     self._turn.wait(None if deadline is None else max(0.01, deadline - time.monotonic()))
+                if not ordinary and deadline is not None and time.monotonic() > deadline:
+                    raise ReportTimeout()  # woken after its deadline: a long piece never starts late
             finally:
                 if ordinary:
                     self._ordinary_waiting -= 1
