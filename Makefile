@@ -41,8 +41,10 @@ ensemble: all
 privacy-high: setup
 	$(BIN)/python -m pip install --quiet --no-deps $(GENERIC_MODEL)
 
+# two processes, each test file whole in one (its module fixtures built once): the workflow
+# test file takes about 45% of the time, the rest shares the other core
 test: setup-test
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 benchmark: setup
 	$(BIN)/python -m spacy project run benchmark
