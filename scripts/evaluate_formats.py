@@ -16,7 +16,7 @@ import srsly
 import typer
 
 from meddocan_deid.brat import BratError
-from meddocan_deid.evaluation.formats import evaluate_formats, table_rows
+from meddocan_deid.evaluation.formats import evaluate_formats, read_set, table_rows
 from meddocan_deid.evaluation.metrics import EvaluationError
 
 
@@ -41,6 +41,7 @@ def main(
     privacy: Annotated[Optional[str], typer.Option(help="Privacy level of the privacy component (balanced|high)")] = None,
     batch_size: Annotated[int, typer.Option(help="nlp.pipe batch size")] = 16,
     case: Annotated[Optional[str], typer.Option(help="Score the reports' lower or upper copies (same offsets, original gold)")] = None,
+    limit: Annotated[int, typer.Option(help="Score only the first N reports by name (0: all; for quick runs)")] = 0,
 ) -> None:
     if case not in (None, "lower", "upper"):
         typer.echo(f"--case {case!r}: expected lower or upper", err=True)
@@ -55,7 +56,8 @@ def main(
         typer.echo(f"{model}: cannot load the pipeline ({err})", err=True)
         raise typer.Exit(1)
     try:
-        scores = evaluate_formats(nlp, set_dir, batch_size=batch_size, case=case)
+        docs = read_set(set_dir)
+        scores = evaluate_formats(nlp, set_dir, batch_size=batch_size, case=case, docs=docs[:limit] if limit > 0 else docs)
     except (BratError, EvaluationError) as err:
         typer.echo(f"error: {err}", err=True)
         raise typer.Exit(1)

@@ -21,12 +21,14 @@ def main(
     sets: List[Path] = typer.Argument(..., help="Evaluation set folders (built .txt/.ann)"),
     output: Optional[Path] = typer.Option(None, help="JSON file for every score"),
     batch_size: int = typer.Option(16),
+    limit: int = typer.Option(0, help="Score only the first N reports of each set by name (0: all; for quick runs)"),
 ) -> None:
     nlp = spacy.load(model)
     table = {}
     typer.echo(f"{'set':<22}{'case':<12}{'docs':>5}{'P':>8}{'R':>8}{'F1':>8}{'ident.R':>9}{'removed':>9}")
     for folder in sets:
         docs = read_set(folder)
+        docs = docs[:limit] if limit > 0 else docs
         for case in CASES:
             scores = evaluate_formats(nlp, folder, batch_size=batch_size, docs=docs,
                                       case=None if case == "as written" else case)

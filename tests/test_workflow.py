@@ -62,18 +62,18 @@ def test_workflow_writes_every_output(project):
     # the rules alone already find header PHI: the tiny run is far from zero
     assert scores["meddocan_s1_f"] > 0.3
     assert json.loads((work / "metrics" / "dev_ensemble.json").read_text(encoding="utf-8"))["meddocan_n_docs"] == 10
-    # the report-layout set, per document type
+    # the evaluation sets, per document type (the first ten reports of each: --vars.limit 10)
     formats = json.loads((work / "metrics" / "formats.json").read_text(encoding="utf-8"))
-    assert formats["overall"]["n_docs"] >= 60 and len(formats["types"]) >= 10
+    assert formats["overall"]["n_docs"] == 10 and len(formats["types"]) >= 2
     prose = json.loads((work / "metrics" / "prose.json").read_text(encoding="utf-8"))
-    assert prose["overall"]["n_docs"] == 40 and len(prose["types"]) == 10
+    assert prose["overall"]["n_docs"] == 10 and len(prose["types"]) >= 2
     heldout = json.loads((work / "metrics" / "prose_heldout.json").read_text(encoding="utf-8"))
-    assert heldout["overall"]["n_docs"] == 20 and len(heldout["types"]) == 10
+    assert heldout["overall"]["n_docs"] == 10 and len(heldout["types"]) >= 2
     assert "identifying PHI words covered" in stdout
     robust = json.loads((work / "metrics" / "heldout.json").read_text(encoding="utf-8"))
     assert sorted(robust) == sorted(f"{name}/{case}" for name in ("formats", "prose_heldout", "heldout_types")
                                     for case in ("as written", "lower", "upper"))
-    assert robust["heldout_types/lower"]["overall"]["n_docs"] == 30
+    assert robust["heldout_types/lower"]["overall"]["n_docs"] == 10
 
 
 POST_NER = ['entity_edges', 'place_names', 'entity_checks', 'address_parts', 'maker_address', 'trusted_phi', 'identifiers', 'code_shapes', 'privacy']
