@@ -363,6 +363,31 @@ class PandasTable(Table):
         return out
 
 
+class RowsTable(Table):
+    """Rows given as JSON objects (the service's table request): the columns are the keys in
+    the order first seen; a key a row lacks is a missing cell and stays absent in its row."""
+
+    def __init__(self, rows: List[Dict[str, Any]], name: str = "rows"):
+        self.rows = rows
+        self.name = name
+        self.columns = list(dict.fromkeys(k for row in rows for k in row))
+        self.n = len(rows)
+
+    def value(self, i, col):
+        return self.rows[i].get(col)
+
+    def result(self, updates, status, status_column):
+        out = []
+        for i, row in enumerate(self.rows):
+            row = dict(row)
+            for col, values in updates.items():
+                if col in row:
+                    row[col] = values[i]
+            row[status_column] = status[i]
+            out.append(row)
+        return out
+
+
 def is_missing(v) -> bool:
     """None, NaN, NaT and pandas' NA: an empty cell."""
     if v is None:

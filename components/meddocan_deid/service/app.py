@@ -31,7 +31,7 @@ from ..presidio_entities import (RECOGNIZER_NAME, SOURCE_SCORES, allowed_mask, e
                                  result_naming, wanted)
 from .engine import Engine, ServiceError, entity_counts
 from .schemas import (AnalyzeRequest, AnalyzeResponse, DeidentifyRequest, DeidentifyResponse, Entity,
-                      PresidioExplanation, PresidioResult, Replaced)
+                      PresidioExplanation, PresidioResult, Replaced, TableRequest, TableResponse)
 from .settings import ServiceSettings, check_settings, settings_from_env
 
 logger = logging.getLogger("meddocan_deid.service")
@@ -39,7 +39,7 @@ logger = logging.getLogger("meddocan_deid.service")
 PUBLIC = frozenset({"/health", "/ready", "/", "/docs", "/redoc", "/openapi.json", "/docs/oauth2-redirect"})
 # Swagger UI's and ReDoc's files, from the fastapi-offline package (no CDN): public as the docs
 DOCS_ASSETS = "/docs/assets"
-ROUTES = frozenset({"/deidentify", "/analyze", "/metrics", DOCS_ASSETS}) | PUBLIC
+ROUTES = frozenset({"/deidentify", "/deidentify/table", "/analyze", "/metrics", DOCS_ASSETS}) | PUBLIC
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 # the time all allow_list regexes of one request may take (Presidio's own limit is 60 s a
 # regex): past it the entities not checked stay reported
@@ -309,6 +309,24 @@ def create_app(settings: ServiceSettings, nlp: Any = None) -> FastAPI:
                                    req.allow_list_match, req.regex_flags, timeout=ALLOW_LIST_SECONDS)
             results = [r for r, skip in zip(results, allowed) if not skip]
         return results
+
+    @app.post("/deidentify/table", response_model=TableResponse)
+    async def post_deidentify_table(req: TableRequest):
+        """De-identify a table given as JSON rows, as the CLI does a table file: the text columns
+        through the pipeline, each PHI column cell replaced with the same operator and key and
+        fed to its row's texts and its patient's rows as a known identifier; the same rows in
+        the same order with a status column. A failed row keeps its place with no text or PHI."""
+        options, _known, privacy = engine.options(req)
+        mode = req.mode or settings.mode
+        engine.check_key(mode, options)
+        rows, per_label = await _work(engine.table, req.rows, req.spec, mode, options, privacy)
+        status_col = req.spec.status_column
+        failed = sum(1 for row in rows if row[status_col] != "ok")
+        metrics.texts.labels("/deidentify/table").inc(len(rows))
+        for label, n in per_label.items():
+            metrics.entities.labels(label).inc(n)
+        logger.info("deidentify/table: %d rows, %d failed, mode %s, privacy %s", len(rows), failed, mode, privacy)
+        return TableResponse(mode=mode, privacy=privacy, rows=rows, failed=failed)
 
     @app.post("/analyze", responses={200: {"description": "AnalyzeResponse, or with Presidio's body or "
                                                           "format=presidio a list of PresidioResult"}})

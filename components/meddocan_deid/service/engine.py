@@ -19,6 +19,7 @@ import logging
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..deid.api import deidentify_found, doc_spans
@@ -26,6 +27,9 @@ from ..deid.batch import ReportTimeout, pipe_spans, text_spans
 from ..deid.known_phi import KnownPhiError, validate_known_phi
 from ..deid.options import DeidOptions, needs_key
 from ..deid.policy import Policy, PolicyError, parse_policy, prepare_spans
+from ..deid.table_files import RowsTable
+from ..deid.tables import TableSettings, TableSpec, check_columns, deidentify_loaded
+from ..errors import InputError
 from ..presidio_entities import Found, entity_sources
 from .settings import ServiceSettings
 from ..errors import ServiceError  # noqa: F401  (re-exported)
@@ -155,9 +159,9 @@ class Engine:
             self._busy = False
             self._turn.notify_all()
 
-    def spans(self, texts: Sequence[str], privacy: str, ordinary: bool = True,
-              deadline: Optional[float] = None, convert: Callable = doc_spans) -> List[list]:
-        """The entities of `texts` (`convert(doc)` of each), in one pipeline call at `privacy`, in its turn."""
+    @contextmanager
+    def _pipeline(self, privacy: str, ordinary: bool = True, deadline: Optional[float] = None):
+        """The pipeline at `privacy`, held for this thread during the block (in its turn)."""
         self._take_turn(ordinary, deadline)
         try:
             pipe = self.nlp.get_pipe("privacy") if "privacy" in self.nlp.pipe_names else None
@@ -165,12 +169,34 @@ class Engine:
             if pipe is not None:
                 pipe.level = privacy
             try:
-                return pipe_spans(self.nlp, list(texts), convert)
+                yield self.nlp
             finally:
                 if pipe is not None:
                     pipe.level = saved
         finally:
             self._give_turn()
+
+    def spans(self, texts: Sequence[str], privacy: str, ordinary: bool = True,
+              deadline: Optional[float] = None, convert: Callable = doc_spans) -> List[list]:
+        """The entities of `texts` (`convert(doc)` of each), in one pipeline call at `privacy`, in its turn."""
+        with self._pipeline(privacy, ordinary, deadline) as nlp:
+            return pipe_spans(nlp, list(texts), convert)
+
+    def table(self, rows: List[Dict[str, Any]], spec: TableSpec, mode: str, options: DeidOptions, privacy: str,
+              deadline: Optional[float] = None) -> Tuple[List[Dict[str, Any]], Dict[str, int]]:
+        """The rows of a table request de-identified as `meddocan_deid.deid.tables` does a
+        table file (PHI columns replaced and known identifiers of the row's texts and of the
+        patient's rows, a status column), and the spans replaced per label. The pipeline is
+        held for the whole table, which the body limit keeps within the timeout."""
+        table = RowsTable(rows)
+        try:
+            check_columns(table, spec)
+        except InputError as err:
+            raise field_error(("columns",), str(err).replace("rows: ", "", 1)) from None
+        with self._pipeline(privacy, True, deadline) as nlp:
+            updates, status, per_label = deidentify_loaded(table, columns=spec, mode=mode, key=self._key, nlp=nlp,
+                                                           options=options, settings=TableSettings())
+        return table.result(updates, status, spec.status_column), per_label
 
     def found(self, texts: Sequence[str], privacy: str, deadline: Optional[float],
               convert: Callable = doc_spans) -> List[list]:

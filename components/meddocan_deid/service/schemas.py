@@ -3,7 +3,7 @@ field and the problem; the service's 422 handler removes the offending input."""
 from typing import Any, Dict, List, Literal, Optional
 
 import regex
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
 from .. import MODES
 from ..presidio_entities import DEFAULT_REGEX_FLAGS
@@ -15,6 +15,7 @@ REGEX_FLAGS = int(regex.IGNORECASE | regex.MULTILINE | regex.DOTALL | regex.VERB
 Mode = Literal[MODES]  # tag, mask, redact, surrogate
 Privacy = Literal["balanced", "high"]
 MAX_TEXTS = 256
+MAX_ROWS = 10_000  # a table request's rows (the body limit bounds its size too)
 MAX_ID_CHARS = 200
 
 
@@ -74,6 +75,46 @@ class DeidentifyRequest(Options):
         if self.scope is not None and self.texts is not None:
             raise ValueError("'scope' names one report: give it with 'text' (or use 'patient_id')")
         return self
+
+
+class TableRequest(Options):
+    """A table as JSON rows, de-identified as `meddocan-deid deidentify` does a table file."""
+
+    rows: List[Dict[str, Any]] = Field(..., min_length=1, max_length=MAX_ROWS,
+                                       description="The table's rows, each an object of column -> value.")
+    id_column: str = Field(..., min_length=1, description="The row id (names failed rows; keys surrogates).")
+    text_columns: List[str] = Field([], description="Free-text columns for the pipeline.")
+    phi_columns: Dict[str, str] = Field({}, description='Column -> MEDDOCAN label, e.g. {"nombre": '
+                                                         '"NOMBRE_SUJETO_ASISTENCIA"}.')
+    patient_column: Optional[str] = Field(None, description="Rows of one patient share known identifiers and "
+                                                            "surrogates.")
+    status_column: str = Field("deid_status", min_length=1, description="The added column: ok or failed: reason.")
+    mode: Optional[Mode] = Field(None, description="tag, mask, redact or surrogate (default: the server's).")
+    _table_spec: Any = PrivateAttr(None)
+
+    @model_validator(mode="after")
+    def _spec(self):
+        from ..deid.tables import TableSpec
+
+        try:
+            self._table_spec = TableSpec(id_column=self.id_column, text_columns=tuple(self.text_columns),
+                                         phi_columns=self.phi_columns, patient_column=self.patient_column,
+                                         status_column=self.status_column)
+        except ValueError as err:
+            raise ValueError(str(err)) from None
+        return self
+
+    @property
+    def spec(self):
+        return self._table_spec
+
+
+class TableResponse(BaseModel):
+    mode: str
+    privacy: str
+    rows: List[Dict[str, Any]] = Field(..., description="The same rows in the same order, text and PHI columns "
+                                                        "replaced, with the status column.")
+    failed: int
 
 
 class AnalyzeRequest(Options):
