@@ -89,3 +89,10 @@ def test_a_relative_named_in_lower_case_is_never_kept(mode):
 
 def test_keep_kinship_is_on_by_default():
     assert DeidOptions().keep_kinship is True
+
+
+@pytest.mark.parametrize("value", ["Pareja Mayor", "la Nieto", "Hermano Mayor"])
+def test_surnames_that_read_as_kinship_words_are_not_kept(value):
+    text = f"Acompaña {value} a la consulta."
+    doc = make_doc(text, [(FAMILY, value)])
+    assert value not in meddocan_deid.deidentify(doc, mode="tag").text

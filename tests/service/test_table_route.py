@@ -66,3 +66,9 @@ def test_bad_columns_are_named_and_need_a_token(client):
                                                "phi_columns": {"nombre": "NOMBRE_PACIENTE"}}, headers=AUTH)
     assert r.status_code == 422 and "NOMBRE_PACIENTE" in r.text
     assert client.post("/deidentify/table", json={"rows": ROWS, **COLUMNS}).status_code == 401
+
+
+def test_known_phi_with_a_table_is_refused_not_ignored(client):
+    r = client.post("/deidentify/table", json={"rows": ROWS, **COLUMNS,
+                                               "known_phi": {"NOMBRE_SUJETO_ASISTENCIA": ["Eulalia"]}}, headers=AUTH)
+    assert r.status_code == 422 and "phi_columns" in r.text and "Eulalia" not in r.text

@@ -1,4 +1,5 @@
 """`deidentify`: the Python API on a text or a processed Doc."""
+import threading
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence, Union
@@ -16,6 +17,11 @@ from .policy import Policy, as_policy, prepare_spans
 from ..pipeline.privacy import load_with_privacy
 
 PolicyLike = Union[None, str, Path, Mapping[str, Any], Policy]
+
+
+# one pipeline object serves every thread of a process: one text at a time through it (spaCy's
+# memory zones, which the pieces use, are not thread-safe)
+_PIPELINE_LOCK = threading.Lock()
 
 
 @lru_cache(maxsize=8)
@@ -69,7 +75,8 @@ def deidentify(doc_or_text: Union[Doc, str], mode: str = "tag", key: Optional[Ke
         from .batch import text_spans
 
         text = doc_or_text
-        found, vocab = text_spans(nlp, text), nlp.vocab  # a long text in pieces (see deid.batch)
+        with _PIPELINE_LOCK:
+            found, vocab = text_spans(nlp, text), nlp.vocab  # a long text in pieces (see deid.batch)
     else:
         raise TypeError("deidentify expects a spaCy Doc or a str")
     return deidentify_found(text, found, vocab, mode, key, scope=scope, patient_id=patient_id, options=options,

@@ -316,6 +316,9 @@ def create_app(settings: ServiceSettings, nlp: Any = None) -> FastAPI:
         through the pipeline, each PHI column cell replaced with the same operator and key and
         fed to its row's texts and its patient's rows as a known identifier; the same rows in
         the same order with a status column. A failed row keeps its place with no text or PHI."""
+        if req.known_phi is not None:  # a table's known identifiers are its PHI columns
+            raise ServiceError(422, "invalid_request", "known_phi is not taken with a table: give the identifiers as "
+                                                       "PHI columns (phi_columns)", loc=("body", "known_phi"))
         options, _known, privacy = engine.options(req)
         mode = req.mode or settings.mode
         engine.check_key(mode, options)

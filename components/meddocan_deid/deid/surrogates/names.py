@@ -238,7 +238,9 @@ def kinship_kept(text: str) -> bool:
     `su pareja`, `abuela materna`), no digit and no other word. Any other word may be a
     name, whatever its case (`su hija carmen` in a note typed in lower case)."""
     words = WORD.findall(text)
-    return bool(words) and not any(c.isdigit() for c in text) and all(is_kin_word(w) for w in words)
+    # a capital after the first word is a surname that reads as a kinship word (`Pareja Mayor`, `la Nieto`)
+    return (bool(words) and not any(c.isdigit() for c in text) and all(is_kin_word(w) for w in words)
+            and not any(w[:1].isupper() for w in words[1:]))
 
 
 def relatives(text: str, label: str, ctx: Context) -> Optional[str]:
