@@ -177,3 +177,30 @@ def test_jsonl_table_keeps_other_keys_and_marks_bad_lines(tmp_path, rule_nlp, pe
     assert rows[1] == {"deid_status": "failed: not valid JSON"}
     assert rows[2] == {"id": 2, "nota": "7", "deid_status": "ok"}  # a number is text with nothing to replace
     assert res.failed == [{"row": 2, "where": "t.jsonl: line 2", "reason": "not valid JSON"}]
+
+
+def test_an_excel_output_keeps_no_link_comment_or_property_that_names_the_patient(tmp_path, rule_nlp):
+    from openpyxl import Workbook, load_workbook
+    from openpyxl.comments import Comment
+
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "Pacientes"
+    ws.append(["id", "nombre", "nota"])
+    ws.append(["r1", "Eulalia Marcó Bentabol", "Acude por dolor abdominal."])
+    ws["B2"].hyperlink = "mailto:eulalia.marco@example.com"
+    ws["B2"].comment = Comment("Llamar a Eulalia Marcó", "Admisión")
+    wb.properties.creator = "Eulalia Marcó Bentabol"
+    wb.properties.title = "Historia de Eulalia Marcó"
+    src = tmp_path / "t.xlsx"
+    wb.save(src)
+    spec = TableSpec(id_column="id", text_columns=("nota",), phi_columns={"nombre": "NOMBRE_SUJETO_ASISTENCIA"})
+    deidentify_table(src, columns=spec, mode="tag", nlp=rule_nlp, output=tmp_path / "o" / "t.xlsx")
+    out = load_workbook(tmp_path / "o" / "t.xlsx")
+    cell = out.active["B2"]
+    assert cell.value == "[NOMBRE_SUJETO_ASISTENCIA]" and cell.hyperlink is None and cell.comment is None
+    assert "Eulalia" not in str(out.properties.creator) and "Eulalia" not in str(out.properties.title)
+    with pytest.raises(InputError) as err:
+        deidentify_table(src, columns=TableSpec(id_column="id", text_columns=("nota",), sheet="Otra"), mode="tag",
+                         nlp=rule_nlp, output=tmp_path / "o2" / "t.xlsx")
+    assert "Pacientes" not in str(err.value)

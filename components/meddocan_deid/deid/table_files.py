@@ -246,7 +246,8 @@ class XlsxTable(Table):
             raise InputError(f"{path}: not a readable Excel workbook ({type(err).__name__})") from None
         names = self.wb.sheetnames
         if sheet is not None and sheet not in names:
-            raise InputError(f"{path}: no sheet {sheet!r} (sheets: {', '.join(names)})")
+            # the sheet names are not repeated: a sheet may be named after a patient
+            raise InputError(f"{path}: no sheet of that name (the workbook has {len(names)} sheets)")
         self.ws = self.wb[sheet] if sheet is not None else self.wb.worksheets[0]
         header = [c.value for c in next(self.ws.iter_rows(min_row=1, max_row=1), ())]
         while header and _blank(header[-1]):
@@ -276,7 +277,16 @@ class XlsxTable(Table):
         for col, values in updates.items():
             j = self.index[col] + 1
             for i, v in enumerate(values):
-                ws.cell(row=i + 2, column=j).value = v
+                cell = ws.cell(row=i + 2, column=j)
+                cell.value = v
+                cell.hyperlink = None  # a mailto: or a link to a record would keep the value
+                cell.comment = None
+        # the workbook's own properties may name the author or the patient
+        props = self.wb.properties
+        for field in ("creator", "lastModifiedBy", "title", "subject", "description", "keywords", "category",
+                      "identifier", "contentStatus"):
+            setattr(props, field, None)
+        ws._pivots = []  # a pivot cache holds the original cells
         j = len(self.columns) + 1
         head = ws.cell(row=1, column=j)
         head.value = status_column
