@@ -170,3 +170,25 @@ def test_a_folder_of_documents_without_the_extra_says_how_to_read_them(tmp_path,
     with pytest.raises(RunError, match=r"no \.txt report to read \(1 \.docx, no \.txt\); .* or: reading \.docx "
                                        r"needs the documents extra"):
         run(inp, tmp_path / "out", "tag", None, nlp=rule_nlp, progress=False)
+
+
+def test_a_rewritten_docx_keeps_no_link_target_nor_change_author():
+    import docx
+    from docx.opc.constants import RELATIONSHIP_TYPE
+    from docx.oxml import parse_xml
+    from docx.oxml.ns import nsdecls
+
+    document = docx.Document()
+    document.add_paragraph("Contacto por correo.")
+    document.part.relate_to("mailto:eulalia.marco@example.com", RELATIONSHIP_TYPE.HYPERLINK, is_external=True)
+    para = document.add_paragraph()
+    para._p.append(parse_xml(f'<w:ins {nsdecls("w")} w:id="1" w:author="Eulalia Marcó" w:date="2024-03-05T10:00:00Z">'
+                             '<w:r><w:t>Texto añadido.</w:t></w:r></w:ins>'))
+    buf = io.BytesIO()
+    document.save(buf)
+    data = buf.getvalue()
+    out = rewrite_docx(data, extract_text(data, "docx"), [])
+    parts = zipfile.ZipFile(io.BytesIO(out))
+    blob = b"".join(parts.read(name) for name in parts.namelist())
+    assert b"eulalia.marco" not in blob and "Eulalia Marcó".encode() not in blob and b"2024-03-05T10" not in blob
+    assert "Texto añadido." in extract_text(out, "docx")

@@ -244,6 +244,7 @@ def rewrite_docx(data: bytes, new_text: str, replacements: Sequence) -> bytes:
             seg.node.text = value
             seg.node.set(qn("xml:space"), "preserve")  # leading and trailing spaces are kept
     _clear_properties(document)
+    _clear_traces(document, parts)
     from lxml import etree
 
     for part, root in parts:
@@ -252,6 +253,31 @@ def rewrite_docx(data: bytes, new_text: str, replacements: Sequence) -> bytes:
     buf = io.BytesIO()
     document.save(buf)
     return buf.getvalue()
+
+
+# attributes of tracked changes and comments that name their author and time
+TRACE_ATTRIBUTES = ("author", "initials", "date")
+
+
+def _clear_traces(document, parts) -> None:
+    """What identifies beyond the text: tracked-change and comment authors and dates, and the
+    targets of external links (a `mailto:` keeps the address its visible text lost) are
+    emptied; custom document properties are dropped."""
+    from docx.oxml.ns import qn
+
+    names = [qn(f"w:{a}") for a in TRACE_ATTRIBUTES]
+    for _part, root in parts:
+        for el in root.iter():
+            for name in names:
+                if el.get(name) is not None:
+                    el.set(name, "")
+    for part in document.part.package.iter_parts():
+        for rel in part.rels.values():
+            if rel.is_external:
+                rel._target = ""
+        if part.content_type.endswith("custom-properties+xml"):
+            part._blob = (b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Properties xmlns='
+                          b'"http://schemas.openxmlformats.org/officeDocument/2006/custom-properties"/>')
 
 
 def _owners(reps, segments: List[_Segment]) -> dict:
