@@ -25,3 +25,9 @@ def rule_nlp_all_footer():
     """The rule pipeline with every footer rule label enabled (`footer_labels = null`),
     to test the footer rules that the shipped config may switch off."""
     return build_rule_nlp(**{"components.rule_entities.footer_labels": None})
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """The workflow test file first: under `make test` (two processes, a file to a process) it
+    is the longest file, so it starts at once and the other process takes the rest beside it."""
+    items.sort(key=lambda item: item.path.name != "test_workflow.py")
