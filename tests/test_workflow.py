@@ -150,42 +150,42 @@ def test_learning_curve_trains_on_shares_and_dev_folds(project):
     assert "learning_curve_dev.md" in proc.stdout
 
 
-@pytest.mark.parametrize("beam_width,factory", [(2, "beam_ner"), (0, "ner")])
-def test_train_variant_beam_width_chooses_the_ner(project, beam_width, factory):
-    """`--vars.variant_beam_width N` trains spaCy's beam_ner of width N; 0 keeps the config's NER."""
-    work = project[0]
-    variant = f"beam{beam_width}"
-    run_after_workflow(project, "train-variant", "--vars.variant", variant, "--vars.variant_beam_width", str(beam_width))
-    config = (work / "experiments" / "training" / "variants" / variant / "model-best" / "config.cfg").read_text(encoding="utf-8")
-    ner_section = config.split("[components.ner]\n", 1)[1].split("\n[", 1)[0]
-    assert f'factory = "{factory}"' in ner_section
-    assert ("beam_width = 2" in ner_section) == (beam_width == 2)
-    assert (work / "experiments" / "metrics" / "variants" / f"dev_{variant}.json").exists()
-
-
 # the embedding keeps the config's width, a reference to the encoder's
 EMBED_WIDTH = "width = ${components.tok2vec.model.encode.width}"
 
 
-@pytest.mark.parametrize("extra_vars,section,expected,absent", [
-    (("--vars.variant_window", "3"), "encode", ['@architectures = "spacy.MaxoutWindowEncoder.v2"', "window_size = 3", "width = 128"], ["TorchBiLSTM"]),
-    (("--vars.variant_encoder", "bilstm"), "encode", ['@architectures = "spacy.TorchBiLSTMEncoder.v1"', "depth = 2", "width = 128"], ["window_size", "maxout_pieces"]),
-    (("--vars.variant_embed", "char"), "embed", ['@architectures = "spacy.CharacterEmbed.v2"', "nC = 8", 'feature = "NORM"', EMBED_WIDTH], ["attrs", "SHAPE"]),
-    (("--vars.variant_embed", "hashchar"), "embed", ['@architectures = "meddocan_deid.HashCharEmbed.v1"', "nC = 8", '"SHAPE"', EMBED_WIDTH], ["spacy.MultiHashEmbed"]),
+def config_section(config: str, section: str) -> str:
+    return config.split(f"[{section}]\n", 1)[1].split("\n[", 1)[0]
+
+
+# Each run trains, assembles and evaluates a whole variant, so two runs cover the six options
+# (a run each took a minute of the suite): the beam NER with a wider CNN and characters in
+# place of the hashed embedding; then the config's NER with the BiLSTM and both embeddings.
+@pytest.mark.parametrize("variant,extra_vars,ner_factory,beam_two,encode,embed", [
+    ("beam2_window3_char", ("--vars.variant_beam_width", "2", "--vars.variant_window", "3", "--vars.variant_embed", "char"), "beam_ner", True,
+     (['@architectures = "spacy.MaxoutWindowEncoder.v2"', "window_size = 3", "width = 128"], ["TorchBiLSTM"]),
+     (['@architectures = "spacy.CharacterEmbed.v2"', "nC = 8", 'feature = "NORM"', EMBED_WIDTH], ["attrs", "SHAPE"])),
+    ("beam0_bilstm_hashchar", ("--vars.variant_beam_width", "0", "--vars.variant_encoder", "bilstm", "--vars.variant_embed", "hashchar"), "ner", False,
+     (['@architectures = "spacy.TorchBiLSTMEncoder.v1"', "depth = 2", "width = 128"], ["window_size", "maxout_pieces"]),
+     (['@architectures = "meddocan_deid.HashCharEmbed.v1"', "nC = 8", '"SHAPE"', EMBED_WIDTH], ["spacy.MultiHashEmbed"])),
 ])
-def test_train_variant_sets_the_tok2vec_encoder(project, extra_vars, section, expected, absent):
-    """`--vars.variant_window N` widens the CNN; `--vars.variant_encoder bilstm` replaces it
+def test_train_variant_sets_the_ner_and_the_tok2vec(project, variant, extra_vars, ner_factory, beam_two, encode, embed):
+    """`--vars.variant_beam_width N` trains spaCy's beam_ner of width N (0 keeps the config's
+    NER); `--vars.variant_window N` widens the CNN; `--vars.variant_encoder bilstm` replaces it
     (no CNN option left over); `--vars.variant_embed` replaces the hashed embedding, or adds
     characters to it; the pipeline is still assembled and evaluated."""
     work = project[0]
-    variant = f"{section}_" + extra_vars[1]
     run_after_workflow(project, "train-variant", "--vars.variant", variant, *extra_vars)
     config = (work / "experiments" / "training" / "variants" / variant / "model-best" / "config.cfg").read_text(encoding="utf-8")
-    text_of_section = config.split(f"[components.tok2vec.model.{section}]\n", 1)[1].split("\n[", 1)[0]
-    for text in expected:
-        assert text in text_of_section
-    for text in absent:
-        assert text not in text_of_section
+    ner_section = config_section(config, "components.ner")
+    assert f'factory = "{ner_factory}"' in ner_section
+    assert ("beam_width = 2" in ner_section) == beam_two
+    for section, (expected, absent) in (("encode", encode), ("embed", embed)):
+        text_of_section = config_section(config, f"components.tok2vec.model.{section}")
+        for text in expected:
+            assert text in text_of_section, (section, text)
+        for text in absent:
+            assert text not in text_of_section, (section, text)
     assert (work / "experiments" / "metrics" / "variants" / f"dev_{variant}.json").exists()
 
 
