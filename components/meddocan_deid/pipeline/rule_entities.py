@@ -6,14 +6,16 @@ writes the rule entities to `doc.spans[spans_key]` and, unless `annotate_ents` i
 `doc.ents`, where they replace the entities they overlap; towns found anywhere and the
 `any/fallback` matches go to `doc.spans[fallback_key]` only (entity_checks adds them where no
 other entity is). Never touches tokens, sections or the candidates; each pattern id
-`<section>/<kind>` (listed below) says where a rule applies.
+`<section>/<kind>` (listed below) says where a rule applies, and its kind names the handler
+(`RULE_KINDS`, filled by `@rule_kind`) that turns the match into entities.
 """
 
 import re
 import unicodedata
-from typing import AbstractSet, Callable, Collection, List, Optional, Tuple
+from typing import AbstractSet, Callable, Collection, Dict, List, NamedTuple, Optional, Tuple
 
 from spacy.language import Language
+from spacy.pipeline.span_ruler import prioritize_new_ents_filter
 from spacy.tokens import Doc, Span
 import srsly
 from spacy.util import ensure_path, filter_spans
@@ -34,6 +36,7 @@ NUMBER_SEPARATORS = {"-", ".", "(", ")", "/"}
 # punctuation.
 # `any/...`: not restricted to a section; `any/match` is the match itself (an unambiguous date format)
 ANY_SECTION = "any"
+MATCH = "match"  # `footer/match`, `any/match`, and any kind without a handler: the match itself
 VETO = "veto"  # pattern ids `any/veto`: phrases that are not PHI, left to entity_checks
 FALLBACK = "fallback"  # pattern ids `any/fallback`: `avenida de Portugal`; the match, only where no other entity is (entity_checks)
 FALLBACK_NUMBER = "fallback_number"  # pattern ids `any/fallback_number`: `nº DVA-31-0004417`, `biopsia B24-18877`; the code after the key, with four digits or more, only where no other entity is
@@ -243,124 +246,34 @@ class RuleEntities:
     def __call__(self, doc: Doc) -> Doc:
         sections = {s.label_: s for s in doc.spans.get(self.sections_key, [])}
         candidates = sorted(doc.spans.get(self.candidates_key, []), key=lambda s: s.start)
-        entities: List[Span] = []
-        fallback: List[Span] = []
-        header_keys = {c.start for c in candidates if c.id_ == "header/line"}  # a set: O(1) lookups
+        header_keys = frozenset(c.start for c in candidates if c.id_ == "header/line")  # O(1) lookups
+        found: Dict[bool, List[Span]] = {False: [], True: []}  # is fallback -> spans
         for cand in candidates:
-            section, _, kind = cand.id_.partition("/")
-            if kind == VETO:
-                continue  # not PHI: read by entity_checks
-            if kind == FALLBACK:
-                end = cand.end  # an optional link word that no name follows stays out (`Urb. Los Monjes y`)
-                while end > cand.start + 1 and (doc[end - 1].is_lower or doc[end - 1].is_punct):
-                    end -= 1
-                fallback.append(Span(doc, cand.start, end, label=cand.label))
-                continue
-            if kind == FALLBACK_NUMBER:
-                # the code starts at its first token with a digit or capitals after the key words
-                start = next(t.i for t in cand[1:] if t.text not in {".", ":"} and t.lower_ not in NUMBER_KEYS)
-                end = cand.end
-                while end > start + 1 and doc[end - 1].text in NUMBER_SEPARATORS:
-                    end -= 1
-                if sum(c.isdigit() for c in doc[start:end].text) >= 4:
-                    fallback.append(Span(doc, start, end, label=cand.label))
-                continue
-            if kind == AGE:
-                entities.extend(self._age(doc, cand))
-                continue
-            if kind == RELATIVE_AGE:
-                # a relative's age is the relative's PHI; the age (number and unit) ends the match
-                entities.append(Span(doc, cand.end - 2, cand.end, label=cand.label))
-                continue
-            if kind == RELATIVE_AGES:
-                numbers = [t.i for t in cand if t.is_digit]
-                entities.extend(Span(doc, i, i + 1, label=cand.label) for i in numbers[:-1])
-                entities.append(Span(doc, numbers[-1], cand.end, label=cand.label))
-                continue
-            if kind == RELATIVE_NAME:
-                # (possessive,) kinship word, an optional comma or bracket, then the name: a
-                # relative's name is FAMILIARES; the name is the match from its first capitalised word
-                start = next(t.i for t in cand[1:] if t.is_title)
-                entities.append(Span(doc, start, cand.end, label=cand.label))
-                entities.extend(self._next_name(doc, cand.end, cand.label))
-                continue
-            if kind == NAME_BEFORE:
-                # the capitalised words before the comma or bracket, unless one dictionary word
-                # opens the sentence (`Ayer, la hija, trajo...`) or they name a place (`Hospital
-                # Central (Cardiología)`)
-                end = next(t.i for t in cand if not t.is_title)
-                start = cand.start
-                if start > 0 and (doc[start - 1].is_title or doc[start - 1].lower_ in {"de", "del"}):
-                    continue  # the whole run decides, not a part of it; after `de` it names a place (`Unidad de ...`)
-                if not (end - start == 1 and self._opening_word(doc, start)) \
-                        and not any(t.lower_ in self.town_name_heads for t in doc[start:end]):
-                    entities.append(Span(doc, start, end, label=cand.label))
-                continue
-            if kind == MONTH:
-                # context word, month, and a next word that shows no day or year follows
-                entities.append(Span(doc, cand.start + 1, cand.start + 2, label=cand.label))
-                continue
-            if kind == GROUP:
-                # the group word ends the match; what comes before it is context
-                start = cand.end - 1
-                if start > cand.start and doc[start - 1].lower_ == GROUP_HEAD:
-                    start -= 1
-                entities.append(Span(doc, start, cand.end, label=cand.label))
-                continue
-            if kind == TOWN:
-                entities.extend(self._town(doc, cand))
-                continue
-            if kind == FIRST_NUMBER:
-                first = next(t.i for t in cand if any(c.isdigit() for c in t.text))
-                entities.append(Span(doc, first, first + 1, label=cand.label))
-                continue
-            if kind == CUED_NUMBER:
-                # the code starts at its first digit or at a unit's capitals (`UCI-04`, `cama B`)
-                start = next((t.i for t in cand[1:] if any(c.isdigit() for c in t.text)
-                              or re.fullmatch(r"[A-Z]{1,4}", t.text)), None)
-                unit_after = cand.end < len(doc) and doc[cand.end].lower_ in self.number_units
-                if start is not None and not unit_after:
-                    entities.append(Span(doc, start, cand.end, label=cand.label))
-                continue
-            if kind == TRIM:
-                start = cand.start
-                # context words and a job between them (`trabaja como peón en ...`) stay out
-                while start < cand.end - 1 and (doc[start].lower_ in self.trim_words or doc[start].is_lower):
-                    start += 1
-                entities.append(Span(doc, start, cand.end, label=cand.label))
-                continue
-            if kind == RELATIVE:
-                start = cand.start + (doc[cand.start].lower_ in self.possessives)
-                entities.append(Span(doc, start, cand.end, label=cand.label))
-                continue
-            if section == ANY_SECTION:
-                entities.append(Span(doc, cand.start, cand.end, label=cand.label))
-                continue
-            sec = sections.get(section)
-            if sec is None or not (sec.start <= cand.start and cand.end <= sec.end):
-                continue  # a rule applies only inside its own section
-            if section == "footer" and self.footer_labels is not None and cand.label_ not in self.footer_labels:
-                continue
-            if kind == "line":
-                entities.extend(self._line_value(doc, cand, sec, header_keys))
-            elif kind == "number":
-                entities.extend(self._number_value(doc, cand, sec))
-            elif kind == "street":
-                entities.extend(self._street(doc, cand, sec))
-            else:
-                entities.append(Span(doc, cand.start, cand.end, label=cand.label))
-        entities.extend(self._professions(doc))
+            section_name, _, kind = cand.id_.partition("/")
+            rule = RULE_KINDS.get(kind)
+            section = None
+            if rule is None or rule.in_section:
+                if section_name == ANY_SECTION:
+                    rule = RULE_KINDS[MATCH]  # `any/<kind>` of a section kind: the match itself
+                else:
+                    section = sections.get(section_name)
+                    if section is None or not (section.start <= cand.start and cand.end <= section.end):
+                        continue  # a rule applies only inside its own section
+                    if section_name == "footer" and self.footer_labels is not None \
+                            and cand.label_ not in self.footer_labels:
+                        continue
+                    rule = rule or RULE_KINDS[MATCH]
+            found[rule.fallback].extend(rule.handler(self, doc, cand, RuleContext(section, header_keys)))
+        entities = found[False] + self._professions(doc)
         entities.extend(self._companies(doc))  # after the others: a rule's label wins over a company of the same span
-        doc.spans[self.fallback_key] = filter_spans(fallback + self._towns_anywhere(doc))
+        doc.spans[self.fallback_key] = filter_spans(found[True] + self._towns_anywhere(doc))
         # overlap policy: among rule entities the longest wins; written before the NER, which
         # keeps them and predicts around them
         entities = filter_spans(entities)
         doc.spans[self.spans_key] = entities
-        if not self.annotate_ents:
-            return doc
-        taken = {i for e in entities for i in range(e.start, e.end)}
-        kept = [e for e in doc.ents if not any(i in taken for i in range(e.start, e.end))]
-        doc.ents = filter_spans(kept + entities)
+        if self.annotate_ents:
+            # the rule entities replace the entities they overlap
+            doc.ents = prioritize_new_ents_filter(doc.ents, entities)
         return doc
 
     def _age(self, doc: Doc, cand: Span) -> List[Span]:
@@ -668,3 +581,165 @@ class RuleEntities:
         end = street_end(doc, head, sec.end)
         return [Span(doc, head.start, end, label=head.label)] if end is not None else []
 
+
+class RuleContext(NamedTuple):
+    """Where a candidate stands: its section (None for the kinds that apply anywhere) and the
+    starts of the header keys (a header value ends at the next key)."""
+    section: Optional[Span]
+    header_keys: AbstractSet[int]
+
+
+# (component, doc, candidate, context) -> the entities of one candidate
+RuleHandler = Callable[["RuleEntities", Doc, Span, RuleContext], List[Span]]
+
+
+class RuleKind(NamedTuple):
+    handler: RuleHandler
+    in_section: bool  # applies only inside the section its id names (`header/line`); else anywhere
+    fallback: bool  # its spans are fallback entities (entity_checks adds them where no other entity is)
+
+
+# the kind of a pattern id `<section>/<kind>` -> what the rule makes of its candidate
+RULE_KINDS: Dict[str, RuleKind] = {}
+
+
+def rule_kind(kind: str, *, in_section: bool = False, fallback: bool = False) -> Callable[[RuleHandler], RuleHandler]:
+    """Register the handler of the pattern ids `<section>/<kind>`."""
+    def register(handler: RuleHandler) -> RuleHandler:
+        RULE_KINDS[kind] = RuleKind(handler, in_section, fallback)
+        return handler
+    return register
+
+
+@rule_kind(MATCH, in_section=True)
+def _match(rules, doc, cand, ctx):
+    """`footer/match` (e-mail, postal code), `any/match` (an unambiguous date format): the match itself."""
+    return [Span(doc, cand.start, cand.end, label=cand.label)]
+
+
+@rule_kind("line", in_section=True)
+def _header_line(rules, doc, cand, ctx):
+    return rules._line_value(doc, cand, ctx.section, ctx.header_keys)
+
+
+@rule_kind("number", in_section=True)
+def _footer_number(rules, doc, cand, ctx):
+    return rules._number_value(doc, cand, ctx.section)
+
+
+@rule_kind("street", in_section=True)
+def _footer_street(rules, doc, cand, ctx):
+    return rules._street(doc, cand, ctx.section)
+
+
+@rule_kind(VETO)
+def _veto(rules, doc, cand, ctx):
+    return []  # not PHI: read by entity_checks
+
+
+@rule_kind(FALLBACK, fallback=True)
+def _fallback(rules, doc, cand, ctx):
+    end = cand.end  # an optional link word that no name follows stays out (`Urb. Los Monjes y`)
+    while end > cand.start + 1 and (doc[end - 1].is_lower or doc[end - 1].is_punct):
+        end -= 1
+    return [Span(doc, cand.start, end, label=cand.label)]
+
+
+@rule_kind(FALLBACK_NUMBER, fallback=True)
+def _fallback_number(rules, doc, cand, ctx):
+    # the code starts at its first token with a digit or capitals after the key words
+    start = next(t.i for t in cand[1:] if t.text not in {".", ":"} and t.lower_ not in NUMBER_KEYS)
+    end = cand.end
+    while end > start + 1 and doc[end - 1].text in NUMBER_SEPARATORS:
+        end -= 1
+    return [Span(doc, start, end, label=cand.label)] if sum(c.isdigit() for c in doc[start:end].text) >= 4 else []
+
+
+@rule_kind(AGE)
+def _patient_age(rules, doc, cand, ctx):
+    return rules._age(doc, cand)
+
+
+@rule_kind(RELATIVE_AGE)
+def _relative_age(rules, doc, cand, ctx):
+    # a relative's age is the relative's PHI; the age (number and unit) ends the match
+    return [Span(doc, cand.end - 2, cand.end, label=cand.label)]
+
+
+@rule_kind(RELATIVE_AGES)
+def _relative_ages(rules, doc, cand, ctx):
+    numbers = [t.i for t in cand if t.is_digit]
+    return [Span(doc, i, i + 1, label=cand.label) for i in numbers[:-1]] \
+        + [Span(doc, numbers[-1], cand.end, label=cand.label)]
+
+
+@rule_kind(RELATIVE_NAME)
+def _relative_name(rules, doc, cand, ctx):
+    # (possessive,) kinship word, an optional comma or bracket, then the name: a relative's
+    # name is FAMILIARES; the name is the match from its first capitalised word
+    start = next(t.i for t in cand[1:] if t.is_title)
+    return [Span(doc, start, cand.end, label=cand.label)] + rules._next_name(doc, cand.end, cand.label)
+
+
+@rule_kind(NAME_BEFORE)
+def _name_before(rules, doc, cand, ctx):
+    # the capitalised words before the comma or bracket, unless one dictionary word opens the
+    # sentence (`Ayer, la hija, trajo...`) or they name a place (`Hospital Central (Cardiología)`)
+    end = next(t.i for t in cand if not t.is_title)
+    start = cand.start
+    if start > 0 and (doc[start - 1].is_title or doc[start - 1].lower_ in {"de", "del"}):
+        return []  # the whole run decides, not a part of it; after `de` it names a place (`Unidad de ...`)
+    if (end - start == 1 and rules._opening_word(doc, start)) \
+            or any(t.lower_ in rules.town_name_heads for t in doc[start:end]):
+        return []
+    return [Span(doc, start, end, label=cand.label)]
+
+
+@rule_kind(MONTH)
+def _month(rules, doc, cand, ctx):
+    # context word, month, and a next word that shows no day or year follows
+    return [Span(doc, cand.start + 1, cand.start + 2, label=cand.label)]
+
+
+@rule_kind(GROUP)
+def _group(rules, doc, cand, ctx):
+    # the group word ends the match; what comes before it is context
+    start = cand.end - 1
+    if start > cand.start and doc[start - 1].lower_ == GROUP_HEAD:
+        start -= 1
+    return [Span(doc, start, cand.end, label=cand.label)]
+
+
+@rule_kind(TOWN)
+def _cued_town(rules, doc, cand, ctx):
+    return rules._town(doc, cand)
+
+
+@rule_kind(FIRST_NUMBER)
+def _first_number(rules, doc, cand, ctx):
+    first = next(t.i for t in cand if any(c.isdigit() for c in t.text))
+    return [Span(doc, first, first + 1, label=cand.label)]
+
+
+@rule_kind(CUED_NUMBER)
+def _cued_number(rules, doc, cand, ctx):
+    # the code starts at its first digit or at a unit's capitals (`UCI-04`, `cama B`)
+    start = next((t.i for t in cand[1:] if any(c.isdigit() for c in t.text) or re.fullmatch(r"[A-Z]{1,4}", t.text)),
+                 None)
+    unit_after = cand.end < len(doc) and doc[cand.end].lower_ in rules.number_units
+    return [Span(doc, start, cand.end, label=cand.label)] if start is not None and not unit_after else []
+
+
+@rule_kind(TRIM)
+def _trim(rules, doc, cand, ctx):
+    start = cand.start
+    # context words and a job between them (`trabaja como peón en ...`) stay out
+    while start < cand.end - 1 and (doc[start].lower_ in rules.trim_words or doc[start].is_lower):
+        start += 1
+    return [Span(doc, start, cand.end, label=cand.label)]
+
+
+@rule_kind(RELATIVE)
+def _relative(rules, doc, cand, ctx):
+    start = cand.start + (doc[cand.start].lower_ in rules.possessives)
+    return [Span(doc, start, cand.end, label=cand.label)]
