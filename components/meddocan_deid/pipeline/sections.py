@@ -7,13 +7,12 @@ only; never touches tokens, entities or other span groups.
 
 import re
 from bisect import bisect_left
-from pathlib import Path
 from typing import Callable, Iterable, List, Optional
 
-import srsly
 from spacy.language import Language
 from spacy.tokens import Doc, Span
-from spacy.util import ensure_path
+
+from .serialize import SerializedState
 
 SECTIONS_KEY = "sections"
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\n|\r|$)")
@@ -40,7 +39,7 @@ def _validate(patterns: List[dict]) -> List[dict]:
     default_config={"spans_key": SECTIONS_KEY},
     assigns=["doc.spans"],
 )
-class SectionSegmenter:
+class SectionSegmenter(SerializedState):
     def __init__(self, nlp: Language, name: str, *, spans_key: str = SECTIONS_KEY):
         self.name = name
         self.spans_key = spans_key
@@ -109,23 +108,14 @@ class SectionSegmenter:
         doc.spans[self.spans_key] = spans
         return doc
 
-    def to_bytes(self, *, exclude=tuple()) -> bytes:
-        return srsly.msgpack_dumps({"patterns": self.patterns})
+    state_files = {"patterns": "patterns.jsonl"}
 
-    def from_bytes(self, data: bytes, *, exclude=tuple()):
-        self.patterns = _validate(srsly.msgpack_loads(data)["patterns"])
+    def get_state(self) -> dict:
+        return {"patterns": self.patterns}
+
+    def set_state(self, state: dict) -> None:
+        self.patterns = _validate(list(state.get("patterns", [])))
         self._compile()
-        return self
-
-    def to_disk(self, path, *, exclude=tuple()) -> None:
-        path = ensure_path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        srsly.write_jsonl(path / "patterns.jsonl", self.patterns)
-
-    def from_disk(self, path, *, exclude=tuple()):
-        self.patterns = _validate(list(srsly.read_jsonl(ensure_path(path) / "patterns.jsonl")))
-        self._compile()
-        return self
 
 
 def section_of(doc: Doc, start: int, end: int, spans_key: str = SECTIONS_KEY) -> Optional[str]:

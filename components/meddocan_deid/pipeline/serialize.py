@@ -1,0 +1,70 @@
+"""One serializer for the components whose state is lists (patterns, word lists).
+
+A component lists its state in `state_files` (state key -> file name; `.jsonl` holds JSON
+objects, `.txt` one string a line), returns it from `get_state()` and takes it back in
+`set_state()`, which validates and compiles; `SerializedState` gives it spaCy's
+`to_disk`/`from_disk` (through `spacy.util.to_disk`/`from_disk`, so `exclude` works as for
+spaCy's own components) and `to_bytes`/`from_bytes` (a msgpack dict under the same keys).
+A file absent on disk (a pipeline saved before the state had it) leaves its key out of the
+state handed to `set_state`.
+"""
+from pathlib import Path
+from typing import Any, Dict, List
+
+import srsly
+from spacy import util
+
+
+def _write(path: Path, values: List[Any]) -> None:
+    if path.suffix == ".jsonl":
+        srsly.write_jsonl(path, values)
+    else:
+        path.write_text("".join(f"{v}\n" for v in values), encoding="utf-8")
+
+
+def _read(path: Path) -> List[Any]:
+    if path.suffix == ".jsonl":
+        return list(srsly.read_jsonl(path))
+    return [line for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+class SerializedState:
+    """Mixin: `to_disk`, `from_disk`, `to_bytes`, `from_bytes` from `state_files`,
+    `get_state()` and `set_state(state)` (see the module docstring)."""
+
+    state_files: Dict[str, str] = {}
+
+    def get_state(self) -> Dict[str, List[Any]]:
+        raise NotImplementedError
+
+    def set_state(self, state: Dict[str, List[Any]]) -> None:
+        raise NotImplementedError
+
+    def to_bytes(self, *, exclude=tuple()) -> bytes:
+        state = self.get_state()
+        return srsly.msgpack_dumps({key: state[key] for key in self.state_files if key not in exclude})
+
+    def from_bytes(self, data: bytes, *, exclude=tuple()):
+        msg = srsly.msgpack_loads(data)
+        self.set_state({key: msg[key] for key in self.state_files if key in msg and key not in exclude})
+        return self
+
+    def to_disk(self, path, *, exclude=tuple()) -> None:
+        path = util.ensure_path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        state = self.get_state()
+        util.to_disk(path, {file: (lambda p, values=state[key]: _write(p, values))
+                            for key, file in self.state_files.items()}, exclude)
+
+    def from_disk(self, path, *, exclude=tuple()):
+        state: Dict[str, List[Any]] = {}
+
+        def reader(key: str):
+            def read(p: Path) -> None:
+                if p.exists():
+                    state[key] = _read(p)
+            return read
+
+        util.from_disk(path, {file: reader(key) for key, file in self.state_files.items()}, exclude)
+        self.set_state(state)
+        return self
