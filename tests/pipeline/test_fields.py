@@ -1,7 +1,8 @@
 """The fields component: keyed PHI in any layout and section (invented reports)."""
 import pytest
 
-from meddocan_deid.pipeline.fields import Fields, KeyTable, fold, key_regex, validate_entries
+from meddocan_deid.lexicon import lower_without_accents as fold
+from meddocan_deid.pipeline.fields import Fields, KeyTable, key_regex, validate_entries
 
 
 def values(nlp, text):

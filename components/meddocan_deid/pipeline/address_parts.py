@@ -27,6 +27,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
+from ..lexicon import words
 from .spans import EDGE_PUNCT, rule_entity_keys, section_span, street_end, strip_edges
 
 Piece = Tuple[int, int, str]
@@ -52,20 +53,16 @@ def _has_number(doc: Doc, start: int, end: int) -> bool:
         "street_split_labels": ["HOSPITAL", "INSTITUCION", "TERRITORIO", "NOMBRE_PERSONAL_SANITARIO"],
         "street_tail_labels": ["HOSPITAL", "INSTITUCION"],
         # a street head after these (exact case) is part of the street's name: `Gran Vía, 87`
-        "name_heads": ["Gran"],
+        "name_heads": words("street_name_heads"),
         # a street head or a province after these is part of a name: `Villanueva de Córdoba`,
         # `Nuevo León`; also the small words a town after a house number may hold
-        "place_name_links": ["de", "del", "la", "las", "los", "el", "y", "nuevo", "nueva", "nvo", "islas"],
+        "place_name_links": words("place_name_links"),
         # what comes right before a house number: `Arrietabea, 44`, `Serrà Molins Nº 1`
-        "house_number_keys": [",", "nº", "n°", "nª", "núm", "num"],
+        "house_number_keys": words("house_number_keys"),
         # articles between `de` and the name of a place before a headless street
-        "articles": ["la", "las", "los", "el", "l'"],
+        "articles": words("street_articles"),
         # words after a house number that are still the address: floors, doors, blocks, districts
-        "address_unit_words": ["bajo", "bajos", "sótano", "andén", "entresuelo", "principal", "ático", "local",
-                               "piso", "planta", "puerta", "escalera", "esc", "portal", "bloque", "izq",
-                               "izquierda", "der", "dcha", "derecha", "centro", "interior", "casa", "colonia",
-                               "col", "dpto", "depto", "departamento", "oficina", "consultorio", "edificio",
-                               "torre", "apartamento", "apto", "urbanización", "urb", "barrio", "km"],
+        "address_unit_words": words("address_unit_words"),
     },
     assigns=["doc.ents"],
 )

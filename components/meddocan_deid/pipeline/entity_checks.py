@@ -15,11 +15,11 @@ from typing import List
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
+from ..lexicon import NAME_LABELS, tagged_words, words
 from .spans import rule_entity_keys, section_span
 
 YEAR = re.compile(r"(?:1[89]|20)[0-9]{2}")
 AGE = re.compile(r"\d{1,3}(?:[.,]\d)?\s*(?:años|año|a\.?|anys|any|anos|ano|meses|mes|semanas|días)")
-PERSON_LABELS = {"NOMBRE_SUJETO_ASISTENCIA", "NOMBRE_PERSONAL_SANITARIO", "FAMILIARES_SUJETO_ASISTENCIA"}
 POSTAL_CODE = re.compile(r"(?:[A-Z]{1,2}-?)?[0-9]{4,6}")
 
 
@@ -57,30 +57,12 @@ def _word_before(doc: Doc, start: int, window: int, stops, hit) -> bool:
         "country_relabel": ["TERRITORIO", "FECHAS", "INSTITUCION", "HOSPITAL", "CALLE"],
         # an age right after a relative is the relative's (guideline P4.3: `su hija, de 12
         # años`, `madre de 70 años`): FAMILIARES, however the NER labelled it
-        "kinship_words": ["madre", "padre", "hijo", "hija", "hijos", "hijas", "hermano", "hermana", "hermanos",
-                          "hermanas", "esposo", "esposa", "marido", "mujer", "pareja", "abuelo", "abuela", "nieto",
-                          "nieta", "tío", "tía", "sobrino", "sobrina", "primo", "prima", "cuñado", "cuñada", "yerno",
-                          "nuera", "suegro", "suegra", "cónyuge", "gemelo", "gemela", "fill", "filla", "mare", "pare",
-                          # Catalan, Galician, Basque (not the words for "woman"/"man", `dona`, `muller`, `home`,
-                          # nor `ama`, `nora`: a patient's own age follows them, `ama de casa de 50 años`)
-                          "fills", "filles", "germà", "germana", "germans", "germanes", "marit", "espòs", "parella",
-                          "avi", "àvia", "avis", "nét", "néta", "oncle", "tia", "nebot", "neboda", "cosí", "cosina",
-                          "cunyat", "cunyada", "gendre", "sogre", "sogra", "cònjuge", "bessó", "bessona",
-                          "fillo", "fillos", "fillas", "pai", "nai", "irmán", "irmá", "irmáns", "irmás", "avó", "avoa",
-                          "neto", "neta", "sobriño", "sobriña", "curmán", "curmá", "xenro", "sogro", "cónxuxe",
-                          "xemelgo", "xemelga", "aita", "aitak", "amak", "semea", "semeak", "alaba", "alabak", "anaia",
-                          "anaiak", "ahizpa", "ahizpak", "arreba", "neba", "senarra", "senarrak", "emaztea",
-                          "emazteak", "aitona", "amona", "aitonak", "amonak", "osaba", "izeba", "iloba", "biloba",
-                          "lehengusua", "lehengusina", "koinatua", "koinata", "suhia", "erraina", "bikotekidea",
-                          "ezkontidea", "bikia"],
+        "kinship_words": tagged_words("kinship_words", "relative_age"),
         "relative_age_window": 4,
         # an institution or company right after a job or one of these words is the employer of the
         # patient or a relative: OTROS_SUJETO_ASISTENCIA (guideline P28.1; `tornero en Talleres Gil
         # S.L.`, `profesora en el IES Joan Capó`); hospitals and health centres keep their label
-        "employer_cues": ["trabaja", "trabajaba", "trabajó", "trabajado", "trabajando", "trabajar", "treballa",
-                          "treballava", "traballa", "traballaba", "empleado", "empleada", "contratado", "contratada",
-                          "jubilado", "jubilada", "prejubilado", "prejubilada", "trabajador", "trabajadora",
-                          "plantilla"],
+        "employer_cues": words("employer_cues"),
         "employer_window": 6,
         # towns found anywhere and other fallback matches of rule_entities: entities where no other is
         "fallback_key": "fallback_entities",
@@ -170,7 +152,7 @@ class EntityChecks:
         # of its words names a person in this report (`Olmedo Rivas`: trusted_phi carries the name on)
         taken = set(i for e in ents for i in range(e.start, e.end))
         # (capitalised words only: `de`, `la` in `María de la Fuente` name no one)
-        person_words = {t.lower_ for e in ents if e.label_ in PERSON_LABELS for t in e if t.text[:1].isupper()}
+        person_words = {t.lower_ for e in ents if e.label_ in NAME_LABELS for t in e if t.text[:1].isupper()}
         for span in doc.spans.get(self.fallback_key, []):
             if not any(i in taken or vetoed[i] for i in range(span.start, span.end)) \
                     and not any(t.lower_ in person_words for t in span if t.text[:1].isupper()):

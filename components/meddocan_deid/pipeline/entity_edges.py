@@ -13,6 +13,7 @@ from typing import AbstractSet, List
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
+from ..lexicon import words
 from .spans import EDGE_PUNCT, TITLES, rule_entity_keys
 
 
@@ -24,30 +25,26 @@ from .spans import EDGE_PUNCT, TITLES, rule_entity_keys
         "place_labels": ["HOSPITAL", "INSTITUCION", "CENTRO_SALUD"],
         "town_labels": ["TERRITORIO"],
         # a department (followed by `de`) ends a place or a name: a department is not PHI
-        "department_words": ["servicio", "unidad", "sección", "departamento", "servei", "unitat"],
+        "department_words": words("department_words"),
         # a role, an institution or a contact key after a name ends it
-        "role_words": ["residente", "supervisora", "supervisor", "enfermera", "enfermero", "jefe", "jefa",
-                       "adjunto", "adjunta", "facultativo", "facultativa", "coordinador", "coordinadora",
-                       "director", "directora", "catedrático", "catedrática", "médico", "médica", "doctor",
-                       "doctora", "profesor", "profesora"],
-        "institution_words": ["instituto", "institut", "hospital", "clínica", "fundación", "fundació",
-                              "universidad", "universitat", "facultad", "centro", "complejo"],
-        "contact_words": ["correo", "correos", "e-mail", "email", "teléfono", "tfno", "tel", "fax"],
+        "role_words": words("role_words"),
+        "institution_words": words("institution_words"),
+        "contact_words": words("contact_words"),
         "abbreviation_labels": ["TERRITORIO", "PAIS"],
         # titles left out of a name (shared default with meddocan_rule_entities)
         "titles": TITLES,
         # a town goes on through these + a capitalised name: `Arganda del Rey`
-        "town_connectors": ["de", "del"],
+        "town_connectors": words("town_connectors"),
         # lower case, an article after a town connector (`Puerto de la Cruz`); capitalised, an
         # article before a town that belongs to it (`30120 El Palmar`: in train and dev no gold
         # TERRITORIO leaves one out)
-        "town_articles": ["la", "las", "los", "el"],
+        "town_articles": words("town_articles"),
         # a hospital, institution or employer goes on through these + capitalised words no entity
         # holds (`Colegio San Juan de la Cruz`, `Agencia de Autonomía y Desarrollo`): in train, 126
         # gold places hold such a tail, 4 leave it out (to a TERRITORIO), none leaves it in clear
         "name_labels": ["HOSPITAL", "INSTITUCION", "CENTRO_SALUD", "OTROS_SUJETO_ASISTENCIA"],
-        "name_connectors": ["de", "del", "d'", "y", "i"],
-        "name_articles": ["la", "las", "los", "el", "les", "l'"],
+        "name_connectors": words("name_connectors"),
+        "name_articles": words("name_articles"),
     },
     assigns=["doc.ents"],
 )

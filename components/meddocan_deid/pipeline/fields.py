@@ -24,21 +24,21 @@ are entries of kind `name` too, with `next_line` and `salutation` layouts.
 """
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 
-import srsly
 from spacy.lang.es.stop_words import STOP_WORDS
 from spacy.language import Language
+from spacy.pipeline.span_ruler import prioritize_new_ents_filter
 from spacy.tokens import Doc, Span
-from spacy.util import ensure_path, filter_spans
+from spacy.util import filter_spans
 
+from ..lexicon import NAME_LABELS, lower_without_accents, tagged_words, words
 from .. import LABELS
+from .serialize import SerializedState
 
 SPANS_KEY = "fields"
 _ROLE_COMPLEMENT = re.compile(r"(?:[ \t]+(?:de|del|en|la|el|los|las|[a-záéíóúñüçà·']+)){0,5}?[ \t]*,[ \t]*")
-NAME_LABELS = {"NOMBRE_SUJETO_ASISTENCIA", "NOMBRE_PERSONAL_SANITARIO", "FAMILIARES_SUJETO_ASISTENCIA"}
 KINDS = ("name", "id", "date", "age", "sex", "place", "street", "text", "contact")
 # `Nº` in a key stands for every way Spanish and co-official forms write "number": `Nº`, `N.º`,
 # `Nº.`, `No.`, `N.`, `Núm.`, `Número`, `Nro.`, `N°`, each with an optional `de` or `d'` after it
@@ -50,8 +50,8 @@ _APOSTROPHE = r"['’´`]\s?"
 _MIDDLE_DOT = r"[·.•‧]?"
 _HYPHEN = r"(?:\s?-\s?|\s)"
 _LINE_END = re.compile(r"[\r\n]")
-TITLES = ("dr.", "dra.", "dr", "dra", "d.", "dña.", "dna.", "dª", "don", "doña", "dona", "sr.", "sra.", "sr", "sra",
-          "srta.", "prof.", "doctor", "doctora")
+# titles skipped at the start of a name value, folded as the text is (`Dña.` as `dna.`)
+TITLES = frozenset(lower_without_accents(t) for t in tagged_words("titles", "field_name"))
 PARTICLES = {"de", "del", "la", "las", "los", "y", "i", "da", "das", "do", "dos", "van", "von", "di", "el", "e"}
 MONTHS = ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "setiembre",
           "octubre", "noviembre", "diciembre", "ene", "feb", "mar", "abr", "may", "jun", "jul", "ago", "sep", "sept",
@@ -94,16 +94,6 @@ CASELESS_STOP = frozenset(STOP_WORDS) - {"de", "del", "la", "las", "los", "y", "
 _SEPARATORS = re.compile(r"\s*(?:\||\t|\s{2,}|$)")
 
 
-def fold(text: str) -> str:
-    """Lower case without accents, one character for one, so offsets carry over."""
-    out = []
-    for ch in text:
-        low = ch.lower()
-        base = unicodedata.normalize("NFD", low)[0] if low else ch
-        out.append(base if len(low) == 1 else ch)
-    return "".join(out)
-
-
 def caseless_line(text: str, start: int, end: int) -> bool:
     """The line holding [start, end) has letters and not one capital: typed in lower case."""
     a = text.rfind("\n", 0, start) + 1
@@ -116,7 +106,7 @@ def key_regex(key: str) -> str:
     """The regex of one key (folded): blanks match any run of blanks, a dot may be left out
     or followed by a blank, and `Nº` stands for every way of writing "number"."""
     parts = []
-    for word in fold(key).split():
+    for word in lower_without_accents(key).split():
         if word in ("nº", "no", "n.º", "num.", "número", "numero", "n°"):
             parts.append(_NUMBER)
             continue
@@ -125,7 +115,7 @@ def key_regex(key: str) -> str:
                              else _MIDDLE_DOT if c == "·" else _HYPHEN if c == "-" else re.escape(c)
                              for c in word))
     # a key ends at a word's end (`Pac.` must not match the start of `Paciente`)
-    return r"\s*".join(parts) + (r"(?!\w)" if fold(key)[-1].isalnum() else "")
+    return r"\s*".join(parts) + (r"(?!\w)" if lower_without_accents(key)[-1].isalnum() else "")
 
 
 _WORD_START = re.compile(r"(?<![\w])[\w#]")
@@ -161,7 +151,7 @@ class KeyTable:
         for order, regex in enumerate(sorted(table, key=len, reverse=True)):  # the longest key wins
             prefix = _literal_prefix(regex)
             if len(prefix) < 2:
-                prefix = "n" if regex.startswith(_NUMBER) else fold(regex.lstrip("(?:\\"))[:1]
+                prefix = "n" if regex.startswith(_NUMBER) else lower_without_accents(regex.lstrip("(?:\\"))[:1]
             groups.setdefault(prefix, []).append((order, regex, table[regex]))
         self.groups = {p: (re.compile("|".join(f"({r})" for _, r, _ in items)), [(o, t) for o, _, t in items])
                        for p, items in groups.items()}
@@ -287,65 +277,16 @@ def add_field_files(nlp: Language, folder, component: str = "fields") -> List[di
         "sections_key": "sections",
         "phrase_window": 4,
         # words between a key phrase and its value in prose: `número de historia clínica es el 12345`
-        "filler_words": ["nº", "n.º", "no", "num", "número", "numero", "de", "del", "es", "el", "la", ":", "con",
-                         "n°", "nro", "código", "codigo", "id", "#"],
+        "filler_words": words("field_filler_words"),
         # capitalised words that end a name value: roles, services and section words after a name
-        "name_stop_words": ["servicio", "unidad", "hospital", "facultativo", "especialista", "adjunto", "adjunta",
-                            "jefe", "jefa", "médico", "medico", "residente", "enfermera", "enfermero", "mir", "fea",
-                            "due", "cardiología", "urgencias", "medicina", "cirugía", "pediatría", "radiología",
-                            "consulta", "planta", "nhc", "dni", "cip", "tis", "edad", "sexo", "fecha", "col",
-                            "colegiado", "gestora", "gestor", "referente", "responsable", "superior", "titular", "ocupacional",
-                            "social", "respiratoria", "respiratorio", "sanitario", "sanitaria", "técnico", "técnica",
-                            "auxiliar", "tel", "teléfono", "telf", "fax", "email", "e-mail", "cama", "hab",
-                            "habitación", "episodio", "área", "sección", "supervisora", "coordinador",
-                            "coordinadora", "paciente", "firmado", "fdo", "atentamente", "el", "la", "varón", "mujer",
-                            "hombre", "niño", "niña", "lactante", "recién", "anciano", "anciana", "señor", "señora",
-                            "avda", "av", "avenida", "calle", "plaza", "universitario", "universitaria", "clínico",
-                            "clínica", "general", "instituto", "fundación", "centro", "urología", "neurología",
-                            "oftalmología", "traumatología", "ginecología", "oncología", "dermatología", "psiquiatría",
-                            "nefrología", "neumología", "digestivo", "hematología", "endocrinología", "reumatología",
-                            "anestesia", "anestesiología", "geriatría", "otorrinolaringología", "alergología",
-                            "rehabilitación", "neurocirugía", "obstetricia", "cirugía", "interna", "familia",
-                            # Catalan, Galician, Basque
-                            "servei", "unitat", "metge", "metgessa", "infermera", "infermer", "adjunt", "resident",
-                            "edat", "sexe", "data", "llit", "habitació", "episodi", "telèfon", "pacient", "dona",
-                            "home", "nen", "nena", "signat", "urgències", "cirurgia", "servizo", "unidade",
-                            "enfermeira", "enfermeiro", "idade", "leito", "muller", "doente", "asinado", "urxencias",
-                            "cirurxía", "zerbitzua", "unitatea", "ospitalea", "medikua", "erizaina", "adina", "sexua",
-                            "ohea", "gela", "gaixoa", "pazientea", "emakumea", "gizona"],
+        "name_stop_words": words("name_stop_words"),
         "max_name_words": 7,
         # a title after one of these words names a relative (`su hija Dña. Ana Gil`)
-        "kinship_words": ["madre", "padre", "hijo", "hija", "hermano", "hermana", "esposo", "esposa", "marido",
-                          "mujer", "pareja", "abuelo", "abuela", "nieto", "nieta", "tío", "tía", "sobrino",
-                          "sobrina", "primo", "prima", "cuñado", "cuñada", "yerno", "nuera", "suegro", "suegra",
-                          "cónyuge", "familiar", "acompañante", "cuidadora", "cuidador",
-                          # Catalan (not `dona`: folded, it is the title `doña`)
-                          "pare", "mare", "fill", "filla", "germà", "germana", "marit", "espòs", "parella",
-                          "avi", "àvia", "nét", "néta", "oncle", "tia", "nebot", "neboda", "cosí", "cosina",
-                          "cunyat", "cunyada", "gendre", "nora", "sogre", "sogra", "cònjuge", "acompanyant",
-                          # Galician
-                          "pai", "nai", "fillo", "irmán", "irmá", "home", "muller", "avó", "avoa", "neto", "neta",
-                          "sobriño", "sobriña", "curmán", "curmá", "xenro", "sogro", "cónxuxe", "coidador",
-                          "coidadora",
-                          # Basque
-                          "aita", "semea", "alaba", "anaia", "ahizpa", "arreba", "neba", "senarra", "emaztea",
-                          "bikotekidea", "aitona", "amona", "osaba", "izeba", "iloba", "biloba", "lehengusua",
-                          "lehengusina", "koinatua", "koinata", "suhia", "erraina", "ezkontidea", "zaintzailea",
-                          # `la seva dona Marta`: Catalan `dona` (wife) reads as the title `doña` once folded
-                          "seva", "seua"],
+        "kinship_words": tagged_words("kinship_words", "relative_title"),
         # a title after one of these words starts a place's name, not a person's
-        "place_heads": ["hospital", "hospitalario", "calle", "c", "avda.", "avda", "avenida", "av.", "plaza", "pza.",
-                        "paseo", "clínica", "instituto", "institut", "colegio", "centro", "fundación", "universitario",
-                        "universitari", "residencia", "pabellón", "edificio", "complejo", "policlínica", "cs",
-                        "consultorio", "ambulatorio", "carrer", "rúa", "rua", "ronda", "travesía", "glorieta",
-                        "avinguda", "passeig", "plaça", "praza", "travessera", "hospitalari", "centre", "residència"],
+        "place_heads": words("place_heads"),
         # a key right after one of these words is prose (`del paciente:`), not a field
-        "prose_words": ["del", "de", "la", "el", "los", "las", "al", "su", "sus", "por", "con", "para", "en", "y",
-                        "un", "una", "este", "esta",
-                        # Catalan (`Informe d'alta:`) and Galician (`Informe do paciente:`); not the words
-                        # that are Spanish too (`o`, `a`, `no`, `dos`: `DNI o pasaporte:`, `Hijos: dos  Edad:`)
-                        "d'", "d’", "l'", "l’", "els", "als", "pel", "amb", "seu", "seva", "aquest", "aquesta",
-                        "do", "da", "das", "ao", "coa", "polo", "pola", "súa"],
+        "prose_words": words("prose_words"),
     },
     assigns=["doc.ents", "doc.spans"],
 )
@@ -358,7 +299,7 @@ def make_fields(nlp: Language, name: str, *, spans_key: str, rules_key: str, sec
                   prose_words=prose_words, kinship_words=kinship_words, place_heads=place_heads)
 
 
-class Fields:
+class Fields(SerializedState):
     """Keyed PHI fields in any section and layout (see the module docstring)."""
 
     def __init__(self, nlp: Language, name: str, *, spans_key: str = SPANS_KEY, rules_key: str = "rule_entities",
@@ -371,12 +312,12 @@ class Fields:
         self.rules_key = rules_key
         self.sections_key = sections_key
         self.phrase_window = phrase_window
-        self.filler_words = {fold(w) for w in filler_words}
-        self.name_stop_words = {fold(w) for w in name_stop_words}
+        self.filler_words = {lower_without_accents(w) for w in filler_words}
+        self.name_stop_words = {lower_without_accents(w) for w in name_stop_words}
         self.max_name_words = max_name_words
-        self.prose_words = {fold(w) for w in prose_words}
-        self.kinship_words = {fold(w) for w in kinship_words}
-        self.place_heads = {fold(w) for w in place_heads}
+        self.prose_words = {lower_without_accents(w) for w in prose_words}
+        self.kinship_words = {lower_without_accents(w) for w in kinship_words}
+        self.place_heads = {lower_without_accents(w) for w in place_heads}
         self.entries: List[dict] = []
         self._compile()
 
@@ -519,11 +460,11 @@ class Fields:
         # a Spanish stop word (particles inside a name excepted), a digit or punctuation
         caseless = caseless_line(text, start, end)
         i = 0
-        while i < len(words) and fold(words[i][2]) in TITLES:
+        while i < len(words) and lower_without_accents(words[i][2]) in TITLES:
             i += 1
         kept: List[Tuple[int, int, str]] = []
         for s, e, w in words[i:]:
-            f = fold(w)
+            f = lower_without_accents(w)
             if w == ",":
                 # `RUIZ GIL, ANA`: a comma between surnames and first name stays inside
                 if kept and kept[-1][2] != ",":
@@ -544,7 +485,7 @@ class Fields:
                 break
             if len([k for k in kept if k[2] != ","]) >= self.max_name_words:
                 break
-        while kept and (fold(kept[-1][2]) in PARTICLES or kept[-1][2] == ","):
+        while kept and (lower_without_accents(kept[-1][2]) in PARTICLES or kept[-1][2] == ","):
             kept.pop()
         if not kept or not (caseless or any(c.isupper() for c in kept[0][2])):
             return []
@@ -565,7 +506,7 @@ class Fields:
             groups = groups[:1]
         out = []
         for group in groups:
-            while group and fold(group[-1][2]) in PARTICLES:
+            while group and lower_without_accents(group[-1][2]) in PARTICLES:
                 group.pop()
             if not group:
                 continue
@@ -699,7 +640,7 @@ class Fields:
     # --- the component --------------------------------------------------------------
     def find(self, text: str) -> List[Tuple[int, int, str]]:
         """(start, end, label) character spans of the field values in `text`."""
-        folded = fold(text)
+        folded = lower_without_accents(text)
         keys = self._key_matches(folded)
         key_starts = sorted(k[0] for k in keys)
         out = []
@@ -738,26 +679,15 @@ class Fields:
         doc.spans[self.spans_key] = spans
         if spans:
             doc.spans[self.rules_key] = filter_spans(rules + spans)
-            used = {i for s in spans for i in range(s.start, s.end)}
-            kept = [e for e in doc.ents if not any(i in used for i in range(e.start, e.end))]
-            doc.ents = filter_spans(kept + spans)
+            doc.ents = prioritize_new_ents_filter(doc.ents, spans)  # the field values replace what they overlap
         return doc
 
     # --- serialization --------------------------------------------------------------
-    def to_bytes(self, *, exclude=tuple()) -> bytes:
-        return srsly.msgpack_dumps({"entries": self.entries})
+    state_files = {"entries": "fields.jsonl"}
 
-    def from_bytes(self, data: bytes, *, exclude=tuple()) -> "Fields":
-        self.entries = validate_entries(srsly.msgpack_loads(data)["entries"])
+    def get_state(self) -> dict:
+        return {"entries": self.entries}
+
+    def set_state(self, state: dict) -> None:
+        self.entries = validate_entries(state.get("entries", []))
         self._compile()
-        return self
-
-    def to_disk(self, path, *, exclude=tuple()) -> None:
-        path = ensure_path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        srsly.write_jsonl(path / "fields.jsonl", self.entries)
-
-    def from_disk(self, path, *, exclude=tuple()) -> "Fields":
-        self.entries = validate_entries(srsly.read_jsonl(ensure_path(path) / "fields.jsonl"))
-        self._compile()
-        return self

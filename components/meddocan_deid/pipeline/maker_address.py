@@ -11,6 +11,7 @@ from typing import List, Optional, Set, Tuple
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
+from ..lexicon import words
 from .spans import rule_entity_keys
 
 Part = Tuple[int, int]
@@ -31,17 +32,13 @@ PART_SEPARATORS = {",", ";", "."}  # `Medizintechnik GmbH. Lübeck, Alemania`
         "max_part_tokens": 6,
         # a part that is only a company suffix belongs to the maker before it (`Co, Inc.`),
         # and a part with one is the maker
-        "company_suffixes": ["inc", "ltd", "sa", "sl", "slu", "gmbh", "co", "corp", "llc", "ag", "plc", "bv", "nv",
-                             "srl", "spa"],
+        "company_suffixes": words("maker_company_suffixes"),
         # a part with one of these words (or a company suffix) is the maker: `Quelmar Medical Corporation`
-        "company_words": ["laboratorios", "laboratorio", "laboratories", "laboratory", "labs", "pharma",
-                          "pharmaceuticals", "pharmaceutical", "farma", "corporation", "company", "scientific",
-                          "medical", "instruments", "healthcare", "surgical", "systems", "meditec", "biotech",
-                          "diagnostics", "industries", "international", "technologies", "medizintechnik"],
+        "company_words": words("company_words"),
         # lower-case words a maker's name may hold; any other lower-case word makes a product
-        "maker_name_links": ["de", "del", "la", "las", "los", "y", "e", "and", "&", "of", "the", "und", "-"],
+        "maker_name_links": words("maker_name_links"),
         # a part with a dose unit (or a digit) is the product: `Fotrexil 40 mg`
-        "dose_units": ["mg", "g", "ml", "mcg", "µg", "ug", "ui", "%", "mg/ml", "mg/kg"],
+        "dose_units": words("dose_units"),
     },
     assigns=["doc.ents"],
 )

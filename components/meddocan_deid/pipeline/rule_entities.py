@@ -17,10 +17,11 @@ from typing import AbstractSet, Callable, Collection, Dict, List, NamedTuple, Op
 from spacy.language import Language
 from spacy.pipeline.span_ruler import prioritize_new_ents_filter
 from spacy.tokens import Doc, Span
-import srsly
-from spacy.util import ensure_path, filter_spans
+from spacy.util import filter_spans
 
+from ..lexicon import tagged_words, words
 from .sections import SECTIONS_KEY
+from .serialize import SerializedState
 from .spans import TITLES, has_digit, is_line_break, street_end, strip_edges
 
 SPLIT_PUNCT = {",", "/", "(", ")", ";"}
@@ -110,63 +111,44 @@ def _before_time(doc: Doc, start: int, end: int, time_lead: Collection[str]) -> 
         "split_labels": ["TERRITORIO"],
         "annotate_ents": True,
         # an age within three words after one of these is a relative's, left to the NER
-        "kinship_words": ["madre", "padre", "padres", "hermano", "hermana", "hermanos", "hermanas", "hijo", "hija",
-                          "hijos", "hijas", "abuelo", "abuela", "tío", "tía", "primo", "prima", "esposo", "esposa",
-                          "marido", "pareja", "sobrino", "sobrina", "nieto", "nieta", "gemelo", "gemela"],
+        "kinship_words": tagged_words("kinship_words", "patient_age_veto"),
         # titles left out of a header name value (shared default with meddocan_entity_edges)
         "titles": TITLES,
         # a `. ` or ` - ` after these does not split a place: `Cdad. Real` is one place
-        "place_abbreviations": ["cdad", "sta", "sto", "nvo", "nva", "gral", "ntra", "pto", "s"],
+        "place_abbreviations": words("place_abbreviations"),
         # what leads from a header date to a time of day, which stays out of the date: `a las 10:30`
-        "time_lead": ["a", "las", "la", "sobre", "hacia", ",", "-"],
+        "time_lead": words("time_lead"),
         # words after the number of an age that are context, not the age: `14 días de vida`
-        "age_context_words": ["de", "vida", "edad", "edat", "gizona", "gizonezkoa", "emakumea", "emakumezkoa", "gaixoa",
-                              "pazientea", "neska", "mutila", "haurra"],
+        "age_context_words": words("age_context_words"),
         # a town after a cue is taken only when one of its words is rarer in Spanish than this
         # (spacy-lookups-data `es_lexeme_prob`): not `Mayor`, `Real`, `Puertas`; `Quintanilla del Agua`
         "town_max_log_prob": -11.0,
         # words that start a name with a place in it: no town after `Hospital de`, `Calle de`
-        "town_name_heads": ["hospital", "clínica", "clinica", "complejo", "centro", "centre", "servicio", "servei",
-                            "unidad", "universidad", "universitat", "instituto", "institut", "fundación", "colegio",
-                            "residencia", "sanatorio", "policlínica", "ambulatorio", "consultorio", "calle", "c",
-                            "avenida", "avda", "av", "carretera", "ctra", "paseo", "plaza", "camino", "ronda",
-                            "travesía", "carrer", "avinguda", "rúa", "dr", "dra", "don", "doña", "sr", "sra"],
+        "town_name_heads": words("town_name_heads"),
         # a patient age is not followed by these (alone or after `de`): `2 años después`, `3 meses de evolución`
-        "not_age_after": ["después", "antes", "más", "atrás", "tras", "previos", "previas", "posteriores", "evolución",
-                          "duración", "tratamiento", "seguimiento", "ingreso", "postoperatorio", "postoperatorios"],
+        "not_age_after": words("not_age_after"),
         # lower-case words that lead an `any/trim` match and stay out of the entity
-        "trim_words": ["del", "de", "al", "a", "la", "el", "en", "para", "por", "como", "sanitaria", "individual",
-                       "tarjeta", "afiliado", "afiliada", "afiliados", "asegurado", "asegurada", "beneficiario",
-                       "beneficiaria", "centro", "centros", "hospital", "hospitales", "facultativo", "facultativos",
-                       "médico", "médicos", "servicio", "inspección", "inspector", "inspectora", "usuario", "usuaria",
-                       "cobertura", "mutualista", "trabaja", "trabajaba", "trabajó", "trabajador", "trabajadora",
-                       "empleado", "empleada", "empresa", "contratado", "contratada", "operario", "operaria",
-                       "treballa", "lan"],
+        "trim_words": words("trim_words"),
         # a number followed by one of these is a duration or a dose, not a bed or room (`reposo en cama 3 días`)
-        "number_units": ["días", "dias", "día", "dia", "horas", "hora", "h", "semanas", "semana", "meses", "mes", "años",
-                         "veces", "noches", "dies", "hores", "setmanes", "mesos", "anys", "mg", "ml", "cm", "mm", "kg"],
+        "number_units": words("number_units"),
         # a job (configs/patterns/professions.txt, Faker's es_ES jobs, the gazetteer's professions)
         # is PROFESION only next to one of these cues (guideline: any job of the patient or a relative)
-        "profession_verbs": ["trabaja", "trabajaba", "trabajó", "trabajar", "trabajado", "trabajando", "empleado",
-                             "empleada", "contratado", "contratada", "treballa", "treballava", "traballa",
-                             "traballaba", "dedica", "dedicaba"],
-        "profession_links": ["como", "de", "d'", "a"],
-        "profession_copulas": ["es", "era", "fue", "siendo", "és", "foi"],
-        "profession_after": ["jubilado", "jubilada", "prejubilado", "prejubilada", "retirado", "retirada",
-                             "autónomo", "autónoma", "jubilat", "xubilado", "xubilada"],
-        "age_units": ["años", "año", "a.", "anys", "anos", "urte"],
+        "profession_verbs": words("profession_verbs"),
+        "profession_links": words("profession_links"),
+        "profession_copulas": words("profession_copulas"),
+        "profession_after": words("profession_after"),
+        "age_units": words("age_units"),
         # a run of capitalised words ending in one of these is a company (INSTITUCION; entity_checks
         # makes it the patient's or a relative's employer after a job or work word, guideline P28.1)
-        "company_suffixes": ["S.L.", "S.L", "SL", "S.A.", "S.A", "SA", "S.L.U.", "SLU", "S.A.U.", "SAU", "S.L.L.",
-                             "S.Coop.", "S.C.", "S.C.A", "SCA", "SAT", "S.A.T", "GmbH", "Ltd", "C.B", "CB"],
-        "company_links": ["de", "del", "la", "las", "los", "el", "y", "i", "d'", "l'", "&", "-", "e"],
+        "company_suffixes": words("company_suffixes"),
+        "company_links": words("company_links"),
         # a possessive before a relative is not part of it (`su madre`), and an age after one
         # is not the patient's (`su mujer de 80 años`)
-        "possessives": ["su", "sus", "tu", "mi", "seu", "seva", "seus", "seves", "súa", "súas", "bere"],
+        "possessives": words("possessives"),
     },
     assigns=["doc.ents", "doc.spans"],
 )
-class RuleEntities:
+class RuleEntities(SerializedState):
     def __init__(self, nlp: Language, name: str, *, candidates_key: str, sections_key: str, spans_key: str,
                  fallback_key: str, footer_labels: Optional[List[str]], split_labels: List[str], kinship_words: List[str],
                  titles: List[str], place_abbreviations: List[str], time_lead: List[str],
@@ -186,7 +168,7 @@ class RuleEntities:
         self.kinship_words = set(kinship_words)
         self.titles = set(titles)
         # a town's name after these is a person's (`Dr. Toledo`, `la señora Olmedo`)
-        self.titles_lower = {t.lower().rstrip(".") for t in titles} | {"señor", "señora", "señorita", "sr", "sra"}
+        self.titles_lower = {t.lower().rstrip(".") for t in titles} | set(tagged_words("titles", "address"))
         self.place_abbreviations = set(place_abbreviations)
         self.time_lead = set(time_lead)
         self.age_context_words = set(age_context_words)
@@ -219,29 +201,15 @@ class RuleEntities:
         self.professions = sorted(set(p.lower() for p in professions or ()) | set(_faker_jobs()))
         self._towns, self._jobs = (None, frozenset()), (None, None)
 
-    def to_bytes(self, *, exclude=tuple()) -> bytes:
-        return srsly.msgpack_dumps({"towns": self.towns, "professions": self.professions})
+    # absent in pipelines saved before the lists
+    state_files = {"towns": "towns.txt", "professions": "professions.txt"}
 
-    def from_bytes(self, data: bytes, *, exclude=tuple()) -> "RuleEntities":
-        msg = srsly.msgpack_loads(data)
-        self.towns, self.professions = list(msg.get("towns", ())), list(msg.get("professions", ()))
+    def get_state(self) -> dict:
+        return {"towns": self.towns, "professions": self.professions}
+
+    def set_state(self, state: dict) -> None:
+        self.towns, self.professions = list(state.get("towns", ())), list(state.get("professions", ()))
         self._towns, self._jobs = (None, frozenset()), (None, None)
-        return self
-
-    def to_disk(self, path, *, exclude=tuple()) -> None:
-        path = ensure_path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        (path / "towns.txt").write_text("".join(t + "\n" for t in self.towns), encoding="utf-8")
-        (path / "professions.txt").write_text("".join(p + "\n" for p in self.professions), encoding="utf-8")
-
-    def from_disk(self, path, *, exclude=tuple()) -> "RuleEntities":
-        path = ensure_path(path)
-        # absent in pipelines saved before the lists
-        towns, jobs = path / "towns.txt", path / "professions.txt"
-        self.towns = towns.read_text(encoding="utf-8").splitlines() if towns.exists() else []
-        self.professions = jobs.read_text(encoding="utf-8").splitlines() if jobs.exists() else []
-        self._towns, self._jobs = (None, frozenset()), (None, None)
-        return self
 
     def __call__(self, doc: Doc) -> Doc:
         sections = {s.label_: s for s in doc.spans.get(self.sections_key, [])}

@@ -1,21 +1,18 @@
 """Span helpers shared by the rule and post-NER components.
 
 Reads tokens and `doc.spans` (the `sections` and rule-entity groups); writes nothing:
-pure functions that return token offsets or spans, never changing the `Doc`. Also the
-default word lists that more than one component declares in its own config (TITLES).
+pure functions that return token offsets or spans, never changing the `Doc`. TITLES (the
+titles before a name, default of more than one component's `titles` setting) is re-exported
+from its home, meddocan_deid.lexicon.
 """
 
 from typing import Collection, Optional, Set, Tuple
 
 from spacy.tokens import Doc, Span
 
+from ..lexicon import TITLES  # noqa: F401  (re-exported)
 from .sections import SECTIONS_KEY
 
-# Titles before a name (`Dr.`, `Dña.`), which the guidelines leave outside the name: the
-# default of the `titles` setting of `meddocan_rule_entities` and `meddocan_entity_edges`
-# (one list, declared in each component's config so that each can be extended).
-TITLES = ["dr", "dr.", "dra", "dra.", "d.", "d", "dª", "dña", "dña.", "doña", "don", "sr", "sr.", "sra", "sra.",
-          "srta", "srta.", "prof", "prof.", "profesor", "profesora", "doctor", "doctora"]
 EDGE_PUNCT = {".", ",", ";", ":", "-", "(", ")", "/", "\"", "'"}
 STREET_NUMBER_TAIL = {"-", ",", "º", "ª", "bis"}
 

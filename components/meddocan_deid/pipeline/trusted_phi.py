@@ -13,6 +13,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
+from ..lexicon import NAME_LABELS, words
 from .spans import TITLES, rule_entity_keys, section_span
 
 # a short name in capitals: `CHULU`, `IAS-CO`, `INCOSUR`
@@ -36,14 +37,11 @@ PLACE_LABELS = {"HOSPITAL", "INSTITUCION"}
         "ner_labels": ["HOSPITAL", "INSTITUCION", "FAMILIARES_SUJETO_ASISTENCIA"],
         "min_length": 4,
         # the parts of a trusted name found alone: labels and shortest part
-        "name_labels": ["NOMBRE_SUJETO_ASISTENCIA", "NOMBRE_PERSONAL_SANITARIO", "FAMILIARES_SUJETO_ASISTENCIA"],
+        "name_labels": list(NAME_LABELS),
         "min_part_length": 4,
-        "part_stop_words": ["santa", "santo", "maría", "josé", "juan", "doña", "señor", "señora", "paciente", "mayor",
-                            "menor", "niño", "niña", "madre", "padre", "hijo", "hija"],
+        "part_stop_words": words("name_part_stop_words"),
         # first words of a hospital's or institution's name, for acronyms after one
-        "place_words": ["hospital", "complejo", "complexo", "clínica", "instituto", "institut", "institución",
-                        "centro", "fundación", "fundació", "universidad", "universitat", "facultad", "consorcio",
-                        "corporació", "sanatorio", "policlínica", "asociación", "sociedad", "servicio", "unidad"],
+        "place_words": words("place_words"),
     },
     assigns=["doc.ents", "doc.spans"],
 )
