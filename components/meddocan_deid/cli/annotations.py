@@ -14,7 +14,12 @@ from typing import List
 
 import typer
 
-from .. import DEFAULT_MODEL
+from ..annotations import AnnotatedReport, AnnotationError, read_annotations, write_annotations
+from ..annotations.docbin import to_docbin
+from ..constants import DEFAULT_MODEL
+from ..deid.inputs import resolve_encoding
+from ..deid.io import InputError, input_kind, iter_items, load_item
+from ..engine.settings import load_model
 from ..errors import CliError
 
 
@@ -49,10 +54,6 @@ def export_reports(input_path: Path, export_dir: Path, fmt: str, *, nlp=None, mo
                    encoding: str = "utf-8", batch_size: int = 32) -> dict:
     """Run the pipeline over INPUT and write its entities in `fmt` under `export_dir`.
     Returns counts: reports written, failed (unreadable files: `failures`, by file name)."""
-    from ..annotations import AnnotatedReport, AnnotationError, write_annotations
-    from ..deid.inputs import resolve_encoding
-    from ..deid.io import InputError, input_kind, iter_items, load_item
-
     try:
         input_kind(input_path)
         encoding = resolve_encoding(encoding)
@@ -70,8 +71,6 @@ def export_reports(input_path: Path, export_dir: Path, fmt: str, *, nlp=None, mo
     except InputError as err:
         raise CliError(str(err)) from None
     if nlp is None:
-        from ..engine.settings import load_model
-
         nlp = load_model(model)
     reports = []
     for item, doc in zip(items, nlp.pipe((i.record.text for i in items), batch_size=batch_size)):
@@ -89,9 +88,6 @@ def import_annotations(src: Path, output: Path, fmt: str, *, alignment: str = "s
                        use_predictions: bool = False) -> List[str]:
     """Read corrected annotations and write them as a DocBin with the project tokenizer.
     Returns the report lines (counts, misaligned spans by offsets and shapes)."""
-    from ..annotations import AnnotationError, read_annotations
-    from ..annotations.docbin import to_docbin
-
     notes: List[str] = []
     try:
         reports = read_annotations(fmt, Path(src), use_predictions=use_predictions, notes=notes)

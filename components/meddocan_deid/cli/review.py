@@ -3,6 +3,9 @@ from pathlib import Path
 
 import typer
 
+from ..brat import BratError
+from ..deid.io import InputError, check_private_dir
+from ..deid.review import ReviewSite, StoredDataError, reports_from_folders, run_mode
 from ..errors import CliError
 
 
@@ -12,10 +15,6 @@ def review_command(
     review_dir: Path = typer.Argument(..., metavar="REVIEW_DIR", help="Where to write the review site (not inside OUTPUT)."),
 ):
     """Write the review site of an earlier run from its stored files (OUTPUT and --private-dir)."""
-    from ..brat import BratError
-    from ..deid.io import InputError, check_private_dir
-    from ..deid.review import ReviewSite, StoredDataError, reports_from_folders, run_mode
-
     typer.echo(f"meddocan-deid: warning: the review site in {review_dir} shows the original reports (PHI); "
                "keep it private and never share it with the output", err=True)
     try:

@@ -31,7 +31,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 from ..files import atomic_write
 from ..brat import format_output_ann, format_private_ann
-from .batch import Record
+from .records import Record
 from .operators import Replacement
 from ..errors import InputError, OutputFullError, OutputLockedError  # noqa: F401  (re-exported)
 

@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import KnownPhiError  # noqa: F401  (re-exported)
+from ..constants import LABELS
 
 Span = Tuple[str, int, int]
 KnownPhi = Dict[str, List[str]]
@@ -181,8 +182,6 @@ def add_known(text: str, spans: Iterable[Span], known: Optional[Mapping[str, Seq
 def validate_known_phi(value, where: str = "") -> KnownPhi:
     """The field checked: a mapping known label -> list of non-empty strings (a bare string
     is taken as a list of one). Raises KnownPhiError naming `where` and the problem."""
-    from .. import LABELS
-
     where = f"{where}: " if where else ""
     if value is None:
         return {}

@@ -44,6 +44,7 @@ from .known_phi import (Span, add_known, compile_terms, find_all, find_known, fo
                         literal_term)
 from .options import LABEL_MODES, DeidOptions
 from ..errors import PolicyError  # noqa: F401  (re-exported)
+from ..constants import LABELS
 
 TOP_KEYS = ("operators", "labels", "allow", "deny", "date_shift", "age_threshold", "privacy", "keep_kinship",
             "field_keys")
@@ -154,8 +155,6 @@ def _problem(message: str) -> PydanticCustomError:
 
 
 def _labels():
-    from .. import LABELS
-
     return LABELS
 
 
@@ -396,7 +395,10 @@ def load_policy(path: Union[str, Path]) -> Policy:
     return policy
 
 
-def as_policy(policy: Union[None, str, Path, Mapping, Policy]) -> Optional[Policy]:
+PolicyLike = Union[None, str, Path, Mapping[str, Any], Policy]
+
+
+def as_policy(policy: PolicyLike) -> Optional[Policy]:
     """A `Policy` from a `Policy`, the path of a .toml/.json policy file, or a dict of the
     same keys (what the service takes as JSON); None stays None."""
     if policy is None or isinstance(policy, Policy):

@@ -24,7 +24,7 @@ from typing import Dict, Iterable, List, Optional, Sequence
 
 from spacy import displacy
 
-from .. import LABELS
+from ..constants import LABELS
 from ..files import atomic_write
 from .io import safe_stem
 from .operators import Replacement
