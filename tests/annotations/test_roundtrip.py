@@ -15,7 +15,7 @@ from meddocan_deid.annotations import AnnotatedReport, AnnotationError, read_ann
 from meddocan_deid.annotations.docbin import to_docbin
 from meddocan_deid.cli._util import CliError
 from meddocan_deid.cli.annotations import export_reports, import_annotations
-from meddocan_deid.cli.deidentify import run
+from meddocan_deid.engine import run
 from meddocan_deid.evaluation.results import GOLD_KEY, ID_KEY
 from meddocan_deid.pipeline.tokenizer import blank_pipeline
 

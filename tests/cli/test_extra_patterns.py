@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import spacy
 
-from meddocan_deid.cli.deidentify import run
+from meddocan_deid.engine import run
 from meddocan_deid.deid.options import DeidOptions
 from meddocan_deid.deid.policy import PolicyError, load_policy, parse_policy
 from meddocan_deid.pipeline.fields import add_field_files, read_field_files

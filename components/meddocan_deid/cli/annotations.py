@@ -18,9 +18,9 @@ from ..annotations import AnnotatedReport, AnnotationError, read_annotations, wr
 from ..annotations.docbin import to_docbin
 from ..constants import DEFAULT_MODEL
 from ..deid.inputs import resolve_encoding
-from ..deid.io import InputError, input_kind, iter_items, load_item
+from ..deid.io import input_kind, iter_items, load_item
 from ..engine.settings import load_model
-from ..errors import CliError
+from ..errors import CliError, InputError
 
 
 class Format(str, Enum):

@@ -26,14 +26,13 @@ from typing import List, Optional
 
 import typer
 
-from ..deid.io import OutputFullError
 from ..deid.tables import TableSpec, table_format
 from ..engine import REPORT_NAME, Run, RunConfig, RunError, resolve_key_and_options
 from ..engine.record import failure_lines, not_read_lines, plain_options
 from ..engine.table_run import run_table, table_failure_lines
+from ..errors import OutputFullError
 from . import options as opt
 from .options import Mode
-from ..engine import run  # noqa: F401  (the run as one call, re-exported: meddocan_deid.cli.run)
 
 DEIDENTIFY_EPILOG = """\b
 Examples:

@@ -4,9 +4,9 @@ from pathlib import Path
 import typer
 
 from ..brat import BratError
-from ..deid.io import InputError, check_private_dir
 from ..deid.review import ReviewSite, StoredDataError, reports_from_folders, run_mode
-from ..errors import CliError
+from ..engine.output import check_private_dir
+from ..errors import CliError, InputError
 
 
 def review_command(

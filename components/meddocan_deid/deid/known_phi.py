@@ -22,6 +22,7 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import KnownPhiError  # noqa: F401  (re-exported)
 from ..constants import LABELS
+from .encodings import decode_bytes
 
 Span = Tuple[str, int, int]
 KnownPhi = Dict[str, List[str]]
@@ -237,8 +238,6 @@ def pooled_known_phi(path, encoding: str = "utf-8") -> Dict[str, KnownPhi]:
     """A first pass over a JSONL file: patient id -> the known_phi of all its reports.
     Lines that are not valid (JSON, ids, known_phi) are skipped here; the main pass
     reports them."""
-    from .io import decode_bytes
-
     pooled: Dict[str, KnownPhi] = {}
     try:
         fh = open(path, "rb")

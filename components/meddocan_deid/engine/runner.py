@@ -2,7 +2,7 @@
 
 Steps, each a method: `check_inputs` (paths, encoding, the private and review folders:
 nothing is loaded or written when they fail), `load_model`, `make_fingerprint`, then under
-the output folder's lock (deid/io.py RunLock) `check_resume` (deid/fingerprint.py: resume,
+the output folder's lock (engine/output.py RunLock) `check_resume` (deid/fingerprint.py: resume,
 replace or refuse), `write_reports` (each report, its private copy and its review page) and
 `finish` (the review site, the annotation-tool export, the run report). `execute` runs them
 in that order and returns the run report (also written to the config's report file).
@@ -19,9 +19,11 @@ from ..constants import DEFAULT_MODEL
 from ..deid import fingerprint as fp
 from ..deid.deidentifier import Deidentifier
 from ..deid.inputs import count_inputs, resolve_encoding
-from ..deid.io import (InputError, OutputFullError, RunLock, check_paths, check_private_dir, compact_digests,
-                       input_kind, is_disk_full, is_done, iter_items, load_item, read_digests, record_digest,
-                       remove_temp_files, write_json, write_private, write_report)
+from ..deid.io import check_paths, input_kind, iter_items, load_item
+from ..errors import InputError, OutputFullError
+from . import output
+from .output import (RunLock, check_private_dir, compact_digests, is_disk_full, is_done, read_digests, record_digest,
+                     remove_temp_files, write_json, write_private)
 from ..deid.options import DeidOptions
 from ..deid.review import ReviewReport, ReviewSite
 from ..errors import RunError
@@ -241,7 +243,7 @@ class Run:
         try:
             if c.private_dir is not None:
                 write_private(c.private_dir, stem, original, res.replacements)
-            write_report(self.output, stem, res.text, res.replacements,
+            output.write_report(self.output, stem, res.text, res.replacements,
                          docx=None if docx is None else (docx, digest))
             if digest is not None:
                 record_digest(self.output, stem, digest)

@@ -14,11 +14,11 @@ from typing import Optional
 from .. import __version__
 from ..deid import fingerprint as fp
 from ..deid.inputs import resolve_encoding
-from ..deid.io import RunLock, write_json
 from ..deid.tables import (TableSettings, TableSpec, check_columns, deidentify_loaded, failed_rows, format_of,
                            open_table)
 from ..errors import InputError, RunError
 from .config import RunConfig
+from .output import RunLock, write_json
 from .runner import Run
 
 MAX_REPORTED = 1000  # failed rows listed in the run report (all are counted)
