@@ -4,7 +4,7 @@ from pathlib import Path
 
 import typer
 
-from ..errors import KeygenError  # noqa: F401  (re-exported)
+from ..errors import KeygenError
 from ..deid.keys import random_key
 
 KEYGEN_EPILOG = """\b

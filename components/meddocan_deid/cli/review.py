@@ -6,7 +6,7 @@ import typer
 from ..brat import BratError
 from ..deid.review import ReviewSite, StoredDataError, reports_from_folders, run_mode
 from ..engine.output import check_private_dir
-from ..errors import CliError, InputError
+from ..errors import InputError, RunError
 
 
 def review_command(
@@ -20,13 +20,13 @@ def review_command(
     try:
         for folder, what in ((output, "OUTPUT"), (private_dir, "PRIVATE_DIR")):
             if not Path(folder).is_dir():
-                raise CliError(f"{folder}: {what} folder not found")
+                raise RunError(f"{folder}: {what} folder not found")
         check_private_dir(review_dir, output, None, "REVIEW_DIR")
         site = ReviewSite(review_dir, mode=run_mode(output))
         for report in reports_from_folders(output, private_dir):
             site.add(report)
         index = site.close()
-    except (CliError, InputError, StoredDataError, BratError) as err:
+    except (RunError, InputError, StoredDataError, BratError) as err:
         typer.echo(f"meddocan-deid: {err}", err=True)
         raise typer.Exit(2)
     typer.echo(f"review site of {len(site.rows)} reports -> {index}", err=True)

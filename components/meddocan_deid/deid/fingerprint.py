@@ -18,7 +18,7 @@ from typing import Any, Dict, List, Optional
 
 from ..files import atomic_write
 from .options import DeidOptions, needs_key
-from ..errors import FingerprintMismatch  # noqa: F401  (re-exported)
+from ..errors import FingerprintMismatch
 
 FINGERPRINT_NAME = "run_fingerprint.json"
 KEY_FINGERPRINT_MESSAGE = b"meddocan-deid key fingerprint v1"

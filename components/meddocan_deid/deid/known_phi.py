@@ -20,7 +20,7 @@ import unicodedata
 from functools import lru_cache
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from ..errors import KnownPhiError  # noqa: F401  (re-exported)
+from ..errors import KnownPhiError
 from ..constants import LABELS
 from .encodings import decode_bytes
 

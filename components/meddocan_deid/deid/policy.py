@@ -45,7 +45,7 @@ from .fingerprint import digest_of
 from .known_phi import (Span, add_known, compile_terms, find_all, find_known, fold1, force_spans, id_term, is_id_label,
                         literal_term)
 from .options import DeidOptions, LABEL_MODES
-from ..errors import PolicyError  # noqa: F401  (re-exported)
+from ..errors import PolicyError
 
 TOP_KEYS = ("operators", "labels", "allow", "deny", "date_shift", "age_threshold", "privacy", "keep_kinship",
             "field_keys")

@@ -29,7 +29,7 @@ from ..constants import LABELS
 from ..files import atomic_write
 from .io import safe_stem
 from .operators import Replacement
-from ..errors import StoredDataError  # noqa: F401  (re-exported)
+from ..errors import StoredDataError
 
 MAX_ENTITY_CHARS = 60
 MAX_ENTITY_TOKENS = 8
