@@ -125,7 +125,9 @@ class Engine:
 
     def configured(self, mode: str, options: DeidOptions) -> Deidentifier:
         """The engine's Deidentifier in a request's mode with its options (422 when it needs the
-        key the server does not have)."""
+        key the server does not have; 503 until the pipeline is loaded)."""
+        if self.deidentifier is None:
+            raise ServiceError(503, "not_ready", f"the pipeline is {self.state}")
         try:
             return self.deidentifier.configured(mode, options)
         except DeidKeyError:
