@@ -10,7 +10,7 @@ from pathlib import Path
 import typer
 
 from meddocan_deid.brat import read_text
-from meddocan_deid.deid.batch import pipe_spans, split_pieces, text_spans
+from meddocan_deid.deid.pieces import pipe_spans, split_pieces, text_spans
 from meddocan_deid.pipeline.privacy import load_with_privacy
 
 SEP = "\n\n"

@@ -39,9 +39,8 @@ import typer
 
 import meddocan_deid
 from meddocan_deid.brat import read_brat_dir
-from meddocan_deid.deid.api import deidentify_found
+from meddocan_deid.deid import Deidentifier
 from meddocan_deid.deid.gazetteer import fold, resolve_gazetteer
-from meddocan_deid.deid.options import DeidOptions
 from meddocan_deid.deid.surrogates.dates import read_date
 from meddocan_deid.deid.surrogates.person import is_code, read_profession
 from meddocan_deid.deid.surrogates.places import POSTAL, geo, province_of
@@ -118,8 +117,7 @@ def main(
             n_docs += 1
             scope = f"{folder.name}/{bdoc.doc_id}"
             if entities == "gold":
-                res = deidentify_found(bdoc.text, bdoc.entities, nlp.vocab, "surrogate", KEY, scope=scope,
-                                       patient_id=None, options=DeidOptions(), known_phi=None)
+                res = Deidentifier(nlp, "surrogate", key=KEY).deidentify(bdoc.text, scope=scope, found=bdoc.entities)
             else:
                 res = meddocan_deid.deidentify(doc, mode="surrogate", key=KEY, scope=scope)
             groups = defaultdict(list)

@@ -20,10 +20,6 @@ class RunError(MeddocanDeidError):
     """A problem that stops a run before it starts; printed as one line."""
 
 
-# the command-line name of RunError (cli/_util.py), kept for callers that catch it
-CliError = RunError
-
-
 class SparkCliError(MeddocanDeidError):
     """A problem that stops a Spark run before it starts; printed as one line."""
 

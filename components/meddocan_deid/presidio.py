@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional
 
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
 
-from .deid.api import DEFAULT_MODEL
+from .constants import DEFAULT_MODEL
 from .presidio_entities import (ENTITY_NAMES, PRESIDIO_NAMES, RECOGNIZER_NAME, entity_sources, explanation_text,
                                 presidio_entity, result_naming, source_scores, unknown_names, wanted)
 

@@ -13,9 +13,9 @@ from spacy.tokens import DocBin
 
 from meddocan_deid.annotations import AnnotatedReport, AnnotationError, read_annotations, write_annotations
 from meddocan_deid.annotations.docbin import to_docbin
-from meddocan_deid.cli._util import CliError
+from meddocan_deid.errors import RunError
 from meddocan_deid.cli.annotations import export_reports, import_annotations
-from meddocan_deid.cli.deidentify import run
+from meddocan_deid.engine import run
 from meddocan_deid.evaluation.results import GOLD_KEY, ID_KEY
 from meddocan_deid.pipeline.tokenizer import blank_pipeline
 
@@ -89,7 +89,7 @@ def test_export_import_keeps_offsets_and_labels(tmp_path, input_dir, predicted, 
 def test_labelstudio_without_annotation_is_skipped_unless_predictions_asked(tmp_path, input_dir, predicted, rule_nlp):
     export_reports(input_dir, tmp_path / "ls", "labelstudio", nlp=rule_nlp)
     src = tmp_path / "ls" / "labelstudio.json"
-    with pytest.raises(CliError, match="no annotated report"):
+    with pytest.raises(RunError, match="no annotated report"):
         import_annotations(src, tmp_path / "a.spacy", "labelstudio")
     lines = import_annotations(src, tmp_path / "b.spacy", "labelstudio", use_predictions=True)
     assert {k: v[1] for k, v in docbin_spans(tmp_path / "b.spacy").items()} == predicted
@@ -201,7 +201,7 @@ def test_bad_file_names_file_and_place(tmp_path, fmt, content, where, problem):
     else:
         src = tmp_path / ("doccano.jsonl" if fmt == "doccano" else "labelstudio.json")
         src.write_text(content if isinstance(content, str) else json.dumps(content, ensure_ascii=False), encoding="utf-8")
-    with pytest.raises(CliError) as info:
+    with pytest.raises(RunError) as info:
         import_annotations(src, tmp_path / "out.spacy", fmt)
     message = str(info.value)
     assert where in message and problem in message
@@ -210,7 +210,7 @@ def test_bad_file_names_file_and_place(tmp_path, fmt, content, where, problem):
 
 
 def test_export_refused_inside_input(tmp_path, input_dir, rule_nlp):
-    with pytest.raises(CliError, match="must not be the input folder or inside it"):
+    with pytest.raises(RunError, match="must not be the input folder or inside it"):
         export_reports(input_dir, input_dir / "export", "brat", nlp=rule_nlp)
     assert not (input_dir / "export").exists()
 
@@ -221,7 +221,7 @@ def test_deidentify_export_format_writes_into_private_dir(tmp_path, input_dir, p
     assert report["export"]["path"] == str(private / "doccano.jsonl")
     import_annotations(private / "doccano.jsonl", tmp_path / "local.spacy", "doccano")
     assert {k: v[1] for k, v in docbin_spans(tmp_path / "local.spacy").items()} == predicted
-    with pytest.raises(CliError, match="--private-dir"):
+    with pytest.raises(RunError, match="--private-dir"):
         run(input_dir, tmp_path / "salida2", "tag", None, nlp=rule_nlp, export_format="doccano")
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from meddocan_deid.engine import RunError, run
 from meddocan_deid.deid.inputs import describe_folder, resolve_encoding
-from meddocan_deid.deid.io import InputError
+from meddocan_deid.errors import InputError
 from meddocan_deid.deid.keys import load_key
 
 ROOT = Path(__file__).parent.parent.parent

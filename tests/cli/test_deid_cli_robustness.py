@@ -12,8 +12,9 @@ import pytest
 
 from meddocan_deid.engine import RunError, run
 from meddocan_deid.cli.app import main
-from meddocan_deid.deid import io as deid_io
-from meddocan_deid.deid.io import DIGESTS_NAME, LOCK_NAME, decode_bytes
+from meddocan_deid.deid.encodings import decode_bytes
+from meddocan_deid.engine import output as run_output
+from meddocan_deid.engine.output import DIGESTS_NAME, LOCK_NAME
 from meddocan_deid.engine.record import failure_lines
 
 KEY = b"robust-key-0123456789abcdefghij"
@@ -172,7 +173,7 @@ def test_full_disk_is_a_clear_error_exit_1_and_a_rerun_resumes(tmp_path, model_d
     for i in range(5):
         (inp / f"r{i}.txt").write_text(report(i), encoding="utf-8")
     out = tmp_path / "out"
-    real = deid_io.write_report
+    real = run_output.write_report
     calls = []
 
     def full_after_two(*args, **kwargs):
@@ -181,7 +182,7 @@ def test_full_disk_is_a_clear_error_exit_1_and_a_rerun_resumes(tmp_path, model_d
             raise OSError(code, os.strerror(code))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(deid_io, "write_report", full_after_two)
+    monkeypatch.setattr(run_output, "write_report", full_after_two)
     args = ["deidentify", str(inp), str(out), "--mode", "tag", "--model", str(model_dir)]
     with pytest.raises(SystemExit) as info:
         main(args)
@@ -191,7 +192,7 @@ def test_full_disk_is_a_clear_error_exit_1_and_a_rerun_resumes(tmp_path, model_d
     assert str(out) in err and "after 2 reports written" in err and "rerun the same command to resume" in err
     assert ("no space left" if code == errno.ENOSPC else "quota") in err
     assert not (out / LOCK_NAME).exists()
-    monkeypatch.setattr(deid_io, "write_report", real)
+    monkeypatch.setattr(run_output, "write_report", real)
     with pytest.raises(SystemExit) as info:
         main(args)
     assert info.value.code == 0
@@ -244,7 +245,7 @@ def test_lock_is_removed_when_the_run_fails(tmp_path, rule_nlp, monkeypatch):
         seen.append((output / LOCK_NAME).read_text().strip())
         raise RuntimeError("broken writer")
 
-    monkeypatch.setattr(deid_io, "write_report", broken)
+    monkeypatch.setattr(run_output, "write_report", broken)
     with pytest.raises(RuntimeError):
         run(inp, out, "tag", None, nlp=rule_nlp, progress=False)
     assert seen == [str(os.getpid())]  # held while writing

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import spacy
 
-from meddocan_deid.cli.deidentify import run
+from meddocan_deid.engine import run
 from meddocan_deid.deid.options import DeidOptions
 from meddocan_deid.deid.policy import PolicyError, load_policy, parse_policy
 from meddocan_deid.pipeline.fields import add_field_files, read_field_files
@@ -103,7 +103,7 @@ def test_policy_field_keys_relative_to_the_policy_file(tmp_path):
 
 
 def test_run_adds_the_keys_and_fingerprints_them(tmp_path, rule_nlp):
-    from meddocan_deid.cli._util import CliError
+    from meddocan_deid.errors import RunError
 
     inp = tmp_path / "in"
     inp.mkdir()
@@ -122,7 +122,7 @@ def test_run_adds_the_keys_and_fingerprints_them(tmp_path, rule_nlp):
     assert "[NOMBRE_PERSONAL_SANITARIO]" in text and "[ID_SUJETO_ASISTENCIA]" in text
     assert rep["fingerprint"]["field_keys"] not in (None, "none")
     # resuming the keyed folder without the keys is refused: the outputs would differ
-    with pytest.raises(CliError, match="field_keys"):
+    with pytest.raises(RunError, match="field_keys"):
         run(inp, tmp_path / "keyed", "tag", None, nlp=rule_nlp, progress=False)
 
 

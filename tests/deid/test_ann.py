@@ -5,7 +5,7 @@ import pytest
 from meddocan_deid.brat import read_ann
 from meddocan_deid.deid import apply_operator
 from meddocan_deid.brat import AnnError, format_output_ann, format_private_ann, fragments, parse_ann, validate_ann
-from meddocan_deid.deid.io import format_ann
+from meddocan_deid.engine.output import format_ann
 
 KEY = b"ann-test-key-0123456789"
 TEXT = ("Nombre: Rosalía Quintanar Bermejo.\tNHC: 4471029.\n"
@@ -105,7 +105,7 @@ def test_validate_ann_rejects(text, ann, problem):
 
 def test_validate_folder(tmp_path):
     from meddocan_deid.brat import validate_folder
-    from meddocan_deid.deid.io import write_report
+    from meddocan_deid.engine.output import write_report
 
     res = apply_operator(TEXT, SPANS, "tag")
     write_report(tmp_path / "out", "sub/a", res.text, res.replacements)

@@ -53,6 +53,26 @@ def test_the_pipeline_loads_once_per_process_and_name(monkeypatch, rule_nlp):
         api.load_pipeline.cache_clear()
 
 
+def test_two_calls_load_the_model_once(monkeypatch, rule_nlp):
+    """Counted at spaCy's loader, below every loader of the package: the second call loads nothing."""
+    loads = []
+
+    def counting_spacy_load(name, *args, **kwargs):
+        loads.append(name)
+        return rule_nlp
+
+    monkeypatch.setattr(spacy, "load", counting_spacy_load)
+    api.load_pipeline.cache_clear()
+    try:
+        text = "Nombre: Baltasar.\nApellidos: Ojeda Riquelme.\nNHC: 5512093.\n"
+        meddocan_deid.deidentify(text, model="a-counted-model")
+        assert loads == ["a-counted-model"]
+        meddocan_deid.deidentify(text, mode="mask", model="a-counted-model")
+        assert loads == ["a-counted-model"]
+    finally:
+        api.load_pipeline.cache_clear()
+
+
 def test_a_policy_as_a_dict_equals_the_same_policy_as_a_file(tmp_path):
     text = "Ingresa el 12/03/2019. Teléfono 612 345 678."
     doc = make_doc(text, [("FECHAS", "12/03/2019"), ("NUMERO_TELEFONO", "612 345 678")])

@@ -144,7 +144,7 @@ def test_a_missing_extra_is_named(tmp_path, rule_nlp, person, monkeypatch):
 
 
 def test_a_changed_docx_is_not_rewritten(tmp_path, person):
-    from meddocan_deid.deid.io import write_report
+    from meddocan_deid.engine.output import write_report
 
     path = tmp_path / "c.docx"
     docx_file(path, person)

@@ -9,7 +9,7 @@ import spacy
 
 from meddocan_deid.engine import run
 from meddocan_deid.deid import deidentify
-from meddocan_deid.deid.batch import Record, deidentify_records
+from meddocan_deid.deid import Record, deidentify_records
 from meddocan_deid.deid.known_phi import (KnownPhiError, find_known, fold1, pool_by_patient,
                                           validate_known_phi)
 

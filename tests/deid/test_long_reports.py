@@ -4,8 +4,8 @@ the surrogates of one report the same in every piece. Every text here is invente
 import pytest
 
 from meddocan_deid.deid import Record, deidentify, deidentify_records
-from meddocan_deid.deid.api import doc_spans
-from meddocan_deid.deid.batch import piece_limit, split_pieces
+from meddocan_deid.deid.pieces import doc_spans
+from meddocan_deid.deid.pieces import piece_limit, split_pieces
 
 KEY = b"long-key-0123456789abcdef"
 BLOCK = ("Datos del paciente.\nNombre: Zorionak.\nApellidos: Etxeberria Garmendia.\nNHC: {nhc}.\n"

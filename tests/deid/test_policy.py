@@ -7,7 +7,7 @@ import pytest
 import spacy
 
 from meddocan_deid.deid import deidentify
-from meddocan_deid.deid.batch import Record, deidentify_records
+from meddocan_deid.deid import Record, deidentify_records
 from meddocan_deid.deid.operators import apply_operator
 from meddocan_deid.deid.options import DeidOptions, needs_key
 from meddocan_deid.deid.policy import Policy, PolicyError, load_policy, parse_policy, prepare_spans

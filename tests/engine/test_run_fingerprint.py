@@ -14,7 +14,7 @@ import pytest
 import meddocan_deid.engine.runner as engine_run
 from meddocan_deid.engine import RunError, run
 from meddocan_deid.deid import fingerprint as fp
-from meddocan_deid.deid.io import write_report as real_write_report
+from meddocan_deid.engine.output import write_report as real_write_report
 from meddocan_deid.deid.options import DeidOptions
 
 ROOT = Path(__file__).parent.parent.parent
@@ -170,7 +170,7 @@ def test_interrupted_overwrite_is_not_resumed(first_run, rule_nlp, monkeypatch):
         calls.append(1)
         real_write_report(*args, **kwargs)
 
-    monkeypatch.setattr("meddocan_deid.deid.io.write_report", write_then_interrupt)
+    monkeypatch.setattr("meddocan_deid.engine.output.write_report", write_then_interrupt)
     with pytest.raises(KeyboardInterrupt):
         run(inp, out, "mask", None, nlp=rule_nlp, progress=False, overwrite=True)
     monkeypatch.undo()

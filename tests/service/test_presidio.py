@@ -13,7 +13,7 @@ from presidio_anonymizer.entities import OperatorConfig
 from spacy.tokens import Span
 
 from meddocan_deid import LABELS
-from meddocan_deid.deid.api import doc_spans
+from meddocan_deid.deid.pieces import doc_spans
 from meddocan_deid.presidio import LABEL_KEY, SOURCE_KEY, MeddocanRecognizer
 from meddocan_deid.presidio_entities import (ENTITY_NAMES, PRESIDIO_ENTITIES, SOURCE_SCORES, allowed_mask,
                                              entity_sources, presidio_entity)

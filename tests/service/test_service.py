@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 import meddocan_deid
-from meddocan_deid.deid.api import doc_spans
+from meddocan_deid.deid.pieces import doc_spans
 from meddocan_deid.presidio_entities import presidio_entity
 from meddocan_deid.service import ServiceSettings, ServiceSettingsError, create_app
 

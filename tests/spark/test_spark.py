@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("pyspark")
 pytest.importorskip("pyarrow")
 
-from meddocan_deid.deid.batch import Record, deidentify_records  # noqa: E402
+from meddocan_deid.deid import Record, deidentify_records  # noqa: E402
 from meddocan_deid.deid.options import DeidOptions  # noqa: E402
 
 ROOT = Path(__file__).parent.parent.parent

@@ -14,8 +14,13 @@ from typing import List
 
 import typer
 
-from .. import DEFAULT_MODEL
-from ..errors import CliError
+from ..annotations import AnnotatedReport, AnnotationError, read_annotations, write_annotations
+from ..annotations.docbin import to_docbin
+from ..constants import DEFAULT_MODEL
+from ..deid.inputs import resolve_encoding
+from ..deid.io import input_kind, iter_items, load_item
+from ..engine.settings import load_model
+from ..errors import InputError, RunError
 
 
 class Format(str, Enum):
@@ -34,9 +39,9 @@ def check_export_dir(export_dir: Path, input_path: Path, what: str = "EXPORT_DIR
     would read its `.txt` copies as reports."""
     out, inp = Path(export_dir).resolve(), Path(input_path).resolve()
     if inp.is_dir() and (out == inp or inp in out.parents):
-        raise CliError(f"{export_dir}: {what} must not be the input folder or inside it (it holds the reports' PHI)")
+        raise RunError(f"{export_dir}: {what} must not be the input folder or inside it (it holds the reports' PHI)")
     if out.exists() and not out.is_dir():
-        raise CliError(f"{export_dir}: {what} exists and is not a folder")
+        raise RunError(f"{export_dir}: {what} exists and is not a folder")
 
 
 def model_version(nlp) -> str:
@@ -49,15 +54,11 @@ def export_reports(input_path: Path, export_dir: Path, fmt: str, *, nlp=None, mo
                    encoding: str = "utf-8", batch_size: int = 32) -> dict:
     """Run the pipeline over INPUT and write its entities in `fmt` under `export_dir`.
     Returns counts: reports written, failed (unreadable files: `failures`, by file name)."""
-    from ..annotations import AnnotatedReport, AnnotationError, write_annotations
-    from ..deid.inputs import resolve_encoding
-    from ..deid.io import InputError, input_kind, iter_items, load_item
-
     try:
         input_kind(input_path)
         encoding = resolve_encoding(encoding)
     except InputError as err:
-        raise CliError(str(err)) from None
+        raise RunError(str(err)) from None
     check_export_dir(export_dir, input_path)
     items, failures = [], []
     try:
@@ -68,10 +69,8 @@ def export_reports(input_path: Path, export_dir: Path, fmt: str, *, nlp=None, mo
             else:
                 items.append(item)
     except InputError as err:
-        raise CliError(str(err)) from None
+        raise RunError(str(err)) from None
     if nlp is None:
-        from ..engine.settings import load_model
-
         nlp = load_model(model)
     reports = []
     for item, doc in zip(items, nlp.pipe((i.record.text for i in items), batch_size=batch_size)):
@@ -80,7 +79,7 @@ def export_reports(input_path: Path, export_dir: Path, fmt: str, *, nlp=None, mo
     try:
         written = write_annotations(fmt, reports, export_dir, model_version=model_version(nlp))
     except (AnnotationError, OSError) as err:
-        raise CliError(f"{export_dir}: cannot write the export ({err})") from None
+        raise RunError(f"{export_dir}: cannot write the export ({err})") from None
     return {"written": len(reports), "failed": len(failures), "failures": failures,
             "entities": sum(len(r.spans) for r in reports), "path": str(written)}
 
@@ -89,9 +88,6 @@ def import_annotations(src: Path, output: Path, fmt: str, *, alignment: str = "s
                        use_predictions: bool = False) -> List[str]:
     """Read corrected annotations and write them as a DocBin with the project tokenizer.
     Returns the report lines (counts, misaligned spans by offsets and shapes)."""
-    from ..annotations import AnnotationError, read_annotations
-    from ..annotations.docbin import to_docbin
-
     notes: List[str] = []
     try:
         reports = read_annotations(fmt, Path(src), use_predictions=use_predictions, notes=notes)
@@ -99,7 +95,7 @@ def import_annotations(src: Path, output: Path, fmt: str, *, alignment: str = "s
             raise AnnotationError(f"{src}: no annotated report to import")
         db, stats = to_docbin(reports, alignment=alignment)
     except AnnotationError as err:
-        raise CliError(str(err)) from None
+        raise RunError(str(err)) from None
     output = Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
     db.to_disk(output)
@@ -128,7 +124,7 @@ def export_command(
     typer.echo(f"meddocan-deid: warning: {export_dir} will hold the original reports (PHI); keep it private", err=True)
     try:
         result = export_reports(input_path, export_dir, fmt.value, model=model, encoding=encoding, batch_size=batch_size)
-    except CliError as err:
+    except RunError as err:
         typer.echo(f"meddocan-deid: {err}", err=True)
         raise typer.Exit(2)
     for failure in result["failures"]:
@@ -151,7 +147,7 @@ def import_command(
     misaligned spans by file, offsets and character shapes, never text."""
     try:
         lines = import_annotations(src, output, fmt.value, alignment=alignment.value, use_predictions=use_predictions)
-    except CliError as err:
+    except RunError as err:
         typer.echo(f"meddocan-deid: {err}", err=True)
         raise typer.Exit(2)
     for line in lines:

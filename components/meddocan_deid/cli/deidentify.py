@@ -26,8 +26,11 @@ from typing import List, Optional
 
 import typer
 
+from ..deid.tables import TableSpec, table_format
 from ..engine import REPORT_NAME, Run, RunConfig, RunError, resolve_key_and_options
-from ..engine import run  # noqa: F401  (the run as one call, re-exported: meddocan_deid.cli.run)
+from ..engine.record import failure_lines, not_read_lines, plain_options
+from ..engine.table_run import run_table, table_failure_lines
+from ..errors import OutputFullError
 from . import options as opt
 from .options import Mode
 
@@ -95,9 +98,6 @@ def deidentify(
     text and PHI cells empty. Needs --id-column and --text-column or
     --phi-column.
     """
-    from ..deid.io import OutputFullError
-    from ..engine.record import failure_lines, not_read_lines, plain_options
-
     logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if review_dir is not None:
         typer.echo(f"meddocan-deid: warning: the review site in {review_dir} shows the original reports (PHI); "
@@ -118,8 +118,6 @@ def deidentify(
                            export_format=export_format, report_options=plain_options(ctx.params),
                            random_key=random_key, time_limit=time_limit, skip_unsupported=skip_unsupported)
         if columns is not None:
-            from ..deid.table_run import run_table
-
             result = run_table(config, columns, report_options=plain_options(ctx.params))
         else:
             result = Run(config).execute()
@@ -148,8 +146,6 @@ def deidentify(
 def _table_columns(input_path: Path, id_column, text_column, phi_column, patient_column, status_column, sheet):
     """The TableSpec of a table input (None for reports); RunError for table options without
     a table, a table without its columns named, or a bad column spec."""
-    from ..deid.tables import TableSpec, table_format
-
     named = bool(id_column or text_column or phi_column or patient_column or sheet)
     suffix = Path(input_path).suffix.lower()
     is_table = Path(input_path).is_file() and (table_format(input_path) is not None or (suffix == ".jsonl" and named))
@@ -169,8 +165,6 @@ def _table_columns(input_path: Path, id_column, text_column, phi_column, patient
 
 
 def _table_summary(result: dict, report_path: Path) -> None:
-    from ..deid.table_run import table_failure_lines
-
     for line in table_failure_lines(result):
         typer.echo(f"meddocan-deid: {line}", err=True)
     r = result["rows"]

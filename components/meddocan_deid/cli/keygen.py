@@ -4,7 +4,8 @@ from pathlib import Path
 
 import typer
 
-from ..errors import KeygenError  # noqa: F401  (re-exported)
+from ..errors import KeygenError
+from ..deid.keys import random_key
 
 KEYGEN_EPILOG = """\b
 Example:
@@ -17,8 +18,6 @@ def write_key_file(path: Path) -> None:
     """Write a fresh random key (64 hex characters and a newline) to `path`, mode 0600.
     Never replaces an existing file. The key is hex text so that the same value also works
     in the environment variable MEDDOCAN_DEID_KEY."""
-    from ..deid.keys import random_key
-
     path = Path(path)
     if path.exists() or path.is_symlink():
         raise KeygenError(f"{path}: already exists; not overwritten (a lost key cannot be remade: "

@@ -6,7 +6,8 @@ from enum import Enum
 
 import typer
 
-from .. import DEFAULT_MODEL, MODES
+from ..constants import DEFAULT_MODEL, MODES
+from ..deid.tables import parse_phi_column
 
 Mode = Enum("Mode", {m: m for m in MODES}, type=str)  # tag, mask, redact, surrogate
 Mode.__doc__ = "The de-identification modes (meddocan_deid.MODES) as command-line choices."
@@ -39,8 +40,6 @@ SHEET = typer.Option(None, "--sheet", help="Excel input: the sheet (default: the
 
 def phi_columns(values) -> dict:
     """`--phi-column COLUMN:LABEL` values -> {column: label}; ValueError naming a bad one."""
-    from ..deid.tables import parse_phi_column
-
     out = {}
     for value in values or []:
         column, label = parse_phi_column(value)

@@ -3,7 +3,10 @@ from pathlib import Path
 
 import typer
 
-from ..errors import CliError
+from ..brat import BratError
+from ..deid.review import ReviewSite, StoredDataError, reports_from_folders, run_mode
+from ..engine.output import check_private_dir
+from ..errors import InputError, RunError
 
 
 def review_command(
@@ -12,22 +15,18 @@ def review_command(
     review_dir: Path = typer.Argument(..., metavar="REVIEW_DIR", help="Where to write the review site (not inside OUTPUT)."),
 ):
     """Write the review site of an earlier run from its stored files (OUTPUT and --private-dir)."""
-    from ..brat import BratError
-    from ..deid.io import InputError, check_private_dir
-    from ..deid.review import ReviewSite, StoredDataError, reports_from_folders, run_mode
-
     typer.echo(f"meddocan-deid: warning: the review site in {review_dir} shows the original reports (PHI); "
                "keep it private and never share it with the output", err=True)
     try:
         for folder, what in ((output, "OUTPUT"), (private_dir, "PRIVATE_DIR")):
             if not Path(folder).is_dir():
-                raise CliError(f"{folder}: {what} folder not found")
+                raise RunError(f"{folder}: {what} folder not found")
         check_private_dir(review_dir, output, None, "REVIEW_DIR")
         site = ReviewSite(review_dir, mode=run_mode(output))
         for report in reports_from_folders(output, private_dir):
             site.add(report)
         index = site.close()
-    except (CliError, InputError, StoredDataError, BratError) as err:
+    except (RunError, InputError, StoredDataError, BratError) as err:
         typer.echo(f"meddocan-deid: {err}", err=True)
         raise typer.Exit(2)
     typer.echo(f"review site of {len(site.rows)} reports -> {index}", err=True)

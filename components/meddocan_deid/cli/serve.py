@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from .. import DEFAULT_MODEL
+from ..constants import DEFAULT_MODEL
 
 SERVE_EPILOG = """\b
 Example:

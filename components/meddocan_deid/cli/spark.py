@@ -21,7 +21,7 @@ from typing import Dict, List, Optional, Sequence
 import typer
 
 from ..engine import RunError, resolve_key_and_options
-from ..errors import SparkCliError  # noqa: F401  (re-exported)
+from ..errors import SparkCliError
 from . import options as opt
 from .options import Mode
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Callable, List, Optional, Sequence, Tuple
 
 from ..errors import InputError
+from .encodings import decode_bytes
 
 EXTRA = "documents"
 # suffix -> kind, and the modules each kind needs
@@ -96,7 +97,6 @@ def _pdf_text(data: bytes) -> str:
 def _rtf_text(data: bytes, encoding: str) -> str:
     from striprtf.striprtf import rtf_to_text
 
-    from .io import decode_bytes
 
     try:
         raw = decode_bytes(data, encoding)[0]
@@ -117,7 +117,6 @@ def _rtf_text(data: bytes, encoding: str) -> str:
 class _Segment:
     """A stretch [start, end) of the extracted text and the node it comes from: a text node
     (rewritten), a tab or break (removed when inside an entity) or None (a paragraph end)."""
-
     start: int
     end: int
     node: object = None

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from ..files import atomic_write
-from ..errors import FingerprintMismatch  # noqa: F401  (re-exported)
+from .options import DeidOptions, needs_key
+from ..errors import FingerprintMismatch
 
 FINGERPRINT_NAME = "run_fingerprint.json"
 KEY_FINGERPRINT_MESSAGE = b"meddocan-deid key fingerprint v1"
@@ -85,16 +86,12 @@ def privacy_level(nlp) -> str:
 
 def kinship_setting(mode: str, options) -> Optional[bool]:
     """`keep_kinship` of a run that may use the surrogate operator; None otherwise (it changes nothing)."""
-    from .options import needs_key
-
     return bool(getattr(options, "keep_kinship", True)) if needs_key(mode, options) else None
 
 
 def make_fingerprint(*, mode: str, key: Optional[bytes], policy_digest: Optional[str], nlp, model: str,
                      library_version: str, options=None, field_keys: Optional[str] = None) -> Dict[str, Any]:
     """field_keys: digest of the field-key entries added for the run (None: none added)."""
-    from .options import DeidOptions
-
     ident = model_identity(nlp, model)
     return {
         "format": FORMAT,

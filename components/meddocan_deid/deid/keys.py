@@ -16,7 +16,7 @@ import secrets
 from pathlib import Path
 from typing import Optional, Union
 
-from ..errors import DeidKeyError  # noqa: F401  (re-exported)
+from ..errors import DeidKeyError
 
 ENV_KEY = "MEDDOCAN_DEID_KEY"
 MIN_KEY_BYTES = 16

@@ -20,7 +20,9 @@ import unicodedata
 from functools import lru_cache
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from ..errors import KnownPhiError  # noqa: F401  (re-exported)
+from ..errors import KnownPhiError
+from ..constants import LABELS
+from .encodings import decode_bytes
 
 Span = Tuple[str, int, int]
 KnownPhi = Dict[str, List[str]]
@@ -181,8 +183,6 @@ def add_known(text: str, spans: Iterable[Span], known: Optional[Mapping[str, Seq
 def validate_known_phi(value, where: str = "") -> KnownPhi:
     """The field checked: a mapping known label -> list of non-empty strings (a bare string
     is taken as a list of one). Raises KnownPhiError naming `where` and the problem."""
-    from .. import LABELS
-
     where = f"{where}: " if where else ""
     if value is None:
         return {}
@@ -238,8 +238,6 @@ def pooled_known_phi(path, encoding: str = "utf-8") -> Dict[str, KnownPhi]:
     """A first pass over a JSONL file: patient id -> the known_phi of all its reports.
     Lines that are not valid (JSON, ids, known_phi) are skipped here; the main pass
     reports them."""
-    from .io import decode_bytes
-
     pooled: Dict[str, KnownPhi] = {}
     try:
         fh = open(path, "rb")

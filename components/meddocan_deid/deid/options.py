@@ -3,7 +3,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Optional, Tuple
 
-from .. import MODES
+from ..constants import LABELS, MODES
 # what one label may get from a policy: a mode, or `keep` (annotated, left in clear)
 LABEL_MODES = MODES + ("keep",)
 
@@ -26,7 +26,7 @@ class DeidOptions:
     gazetteer: folder of the MEDDOCAN gazetteer (None: MEDDOCAN_GAZETTEER, then
         ../shared/meddocan/gazetteer, else Faker only).
     max_chars: texts longer than this fail (nothing written); None: 50,000,000. Texts longer
-        than the pipeline takes at once go through it in pieces (see `meddocan_deid.deid.batch`).
+        than the pipeline takes at once go through it in pieces (see `meddocan_deid.deid.pieces`).
     label_modes: label -> operator for that label (a mode or `keep`); other labels get the run's mode.
     date_shift: (min, max) days of the date offset in `surrogate` (None: 32 to 730 days,
         reaching further when a shifted date would reproduce another date of the report).
@@ -60,20 +60,24 @@ def check_mode(mode: str) -> str:
     return mode
 
 
-def needs_key(mode: str, options: Optional[DeidOptions]) -> bool:
-    """Whether a run in `mode` with `options` may use the surrogate operator (and so a key)."""
-    from .. import LABELS
-
+def label_operators(mode: str, options: Optional[DeidOptions]) -> Dict[str, str]:
+    """label -> the operator it gets in a run in `mode` with `options` (a mode or `keep`):
+    `options.label_modes` (the policy's operators), else `mode`. ValueError for an unknown operator."""
     modes = options.label_modes if options is not None else {}
-    if "surrogate" in modes.values():
-        return True
-    return mode == "surrogate" and any(label not in modes for label in LABELS)
+    for label, label_mode in modes.items():
+        if label_mode not in LABEL_MODES:
+            raise ValueError(f"unknown operator {label_mode!r} for {label} (expected one of {', '.join(LABEL_MODES)})")
+    return {**{label: mode for label in LABELS}, **modes}
+
+
+def needs_key(mode: str, options: Optional[DeidOptions]) -> bool:
+    """Whether a run in `mode` with `options` may use the surrogate operator (and so a key),
+    for a caller with no `Deidentifier` yet (e.g. the key is read before the model loads)."""
+    return "surrogate" in label_operators(mode, options).values()
 
 
 def read_tag_table(path: Path) -> Dict[str, str]:
     """A TSV `LABEL<TAB>NAME` table for `tag` (blank lines and `#` comments ignored)."""
-    from .. import LABELS
-
     path = Path(path)
     table: Dict[str, str] = {}
     try:

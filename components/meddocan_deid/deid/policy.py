@@ -40,10 +40,12 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fi
                       model_validator)
 from pydantic_core import PydanticCustomError
 
+from ..constants import LABELS
+from .fingerprint import digest_of
 from .known_phi import (Span, add_known, compile_terms, find_all, find_known, fold1, force_spans, id_term, is_id_label,
                         literal_term)
-from .options import LABEL_MODES, DeidOptions
-from ..errors import PolicyError  # noqa: F401  (re-exported)
+from .options import DeidOptions, LABEL_MODES
+from ..errors import PolicyError
 
 TOP_KEYS = ("operators", "labels", "allow", "deny", "date_shift", "age_threshold", "privacy", "keep_kinship",
             "field_keys")
@@ -77,8 +79,6 @@ class Policy:
     def digest(self) -> str:
         """SHA-256 of what the policy says (not where it was read from): the run fingerprint's
         policy digest, the same for the same rules in TOML or JSON."""
-        from .fingerprint import digest_of
-
         return digest_of({
             "operators": dict(self.operators), "disabled": self.disabled, "allow_strings": self.allow_strings,
             "allow_regexes": [r.pattern for r in self.allow_regexes],
@@ -154,8 +154,6 @@ def _problem(message: str) -> PydanticCustomError:
 
 
 def _labels():
-    from .. import LABELS
-
     return LABELS
 
 
@@ -278,7 +276,6 @@ _Labels = _label_table("_Labels", bool, _on_off)
 class _PolicyFile(BaseModel):
     """The policy file as written; `to_policy` gives the Policy a run uses. The fields are
     in the order they are checked (TOP_KEYS)."""
-
     model_config = _STRICT
     operators: _Operators = Field(default_factory=_Operators)
     labels: _Labels = Field(default_factory=_Labels)
@@ -396,7 +393,10 @@ def load_policy(path: Union[str, Path]) -> Policy:
     return policy
 
 
-def as_policy(policy: Union[None, str, Path, Mapping, Policy]) -> Optional[Policy]:
+PolicyLike = Union[None, str, Path, Mapping[str, Any], Policy]
+
+
+def as_policy(policy: PolicyLike) -> Optional[Policy]:
     """A `Policy` from a `Policy`, the path of a .toml/.json policy file, or a dict of the
     same keys (what the service takes as JSON); None stays None."""
     if policy is None or isinstance(policy, Policy):

@@ -24,11 +24,12 @@ from typing import Dict, Iterable, List, Optional, Sequence
 
 from spacy import displacy
 
-from .. import LABELS
+from ..brat import AnnError, parse_ann, read_text, validate_ann
+from ..constants import LABELS
 from ..files import atomic_write
 from .io import safe_stem
 from .operators import Replacement
-from ..errors import StoredDataError  # noqa: F401  (re-exported)
+from ..errors import StoredDataError
 
 MAX_ENTITY_CHARS = 60
 MAX_ENTITY_TOKENS = 8
@@ -73,7 +74,6 @@ def label_colors(labels: Sequence[str] = LABELS) -> Dict[str, str]:
 class ReviewReport:
     """One report: the original, the de-identified text and the replacements between them
     (as `DeidResult.replacements`), or a failed report (`status` "failed: <reason>", no texts)."""
-
     id: str
     original: Optional[str]
     output: Optional[str]
@@ -88,7 +88,6 @@ class ReviewReport:
 @dataclass
 class ReviewRow:
     """A row of the index: no text of the report, only counts and flags."""
-
     id: str
     href: Optional[str]
     status: str
@@ -242,8 +241,6 @@ def write_review_site(folder: Path, reports: Iterable[ReviewReport], *, mode: Op
 
 
 def _entities(ann: str) -> Dict[int, tuple]:
-    from ..brat import parse_ann
-
     return {int(tid[1:]): (label, frags[0][0], frags[-1][1]) for tid, label, frags, _ in parse_ann(ann)}
 
 
@@ -252,8 +249,6 @@ def report_from_files(report_id: str, original: str, private_ann: str, output: s
     (`--private-dir`), the de-identified text and its shared `.ann` (`T<n>` pair them; a
     PHI missing from the shared `.ann` was redacted to nothing). Raises StoredDataError when
     the text outside the PHI differs between the two, or an `.ann` does not line up."""
-    from ..brat import AnnError, validate_ann
-
     try:
         validate_ann(original, private_ann)
     except AnnError as err:
@@ -290,7 +285,6 @@ def reports_from_folders(output: Path, private_dir: Path):
     failed row for each failure listed in `output/run_report.json` (when there is one)."""
     import json
 
-    from ..brat import read_text
 
     output, private_dir = Path(output), Path(private_dir)
     for txt in sorted(private_dir.rglob("*.txt")):

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from ..errors import InputError
+from .encodings import decode_bytes, encoding_label
 
 # suffix -> format (a .jsonl file is a table only when columns are named: else it holds reports)
 TABLE_SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".xlsx": "xlsx", ".parquet": "parquet"}
@@ -60,7 +61,6 @@ class Table:
     how messages name row i (`line 7`); `write(path, updates, status, status_column)` or
     `result(...)` (in-memory tables) gives the table back with `updates` (column -> new value
     per row, None: empty) and the status column."""
-
     columns: List[str]
     n: int
     name: str = "<table>"
@@ -79,8 +79,6 @@ class Table:
 
 class DelimitedTable(Table):
     def __init__(self, path: Path, fmt: str, encoding: str):
-        from .io import decode_bytes, encoding_label
-
         self.path = Path(path)
         self.name = self.path.name
         self.fmt = fmt
@@ -172,8 +170,6 @@ def _index(columns: List[str], where) -> Dict[str, int]:
 
 class JsonlTable(Table):
     def __init__(self, path: Path, encoding: str):
-        from .io import decode_bytes, encoding_label
-
         self.path = Path(path)
         self.name = self.path.name
         self.objs: List[Optional[dict]] = []

@@ -30,10 +30,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
-from .. import DEFAULT_MODEL
+from ..constants import DEFAULT_MODEL, LABELS
 from ..errors import InputError
 from .known_phi import KnownPhi, merge_known
-from .options import DeidOptions, check_mode, needs_key
+from .api import load_pipeline
+from .deidentifier import Deidentifier
+from .options import DeidOptions
+from .records import Record
 from .table_files import (FORMATS, TABLE_SUFFIXES, ArrowTable, DelimitedTable, JsonlTable, PandasTable, Table,
                           XlsxTable, is_missing)
 
@@ -51,8 +54,6 @@ def table_format(path) -> Optional[str]:
 
 def parse_phi_column(value: str) -> Tuple[str, str]:
     """`COLUMN:LABEL` -> (column, label); the last `:` separates them. ValueError naming the value."""
-    from .. import LABELS
-
     column, sep, label = str(value).rpartition(":")
     if not sep or not column.strip() or not label.strip():
         raise ValueError(f"PHI column {value!r}: expected COLUMN:LABEL, e.g. nombre:NOMBRE_SUJETO_ASISTENCIA")
@@ -82,8 +83,6 @@ class TableSpec:
     sheet: Optional[str] = None
 
     def __post_init__(self):
-        from .. import LABELS
-
         texts = (self.text_columns,) if isinstance(self.text_columns, str) else tuple(self.text_columns)
         object.__setattr__(self, "text_columns", texts)
         object.__setattr__(self, "phi_columns", dict(self.phi_columns))
@@ -193,26 +192,14 @@ def known_of(cells: Iterable[Tuple[str, str]]) -> KnownPhi:
     return known
 
 
-def row_scope(row_id: str, patient_id: Optional[str]) -> Tuple[str, bool]:
-    """(scope, patient_scope) of a row: as the batch core keys a record's surrogates."""
-    if patient_id is not None:
-        return f"patient:{patient_id}", True
-    return f"report:{row_id}", False
-
-
-def deidentify_cell(value: str, label: str, mode: str, key, *, scope: Tuple[str, bool], options: DeidOptions,
-                    gazetteer=None) -> Tuple[str, List[Tuple[str, int, int]]]:
-    """A whole-cell value replaced as one span of `label` covering it, with the policy of
-    `options` applied as to a span of the text; (new value, the spans replaced). A blank
-    cell is returned as it is."""
-    from .operators import apply_operator
-    from .policy import prepare_spans
-
+def deidentify_cell(value: str, label: str, deidentifier: Deidentifier, *, row_id: str,
+                    patient_id: Optional[str]) -> Tuple[str, List[Tuple[str, int, int]]]:
+    """A whole-cell value replaced as one span of `label` covering it, in the scope of its row
+    (its patient's, else its id's, as the row's texts), with the policy applied as to a span of
+    the text; (new value, the spans replaced). A blank cell is returned as it is."""
     if not value.strip():
         return value, []
-    spans = prepare_spans(value, [(label, 0, len(value))], options, None)
-    result = apply_operator(value, spans, mode, key, scope=scope[0], options=options, patient_scope=scope[1],
-                            gazetteer=gazetteer)
+    spans, result = deidentifier.replace(value, [(label, 0, len(value))], scope=row_id, patient_id=patient_id)
     return result.text, spans
 
 
@@ -306,14 +293,10 @@ def _known(rows: List[_Row], spec: TableSpec) -> List[Optional[KnownPhi]]:
             for r, k in zip(rows, own)]
 
 
-def deidentify_loaded(table: Table, *, columns: TableSpec, mode: str, key, nlp, options: DeidOptions,
+def deidentify_loaded(table: Table, *, columns: TableSpec, deidentifier: Deidentifier,
                       settings: TableSettings) -> Tuple[Dict[str, List[Optional[str]]], List[str], Dict[str, int]]:
     """(column -> new values, status per row, spans per label) of a table already read.
     Never raises for a bad row: its status says why."""
-    from ..engine.workers import results
-    from .batch import Record
-    from .gazetteer import resolve_gazetteer
-
     spec = columns
     check_columns(table, spec)
     rows = _rows(table, spec)
@@ -339,25 +322,24 @@ def deidentify_loaded(table: Table, *, columns: TableSpec, mode: str, key, nlp, 
             records.append(Record(row.id, text, row.patient, known[i]))
     if records:
         # forked workers and batches as in a report run; one result per record, in order
-        for (i, col), res in zip(todo, results(nlp, iter(records), mode, key, options, settings.batch_size,
-                                               settings.n_process, time_limit=settings.time_limit)):
+        results = deidentifier.deidentify_records(records, batch_size=settings.batch_size,
+                                                  time_limit=settings.time_limit, n_process=settings.n_process)
+        for (i, col), res in zip(todo, results):
             if res.ok:
                 updates[col][i] = res.text
                 for label, _s, _e in res.phi:
                     per_label[label] = per_label.get(label, 0) + 1
             elif rows[i].reason is None:
                 rows[i].reason = f"{col}: {res.status[len('failed: '):]}"
-    gaz = resolve_gazetteer(getattr(nlp, "vocab", None), options.gazetteer) if needs_key(mode, options) else None
     for i, row in enumerate(rows):
         if row.reason is not None or row.id is None:
             continue
-        scope = row_scope(row.id, row.patient)
         for col, label, value in row.phi:
             try:
-                updates[col][i], spans = deidentify_cell(value, label, mode, key, scope=scope, options=options,
-                                                         gazetteer=gaz)
+                updates[col][i], spans = deidentify_cell(value, label, deidentifier, row_id=row.id,
+                                                         patient_id=row.patient)
             except Exception as err:  # noqa: BLE001 - one bad cell fails its row, never the table
-                row.reason = f"{col}: error in the {mode} operator ({type(err).__name__})"
+                row.reason = f"{col}: error in the {deidentifier.mode} operator ({type(err).__name__})"
                 break
             for lab, _s, _e in spans:
                 per_label[lab] = per_label.get(lab, 0) + 1
@@ -402,20 +384,9 @@ def deidentify_table(source, *, columns: TableSpec, mode: str = "tag", key=None,
     policy: a `Policy`, a dict or a policy file; options: `DeidOptions`. Raises InputError for
     a table that cannot be read or lacks a named column, ValueError for a bad mode or a
     missing key; a bad row is reported in the result, never raised."""
-    from .keys import as_key
-    from .policy import as_policy
-
     start = time.time()
-    check_mode(mode)
     settings = settings or TableSettings()
-    options = options or DeidOptions()
-    policy = as_policy(policy)
-    if policy is not None:
-        options = policy.apply(options)
-    if needs_key(mode, options):
-        if key is None:
-            raise ValueError("surrogate mode needs a key")
-        key = as_key(key)
+    deidentifier = Deidentifier(nlp, mode, key=key, options=options, policy=policy)  # mode and key checked now
     is_path = isinstance(source, (str, Path))
     if is_path and output is None:
         raise ValueError("a table read from a file needs output=, the file to write")
@@ -427,11 +398,9 @@ def deidentify_table(source, *, columns: TableSpec, mode: str = "tag", key=None,
     table = open_table(source, sheet=columns.sheet, encoding=settings.encoding)
     check_columns(table, columns)
     if nlp is None and columns.text_columns:
-        from .api import load_pipeline
-
-        nlp = load_pipeline(model)
-    updates, status, per_label = deidentify_loaded(table, columns=columns, mode=mode, key=key, nlp=nlp,
-                                                   options=options, settings=settings)
+        deidentifier = Deidentifier(load_pipeline(model), mode, key=deidentifier.key, options=deidentifier.options)
+    updates, status, per_label = deidentify_loaded(table, columns=columns, deidentifier=deidentifier,
+                                                   settings=settings)
     if is_path:
         table.write(Path(output), updates, status, columns.status_column)
         out = Path(output)

@@ -3,7 +3,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Optional
 
-from .. import DEFAULT_MODEL
+from ..constants import DEFAULT_MODEL
 from ..deid.options import DeidOptions
 
 REPORT_NAME = "run_report.json"

@@ -2,7 +2,7 @@
 
 Steps, each a method: `check_inputs` (paths, encoding, the private and review folders:
 nothing is loaded or written when they fail), `load_model`, `make_fingerprint`, then under
-the output folder's lock (deid/io.py RunLock) `check_resume` (deid/fingerprint.py: resume,
+the output folder's lock (engine/output.py RunLock) `check_resume` (deid/fingerprint.py: resume,
 replace or refuse), `write_reports` (each report, its private copy and its review page) and
 `finish` (the review site, the annotation-tool export, the run report). `execute` runs them
 in that order and returns the run report (also written to the config's report file).
@@ -13,12 +13,26 @@ import time
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional
 
-from .. import DEFAULT_MODEL, __version__
+from .. import __version__
+from ..annotations import AnnotationError, export_private_dir
+from ..constants import DEFAULT_MODEL
+from ..deid import fingerprint as fp
+from ..deid.deidentifier import Deidentifier
+from ..deid.inputs import count_inputs, resolve_encoding
+from ..deid.io import check_paths, input_kind, iter_items, load_item
+from ..errors import InputError, OutputFullError
+from . import output
+from .output import (RunLock, check_private_dir, compact_digests, is_disk_full, is_done, read_digests, record_digest,
+                     remove_temp_files, write_json, write_private)
 from ..deid.options import DeidOptions
+from ..deid.review import ReviewReport, ReviewSite
 from ..errors import RunError
+from ..pipeline.fields import add_field_files
+from ..pipeline.privacy import set_privacy
 from .config import EXPORT_FORMATS, RunConfig
+from .heap import loaded_objects_pinned
+from .record import Progress, failure_reason, plain_options
 from .settings import load_model
-from .workers import results
 
 logger = logging.getLogger("meddocan_deid.deid")
 
@@ -38,6 +52,7 @@ class Run:
         self.encoding = config.encoding
         self.n_inputs = 0
         self.gazetteer: Optional[str] = None
+        self.deidentifier: Optional[Deidentifier] = None
         self.max_chars = 0
         self.fingerprint: Dict[str, object] = {}
         self.field_keys: Optional[str] = None  # digest of the run's extra field keys (--extra-patterns)
@@ -58,9 +73,6 @@ class Run:
     # -- before the lock -------------------------------------------------------------------
     def check_inputs(self) -> None:
         """The input, the output, the encoding and the private and review folders (RunError)."""
-        from ..deid.inputs import count_inputs, resolve_encoding
-        from ..deid.io import InputError, check_paths, check_private_dir, input_kind
-
         c = self.config
         try:
             input_kind(c.input)
@@ -84,36 +96,30 @@ class Run:
         if self.nlp is None:
             self.nlp = load_model(self.config.model, privacy)
         elif privacy is not None:
-            from ..pipeline.privacy import set_privacy
-
             try:
                 set_privacy(self.nlp, privacy)
             except ValueError as err:
                 raise RunError(str(err)) from None
         extra = self.config.options.extra_patterns
         if extra is not None:  # a hospital's own field keys, for this run (the model on disk is unchanged)
-            from ..deid.fingerprint import digest_of
-            from ..pipeline.fields import add_field_files
 
             try:
-                self.field_keys = digest_of(add_field_files(self.nlp, extra))
+                self.field_keys = fp.digest_of(add_field_files(self.nlp, extra))
             except ValueError as err:
                 raise RunError(f"--extra-patterns: {err}") from None
 
-    def resolve_gazetteer(self) -> None:
-        """The surrogates' source, resolved before any progress (a notice about a missing
-        gazetteer comes once); None when no label uses the surrogate operator."""
-        from ..deid.options import needs_key
-
+    def make_deidentifier(self) -> None:
+        """The run's `Deidentifier` (operators, key and gazetteer settled once, before any
+        progress: a notice about a missing gazetteer comes once)."""
         c = self.config
-        if needs_key(c.mode, c.options):
-            from ..deid.gazetteer import gazetteer_source
-
-            self.gazetteer = gazetteer_source(getattr(self.nlp, "vocab", None), c.options.gazetteer)
+        try:
+            self.deidentifier = Deidentifier(self.nlp, c.mode, key=c.key, options=c.options)
+        except ValueError as err:
+            raise RunError(str(err)) from None
+        # the surrogates' source; None when no label uses the surrogate operator
+        self.gazetteer = self.deidentifier.gazetteer.source_name if self.deidentifier.needs_key else None
 
     def make_fingerprint(self) -> None:
-        from ..deid import fingerprint as fp
-
         c = self.config
         self.fingerprint = fp.make_fingerprint(mode=c.mode, key=c.key, policy_digest=c.run_policy_digest, nlp=self.nlp,
                                                model=c.model, library_version=__version__, options=c.options,
@@ -122,16 +128,12 @@ class Run:
     # -- the whole run -----------------------------------------------------------------------
     def execute(self) -> dict:
         """Run every step; returns the run report."""
-        from ..deid.batch import DEFAULT_MAX_CHARS
-        from ..deid.io import InputError, OutputFullError, RunLock, is_disk_full
-        from .heap import loaded_objects_pinned
-
         self.start = time.time()
         self.check_inputs()
         self.load_model()
         self.load_seconds = time.time() - self.start
-        self.resolve_gazetteer()
-        self.max_chars = self.config.options.max_chars or DEFAULT_MAX_CHARS
+        self.make_deidentifier()
+        self.max_chars = self.deidentifier.max_chars
         self.make_fingerprint()
         output = self.output
         try:  # one run at a time into a folder: the lock first, before the fingerprint is read
@@ -162,8 +164,6 @@ class Run:
 
     def check_resume(self) -> None:
         """Before anything is written: a refused run leaves the folder and its run report as they were."""
-        from ..deid import fingerprint as fp
-
         try:
             self.replacing = fp.check_resume(self.output, self.fingerprint, overwrite=self.config.overwrite,
                                              random_key=self.config.random_key)
@@ -172,9 +172,6 @@ class Run:
 
     def execute_locked(self) -> dict:
         """The part of the run that writes, under the output folder's lock."""
-        from ..deid import fingerprint as fp
-        from ..deid.io import read_digests, remove_temp_files
-
         c = self.config
         fp.write_fingerprint(self.output, self.fingerprint, unfinished=self.replacing)
         removed = remove_temp_files(self.output) + (remove_temp_files(c.private_dir) if c.private_dir is not None else 0)
@@ -182,22 +179,16 @@ class Run:
             logger.info("removed %d temporary files left by an interrupted run", removed)
         self._digests = read_digests(self.output)
         if c.review_dir is not None:
-            from ..deid.review import ReviewSite
-
             self.site = ReviewSite(c.review_dir, mode=c.mode)
         self.write_reports()
         return self.finish()
 
     # -- the reports -------------------------------------------------------------------------
     def fail(self, rid: str, reason: str, where: str = "") -> None:
-        from .record import failure_reason
-
         self.counts["failed"] += 1
         reason = failure_reason(where, reason)
         self.failed.append({"id": rid, **({"file": where} if where else {}), "reason": reason})
         if self.site is not None:
-            from ..deid.review import ReviewReport
-
             self.site.add(ReviewReport(rid, None, None, [], status=f"failed: {reason}"))
 
     def _tick(self) -> None:
@@ -207,8 +198,6 @@ class Run:
     def records(self) -> Iterator:
         """The records still to de-identify: reports already written (same input digest) are
         skipped, unreadable ones fail."""
-        from ..deid.io import InputError, is_done, iter_items, load_item
-
         c = self.config
         keep_originals = c.private_dir is not None or c.review_dir is not None
         try:
@@ -245,8 +234,6 @@ class Run:
 
     def write_result(self, res) -> None:
         """Write one result: the private copy first (a report is done when its shared .txt exists)."""
-        from ..deid.io import is_disk_full, record_digest, write_private, write_report
-
         c = self.config
         stem, where, digest, docx = self._items.pop(res.id)
         original = self._originals.pop(res.id, None)
@@ -256,13 +243,11 @@ class Run:
         try:
             if c.private_dir is not None:
                 write_private(c.private_dir, stem, original, res.replacements)
-            write_report(self.output, stem, res.text, res.replacements,
+            output.write_report(self.output, stem, res.text, res.replacements,
                          docx=None if docx is None else (docx, digest))
             if digest is not None:
                 record_digest(self.output, stem, digest)
             if self.site is not None:
-                from ..deid.review import ReviewReport
-
                 self.site.add(ReviewReport(res.id, original, res.text, res.replacements))
         except OSError as err:
             if is_disk_full(err):
@@ -274,15 +259,13 @@ class Run:
             self.per_label[label] = self.per_label.get(label, 0) + 1
 
     def write_reports(self) -> None:
-        from .record import Progress
-
         c = self.config
         show = sys.stderr.isatty() if c.progress is None else c.progress
         if show:
             self.bar = Progress(self.n_inputs)
         try:
-            for res in results(self.nlp, self.records(), c.mode, c.key, c.options, c.batch_size, c.n_process,
-                               time_limit=c.time_limit):
+            for res in self.deidentifier.deidentify_records(self.records(), batch_size=c.batch_size,
+                                                            time_limit=c.time_limit, n_process=c.n_process):
                 self.write_result(res)
                 self._tick()
         finally:
@@ -292,8 +275,6 @@ class Run:
     # -- the end -------------------------------------------------------------------------------
     def report(self) -> dict:
         """The run report (counts, failures, labels, timings; never a key or text)."""
-        from .record import plain_options
-
         c = self.config
         seconds = time.time() - self.start
         meta = getattr(self.nlp, "meta", {}) or {}
@@ -330,9 +311,6 @@ class Run:
     def finish(self) -> dict:
         """Close the review site, export the private folder, write the run report; the
         fingerprint of a replacing run is marked finished last."""
-        from ..deid import fingerprint as fp
-        from ..deid.io import compact_digests, write_json
-
         c = self.config
         compact_digests(self.output)
         report = self.report()
@@ -345,8 +323,6 @@ class Run:
                                        "and are not on this site (rerun with --overwrite to include them).")
             self.site.close()
         if c.export_format is not None:
-            from ..annotations import AnnotationError, export_private_dir
-
             try:
                 report["export"] = {"format": c.export_format, "path": str(export_private_dir(
                     c.private_dir, c.export_format, f"{report['model']['name']}-{report['model']['version']}"))}

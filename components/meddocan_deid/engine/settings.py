@@ -3,8 +3,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Optional, Tuple
 
-from ..deid.options import DeidOptions
-from ..errors import RunError
+from ..deid.keys import DeidKeyError, load_key
+from ..deid.keys import random_key as fresh_key
+from ..deid.options import DeidOptions, needs_key, read_tag_table
+from ..deid.policy import PolicyError, load_policy
+from ..errors import GenericModelError, RunError
+from ..pipeline.fields import read_field_files
+from ..pipeline.privacy import load_with_privacy
 
 
 def resolve_key_and_options(mode: str, *, key_file: Optional[Path], random_key: bool, tag_table: Optional[Path],
@@ -16,11 +21,6 @@ def resolve_key_and_options(mode: str, *, key_file: Optional[Path], random_key: 
     that both read the key the same way: `--key-file`, else MEDDOCAN_DEID_KEY, else
     `--random-key`; never a command-line value. `keep_kinship` None: the policy's, else True
     (a value given here overrides the policy's). Raises RunError with a one-line reason."""
-    from ..deid.keys import DeidKeyError, load_key
-    from ..deid.keys import random_key as fresh_key
-    from ..deid.options import needs_key, read_tag_table
-    from ..deid.policy import PolicyError, load_policy
-
     try:
         run_policy = load_policy(policy) if policy is not None else None
     except PolicyError as err:
@@ -57,7 +57,6 @@ def resolve_key_and_options(mode: str, *, key_file: Optional[Path], random_key: 
     if extra_patterns is not None:  # overrides the policy's field_keys
         options = replace(options, extra_patterns=extra_patterns)
     if options.extra_patterns is not None:  # checked now, before the model loads
-        from ..pipeline.fields import read_field_files
 
         try:
             read_field_files(options.extra_patterns)
@@ -69,8 +68,6 @@ def resolve_key_and_options(mode: str, *, key_file: Optional[Path], random_key: 
 def load_model(name: str, privacy: Optional[str] = None):
     """The pipeline `name` at the privacy level `privacy`; RunError (one line naming the model)
     when it cannot be loaded."""
-    from ..pipeline.generic_ner import GenericModelError
-    from ..pipeline.privacy import load_with_privacy
 
     try:
         nlp = load_with_privacy(name, privacy)

@@ -29,7 +29,8 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, G
 from .. import MODES, __version__
 from ..presidio_entities import (RECOGNIZER_NAME, SOURCE_SCORES, allowed_mask, explanation_text, presidio_entity,
                                  result_naming, wanted)
-from .engine import Engine, ServiceError, entity_counts
+from ..errors import ServiceError
+from .engine import Engine, entity_counts
 from .schemas import (AnalyzeRequest, AnalyzeResponse, DeidentifyRequest, DeidentifyResponse, Entity,
                       PresidioExplanation, PresidioResult, Replaced, TableRequest, TableResponse)
 from .settings import ServiceSettings, check_settings, settings_from_env

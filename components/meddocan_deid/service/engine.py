@@ -1,6 +1,6 @@
-"""The service's engine: one loaded pipeline per process, used through the library's own
-de-identification (`meddocan_deid.deid.deidentify`, `prepare_spans`): the service adds no
-detection or replacement logic of its own.
+"""The service's engine: one loaded pipeline per process and one `Deidentifier` of it (the
+library's one de-identification path; a request's mode and policy give it configured in
+their way): the service adds no detection or replacement logic of its own.
 
 Pipeline calls are serialised by a turn (the privacy level is a setting of the loaded
 pipeline, set per call); each call's docs live in a spaCy memory zone, so that the strings of
@@ -16,23 +16,26 @@ so that its slot is free again when its 504 is sent. `in_flight`, `queued` and `
 are what /ready and /metrics show."""
 import asyncio
 import logging
+import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from ..deid.api import deidentify_found, doc_spans
-from ..deid.batch import ReportTimeout, pipe_spans, text_spans
+from ..deid.deidentifier import Deidentifier
+from ..deid.keys import DeidKeyError
 from ..deid.known_phi import KnownPhiError, validate_known_phi
-from ..deid.options import DeidOptions, needs_key
+from ..deid.options import DeidOptions
+from ..deid.pieces import ReportTimeout, doc_spans, pipe_spans, text_spans
 from ..deid.policy import Policy, PolicyError, parse_policy, prepare_spans
 from ..deid.table_files import RowsTable
 from ..deid.tables import TableSettings, TableSpec, check_columns, deidentify_loaded
-from ..errors import InputError
+from ..engine.heap import pin_loaded_objects, release_loaded_objects
+from ..engine.settings import load_model
+from ..errors import InputError, RunError, ServiceError
 from ..presidio_entities import Found, entity_sources
 from .settings import ServiceSettings
-from ..errors import ServiceError  # noqa: F401  (re-exported)
 
 logger = logging.getLogger("meddocan_deid.service")
 SHORT_CHARS = 20_000  # a request up to this many characters runs in the ordinary lane, in one call
@@ -46,8 +49,6 @@ def field_error(loc: Tuple, message: str) -> ServiceError:
 def _problem(err: Exception) -> str:
     """The library's message for a bad policy or known_phi value, without the quoted
     values it may repeat (an unknown label or operator): the field names stay."""
-    import re
-
     return re.sub(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"", "<value>", str(err))
 
 
@@ -56,6 +57,7 @@ class Engine:
         self.settings = settings
         self._key = key
         self.nlp = nlp
+        self.deidentifier: Optional[Deidentifier] = Deidentifier(nlp, key=key) if nlp is not None else None
         self.state = "ready" if nlp is not None else "loading"
         self._turn = threading.Condition(threading.Lock())
         self._busy = False  # a pipeline call holds the turn
@@ -76,14 +78,11 @@ class Engine:
     # -- loading -------------------------------------------------------------------------
     def load(self) -> None:
         """Load the pipeline (in a thread at startup: /ready says when it is done)."""
-        from ..engine.heap import pin_loaded_objects
-        from ..engine.settings import load_model
-        from ..errors import RunError
-
         start = time.time()
         try:
             self.nlp = load_model(self.settings.model, None)  # the CLI's loader: one line naming the model
             self._check_privacy_default()
+            self.deidentifier = Deidentifier(self.nlp, key=self._key)
             pin_loaded_objects()  # the worker keeps its pipeline: full collections skip it (engine/heap.py)
         except (RunError, ValueError) as err:  # names the model, never a report
             logger.error("%s", err)
@@ -97,8 +96,6 @@ class Engine:
             raise ValueError("privacy level 'high' needs a pipeline with the 'privacy' component")
 
     def close(self) -> None:
-        from ..engine.heap import release_loaded_objects
-
         self._executor.shutdown(wait=False)
         self._long_executor.shutdown(wait=False)
         release_loaded_objects()
@@ -126,10 +123,19 @@ class Engine:
             raise field_error(("privacy",), "this server's pipeline has no privacy component (only 'balanced')")
         return options, known, privacy
 
-    def check_key(self, mode: str, options: DeidOptions) -> None:
-        if needs_key(mode, options) and self._key is None:
+    def configured(self, mode: str, options: DeidOptions) -> Deidentifier:
+        """The engine's Deidentifier in a request's mode with its options (422 when it needs the
+        key the server does not have; 503 until the pipeline is loaded)."""
+        if self.deidentifier is None:
+            raise ServiceError(503, "not_ready", f"the pipeline is {self.state}")
+        try:
+            return self.deidentifier.configured(mode, options)
+        except DeidKeyError:
             raise field_error(("mode",), "surrogates are not available: the server has no key "
-                                         "(start it with --key-file)")
+                                         "(start it with --key-file)") from None
+
+    def check_key(self, mode: str, options: DeidOptions) -> None:
+        self.configured(mode, options)
 
     # -- work (in a thread) --------------------------------------------------------------
     @property
@@ -193,9 +199,10 @@ class Engine:
             check_columns(table, spec)
         except InputError as err:
             raise field_error(("columns",), str(err).replace("rows: ", "", 1)) from None
-        with self._pipeline(privacy, True, deadline) as nlp:
-            updates, status, per_label = deidentify_loaded(table, columns=spec, mode=mode, key=self._key, nlp=nlp,
-                                                           options=options, settings=TableSettings())
+        deidentifier = self.configured(mode, options)
+        with self._pipeline(privacy, True, deadline):
+            updates, status, per_label = deidentify_loaded(table, columns=spec, deidentifier=deidentifier,
+                                                           settings=TableSettings())
         return table.result(updates, status, spec.status_column), per_label
 
     def found(self, texts: Sequence[str], privacy: str, deadline: Optional[float],
@@ -215,9 +222,10 @@ class Engine:
 
     def deidentify(self, texts: Sequence[str], mode: str, options: DeidOptions, known: Optional[dict],
                    privacy: str, scope: Optional[str], patient_id: Optional[str], deadline: Optional[float] = None):
+        deidentifier = self.configured(mode, options)
         found = self.found(texts, privacy, deadline)
-        return [deidentify_found(text, spans, self.nlp.vocab, mode, self._key, scope=scope, patient_id=patient_id,
-                                 options=options, known_phi=known) for text, spans in zip(texts, found)]
+        return [deidentifier.replace(text, spans, scope=scope, patient_id=patient_id, known_phi=known)[1]
+                for text, spans in zip(texts, found)]
 
     def analyze(self, text: str, options: DeidOptions, known: Optional[dict], privacy: str,
                 deadline: Optional[float] = None) -> List[Found]:

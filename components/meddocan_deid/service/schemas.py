@@ -5,7 +5,7 @@ from typing import Any, Dict, List, Literal, Optional
 import regex
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
-from .. import MODES
+from ..constants import MODES
 from ..presidio_entities import DEFAULT_REGEX_FLAGS
 
 # the allow_list flags a request may set: the `regex` module's (Presidio's), whose ASCII is

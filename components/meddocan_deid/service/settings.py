@@ -11,7 +11,7 @@ from typing import List, Literal, Optional, Tuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .. import DEFAULT_MODEL
+from ..constants import DEFAULT_MODEL
 from ..errors import ServiceSettingsError  # noqa: F401  (re-exported)
 from .schemas import Mode
 ENV_SETTINGS = "MEDDOCAN_DEID_SERVICE_SETTINGS"  # how `serve` hands the settings to uvicorn's workers

@@ -14,8 +14,8 @@ label in the row's scope (deid/tables.py `deidentify_cell`), and their values ar
 identifiers of the row's text and, with `patient_col`, of the patient's other rows.
 
 The rows go through `mapInPandas`: each executor Python process loads the pipeline once (a
-module-level cache; Python workers are reused) and runs the batch core
-`meddocan_deid.deid.batch.deidentify_records`, `batch_size` texts per `nlp.pipe` call, so
+module-level cache; Python workers are reused) and runs a `Deidentifier` of it (the CLI's
+one de-identification path), `batch_size` texts per `nlp.pipe` call, so
 the detection and the surrogates are exactly those of the single-machine CLI. The key goes
 to the executors in a broadcast variable (never in the plan, never logged); the gazetteer
 folder resolved on the driver is shipped with `SparkContext.addFile`, so every executor uses
@@ -28,10 +28,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Dict, Iterator, List, Mapping, Optional, Tuple
 
-from .. import DEFAULT_MODEL
-from ..deid.batch import Record, deidentify_records
-from ..deid.options import DeidOptions, check_mode, needs_key
+from ..constants import DEFAULT_MODEL, LABELS
+from ..deid.deidentifier import Deidentifier
+from ..deid.gazetteer import ENV_GAZETTEER, resolve_folder
+from ..deid.known_phi import KnownPhiError, merge_known, validate_known_phi
+from ..deid.options import DeidOptions
 from ..deid.policy import PRIVACY_LEVELS
+from ..deid.records import Record
+from ..deid.tables import cell_text, deidentify_cell, known_of
+from ..engine.heap import pin_loaded_objects
+from ..engine.settings import load_model
 
 DEID_TEXT_COL = "deid_text"
 PHI_COL = "phi"
@@ -56,10 +62,6 @@ def get_model(name: str, privacy: Optional[str] = None):
     """The pipeline `name` (privacy: its privacy level, None: as saved), loaded once per Python process."""
     nlp = _MODELS.get((name, privacy))
     if nlp is None:
-        import meddocan_deid  # noqa: F401  (registers the factories before loading)
-        from ..engine.heap import pin_loaded_objects
-        from ..engine.settings import load_model
-
         nlp = load_model(name, privacy)  # the CLI's loader: RunError naming the model
         _MODELS[(name, privacy)] = nlp
         pin_loaded_objects()  # kept for the life of the process: full collections skip it (engine/heap.py)
@@ -107,8 +109,6 @@ def _known(pdf, n: int):
 def _row_known(own, pooled):
     """(known_phi of the row, its problem): its own value must be valid; the values of the
     patient's other rows are used when valid (a bad one fails its own row)."""
-    from ..deid.known_phi import KnownPhiError, merge_known, validate_known_phi
-
     try:
         mine = validate_known_phi(None if _missing(own) else own)
     except KnownPhiError as err:
@@ -127,7 +127,6 @@ class _Columns:
     """The columns a partition reads: id, text, patient, error (a row fails with its value),
     PHI columns ((column, label) pairs; `phi_to_text`: their values are the texts' known
     identifiers) and the columns dropped from the output."""
-
     id: str
     text: str
     patient: Optional[str] = None
@@ -139,8 +138,6 @@ class _Columns:
 
 def _phi_cells(pdf, cols: _Columns) -> Tuple[List[List[Tuple[str, str, str]]], List[Optional[str]]]:
     """Per row its PHI cells (column, label, value as text) and the problem of a cell that is no text."""
-    from ..deid.tables import cell_text
-
     n = len(pdf)
     cells: List[List[Tuple[str, str, str]]] = [[] for _ in range(n)]
     problems: List[Optional[str]] = [None] * n
@@ -158,9 +155,6 @@ def _phi_cells(pdf, cols: _Columns) -> Tuple[List[List[Tuple[str, str, str]]], L
 
 def _phi_known(cells, pooled) -> Dict[str, List[str]]:
     """The known identifiers a row's PHI cells and its patient's give its text."""
-    from ..deid.known_phi import merge_known
-    from ..deid.tables import known_of
-
     known = known_of((label, v) for _c, label, v in cells)
     for value in ([] if pooled is None or isinstance(pooled, float) else list(pooled)):
         try:
@@ -174,8 +168,6 @@ def _phi_known(cells, pooled) -> Dict[str, List[str]]:
 
 def _records(pdf, cols: _Columns, phi_cells=None, phi_problems=None) -> Tuple[List[Optional[Record]], List[Optional[str]]]:
     """One Record per row (None for a row that fails before the pipeline) and its reason."""
-    from ..deid.known_phi import merge_known
-
     ids = pdf[cols.id].tolist()
     texts = pdf[cols.text].tolist()
     patients = pdf[cols.patient].tolist() if cols.patient else [None] * len(ids)
@@ -218,27 +210,20 @@ def _records(pdf, cols: _Columns, phi_cells=None, phi_problems=None) -> Tuple[Li
     return records, reasons
 
 
-def _deid_phi_cells(records, cells, status, mode, key, options, vocab) -> Dict[str, list]:
+def _deid_phi_cells(records, cells, status, deidentifier: Deidentifier) -> Dict[str, list]:
     """column -> its new value per row (None where the row failed); a cell that fails
     fails its row (status updated)."""
-    from ..deid.gazetteer import resolve_gazetteer
-    from ..deid.tables import deidentify_cell, row_scope
-
     n = len(status)
     new: Dict[str, list] = {}
-    gaz = None
     for i in range(n):
         if status[i] != "ok" or not cells[i]:
             continue
-        if gaz is None and needs_key(mode, options):
-            gaz = resolve_gazetteer(vocab, options.gazetteer)
-        scope = row_scope(records[i].id, records[i].patient_id)
         for col, label, value in cells[i]:
             try:
-                new.setdefault(col, [None] * n)[i] = deidentify_cell(value, label, mode, key, scope=scope,
-                                                                     options=options, gazetteer=gaz)[0]
+                new.setdefault(col, [None] * n)[i] = deidentify_cell(value, label, deidentifier, row_id=records[i].id,
+                                                                     patient_id=records[i].patient_id)[0]
             except Exception as err:  # noqa: BLE001 - one bad cell fails its row, never the batch
-                status[i] = f"failed: {col}: error in the {mode} operator ({type(err).__name__})"
+                status[i] = f"failed: {col}: error in the {deidentifier.mode} operator ({type(err).__name__})"
                 break
     for i in range(n):  # a failed row keeps no PHI cell
         if status[i] != "ok":
@@ -247,7 +232,7 @@ def _deid_phi_cells(records, cells, status, mode, key, options, vocab) -> Dict[s
     return new
 
 
-def _process(pdf, nlp, mode, key, options, batch_size, cols: _Columns):
+def _process(pdf, deidentifier: Deidentifier, batch_size, cols: _Columns):
     n = len(pdf)
     deid: List[Optional[str]] = [None] * n
     phi: List[list] = [[] for _ in range(n)]
@@ -260,14 +245,14 @@ def _process(pdf, nlp, mode, key, options, batch_size, cols: _Columns):
         for i, reason in enumerate(reasons):
             if reason is not None:
                 status[i] = f"failed: {reason}"
-        results = deidentify_records(nlp, (r for _, r in todo), mode, key, batch_size=batch_size, options=options)
+        results = deidentifier.deidentify_records((r for _, r in todo), batch_size=batch_size)
         for (i, _r), res in zip(todo, results):  # exactly one result per record, in order
             status[i] = res.status
             if res.ok:
                 deid[i] = res.text
                 phi[i] = [{"label": label, "start": int(s), "end": int(e)} for label, s, e in res.phi]
         if cols.phi:
-            phi_new = _deid_phi_cells(records, cells, status, mode, key, options, getattr(nlp, "vocab", None))
+            phi_new = _deid_phi_cells(records, cells, status, deidentifier)
             for i in range(n):
                 if status[i] != "ok":
                     deid[i], phi[i] = None, []
@@ -292,11 +277,11 @@ def _partition_fn(model, privacy, mode, key_bc, options, gazetteer_file, batch_s
     broadcast handle)."""
 
     def fn(batches: Iterator) -> Iterator:
-        nlp = get_model(model, privacy)
         key = key_bc.value if key_bc is not None else None
-        opts = _executor_options(options, gazetteer_file)
+        deidentifier = Deidentifier(get_model(model, privacy), mode, key=key,
+                                    options=_executor_options(options, gazetteer_file))
         for pdf in batches:
-            yield _process(pdf, nlp, mode, key, opts, batch_size, cols)
+            yield _process(pdf, deidentifier, batch_size, cols)
 
     return fn
 
@@ -306,8 +291,6 @@ def _ship_gazetteer(spark, options: DeidOptions) -> Tuple[DeidOptions, Optional[
     Returns the options without the driver path and the name to look up with SparkFiles;
     None when the user named no folder: the executors then take the pipeline's own table
     first, as the CLI does (see `meddocan_deid.deid.gazetteer.resolve_gazetteer`)."""
-    from ..deid.gazetteer import ENV_GAZETTEER, resolve_folder
-
     if options.gazetteer is None and not os.environ.get(ENV_GAZETTEER):
         return options, None
     folder = resolve_folder(options.gazetteer)
@@ -355,16 +338,12 @@ def deidentify_dataframe(df, mode: str, key: Optional[bytes] = None, *, model: s
     missing column, an unknown label or a name clash."""
     from pyspark.sql.types import StringType, StructField, StructType, _parse_datatype_string
 
-    from ..deid.keys import as_key
 
-    check_mode(mode)
+    # the mode, the operators and the key settled on the driver, as the executors will
+    settled = Deidentifier(None, mode, key=key, options=options, policy=policy)
+    options = settled.options
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
-    options = options or DeidOptions()
-    if policy is not None:
-        from ..deid.policy import as_policy
-
-        options = as_policy(policy).apply(options)
     if privacy is None and options.policy is not None:
         privacy = options.policy.privacy
     if privacy is not None and privacy not in PRIVACY_LEVELS:
@@ -375,8 +354,6 @@ def deidentify_dataframe(df, mode: str, key: Optional[bytes] = None, *, model: s
     for col in (id_col, text_col, patient_col, error_col, known_col, *phi_cols):
         if col is not None and col not in columns:
             raise ValueError(f"no column {col!r} in the DataFrame (columns: {', '.join(columns)})")
-    from .. import LABELS
-
     for col, label in phi_cols.items():
         if label not in LABELS:
             raise ValueError(f"PHI column {col!r}: unknown label {label!r} (one of the MEDDOCAN labels)")
@@ -396,10 +373,8 @@ def deidentify_dataframe(df, mode: str, key: Optional[bytes] = None, *, model: s
         drop.append(PHI_POOLED_COL)
     key_bc = None
     gazetteer_file = None
-    if needs_key(mode, options):
-        if key is None:
-            raise ValueError("surrogate mode needs a key")
-        key_bc = spark.sparkContext.broadcast(as_key(key))
+    if settled.needs_key:
+        key_bc = spark.sparkContext.broadcast(settled.key)
         options, gazetteer_file = _ship_gazetteer(spark, options)
     schema = StructType(kept + [StructField(DEID_TEXT_COL, _parse_datatype_string("string"), True),
                                 StructField(PHI_COL, _parse_datatype_string(PHI_TYPE), False),

@@ -12,10 +12,14 @@ from pathlib import Path
 from typing import Optional
 
 from .. import __version__
-from ..engine.config import RunConfig
+from ..deid import fingerprint as fp
+from ..deid.inputs import resolve_encoding
+from ..deid.tables import (TableSettings, TableSpec, check_columns, deidentify_loaded, failed_rows, format_of,
+                           open_table)
 from ..errors import InputError, RunError
-from .tables import (TableSettings, TableSpec, check_columns, deidentify_loaded, failed_rows, format_of,
-                     open_table)
+from .config import RunConfig
+from .output import RunLock, write_json
+from .runner import Run
 
 MAX_REPORTED = 1000  # failed rows listed in the run report (all are counted)
 
@@ -24,11 +28,6 @@ def run_table(config: RunConfig, columns: TableSpec, *, nlp=None, report_options
     """De-identify the table `config.input` into the folder `config.output`; returns the run
     report (also written). Raises RunError (nothing written) when the table cannot be read,
     lacks a named column, would replace the input or an output without `overwrite`."""
-    from ..engine.runner import Run
-    from . import fingerprint as fp
-    from .inputs import resolve_encoding
-    from .io import RunLock, write_json
-
     start = time.time()
     source = Path(config.input)
     out_dir = Path(config.output)
@@ -51,6 +50,7 @@ def run_table(config: RunConfig, columns: TableSpec, *, nlp=None, report_options
         raise RunError(str(err)) from None
     run = Run(config, nlp)  # the report run's model loading: privacy level and extra field keys
     run.load_model()
+    run.make_deidentifier()
     load_seconds = time.time() - start
     fingerprint = fp.make_fingerprint(mode=config.mode, key=config.key, policy_digest=config.run_policy_digest,
                                       nlp=run.nlp, model=config.model, library_version=__version__,
@@ -59,8 +59,8 @@ def run_table(config: RunConfig, columns: TableSpec, *, nlp=None, report_options
     out_dir.mkdir(parents=True, exist_ok=True)
     try:
         with RunLock(out_dir):
-            updates, status, per_label = deidentify_loaded(table, columns=columns, mode=config.mode, key=config.key,
-                                                           nlp=run.nlp, options=config.options, settings=settings)
+            updates, status, per_label = deidentify_loaded(table, columns=columns, deidentifier=run.deidentifier,
+                                                           settings=settings)
             table.write(target, updates, status, columns.status_column)
             failed = failed_rows(table, columns, status)
             meta = getattr(run.nlp, "meta", {}) or {}

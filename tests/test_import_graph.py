@@ -1,0 +1,121 @@
+"""The package's module import graph, read with `ast`: no import cycle, and no module imports a
+module of the package inside a function (an import that would hide a cycle)."""
+import ast
+from pathlib import Path
+from typing import Dict, List, Set, Tuple
+
+import meddocan_deid
+
+PACKAGE = "meddocan_deid"
+ROOT = Path(meddocan_deid.__file__).parent
+# function-level imports left in modules this test does not yet hold to the rule: the rule
+# components (pipeline/) and the modules outside the de-identification path, listed by module
+# so that a new one anywhere else fails
+NOT_YET = frozenset({
+    "meddocan_deid.pipeline.privacy", "meddocan_deid.pipeline.rule_entities",
+    "meddocan_deid.presidio", "meddocan_deid.presidio_entities",
+    "meddocan_deid.annotations", "meddocan_deid.annotations.docbin",
+    "meddocan_deid.evaluation.formats", "meddocan_deid.training.adapt",
+    "meddocan_deid.cli.patterns", "meddocan_deid.cli.serve", "meddocan_deid.cli.spark",
+    "meddocan_deid.service.app", "meddocan_deid.service.schemas", "meddocan_deid.service.settings",
+    "meddocan_deid.deid.surrogates.places", "meddocan_deid.deid.surrogates.person",
+    "meddocan_deid.deid.surrogates.institutions", "meddocan_deid.deid.operators",
+})
+
+
+def modules() -> Dict[str, Path]:
+    found = {}
+    for path in ROOT.rglob("*.py"):
+        parts = [PACKAGE, *path.relative_to(ROOT).with_suffix("").parts]
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        found[".".join(parts)] = path
+    return found
+
+
+def targets(module: str, is_package: bool, node, known: Dict[str, Path]) -> List[str]:
+    """The package modules an import statement reads (a name imported from a package is
+    its submodule when there is one)."""
+    if isinstance(node, ast.Import):
+        names = [alias.name for alias in node.names]
+    else:
+        if node.level:
+            base = module.split(".") if is_package else module.split(".")[:-1]
+            base = base[:len(base) - (node.level - 1)]
+            source = ".".join(base + ([node.module] if node.module else []))
+        else:
+            source = node.module or ""
+        names = [f"{source}.{alias.name}" if f"{source}.{alias.name}" in known else source for alias in node.names]
+    out = []
+    for name in names:
+        while name and name not in known:
+            name = name.rpartition(".")[0]
+        if name and name != module:
+            out.append(name)
+    return out
+
+
+def import_graph() -> Tuple[Dict[str, Set[str]], List[Tuple[str, str, int]]]:
+    """(module -> the package modules it imports at module level, the function-level imports
+    of package modules as (module, imported, line))."""
+    known = modules()
+    graph: Dict[str, Set[str]] = {}
+    in_functions: List[Tuple[str, str, int]] = []
+    for module, path in known.items():
+        edges: Set[str] = set()
+
+        def visit(node, in_function: bool) -> None:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, (ast.Import, ast.ImportFrom)):
+                    for target in targets(module, path.name == "__init__.py", child, known):
+                        if in_function:
+                            in_functions.append((module, target, child.lineno))
+                        else:
+                            edges.add(target)
+                visit(child, in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
+
+        visit(ast.parse(path.read_text(encoding="utf-8")), False)
+        graph[module] = edges
+    return graph, in_functions
+
+
+def find_cycle(graph: Dict[str, Set[str]]) -> List[str]:
+    """One import cycle as [a, b, ..., a], or [] when there is none (an iterative depth-first search)."""
+    state: Dict[str, int] = {}  # 1: on the current path, 2: done
+    for start in sorted(graph):
+        if state.get(start):
+            continue
+        path = [start]
+        stack = [iter(sorted(graph[start]))]
+        state[start] = 1
+        while stack:
+            nxt = next(stack[-1], None)
+            if nxt is None:
+                state[path.pop()] = 2
+                stack.pop()
+            elif state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            elif not state.get(nxt):
+                state[nxt] = 1
+                path.append(nxt)
+                stack.append(iter(sorted(graph.get(nxt, ()))))
+    return []
+
+
+def test_find_cycle_names_the_cycle():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycle():
+    graph, _ = import_graph()
+    assert len(graph) > 50  # the package was read
+    cycle = find_cycle(graph)
+    assert not cycle, "import cycle: " + " -> ".join(cycle)
+
+
+def test_no_function_level_import_of_a_package_module():
+    _, in_functions = import_graph()
+    found = sorted({f"{module}:{line} imports {target}" for module, target, line in in_functions
+                    if module not in NOT_YET})
+    assert not found, "imports inside functions:\n" + "\n".join(found)
