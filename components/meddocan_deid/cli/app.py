@@ -12,6 +12,7 @@ from .. import __version__
 from .annotations import EXPORT_EPILOG, export_command, import_command
 from .deidentify import DEIDENTIFY_EPILOG, deidentify
 from .keygen import KEYGEN_EPILOG, keygen
+from .options import list_options
 from .patterns import ADD_PATTERNS_EPILOG, add_patterns_command
 from .review import review_command
 from .serve import SERVE_EPILOG, serve
@@ -34,6 +35,7 @@ def _root(version: bool = typer.Option(False, "--version", callback=_print_versi
 
 
 app.command("deidentify", epilog=DEIDENTIFY_EPILOG)(deidentify)
+app.command("options", short_help="List the de-identification options of --option NAME=VALUE.")(list_options)
 app.command("review", short_help="Rebuild the review site of an earlier run.")(review_command)
 # pyspark is imported only when the command runs: `pip install meddocan-deid[spark]`
 app.command("deidentify-spark", short_help="De-identify the rows of INPUT with Apache Spark.")(deidentify_spark)

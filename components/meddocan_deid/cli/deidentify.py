@@ -65,6 +65,7 @@ def deidentify(
     age_aggregate: str = opt.AGE_AGGREGATE,
     keep_kinship: Optional[bool] = opt.KEEP_KINSHIP,
     max_chars: int = opt.MAX_CHARS,
+    option: Optional[List[str]] = opt.OPTION,
     report: Optional[Path] = typer.Option(None, "--report", help="Run report path (default OUTPUT/run_report.json)."),
     policy: Optional[Path] = opt.POLICY,
     privacy: Optional[str] = opt.PRIVACY,
@@ -108,17 +109,21 @@ def deidentify(
         typer.echo(f"meddocan-deid: {err}", err=True)
         raise typer.Exit(2)
     try:
+        try:
+            option_values = opt.option_values(option)
+        except ValueError as err:
+            raise RunError(str(err)) from None
         key, options = resolve_key_and_options(
             mode.value, key_file=key_file, random_key=random_key, tag_table=tag_table, tag_numbering=tag_numbering,
             keep_sex=keep_sex, keep_age=keep_age, age_aggregate=age_aggregate, gazetteer=gazetteer, max_chars=max_chars,
-            policy=policy, keep_kinship=keep_kinship, extra_patterns=extra_patterns)
+            policy=policy, keep_kinship=keep_kinship, extra_patterns=extra_patterns, option_values=option_values)
         config = RunConfig(input=input_path, output=output, mode=mode.value, key=key, model=model, n_process=n_process,
                            batch_size=batch_size, overwrite=overwrite, options=options, report_path=report,
                            private_dir=private_dir, review_dir=review_dir, encoding=encoding, privacy=privacy,
-                           export_format=export_format, report_options=plain_options(ctx.params),
+                           export_format=export_format, report_options=plain_options(opt.recorded_params(ctx.params)),
                            random_key=random_key, time_limit=time_limit, skip_unsupported=skip_unsupported)
         if columns is not None:
-            result = run_table(config, columns, report_options=plain_options(ctx.params))
+            result = run_table(config, columns, report_options=plain_options(opt.recorded_params(ctx.params)))
         else:
             result = Run(config).execute()
     except RunError as err:

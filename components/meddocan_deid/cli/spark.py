@@ -196,6 +196,7 @@ def deidentify_spark(
     age_aggregate: str = opt.AGE_AGGREGATE,
     keep_kinship: Optional[bool] = opt.KEEP_KINSHIP,
     max_chars: int = opt.MAX_CHARS,
+    option: Optional[List[str]] = opt.OPTION,
     report: Optional[Path] = typer.Option(None, "--report", help="Also write the run summary as JSON here (local path)."),
     policy: Optional[Path] = opt.POLICY,
     privacy: Optional[str] = opt.PRIVACY,
@@ -226,8 +227,9 @@ def deidentify_spark(
             key, options = resolve_key_and_options(
                 mode.value, key_file=key_file, random_key=random_key, tag_table=tag_table, tag_numbering=tag_numbering,
                 keep_sex=keep_sex, keep_age=keep_age, age_aggregate=age_aggregate, gazetteer=gazetteer,
-                max_chars=max_chars, policy=policy, keep_kinship=keep_kinship)
-        except RunError as err:
+                max_chars=max_chars, policy=policy, keep_kinship=keep_kinship,
+                option_values=opt.option_values(option))
+        except (RunError, ValueError) as err:
             raise SparkCliError(str(err)) from None
         if options.extra_patterns is not None:
             raise SparkCliError("the policy's field_keys are not read by deidentify-spark: save a pipeline with "

@@ -10,7 +10,7 @@ from ..pipeline.privacy import load_with_privacy
 from .deidentifier import Deidentifier
 from .keys import KeyLike
 from .operators import DeidResult
-from .options import DeidOptions
+from .options import DeidOptions, as_options
 from .policy import PolicyLike
 
 
@@ -23,7 +23,7 @@ def load_pipeline(model: str = DEFAULT_MODEL, privacy: Optional[str] = None) -> 
 
 def deidentify(doc_or_text: Union[Doc, str], mode: str = "tag", key: Optional[KeyLike] = None,
                nlp: Optional[Language] = None, scope: Optional[str] = None, patient_id: Optional[str] = None,
-               options: Optional[DeidOptions] = None, policy: PolicyLike = None,
+               options: Union[DeidOptions, Mapping[str, Any], None] = None, policy: PolicyLike = None,
                known_phi: Optional[Mapping[str, Sequence[str]]] = None, model: str = DEFAULT_MODEL,
                **option_fields: Any) -> DeidResult:
     """De-identify a processed `Doc` (its `doc.ents`), or a text run through `nlp`
@@ -33,8 +33,9 @@ def deidentify(doc_or_text: Union[Doc, str], mode: str = "tag", key: Optional[Ke
     mode: "tag", "mask", "redact" or "surrogate" (surrogate needs `key`, bytes or str of
     16+ bytes). scope: the report id that keys the surrogates and the date offset (None: a
     digest of the text); patient_id: key by patient instead, so that the reports of one
-    patient share surrogates and date offset. Other keyword arguments are `DeidOptions`
-    fields (e.g. `tag_numbering=True`, `keep_sex=False`). policy: a `Policy`, a dict, or the
+    patient share surrogates and date offset. options: a `DeidOptions` or a dict of its
+    fields by name, checked (ValueError naming a bad option); other keyword arguments are
+    `DeidOptions` fields too (e.g. `tag_numbering=True`, `keep_sex=False`). policy: a `Policy`, a dict, or the
     path of a policy file (.toml/.json: per-label operators, labels off, allow and deny
     lists, date range, age threshold). known_phi: label -> strings known for the patient (e.g. from the
     admission system), found wherever they occur (see `meddocan_deid.deid.known_phi`).
@@ -46,6 +47,8 @@ def deidentify(doc_or_text: Union[Doc, str], mode: str = "tag", key: Optional[Ke
         options = DeidOptions(**option_fields)
     elif option_fields:
         raise TypeError("give either options or option keyword arguments, not both")
+    else:
+        options = as_options(options)
     if isinstance(doc_or_text, Doc):
         deidentifier = Deidentifier(nlp, mode, key=key, options=options, policy=policy, vocab=doc_or_text.vocab)
     elif isinstance(doc_or_text, str):

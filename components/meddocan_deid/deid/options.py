@@ -1,56 +1,161 @@
-"""Options of the de-identification operators."""
-from dataclasses import dataclass, field
+"""Options of the de-identification operators, described once.
+
+`DeidOptions` is the one description of the options: each field has its type, its default and
+its help (field metadata). The command line (`--option NAME=VALUE`, cli/options.py), the
+service (a request's `options`, service/schemas.py) and the Python API (`options=` a dict)
+read them from here: `option_model` is the pydantic model of the fields a caller may set,
+`as_options` validates a mapping into a DeidOptions, `parse_option` reads one `NAME=VALUE`.
+"""
+import json
+from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Iterable, Mapping, Optional, Tuple, Union, get_type_hints
+
+from pydantic import ConfigDict, Field, ValidationError, create_model, field_validator
 
 from ..constants import LABELS, MODES
 # what one label may get from a policy: a mode, or `keep` (annotated, left in clear)
 LABEL_MODES = MODES + ("keep",)
 
 
+def _option(default: Any = MISSING, *, help: str, factory: Any = MISSING, settable: bool = True,
+            request: bool = True) -> Any:
+    """A DeidOptions field. settable: a caller may set it by name (`--option`, a request's
+    `options`, a dict); request: the service accepts it too (not a path on the server)."""
+    return field(default=default, default_factory=factory,
+                 metadata={"help": help, "settable": settable, "request": request and settable})
+
+
 @dataclass
 class DeidOptions:
-    """What the operators do beyond the mode.
-
-    tag_names: label -> name used inside the brackets of `tag` (default: the label).
-    tag_numbering: `[LABEL-1]`, `[LABEL-2]`... one number per distinct value of a label in a report.
-    mask_char: the character that replaces each non-space character in `mask`.
-    keep_age / age_threshold / age_aggregate: in `surrogate`, ages below the threshold are
-        kept; ages at or above it become the aggregate (HIPAA-style).
-    keep_sex: in `surrogate`, keep the sex (else it is replaced by its tag).
-    keep_kinship: in every mode, keep kinship words of FAMILIARES_SUJETO_ASISTENCIA
-        (`madre`, `hermano`: they identify no one, and the clinical reading needs family
-        history; default): a span of kinship words alone stays as it is, and in `surrogate`
-        the kinship words of a span with a name stay. False: `tag`, `mask` and `redact`
-        replace them; `surrogate` draws another kinship word of the same gender.
-    gazetteer: folder of the MEDDOCAN gazetteer (None: MEDDOCAN_GAZETTEER, then
-        ../shared/meddocan/gazetteer, else Faker only).
-    max_chars: texts longer than this fail (nothing written); None: 50,000,000. Texts longer
-        than the pipeline takes at once go through it in pieces (see `meddocan_deid.deid.pieces`).
-    label_modes: label -> operator for that label (a mode or `keep`); other labels get the run's mode.
-    date_shift: (min, max) days of the date offset in `surrogate` (None: 32 to 730 days,
-        reaching further when a shifted date would reproduce another date of the report).
-    policy: the span rules of a policy file (labels off, allow and deny lists), applied to
-        the detected spans before the operator (see `meddocan_deid.deid.policy`).
-    extra_patterns: a folder of `*.jsonl` field-key files (a hospital's own keys, the form of
-        configs/patterns/fields.jsonl) added to the pipeline's `fields` component for the run
-        (`meddocan_deid.pipeline.fields.add_field_files`).
+    """What the operators do beyond the mode (each field's help is in its metadata;
+    `option_help()` lists them). A `policy` is applied to options by `Policy.apply`, which sets
+    `label_modes`, `policy`, and the policy's date range, age threshold, kinship setting and field keys.
     """
 
-    tag_names: Dict[str, str] = field(default_factory=dict)
-    tag_numbering: bool = False
-    mask_char: str = "*"
-    keep_age: bool = True
-    age_threshold: int = 90
-    age_aggregate: str = "90 años o más"
-    keep_sex: bool = True
-    keep_kinship: bool = True
-    gazetteer: Optional[Path] = None
-    max_chars: Optional[int] = None
-    label_modes: Dict[str, str] = field(default_factory=dict)
-    date_shift: Optional[Tuple[int, int]] = None
-    policy: Optional[Any] = None
-    extra_patterns: Optional[Path] = None
+    tag_names: Dict[str, str] = _option(
+        factory=dict, help="tag mode: label -> the name used in the tag (default: the label).")
+    tag_numbering: bool = _option(
+        False, help="tag mode: number the distinct values of a label in a report: [NOMBRE_SUJETO_ASISTENCIA-1].")
+    mask_char: str = _option("*", help="mask mode: the character that replaces each non-space character.")
+    keep_age: bool = _option(True, help="surrogate mode: keep ages below age_threshold (else tag them).")
+    age_threshold: int = _option(90, help="surrogate mode: ages at or above this become age_aggregate.")
+    age_aggregate: str = _option("90 años o más", help="surrogate mode: what ages at or above age_threshold become.")
+    keep_sex: bool = _option(True, help="surrogate mode: keep the sex (else tag it).")
+    keep_kinship: bool = _option(
+        True, help="every mode: keep kinship words of relatives (madre, hermano): they identify no one. False: "
+                   "tag, mask and redact replace them, surrogate draws another kinship word of the same gender.")
+    gazetteer: Optional[Path] = _option(
+        None, request=False, help="surrogate mode: MEDDOCAN gazetteer folder (None: MEDDOCAN_GAZETTEER, then the "
+                                  "pipeline's own, then ../shared/meddocan/gazetteer, else Faker only).")
+    max_chars: Optional[int] = _option(
+        None, help="texts longer than this fail (None: 50,000,000); long texts go through the pipeline in pieces.")
+    label_modes: Dict[str, str] = _option(
+        factory=dict, settable=False, help="label -> operator (a mode or keep), from the policy; other labels get "
+                                           "the run's mode.")
+    date_shift: Optional[Tuple[int, int]] = _option(
+        None, help="surrogate mode: [min, max] days of the date offset (None: 32 to 730, further when a shifted "
+                   "date would reproduce another date of the report).")
+    policy: Optional[Any] = _option(
+        None, settable=False, help="the span rules of a policy (labels off, allow and deny lists), applied to the "
+                                   "detected spans before the operator (meddocan_deid.deid.policy).")
+    extra_patterns: Optional[Path] = _option(
+        None, request=False, help="a folder of *.jsonl field-key files (the form of configs/patterns/fields.jsonl) "
+                                  "added to the pipeline's fields component for the run.")
+
+
+# the fields a caller may set by name, and those the service accepts
+SETTABLE = tuple(f.name for f in fields(DeidOptions) if f.metadata["settable"])
+REQUEST_SETTABLE = tuple(f.name for f in fields(DeidOptions) if f.metadata["request"])
+_MODELS: Dict[bool, Any] = {}
+
+
+def option_help(request: bool = False) -> Dict[str, str]:
+    """name -> help of the options a caller may set (`request`: those the service accepts)."""
+    names = REQUEST_SETTABLE if request else SETTABLE
+    return {f.name: f.metadata["help"] for f in fields(DeidOptions) if f.name in names}
+
+
+def option_model(request: bool = False):
+    """The pydantic model of the settable options (`request`: only those the service accepts):
+    the fields' types, defaults and help; unknown names are refused; made once."""
+    if request not in _MODELS:
+        hints = get_type_hints(DeidOptions)
+        names = REQUEST_SETTABLE if request else SETTABLE
+        specs = {}
+        for f in fields(DeidOptions):
+            if f.name in names:
+                default = f.default if f.default is not MISSING else f.default_factory()
+                specs[f.name] = (hints[f.name], Field(default, description=f.metadata["help"]))
+
+        def known_labels(value):
+            unknown = sorted(set(value) - set(LABELS))
+            if unknown:
+                raise ValueError(f"unknown label {unknown[0]!r}")
+            return value
+
+        validators = {"check_labels": field_validator("tag_names")(known_labels)} if "tag_names" in names else {}
+        _MODELS[request] = create_model("RequestOptions" if request else "Options",
+                                        __config__=ConfigDict(extra="forbid"), __validators__=validators, **specs)
+    return _MODELS[request]
+
+
+def _problem(err, request: bool) -> str:
+    """The first problem of a pydantic ValidationError in one line, naming the option."""
+    first = err.errors()[0]
+    name = ".".join(str(part) for part in first["loc"]) or "options"
+    message = first["msg"].removeprefix("Value error, ")
+    if first["type"] == "extra_forbidden":
+        message = f"unknown option (expected one of {', '.join(REQUEST_SETTABLE if request else SETTABLE)})"
+    return f"option {name}: {message}"
+
+
+def as_options(values: Union["DeidOptions", Mapping[str, Any], None], base: Optional["DeidOptions"] = None,
+               request: bool = False) -> "DeidOptions":
+    """`values` as DeidOptions: a DeidOptions as it is; a mapping of option names to values
+    validated against the fields (types, unknown names) and set on `base` (default: the
+    defaults). ValueError with one line naming the option."""
+    if isinstance(values, DeidOptions):
+        return values
+    base = base if base is not None else DeidOptions()
+    if not values:
+        return base
+    if not isinstance(values, Mapping):
+        raise ValueError(f"options: expected DeidOptions or a mapping, got {type(values).__name__}")
+    try:
+        checked = option_model(request).model_validate(dict(values))
+    except ValidationError as err:
+        raise ValueError(_problem(err, request)) from None
+    return replace(base, **{name: getattr(checked, name) for name in checked.model_fields_set})
+
+
+def parse_option(item: str) -> Tuple[str, Any]:
+    """`NAME=VALUE` of the command line -> (name, value): the value as JSON when it reads as
+    JSON and the option is not text (`true`, `80`, `[30, 60]`, `{"FECHAS": "FECHA"}`), else
+    the string, for `as_options` to check. ValueError naming a malformed item."""
+    name, sep, value = item.partition("=")
+    name = name.strip()
+    if not sep or not name:
+        raise ValueError(f"--option expects NAME=VALUE, got {item.split('=')[0]!r}")
+    if name not in SETTABLE:
+        raise ValueError(f"--option {name}: unknown option (expected one of {', '.join(SETTABLE)})")
+    if get_type_hints(DeidOptions)[name] in (str, Optional[str], Path, Optional[Path]):
+        return name, value
+    try:
+        return name, json.loads(value)
+    except ValueError:
+        return name, value
+
+
+def parse_options(items: Iterable[str]) -> Dict[str, Any]:
+    """`--option` items -> {name: value}; ValueError for a malformed item or a name given twice."""
+    out: Dict[str, Any] = {}
+    for item in items or ():
+        name, value = parse_option(item)
+        if name in out:
+            raise ValueError(f"--option {name}: given twice")
+        out[name] = value
+    return out
 
 
 def check_mode(mode: str) -> str:

@@ -1,11 +1,11 @@
 """The key and the operator options of a run, from the options the command line and Spark share."""
 from dataclasses import replace
 from pathlib import Path
-from typing import Optional, Tuple
+from typing import Any, Mapping, Optional, Tuple
 
 from ..deid.keys import DeidKeyError, load_key
 from ..deid.keys import random_key as fresh_key
-from ..deid.options import DeidOptions, needs_key, read_tag_table
+from ..deid.options import DeidOptions, as_options, needs_key, read_tag_table
 from ..deid.policy import PolicyError, load_policy
 from ..errors import GenericModelError, RunError
 from ..pipeline.fields import read_field_files
@@ -16,15 +16,22 @@ def resolve_key_and_options(mode: str, *, key_file: Optional[Path], random_key: 
                             tag_numbering: bool, keep_sex: bool, keep_age: bool, age_aggregate: str,
                             gazetteer: Optional[Path], max_chars: int, policy: Optional[Path] = None,
                             keep_kinship: Optional[bool] = None,
-                            extra_patterns: Optional[Path] = None) -> Tuple[Optional[bytes], DeidOptions]:
+                            extra_patterns: Optional[Path] = None,
+                            option_values: Optional[Mapping[str, Any]] = None) -> Tuple[Optional[bytes], DeidOptions]:
     """The key and operator options of a run, shared by `deidentify` and `deidentify-spark` so
     that both read the key the same way: `--key-file`, else MEDDOCAN_DEID_KEY, else
     `--random-key`; never a command-line value. `keep_kinship` None: the policy's, else True
-    (a value given here overrides the policy's). Raises RunError with a one-line reason."""
+    (a value given here overrides the policy's). `option_values`: the `--option NAME=VALUE`
+    items (`deid.options.parse_options`), checked against DeidOptions and set last, over the
+    flags and the policy. Raises RunError with a one-line reason."""
     try:
         run_policy = load_policy(policy) if policy is not None else None
     except PolicyError as err:
         raise RunError(str(err)) from None
+    try:  # checked before the key is read: a typo fails first
+        given = as_options(option_values or {}, base=DeidOptions())
+    except ValueError as err:
+        raise RunError(f"--{err}") from None
     # the key is needed only when some label uses the surrogate operator
     uses_surrogate = needs_key(mode, run_policy.apply() if run_policy is not None else None)
 
@@ -46,8 +53,6 @@ def resolve_key_and_options(mode: str, *, key_file: Optional[Path], random_key: 
         names = read_tag_table(tag_table) if tag_table else {}
     except ValueError as err:
         raise RunError(str(err)) from None
-    if gazetteer is not None and not gazetteer.is_dir():
-        raise RunError(f"{gazetteer}: gazetteer folder not found")
     options = DeidOptions(tag_names=names, tag_numbering=tag_numbering, keep_sex=keep_sex, keep_age=keep_age,
                           age_aggregate=age_aggregate, gazetteer=gazetteer, max_chars=max_chars)
     if run_policy is not None:
@@ -56,6 +61,10 @@ def resolve_key_and_options(mode: str, *, key_file: Optional[Path], random_key: 
         options = replace(options, keep_kinship=keep_kinship)
     if extra_patterns is not None:  # overrides the policy's field_keys
         options = replace(options, extra_patterns=extra_patterns)
+    if option_values:
+        options = replace(options, **{name: getattr(given, name) for name in option_values})
+    if options.gazetteer is not None and not Path(options.gazetteer).is_dir():
+        raise RunError(f"{options.gazetteer}: gazetteer folder not found")
     if options.extra_patterns is not None:  # checked now, before the model loads
 
         try:

@@ -19,6 +19,7 @@ import logging
 import re
 import threading
 import time
+from dataclasses import replace
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -114,6 +115,8 @@ class Engine:
                 raise field_error(("policy", "field_keys"), "not accepted by the service: serve a pipeline saved "
                                                             "with the keys (meddocan-deid add-patterns)")
             options = policy.apply(options)
+        if getattr(req, "options", None) is not None:  # validated by the schema (DeidOptions' fields)
+            options = replace(options, **{name: getattr(req.options, name) for name in req.options.model_fields_set})
         try:
             known = validate_known_phi(req.known_phi) if req.known_phi is not None else None
         except KnownPhiError as err:

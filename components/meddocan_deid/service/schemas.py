@@ -6,6 +6,7 @@ import regex
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
 from ..constants import MODES
+from ..deid.options import option_model
 from ..presidio_entities import DEFAULT_REGEX_FLAGS
 
 # the allow_list flags a request may set: the `regex` module's (Presidio's), whose ASCII is
@@ -13,6 +14,8 @@ from ..presidio_entities import DEFAULT_REGEX_FLAGS
 REGEX_FLAGS = int(regex.IGNORECASE | regex.MULTILINE | regex.DOTALL | regex.VERBOSE | regex.ASCII | regex.UNICODE)
 
 Mode = Literal[MODES]  # tag, mask, redact, surrogate
+# the de-identification options a request may set: DeidOptions' fields but the server's paths
+RequestOptions = option_model(request=True)
 Privacy = Literal["balanced", "high"]
 MAX_TEXTS = 256
 MAX_ROWS = 10_000  # a table request's rows (the body limit bounds its size too)
@@ -40,6 +43,9 @@ class Options(BaseModel):
     privacy: Optional[Privacy] = Field(None, description="balanced or high (default: the policy's, else the server's).")
     known_phi: Optional[Dict[str, Any]] = Field(
         None, description='Label -> strings known for the patient, e.g. {"ID_SUJETO_ASISTENCIA": ["45873912K"]}.')
+    options: Optional[RequestOptions] = Field(
+        None, description='De-identification options by name (meddocan_deid.deid.DeidOptions), e.g. '
+                          '{"tag_numbering": true, "keep_sex": false}; they win over the policy\'s.')
 
 
 class DeidentifyRequest(Options):
