@@ -7,6 +7,8 @@ not overlapping (as `doc.ents`).
 """
 import hashlib
 import logging
+from functools import lru_cache
+from string import Formatter
 from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from .gazetteer import Gazetteer, fold, load_gazetteer
@@ -58,12 +60,22 @@ def check_spans(text: str, spans: Iterable[Span]) -> List[Span]:
 
 
 def tag_text(label: str, value: str, options: DeidOptions, numbers: Dict[str, Dict[str, int]]) -> str:
+    """`options.tag_format` for the span: {label} its name, {n} its value's number in the report
+    (numbering on; without {n} in the template, `-{n}` follows {label}: `[LABEL-1]`)."""
     name = options.tag_names.get(label, label)
+    template = options.tag_format
     if not options.tag_numbering:
-        return f"[{name}]"
+        return template.format(label=name, n="")
     seen = numbers.setdefault(label, {})
     n = seen.setdefault(fold(value), len(seen) + 1)
-    return f"[{name}-{n}]"
+    if not _names_number(template):
+        template = template.replace("{label}", "{label}-{n}")
+    return template.format(label=name, n=n)
+
+
+@lru_cache(maxsize=64)
+def _names_number(template: str) -> bool:
+    return any(name == "n" for _, name, _, _ in Formatter().parse(template))
 
 
 def mask_text(value: str, options: DeidOptions) -> str:

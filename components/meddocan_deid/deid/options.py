@@ -7,6 +7,7 @@ read them from here: `option_model` is the pydantic model of the fields a caller
 `as_options` validates a mapping into a DeidOptions, `parse_option` reads one `NAME=VALUE`.
 """
 import json
+from string import Formatter
 from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Dict, Iterable, Mapping, Optional, Tuple, Union, get_type_hints
@@ -19,11 +20,27 @@ LABEL_MODES = MODES + ("keep",)
 
 
 def _option(default: Any = MISSING, *, help: str, factory: Any = MISSING, settable: bool = True,
-            request: bool = True) -> Any:
+            request: bool = True, check: Any = None) -> Any:
     """A DeidOptions field. settable: a caller may set it by name (`--option`, a request's
-    `options`, a dict); request: the service accepts it too (not a path on the server)."""
+    `options`, a dict); request: the service accepts it too (not a path on the server);
+    check: value -> value or ValueError, run on every DeidOptions made and by `option_model`."""
     return field(default=default, default_factory=factory,
-                 metadata={"help": help, "settable": settable, "request": request and settable})
+                 metadata={"help": help, "settable": settable, "request": request and settable, "check": check})
+
+
+TAG_FIELDS = ("label", "n")
+
+
+def check_tag_format(template: str) -> str:
+    """`template` when it is a tag template naming only {label} and {n}; ValueError otherwise."""
+    try:
+        names = {name for _, name, _, _ in Formatter().parse(template) if name is not None}
+    except ValueError as err:
+        raise ValueError(f"not a template ({err})") from None
+    unknown = sorted(names - set(TAG_FIELDS))
+    if unknown:
+        raise ValueError(f"unknown field {{{unknown[0]}}} (expected {{label}} and {{n}})")
+    return template
 
 
 @dataclass
@@ -37,6 +54,10 @@ class DeidOptions:
         factory=dict, help="tag mode: label -> the name used in the tag (default: the label).")
     tag_numbering: bool = _option(
         False, help="tag mode: number the distinct values of a label in a report: [NOMBRE_SUJETO_ASISTENCIA-1].")
+    tag_format: str = _option(
+        "[{label}]", check=check_tag_format,
+        help="tag mode: the tag's text, {label} the label (or its tag_names name), {n} the value's number with "
+             "tag_numbering (empty without it); with tag_numbering and no {n}, -{n} follows {label}.")
     mask_char: str = _option("*", help="mask mode: the character that replaces each non-space character.")
     keep_age: bool = _option(True, help="surrogate mode: keep ages below age_threshold (else tag them).")
     age_threshold: int = _option(90, help="surrogate mode: ages at or above this become age_aggregate.")
@@ -62,6 +83,14 @@ class DeidOptions:
     extra_patterns: Optional[Path] = _option(
         None, request=False, help="a folder of *.jsonl field-key files (the form of configs/patterns/fields.jsonl) "
                                   "added to the pipeline's fields component for the run.")
+
+    def __post_init__(self):
+        for f in fields(self):
+            if f.metadata["check"] is not None:
+                try:
+                    f.metadata["check"](getattr(self, f.name))
+                except ValueError as err:
+                    raise ValueError(f"option {f.name}: {err}") from None
 
 
 # the fields a caller may set by name, and those the service accepts
@@ -95,6 +124,9 @@ def option_model(request: bool = False):
             return value
 
         validators = {"check_labels": field_validator("tag_names")(known_labels)} if "tag_names" in names else {}
+        for f in fields(DeidOptions):
+            if f.name in names and f.metadata["check"] is not None:
+                validators[f"check_{f.name}"] = field_validator(f.name)(f.metadata["check"])
         _MODELS[request] = create_model("RequestOptions" if request else "Options",
                                         __config__=ConfigDict(extra="forbid"), __validators__=validators, **specs)
     return _MODELS[request]
