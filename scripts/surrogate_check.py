@@ -40,7 +40,8 @@ import typer
 import meddocan_deid
 from meddocan_deid.brat import read_brat_dir
 from meddocan_deid.deid import Deidentifier
-from meddocan_deid.deid.gazetteer import fold, resolve_gazetteer
+from meddocan_deid.deid.gazetteer import resolve_gazetteer
+from meddocan_deid.lexicon import lookup_key
 from meddocan_deid.deid.surrogates.dates import read_date
 from meddocan_deid.deid.surrogates.person import is_code, read_profession
 from meddocan_deid.deid.surrogates.places import POSTAL, geo, province_of
@@ -62,27 +63,27 @@ def dictionary_words() -> frozenset:
         path = folder / f"{lang}_lemma_lookup.json.gz"
         if path.exists():
             table = json.loads(gzip.open(path, "rt", encoding="utf-8").read())
-            words.update(fold(k) for k in table)
+            words.update(lookup_key(k) for k in table)
             for lemma in table.values():  # a lemma, or a list of them
-                words.update(fold(v) for v in ([lemma] if isinstance(lemma, str) else lemma))
+                words.update(lookup_key(v) for v in ([lemma] if isinstance(lemma, str) else lemma))
     return frozenset(words)
 
 
 def _province_fits(new: str, code: str) -> bool:
     g = geo()
-    f = fold(new.strip())
+    f = lookup_key(new.strip())
     if POSTAL.fullmatch(f):
         return POSTAL.fullmatch(f).group("code")[:2] == code
     if f in g.by_name:
         return g.by_name[f] == code
     if f in g.communities:
         return g.communities[f] == g.community[code]
-    return code in g.town_codes.get(f, ()) or any(fold(t) == f for t in g.towns.get(code, ()))
+    return code in g.town_codes.get(f, ()) or any(lookup_key(t) == f for t in g.towns.get(code, ()))
 
 
 def _original_province(value: str) -> Optional[str]:
     g = geo()
-    f = fold(value.strip())
+    f = lookup_key(value.strip())
     if f in g.communities and f not in g.by_name:
         provinces = g.community_provinces[g.communities[f]]
         return provinces[0] if len(provinces) == 1 else None  # a community of one province only

@@ -13,13 +13,13 @@ the table keeps that attribution under its `__meta__` entry.
 import logging
 import os
 import sys
-import unicodedata
 from functools import lru_cache
 from pathlib import Path
 from typing import Dict, FrozenSet, Optional, Tuple, Union
 
 from spacy.util import registry
 
+from ..lexicon import lookup_key
 from ..pipeline.patterns import GAZETTEER_FILES
 
 logger = logging.getLogger("meddocan_deid.deid")
@@ -39,25 +39,19 @@ ATTRIBUTION = {
 FILES = {prefix: kind for prefix, (_label, kind) in GAZETTEER_FILES.items()}
 
 
-def fold(text: str) -> str:
-    """Case- and accent-insensitive form, for lookups."""
-    text = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(c for c in text if not unicodedata.combining(c))
-
-
 class Gazetteer:
     """source: the folder read, "pipeline" (the vocab's table) or None (Faker only)."""
 
     def __init__(self, lists: Dict[str, Tuple[str, ...]], source: Optional[Union[Path, str]]):
         self.lists = {kind: lists.get(kind, ()) for kind in FILES.values()}
         self.source = source
-        self.folded: Dict[str, FrozenSet[str]] = {k: frozenset(fold(v) for v in vals) for k, vals in self.lists.items()}
+        self.folded: Dict[str, FrozenSet[str]] = {k: frozenset(lookup_key(v) for v in vals) for k, vals in self.lists.items()}
 
     def get(self, kind: str) -> Tuple[str, ...]:
         return self.lists.get(kind, ())
 
     def contains(self, kind: str, value: str) -> bool:
-        return fold(value) in self.folded.get(kind, frozenset())
+        return lookup_key(value) in self.folded.get(kind, frozenset())
 
     @property
     def source_name(self) -> str:

@@ -16,18 +16,16 @@ list of a policy): a detected span is trimmed to what lies outside them, or drop
 """
 import json
 import re
-import unicodedata
-from functools import lru_cache
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import KnownPhiError
 from ..constants import LABELS
+from ..lexicon import NAME_LABELS, casefold_per_char
 from .encodings import decode_bytes
 
 Span = Tuple[str, int, int]
 KnownPhi = Dict[str, List[str]]
 
-NAME_LABELS = frozenset({"NOMBRE_SUJETO_ASISTENCIA", "NOMBRE_PERSONAL_SANITARIO", "FAMILIARES_SUJETO_ASISTENCIA"})
 ID_PREFIXES = ("ID_", "NUMERO_", "IDENTIF_", "OTRO_NUMERO_IDENTIF")
 # particles of Spanish (and Catalan, Galician) names: never searched alone
 STOPWORDS = frozenset({"de", "del", "la", "las", "los", "el", "y", "e", "i", "da", "do", "dos", "das", "van", "von",
@@ -35,20 +33,6 @@ STOPWORDS = frozenset({"de", "del", "la", "las", "los", "el", "y", "e", "i", "da
 MIN_PART = 3
 ID_SEPARATORS = r"[\s.\-/]?"
 MAX_VALUES = 200  # per label and record: the field is for a few known identifiers, not a dictionary
-
-
-@lru_cache(maxsize=4096)
-def _fold_char(ch: str) -> str:
-    folded = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c)).casefold()
-    if len(folded) == 1:
-        return folded
-    low = ch.lower()
-    return low if len(low) == 1 else ch
-
-
-def fold1(text: str) -> str:
-    """Case- and accent-folded copy of `text` with exactly one character per character."""
-    return "".join(_fold_char(c) for c in text)
 
 
 def is_name_label(label: str) -> bool:
@@ -66,7 +50,7 @@ def _words_pattern(words: Sequence[str]) -> str:
 def name_terms(value: str) -> List[str]:
     """Patterns (on folded text) for a name: the whole name and every run of its words that
     starts and ends with a word of 3+ letters that is not a particle; longest first."""
-    words = re.findall(r"[^\W\d_]+", fold1(value))
+    words = re.findall(r"[^\W\d_]+", casefold_per_char(value))
     content = [len(w) >= MIN_PART and w not in STOPWORDS for w in words]
     runs = {tuple(words)} if words else set()  # the whole name, whatever its parts
     for i in range(len(words)):
@@ -79,14 +63,14 @@ def name_terms(value: str) -> List[str]:
 
 
 def id_term(value: str) -> Optional[str]:
-    chars = [c for c in fold1(value) if c.isalnum()]
+    chars = [c for c in casefold_per_char(value) if c.isalnum()]
     if not chars:
         return None
     return ID_SEPARATORS.join(re.escape(c) for c in chars)
 
 
 def literal_term(value: str) -> Optional[str]:
-    words = fold1(value).split()
+    words = casefold_per_char(value).split()
     return _words_pattern(words) if words else None
 
 
@@ -113,7 +97,7 @@ def find_known(text: str, known: Optional[Mapping[str, Sequence[str]]]) -> List[
     """Every mention of the known values in `text`, as (label, start, end)."""
     if not known:
         return []
-    folded = fold1(text)
+    folded = casefold_per_char(text)
     found: List[Span] = []
     for label, values in known.items():
         pattern = compile_terms(t for v in values for t in terms_for(label, v))

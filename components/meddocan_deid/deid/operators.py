@@ -11,7 +11,8 @@ from functools import lru_cache
 from string import Formatter
 from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
-from .gazetteer import Gazetteer, fold, load_gazetteer
+from ..lexicon import lookup_key
+from .gazetteer import Gazetteer, load_gazetteer
 from .keys import Keyed, KeyLike
 from .options import LABEL_MODES, DeidOptions, check_mode
 from .surrogates import GENERATORS, POLICY_KEPT, Context, offset_for
@@ -67,7 +68,7 @@ def tag_text(label: str, value: str, options: DeidOptions, numbers: Dict[str, Di
     if not options.tag_numbering:
         return template.format(label=name, n="")
     seen = numbers.setdefault(label, {})
-    n = seen.setdefault(fold(value), len(seen) + 1)
+    n = seen.setdefault(lookup_key(value), len(seen) + 1)
     if not _names_number(template):
         template = template.replace("{label}", "{label}-{n}")
     return template.format(label=name, n=n)

@@ -41,8 +41,9 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fi
 from pydantic_core import PydanticCustomError
 
 from ..constants import LABELS
+from ..lexicon import casefold_per_char
 from .fingerprint import digest_of
-from .known_phi import (Span, add_known, compile_terms, find_all, find_known, fold1, force_spans, id_term, is_id_label,
+from .known_phi import (Span, add_known, compile_terms, find_all, find_known, force_spans, id_term, is_id_label,
                         literal_term)
 from .options import DeidOptions, LABEL_MODES
 from ..errors import PolicyError
@@ -115,7 +116,7 @@ class Policy:
             if rule.label in self.disabled:
                 continue
             if rule.strings:
-                folded = fold1(text) if folded is None else folded
+                folded = casefold_per_char(text) if folded is None else folded
                 term = id_term if is_id_label(rule.label) else literal_term
                 pattern = compile_terms(t for t in map(term, rule.strings) if t)
                 if pattern is not None:

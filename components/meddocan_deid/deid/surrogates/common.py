@@ -4,7 +4,8 @@ import re
 import string
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
-from ..gazetteer import Gazetteer, fold
+from ...lexicon import lookup_key
+from ..gazetteer import Gazetteer
 from ..keys import Keyed
 from ..options import DeidOptions
 
@@ -144,8 +145,8 @@ class Context:
         self.keyed = keyed
         self.gaz = gazetteer
         self.options = options
-        kept = {fold(s) for s in kept_strings}
-        folded = {fold(s) for s in phi_strings}
+        kept = {lookup_key(s) for s in kept_strings}
+        folded = {lookup_key(s) for s in phi_strings}
         self.forbidden_exact: FrozenSet[str] = frozenset(folded | kept)
         self.forbidden_long: Tuple[str, ...] = tuple(sorted(s for s in folded - kept if len(s) >= 3))
         tokens = set()
@@ -161,14 +162,14 @@ class Context:
 
     # -- validity -------------------------------------------------------------------
     def acceptable(self, candidate: str, original: str) -> bool:
-        c = fold(candidate)
-        if not candidate or c == fold(original) or c in self.forbidden_exact:
+        c = lookup_key(candidate)
+        if not candidate or c == lookup_key(original) or c in self.forbidden_exact:
             return False
         return not any(bounded_find(c, f) for f in self.forbidden_long)
 
     def acceptable_token(self, candidate: str, original: str) -> bool:
-        c = fold(candidate)
-        return bool(candidate) and c != fold(original) and c not in self.forbidden_tokens
+        c = lookup_key(candidate)
+        return bool(candidate) and c != lookup_key(original) and c not in self.forbidden_tokens
 
     # -- keyed drawing --------------------------------------------------------------
     def draw(self, kind: str, original: str, make: Callable[[random.Random, int], Optional[str]],
@@ -178,7 +179,7 @@ class Context:
         When none is: with `shape_fallback`, a random string of the original's shape (codes:
         identifiers, phone numbers); without it, None, so that the caller writes the tag
         (words are never replaced by random letters). Cached per (kind, value)."""
-        value = fold(original) if key_value is None else key_value
+        value = lookup_key(original) if key_value is None else key_value
         if (kind, value) in self.cache:
             return self.cache[(kind, value)]
         base = check or self.acceptable

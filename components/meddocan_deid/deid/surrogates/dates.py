@@ -24,7 +24,7 @@ import re
 from functools import lru_cache
 from typing import Dict, FrozenSet, List, NamedTuple, Optional, Tuple
 
-from ..gazetteer import fold
+from ...lexicon import lookup_key
 from .common import Context
 from .tables import rows
 
@@ -82,16 +82,16 @@ def _calendar():
         for j, p in enumerate(parts):
             abbreviated = j > 0 and len(p) <= 4
             ending = "a" if lang == "eu" and not abbreviated else ""
-            forms.setdefault(fold(p), []).append(Word(kind, lang, i, abbreviated, ending))
+            forms.setdefault(lookup_key(p), []).append(Word(kind, lang, i, abbreviated, ending))
     # Basque names with a case ending other than the bare `-a`: stem (name less its `a`) + ending
-    stems = {fold(full)[:-1]: (kind, i) for (kind, lang, i), (full, _a) in names.items()
+    stems = {lookup_key(full)[:-1]: (kind, i) for (kind, lang, i), (full, _a) in names.items()
              if lang == "eu" and kind in ("month", "weekday")}
     return forms, names, {k: frozenset(v) for k, v in connectors.items()}, stems
 
 
 def _words(token: str) -> List[Word]:
     forms, _names, _connectors, stems = _calendar()
-    f = fold(token)
+    f = lookup_key(token)
     if f in forms:
         return forms[f]
     for ending in sorted(EU_READ, key=len, reverse=True):
@@ -126,7 +126,7 @@ def _items(text: str) -> Optional[List[_Item]]:
             continue
         prev = items[-1] if items else None
         if prev is not None and prev.kind == "num" and prev.end == m.start() and not prev.ending:
-            if tok in ORDINALS or fold(tok) in EU_NUMBER_ENDINGS:  # glued to its number
+            if tok in ORDINALS or lookup_key(tok) in EU_NUMBER_ENDINGS:  # glued to its number
                 prev.ending, prev.end = tok, m.end()
                 prev.langs = frozenset({"eu"}) if tok not in ORDINALS else frozenset()
                 continue
@@ -175,7 +175,7 @@ def _assign_roles(items: List[_Item]) -> bool:
         if len(before) > 1 or len(after) > 1:
             return False
         for it in before + after:
-            ending = EU_READ.get(fold(it.ending), "") if it.langs else ""
+            ending = EU_READ.get(lookup_key(it.ending), "") if it.langs else ""
             if ending == "ko":
                 it.role = "year"
             elif it.ending and (ending or it.ending in ORDINALS):
@@ -305,7 +305,7 @@ def _eu_number_ending(value: int, read: str) -> str:
     """The Basque ending of a number as its last spoken word ends (`1ean`, `2an`, `11n`,
     `2021eko`, `2020ko`): bat, bost, hamar, hamabost and ehun end in a consonant;
     hamaika and mila in `a` (inessive `-n`)."""
-    base = EU_READ.get(fold(read), fold(read))
+    base = EU_READ.get(lookup_key(read), lookup_key(read))
     last = value % 100
     if last == 0:
         ending_sound = "a" if value % 1000 == 0 else "consonant"  # mila / ehun
@@ -441,7 +441,7 @@ def _shift_date(text: str, offset: int) -> Optional[str]:
             if (lang == "ca" and prev is not None and prev.kind == "connector" and not gap.strip()
                     and prev.text.casefold().replace("’", "'") in ("de", "d'")):
                 # Catalan elision: `de febrer`, `d'abril`
-                elided = fold(out)[:1] in "aeiou"
+                elided = lookup_key(out)[:1] in "aeiou"
                 d = prev.text[0]
                 pieces[-1] = d + "'" if elided else d + ("E" if prev.text.isupper() else "e")
                 gap = "" if elided else " "
@@ -471,5 +471,5 @@ def dates(text: str, label: str, ctx: Context) -> Optional[str]:
     def make(rng, attempt):
         return shifted if attempt == 0 else None
 
-    return ctx.draw("date", text, make, check=lambda c, o: c is not None and fold(c) != fold(o),
+    return ctx.draw("date", text, make, check=lambda c, o: c is not None and lookup_key(c) != lookup_key(o),
                     shape_fallback=False)

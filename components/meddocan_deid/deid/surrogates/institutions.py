@@ -22,7 +22,7 @@ import re
 from functools import lru_cache
 from typing import NamedTuple, Optional, Pattern, Tuple
 
-from ..gazetteer import fold
+from ...lexicon import lookup_key
 from .common import Context, case_like, choose, scramble_digits
 from .tables import rows, words
 
@@ -112,7 +112,7 @@ class Parsed(NamedTuple):
 
 def parse(value: str, label: str) -> Optional[Parsed]:
     """The kind, head, rest and legal form of an organisation's name; None when no kind fits."""
-    f = fold(value)
+    f = lookup_key(value)
     aligned = len(f) == len(value)  # the patterns read the folded text, positions must agree
     body, suffix, suffix_kind = value, "", None
     if aligned:
@@ -155,7 +155,7 @@ def _rest_town(ctx: Context, rest: str):
     from .places import geo, town_for
 
     core = _TOWN_REST.sub("", rest).strip()
-    if core and fold(core) not in geo().by_name and (fold(core) in geo().town_codes or ctx.gaz.contains("towns", core)):
+    if core and lookup_key(core) not in geo().by_name and (lookup_key(core) in geo().town_codes or ctx.gaz.contains("towns", core)):
         return lambda: town_for(ctx, core)
     return None
 
@@ -169,7 +169,7 @@ def regional_bodies():
         acronym = next((n for n in names if n.replace("-", "").isupper()), "")
         written[(community, kind)] = (name, acronym)
         for n in [name] + names:
-            found.setdefault(fold(n), (community, kind, n == acronym or (n.isupper() and " " not in n)))
+            found.setdefault(lookup_key(n), (community, kind, n == acronym or (n.isupper() and " " not in n)))
     return found, written
 
 
@@ -178,7 +178,7 @@ def _regional(ctx: Context, value: str) -> Optional[str]:
     from .places import geo, report_places
 
     found, written = regional_bodies()
-    hit = found.get(fold(value))
+    hit = found.get(lookup_key(value))
     if hit is None:
         return None
     community, kind, acronym = hit
@@ -197,7 +197,7 @@ def _listed(ctx: Context, value: str) -> Optional[str]:
     """A work-accident mutual or a health insurer: another of the same list."""
     for name in ("mutual", "insurer"):
         pool = words(name)
-        if fold(value) in {fold(v) for v in pool}:
+        if lookup_key(value) in {lookup_key(v) for v in pool}:
             new = ctx.draw(name, value, lambda rng, a: choose(rng, pool), shape_fallback=False)
             if new is None:
                 return ""
@@ -211,7 +211,7 @@ def _rest_province(ctx: Context, rest: str):
     from .places import geo, province_for
 
     core = _TOWN_REST.sub("", rest).strip()
-    code = geo().by_name.get(fold(core))
+    code = geo().by_name.get(lookup_key(core))
     return (lambda: province_for(ctx, core, code)) if code else None
 
 
@@ -248,11 +248,11 @@ def organisations(text: str, label: str, ctx: Context) -> Optional[str]:
         # the head and the ending are the original's own words (`Hospital General` may be another
         # PHI span of the report): the rest alone must not reproduce a PHI string
         rest = candidate[len(parsed.head) + len(parsed.sep): len(candidate) - len(parsed.suffix)]
-        return (fold(candidate) != fold(original) and fold(candidate) not in ctx.forbidden_exact
+        return (lookup_key(candidate) != lookup_key(original) and lookup_key(candidate) not in ctx.forbidden_exact
                 and ctx.acceptable(rest, parsed.rest))
 
-    new = ctx.draw("organisation", value, make, check=check, key_value=fold(value), shape_fallback=False)
-    if new is None or fold(new) == fold(value):
+    new = ctx.draw("organisation", value, make, check=check, key_value=lookup_key(value), shape_fallback=False)
+    if new is None or lookup_key(new) == lookup_key(value):
         return None
     return text[:start] + new + text[start + len(value):]
 

@@ -16,7 +16,8 @@ import re
 from functools import lru_cache
 from typing import Optional
 
-from ..gazetteer import Gazetteer, fold
+from ...lexicon import lookup_key
+from ..gazetteer import Gazetteer
 from .common import Context, case_like, choose
 
 PARTICLES = {"de", "del", "la", "las", "los", "el", "y", "i", "e", "da", "das", "do", "dos", "van", "von", "der", "di", "du", "le", "mac", "mc"}
@@ -30,11 +31,11 @@ def name_lists(gaz: Gazetteer):
 
     male = tuple(sorted({n for n in Provider.first_names_male if " " not in n}))
     female = tuple(sorted({n for n in Provider.first_names_female if " " not in n}))
-    male_f = frozenset(fold(n) for n in male)
-    female_f = frozenset(fold(n) for n in female)
-    surnames = {fold(n): n for n in gaz.get("surnames") if " " not in n}
-    surnames.update({fold(n): n for n in Provider.last_names if " " not in n})  # Faker's spelling has accents
-    first_f = male_f | female_f | frozenset(fold(n) for n in gaz.get("first_names"))
+    male_f = frozenset(lookup_key(n) for n in male)
+    female_f = frozenset(lookup_key(n) for n in female)
+    surnames = {lookup_key(n): n for n in gaz.get("surnames") if " " not in n}
+    surnames.update({lookup_key(n): n for n in Provider.last_names if " " not in n})  # Faker's spelling has accents
+    first_f = male_f | female_f | frozenset(lookup_key(n) for n in gaz.get("first_names"))
     # surrogate surnames that do not read as first names ("Jacinto" is in the surname list too)
     surnames_t = tuple(sorted(v for k, v in surnames.items() if k not in first_f))
     return male, female, male_f, female_f, first_f, surnames_t, frozenset(surnames)
@@ -42,7 +43,7 @@ def name_lists(gaz: Gazetteer):
 
 def is_first_name(token: str, gaz: Gazetteer) -> bool:
     male, female, male_f, female_f, first_f, _, surname_f = name_lists(gaz)
-    t = fold(token)
+    t = lookup_key(token)
     if t in male_f or t in female_f:
         return True
     return t in first_f and t not in surname_f
@@ -50,7 +51,7 @@ def is_first_name(token: str, gaz: Gazetteer) -> bool:
 
 def gender(token: str, gaz: Gazetteer) -> str:
     male, female, male_f, female_f, *_ = name_lists(gaz)
-    t = fold(token)
+    t = lookup_key(token)
     if t in female_f and t not in male_f:
         return "F"
     if t in male_f and t not in female_f:
@@ -82,7 +83,7 @@ def token_roles(words, gaz: Gazetteer, field: str = "", after_title: bool = Fals
     if field == GIVEN:  # given names, up to a word that can only be a surname (`Nombre: Ana Ruiz`)
         roles, role = [], GIVEN
         for i, w in enumerate(words):
-            if i and fold(w) in surname_f and not is_first_name(w, gaz):
+            if i and lookup_key(w) in surname_f and not is_first_name(w, gaz):
                 role = SURNAME
             roles.append(role)
         return roles
@@ -90,11 +91,11 @@ def token_roles(words, gaz: Gazetteer, field: str = "", after_title: bool = Fals
         return []
     if n == 1:
         return [SURNAME if after_title or not is_first_name(words[0], gaz) else GIVEN]
-    first = fold(words[0])
+    first = lookup_key(words[0])
     if first in surname_f and not is_first_name(words[0], gaz):
         return [SURNAME] * n  # `García López`: surnames only
     given = 1 if n <= 3 else n - 2
-    if n == 3 and is_first_name(words[1], gaz) and fold(words[1]) not in surname_f:
+    if n == 3 and is_first_name(words[1], gaz) and lookup_key(words[1]) not in surname_f:
         given = 2  # `Ana María Ruiz`
     return [GIVEN] * given + [SURNAME] * (n - given)
 
@@ -107,7 +108,7 @@ def _name_token(ctx: Context, token: str, role: str = "") -> Optional[str]:
         pool, kind = (female if gender(token, gaz) == "F" else male), "first_name"
     else:
         pool, kind = surnames, "surname"
-    initial = fold(token)[:1].upper()
+    initial = lookup_key(token)[:1].upper()
     wanted = ctx.letter_map().get(initial)
 
     def make(rng, attempt):
@@ -122,7 +123,7 @@ def _name_token(ctx: Context, token: str, role: str = "") -> Optional[str]:
 
 
 def _initial(ctx: Context, letter: str) -> str:
-    mapped = ctx.letter_map().get(fold(letter).upper()[:1], None)
+    mapped = ctx.letter_map().get(lookup_key(letter).upper()[:1], None)
     if mapped is None:
         return letter
     return mapped if letter.isupper() else mapped.lower()
@@ -139,7 +140,7 @@ def name_surrogate(text: str, ctx: Context, keep_words=frozenset(), field: str =
     acceptable surrogate (the tag, never random letters)."""
     def kind_of(m) -> str:  # per word: "keep", "title", "initial" or "name"
         word = m.group()
-        low = fold(word)
+        low = lookup_key(word)
         if low in PARTICLES and not word[:1].isupper() or low in keep_words:
             return "keep"
         if low in TITLES and m.end() < len(text) and text[m.end()] == "." and len(word) > 1:
@@ -198,8 +199,8 @@ def _kin_table():
     table = {}
     for masc, fem in KIN_PAIRS:
         for g, word in (("M", masc), ("F", fem)):
-            table[fold(word)] = (g, "sg", word)
-            table[fold(_plural(word))] = (g, "pl", _plural(word))
+            table[lookup_key(word)] = (g, "sg", word)
+            table[lookup_key(_plural(word))] = (g, "pl", _plural(word))
     return table
 
 
@@ -207,8 +208,8 @@ KIN = _kin_table()
 
 
 def _kin_surrogate(ctx: Context, word: str) -> str:
-    g, number, _ = KIN[fold(word)]
-    pool = tuple(sorted(w for _k, (gg, nn, w) in KIN.items() if gg == g and nn == number and fold(w) != fold(word)
+    g, number, _ = KIN[lookup_key(word)]
+    pool = tuple(sorted(w for _k, (gg, nn, w) in KIN.items() if gg == g and nn == number and lookup_key(w) != lookup_key(word)
                         and w not in ("mujer", "mujeres")))
 
     def make(rng, attempt):
@@ -217,7 +218,7 @@ def _kin_surrogate(ctx: Context, word: str) -> str:
         rng.shuffle(order)
         return next((w for w in order if ctx.acceptable(w, word)), order[0] if order else None)
 
-    return case_like(word, ctx.draw("kin", word, make, check=lambda c, o: fold(c) != fold(o)))
+    return case_like(word, ctx.draw("kin", word, make, check=lambda c, o: lookup_key(c) != lookup_key(o)))
 
 
 # words that stand for a relative without naming one, and the words around them in a span
@@ -229,7 +230,7 @@ FUNCTION_WORDS = {"su", "sus", "mi", "mis", "el", "la", "los", "las", "un", "una
 
 
 def is_kin_word(word: str) -> bool:
-    key = fold(word)
+    key = lookup_key(word)
     return key in KIN or key in RELATIVE_WORDS or key in FUNCTION_WORDS
 
 
@@ -249,9 +250,9 @@ def relatives(text: str, label: str, ctx: Context) -> Optional[str]:
     as a name, whatever its case (lower-case notes write names in lower case)."""
     def replace(m) -> str:
         word = m.group()
-        if fold(word) in KIN:
+        if lookup_key(word) in KIN:
             return word if ctx.options.keep_kinship else _kin_surrogate(ctx, word)
-        if is_kin_word(word) or fold(word) in PARTICLES or fold(word) in TITLES:
+        if is_kin_word(word) or lookup_key(word) in PARTICLES or lookup_key(word) in TITLES:
             return word
         name = name_surrogate(word, ctx)
         if name is None:
@@ -267,7 +268,7 @@ def relatives(text: str, label: str, ctx: Context) -> Optional[str]:
         return new  # `pareja`, `cónyuge`: a word for a relative, kept as kinship words are
     if new == text and not ctx.options.keep_kinship:
         # no kinship word and no name we know (`pareja`, `cónyuge`): a kinship word
-        last = fold(WORD.findall(text)[-1]) if WORD.findall(text) else ""
+        last = lookup_key(WORD.findall(text)[-1]) if WORD.findall(text) else ""
         g = "F" if last.endswith("a") else "M"
         pool = tuple(sorted(w for (gg, nn, w) in KIN.values() if gg == g and nn == "sg" and w not in ("mujer",)))
         new = case_like(text, ctx.draw("kin", text, lambda rng, a: choose(rng, pool)))

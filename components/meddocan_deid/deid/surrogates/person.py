@@ -3,7 +3,7 @@ import re
 from functools import lru_cache
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
-from ..gazetteer import fold
+from ...lexicon import lookup_key
 from .common import Context, choose, random_shape
 from .tables import rows
 
@@ -45,7 +45,7 @@ class Profession(NamedTuple):
 
     @property
     def invariable(self) -> bool:
-        return fold(self.masculine) == fold(self.feminine)
+        return lookup_key(self.masculine) == lookup_key(self.feminine)
 
 
 _PREPOSITIONS = {"de", "del", "a", "en", "para", "y", "e", "con", "sin", "d'"}
@@ -56,7 +56,7 @@ def plural(phrase: str) -> str:
     (`técnicos de laboratorio`, `guardias civiles`); capitals (`ATS`) and words in -s kept."""
     out, done = [], False
     for word in phrase.split(" "):
-        done = done or fold(word) in _PREPOSITIONS
+        done = done or lookup_key(word) in _PREPOSITIONS
         out.append(word if done else _plural_word(word))
     return " ".join(out)
 
@@ -89,7 +89,7 @@ def profession_table():
         for form, gender in ((entry.masculine, "M"), (entry.feminine, "F")):
             gender = "N" if entry.invariable else gender
             for number, spelled in (("sg", form), ("pl", plural(form))):
-                hits = index.setdefault(fold(spelled), [])
+                hits = index.setdefault(lookup_key(spelled), [])
                 if (entry, gender, number) not in hits:
                     hits.append((entry, gender, number))
     return entries, index
@@ -99,7 +99,7 @@ def read_profession(text: str) -> Optional[Tuple[Profession, str, str]]:
     """(entry, gender, number) of a profession: the whole value, else its longest first
     words (`ingeniero informático de sistemas` -> `ingeniero informático`); None if unknown."""
     _entries, index = profession_table()
-    tokens = fold(text).split()
+    tokens = lookup_key(text).split()
     for n in range(len(tokens), 0, -1):
         hits = index.get(" ".join(tokens[:n]))
         if hits:
@@ -154,7 +154,7 @@ def others(text: str, label: str, ctx: Context) -> Optional[str]:
         return identifiers(text, label, ctx)
     if not is_code(text):
         value = text.strip()
-        if value and (parse(value, label) is not None or fold(value) in regional_bodies()[0]):
+        if value and (parse(value, label) is not None or lookup_key(value) in regional_bodies()[0]):
             return organisations(text, label, ctx)
         return None
     return ctx.draw("other", text, lambda rng, attempt: random_shape(rng, text), key_value=text)

@@ -17,7 +17,8 @@ import re
 from functools import lru_cache
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
-from ..gazetteer import Gazetteer, fold
+from ...lexicon import lookup_key
+from ..gazetteer import Gazetteer
 from .common import MAX_ATTEMPTS, Context, case_like, choose
 from .tables import rows, words
 
@@ -41,11 +42,11 @@ def geo() -> Geo:
     for code, name, comm, *rest in rows("provinces.tsv"):
         names[code], community[code] = name, comm
         for spelling in [name] + [v for v in (rest[0] if rest else "").split("|") if v]:
-            by_name[fold(spelling)] = code
+            by_name[lookup_key(spelling)] = code
     communities = {}
     for name, *rest in rows("communities.tsv"):
         for spelling in [name] + [v for v in (rest[0] if rest else "").split("|") if v]:
-            communities[fold(spelling)] = name
+            communities[lookup_key(spelling)] = name
     community_provinces: Dict[str, List[str]] = {}
     for code, comm in sorted(community.items()):
         community_provinces.setdefault(comm, []).append(code)
@@ -53,7 +54,7 @@ def geo() -> Geo:
     town_codes: Dict[str, List[str]] = {}
     for code, town in rows("towns.tsv"):
         towns.setdefault(code, []).append(town)
-        town_codes.setdefault(fold(town), []).append(code)
+        town_codes.setdefault(lookup_key(town), []).append(code)
     return Geo(names, community, by_name, communities, {k: tuple(v) for k, v in community_provinces.items()},
                {k: tuple(sorted(set(v))) for k, v in towns.items()},
                {k: tuple(sorted(set(v))) for k, v in town_codes.items()})
@@ -66,7 +67,7 @@ def _gazetteer_spelling(gaz: Gazetteer) -> Dict[str, str]:
     for entry in gaz.get("towns"):
         for part in entry.split("/"):
             if part.strip():
-                spelled.setdefault(fold(part.strip()), part.strip())
+                spelled.setdefault(lookup_key(part.strip()), part.strip())
     return spelled
 
 
@@ -76,7 +77,7 @@ def town_pool(code: str, gaz: Gazetteer) -> Tuple[str, ...]:
     accents), else GeoNames' (no accents)."""
     g = geo()
     spelled = _gazetteer_spelling(gaz)
-    pool = tuple(sorted({spelled[fold(t)] for t in g.towns.get(code, ()) if fold(t) in spelled}))
+    pool = tuple(sorted({spelled[lookup_key(t)] for t in g.towns.get(code, ()) if lookup_key(t) in spelled}))
     return pool or g.towns.get(code, ())
 
 
@@ -84,7 +85,7 @@ def province_of(value: str) -> Optional[str]:
     """The province code a place names: a postal code (its first two digits), a province
     (any spelling), or a town of a single province; None otherwise."""
     g = geo()
-    f = fold(value.strip())
+    f = lookup_key(value.strip())
     m = POSTAL.fullmatch(f)
     if m:
         code = m.group("code")[:2]
@@ -147,7 +148,7 @@ def report_places(ctx: Context) -> ReportPlaces:
 
 
 def _town_province(ctx: Context, town: str) -> Optional[str]:
-    codes = geo().town_codes.get(fold(town.strip()), ())
+    codes = geo().town_codes.get(lookup_key(town.strip()), ())
     if not codes:
         return None
     found = report_places(ctx).found
@@ -178,7 +179,7 @@ def postal_code_for(ctx: Context, text: str) -> Optional[str]:
     def make(rng, attempt):
         return m.group("pre") + target + f"{rng.randint(0, 999):03d}" + m.group("post")
 
-    return ctx.draw("postcode", text, make, key_value=fold(text), shape_fallback=False)
+    return ctx.draw("postcode", text, make, key_value=lookup_key(text), shape_fallback=False)
 
 
 def province_for(ctx: Context, text: str, code: str) -> Optional[str]:
@@ -210,13 +211,13 @@ def territories(text: str, label: str, ctx: Context) -> Optional[str]:
         return _around(text, postal_code_for(ctx, value))
     if any(c.isdigit() for c in value):
         return None  # digits beside words we do not read: no letter salad, the tag
-    f = fold(value)
+    f = lookup_key(value)
     if f in g.by_name:
         return _around(text, province_for(ctx, value, g.by_name[f]))
     if f in g.communities:
         return _around(text, community_for(ctx, value, g.communities[f]))
     continents = words("continent")
-    if f in {fold(c) for c in continents}:
+    if f in {lookup_key(c) for c in continents}:
         new = ctx.draw("continent", value, lambda rng, a: choose(rng, continents), shape_fallback=False)
         return _around(text, None if new is None else case_like(value, new))
     parts = _PARTS.split(value)
@@ -349,7 +350,7 @@ def _rest_places(ctx: Context, rest: str) -> Optional[str]:
     out, pos = [], 0
     for m in _CAPITALISED.finditer(rest):
         words = m.group()
-        f = fold(words)
+        f = lookup_key(words)
         if f in g.by_name:
             new = province_for(ctx, words, g.by_name[f])
         elif f in g.town_codes or ctx.gaz.contains("towns", words):
@@ -392,7 +393,7 @@ def streets(text: str, label: str, ctx: Context) -> Optional[str]:
         return out + _rest_surrogate(rng, rest)
 
     new = ctx.draw("street", text, make, key_value=text, shape_fallback=False)
-    return None if new is None or fold(new) == fold(text) else new
+    return None if new is None or lookup_key(new) == lookup_key(text) else new
 
 
 def smart(value: str) -> str:

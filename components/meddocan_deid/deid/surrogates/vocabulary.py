@@ -4,7 +4,8 @@ import re
 from functools import lru_cache
 from typing import FrozenSet
 
-from ..gazetteer import Gazetteer, fold
+from ...lexicon import lookup_key
+from ..gazetteer import Gazetteer
 from .dates import EU_ENDINGS, EU_NUMBER_ENDINGS, ROMAN_MONTHS
 from .tables import rows
 
@@ -14,7 +15,7 @@ WORD = re.compile(r"[^\W\d_]+")
 def words_of(text: str):
     """The folded words of `text` (letters only, two or more)."""
     text = text.replace("º", " ").replace("ª", " ")  # `2ºC` is a floor and a door, not a word `oc`
-    return [w for w in (fold(m) for m in WORD.findall(text)) if len(w) >= 2]
+    return [w for w in (lookup_key(m) for m in WORD.findall(text)) if len(w) >= 2]
 
 
 @lru_cache(maxsize=8)
