@@ -15,8 +15,8 @@ from ..lexicon import lookup_key
 from .gazetteer import Gazetteer, load_gazetteer
 from .keys import Keyed, KeyLike
 from .options import LABEL_MODES, DeidOptions, check_mode
-from .surrogates import GENERATORS, POLICY_KEPT, Context, offset_for
-from .surrogates.names import kinship_kept
+from .surrogates import GENERATORS, POLICY_KEPT, Context, offset_for, shift_date
+from .surrogates.names import kinship_kept, name_field
 from .surrogates.common import MAX_ATTEMPTS, bounded_find, random_shape, scramble_digits, shares_digit_run
 
 logger = logging.getLogger("meddocan_deid.deid")
@@ -92,8 +92,6 @@ def _choose_date_offset(ctx: Context, text: str, spans: Sequence[Span], fixed: b
     """The scope's date offset. Within a report scope, the first offset (of a keyed
     sequence) for which no shifted date reproduces a PHI string of the report; for a
     patient scope always the first one, so that intervals between reports are kept."""
-    from .surrogates import shift_date
-
     dates = [text[s:e] for label, s, e in spans if label == "FECHAS"]
     first = offset_for(ctx, 0)
     if fixed or not dates:
@@ -215,7 +213,6 @@ def apply_operator(text: str, spans: Iterable[Span], mode: str, key: Optional[Ke
             new = ""
         else:
             if label.startswith("NOMBRE_"):  # `Nombre:` holds given names, `Apellidos:` surnames
-                from .surrogates.names import name_field
 
                 ctx.field = name_field(text, start)
             new = surrogate_value(label, value, ctx, options, numbers)

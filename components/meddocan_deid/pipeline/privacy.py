@@ -10,6 +10,7 @@ from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
+from ..constants import LABELS
 from .generic_ner import SPANS_KEY as GENERIC_KEY
 from .generic_ner import GenericEntities
 from .serialize import SerializedState
@@ -26,9 +27,7 @@ SENTENCE_ENDS = ".:!?\n\r"
 
 def validate_rules(rules: Iterable[dict], labels: Optional[Iterable[str]] = None) -> List[dict]:
     """The rules, checked; errors name the rule by position and id, never text."""
-    if labels is None:
-        from .. import LABELS as labels
-    known = set(labels)
+    known = set(LABELS if labels is None else labels)
     clean = []
     for i, rule in enumerate(rules):
         where = f"privacy rule {i} ({rule.get('id', 'no id')})"

@@ -19,7 +19,9 @@ from spacy.pipeline.span_ruler import prioritize_new_ents_filter
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
+from ..deid.gazetteer import from_vocab
 from ..lexicon import tagged_words, words
+from .privacy import load_dictionary_words, load_log_probs
 from .sections import SECTIONS_KEY
 from .serialize import SerializedState
 from .spans import TITLES, has_digit, is_line_break, street_end, strip_edges
@@ -265,7 +267,6 @@ class RuleEntities(SerializedState):
     def _town_names(self, doc: Doc) -> AbstractSet[str]:
         """The town names of the gazetteer stored in the pipeline's vocab and of the town list
         (`initialize(towns=...)`: `configs/patterns/towns_geonames.txt`)."""
-        from ..deid.gazetteer import from_vocab
 
         gaz = from_vocab(doc.vocab)
         if gaz is not self._towns[0]:
@@ -344,7 +345,6 @@ class RuleEntities(SerializedState):
     def _job_index(self, doc: Doc) -> dict:
         """First word -> the jobs (tuples of words) it starts, longest first: the pipeline's list,
         the gazetteer's professions, and the feminine forms (`-o`/`-or` -> `-a`/`-ora`)."""
-        from ..deid.gazetteer import from_vocab
 
         gaz = from_vocab(doc.vocab)
         if gaz is not self._jobs[0] or self._jobs[1] is None:
@@ -437,7 +437,6 @@ class RuleEntities(SerializedState):
     def _dictionary_word(self, word: str) -> bool:
         """`word` (lower case) is a Spanish noun, adjective or verb lemma (`es_lemma_index`)."""
         if self._dictionary is None:
-            from .privacy import load_dictionary_words
 
             self._dictionary = load_dictionary_words()
         return word in self._dictionary
@@ -457,7 +456,6 @@ class RuleEntities(SerializedState):
         """A frequent Spanish word that is also in the dictionary, or its plural is (`Mayor`,
         `Real`, `Puertas`); frequency alone would take in the big towns (`Madrid`, log-probability -10.4)."""
         if self._log_prob is None:
-            from .privacy import load_log_probs
 
             self._log_prob = load_log_probs()
         w = word.lower()
