@@ -13,6 +13,7 @@ never report text.
 """
 import importlib.util
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -54,8 +55,10 @@ def component_seconds(nlp, texts: List[str], batch_size: int) -> Dict[str, float
 
 def presidio_seconds(python: str, folder: Path, limit: int) -> dict:
     """Presidio's analyzer over the same reports, in its own environment: its JSON line."""
+    # its environment sees nothing of this one's (PYTHONPATH would bring this project's entry points)
+    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
     done = subprocess.run([python, str(PRESIDIO_SCRIPT), str(folder), "--limit", str(limit), "--json"],
-                          capture_output=True, text=True, check=True)
+                          capture_output=True, text=True, check=True, env=env)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 

