@@ -103,10 +103,10 @@ def main(
     with loaded_objects_pinned():
         pinned_tokens, pinned_s = throughput(run_pipeline, texts)
         shares = component_seconds(nlp, texts, batch_size)
-        sizes = {}
+        sizes = []  # a size may come back (16,64,16): drift over the run shows
         for size in [int(s) for s in batch_sizes.split(",") if s.strip()]:
             tokens, seconds = throughput(lambda ts: run_pipeline(ts, size), texts)
-            sizes[size] = (tokens / seconds, len(texts) / seconds)
+            sizes.append((size, tokens / seconds, len(texts) / seconds))
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     tok_rate, full_rate, pinned_rate = tok_tokens / tok_s, full_tokens / full_s, pinned_tokens / pinned_s
     ours = f"{nlp.meta.get('lang')}_{nlp.meta.get('name')}"
@@ -129,7 +129,7 @@ def main(
     typer.echo(f"time per component ({total:.2f} s in all, loaded objects pinned):")
     for name, seconds in shares.items():
         typer.echo(f"  {name:<16}{seconds:9.2f} s {100 * seconds / total:6.1f}%")
-    for size, (rate, reports) in sizes.items():
+    for size, rate, reports in sizes:
         typer.echo(f"batch size {size:>4}: {rate:12,.0f} tokens/s {reports:10,.1f} reports/s")
     if presidio_python:
         result = presidio_seconds(presidio_python, folder, len(texts))
