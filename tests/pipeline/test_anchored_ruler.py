@@ -157,3 +157,13 @@ def test_saved_and_loaded_like_span_ruler(tmp_path):
     assert [s.label_ for s in reloaded.match(loaded.make_doc("Vive"))] == ["C"]
     reloaded.remove("C")
     assert reloaded.match(loaded.make_doc("Vive")) == []
+
+
+def test_the_per_string_cache_restarts_when_full(monkeypatch):
+    from meddocan_deid.pipeline import anchored_ruler
+
+    monkeypatch.setattr(anchored_ruler, "MAX_CACHED_STRINGS", 5)
+    patterns = read_pattern_files([PATTERNS / "phi_rules.jsonl", PATTERNS / "institutions.jsonl"])
+    nlp, plain, anchored = _rulers(patterns)
+    _assert_same(nlp, plain, anchored, TEXTS + TEXTS)
+    assert len(anchored._plan.rows) < sum(len(nlp.make_doc(text)) for text in TEXTS)

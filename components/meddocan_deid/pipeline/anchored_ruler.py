@@ -36,7 +36,7 @@ LEXEME_ATTRS = frozenset({
     "IS_LEFT_PUNCT", "IS_RIGHT_PUNCT", "IS_CURRENCY", "LIKE_NUM", "LIKE_EMAIL", "LIKE_URL",
 })
 UNBOUNDED = 1 << 30
-MAX_CACHED_STRINGS = 2_000_000  # the per-string cache restarts past this (a service's vocab grows)
+MAX_CACHED_STRINGS = 100_000  # the per-string cache (a bool per anchor spec: about 20 MB) restarts past this
 _QUANTIFIER = re.compile(r"\{(\d*)(,?)(\d*)\}")
 
 
