@@ -10,9 +10,10 @@ times tokens. A match of a token pattern has, for each required token of the pat
 `?`, `*`, `{0,n}` or `!` operator), a token that satisfies that token's spec. When a spec
 tests only the token's own string (ORTH, LOWER, REGEX, IN, IS_TITLE, LENGTH...: lexeme
 attributes), the tokens that satisfy it follow from the doc's distinct strings, computed
-once per string and kept. For each pattern the ruler takes, in each doc, its required spec
-with the fewest such tokens: none, and the pattern cannot match; else the pattern runs (a
-Matcher of its own) over the tokens around them that a match could cover (the pattern's
+once per string and kept. A pattern's anchors are its runs of such required tokens at fixed
+offsets from each other (`de` then a capitalised word). In each doc, a pattern one of whose
+required specs no token satisfies is skipped; the others run (a Matcher each) only over the
+tokens that a match could cover around the positions of their rarest anchor (the pattern's
 bounded length before and after). A match lies inside such a window, and what a pattern
 matches inside a window it matches in the doc, so the spans are the same. Patterns with
 no such spec, or with `!`, run over the whole doc.
