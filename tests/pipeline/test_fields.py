@@ -323,3 +323,24 @@ def test_only_a_line_without_capitals_is_caseless():
     assert not caseless_line(text, 8, 17)  # the first line has a capital
     assert caseless_line(text, 27, 35)
     assert not caseless_line(text, 36, 41)  # no letters
+
+
+@pytest.mark.parametrize("text,expected", [
+    # in a line of capitals a capital says nothing: a stop word or a leading particle is no name
+    ("MEDICO DE GUARDIA EN URGENCIAS\n", []),
+    ("RESPONSABLE: CON EL EQUIPO DE PLANTA\n", []),
+    # names in capitals are still read, particles inside them kept
+    ("MEDICO: ELENA DE LA FUENTE ROS\n", [("NOMBRE_PERSONAL_SANITARIO", "ELENA DE LA FUENTE ROS")]),
+    ("medico: elena de la fuente ros\n", [("NOMBRE_PERSONAL_SANITARIO", "elena de la fuente ros")]),
+])
+def test_a_line_in_capitals_is_read_as_a_caseless_one(rule_nlp, text, expected):
+    assert [e for e in ents(rule_nlp, text) if e[0].startswith("NOMBRE")] == expected
+
+
+def test_only_a_line_without_lower_case_is_capitals():
+    from meddocan_deid.pipeline.fields import capitals_line
+
+    text = "Nombre: ANA GIL\nNOMBRE: ANA GIL\n12/05\n"
+    assert not capitals_line(text, 8, 15)
+    assert capitals_line(text, 24, 31)
+    assert not capitals_line(text, 32, 37)  # no letters

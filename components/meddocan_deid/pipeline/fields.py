@@ -102,6 +102,15 @@ def caseless_line(text: str, start: int, end: int) -> bool:
     return any(c.isalpha() for c in line) and not any(c.isupper() for c in line)
 
 
+def capitals_line(text: str, start: int, end: int) -> bool:
+    """The line holding [start, end) has letters and not one lower-case letter: typed in capitals,
+    where a capital says nothing of a name (`MEDICO DE GUARDIA`, `FIRMA Y SELLO`)."""
+    a = text.rfind("\n", 0, start) + 1
+    b = text.find("\n", end)
+    line = text[a:b if b != -1 else len(text)]
+    return any(c.isalpha() for c in line) and not any(c.islower() for c in line)
+
+
 def key_regex(key: str) -> str:
     """The regex of one key (folded): blanks match any run of blanks, a dot may be left out
     or followed by a blank, and `Nº` stands for every way of writing "number"."""
@@ -459,6 +468,8 @@ class Fields(SerializedState):
         # a line typed without capitals (`nombre: ana ruiz gil`): any word is a name word up to
         # a Spanish stop word (particles inside a name excepted), a digit or punctuation
         caseless = caseless_line(text, start, end)
+        # in a line of capitals the name words are read as in a caseless one: stop words end it
+        uncased = caseless or capitals_line(text, start, end)
         i = 0
         while i < len(words) and lower_without_accents(words[i][2]) in TITLES:
             i += 1
@@ -472,7 +483,11 @@ class Fields(SerializedState):
                     continue
                 break
             initials = re.fullmatch(r"(?:[A-ZÁÉÍÓÚÑ]\.){1,4}", w)
-            capital = (w[0].isupper() or (caseless and f not in CASELESS_STOP)) and not f.rstrip(".") in self.name_stop_words
+            if uncased:
+                capital = f not in CASELESS_STOP and not (f in PARTICLES and not kept)
+            else:
+                capital = w[0].isupper()
+            capital = capital and not f.rstrip(".") in self.name_stop_words
             if initials or (capital and re.fullmatch(r"[\w'’.-]+", w) and any(c.isalpha() for c in w)
                             and not any(c.isdigit() for c in w)):
                 kept.append((s, e, w))
