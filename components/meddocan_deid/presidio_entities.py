@@ -20,6 +20,7 @@ from stdnum.es import nie as std_nie
 from stdnum.es import nif as std_nif
 
 from . import LABELS
+from .pipeline.identifiers import VALIDATORS
 
 logger = logging.getLogger("meddocan_deid.presidio")
 
@@ -174,8 +175,6 @@ def entity_sources(doc) -> List[Found]:
     its source); a rule entity after a `KEYED_RULES` key is a "field", an identifier whose
     check digit is right a "checked_identifier"; an entity no group holds is the NER's, or one
     a post-NER component cut or built: "ner"."""
-    from .pipeline.identifiers import VALIDATORS
-
     sources: Dict[Tuple[int, int], str] = {}
     for key, source in reversed(SOURCE_GROUPS):
         for span in doc.spans.get(key, []):

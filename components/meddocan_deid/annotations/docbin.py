@@ -11,6 +11,7 @@ from spacy.tokens import DocBin
 
 from ..evaluation.results import GOLD_KEY, ID_KEY
 from . import AnnotatedReport, AnnotationError
+from ..pipeline.tokenizer import blank_pipeline
 
 ALIGNMENT = ("strict", "expand")
 
@@ -47,8 +48,6 @@ def to_docbin(reports: Sequence[AnnotatedReport], nlp=None, alignment: str = "st
     if alignment not in ALIGNMENT:
         raise AnnotationError(f"alignment must be one of {', '.join(ALIGNMENT)}")
     if nlp is None:
-        from ..pipeline.tokenizer import blank_pipeline
-
         nlp = blank_pipeline()
     stats = AlignmentReport()
     db = DocBin(store_user_data=True)

@@ -4,6 +4,7 @@ field keys (every `DIR/*.jsonl`, the form of configs/patterns/fields.jsonl) adde
 from pathlib import Path
 
 import typer
+from ..pipeline.fields import add_field_files, read_field_files
 
 ADD_PATTERNS_EPILOG = """\b
 Example:
@@ -22,8 +23,6 @@ def add_patterns_command(
     import re
 
     import spacy
-
-    from ..pipeline.fields import add_field_files, read_field_files
 
     def fail(message: str):
         typer.echo(f"meddocan-deid: {message}", err=True)

@@ -16,6 +16,7 @@ from spacy.language import Language
 from ..brat import BratDocument, BratError, read_brat_dir
 from .metrics import evaluate, privacy_scores
 from .results import system_annotations
+from ..text_variants import variant
 
 _NUMBER = re.compile(r"_\d+$")
 KEYS = ("meddocan_s1_p", "meddocan_s1_r", "meddocan_s1_f", "meddocan_s1_tp", "meddocan_s1_fp", "meddocan_s1_fn")
@@ -71,8 +72,6 @@ def evaluate_formats(nlp: Language, folder: Path, *, batch_size: int = 16,
     docs = docs if docs is not None else read_set(Path(folder))
     texts = [d.text for d in docs]
     if case is not None:
-        from ..text_variants import variant
-
         texts = [variant(t, case) for t in texts]
     predictions = {}
     for brat, doc in zip(docs, nlp.pipe(texts, batch_size=batch_size)):

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import List, Optional, Tuple
 
 import srsly
-from spacy.util import ensure_path, registry
+from spacy.util import registry
 
 from ..errors import PatternFileError  # noqa: F401  (re-exported)
 
@@ -223,28 +223,3 @@ def load_gazetteer_patterns(folder: Path) -> List[dict]:
 @registry.misc("meddocan_deid.read_gazetteer.v1")
 def read_gazetteer(path: Path) -> List[dict]:
     return load_gazetteer_patterns(path)
-
-
-class PatternsSerializer:
-    """Serialization of a component whose state is a list of pattern dicts (`self.patterns`):
-    `patterns.jsonl` on disk, msgpack in bytes; loading validates them with `validate_patterns`
-    (a static method of the component) and calls `self._compile()`."""
-
-    def to_bytes(self, *, exclude=tuple()) -> bytes:
-        return srsly.msgpack_dumps({"patterns": self.patterns})
-
-    def from_bytes(self, data: bytes, *, exclude=tuple()):
-        return self._load(srsly.msgpack_loads(data)["patterns"])
-
-    def to_disk(self, path, *, exclude=tuple()) -> None:
-        path = ensure_path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        srsly.write_jsonl(path / "patterns.jsonl", self.patterns)
-
-    def from_disk(self, path, *, exclude=tuple()):
-        return self._load(list(srsly.read_jsonl(ensure_path(path) / "patterns.jsonl")))
-
-    def _load(self, patterns):
-        self.patterns = self.validate_patterns(patterns)
-        self._compile()
-        return self

@@ -34,6 +34,7 @@ from .engine import Engine, entity_counts
 from .schemas import (AnalyzeRequest, AnalyzeResponse, DeidentifyRequest, DeidentifyResponse, Entity,
                       PresidioExplanation, PresidioResult, Replaced, TableRequest, TableResponse)
 from .settings import ServiceSettings, check_settings, settings_from_env
+from ..pipeline.generic_ner import GenericModelError
 
 logger = logging.getLogger("meddocan_deid.service")
 
@@ -263,8 +264,6 @@ def create_app(settings: ServiceSettings, nlp: Any = None) -> FastAPI:
         return _json_error(exc.status, exc.code, exc.message)
 
     async def _work(fn, *args, long: bool = False):
-        from ..pipeline.generic_ner import GenericModelError
-
         try:
             return await engine.run(fn, *args, long=long)
         except ServiceError:

@@ -8,6 +8,8 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, 
 from ..constants import MODES
 from ..deid.options import option_model
 from ..presidio_entities import DEFAULT_REGEX_FLAGS
+from ..deid.tables import TableSpec
+from ..presidio_entities import ENTITY_NAMES
 
 # the allow_list flags a request may set: the `regex` module's (Presidio's), whose ASCII is
 # not `re`'s; the others are version and fuzzy-matching switches
@@ -100,8 +102,6 @@ class TableRequest(Options):
 
     @model_validator(mode="after")
     def _spec(self):
-        from ..deid.tables import TableSpec
-
         try:
             self._table_spec = TableSpec(id_column=self.id_column, text_columns=tuple(self.text_columns),
                                          phi_columns=self.phi_columns, patient_column=self.patient_column,
@@ -160,8 +160,6 @@ class AnalyzeRequest(Options):
     @field_validator("entities")
     @classmethod
     def _entities(cls, value):
-        from ..presidio_entities import ENTITY_NAMES
-
         if value is not None:
             for i, name in enumerate(value):
                 if name not in ENTITY_NAMES:

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..constants import DEFAULT_MODEL
 from ..errors import ServiceSettingsError  # noqa: F401  (re-exported)
 from .schemas import Mode
+from ..deid.keys import DeidKeyError, load_key
 ENV_SETTINGS = "MEDDOCAN_DEID_SERVICE_SETTINGS"  # how `serve` hands the settings to uvicorn's workers
 MIN_TOKEN_CHARS = 16
 
@@ -81,8 +82,6 @@ def load_tokens(path: Path) -> Tokens:
 
 
 def load_service_key(settings: ServiceSettings) -> Optional[bytes]:
-    from ..deid.keys import DeidKeyError, load_key
-
     try:
         return load_key(settings.key_file)
     except DeidKeyError as err:

@@ -39,6 +39,7 @@ from thinc.api import Adam
 from ..evaluation.package_meta import PERFORMANCE_KEYS
 from ..evaluation.results import DocResult, GOLD_KEY, ID_KEY, SENTENCES_KEY, pipeline_sentence_count, score_results
 from ..errors import AdaptError  # noqa: F401  (re-exported)
+from .. import LABELS
 
 SCORE_KEYS = ("meddocan_s1_p", "meddocan_s1_r", "meddocan_s1_f", "meddocan_phi_identifying_word_recall",
               "meddocan_over_redaction")
@@ -170,8 +171,6 @@ def parse_frozen(text: str) -> Tuple[str, ...]:
 def missing_labels(nlp: Language, golds: Sequence[Gold], what: str) -> List[str]:
     """Labels of the reports the NER lacks (it learns them: `add_labels`); a label outside the
     MEDDOCAN set is an error, since the other components and the scores know only those."""
-    from .. import LABELS
-
     used = {lab for g in golds for _s, _e, lab in g.ents}
     foreign = sorted(used - set(LABELS))
     if foreign:

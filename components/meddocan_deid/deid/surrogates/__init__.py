@@ -7,7 +7,7 @@ never replaced by random letters. Codes (identifiers, phone numbers) keep their 
 from typing import Callable, Dict, Optional
 
 from .common import Context
-from . import contact, dates, identifiers, institutions, names, person, places
+from . import contact, dates, identifiers, institutions, names, person, places, streets
 from .dates import offset_for, shift_date
 
 GENERATORS: Dict[str, Callable[[str, str, Context], Optional[str]]] = {
@@ -32,7 +32,7 @@ GENERATORS: Dict[str, Callable[[str, str, Context], Optional[str]]] = {
     "CORREO_ELECTRONICO": contact.emails,
     "URL_WEB": contact.urls,
     "DIREC_PROT_INTERNET": contact.ip_addresses,
-    "CALLE": places.streets,
+    "CALLE": streets.streets,
     "TERRITORIO": places.territories,
     "PAIS": places.countries,
     "HOSPITAL": institutions.hospitals,

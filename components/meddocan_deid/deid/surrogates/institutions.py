@@ -24,6 +24,8 @@ from typing import NamedTuple, Optional, Pattern, Tuple
 
 from ...lexicon import lookup_key
 from .common import Context, case_like, choose, scramble_digits
+from .names import name_lists
+from .places import geo, province_for, report_places, report_towns, town_for
 from .tables import rows, words
 
 BOUNDARY = r"(?=$|[\s,.;:()/'\-])"
@@ -55,8 +57,6 @@ def kinds() -> Tuple[Kind, ...]:
 
 
 def _slot(rng, ctx: Context, slot: str, town, province=None) -> Optional[str]:
-    from .names import name_lists
-
     if slot in ("surname", "given", "person"):
         male, female, *_rest = name_lists(ctx.gaz)
         surname = choose(rng, _rest[3])
@@ -65,15 +65,11 @@ def _slot(rng, ctx: Context, slot: str, town, province=None) -> Optional[str]:
     if slot == "town":
         return town() if town is not None else _report_town(rng, ctx)
     if slot == "province":
-        from .places import geo, report_places
-
         return province() if province is not None else geo().names[report_places(ctx).surrogate(ctx, None)]
     return choose(rng, words(slot))
 
 
 def _report_town(rng, ctx: Context) -> Optional[str]:
-    from .places import report_towns
-
     return choose(rng, report_towns(ctx))
 
 
@@ -152,8 +148,6 @@ def parse(value: str, label: str) -> Optional[Parsed]:
 def _rest_town(ctx: Context, rest: str):
     """The {town} slot when the original's rest is a town (`de Getafe`): its TERRITORIO
     surrogate, so that a report's town and its town hall agree; else None."""
-    from .places import geo, town_for
-
     core = _TOWN_REST.sub("", rest).strip()
     if core and lookup_key(core) not in geo().by_name and (lookup_key(core) in geo().town_codes or ctx.gaz.contains("towns", core)):
         return lambda: town_for(ctx, core)
@@ -175,8 +169,6 @@ def regional_bodies():
 
 def _regional(ctx: Context, value: str) -> Optional[str]:
     """A region's body as the body of the same kind of the report's surrogate community."""
-    from .places import geo, report_places
-
     found, written = regional_bodies()
     hit = found.get(lookup_key(value))
     if hit is None:
@@ -208,8 +200,6 @@ def _listed(ctx: Context, value: str) -> Optional[str]:
 def _rest_province(ctx: Context, rest: str):
     """The {province} slot when the original's rest is a province (`de Sevilla`): its
     TERRITORIO surrogate; else None."""
-    from .places import geo, province_for
-
     core = _TOWN_REST.sub("", rest).strip()
     code = geo().by_name.get(lookup_key(core))
     return (lambda: province_for(ctx, core, code)) if code else None

@@ -5,6 +5,8 @@ from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from ...lexicon import lookup_key
 from .common import Context, choose, random_shape
+from .identifiers import identifiers, kind_of
+from .institutions import organisations, parse, regional_bodies
 from .tables import rows
 
 SPELLED_90_PLUS = re.compile(r"\b(noventa|cien|ciento)\b", re.IGNORECASE)
@@ -147,9 +149,6 @@ def others(text: str, label: str, ctx: Context) -> Optional[str]:
     valid one; an organisation of a kind read by `institutions` (an employer: `Talleres X
     S.L.`, `IES X`) one of that kind; other words get no surrogate (None: the tag), never
     random letters."""
-    from .identifiers import identifiers, kind_of
-    from .institutions import organisations, parse, regional_bodies
-
     if kind_of(text, label) in ("iban", "ccc"):
         return identifiers(text, label, ctx)
     if not is_code(text):

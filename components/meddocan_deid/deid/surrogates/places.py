@@ -19,7 +19,7 @@ from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from ...lexicon import lookup_key
 from ..gazetteer import Gazetteer
-from .common import MAX_ATTEMPTS, Context, case_like, choose
+from .common import MAX_ATTEMPTS, Context, case_like, choose, smart_title
 from .tables import rows, words
 
 CEUTA_MELILLA = ("51", "52")
@@ -99,7 +99,6 @@ def province_of(value: str) -> Optional[str]:
 class ReportPlaces:
     """The provinces one report names and the surrogate province of each (per scope: the
     same key and scope give the same map whatever the order of the spans)."""
-
     def __init__(self, ctx: Context):
         named, coded = set(), set()
         for s in ctx.forbidden_exact:  # the report's PHI strings, folded
@@ -364,40 +363,6 @@ def _rest_places(ctx: Context, rest: str) -> Optional[str]:
     return "".join(out) + rest[pos:]
 
 
-def streets(text: str, label: str, ctx: Context) -> Optional[str]:
-    """CALLE: head word kept (then one space), a new street name, numbers re-drawn; None
-    (the tag) when there is nothing to replace or no acceptable name."""
-    from .institutions import fill
-
-    head, name, suffix, rest = split_street(text)
-    if not name.strip() and not re.search(r"\d", rest):
-        return None
-    rest = _rest_places(ctx, rest)
-    if rest is None:
-        return None
-    gazetteer_names = street_names(ctx.gaz)
-    gap = text[len(head):len(text) - len(text[len(head):].lstrip())]  # between the head and what follows
-
-    def make(rng, attempt):
-        new_name = ""
-        if name.strip():
-            new_name = choose(rng, gazetteer_names) if gazetteer_names else fill(rng, ctx, "street", label="CALLE")
-            if new_name is None:
-                return None
-            new_name = new_name.upper() if name.strip().isupper() else case_like(name.strip(), smart(new_name))
-            if head:  # `Calle de la Isla`, not `Calle De la Isla`
-                new_name = re.sub(r"^(De|Del|Dels|Da|Do|Das|Dos)(?= )", lambda m: m.group().lower(), new_name)
-            out = (head.rstrip() + " " if head else "") + new_name + (" " + suffix if suffix else "")
-        else:
-            out = head.rstrip() + (gap or " ") if head else ""
-        return out + _rest_surrogate(rng, rest)
-
-    new = ctx.draw("street", text, make, key_value=text, shape_fallback=False)
-    return None if new is None or lookup_key(new) == lookup_key(text) else new
-
-
 def smart(value: str) -> str:
     """A gazetteer name in capitals (`SANTA MARÍA DE LA ALHAMBRA`) in title case."""
-    from .common import smart_title
-
     return smart_title(value.lower()) if value.isupper() else value
