@@ -22,7 +22,8 @@ import typer
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "components"))
 
-from meddocan_deid.deid.gazetteer import fold, read_lists  # noqa: E402
+from meddocan_deid.deid.gazetteer import read_lists  # noqa: E402
+from meddocan_deid.lexicon import lookup_key as fold  # noqa: E402
 from spacy.lang.es.stop_words import STOP_WORDS  # noqa: E402
 from meddocan_deid.pipeline.patterns import load_word_list  # noqa: E402
 

@@ -6,7 +6,6 @@ from pathlib import Path
 import pytest
 
 import meddocan_deid.engine.runner as engine_run
-import meddocan_deid.engine.settings as engine_settings
 from meddocan_deid.engine import run
 from meddocan_deid.engine.heap import loaded_objects_pinned
 from meddocan_deid.service.engine import Engine
@@ -50,7 +49,7 @@ def test_a_run_writes_its_reports_with_the_objects_pinned(tmp_path, rule_nlp, mo
 
 
 def test_a_service_worker_pins_its_pipeline_until_it_closes(tmp_path, rule_nlp, monkeypatch):
-    monkeypatch.setattr(engine_settings, "load_model", lambda name, privacy: rule_nlp)
+    monkeypatch.setattr("meddocan_deid.service.engine.load_model", lambda name, privacy: rule_nlp)
     tokens = tmp_path / "tokens"
     tokens.write_text("a-token-of-at-least-thirty-two-characters\n", encoding="utf-8")
     engine = Engine(ServiceSettings(token_file=tokens, model="es_meddocan_deid"), key=None)
