@@ -11,10 +11,6 @@ ROOT = Path(meddocan_deid.__file__).parent
 # the only modules allowed a function-level import of a package module, each for its reason;
 # listed by module so that a new one anywhere else fails
 NOT_YET = frozenset({
-    # the package's version and the privacy loader, read when a recognizer is built
-    "meddocan_deid.presidio",
-    # submodules that define readers import the package's own AnnotatedReport
-    "meddocan_deid.annotations",
     # optional extras: the Spark and service modules import pyspark or uvicorn, which the CLI
     # without those extras must not need at start
     "meddocan_deid.cli.serve", "meddocan_deid.cli.spark",

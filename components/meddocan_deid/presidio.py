@@ -16,7 +16,9 @@ from typing import Any, Dict, List, Optional
 
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
 
+from . import __version__
 from .constants import DEFAULT_MODEL
+from .pipeline.privacy import load_with_privacy
 from .presidio_entities import (ENTITY_NAMES, PRESIDIO_NAMES, RECOGNIZER_NAME, entity_sources, explanation_text,
                                 presidio_entity, result_naming, source_scores, unknown_names, wanted)
 
@@ -49,16 +51,12 @@ class MeddocanRecognizer(EntityRecognizer):
         if unknown:
             raise ValueError(f"supported_entities: neither MEDDOCAN labels nor Presidio names of the mapping: "
                              f"{unknown} (Presidio names: {list(PRESIDIO_NAMES)})")
-        from . import __version__
-
         super().__init__(supported_entities=entities, name=name, supported_language=supported_language,
                          version=__version__)
 
     def load(self) -> None:
         """Load the pipeline unless one was given."""
         if self.nlp is None:
-            from .pipeline.privacy import load_with_privacy
-
             self.nlp = load_with_privacy(self.model, self.privacy)
 
     def analyze(self, text: str, entities: Optional[List[str]] = None, nlp_artifacts: Any = None

@@ -13,48 +13,17 @@ the text's character offsets, end exclusive):
 alignment as `scripts/convert.py` does. Errors name the file and the line, JSON line or
 task, never report text: the records hold PHI.
 """
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, List, Tuple
+from typing import Iterable, List
 
-from .. import LABELS
 from ..errors import AnnotationError  # noqa: F401  (re-exported)
-
-FORMATS = ("brat", "labelstudio", "doccano")
-Span = Tuple[str, int, int]  # (label, start, end), as meddocan_deid.brat.Annotation
-
-
-@dataclass
-class AnnotatedReport:
-    doc_id: str
-    text: str
-    spans: List[Span] = field(default_factory=list)
-    where: str = ""  # where the record came from, for messages: "file:line", "file: task 3"
-    span_where: List[str] = field(default_factory=list)  # per span, when the format has one (BRAT: "file:line")
-
-    def where_of(self, i: int) -> str:
-        """Where span i came from: its own line when known, else the record's place."""
-        return self.span_where[i] if i < len(self.span_where) else (self.where or self.doc_id)
-
-
-def check_spans(report: AnnotatedReport, labels: Iterable[str] = LABELS) -> None:
-    """Offsets inside the text and known labels; raises AnnotationError naming `where`."""
-    known = set(labels)
-    for i, (label, start, end) in enumerate(report.spans):
-        where = report.where_of(i)
-        if not (isinstance(start, int) and isinstance(end, int)) or isinstance(start, bool) or isinstance(end, bool):
-            raise AnnotationError(f"{where}: offsets must be integers")
-        if not 0 <= start < end <= len(report.text):
-            raise AnnotationError(f"{where}: span {start}-{end} empty or outside the text (length {len(report.text)})")
-        if label not in known:
-            raise AnnotationError(f"{where}: unknown label {label!r} at {start}-{end} (not a MEDDOCAN label)")
+from . import brat, doccano, labelstudio
+from .report import FORMATS, AnnotatedReport, Span, check_spans  # noqa: F401  (the package's names)
 
 
 def write_annotations(fmt: str, reports: Iterable[AnnotatedReport], dest: Path, model_version: str = "") -> Path:
     """Write `reports` in `fmt` under the folder `dest`; returns the main file or folder.
     model_version: the pipeline that made the spans (Label Studio's `predictions`)."""
-    from . import brat, doccano, labelstudio
-
     reports, dest = list(reports), Path(dest)
     if fmt == "brat":
         return brat.write(reports, dest)
@@ -69,8 +38,6 @@ def read_annotations(fmt: str, src: Path, *, use_predictions: bool = False, note
     """The records of a BRAT folder, a Label Studio JSON export or a doccano JSONL file, checked
     (offsets inside the text, MEDDOCAN labels, unique doc ids). `notes` (a list) gets what
     was skipped (Label Studio tasks without an annotation)."""
-    from . import brat, doccano, labelstudio
-
     src = Path(src)
     if fmt == "brat":
         reports = brat.read(src)
@@ -93,8 +60,6 @@ def export_private_dir(private_dir: Path, fmt: str, model_version: str = "") -> 
     """After a deidentify run with `--private-dir`: that folder is already a BRAT collection of
     the originals (original offsets); add the brat `annotation.conf`, or write the Label Studio
     or doccano file of every report in it (reports of earlier resumed runs included)."""
-    from . import brat
-
     private_dir = Path(private_dir)
     if fmt == "brat":
         brat.write_conf(private_dir)

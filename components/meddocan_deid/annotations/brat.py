@@ -7,7 +7,8 @@ from typing import List
 
 from ..brat import BratError, annotation_conf, format_fragment_ann, read_ann, read_text
 from ..files import atomic_write
-from . import AnnotatedReport, AnnotationError
+from ..errors import AnnotationError
+from .report import AnnotatedReport
 
 CONF = "annotation.conf"
 format_ann = format_fragment_ann  # the name this module had for it

@@ -10,7 +10,8 @@ from typing import Dict, List, Sequence
 from spacy.tokens import DocBin
 
 from ..evaluation.results import GOLD_KEY, ID_KEY
-from . import AnnotatedReport, AnnotationError
+from ..errors import AnnotationError
+from .report import AnnotatedReport
 from ..pipeline.tokenizer import blank_pipeline
 
 ALIGNMENT = ("strict", "expand")

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import List
 
 from ..files import atomic_write
-from . import AnnotatedReport, AnnotationError
+from ..errors import AnnotationError
+from .report import AnnotatedReport
 
 FILE = "doccano.jsonl"
 

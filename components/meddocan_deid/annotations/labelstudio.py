@@ -20,7 +20,8 @@ from typing import List, Optional
 
 from .. import LABELS
 from ..files import atomic_write
-from . import AnnotatedReport, AnnotationError
+from ..errors import AnnotationError
+from .report import AnnotatedReport
 
 TASKS = "labelstudio.json"
 CONFIG = "labelstudio_config.xml"
