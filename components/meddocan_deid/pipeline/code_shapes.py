@@ -21,7 +21,7 @@ from typing import Callable, List, Optional
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from .serialize import SerializedState
+from .serialize import PatternState
 
 SPANS_KEY = "code_shapes"
 LABEL = "OTRO_NUMERO_IDENTIF"
@@ -46,15 +46,8 @@ def make_code_shapes(nlp: Language, name: str, *, spans_key: str, label: str) ->
     return CodeShapes(nlp, name, spans_key=spans_key, label=label)
 
 
-class CodeShapes(SerializedState):
-    state_files = {"patterns": "patterns.jsonl"}
-
-    def get_state(self) -> dict:
-        return {"patterns": self.patterns}
-
-    def set_state(self, state: dict) -> None:
-        self.patterns = validate_patterns(list(state.get("patterns", [])))
-        self._compile()
+class CodeShapes(PatternState):
+    check_patterns = staticmethod(validate_patterns)
 
     def __init__(self, nlp: Language, name: str, *, spans_key: str = SPANS_KEY, label: str = LABEL):
         self.name = name

@@ -18,7 +18,7 @@ from stdnum.es import dni as std_dni
 from stdnum.es import nie as std_nie
 
 from .. import LABELS
-from .serialize import SerializedState
+from .serialize import PatternState
 
 SPANS_KEY = "identifiers"
 # Between a key and its value: blanks (line breaks too), `:`, `.`, `#`, `nº`, `número`.
@@ -179,15 +179,8 @@ def make_identifiers(nlp: Language, name: str, *, spans_key: str, rules_key: str
     return Identifiers(nlp, name, spans_key=spans_key, rules_key=rules_key, fields_key=fields_key)
 
 
-class Identifiers(SerializedState):
-    state_files = {"patterns": "patterns.jsonl"}
-
-    def get_state(self) -> dict:
-        return {"patterns": self.patterns}
-
-    def set_state(self, state: dict) -> None:
-        self.patterns = validate_patterns(list(state.get("patterns", [])))
-        self._compile()
+class Identifiers(PatternState):
+    check_patterns = staticmethod(validate_patterns)
 
     def __init__(self, nlp: Language, name: str, *, spans_key: str = SPANS_KEY,
                  rules_key: str = "rule_entities", fields_key: str = "fields"):

@@ -9,7 +9,7 @@ A file absent on disk (a pipeline saved before the state had it) leaves its key 
 state handed to `set_state`.
 """
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Callable, Dict, List
 
 import srsly
 from spacy import util
@@ -68,3 +68,18 @@ class SerializedState:
         util.from_disk(path, {file: reader(key) for key, file in self.state_files.items()}, exclude)
         self.set_state(state)
         return self
+
+
+class PatternState(SerializedState):
+    """Mixin for a component whose state is its pattern list (`patterns.jsonl`): loading checks
+    the patterns with `check_patterns` (the component module's validator) and compiles them."""
+
+    state_files = {"patterns": "patterns.jsonl"}
+    check_patterns: Callable[[List[dict]], List[dict]]
+
+    def get_state(self) -> Dict[str, List[Any]]:
+        return {"patterns": self.patterns}
+
+    def set_state(self, state: Dict[str, List[Any]]) -> None:
+        self.patterns = self.check_patterns(list(state.get("patterns", [])))
+        self._compile()
