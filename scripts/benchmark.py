@@ -111,6 +111,8 @@ def main(
     tok_rate, full_rate, pinned_rate = tok_tokens / tok_s, full_tokens / full_s, pinned_tokens / pinned_s
     ours = f"{nlp.meta.get('lang')}_{nlp.meta.get('name')}"
     typer.echo(f"model: {ours} {nlp.meta.get('version')}; pipes: {nlp.pipe_names}")
+    # every pipeline here (and Presidio's process, which inherits the environment) runs with it
+    typer.echo(f"OPENBLAS_NUM_THREADS: {os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}")
     typer.echo(f"reports: {len(texts)}, tokens: {full_tokens}, characters: {sum(map(len, texts))}, "
                f"batch size: {batch_size}")
     typer.echo(f"tokenizer only : {tok_rate:12,.0f} tokens/s {len(texts) / tok_s:10,.1f} reports/s")
