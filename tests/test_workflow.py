@@ -165,7 +165,7 @@ def config_section(config: str, section: str) -> str:
     ("beam2_window3_char", ("--vars.variant_beam_width", "2", "--vars.variant_window", "3", "--vars.variant_embed", "char"), "beam_ner", True,
      (['@architectures = "spacy.MaxoutWindowEncoder.v2"', "window_size = 3", "width = 128"], ["TorchBiLSTM"]),
      (['@architectures = "spacy.CharacterEmbed.v2"', "nC = 8", 'feature = "NORM"', EMBED_WIDTH], ["attrs", "SHAPE"])),
-    ("beam0_bilstm_hashchar", ("--vars.variant_beam_width", "0", "--vars.variant_encoder", "bilstm", "--vars.variant_embed", "hashchar"), "ner", False,
+    ("beam0_bilstm_hashchar", ("--vars.variant_beam_width", "0", "--vars.variant_encoder", "bilstm", "--vars.variant_embed", "hashchar"), "meddocan_ner", False,
      (['@architectures = "spacy.TorchBiLSTMEncoder.v1"', "depth = 2", "width = 128"], ["window_size", "maxout_pieces"]),
      (['@architectures = "meddocan_deid.HashCharEmbed.v1"', "nC = 8", '"SHAPE"', EMBED_WIDTH], ["spacy.MultiHashEmbed"])),
 ])

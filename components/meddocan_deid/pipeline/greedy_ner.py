@@ -1,0 +1,245 @@
+"""`meddocan_ner`: spaCy's `ner` with its greedy decoding done for all states at once.
+
+The model, training, scoring and saved form are spaCy's `EntityRecognizer`'s. Only greedy
+prediction differs in how it runs, not in what it gives: spaCy's compiled loop checks every
+action of every state one at a time, and each check takes the GIL (Cython exception checks in
+`StateC`), so with 29 labels (117 actions) the loop, not the network, was most of the NER's
+time (docs/speed.md). Here each step checks the actions of all states with numpy: the same
+features (`set_context_tokens` for NER: the next word, the entity's first word, the previous
+word), the same precomputed hidden layer and output layer of spaCy's step model, the same
+unseen-class floor, the same validity rules of `BiluoPushDown` (preset entities from the rules,
+sentence starts, whitespace) and the same first-best choice; then `set_annotations` as
+`BiluoPushDown.set_annotations`. A beam NER (`beam_width` > 1) or one on GPU keeps spaCy's
+decoding.
+"""
+from typing import Iterable, List, Optional, Sequence, Tuple
+
+import numpy
+from spacy.language import Language
+from spacy.pipeline import EntityRecognizer
+from spacy.pipeline.ner import DEFAULT_NER_MODEL
+from spacy.tokens import Doc, Span
+from thinc.api import NumpyOps, set_dropout_rate
+
+FACTORY = "meddocan_ner"
+# spaCy's BILUO move numbering (spacy/pipeline/_parser_internals/ner.pyx)
+BEGIN, IN, LAST, UNIT, OUT = 1, 2, 3, 4, 5
+MOVE_OF_LETTER = {"B": BEGIN, "I": IN, "L": LAST, "U": UNIT, "O": OUT}
+# token.ent_iob: 0 missing, 1 inside, 2 outside, 3 begin
+IOB_I, IOB_O, IOB_B = 1, 2, 3
+
+Entity = Tuple[int, int, int]  # start, end, label hash
+
+
+class GreedyEntityRecognizer(EntityRecognizer):
+    """spaCy's EntityRecognizer whose greedy `predict` returns, per doc, the entities
+    (start, end, label) that spaCy's own decoding gives, and whose `set_annotations` sets
+    them as spaCy's does. Everything else is inherited."""
+
+    def predict(self, docs):
+        if isinstance(docs, Doc):
+            docs = [docs]
+        if not self.uses_greedy_decoding():
+            return super().predict(docs)
+        return decode_greedy(self, docs)
+
+    def uses_greedy_decoding(self) -> bool:
+        # a beam, or a model on GPU (spaCy moves the step model's arrays itself), keeps spaCy's
+        return self.cfg["beam_width"] == 1 and isinstance(self.model.ops, NumpyOps)
+
+    def set_annotations(self, docs, states_or_beams):
+        if not self.uses_greedy_decoding():
+            return super().set_annotations(docs, states_or_beams)
+        for doc, entities in zip(docs, states_or_beams):
+            spans = [Span(doc, start, end, label=label, kb_id=doc[start].ent_kb_id)
+                     for start, end, label in entities]
+            doc.set_ents(spans, default="unmodified")
+            # as BiluoPushDown: tokens left missing become outside (blocked ones stay)
+            missing = numpy.flatnonzero(doc.to_array("ENT_IOB") == 0)
+            if missing.size:
+                doc.set_ents([], outside=[doc[a:b] for a, b in runs(missing)], default="unmodified")
+            for hook in self.postprocesses:
+                hook(doc)
+
+
+def runs(positions: numpy.ndarray) -> Iterable[Tuple[int, int]]:
+    """(start, end) of each run of consecutive positions."""
+    breaks = numpy.flatnonzero(numpy.diff(positions) != 1)
+    starts = numpy.concatenate(([positions[0]], positions[breaks + 1]))
+    ends = numpy.concatenate((positions[breaks] + 1, [positions[-1] + 1]))
+    return zip(starts.tolist(), ends.tolist())
+
+
+class ActionTable:
+    """The model's actions grouped by move: for each move, its columns (a slice: spaCy adds
+    actions move by move) and their label hashes."""
+
+    def __init__(self, ner: EntityRecognizer):
+        moves, labels = [], []
+        for i in range(ner.moves.n_moves):
+            name = ner.moves.get_class_name(i)
+            moves.append(MOVE_OF_LETTER.get(name[:1], 0))
+            labels.append(ner.vocab.strings.add(name[2:]) if len(name) > 2 else 0)
+        self.move = numpy.asarray(moves, dtype=numpy.int8)
+        self.label = numpy.asarray(labels, dtype=numpy.uint64)
+        self.n = len(moves)
+        self.columns = {}
+        for move in (BEGIN, IN, LAST, UNIT, OUT):
+            for labelled in (True, False):
+                where = numpy.flatnonzero((self.move == move) & ((self.label != 0) == labelled))
+                if where.size:
+                    contiguous = where[-1] - where[0] + 1 == where.size
+                    cols = slice(int(where[0]), int(where[-1]) + 1) if contiguous else where
+                    self.columns[move, labelled] = (cols, self.label[where][None, :])
+        # every label with its four moves: a preset entity of another label makes spaCy add it
+        by_move = [set(self.label[(self.move == m) & (self.label != 0)].tolist()) for m in (BEGIN, IN, LAST, UNIT)]
+        self.complete_labels = set.intersection(*by_move) if by_move else set()
+
+
+class TokenValidity:
+    """Which actions each token of the batch allows, before the state is known: spaCy's
+    `Begin/In/Last/Unit/Out.is_valid` (ner.pyx) depend on the state only through whether an
+    entity is open and its label, so each token gets its actions for a closed state and for an
+    open one (In and Last then also need the open entity's label, checked per step)."""
+
+    def __init__(self, actions: ActionTable, docs: Sequence[Doc]):
+        iob, etype, space, next_iob, next_start, last = [], [], [], [], [], []
+        for doc in docs:
+            if not len(doc):
+                continue
+            a = doc.to_array(["ENT_IOB", "IS_SPACE", "SENT_START"]).astype(numpy.int64)
+            iob.append(a[:, 0])
+            etype.append(doc.to_array("ENT_TYPE").astype(numpy.uint64))
+            space.append(a[:, 1] != 0)
+            # the next token in the doc; past its end, spaCy's empty token (all 0)
+            next_iob.append(numpy.append(a[1:, 0], 0))
+            next_start.append(numpy.append(a[1:, 2] == 1, False))
+            last.append(numpy.arange(len(doc)) == len(doc) - 1)
+        self.preset_types = numpy.concatenate(etype)
+        p0_type = self.preset_types[:, None]
+        p0_iob = numpy.concatenate(iob)
+        preset_b = (p0_iob == IOB_B)[:, None]
+        preset_i = (p0_iob == IOB_I)[:, None]
+        p1_iob = numpy.concatenate(next_iob)[:, None]
+        p1_not_start = ~numpy.concatenate(next_start)[:, None]
+        p0_not_space = ~numpy.concatenate(space)[:, None]
+        more = ~numpy.concatenate(last)[:, None]  # the buffer holds this token and another
+        n_tokens = p0_iob.shape[0]
+        closed = numpy.zeros((n_tokens, actions.n), dtype=bool)
+        opened = numpy.zeros((n_tokens, actions.n), dtype=bool)
+        # In, and Last unless the token ends a preset entity: the label must be the open one's
+        self.needs_open_label = numpy.zeros((n_tokens, actions.n), dtype=bool)
+        if (BEGIN, True) in actions.columns:
+            cols, labels = actions.columns[BEGIN, True]
+            inside = (labels == p0_type) & (p1_iob == IOB_I)
+            free = (p1_iob != IOB_B) & p1_not_start & p0_not_space
+            closed[:, cols] = more & ~preset_i & numpy.where(preset_b, inside, free)
+        if (IN, True) in actions.columns:
+            cols, labels = actions.columns[IN, True]
+            in_preset = (p1_iob != 0) & (p1_iob != IOB_O) & (labels == p0_type)
+            opened[:, cols] = more & ~preset_b & (p1_iob != IOB_B) & numpy.where(preset_i, in_preset, p1_not_start)
+            self.needs_open_label[:, cols] = True
+        if (LAST, True) in actions.columns:
+            cols, labels = actions.columns[LAST, True]
+            ends_preset = preset_i & (p1_iob != IOB_I)
+            opened[:, cols] = numpy.where(ends_preset, labels == p0_type, p1_iob != IOB_I)
+            self.needs_open_label[:, cols] = ~ends_preset
+        if (UNIT, True) in actions.columns:
+            cols, labels = actions.columns[UNIT, True]
+            closed[:, cols] = (p1_iob != IOB_I) & numpy.where(preset_b, labels == p0_type, p0_not_space)
+        if (UNIT, False) in actions.columns:  # a preset token blocked from any entity
+            cols, _ = actions.columns[UNIT, False]
+            closed[:, cols] = (p0_type == 0) & preset_b
+        if (OUT, False) in actions.columns:
+            cols, _ = actions.columns[OUT, False]
+            closed[:, cols] = ~preset_b & ~preset_i
+        self.closed, self.opened = closed, opened
+
+    def at(self, actions: ActionTable, here: numpy.ndarray, is_open: numpy.ndarray,
+           open_label: numpy.ndarray) -> numpy.ndarray:
+        """(states x actions) validity of states at these token positions."""
+        label_ok = ~self.needs_open_label[here] | (actions.label[None, :] == open_label[:, None])
+        return numpy.where(is_open[:, None], self.opened[here] & label_ok, self.closed[here])
+
+
+def decode_greedy(ner: EntityRecognizer, docs: Sequence[Doc]) -> List[List[Entity]]:
+    """The entities of spaCy's greedy decoding, per doc."""
+    entities: List[List[Entity]] = [[] for _ in docs]
+    lengths = numpy.asarray([len(doc) for doc in docs], dtype=numpy.int64)
+    if not lengths.any():
+        return entities
+    actions = ActionTable(ner)
+    tokens = TokenValidity(actions, docs)
+    preset = tokens.preset_types
+    if not set(numpy.unique(preset[preset != 0]).tolist()) <= actions.complete_labels:
+        ner._ensure_labels_are_added(docs)  # a preset label the model lacks: spaCy adds it
+        actions = ActionTable(ner)
+        tokens = TokenValidity(actions, docs)
+    set_dropout_rate(ner.model, 0.0)
+    step_model = ner.model.predict(docs)
+    unseen = step_model._class_mask == 0
+    offsets = numpy.concatenate(([0], numpy.cumsum(lengths)[:-1]))
+    is_open = numpy.zeros(len(docs), dtype=bool)
+    open_label = numpy.zeros(len(docs), dtype=numpy.uint64)
+    open_start = numpy.zeros(len(docs), dtype=numpy.int64)
+    finished = lengths == 0
+    ids = numpy.full((len(docs), 3), -1, dtype="i")
+    for t in range(int(lengths.max())):
+        states = numpy.flatnonzero(~finished & (lengths > t))
+        if not states.size:
+            break
+        here = offsets[states] + t
+        opened = is_open[states]
+        step_ids = ids[: states.size]
+        step_ids[:, 0] = here
+        step_ids[:, 1] = numpy.where(opened, offsets[states] + open_start[states], -1)
+        step_ids[:, 2] = numpy.where(opened, here - 1, -1)
+        hidden = step_model.state2vec.predict(step_ids)
+        if step_model.vec2scores is not None:
+            scores = step_model.vec2scores.predict(hidden)
+        else:
+            scores = numpy.array(hidden, dtype="f")
+        if unseen.any():
+            scores[:, unseen] = numpy.nanmin(scores)
+        valid = tokens.at(actions, here, opened, open_label[states])
+        scores[~valid] = -numpy.inf
+        best = scores.argmax(axis=1)
+        ok = valid[numpy.arange(states.size), best]
+        if not ok.all():  # no valid action: spaCy forces such a state to its end
+            finished[states[~ok]] = True
+        chosen = numpy.where(ok, actions.move[best], 0)
+        chosen_label = actions.label[best]
+        for k in numpy.flatnonzero((chosen == LAST) | (chosen == UNIT)).tolist():
+            doc_i = int(states[k])
+            if chosen[k] == LAST:
+                entities[doc_i].append((int(open_start[doc_i]), t + 1, int(open_label[doc_i])))
+            else:
+                entities[doc_i].append((t, t + 1, int(chosen_label[k])))
+        begins = chosen == BEGIN
+        is_open[states[begins]] = True
+        open_label[states[begins]] = chosen_label[begins]
+        open_start[states[begins]] = t
+        is_open[states[chosen == LAST]] = False
+    step_model.clear_memory()
+    return entities
+
+
+@Language.factory(
+    FACTORY,
+    assigns=["doc.ents", "token.ent_iob", "token.ent_type"],
+    default_config={
+        "moves": None,
+        "update_with_oracle_cut_size": 100,
+        "model": DEFAULT_NER_MODEL,
+        "incorrect_spans_key": None,
+        "scorer": {"@scorers": "spacy.ner_scorer.v1"},
+    },
+    default_score_weights={"ents_f": 1.0, "ents_p": 0.0, "ents_r": 0.0, "ents_per_type": None},
+)
+def make_greedy_ner(nlp: Language, name: str, *, model, moves, update_with_oracle_cut_size: int,
+                    incorrect_spans_key: Optional[str], scorer) -> GreedyEntityRecognizer:
+    return GreedyEntityRecognizer(
+        nlp.vocab, model, name=name, moves=moves,
+        update_with_oracle_cut_size=update_with_oracle_cut_size,
+        incorrect_spans_key=incorrect_spans_key, scorer=scorer,
+    )
