@@ -28,9 +28,9 @@ def randomize(model, rng):
                 node.set_param(name, rng.normal(0, 1, param.shape).astype(param.dtype))
 
 
-def pair(use_upper=True, seed=0):
+def pair(use_upper=True, seed=0, **model):
     nlp = spacy.blank("es")
-    config = {"model": dict(SMALL_MODEL, use_upper=use_upper)}
+    config = {"model": dict(SMALL_MODEL, use_upper=use_upper, **model)}
     spacy_ner = nlp.add_pipe("ner", config=config)
     for label in LABELS:
         spacy_ner.add_label(label)
@@ -63,15 +63,19 @@ def copies(docs):
     return [Doc(doc.vocab).from_bytes(doc.to_bytes()) for doc in docs]
 
 
+def same_annotations(expected, found):
+    attrs = ["ENT_IOB", "ENT_TYPE", "ENT_KB_ID"]
+    return all(numpy.array_equal(a.to_array(attrs), b.to_array(attrs)) for a, b in zip(expected, found))
+
+
 @pytest.mark.parametrize("use_upper,seed", [(True, 0), (True, 1), (False, 2)])
 def test_the_same_entities_as_spacys_ner(use_upper, seed):
     nlp, spacy_ner, ours = pair(use_upper, seed)
+    assert ours.uses_greedy_decoding()
     docs = invented_docs(nlp.vocab, numpy.random.default_rng(seed))
     expected = list(spacy_ner.pipe(copies(docs), batch_size=8))
     found = list(ours.pipe(copies(docs), batch_size=8))
-    attrs = ["ENT_IOB", "ENT_TYPE", "ENT_KB_ID"]
-    for a, b in zip(expected, found):
-        assert numpy.array_equal(a.to_array(attrs), b.to_array(attrs))
+    assert same_annotations(expected, found)
     # the comparison means something: spaCy's decoding found entities of several kinds
     assert sum(len(doc.ents) for doc in expected) > 20
     assert len({ent.label_ for doc in expected for ent in doc.ents}) >= 3
@@ -95,3 +99,23 @@ def test_empty_docs_and_a_beam_keep_spacys_path():
     assert list(ours.pipe([empty, Doc(nlp.vocab, words=["hola"])]))[0].ents == ()
     ours.cfg["beam_width"] = 2
     assert not ours.uses_greedy_decoding()
+
+
+@pytest.mark.parametrize("model", [{"maxout_pieces": 1}, {"extra_state_tokens": True}])
+def test_models_it_does_not_reproduce_keep_spacys_decoding(model):
+    """One maxout piece (the step model's Python path adds a ReLU) and six state features
+    are left to spaCy's loop, so the entities stay the same."""
+    nlp, spacy_ner, ours = pair(seed=3, **model)
+    assert not ours.uses_greedy_decoding()
+    docs = invented_docs(nlp.vocab, numpy.random.default_rng(3), n=12)
+    assert same_annotations(list(spacy_ner.pipe(copies(docs))), list(ours.pipe(copies(docs))))
+
+
+def test_a_type_set_without_an_iob_is_kept_as_spacy_keeps_it():
+    nlp, spacy_ner, ours = pair(seed=4)
+    docs = invented_docs(nlp.vocab, numpy.random.default_rng(4), n=12)
+    for doc in docs:
+        doc[0].ent_type_ = "FECHAS"  # a type on a token whose IOB is still missing
+    expected, found = list(spacy_ner.pipe(copies(docs))), list(ours.pipe(copies(docs)))
+    assert same_annotations(expected, found)
+    assert any(doc[0].ent_iob_ == "O" and doc[0].ent_type_ == "FECHAS" for doc in expected)

@@ -12,7 +12,7 @@ sentence starts, whitespace) and the same first-best choice; then `set_annotatio
 `BiluoPushDown.set_annotations`. A beam NER (`beam_width` > 1) or one on GPU keeps spaCy's
 decoding.
 """
-from typing import Iterable, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy
 from spacy.language import Language
@@ -44,8 +44,14 @@ class GreedyEntityRecognizer(EntityRecognizer):
         return decode_greedy(self, docs)
 
     def uses_greedy_decoding(self) -> bool:
-        # a beam, or a model on GPU (spaCy moves the step model's arrays itself), keeps spaCy's
-        return self.cfg["beam_width"] == 1 and isinstance(self.model.ops, NumpyOps)
+        """The cases decode_greedy reproduces: greedy, on CPU, the NER's three state features
+        (not extra_state_tokens) and maxout hidden units (with one piece the step model's
+        Python path applies a ReLU that spaCy's compiled loop does not)."""
+        if self.cfg["beam_width"] != 1 or not isinstance(self.model.ops, NumpyOps):
+            return False
+        lower = self.model.get_ref("lower")
+        return all(lower.has_dim(d) is True for d in ("nF", "nP")) and lower.get_dim("nF") == 3 \
+            and lower.get_dim("nP") >= 2
 
     def set_annotations(self, docs, states_or_beams):
         if not self.uses_greedy_decoding():
@@ -54,20 +60,14 @@ class GreedyEntityRecognizer(EntityRecognizer):
             spans = [Span(doc, start, end, label=label, kb_id=doc[start].ent_kb_id)
                      for start, end, label in entities]
             doc.set_ents(spans, default="unmodified")
-            # as BiluoPushDown: tokens left missing become outside (blocked ones stay)
-            missing = numpy.flatnonzero(doc.to_array("ENT_IOB") == 0)
-            if missing.size:
-                doc.set_ents([], outside=[doc[a:b] for a, b in runs(missing)], default="unmodified")
+            # as BiluoPushDown: tokens left missing become outside (blocked ones stay); only the
+            # IOB changes, as there (a type set without an IOB is kept)
+            iob = doc.to_array(["ENT_IOB"])
+            if (iob == 0).any():
+                iob[iob == 0] = IOB_O
+                doc.from_array(["ENT_IOB"], iob)
             for hook in self.postprocesses:
                 hook(doc)
-
-
-def runs(positions: numpy.ndarray) -> Iterable[Tuple[int, int]]:
-    """(start, end) of each run of consecutive positions."""
-    breaks = numpy.flatnonzero(numpy.diff(positions) != 1)
-    starts = numpy.concatenate(([positions[0]], positions[breaks + 1]))
-    ends = numpy.concatenate((positions[breaks] + 1, [positions[-1] + 1]))
-    return zip(starts.tolist(), ends.tolist())
 
 
 class ActionTable:
@@ -205,7 +205,12 @@ def decode_greedy(ner: EntityRecognizer, docs: Sequence[Doc]) -> List[List[Entit
         scores[~valid] = -numpy.inf
         best = scores.argmax(axis=1)
         ok = valid[numpy.arange(states.size), best]
-        if not ok.all():  # no valid action: spaCy forces such a state to its end
+        if not ok.all():
+            # every valid score -inf: spaCy takes the first valid action; none valid: spaCy
+            # forces the state to its end
+            has_valid = valid.any(axis=1)
+            best = numpy.where(ok | ~has_valid, best, valid.argmax(axis=1))
+            ok = has_valid
             finished[states[~ok]] = True
         chosen = numpy.where(ok, actions.move[best], 0)
         chosen_label = actions.label[best]
