@@ -9,8 +9,8 @@ features (`set_context_tokens` for NER: the next word, the entity's first word, 
 word), the same precomputed hidden layer and output layer of spaCy's step model, the same
 unseen-class floor, the same validity rules of `BiluoPushDown` (preset entities from the rules,
 sentence starts, whitespace) and the same first-best choice; then `set_annotations` as
-`BiluoPushDown.set_annotations`. A beam NER (`beam_width` > 1) or one on GPU keeps spaCy's
-decoding.
+`BiluoPushDown.set_annotations`. A beam, a GPU, one maxout piece or extra state tokens keep
+spaCy's decoding (`uses_greedy_decoding`).
 """
 from typing import List, Optional, Sequence, Tuple
 
