@@ -19,11 +19,8 @@ ATTRS = ["ENT_IOB", "ENT_TYPE", "ENT_KB_ID"]
 
 
 def before_ner(nlp, texts: List[str], batch_size: int):
-    docs = [nlp.make_doc(text) for text in texts]
-    for name in nlp.pipe_names[: nlp.pipe_names.index("ner")]:
-        proc = nlp.get_pipe(name)
-        docs = list(proc.pipe(docs, batch_size=batch_size)) if hasattr(proc, "pipe") else [proc(d) for d in docs]
-    return docs
+    with nlp.select_pipes(enable=nlp.pipe_names[: nlp.pipe_names.index("ner")]):
+        return list(nlp.pipe(texts, batch_size=batch_size))
 
 
 def main(pipeline: str, folder: Path, limit: int = 0, batch_size: int = 64):
