@@ -26,7 +26,8 @@ def project(tmp_path_factory):
         pytest.fail(f"{SHARED}/corpus is missing: the workflow test needs the MEDDOCAN copy beside the checkout")
     work = tmp_path_factory.mktemp("project")
     for name in ("project.yml", "experiments", "configs", "scripts", "components", "setup.cfg", "pyproject.toml", "README.md",
-                 "assets/formats", "assets/prose", "assets/prose_heldout", "assets/corpus", "assets/heldout_types"):
+                 "assets/formats", "assets/prose", "assets/prose_heldout", "assets/corpus", "assets/heldout_types",
+                 "assets/heldout_voices", "assets/number_words"):
         src = ROOT / name
         (work / name).parent.mkdir(parents=True, exist_ok=True)
         (shutil.copytree if src.is_dir() else shutil.copy)(src, work / name)
@@ -37,7 +38,7 @@ def project(tmp_path_factory):
         cmd = [sys.executable, "-m", "spacy", "project", "run", workflow, str(work),
                "--vars.shared", str(SHARED), "--vars.limit", "10", "--vars.max_steps", "6",
                "--vars.eval_frequency", "3", "--vars.package_target", str(target),
-               "--vars.written_fraction", "0.05"]  # one writer of the written corpus
+               "--vars.written_fraction", "0.03"]  # one writer of the written corpus (of 21 to 49)
         proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=1500)
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
         stdout += proc.stdout
@@ -50,7 +51,8 @@ def test_workflow_writes_every_output(project):
     for path in ("corpus/train.spacy", "corpus/train_aug.spacy", "corpus/dev.spacy", "training/ner/model-best", *members, "training/pipeline",
                  "training/pipeline_ensemble", "metrics/dev.json", "metrics/dev_per_type.md", "metrics/dev_ensemble.json",
                  "metrics/dev_package.json", "metrics/formats.json", "metrics/prose.json",
-                 "metrics/prose_heldout.json", "metrics/heldout_types.json", "metrics/heldout.json"):
+                 "metrics/prose_heldout.json", "metrics/heldout_types.json", "metrics/heldout_voices.json",
+                 "metrics/heldout.json", "corpus/lexicon_vectors"):
         assert (work / path).exists(), path
     assert "Gold entities aligned to tokens" in stdout
     assert (work / "corpus" / "train_mix.spacy").exists()
@@ -71,7 +73,8 @@ def test_workflow_writes_every_output(project):
     assert heldout["overall"]["n_docs"] == 10 and len(heldout["types"]) >= 2
     assert "identifying PHI words covered" in stdout
     robust = json.loads((work / "metrics" / "heldout.json").read_text(encoding="utf-8"))
-    assert sorted(robust) == sorted(f"{name}/{case}" for name in ("formats", "prose_heldout", "heldout_types")
+    assert sorted(robust) == sorted(f"{name}/{case}" for name in ("formats", "prose_heldout", "heldout_types",
+                                                                            "heldout_voices", "number_words")
                                     for case in ("as written", "lower", "upper"))
     assert robust["heldout_types/lower"]["overall"]["n_docs"] == 10
 
