@@ -21,12 +21,16 @@ ENCODERS = {
 # spaCy's character embedding (the first and last 4 UTF-8 bytes of each word, each
 # embedded, plus a hashed NORM) in place of the hashed NORM, PREFIX, SUFFIX and SHAPE;
 # `hashchar` adds the bytes to them (meddocan_deid.HashCharEmbed.v1). Unseen surnames and
-# towns would share their endings with seen ones; neither beat the default (README)
+# towns would share their endings with seen ones; neither beat the default (README).
+# `caseless`: the same hashed features read from each word's lower-case form
+# (meddocan_deid.CaselessMultiHashEmbed.v1), the case-blind path
 EMBEDS = {
     "hash": None,
     "char": ({"@architectures": "spacy.CharacterEmbed.v2", "rows": 10000, "nM": 64, "nC": 8,
               "include_static_vectors": False, "feature": "NORM"}, ("width",)),
     "hashchar": ({"@architectures": "meddocan_deid.HashCharEmbed.v1", "nM": 32, "nC": 8},
+                 ("width", "attrs", "rows", "include_static_vectors")),
+    "caseless": ({"@architectures": "meddocan_deid.CaselessMultiHashEmbed.v1"},
                  ("width", "attrs", "rows", "include_static_vectors")),
 }
 
