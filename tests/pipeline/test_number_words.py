@@ -157,6 +157,10 @@ def test_lower_case_and_capitals_alike(nlp, text):
     "Dos de los tres hermanos viven en casa.",
     "peso setenta y nueve kilos, talla ciento setenta",
     "En el año dos de tratamiento.",
+    "Un día tres veces y otro día dos.",
+    "teléfono: tomar seiscientos doce treinta y cuatro cincuenta y seis setenta y ocho miligramos",
+    "historia: cuatro mil quinientas unidades",
+    "NHC pendiente. Cuatro, cinco, ocho y dos comprimidos.",
 ])
 def test_look_alikes_are_left_alone(nlp, text):
     assert found(nlp, text) == []

@@ -11,14 +11,15 @@ context matched case- and accent-folded) and `doc.ents`; writes the PHI it finds
   before `de evolución`, `después`...;
 - dates (FECHAS): a day, `de`, a month name and an optional year (`el tres de marzo de dos
   mil veintiséis`, with a weekday before it: `lunes, tres de marzo`), a month and a year in
-  words (`marzo de dos mil veintiséis`), a day after `día` (`el día veintidós`), a year after
+  words (`marzo de dos mil veintiséis`), a day after `el día` (`el día veintidós`), a year after
   `año`;
 - numbers after a key (key phrases tagged with their label: `teléfono`, `fax`, `historia`,
   `NHC`, `DNI`, `episodio`, `código postal`...): a phone or fax (9 digits from 6/7/8/9), a
   postal code (5 digits, province 01-52, TERRITORIO), a record or document number (4 digits
   or more, with a DNI's letter right after it); a phone without a key when dictated in three groups or more.
 
-Doses and counts (`dos comprimidos`, `tres veces al día`) have no key and no age context.
+Doses and counts (`dos comprimidos`, `tres veces al día`) have no key and no age context, and
+a number followed by a count or dose word (`count_words`) is never a date or a code.
 A found span enters `doc.ents` where every entity it overlaps is shorter and inside it
 (those give way); an entity as long or longer (what the NER or a rule found) is kept, and so
 is any identifier of `doc.spans[identifiers_key]`.
@@ -71,17 +72,18 @@ def _alternation(items: Iterable[str]) -> str:
         "duration_words": words("duration_words"),
         "not_age_after": words("not_age_after"),
         "relative_words": tagged_words("kinship_words", "relative_age"),
+        "count_words": words("count_words"),
     },
     assigns=["doc.ents", "doc.spans"],
 )
 def make_number_words(nlp: Language, name: str, *, spans_key: str, identifiers_key: str, keys: Optional[Dict[str, List[str]]],
                       month_names: List[str], weekday_names: List[str], age_units: List[str],
                       age_person_words: List[str], age_verbs: List[str], duration_words: List[str],
-                      not_age_after: List[str], relative_words: List[str]) -> "NumberWords":
+                      not_age_after: List[str], relative_words: List[str], count_words: List[str]) -> "NumberWords":
     return NumberWords(nlp, name, spans_key=spans_key, identifiers_key=identifiers_key, keys=keys, month_names=month_names,
                        weekday_names=weekday_names, age_units=age_units, age_person_words=age_person_words,
                        age_verbs=age_verbs, duration_words=duration_words, not_age_after=not_age_after,
-                       relative_words=relative_words)
+                       relative_words=relative_words, count_words=count_words)
 
 
 class NumberWords:
@@ -90,7 +92,7 @@ class NumberWords:
                  weekday_names: Iterable[str] = (), age_units: Iterable[str] = (),
                  age_person_words: Iterable[str] = (), age_verbs: Iterable[str] = (),
                  duration_words: Iterable[str] = (), not_age_after: Iterable[str] = (),
-                 relative_words: Iterable[str] = ()):
+                 relative_words: Iterable[str] = (), count_words: Iterable[str] = ()):
         self.name = name
         self.spans_key = spans_key
         self.identifiers_key = identifiers_key
@@ -104,7 +106,7 @@ class NumberWords:
         self._digit_year = re.compile(r"\s*,?\s+(?:de|del)\s+\d{4}(?!\d)")
         self._weekday_before = re.compile(rf"(?<!\w)(?:{weekday})\s*,?\s*(?:el\s+|dia\s+)?$")
         self._month_before = re.compile(rf"(?<!\w)(?:(?:\d{{1,2}}\s+de\s+)?)(?:{month})\s+(?:de|del)\s+$")
-        self._day_before = re.compile(r"(?<!\w)dia\s+$")
+        self._day_before = re.compile(r"(?<!\w)(?:el|del|al)\s+dia\s+$")  # `el día veintidós`, not `otro día dos`
         self._not_date_after = re.compile(r"\s+(?:de|del|tras|post|en|a)(?!\w)")
         self._year_before = re.compile(r"(?<!\w)ano\s+$")
         self._unit = re.compile(rf"\s+(?:{_alternation(age_units)})(?!\w)")
@@ -115,6 +117,7 @@ class NumberWords:
         # `mujer` is a kinship word too (`su mujer`), but `Mujer de ochenta años` is the patient
         relatives = {casefold_per_char(w) for w in relative_words} - {casefold_per_char(w) for w in age_person_words}
         self._relative = re.compile(rf"(?<!\w)(?:{_alternation(relatives)})(?:\s+\S+){{0,3}}?\s+de\s+$")
+        self._count = re.compile(rf"\s+(?:{_alternation(count_words)})(?!\w)")
         self._letter = re.compile(r"\s*-?\s*[a-z](?!\w)")
         self._any_number_word = re.compile(rf"(?<!\w)(?:{_alternation(number_word_set())})")
 
@@ -162,6 +165,8 @@ class NumberWords:
 
     def _code(self, folded: str, group: List[NumberRun]) -> Optional[Tuple[int, int, str]]:
         start, end = group[0].start, group[-1].end
+        if self._count.match(folded, end):
+            return None
         digits = "".join(r.digits for r in group)
         before = folded[max(0, start - WINDOW):start]
         label = next((label for label, key in self._keys if key.search(before)), None)
@@ -182,6 +187,8 @@ class NumberWords:
 
     def _date(self, folded: str, run: NumberRun, runs: List[NumberRun]) -> Optional[Tuple[int, int, str]]:
         start, end = run.start, run.end
+        if self._count.match(folded, end):
+            return None
         before = folded[max(0, start - WINDOW):start]
         month = self._day_month.match(folded, end)
         if month and 1 <= run.value <= 31:
