@@ -11,14 +11,14 @@ and punctuation end a run. `spell(n)` and `spell_group(digits)` write a value in
 """
 import re
 from functools import lru_cache
-from typing import Dict, List, NamedTuple
+from typing import Dict, List, NamedTuple, Optional
 
 from text_to_num import Token, find_numbers
 
 from .lexicon import casefold_per_char, words
 
-WORD = re.compile(r"[^\W\d_]+|\d+|\n|[^\w\s]")
-BREAK = "\u00b6"  # what a digit or a line break is read as: a token that ends any run
+WORD = re.compile(r"[^\W\d_]+")
+BREAK = "\u00b6"  # what a word, a digit or a line break between number words is read as: it ends any run
 _UNITS = ("cero uno dos tres cuatro cinco seis siete ocho nueve diez once doce trece catorce quince "
           "dieciséis diecisiete dieciocho diecinueve veinte veintiuno veintidós veintitrés veinticuatro "
           "veinticinco veintiséis veintisiete veintiocho veintinueve").split()
@@ -62,20 +62,37 @@ def has_number_word(text: str) -> bool:
     return any(casefold_per_char(m.group()) in known for m in WORD.finditer(text))
 
 
-def number_runs(text: str) -> List[NumberRun]:
-    """The numbers in words of `text`, in order, with their character offsets."""
+@lru_cache(maxsize=None)
+def _candidates() -> "re.Pattern":
+    # the number words and `y`, folded; only these reach text2num (the rest of a text is a gap)
+    words_ = sorted(number_word_set() | set(_spellings()) | {"y"}, key=len, reverse=True)
+    return re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, words_)) + r")(?!\w)")
+
+
+def number_runs(text: str, folded: Optional[str] = None) -> List[NumberRun]:
+    """The numbers in words of `text`, in order, with their character offsets (`folded`: the
+    text through lexicon.casefold_per_char, when the caller has it)."""
+    folded = casefold_per_char(text) if folded is None else folded
     spans, tokens = [], []
     spellings = _spellings()
-    for m in WORD.finditer(text):
-        word = m.group()
-        if word[0].isalpha():
-            form = spellings.get(casefold_per_char(word), word.lower())
-        elif word[0].isdigit() or word == "\n":
-            form = BREAK
-        else:
-            form = word
+    last = None
+    for m in _candidates().finditer(folded):
+        if last is not None:
+            gap = text[last:m.start()]
+            if gap.strip():
+                # a word, a digit or a line break ends a run; a comma is text2num's to read
+                punct = gap.strip()
+                if len(punct) == 1 and not punct.isalnum() and "\n" not in gap:
+                    tokens.append(_Word(punct))
+                else:
+                    tokens.append(_Word(BREAK))
+                spans.append((last, last))
+            elif "\n" in gap:
+                tokens.append(_Word(BREAK))
+                spans.append((last, last))
         spans.append(m.span())
-        tokens.append(_Word(form))
+        tokens.append(_Word(spellings.get(m.group(), text[m.start():m.end()].lower())))
+        last = m.end()
     if not tokens:
         return []
     runs = []

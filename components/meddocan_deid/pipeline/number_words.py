@@ -127,7 +127,7 @@ class NumberWords:
         folded = casefold_per_char(text)
         if not self._any_number_word.search(folded):
             return []
-        runs = number_runs(text)
+        runs = number_runs(text, folded)
         found: List[Tuple[int, int, str]] = []
         used = set()
         for group in self._groups(text, runs):
@@ -164,10 +164,10 @@ class NumberWords:
         return groups
 
     def _code(self, folded: str, group: List[NumberRun]) -> Optional[Tuple[int, int, str]]:
-        start, end = group[0].start, group[-1].end
-        if self._count.match(folded, end):
-            return None
         digits = "".join(r.digits for r in group)
+        start, end = group[0].start, group[-1].end
+        if len(digits) < 4 or self._count.match(folded, end):  # no code, phone or postal code is shorter
+            return None
         before = folded[max(0, start - WINDOW):start]
         label = next((label for label, key in self._keys if key.search(before)), None)
         phone = len(digits) == 9 and digits[0] in "6789"
