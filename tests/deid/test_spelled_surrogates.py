@@ -33,7 +33,7 @@ def in_words(text):
 
 
 def as_date(text):
-    read = read_date(as_digits(text).replace("1º", "1"))
+    read = read_date(re.sub(r"\s+barra\s+", "/", as_digits(text)).replace("1º", "1"))
     return dt.date(read.year, read.month, read.day)
 
 
@@ -52,6 +52,8 @@ DATES = [
     "TRES DE MARZO DE DOS MIL VEINTISÉIS",
     "Veintidós de Febrero de Dos Mil Veinte",
     "lunes, primero de mayo de dos mil veintitrés",
+    "doce del tres de mil novecientos ochenta y cinco",
+    "doce barra tres barra dos mil veinte",
 ]
 
 

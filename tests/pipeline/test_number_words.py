@@ -95,6 +95,8 @@ DATES = [
     ("Cita el martes veinticuatro de junio.", "martes veinticuatro de junio"),
     ("Alta el diez de octubre de 2025.", "diez de octubre de 2025"),
     ("Control el 3 de marzo de dos mil veintiséis.", "3 de marzo de dos mil veintiséis"),
+    ("nacido el doce del tres del ochenta y cinco", "doce del tres del ochenta y cinco"),
+    ("fecha de la cita: doce barra tres barra dos mil veinte", "doce barra tres barra dos mil veinte"),
 ]
 
 
@@ -111,6 +113,8 @@ CODES = [
     ("llamar al novecientos quince treinta y siete cuarenta y ocho veintiuno", "NUMERO_TELEFONO",
      "novecientos quince treinta y siete cuarenta y ocho veintiuno"),
     ("Fax nueve uno cinco tres siete cuatro ocho dos uno.", "NUMERO_FAX", "nueve uno cinco tres siete cuatro ocho dos uno"),
+    ("teléfono más treinta y cuatro seis uno cero cuarenta y dos treinta y tres diecinueve", "NUMERO_TELEFONO",
+     "treinta y cuatro seis uno cero cuarenta y dos treinta y tres diecinueve"),
     ("Su hija deja el seis cero cero once veintidós treinta y tres.", "NUMERO_TELEFONO",
      "seis cero cero once veintidós treinta y tres"),
     ("historia número cuatro cinco ocho dos uno nueve", "ID_SUJETO_ASISTENCIA", "cuatro cinco ocho dos uno nueve"),
@@ -157,6 +161,8 @@ def test_lower_case_and_capitals_alike(nlp, text):
     "Dos de los tres hermanos viven en casa.",
     "peso setenta y nueve kilos, talla ciento setenta",
     "En el año dos de tratamiento.",
+    "dos de los tres de cada cuatro",
+    "uno de tres de noventa",
     "Un día tres veces y otro día dos.",
     "teléfono: tomar seiscientos doce treinta y cuatro cincuenta y seis setenta y ocho miligramos",
     "historia: cuatro mil quinientas unidades",

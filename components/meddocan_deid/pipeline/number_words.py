@@ -10,11 +10,13 @@ context matched case- and accent-folded) and `doc.ents`; writes the PHI it finds
   guideline P4.3); never after a duration word (`hace tres años`, `durante dos meses`) nor
   before `de evolución`, `después`...;
 - dates (FECHAS): a day, `de`, a month name and an optional year (`el tres de marzo de dos
-  mil veintiséis`, with a weekday before it: `lunes, tres de marzo`), a month and a year in
+  mil veintiséis`, with a weekday before it: `lunes, tres de marzo`), day, month and year as
+  numbers (`doce del tres del ochenta y cinco`, `doce barra tres barra dos mil veinte`), a month and a year in
   words (`marzo de dos mil veintiséis`), a day after `el día` (`el día veintidós`), a year after
   `año`;
 - numbers after a key (key phrases tagged with their label: `teléfono`, `fax`, `historia`,
-  `NHC`, `DNI`, `episodio`, `código postal`...): a phone or fax (9 digits from 6/7/8/9), a
+  `NHC`, `DNI`, `episodio`, `código postal`...): a phone or fax (9 digits from 6/7/8/9, or
+  after Spain's 34), a
   postal code (5 digits, province 01-52, TERRITORIO), a record or document number (4 digits
   or more, with a DNI's letter right after it); a phone without a key when dictated in three groups or more.
 
@@ -103,6 +105,7 @@ class NumberWords:
         month, weekday = _alternation(month_names), _alternation(weekday_names)
         self._day_month = re.compile(rf"\s+de\s+(?:{month})(?!\w)")
         self._year_link = re.compile(r"\s*,?\s+(?:de|del)\s+")
+        self._number_link = re.compile(r"\s+(?:de|del|barra)\s+")  # `doce del tres del ochenta y cinco`
         self._digit_year = re.compile(r"\s*,?\s+(?:de|del)\s+\d{4}(?!\d)")
         self._weekday_before = re.compile(rf"(?<!\w)(?:{weekday})\s*,?\s*(?:el\s+|dia\s+)?$")
         self._month_before = re.compile(rf"(?<!\w)(?:(?:\d{{1,2}}\s+de\s+)?)(?:{month})\s+(?:de|del)\s+$")
@@ -170,7 +173,9 @@ class NumberWords:
             return None
         before = folded[max(0, start - WINDOW):start]
         label = next((label for label, key in self._keys if key.search(before)), None)
-        phone = len(digits) == 9 and digits[0] in "6789"
+        # `más treinta y cuatro seis uno ...`: Spain's prefix, then the number
+        phone = (len(digits) == 9 and digits[0] in "6789") or (len(digits) == 11 and digits[:2] == "34"
+                                                              and digits[2] in "6789")
         if label is None:
             # dictated in three groups or more, a 9-digit number from 6/7/8/9 is a phone
             return (start, end, "NUMERO_TELEFONO") if phone and len(group) >= 3 else None
@@ -207,6 +212,9 @@ class NumberWords:
             return start, end, DATE
         if run.ordinal:
             return None
+        numeric = self._numeric_date(folded, run, runs)
+        if numeric is not None:
+            return numeric
         month_before = self._month_before.search(before)
         if month_before and (1900 <= run.value <= 2100 or (run.value <= 99 and before.endswith("del "))):
             return start - (len(before) - month_before.start()), end, DATE
@@ -215,6 +223,24 @@ class NumberWords:
             return start, end, DATE
         if self._year_before.search(before) and 1900 <= run.value <= 2100:
             return start, end, DATE
+        return None
+
+    def _numeric_date(self, folded: str, day: NumberRun, runs: List[NumberRun]) -> Optional[Tuple[int, int, str]]:
+        """Day, month and year as three numbers: `doce del tres del ochenta y cinco`, `doce barra tres
+        barra dos mil veinte` (a day and a month alone are too often something else)."""
+        links = []
+
+        def after(run: NumberRun) -> Optional[NumberRun]:
+            link = self._number_link.match(folded, run.end)
+            if link:
+                links.append(link.group().split()[0])
+            return next((r for r in runs if link and r.start == link.end() and not r.ordinal), None)
+        month = after(day) if 1 <= day.value <= 31 else None
+        year = after(month) if month is not None and 1 <= month.value <= 12 else None
+        # a two-digit year only with `del` or `barra` (`uno de tres de noventa` is a fraction's words)
+        if year is not None and (1900 <= year.value <= 2100 or (
+                year.value <= 99 and len(year.digits) <= 2 and {"del", "barra"} & set(links))):
+            return day.start, year.end, DATE
         return None
 
     def _age(self, folded: str, run: NumberRun) -> Optional[Tuple[int, int, str]]:

@@ -21,6 +21,7 @@ from .common import Context, case_like
 Generator = Callable[[str, str, Context], Optional[str]]
 CODE_GAP = re.compile(r"[\s,\-.]*(?:letra\s+)?[A-Za-z]?[\s.]*")  # between and after the groups: blanks, a DNI letter
 _DIGITS = re.compile(r"\d+º?")
+_BARRA = re.compile(r"(?<=\d)\s+barra\s+(?=\d)", re.IGNORECASE)
 
 
 def _in_words(text: str) -> Optional[List[NumberRun]]:
@@ -47,9 +48,17 @@ def dates_in_words(generator: Generator) -> Generator:
         runs = _in_words(text)
         if runs is None:
             return generator(text, label, ctx)
-        new = generator(_digit_form(text, runs), label, ctx)
+        digit_form = _digit_form(text, runs)
+        # `doce barra tres barra dos mil veinte`: read as `12/3/2020`, the `barra` written back
+        slashes = _BARRA.findall(digit_form)
+        new = generator(_BARRA.sub("/", digit_form) if slashes else digit_form, label, ctx)
         if new is None:
             return None
+        if slashes:
+            parts = new.split("/")
+            if len(parts) != len(slashes) + 1:
+                return None
+            new = "".join(p + (slashes[i] if i < len(slashes) else "") for i, p in enumerate(parts))
         numbers = list(_DIGITS.finditer(new))
         out, pos = [], 0
         for i, m in enumerate(numbers):
