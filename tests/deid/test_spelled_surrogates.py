@@ -162,3 +162,17 @@ def test_two_groups_that_would_read_as_one_are_spelled_digit_by_digit():
     runs = number_runs("seis cero cero quince")
     spelled = _spell_code("seis cero cero quince", runs, "90015", [" ", " ", " "], "")
     assert digits(spelled) == "90015" and value not in spelled
+
+
+def test_a_dictated_report_through_the_rule_pipeline(rule_nlp):
+    import meddocan_deid
+
+    text = ("Informe clínico del paciente:\nvarón de setenta y nueve años; acude el tres de marzo de dos mil "
+            "veintiséis; teléfono seis uno cero cuarenta y dos treinta y tres diecinueve.\n")
+    doc = rule_nlp(text)
+    new, replacements = meddocan_deid.deidentify(doc, mode="surrogate", key=KEY, scope="dictado-1")
+    assert "setenta y nueve años" in new  # ages are kept
+    assert "tres de marzo" not in new and "seis uno cero" not in new
+    assert not any(c.isdigit() for c in new)  # what was in words stays in words
+    phone = re.search(r"teléfono (.+)\.\n", new).group(1)
+    assert len(digits(phone)) == 9
