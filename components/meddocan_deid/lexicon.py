@@ -86,10 +86,20 @@ def _casefold_char(ch: str) -> str:
     return low if len(low) == 1 else ch
 
 
+class _FoldTable(dict):
+    # str.translate looks each character up in C; a character seen for the first time is folded once
+    def __missing__(self, code: int) -> str:
+        self[code] = folded = _casefold_char(chr(code))
+        return folded
+
+
+_FOLD_TABLE = _FoldTable()
+
+
 def casefold_per_char(text: str) -> str:
     """Case- and accent-folded (compatibility forms too: `ª` is `a`) copy of `text` with exactly
     one character per character (a character that would fold to several stays lower-cased)."""
-    return "".join(_casefold_char(c) for c in text)
+    return text.translate(_FOLD_TABLE)
 
 
 def lookup_key(text: str) -> str:

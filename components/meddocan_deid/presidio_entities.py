@@ -106,6 +106,7 @@ SOURCE_SCORES: Dict[str, float] = {
     "propagated": 0.8,
     "ner": 0.75,
     "fallback": 0.6,
+    "number_words": 0.85,
     "code_shape": 0.5,
     "privacy_high": 0.4,
 }
@@ -118,6 +119,7 @@ SOURCE_TEXTS: Dict[str, str] = {
     "propagated": "another occurrence of a trusted PHI string",
     "ner": "NER (or an entity a post-NER component cut or built)",
     "fallback": "fallback rule where no other entity is",
+    "number_words": "number in words in its context (age, date, keyed phone or record number)",
     "code_shape": "code no safe pattern explains",
     "privacy_high": "privacy level high addition",
 }
@@ -125,7 +127,7 @@ SOURCE_TEXTS: Dict[str, str] = {
 # came from that component; earlier groups win (fields are copied into rule_entities)
 SOURCE_GROUPS: Tuple[Tuple[str, str], ...] = (
     ("identifiers", "identifier"), ("fields", "field"), ("rule_entities", "rule"), ("trusted_phi", "propagated"),
-    ("fallback_entities", "fallback"), ("code_shapes", "code_shape"), ("privacy_added", "privacy_high"))
+    ("fallback_entities", "fallback"), ("number_words", "number_words"), ("code_shapes", "code_shape"), ("privacy_added", "privacy_high"))
 # phi_rules pattern ids whose entity is the value after a key (`Nombre: ...`, `Tel: ...`): a
 # rule entity right after such a key of its label, on the key's line, is a keyed field value
 KEYED_RULES = ("header/line", "footer/number")

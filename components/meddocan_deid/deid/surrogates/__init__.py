@@ -3,14 +3,15 @@
 Each generator is `fn(text, label, ctx) -> str | None`; None means "use the tag": an age or
 a sex when the options say not to keep them, and any value for which no surrogate of its
 kind fits (a date that is not one, an unknown profession, an acronym): letters of a word are
-never replaced by random letters. Codes (identifiers, phone numbers) keep their shape."""
+never replaced by random letters. Codes (identifiers, phone numbers) keep their shape.
+Dates, codes and postal codes dictated in words get their surrogate in words (spelled.py)."""
 from typing import Callable, Dict, Optional
 
 from .common import Context
-from . import contact, dates, identifiers, institutions, names, person, places, streets
+from . import contact, dates, identifiers, institutions, names, person, places, spelled, streets
 from .dates import offset_for, shift_date
 
-GENERATORS: Dict[str, Callable[[str, str, Context], Optional[str]]] = {
+_GENERATORS: Dict[str, Callable[[str, str, Context], Optional[str]]] = {
     "NOMBRE_SUJETO_ASISTENCIA": names.names,
     "NOMBRE_PERSONAL_SANITARIO": names.names,
     "FAMILIARES_SUJETO_ASISTENCIA": names.relatives,
@@ -40,6 +41,18 @@ GENERATORS: Dict[str, Callable[[str, str, Context], Optional[str]]] = {
     "CENTRO_SALUD": institutions.health_centres,
     "PROFESION": person.professions,
     "OTROS_SUJETO_ASISTENCIA": person.others,
+}
+
+# a value dictated in words gets its surrogate in words (spelled.py): dates, codes, postal codes
+_CODE_LABELS = ("ID_SUJETO_ASISTENCIA", "ID_ASEGURAMIENTO", "ID_CONTACTO_ASISTENCIAL", "NUMERO_BENEF_PLAN_SALUD",
+                "ID_TITULACION_PERSONAL_SANITARIO", "ID_EMPLEO_PERSONAL_SANITARIO", "OTRO_NUMERO_IDENTIF",
+                "NUMERO_TELEFONO", "NUMERO_FAX")
+GENERATORS: Dict[str, Callable[[str, str, Context], Optional[str]]] = {
+    label: (spelled.dates_in_words(gen) if label == "FECHAS"
+            else spelled.codes_in_words(gen) if label in _CODE_LABELS
+            else spelled.codes_in_words(gen, postal=True) if label == "TERRITORIO"
+            else gen)
+    for label, gen in _GENERATORS.items()
 }
 
 # labels whose value the default options keep (policy, not a failure to replace)

@@ -1,0 +1,47 @@
+"""How much of the PHI dictated in words a pipeline removes (a set of `[[LABEL|surface]]`
+sources, meddocan_deid.evaluation.formats_set).
+
+The gold mentions that hold a number word (`tres`, `veintidós`, `mil`, `cero`: the list of
+meddocan_deid.number_words) are counted per label and in all, with how many of them are
+wholly removed: every character but blanks inside some predicted entity, whatever its
+label (what a de-identified text needs; the strict scores are evaluate_formats'). Counts
+only, never text.
+"""
+from collections import Counter
+from typing import Dict, Iterable, List, Tuple
+
+from spacy.language import Language
+
+from ..number_words import has_number_word
+from .formats_set import SourceDoc
+
+
+def wholly_covered(text: str, start: int, end: int, predicted: Iterable[Tuple[int, int]]) -> bool:
+    """Every non-blank character of text[start:end] lies in one of the `predicted` ranges."""
+    covered = set()
+    for s, e in predicted:
+        if s < end and start < e:
+            covered.update(range(max(s, start), min(e, end)))
+    return all(i in covered for i in range(start, end) if not text[i].isspace())
+
+
+def score_number_words(docs: List[SourceDoc], predictions: Dict[str, List[Tuple[int, int]]]) -> Dict[str, object]:
+    """{"labels": {label: {"n", "removed"}}, "overall": {"n", "removed", "docs"}} over the gold
+    mentions with a number word; `predictions`: doc id -> [(start, end)] of the entities."""
+    n, removed = Counter(), Counter()
+    for doc in docs:
+        for label, start, end in doc.entities:
+            if not has_number_word(doc.text[start:end]):
+                continue
+            n[label] += 1
+            removed[label] += wholly_covered(doc.text, start, end, predictions.get(doc.doc_id, []))
+    labels = {label: {"n": n[label], "removed": removed[label]} for label in sorted(n)}
+    return {"labels": labels,
+            "overall": {"n": sum(n.values()), "removed": sum(removed.values()), "docs": len(docs)}}
+
+
+def evaluate_number_words(nlp: Language, docs: List[SourceDoc], *, batch_size: int = 16) -> Dict[str, object]:
+    """Run `nlp` over the sources' texts and score its entities (score_number_words)."""
+    predictions = {doc.doc_id: [(e.start_char, e.end_char) for e in parsed.ents]
+                   for doc, parsed in zip(docs, nlp.pipe((d.text for d in docs), batch_size=batch_size))}
+    return score_number_words(docs, predictions)
