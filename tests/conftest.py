@@ -6,6 +6,8 @@ from pathlib import Path
 import pytest
 
 import meddocan_deid  # noqa: F401  (registers the factories and the tokenizer)
+# a factory newer than the installed package's entry points registers on import
+import meddocan_deid.pipeline.keep_clinical_codes  # noqa: F401
 from meddocan_deid.pipeline.rules_only import build_rule_pipeline
 
 ROOT = Path(__file__).parent.parent
