@@ -645,6 +645,7 @@ DEVICES = (("marcapasos", "Medtronic", "Adapta"), ("DAI", "Boston Scientific", "
            ("marcapasos", "Biotronik", "Edora"), ("sensor de glucosa", "Dexcom", "G"),
            ("implante coclear", "Cochlear", "Nucleus"), ("bomba de insulina", "Medtronic", "MiniMed"),
            ("prótesis de cadera", "Zimmer Biomet", "Taperloc"))
+LOT_SUFFIXES = "ABCDEGJKLNPRSTXZ"  # not M or H, which a tokenizer may cut off as a sex
 EHR_PRODUCTS = ("Diraya", "Millennium", "HCIS", "Orion Clinic", "Abucasis", "Osabide Global")
 CODE_KINDS = ("snomed", "meddra", "loinc", "eudract", "euct", "nct", "icd10", "icd10_category", "atc", "variant",
               "karyotype", "lot", "model", "bed", "room", "ehr")
@@ -708,7 +709,7 @@ def clinical_code(v: Values, which: str) -> List[Part]:
     if which == "lot":
         letters = "".join(v.rng.choice(string.ascii_uppercase) for _ in range(2))
         return v.pick([f"Se administra {v.pick(*VACCINES)}, lote ", n(f"{letters}{v.digits(4)}"), "."],
-                      ["Apósito hemostático L. ", n(f"{v.digits(4)}{v.rng.choice(string.ascii_uppercase)}"), " sin incidencias."])
+                      ["Apósito hemostático L. ", n(f"{v.digits(4)}{v.rng.choice(LOT_SUFFIXES)}"), " sin incidencias."])
     if which == "model":
         device, brand, line = v.pick(*DEVICES)
         model = f"{''.join(v.rng.choice(string.ascii_uppercase) for _ in range(v.rng.randint(2, 4)))}{v.digits(2)}"
