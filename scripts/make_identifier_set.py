@@ -693,7 +693,7 @@ def clinical_code(v: Values, which: str) -> List[Part]:
     if which == "euct":
         return ["Se incluye en el ensayo EU CT ", n(f"{v.rng.randint(2022, 2025)}-5{v.digits(5)}-{v.digits(2)}-00"), "."]
     if which == "nct":
-        return ["Ensayo registrado en ClinicalTrials.gov como ", n(f"NCT0{v.digits(7)}"), "."]
+        return ["Ensayo registrado en el registro estadounidense como ", n(f"NCT0{v.digits(7)}"), "."]
     if which == "icd10":
         code, term = v.pick(*ICD10_CODES)
         return v.pick([f"Diagnóstico al alta: {term} (", n(code), ")."], [f"Se codifica {term} como ", n(code), "."])
