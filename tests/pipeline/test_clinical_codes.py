@@ -113,7 +113,7 @@ def test_lot_model_bed_room_and_ehr(finder):
     text = ("Vacuna administrada, lote FH8476; apósito L. 4521B. Marcapasos Medtronic Adapta ADDR01, modelo 5076-52. "
             "Ingresa en la cama 12 de la hab. 214. Registrado en Diraya.")
     codes = {(text[c.start:c.end], c.kind, text[c.cue_start:c.start].strip()) for c in finder.find(text)}
-    assert codes == {("FH8476", "lot", "lote"), ("4521B", "lot", "L."), ("ADDR01", "model", ""),
+    assert codes == {("FH8476", "lot", "lote"), ("4521B", "lot", "L."), ("ADDR01", "model", "Adapta"),
                      ("5076-52", "model", ""), ("12", "bed", "cama"), ("214", "room", "hab."), ("Diraya", "ehr", "")}
 
 

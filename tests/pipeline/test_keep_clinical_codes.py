@@ -79,3 +79,19 @@ def test_saved_with_the_pipeline(tmp_path):
     assert [e.text for e in doc.ents] == ["Diraya"]
     again = KeepClinicalCodes(nlp, "x").from_bytes(keep.to_bytes())
     assert again.words == keep.words and again.words != default_words()
+
+
+def test_a_maker_keeps_its_name_and_loses_the_model():
+    nlp = spacy.blank("es")
+    keep = KeepClinicalCodes(nlp, "clinical_codes")
+    text = "Portador de DAI Boston Scientific Resonate OXV00 desde 2019."
+    doc = keep(tagged(nlp, text, "Boston Scientific Resonate OXV00", label="INSTITUCION"))
+    assert [(e.text, e.label_) for e in doc.ents] == [("Boston Scientific", "INSTITUCION")]
+
+
+def test_a_code_inside_a_name_leaves_the_name_whole():
+    nlp = spacy.blank("es")
+    keep = KeepClinicalCodes(nlp, "clinical_codes")
+    text = "Vive en Residencia C34.1 Los Olmos."
+    doc = keep(tagged(nlp, text, "Residencia C34.1 Los Olmos", label="INSTITUCION"))
+    assert [e.text for e in doc.ents] == ["Residencia C34.1 Los Olmos"]

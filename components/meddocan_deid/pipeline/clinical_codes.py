@@ -3,8 +3,8 @@ karyotypes, and the numbers of things (a lot, a device model, a bed, a room, an 
 
 None of them identifies a person, and a researcher needs them. Pure functions over a string;
 no spaCy object. `find_codes(text, words)` returns every code in a text as `Code(start, end,
-kind, cue_start)` (`cue_start`: where the cue word that made it a code starts, for kinds read
-after a cue, else `start`).
+kind, cue_start)` (`cue_start`: where the cue word that made it a code starts, for a lot, a bed
+or a room; where a model's product line starts, after its brand; else `start`).
 
 How each kind is recognised (decided once, here):
 
@@ -293,7 +293,10 @@ class CodeFinder:
         if "model" in kinds and self._brand_model is not None:
             for m in self._brand_model.finditer(text):
                 if not self.keyed(text, m.start("value"), after=m.end("cue")):
-                    found.append(Code(m.start("value"), m.end("value"), "model", m.start("value")))
+                    # the product line goes with the model (`Resonate OXV00`), the maker stays a maker
+                    line_start = m.end("cue") + len(text[m.end("cue"):m.start("value")]) \
+                        - len(text[m.end("cue"):m.start("value")].lstrip())
+                    found.append(Code(m.start("value"), m.end("value"), "model", line_start))
         if "ehr" in kinds:
             for regex, cued in ((self._ehr, False), (self._ehr_cued, True)):
                 for m in regex.finditer(text) if regex is not None else ():

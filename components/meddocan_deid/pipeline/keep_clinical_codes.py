@@ -4,8 +4,10 @@ Reads `doc.text`, `doc.ents`, the keyed field values (`doc.spans[fields_key]`) a
 entities (`doc.spans[rules_key]`); writes the clinical codes it finds to `doc.spans[spans_key]`
 (the kind in `label_`: `snomed`, `hgvs`, `bed`...; see pipeline/clinical_codes.py) and drops
 from `doc.ents` every entity whose letters and digits all lie inside codes (with their cue
-words for a lot, a bed or a room: `cama 12`). It never adds or trims an entity, and never
-touches tokens or other span groups. It runs after every component that sets entities but
+words for a lot, a bed or a room: `cama 12`; a model with its product line); an entity that
+runs on into a code at its end or start keeps the rest, in whole tokens, if it has two
+letters (`Boston Scientific` of `Boston Scientific Resonate OXV00`), else goes. It never adds
+an entity, and never touches tokens or other span groups. It runs after every component that sets entities but
 `privacy` (which only adds).
 
 An entity stays when a key names its value as PHI: a PHI key (`NHC`, `SIP`, `DNI`...) in the
@@ -115,13 +117,38 @@ class KeepClinicalCodes(SerializedState):
             if code.kind not in NAMED_BY_CUE and any(a < code.end and code.start < b for a, b in keyed):
                 continue
             kept_chars.update(range(code.cue_start, code.end))
-        ents = [e for e in doc.ents if not self._inside(e, text, kept_chars)]
-        if len(ents) != len(doc.ents):
+        ents, changed = [], False
+        for ent in doc.ents:
+            kept = self._outside(ent, text, kept_chars)
+            if kept is None or kept is ent:
+                ents.append(ent)
+                continue
+            changed = True
+            if len(kept):
+                ents.append(kept)
+        if changed:
             doc.ents = ents
         return doc
 
     @staticmethod
-    def _inside(ent: Span, text: str, chars: set) -> bool:
-        """Every letter and digit of the entity is a code's (or its cue's)."""
+    def _outside(ent: Span, text: str, chars: set) -> Optional[Span]:
+        """What is left of the entity outside the codes: None when no letter or digit of it is a
+        code's (or its cue's), an empty span when all are, the rest when the codes are a head or
+        a tail of it and the rest has two letters in whole tokens (`Boston Scientific` of
+        `Boston Scientific Resonate OXV00`); the entity itself otherwise (a code in its middle)."""
         alnum = [i for i in range(ent.start_char, ent.end_char) if text[i].isalnum()]
-        return bool(alnum) and all(i in chars for i in alnum)
+        inside = [i in chars for i in alnum]
+        if not any(inside):
+            return None
+        if all(inside):
+            return ent.doc[ent.start:ent.start]
+        head = next(k for k, flag in enumerate(inside) if not flag)
+        tail = next(k for k, flag in enumerate(reversed(inside)) if not flag)
+        if head + tail != sum(inside):
+            return ent
+        start = alnum[head] if head else ent.start_char
+        end = alnum[len(alnum) - tail - 1] + 1 if tail else ent.end_char
+        piece = ent.doc.char_span(start, end, label=ent.label, alignment_mode="contract")
+        if piece is None or sum(c.isalpha() for c in piece.text) < 2:
+            return ent
+        return piece
