@@ -26,6 +26,7 @@ from typing import Annotated, Callable, Dict, List, Optional, Tuple
 
 import typer
 from stdnum import iban as std_iban
+from stdnum import luhn, verhoeff
 from stdnum.es import ccc as std_ccc
 from stdnum.es import dni as std_dni
 from stdnum.es import nie as std_nie
@@ -616,6 +617,115 @@ def lookalike(v: Values, which: str) -> List[Part]:
     raise ValueError(which)
 
 
+# ---- clinical codes that identify no one (the code reports) ------------------------------
+# Each is valid by its own rule (pipeline/clinical_codes.py): SNOMED CT ids with their Verhoeff
+# digit and a concept partition, LOINC with its Luhn digit, MedDRA in its range, trial numbers
+# in their format, HGVS variants and karyotypes in their grammar.
+SNOMED_TERMS = ("hipertensión arterial", "diabetes mellitus tipo 2", "asma", "fibrilación auricular",
+                "insuficiencia cardiaca", "enfermedad renal crónica", "EPOC", "dislipemia", "anemia ferropénica")
+MEDDRA_TERMS = ("náuseas", "exantema", "cefalea", "neutropenia febril", "hepatotoxicidad", "mareo", "diarrea")
+LOINC_TESTS = ("glucosa en suero", "hemoglobina glicada", "creatinina", "potasio", "TSH", "ferritina", "PCR")
+ICD10_CODES = (("C34.1", "neoplasia de lóbulo superior de pulmón"), ("I21.4", "infarto sin elevación del ST"),
+               ("J18.9", "neumonía"), ("N18.3", "enfermedad renal crónica estadio 3"), ("E11.9", "diabetes tipo 2"),
+               ("K80.20", "colelitiasis"), ("S72.001A", "fractura de cuello femoral"), ("U07.1", "COVID-19"),
+               ("F32.1", "episodio depresivo moderado"), ("G40.909", "epilepsia"))
+ICD10_CATEGORIES = ("I10", "C61", "J45", "E66", "N39", "K21", "M54", "R51")
+ATC_CODES = (("atorvastatina", "C10AA05"), ("enalapril", "C09AA02"), ("metformina", "A10BA02"),
+             ("paracetamol", "N02BE01"), ("omeprazol", "A02BC01"), ("amoxicilina", "J01CA04"),
+             ("levotiroxina", "H03AA01"), ("salbutamol", "R03AC02"))
+AMINO = ("Ala", "Arg", "Asn", "Asp", "Cys", "Gln", "Glu", "Gly", "His", "Ile", "Leu", "Lys", "Met", "Phe", "Pro",
+         "Ser", "Thr", "Trp", "Tyr", "Val")
+ONE_LETTER = "ARNDCQEGHILKMFPSTWYV"
+GENES = ("TP53", "BRCA1", "BRCA2", "KRAS", "EGFR", "BRAF", "CFTR", "PIK3CA", "NRAS", "MLH1")
+KARYOTYPES = ("46,XX", "46,XY", "45,X", "47,XY,+21", "47,XX,+21", "47,XXY", "46,XX,t(9;22)(q34;q11)",
+              "46,XY,del(5)(q13q33)", "46,XX,inv(16)(p13q22)", "47,XX,+18", "47,XY,+13")
+VACCINES = ("la vacuna antigripal", "la vacuna frente a neumococo", "la dosis de recuerdo de tétanos",
+            "la vacuna frente a hepatitis B")
+DEVICES = (("marcapasos", "Medtronic", "Adapta"), ("DAI", "Boston Scientific", "Resonate"),
+           ("marcapasos", "Biotronik", "Edora"), ("sensor de glucosa", "Dexcom", "G"),
+           ("implante coclear", "Cochlear", "Nucleus"), ("bomba de insulina", "Medtronic", "MiniMed"),
+           ("prótesis de cadera", "Zimmer Biomet", "Taperloc"))
+LOT_SUFFIXES = "ABCDEGJKLNPRSTXZ"  # not M or H, which a tokenizer may cut off as a sex
+EHR_PRODUCTS = ("Diraya", "Millennium", "HCIS", "Orion Clinic", "Abucasis", "Osabide Global")
+CODE_KINDS = ("snomed", "meddra", "loinc", "eudract", "euct", "nct", "icd10", "icd10_category", "atc", "variant",
+              "karyotype", "lot", "model", "bed", "room", "ehr")
+
+
+def snomed_code(v: Values, extension: bool = False) -> str:
+    body = str(v.rng.randint(1, 9)) + v.digits(v.rng.randint(4, 7)) + v.pick(*(("10", "11") if extension else ("00", "01")))
+    return body + verhoeff.calc_check_digit(body)
+
+
+def loinc(v: Values) -> str:
+    number = str(v.rng.randint(100, 99999))
+    return f"{number}-{luhn.calc_check_digit(number)}"
+
+
+def hgvs(v: Values) -> str:
+    position = v.rng.randint(12, 2400)
+    ref, alt = v.rng.sample("ACGT", 2)
+    a1, a2 = v.rng.sample(AMINO, 2)
+    return v.pick(f"c.{position}{ref}>{alt}", f"c.{position}_{position + 1}del{ref}{alt}", f"c.{position}dup{ref}",
+                  f"c.{position}+{v.rng.randint(1, 5)}{ref}>{alt}", f"p.({a1}{position // 3}{a2})",
+                  f"p.{a1}{position // 3}{a2}", f"p.{v.pick(*ONE_LETTER)}{position // 3}{v.pick(*ONE_LETTER)}",
+                  f"p.({a1}{position // 3}{a2}fs*{v.rng.randint(2, 40)})", f"p.{a1}{position // 3}*",
+                  f"NM_00{v.digits(4)}.{v.rng.randint(1, 9)}:c.{position}{ref}>{alt}")
+
+
+def clinical_code(v: Values, which: str) -> List[Part]:
+    """A sentence with one or two clinical codes (NO_PHI look-alikes of type `which`)."""
+    def n(text, kind=which):
+        return Ent(text, NO_PHI, kind=kind)
+    if which == "snomed":
+        t1, t2 = v.rng.sample(SNOMED_TERMS, 2)
+        return v.pick(["Problemas activos (SNOMED CT): ", n(snomed_code(v)), f" ({t1}), ", n(snomed_code(v)), f" ({t2})."],
+                      [f"Se registra {t1} con el concepto SNOMED CT ", n(snomed_code(v, v.rng.random() < 0.3)), "."],
+                      ["Código SCTID ", n(snomed_code(v)), f" para {t1}."])
+    if which == "meddra":
+        code = str(v.rng.randint(10000001, 10099999))
+        return v.pick([f"Se notifica a farmacovigilancia {v.pick(*MEDDRA_TERMS)} (MedDRA PT ", n(code), ")."],
+                      [f"Reacción adversa: {v.pick(*MEDDRA_TERMS)}, LLT ", n(code), "."])
+    if which == "loinc":
+        return v.pick([f"Se solicita {v.pick(*LOINC_TESTS)} (LOINC ", n(loinc(v)), ")."],
+                      [f"Resultado de {v.pick(*LOINC_TESTS)} [", n(loinc(v)), "] dentro de la normalidad."])
+    if which == "eudract":
+        return ["Participa en el ensayo clínico con número EudraCT ", n(f"{v.rng.randint(2005, 2021)}-{v.digits(6)}-{v.digits(2)}"), "."]
+    if which == "euct":
+        return ["Se incluye en el ensayo EU CT ", n(f"{v.rng.randint(2022, 2025)}-5{v.digits(5)}-{v.digits(2)}-00"), "."]
+    if which == "nct":
+        return ["Ensayo registrado en el registro estadounidense como ", n(f"NCT0{v.digits(7)}"), "."]
+    if which == "icd10":
+        code, term = v.pick(*ICD10_CODES)
+        return v.pick([f"Diagnóstico al alta: {term} (", n(code), ")."], [f"Se codifica {term} como ", n(code), "."])
+    if which == "icd10_category":
+        return ["Diagnósticos secundarios CIE-10: ", n(v.pick(*ICD10_CATEGORIES)), " y ", n(v.pick(*ICD10_CATEGORIES)), "."]
+    if which == "atc":
+        drug, code = v.pick(*ATC_CODES)
+        return [f"Tratamiento con {drug} (ATC ", n(code), ") desde hace años."]
+    if which == "variant":
+        return [f"El estudio genético detecta en {v.pick(*GENES)} la variante ", n(hgvs(v)), " en heterocigosis."]
+    if which == "karyotype":
+        return ["Cariotipo en sangre periférica: ", n(v.pick(*KARYOTYPES)), "."]
+    if which == "lot":
+        letters = "".join(v.rng.choice(string.ascii_uppercase) for _ in range(2))
+        return v.pick([f"Se administra {v.pick(*VACCINES)}, lote ", n(f"{letters}{v.digits(4)}"), "."],
+                      ["Apósito hemostático L. ", n(f"{v.digits(4)}{v.rng.choice(LOT_SUFFIXES)}"), " sin incidencias."])
+    if which == "model":
+        device, brand, line = v.pick(*DEVICES)
+        model = f"{''.join(v.rng.choice(string.ascii_uppercase) for _ in range(v.rng.randint(2, 4)))}{v.digits(2)}"
+        return v.pick([f"Portador de {device} {brand} {line} ", n(model), "."],
+                      [f"Se implanta {device} {brand}, modelo ", n(f"{v.digits(4)}-{v.digits(2)}"), "."])
+    if which == "bed":
+        return [v.pick("Ingresa en la cama ", "Se traslada a la cama ", "Ocupa la cama "), n(str(v.rng.randint(1, 40))), " de la unidad."]
+    if which == "room":
+        return v.pick(["Ubicado en la hab. ", n(str(v.rng.randint(101, 640))), " de planta."],
+                      ["Permanece en observación en el box ", n(str(v.rng.randint(1, 24))), "."],
+                      ["Se traslada a la habitación ", n(str(v.rng.randint(101, 640))), "."])
+    if which == "ehr":
+        return [v.pick("Informe generado en ", "Datos extraídos de la estación clínica ", "Consta en "), n(v.pick(*EHR_PRODUCTS)), "."]
+    raise ValueError(which)
+
+
 # lab values, vitals, doses, sizes, times, and clinical codes that identify no one
 LOOKALIKES = ("lab", "gas", "vitals", "dose", "icd", "size", "ui", "time", "psa", "atc", "tnm", "variant", "loinc",
               "karyotype", "lot")
@@ -653,7 +763,10 @@ def split_opening(template: str, sexo: str, edad: str) -> List[Part]:
     return [before, Ent(sexo, "SEXO_SUJETO_ASISTENCIA"), middle, Ent(edad, "EDAD_SUJETO_ASISTENCIA"), after]
 
 
-def make_report(index: int, v: Values) -> Report:
+def make_report(index: int, v: Values, codes: int = 0) -> Report:
+    """One report; with `codes`, a code report: that many clinical code sentences replace the
+    three look-alike sentences, and the NHC is a number that passes SNOMED CT's checks (after its
+    key it is the patient's)."""
     rng, fake = v.rng, v.fake
     r = Report()
     female = rng.random() < 0.5
@@ -690,7 +803,8 @@ def make_report(index: int, v: Values) -> Report:
     r.add("Datos del paciente.\n")
     r.add("Nombre: ", Ent(first, "NOMBRE_SUJETO_ASISTENCIA"), ".\n")
     r.add("Apellidos: ", Ent(surnames, "NOMBRE_SUJETO_ASISTENCIA"), ".\n")
-    r.add("NHC: ", v.nhc(), ".\n")
+    nhc = Ent(snomed_code(v), KIND_LABELS["nhc"], "nhc", "na", "code_like") if codes else v.nhc()
+    r.add("NHC: ", nhc, ".\n")
     city = fake.city()
     with_extras("Domicilio", ["Domicilio: ", Ent(f"{fake.street_name()}, {rng.randint(1, 120)}", "CALLE"), "."])
     r.add("Localidad/ Provincia: ", Ent(city, "TERRITORIO"), ".\n")
@@ -709,11 +823,12 @@ def make_report(index: int, v: Values) -> Report:
     r.section = "body"
     sexo = "mujer" if female else "varón"
     r.add(*split_opening(gendered(rng.choice(BODY_OPENINGS), female), sexo, f"{age} años"), " ")
-    looks = rng.sample(LOOKALIKES, 3)
+    looks = [CODE_KINDS[(index + j) % len(CODE_KINDS)] for j in range(codes)] if codes else rng.sample(LOOKALIKES, 3)
     planted = []
     for i, kind in enumerate(body_kinds):
         planted.append(keyed(v, kind, "body", wrap=(wrap_body_dni and kind == "dni")))
-    sentences: List[List[Part]] = [*planted, *(lookalike(v, w) for w in looks)]
+    sentence = clinical_code if codes else lookalike
+    sentences: List[List[Part]] = [*planted, *(sentence(v, w) for w in looks)]
     sentences.append([gendered("Fue intervenid{o} en el ", female), Ent(hospital, "HOSPITAL"), " en ", Ent(str(year - rng.randint(1, 6)), "FECHAS"), "."])
     rng.shuffle(sentences)
     for i, sentence in enumerate(sentences):
@@ -744,6 +859,8 @@ def main(
     output_dir: Annotated[Path, typer.Argument(help="Folder for the <id>.txt / <id>.ann files")],
     n_reports: Annotated[int, typer.Option(help="Number of reports (at least 80)")] = 96,
     seed: Annotated[int, typer.Option(help="Random seed: the same seed writes the same files")] = 20240,
+    n_code_reports: Annotated[int, typer.Option(help="Code reports after them (clinical codes as look-alikes)")] = 40,
+    codes_per_report: Annotated[int, typer.Option(help="Clinical code sentences in a code report")] = 13,
 ) -> None:
     if n_reports < 1:
         typer.echo("--n-reports must be at least 1", err=True)
@@ -758,7 +875,14 @@ def main(
         doc_id = f"idset_{index:03d}"
         (output_dir / f"{doc_id}.txt").write_text(report.text, encoding="utf-8", newline="")
         (output_dir / f"{doc_id}.ann").write_text(report.ann(), encoding="utf-8", newline="")
-    typer.echo(f"{n_reports} reports -> {output_dir}")
+    # the code reports draw from a generator of their own, so the reports above stay as they were
+    code_values = Values(random.Random(seed + 1), Names(random.Random(seed + 1)))
+    for index in range(n_reports, n_reports + n_code_reports):
+        report = make_report(index, code_values, codes=codes_per_report)
+        doc_id = f"idset_{index:03d}"
+        (output_dir / f"{doc_id}.txt").write_text(report.text, encoding="utf-8", newline="")
+        (output_dir / f"{doc_id}.ann").write_text(report.ann(), encoding="utf-8", newline="")
+    typer.echo(f"{n_reports} reports and {n_code_reports} code reports -> {output_dir}")
 
 
 if __name__ == "__main__":

@@ -6,8 +6,6 @@ from pathlib import Path
 import pytest
 
 import meddocan_deid  # noqa: F401  (registers the factories and the tokenizer)
-# the newest factory, for a checkout run against an installed copy whose entry points predate it
-import meddocan_deid.pipeline.number_words  # noqa: F401
 from meddocan_deid.pipeline.rules_only import build_rule_pipeline
 
 ROOT = Path(__file__).parent.parent

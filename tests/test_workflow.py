@@ -79,7 +79,7 @@ def test_workflow_writes_every_output(project):
     assert robust["heldout_types/lower"]["overall"]["n_docs"] == 10
 
 
-POST_NER = ['entity_edges', 'place_names', 'entity_checks', 'address_parts', 'maker_address', 'trusted_phi', 'identifiers', 'number_words', 'code_shapes', 'privacy']
+POST_NER = ['entity_edges', 'place_names', 'entity_checks', 'address_parts', 'maker_address', 'trusted_phi', 'identifiers', 'number_words', 'code_shapes', 'clinical_codes', 'privacy']
 
 
 @pytest.mark.parametrize("name,pipe_names", [

@@ -55,6 +55,11 @@ def tagged_words(name: str, use: str, lang: str = "es") -> List[str]:
     return [word for word, uses in data["words"].items() if use in uses]
 
 
+def word_uses(name: str, lang: str = "es") -> dict:
+    """word -> its uses, for every word of `<lang>/<name>.json` (file order)."""
+    return {word: list(uses) for word, uses in _tagged(name, lang)["words"].items()}
+
+
 # Titles before a name (`Dr.`, `Dña.`), which the guidelines leave outside the name: the
 # default of the `titles` setting of `meddocan_rule_entities` and `meddocan_entity_edges`
 TITLES = tagged_words("titles", "name_edge")

@@ -275,3 +275,21 @@ def test_rule_pipeline_finds_every_identifier_and_no_lookalike(rule_nlp):
     assert overall["found"] == overall["found_label"] == overall["n"], {
         kind: (v["found"], v["n"]) for kind, v in scores["kinds"].items() if v["found"] < v["n"]}
     assert scores["lookalikes"]["hit"] == 0 and scores["lookalikes"]["n"] > 500
+
+
+def test_code_reports_carry_valid_clinical_codes(docs):
+    """The code reports' look-alikes pass their own checks (pipeline/clinical_codes.py), and
+    their NHC passes SNOMED CT's checks too: a key must still win."""
+    from meddocan_deid.pipeline import clinical_codes as cc
+
+    checks = {"snomed": cc.snomed_id, "meddra": cc.meddra_code, "loinc": cc.loinc_code, "eudract": cc.eudract_number,
+              "euct": cc.euct_number, "nct": cc.nct_number, "atc": cc.atc_code,
+              # every ICD-10 look-alike of the set follows a cue (`CIE-10`, `codificado como`)
+              "icd10": lambda v: cc.icd10_code(v, cued=True), "icd10_category": lambda v: cc.icd10_code(v, cued=True), "variant": cc.hgvs_variant,
+              "karyotype": cc.karyotype}
+    codes = [(item.kind, d.text[item.start:item.end]) for d in docs for item in d.lookalikes
+             if item.kind in checks or item.kind in {"lot", "model", "bed", "room", "ehr"}]
+    assert len(codes) >= 500
+    assert [c for c in codes if c[0] in checks and not checks[c[0]](c[1])] == []
+    code_like = [d.text[i.start:i.end] for d in docs for i in d.identifiers if i.notes.get("format") == "code_like"]
+    assert len(code_like) == 40 and all(cc.snomed_id(v) for v in code_like)

@@ -111,3 +111,22 @@ def test_age_after_a_kinship_word_is_the_relatives(text, age, expected):
     doc.ents = [doc.char_span(start, start + len(age), label="EDAD_SUJETO_ASISTENCIA")]
     doc = checks(doc)
     assert [(e.text, e.label_) for e in doc.ents] == [(age, expected)]
+
+
+@pytest.mark.parametrize("text,word,label,expected", [
+    # an inflected Spanish word in lower case, on a line with capitals, is that word
+    ("La analítica que aporta es normal.", "aporta", "TERRITORIO", []),
+    ("El paciente refiere dolor lumbar.", "refiere", "NOMBRE_SUJETO_ASISTENCIA", []),
+    # a text typed in lower case keeps its names and places
+    ("la analítica que aporta es normal.", "aporta", "TERRITORIO", [("TERRITORIO", "aporta")]),
+    # capitalised, not an inflected form, or a label the check leaves alone
+    ("Vive en Aporta desde niño.", "Aporta", "TERRITORIO", [("TERRITORIO", "Aporta")]),
+    ("Vive en la calle con su tía rosa.", "rosa", "NOMBRE_SUJETO_ASISTENCIA", [("NOMBRE_SUJETO_ASISTENCIA", "rosa")]),
+    ("Acude con su madre.", "madre", "FAMILIARES_SUJETO_ASISTENCIA", [("FAMILIARES_SUJETO_ASISTENCIA", "madre")]),
+])
+def test_a_common_word_is_not_a_name_or_a_place(nlp, text, word, label, expected):
+    assert run(nlp, text, word, label) == expected
+
+
+def test_a_rule_entity_of_a_common_word_stays(nlp):
+    assert run(nlp, "La analítica que aporta es normal.", "aporta", "TERRITORIO", rule=True) == [("TERRITORIO", "aporta")]

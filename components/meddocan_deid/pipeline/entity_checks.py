@@ -7,15 +7,18 @@ relabelled, an age right after a kinship word becomes the relative's (P4.3) and 
 relative before it the patient's, and an institution right after a job or work word becomes
 the employer (OTROS_SUJETO_ASISTENCIA, P28.1), a rule's too. The fallback entities of
 rule_entities (`doc.spans[fallback_key]`: towns anywhere, streets in prose) are added where no
-entity is. Other rule entities, tokens and span groups are never changed.
+entity is. One lower-case word on a line written with capitals that is an inflected form of a
+Spanish word (`aporta`, read as a town) is no name or place. Other rule entities, tokens and
+span groups are never changed.
 """
 import re
-from typing import List
+from typing import Callable, List, Optional
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..lexicon import NAME_LABELS, tagged_words, words
+from .privacy import load_inflected_forms
 from .spans import rule_entity_keys, section_span
 
 YEAR = re.compile(r"(?:1[89]|20)[0-9]{2}")
@@ -66,6 +69,10 @@ def _word_before(doc: Doc, start: int, window: int, stops, hit) -> bool:
         "employer_window": 6,
         # towns found anywhere and other fallback matches of rule_entities: entities where no other is
         "fallback_key": "fallback_entities",
+        # one lower-case word of a cased line, an inflected form of a Spanish word (`aporta`,
+        # `refiere`), is that word, not a name or a place the NER read into it
+        "common_word_labels": ["TERRITORIO", "CALLE", "PAIS", "HOSPITAL", "INSTITUCION", "CENTRO_SALUD",
+                               "NOMBRE_SUJETO_ASISTENCIA", "NOMBRE_PERSONAL_SANITARIO"],
     },
     assigns=["doc.ents"],
 )
@@ -73,7 +80,10 @@ class EntityChecks:
     def __init__(self, nlp: Language, name: str, *, candidates_key: str, rules_key: str, sections_key: str,
                  veto_id: str, max_tokens: int, places_key: str, country_id: str, country_label: str,
                  country_relabel: List[str], kinship_words: List[str], relative_age_window: int,
-                 employer_cues: List[str], employer_window: int, fallback_key: str):
+                 employer_cues: List[str], employer_window: int, fallback_key: str,
+                 common_word_labels: List[str], inflected: Optional[Callable[[str], bool]] = None):
+        """inflected: whether a lower-case word is an inflected Spanish form (default:
+        spacy-lookups-data's lemma table, loaded on first use)."""
         self.name = name
         self.candidates_key = candidates_key
         self.rules_key = rules_key
@@ -88,6 +98,8 @@ class EntityChecks:
         self.relative_age_window = relative_age_window
         self.employer_cues, self.employer_window = set(employer_cues), employer_window
         self.fallback_key = fallback_key
+        self.common_word_labels = set(common_word_labels)
+        self._inflected = inflected
 
     def __call__(self, doc: Doc) -> Doc:
         vetoed = [False] * len(doc)
@@ -109,6 +121,9 @@ class EntityChecks:
                 continue
             if (ent.start, ent.end, ent.label) in rules:
                 ents.append(ent)
+                continue
+            if ent.label_ in self.common_word_labels and self._common_word(doc, ent):
+                changed = True
                 continue
             # vetoes (pattern data, label `NO_PHI`) mark phrases the guidelines say are not
             # PHI ("médico de familia": a profession, not a relative)
@@ -161,6 +176,21 @@ class EntityChecks:
         if changed:
             doc.ents = sorted(ents, key=lambda e: e.start)
         return doc
+
+    def _common_word(self, doc: Doc, ent: Span) -> bool:
+        """One lower-case word, on a line written with capitals (a text typed in lower case
+        keeps its names), that is an inflected form of a Spanish word: `aporta`, `refiere`."""
+        token = ent[0]
+        if len(ent) != 1 or not token.is_alpha or not token.is_lower:
+            return False
+        text = doc.text
+        line_start = text.rfind("\n", 0, ent.start_char) + 1
+        line_end = text.find("\n", ent.end_char)
+        if not any(c.isupper() for c in text[line_start:line_end if line_end >= 0 else len(text)]):
+            return False
+        if self._inflected is None:
+            self._inflected = load_inflected_forms()
+        return self._inflected(token.text)
 
     def _after_cue(self, doc: Doc, ent: Span, cues, jobs=frozenset()) -> bool:
         """A cue word or a job (token of a PROFESION entity) within `employer_window` words

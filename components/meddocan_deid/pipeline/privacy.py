@@ -104,6 +104,16 @@ def load_dictionary_words() -> FrozenSet[str]:
     return frozenset(w for lemmas in index.values() for w in lemmas if isinstance(w, str))
 
 
+def load_inflected_forms() -> Callable[[str], bool]:
+    """Whether a lower-cased word is an inflected form of a Spanish word: a key of
+    spacy-lookups-data `es_lemma_lookup` whose lemma is another word (`aporta` -> `aportar`,
+    `dolores` -> `dolor`; not `rosa`, `león`, `madrid`, which are not inflected)."""
+    from spacy.lookups import load_lookups
+
+    table = load_lookups("es", ["lemma_lookup"]).get_table("lemma_lookup")
+    return lambda word: table.get(word, word) != word
+
+
 @Language.factory(
     "meddocan_privacy",
     default_config={"level": "balanced", "sections_key": "sections", "generic_key": GENERIC_KEY,
