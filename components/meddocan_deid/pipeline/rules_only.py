@@ -34,6 +34,8 @@ def build_rule_pipeline(config_path: Path, patterns_dir: Path,
     config["nlp"]["pipeline"] = [name for name in config["nlp"]["pipeline"] if name not in TRAINED]
     for name in TRAINED:
         config["components"].pop(name, None)
+    # the vectors come from the trained NER's folder, which a rule pipeline has none of
+    config["initialize"]["vectors"] = None
     nlp = spacy.util.load_model_from_config(config, auto_fill=True)
     nlp.initialize()
     return nlp
