@@ -58,6 +58,11 @@ def tagged_words(name: str, use: str, lang: str = "es") -> List[str]:
     return [word for word, uses in data["words"].items() if use in uses]
 
 
+def all_tagged_words(name: str, lang: str = "es") -> List[str]:
+    """Every word of `<lang>/<name>.json`, whatever its uses, in file order."""
+    return list(_tagged(name, lang)["words"])
+
+
 # Titles before a name (`Dr.`, `Dña.`), which the guidelines leave outside the name: the
 # default of the `titles` setting of `meddocan_rule_entities` and `meddocan_entity_edges`
 TITLES = tagged_words("titles", "name_edge")
