@@ -8,7 +8,7 @@ offsets and fields, never report text, keys or tokens.
 """
 import errno
 from pathlib import Path
-from typing import Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 
 class MeddocanDeidError(Exception):
@@ -128,9 +128,11 @@ class ServiceError(MeddocanDeidError):
     """An answer other than 200: status, a short code and a message without request text.
     `loc` names the request field for a 422."""
 
-    def __init__(self, status: int, code: str, message: str, loc: Optional[Tuple] = None):
+    def __init__(self, status: int, code: str, message: str, loc: Optional[Tuple] = None,
+                 headers: Optional[Dict[str, str]] = None):
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
         self.loc = loc
+        self.headers = headers  # e.g. Retry-After of a 429

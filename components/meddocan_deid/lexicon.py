@@ -15,10 +15,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import List, Tuple
 
+from .labels import PERSON_LABELS
+
 DATA_DIR = Path(__file__).parent / "pipeline" / "data"
 
-# the labels of a person's name (the patient, the staff, a relative)
-NAME_LABELS = ("NOMBRE_SUJETO_ASISTENCIA", "NOMBRE_PERSONAL_SANITARIO", "FAMILIARES_SUJETO_ASISTENCIA")
+# the labels of a person's name (the patient, the staff, a relative): the label table's person
+# column, the NOMBRE_ labels first (the order the components' saved configs hold)
+NAME_LABELS = tuple(sorted(PERSON_LABELS, key=lambda label: not label.startswith("NOMBRE_")))
 
 
 @lru_cache(maxsize=None)
@@ -58,6 +61,11 @@ def tagged_words(name: str, use: str, lang: str = "es") -> List[str]:
 def word_uses(name: str, lang: str = "es") -> dict:
     """word -> its uses, for every word of `<lang>/<name>.json` (file order)."""
     return {word: list(uses) for word, uses in _tagged(name, lang)["words"].items()}
+
+
+def all_tagged_words(name: str, lang: str = "es") -> List[str]:
+    """Every word of `<lang>/<name>.json`, whatever its uses, in file order."""
+    return list(word_uses(name, lang))
 
 
 # Titles before a name (`Dr.`, `Dña.`), which the guidelines leave outside the name: the

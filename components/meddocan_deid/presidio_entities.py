@@ -1,8 +1,9 @@
 """MEDDOCAN labels as Microsoft Presidio entities, and a score for each entity by its source.
 
-The mapping is data: `PRESIDIO_ENTITIES` (every MEDDOCAN label -> its Presidio entity name; a
-label without a Presidio counterpart keeps its own name) and `VALUE_ENTITIES` (labels whose
-value may earn a more precise name: a valid DNI/NIF is ES_NIF, an IBAN IBAN_CODE...).
+The mapping is data (the label table, `meddocan_deid.labels`): `PRESIDIO_ENTITIES` (every
+MEDDOCAN label -> its Presidio entity name; a label without a Presidio counterpart keeps its
+own name) and `VALUE_ENTITIES` (labels whose value may earn a more precise name: a valid
+DNI/NIF is ES_NIF, an IBAN IBAN_CODE...).
 `presidio_entity(label, value)` applies both. `entity_sources(doc)` names the component behind
 each of `doc.ents` from the pipeline's span groups, and `SOURCE_SCORES` scores each source.
 The Presidio recognizer (`meddocan_deid.presidio`) and the service's Presidio answer share
@@ -19,42 +20,13 @@ from stdnum import iban as std_iban
 from stdnum.es import nie as std_nie
 from stdnum.es import nif as std_nif
 
-from . import LABELS
+from . import LABELS, labels
 from .pipeline.identifiers import VALIDATORS
 
 logger = logging.getLogger("meddocan_deid.presidio")
 
-PRESIDIO_ENTITIES: Dict[str, str] = {
-    "NOMBRE_SUJETO_ASISTENCIA": "PERSON",
-    "EDAD_SUJETO_ASISTENCIA": "AGE",
-    "SEXO_SUJETO_ASISTENCIA": "SEXO_SUJETO_ASISTENCIA",
-    "FAMILIARES_SUJETO_ASISTENCIA": "PERSON",  # `su madre`, `su hermano Juan`; a relative's age: AGE
-    "ID_SUJETO_ASISTENCIA": "ID",  # NHC, CIP, passport; a valid DNI/NIE: ES_NIF/ES_NIE
-    "ID_ASEGURAMIENTO": "ID_ASEGURAMIENTO",
-    "ID_CONTACTO_ASISTENCIAL": "ID_CONTACTO_ASISTENCIAL",
-    "NUMERO_BENEF_PLAN_SALUD": "NUMERO_BENEF_PLAN_SALUD",
-    "OTROS_SUJETO_ASISTENCIA": "OTROS_SUJETO_ASISTENCIA",  # an IBAN: IBAN_CODE
-    "NOMBRE_PERSONAL_SANITARIO": "PERSON",
-    "ID_TITULACION_PERSONAL_SANITARIO": "MEDICAL_LICENSE",
-    "ID_EMPLEO_PERSONAL_SANITARIO": "ID_EMPLEO_PERSONAL_SANITARIO",
-    "PROFESION": "PROFESION",
-    "HOSPITAL": "ORGANIZATION",
-    "INSTITUCION": "ORGANIZATION",
-    "CENTRO_SALUD": "ORGANIZATION",
-    "CALLE": "LOCATION",
-    "TERRITORIO": "LOCATION",
-    "PAIS": "LOCATION",
-    "FECHAS": "DATE_TIME",
-    "NUMERO_TELEFONO": "PHONE_NUMBER",
-    "NUMERO_FAX": "PHONE_NUMBER",
-    "CORREO_ELECTRONICO": "EMAIL_ADDRESS",
-    "URL_WEB": "URL",
-    "DIREC_PROT_INTERNET": "URL",  # the identifier patterns put `http://...` here; an IP address: IP_ADDRESS
-    "IDENTIF_VEHICULOS_NRSERIE": "IDENTIF_VEHICULOS_NRSERIE",
-    "IDENTIF_DISPOSITIVOS_NRSERIE": "IDENTIF_DISPOSITIVOS_NRSERIE",  # an IP address: IP_ADDRESS
-    "IDENTIF_BIOMETRICOS": "IDENTIF_BIOMETRICOS",
-    "OTRO_NUMERO_IDENTIF": "OTRO_NUMERO_IDENTIF",  # a valid NIF/NIE or IBAN: ES_NIF/ES_NIE/IBAN_CODE
-}
+# label -> its Presidio entity name (data/labels.tsv: a label without a counterpart keeps its own)
+PRESIDIO_ENTITIES: Dict[str, str] = dict(labels.PRESIDIO)
 
 
 def _compact(value: str) -> str:
@@ -80,15 +52,9 @@ VALUE_CHECKS: Dict[str, Callable[[str], bool]] = {
     "NRP": lambda v: not any(c.isdigit() for c in v),
     "AGE": lambda v: any(c.isdigit() for c in v),
 }
-# label -> the names its value is checked for, in order (a NIE is also a valid NIF: NIE first)
-VALUE_ENTITIES: Dict[str, Tuple[str, ...]] = {
-    "ID_SUJETO_ASISTENCIA": ("ES_NIE", "ES_NIF", "IBAN_CODE", "NRP"),
-    "OTROS_SUJETO_ASISTENCIA": ("IBAN_CODE",),
-    "OTRO_NUMERO_IDENTIF": ("ES_NIE", "ES_NIF", "IBAN_CODE"),
-    "DIREC_PROT_INTERNET": ("IP_ADDRESS",),
-    "IDENTIF_DISPOSITIVOS_NRSERIE": ("IP_ADDRESS",),
-    "FAMILIARES_SUJETO_ASISTENCIA": ("AGE",),
-}
+# label -> the names its value is checked for, in order (a NIE is also a valid NIF: NIE first;
+# data/labels.tsv, presidio_by_value)
+VALUE_ENTITIES: Dict[str, Tuple[str, ...]] = dict(labels.PRESIDIO_BY_VALUE)
 # every Presidio name an entity can carry, then every name a request may use
 PRESIDIO_NAMES: Tuple[str, ...] = tuple(dict.fromkeys(
     [*PRESIDIO_ENTITIES.values(), *(n for names in VALUE_ENTITIES.values() for n in names)]))

@@ -26,11 +26,13 @@ def free_port() -> int:
 
 @pytest.fixture
 def live(files, rule_nlp, caplog):
-    """(base URL, the held pipeline, caplog) of a server with max_concurrent 1."""
+    """(base URL, the held pipeline, caplog) of a server with max_concurrent 1 and no queue
+    (a second request is refused at once)."""
     caplog.set_level(logging.DEBUG)
     tokens, key = files
     held = HeldPipeline(rule_nlp)
-    app = create_app(ServiceSettings(token_file=tokens, key_file=key, max_concurrent=1), nlp=held)
+    app = create_app(ServiceSettings(token_file=tokens, key_file=key, max_concurrent=1, max_queue=0),
+                     nlp=held)
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None, access_log=False,
                                            lifespan="on", timeout_graceful_shutdown=30))

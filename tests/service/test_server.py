@@ -49,7 +49,7 @@ def server(tmp_path_factory):
     proc = subprocess.Popen([sys.executable, "-m", "meddocan_deid", "serve", "--host", "127.0.0.1", "--port", str(port),
                              "--model", str(folder / "model"), "--token-file", str(folder / "tokens.txt"),
                              "--code", str(Path(__file__).with_name("hold_component.py")), "--timeout", "60",
-                             "--max-concurrent", str(MAX_CONCURRENT)],
+                             "--max-concurrent", str(MAX_CONCURRENT), "--max-queue", "0"],
                             env=env, stdout=log, stderr=subprocess.STDOUT, cwd=folder)
     base = f"http://127.0.0.1:{port}"
     try:

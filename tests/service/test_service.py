@@ -295,7 +295,7 @@ def test_text_plain_body_is_422_without_echo(client):
 
 def test_overload_gives_429_and_the_held_request_completes(files, rule_nlp):
     held = HeldPipeline(rule_nlp)
-    with make_client(files, held, max_concurrent=1) as c:
+    with make_client(files, held, max_concurrent=1, max_queue=0) as c:  # no queue: refused at once
         answers = {}
         first = threading.Thread(target=lambda: answers.setdefault(
             "first", c.post("/deidentify", json={"text": REPORT}, headers=AUTH)))
@@ -304,6 +304,7 @@ def test_overload_gives_429_and_the_held_request_completes(files, rule_nlp):
             assert held.entered.wait(30)
             busy = c.post("/analyze", json={"text": REPORT}, headers=AUTH)
             assert busy.status_code == 429 and busy.json()["error"] == "busy"
+            assert int(busy.headers["Retry-After"]) >= 1
             assert_no_echo(busy)
         finally:
             held.release.set()
@@ -315,7 +316,7 @@ def test_overload_gives_429_and_the_held_request_completes(files, rule_nlp):
 
 def test_timeout_gives_504_and_frees_the_slot_when_the_work_ends(files, rule_nlp):
     held = HeldPipeline(rule_nlp)
-    with make_client(files, held, max_concurrent=1, request_timeout=0.2) as c:
+    with make_client(files, held, max_concurrent=1, max_queue=0, request_timeout=0.2) as c:
         r = c.post("/deidentify", json={"text": REPORT}, headers=AUTH)
         assert r.status_code == 504 and r.json()["error"] == "timeout"
         assert_no_echo(r)

@@ -82,7 +82,7 @@ def test_a_slow_request_stops_at_its_timeout_and_the_others_are_answered(tmp_pat
 def test_ready_says_busy_while_every_slot_is_taken(tmp_path, rule_nlp):
     slow = SlowPipeline(rule_nlp)
     long_text = ("Texto de " + SLOW_MARK + " sin datos.\n") * (2 * SHORT_CHARS // 30)
-    with make_client(tmp_path, slow, request_timeout=1.0, max_concurrent=1) as client:
+    with make_client(tmp_path, slow, request_timeout=1.0, max_concurrent=1, max_queue=0) as client:
         thread = threading.Thread(target=lambda: client.post("/deidentify", json={"text": long_text}, headers=AUTH))
         thread.start()
         engine = client.app.state.engine

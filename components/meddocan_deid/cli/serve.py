@@ -28,7 +28,9 @@ def serve(
     privacy: str = typer.Option("balanced", "--privacy", help="Default privacy level: balanced or high."),
     max_body_bytes: int = typer.Option(500_000, "--max-body-bytes", min=1, help="Larger bodies get 413 (what one worker finishes within --timeout)."),
     timeout: float = typer.Option(30.0, "--timeout", min=0.001, help="Seconds per request before a 504."),
-    max_concurrent: int = typer.Option(4, "--max-concurrent", min=1, help="Requests processed at once per worker; more get 429."),
+    max_concurrent: int = typer.Option(4, "--max-concurrent", min=1, help="Requests processed at once per worker; more wait in the queue."),
+    max_queue: int = typer.Option(16, "--max-queue", min=0, help="Requests that may wait for a slot per worker, first come first served; more get 429 with Retry-After."),
+    queue_wait: float = typer.Option(5.0, "--queue-wait", min=0, help="Seconds a request waits for a slot before a 429 with Retry-After."),
     code: Optional[Path] = typer.Option(None, "--code", help="Python file to import first (custom spaCy components)."),
     log_level: str = typer.Option("info", "--log-level", help="uvicorn log level (logs hold routes, statuses and counts, never text)."),
 ):
@@ -50,7 +52,8 @@ def serve(
     try:
         settings = ServiceSettings(model=model, token_file=token_file, key_file=key_file, mode=mode, privacy=privacy,
                                    max_body_bytes=max_body_bytes, request_timeout=timeout,
-                                   max_concurrent=max_concurrent, code=code, log_level=log_level.lower())
+                                   max_concurrent=max_concurrent, max_queue=max_queue, queue_wait=queue_wait,
+                                   code=code, log_level=log_level.lower())
         check_settings(settings)  # a bad token or key file stops here, before any worker starts
     except ValidationError as err:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors())

@@ -20,16 +20,15 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import KnownPhiError
 from ..constants import LABELS
-from ..lexicon import NAME_LABELS, casefold_per_char
+from ..labels import IDENTIFIER_LABELS
+from ..lexicon import NAME_LABELS, casefold_per_char, tagged_words
 from .encodings import decode_bytes
 
 Span = Tuple[str, int, int]
 KnownPhi = Dict[str, List[str]]
 
-ID_PREFIXES = ("ID_", "NUMERO_", "IDENTIF_", "OTRO_NUMERO_IDENTIF")
 # particles of Spanish (and Catalan, Galician) names: never searched alone
-STOPWORDS = frozenset({"de", "del", "la", "las", "los", "el", "y", "e", "i", "da", "do", "dos", "das", "van", "von",
-                       "san", "sant", "santa", "mari"})
+STOPWORDS = frozenset(tagged_words("particles", "known_name"))
 MIN_PART = 3
 ID_SEPARATORS = r"[\s.\-/]?"
 MAX_VALUES = 200  # per label and record: the field is for a few known identifiers, not a dictionary
@@ -40,7 +39,8 @@ def is_name_label(label: str) -> bool:
 
 
 def is_id_label(label: str) -> bool:
-    return label.startswith(ID_PREFIXES)
+    """A code (the label table's identifier column): matched with separators ignored."""
+    return label in IDENTIFIER_LABELS
 
 
 def _words_pattern(words: Sequence[str]) -> str:

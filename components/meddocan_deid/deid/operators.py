@@ -11,6 +11,7 @@ from functools import lru_cache
 from string import Formatter
 from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
+from ..labels import DIGIT_RULES
 from ..lexicon import lookup_key
 from .gazetteer import Gazetteer, load_gazetteer
 from .keys import Keyed, KeyLike
@@ -24,7 +25,7 @@ logger = logging.getLogger("meddocan_deid.deid")
 Span = Tuple[str, int, int]
 DATE_OFFSET_ATTEMPTS = 24
 # labels read with an exception of the digit-run rule (see surrogates.common.shares_digit_run)
-DIGIT_RULE_KINDS = {"FECHAS": "date", "NUMERO_TELEFONO": "phone", "NUMERO_FAX": "phone"}
+DIGIT_RULE_KINDS = DIGIT_RULES  # the label table's digit_rule column
 
 
 class Replacement(NamedTuple):

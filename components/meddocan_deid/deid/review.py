@@ -26,6 +26,7 @@ from spacy import displacy
 
 from ..brat import AnnError, parse_ann, read_text, validate_ann
 from ..constants import LABELS
+from ..labels import COLOURS
 from ..files import atomic_write
 from .io import safe_stem
 from .operators import Replacement
@@ -51,22 +52,13 @@ ENT_TEMPLATE = (
 TEMPLATES = Path(__file__).parent / "templates"  # review_*.html and review.css (package data)
 
 
-# hand-picked, clearly different colours for the labels most reports have
-FREQUENT_COLORS = {
-    "NOMBRE_SUJETO_ASISTENCIA": "#f4a3a3", "NOMBRE_PERSONAL_SANITARIO": "#f8c77e", "FECHAS": "#c8e68a",
-    "TERRITORIO": "#9fd6f5", "CALLE": "#d5b3f2", "EDAD_SUJETO_ASISTENCIA": "#8fe3c3",
-    "SEXO_SUJETO_ASISTENCIA": "#f3e27a", "PAIS": "#b4c6f8", "HOSPITAL": "#f6addb",
-    "ID_SUJETO_ASISTENCIA": "#cfcfcf", "CORREO_ELECTRONICO": "#b7e3a6", "INSTITUCION": "#e3c7a2",
-    "ID_TITULACION_PERSONAL_SANITARIO": "#a9e4e8", "FAMILIARES_SUJETO_ASISTENCIA": "#ffb59e",
-}
-
-
 def label_colors(labels: Sequence[str] = LABELS) -> Dict[str, str]:
-    """A light colour per label for displaCy: hand-picked for the frequent labels, golden-angle
-    hues (neighbours differ) for the others."""
+    """A light colour per label for displaCy: the label table's (`meddocan_deid.labels`:
+    hand-picked for the frequent labels, golden-angle hues for the others), golden-angle hues
+    by position (neighbours differ) for a label the table lacks."""
     colors = {}
     for i, label in enumerate(labels):
-        colors[label.upper()] = FREQUENT_COLORS.get(label.upper(), f"hsl({(i * 137.508) % 360:.0f}, 55%, 85%)")
+        colors[label.upper()] = COLOURS.get(label.upper(), f"hsl({(i * 137.508) % 360:.0f}, 55%, 85%)")
     return colors
 
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 from ..constants import DEFAULT_MODEL, LABELS
+from ..lexicon import words
 from ..errors import InputError
 from .known_phi import KnownPhi, merge_known
 from .api import load_pipeline
@@ -41,8 +42,7 @@ from .table_files import (FORMATS, TABLE_SUFFIXES, ArrowTable, DelimitedTable, J
                           XlsxTable, is_missing)
 
 STATUS_COLUMN = "deid_status"
-MONTHS = ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre",
-          "noviembre", "diciembre")
+MONTHS = tuple(words("months"))
 DATE_SHAPES = (re.compile(r"^(\d{1,2})[/.\-](\d{1,2})[/.\-](\d{4})$"), re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})"))
 
 

@@ -5,18 +5,22 @@ their way): the service adds no detection or replacement logic of its own.
 Pipeline calls are serialised by a turn (the privacy level is a setting of the loaded
 pipeline, set per call); each call's docs live in a spaCy memory zone, so that the strings of
 its text leave the vocab when it returns (else the vocab, and the process, grow with every new
-word served). At most `max_concurrent` requests are admitted at once (a semaphore: more get
-429), each waited for at most `request_timeout` seconds (504).
+word served). At most `max_concurrent` requests are admitted at once (a semaphore); up to
+`max_queue` more wait for a slot, first come first served, each at most `queue_wait` seconds;
+a request the queue cannot take, or that waited its time, gets 429 with a Retry-After (the
+seconds the requests ahead of it should take, from the recent time per request). An
+admitted request is waited for at most `request_timeout` seconds (504).
 
 Two lanes, so that one long request cannot hold the others up: a request of up to
 `SHORT_CHARS` characters runs in the ordinary lane, in one call; a longer one runs in the long
 lane piece by piece (`LONG_PIECE_CHARS` a call), runs a piece only while no ordinary request is
 in flight, and stops at its deadline (the request's admission plus `request_timeout`),
-so that its slot is free again when its 504 is sent. `in_flight`, `queued` and `long_running`
-are what /ready and /metrics show."""
+so that its slot is free again when its 504 is sent. `in_flight`, `queued`, `waiting` and
+`long_running` are what /ready and /metrics show."""
 import asyncio
+import collections
 import logging
-import re
+import math
 import threading
 import time
 from dataclasses import replace
@@ -36,11 +40,14 @@ from ..engine.heap import pin_loaded_objects, release_loaded_objects
 from ..engine.settings import load_model
 from ..errors import InputError, RunError, ServiceError
 from ..presidio_entities import Found, entity_sources
+from .problems import problem
 from .settings import ServiceSettings
 
 logger = logging.getLogger("meddocan_deid.service")
 SHORT_CHARS = 20_000  # a request up to this many characters runs in the ordinary lane, in one call
 LONG_PIECE_CHARS = 2_000  # a long request's piece: about 0.1 s of pipeline, the longest an ordinary request waits
+QUEUE_POLL_SECONDS = 0.005  # how often a queued request looks for a free slot
+MEAN_WEIGHT = 0.2  # weight of the latest request in the running mean of the time per request
 
 
 def field_error(loc: Tuple, message: str) -> ServiceError:
@@ -48,9 +55,10 @@ def field_error(loc: Tuple, message: str) -> ServiceError:
 
 
 def _problem(err: Exception) -> str:
-    """The library's message for a bad policy or known_phi value, without the quoted
-    values it may repeat (an unknown label or operator): the field names stay."""
-    return re.sub(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"", "<value>", str(err))
+    """The library's message for a bad policy or known_phi value: the quoted values it
+    repeats only when they cannot be PHI (a wrong label name, with the closest label), else
+    `<value>` (problems.problem)."""
+    return problem(str(err))
 
 
 class Engine:
@@ -73,6 +81,8 @@ class Engine:
         self.in_flight = 0  # admitted and not answered by the work yet
         self.running = 0  # started in a lane
         self.long_running = 0
+        self._queue: collections.deque = collections.deque()  # tickets of the requests waiting for a slot
+        self._mean_seconds: Optional[float] = None  # running mean of the time an admitted request takes
         if nlp is not None:
             self._check_privacy_default()
 
@@ -144,6 +154,48 @@ class Engine:
     @property
     def queued(self) -> int:
         return max(0, self.in_flight - self.running)
+
+    @property
+    def waiting(self) -> int:
+        """Requests in the admission queue (not admitted yet)."""
+        return len(self._queue)
+
+    def retry_after(self) -> int:
+        """Seconds a refused client should wait: the pipeline serves one request at a time, so
+        the requests in flight and queued at the recent time per request; 1 to request_timeout."""
+        per_request = self._mean_seconds if self._mean_seconds is not None else 1.0
+        ahead = self.in_flight + len(self._queue)
+        return max(1, min(math.ceil(self.settings.request_timeout), math.ceil(ahead * per_request)))
+
+    def _busy_error(self, why: str) -> ServiceError:
+        return ServiceError(429, "busy", f"{self.settings.max_concurrent} requests are being processed and {why}; "
+                                         "retry after the seconds of the Retry-After header",
+                            headers={"Retry-After": str(self.retry_after())})
+
+    async def _admit(self) -> None:
+        """A slot, at once when one is free and no request waits, else after the requests ahead
+        of this one in the queue (429 when the queue is full or after `queue_wait` seconds)."""
+        if not self._queue and self._slots.acquire(blocking=False):
+            return
+        if len(self._queue) >= self.settings.max_queue:
+            raise self._busy_error(f"{self.settings.max_queue} are waiting" if self.settings.max_queue
+                                   else "this server queues none")
+        ticket = object()
+        self._queue.append(ticket)
+        give_up = time.monotonic() + self.settings.queue_wait
+        try:
+            while True:
+                if self._queue[0] is ticket and self._slots.acquire(blocking=False):
+                    return
+                if time.monotonic() >= give_up:
+                    raise self._busy_error(f"this request waited {self.settings.queue_wait:g} s for a slot")
+                await asyncio.sleep(QUEUE_POLL_SECONDS)
+        finally:
+            self._queue.remove(ticket)
+
+    def _took(self, seconds: float) -> None:
+        mean = self._mean_seconds
+        self._mean_seconds = seconds if mean is None else (1 - MEAN_WEIGHT) * mean + MEAN_WEIGHT * seconds
 
     def _take_turn(self, ordinary: bool, deadline: Optional[float] = None) -> None:
         """Wait for the pipeline; a long request's piece waits until no ordinary request is in
@@ -257,9 +309,7 @@ class Engine:
         `long`: the long lane."""
         if self.state != "ready":
             raise ServiceError(503, "not_ready", f"the pipeline is {self.state}")
-        if not self._slots.acquire(blocking=False):
-            raise ServiceError(429, "busy", f"{self.settings.max_concurrent} requests are being processed; "
-                                            "retry later")
+        await self._admit()
         deadline = time.monotonic() + self.settings.request_timeout
         with self._count_lock:
             self.in_flight += 1
@@ -271,10 +321,12 @@ class Engine:
             with self._count_lock:
                 self.running += 1
                 self.long_running += long
+            started = time.monotonic()
             try:
                 return fn(*args, deadline=deadline)
             finally:
                 with self._count_lock:
+                    self._took(time.monotonic() - started)
                     self.running -= 1
                     self.long_running -= long
                     self.in_flight -= 1

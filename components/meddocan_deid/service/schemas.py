@@ -10,6 +10,7 @@ from ..deid.options import option_model
 from ..presidio_entities import DEFAULT_REGEX_FLAGS
 from ..deid.tables import TableSpec
 from ..presidio_entities import ENTITY_NAMES
+from .problems import problem
 
 # the allow_list flags a request may set: the `regex` module's (Presidio's), whose ASCII is
 # not `re`'s; the others are version and fuzzy-matching switches
@@ -163,8 +164,9 @@ class AnalyzeRequest(Options):
         if value is not None:
             for i, name in enumerate(value):
                 if name not in ENTITY_NAMES:
-                    raise ValueError(f"entities[{i}]: neither a MEDDOCAN label (e.g. NOMBRE_SUJETO_ASISTENCIA, "
-                                     "FECHAS) nor a Presidio name of the mapping (e.g. PERSON, LOCATION)")
+                    raise ValueError(problem(f"entities[{i}]: {name!r} is neither a MEDDOCAN label (e.g. "
+                                             "NOMBRE_SUJETO_ASISTENCIA, FECHAS) nor a Presidio name of the "
+                                             "mapping (e.g. PERSON, LOCATION)"))
         return value
 
     @field_validator("regex_flags")

@@ -29,7 +29,11 @@ class ServiceSettings(BaseModel):
     key_file: Optional[Path] = Field(None, description="Surrogate key file (else MEDDOCAN_DEID_KEY; none: no surrogates).")
     max_body_bytes: int = Field(500_000, gt=0, description="Larger request bodies get 413 (500 KB: what one worker finishes within the 30 s timeout, README).")
     request_timeout: float = Field(30.0, gt=0, description="Seconds before a request gets 504.")
-    max_concurrent: int = Field(4, ge=1, description="Requests processed at once; more get 429.")
+    max_concurrent: int = Field(4, ge=1, description="Requests processed at once; more wait in the queue.")
+    max_queue: int = Field(16, ge=0, description="Requests that may wait for a slot (first come, first served); "
+                                                 "more get 429 at once.")
+    queue_wait: float = Field(5.0, ge=0, description="Seconds a request waits in the queue for a slot before a 429 "
+                                                     "(with Retry-After).")
     privacy: Literal["balanced", "high"] = Field("balanced", description="Default privacy level.")
     mode: Mode = Field("tag", description="Default mode.")
     code: Optional[Path] = Field(None, description="Python file imported first (custom spaCy components).")

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Set
 
-from ..lexicon import DATA_DIR, lower_without_accents, words
+from ..deid.surrogates.tables import rows as surrogate_rows
+from ..lexicon import all_tagged_words, lower_without_accents, words
 
 # The classes, one vector dimension each, in this order.
 CLASSES = (
@@ -76,7 +77,6 @@ NAME_FUNCTION_WORDS = frozenset(
 )
 
 _SPLIT = re.compile(r"[\s,;:/()\-–'’.\"]+")
-_TSV_COMMENT = "# "
 
 
 @dataclass
@@ -103,15 +103,8 @@ def _gazetteer_lines(folder: Path, stem: str) -> List[str]:
 
 
 def _tsv_column(name: str, column: int) -> List[str]:
-    path = Path(__file__).parent.parent / "deid" / "surrogates" / "data" / name
-    rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip() or line.startswith(_TSV_COMMENT):
-            continue
-        parts = line.split("\t")
-        if len(parts) > column:
-            rows.append(parts[column])
-    return rows
+    """One column of a surrogates' table (read by their one reader, deid/surrogates/tables.py)."""
+    return [row[column] for row in surrogate_rows(name) if len(row) > column]
 
 
 def _names(value: object) -> Iterable[str]:
@@ -153,21 +146,12 @@ def _lexeme_ranks(limit: int) -> List[str]:
 
 
 def _calendar_words() -> List[str]:
-    forms = []
-    for line in (DATA_DIR.parent.parent / "deid" / "surrogates" / "data" / "calendar.tsv").read_text(
-        encoding="utf-8"
-    ).splitlines():
-        if not line.strip() or line.startswith(_TSV_COMMENT):
-            continue
-        parts = line.split("\t")
-        if len(parts) >= 4 and parts[1] in ("month", "weekday", "season"):
-            forms.extend(f for f in parts[3].split("|") if len(f) > 3)
-    return forms
+    return [form for row in surrogate_rows("calendar.tsv") if len(row) >= 4 and row[1] in ("month", "weekday", "season")
+            for form in row[3].split("|") if len(form) > 3]
 
 
 def _kinship_words() -> List[str]:
-    data = json.loads((DATA_DIR / "es" / "kinship_words.json").read_text(encoding="utf-8"))
-    return list(data["words"])
+    return all_tagged_words("kinship_words")
 
 
 def build_lexicon(sources: LexiconSources) -> Dict[str, Set[str]]:

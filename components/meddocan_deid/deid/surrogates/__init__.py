@@ -7,41 +7,23 @@ never replaced by random letters. Codes (identifiers, phone numbers) keep their 
 Dates, codes and postal codes dictated in words get their surrogate in words (spelled.py)."""
 from typing import Callable, Dict, Optional
 
+from ...labels import KEPT_LABELS, SURROGATES
 from .common import Context
 from . import contact, dates, identifiers, institutions, names, person, places, spelled, streets
 from .dates import offset_for, shift_date
 
+MODULES = {"contact": contact, "dates": dates, "identifiers": identifiers, "institutions": institutions,
+           "names": names, "person": person, "places": places, "streets": streets}
+
+
+def _generator(name: str) -> Callable[[str, str, Context], Optional[str]]:
+    module, function = name.split(".", 1)
+    return getattr(MODULES[module], function)
+
+
+# label -> its generator, `module.function` in the label table (meddocan_deid.labels)
 _GENERATORS: Dict[str, Callable[[str, str, Context], Optional[str]]] = {
-    "NOMBRE_SUJETO_ASISTENCIA": names.names,
-    "NOMBRE_PERSONAL_SANITARIO": names.names,
-    "FAMILIARES_SUJETO_ASISTENCIA": names.relatives,
-    "EDAD_SUJETO_ASISTENCIA": person.ages,
-    "SEXO_SUJETO_ASISTENCIA": person.sexes,
-    "FECHAS": dates.dates,
-    "ID_SUJETO_ASISTENCIA": identifiers.identifiers,
-    "ID_ASEGURAMIENTO": identifiers.identifiers,
-    "ID_CONTACTO_ASISTENCIAL": identifiers.identifiers,
-    "NUMERO_BENEF_PLAN_SALUD": identifiers.identifiers,
-    "ID_TITULACION_PERSONAL_SANITARIO": identifiers.identifiers,
-    "ID_EMPLEO_PERSONAL_SANITARIO": identifiers.identifiers,
-    "IDENTIF_VEHICULOS_NRSERIE": identifiers.identifiers,
-    "IDENTIF_DISPOSITIVOS_NRSERIE": identifiers.identifiers,
-    "IDENTIF_BIOMETRICOS": identifiers.identifiers,
-    "OTRO_NUMERO_IDENTIF": identifiers.identifiers,
-    "NUMERO_TELEFONO": identifiers.phones,
-    "NUMERO_FAX": identifiers.phones,
-    "CORREO_ELECTRONICO": contact.emails,
-    "URL_WEB": contact.urls,
-    "DIREC_PROT_INTERNET": contact.ip_addresses,
-    "CALLE": streets.streets,
-    "TERRITORIO": places.territories,
-    "PAIS": places.countries,
-    "HOSPITAL": institutions.hospitals,
-    "INSTITUCION": institutions.institutions,
-    "CENTRO_SALUD": institutions.health_centres,
-    "PROFESION": person.professions,
-    "OTROS_SUJETO_ASISTENCIA": person.others,
-}
+    label: _generator(name) for label, name in SURROGATES.items()}
 
 # a value dictated in words gets its surrogate in words (spelled.py): dates, codes, postal codes
 _CODE_LABELS = ("ID_SUJETO_ASISTENCIA", "ID_ASEGURAMIENTO", "ID_CONTACTO_ASISTENCIAL", "NUMERO_BENEF_PLAN_SALUD",
@@ -56,6 +38,6 @@ GENERATORS: Dict[str, Callable[[str, str, Context], Optional[str]]] = {
 }
 
 # labels whose value the default options keep (policy, not a failure to replace)
-POLICY_KEPT = ("EDAD_SUJETO_ASISTENCIA", "SEXO_SUJETO_ASISTENCIA")
+POLICY_KEPT = KEPT_LABELS
 
 __all__ = ["Context", "GENERATORS", "POLICY_KEPT", "offset_for", "shift_date"]

@@ -4,7 +4,7 @@ import re
 import string
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
-from ...lexicon import lookup_key
+from ...lexicon import lookup_key, tagged_words
 from ..gazetteer import Gazetteer
 from ..keys import Keyed
 from ..options import DeidOptions
@@ -50,7 +50,7 @@ def random_shape(rng: random.Random, text: str, first_digits: Optional[str] = No
     return "".join(out)
 
 
-_LOWER_WORDS = {"de", "del", "la", "las", "los", "el", "y", "e", "i", "en", "d'", "a", "al", "para", "por", "sant", "san"}
+_LOWER_WORDS = set(tagged_words("particles", "title_case"))
 _ROMAN = re.compile(r"^(?=[ivxlcdm]+$)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$", re.I)
 
 

@@ -16,12 +16,12 @@ import re
 from functools import lru_cache
 from typing import Optional
 
-from ...lexicon import lookup_key
+from ...lexicon import lookup_key, tagged_words, words
 from ..gazetteer import Gazetteer
 from .common import Context, case_like, choose
 
-PARTICLES = {"de", "del", "la", "las", "los", "el", "y", "i", "e", "da", "das", "do", "dos", "van", "von", "der", "di", "du", "le", "mac", "mc"}
-TITLES = {"dr", "dra", "sr", "sra", "srta", "don", "dona", "prof", "lic", "d", "dña"}
+PARTICLES = set(tagged_words("particles", "name_surrogate"))
+TITLES = set(words("name_surrogate_titles"))
 WORD = re.compile(r"[^\W\d_]+")
 
 
@@ -180,15 +180,8 @@ def names(text: str, label: str, ctx: Context) -> Optional[str]:
     return None if new == text and WORD.search(text) else new
 
 
-# Kinship words of FAMILIARES_SUJETO_ASISTENCIA: (masculine, feminine) singular pairs; a
-# closed grammatical class (not PHI values), so it is written out here.
-KIN_PAIRS = (
-    ("padre", "madre"), ("hermano", "hermana"), ("hijo", "hija"), ("tío", "tía"),
-    ("abuelo", "abuela"), ("primo", "prima"), ("sobrino", "sobrina"), ("nieto", "nieta"),
-    ("esposo", "esposa"), ("cuñado", "cuñada"), ("suegro", "suegra"), ("novio", "novia"),
-    ("bisabuelo", "bisabuela"), ("padrastro", "madrastra"), ("hermanastro", "hermanastra"),
-    ("gemelo", "gemela"), ("mellizo", "melliza"), ("marido", "mujer"), ("yerno", "nuera"),
-)
+# Kinship words of FAMILIARES_SUJETO_ASISTENCIA: (masculine, feminine) singular pairs (a word list)
+KIN_PAIRS = tuple(tuple(line.split()) for line in words("kinship_pairs"))
 
 
 def _plural(word: str) -> str:
@@ -223,10 +216,8 @@ def _kin_surrogate(ctx: Context, word: str) -> str:
 
 # words that stand for a relative without naming one, and the words around them in a span
 # (`su pareja`, `la abuela materna`): kept with the kinship words
-RELATIVE_WORDS = {"pareja", "parejas", "conyuge", "conyuges", "familiar", "familiares", "paterno", "paterna",
-                  "paternos", "paternas", "materno", "materna", "maternos", "maternas", "mayor", "menor"}
-FUNCTION_WORDS = {"su", "sus", "mi", "mis", "el", "la", "los", "las", "un", "una", "unos", "unas", "de", "del",
-                  "y", "e", "o", "al", "dos", "tres", "cuatro", "ambos", "ambas", "otro", "otra", "otros", "otras"}
+RELATIVE_WORDS = set(words("relative_words"))
+FUNCTION_WORDS = set(words("kinship_function_words"))
 
 
 def is_kin_word(word: str) -> bool:

@@ -3,7 +3,7 @@ import re
 from functools import lru_cache
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
-from ...lexicon import lookup_key
+from ...lexicon import lookup_key, tagged_words
 from .common import Context, choose, random_shape
 from .identifiers import identifiers, kind_of
 from .institutions import organisations, parse, regional_bodies
@@ -50,7 +50,7 @@ class Profession(NamedTuple):
         return lookup_key(self.masculine) == lookup_key(self.feminine)
 
 
-_PREPOSITIONS = {"de", "del", "a", "en", "para", "y", "e", "con", "sin", "d'"}
+_PREPOSITIONS = set(tagged_words("particles", "profession_plural"))
 
 
 def plural(phrase: str) -> str:

@@ -1,0 +1,120 @@
+"""`Guard`: the pure ASGI middleware around the app: bearer auth, the body size limit (the
+body is read here, up to the limit, before the app sees it), request metrics and a last
+catch that turns an unexpected exception into a 500 naming only its type."""
+import logging
+import time
+
+from .problems import json_error
+
+logger = logging.getLogger("meddocan_deid.service")
+
+# the routes that hold no data and need no token (routes/docs.py, routes/page.py, routes/status.py)
+PUBLIC = frozenset({"/health", "/ready", "/", "/docs", "/redoc", "/openapi.json", "/docs/oauth2-redirect"})
+# Swagger UI's and ReDoc's files, from the fastapi-offline package (no CDN): public as the docs
+DOCS_ASSETS = "/docs/assets"
+# the routes that need `Authorization: Bearer <token>`
+PROTECTED = frozenset({"/deidentify", "/deidentify/table", "/analyze", "/metrics"})
+ROUTES = PROTECTED | PUBLIC | {DOCS_ASSETS}
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+
+def route_label(path: str) -> str:
+    """The metric label of a path: a known route, the docs' assets, or "other"."""
+    if path in ROUTES:
+        return path
+    return DOCS_ASSETS if path.startswith(DOCS_ASSETS + "/") else "other"
+
+
+class Guard:
+    def __init__(self, app, *, tokens, max_body_bytes: int, metrics):
+        self.app = app
+        self.tokens = tokens
+        self.max_body = max_body_bytes
+        self.metrics = metrics
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        path = scope.get("path", "")
+        route = route_label(path)
+        method = scope.get("method", "")
+        method = method if method in METHODS else "OTHER"  # metric labels stay few, whatever clients send
+        status = {"code": 500}
+        start = time.perf_counter()
+
+        async def send_wrapper(message):
+            if message["type"] == "http.response.start":
+                status["code"] = message["status"]
+            await send(message)
+
+        try:
+            response = self._refuse(scope, path)
+            if response is None and method in ("POST", "PUT", "PATCH"):
+                body, too_big = await self._read_body(scope, receive)
+                if too_big:
+                    response = json_error(413, "too_large", f"the body is over the limit of {self.max_body} bytes")
+                else:
+                    receive = _replay(body, receive)
+            if response is not None:
+                await response(scope, receive, send_wrapper)
+            else:
+                await self.app(scope, receive, send_wrapper)
+        except Exception as err:  # noqa: BLE001 - never a traceback that could quote a request
+            logger.error("%s %s: internal error (%s)", method, route, type(err).__name__)
+            status["code"] = 500
+            try:
+                await json_error(500, "internal", f"internal error ({type(err).__name__})")(scope, receive, send)
+            except Exception:  # noqa: BLE001 - the response had already started
+                pass
+        finally:
+            elapsed = time.perf_counter() - start
+            self.metrics.requests.labels(route, method, str(status["code"])).inc()
+            self.metrics.latency.labels(route).observe(elapsed)
+            logger.info("%s %s %d %.1f ms", method, route, status["code"], elapsed * 1000)
+
+    def _refuse(self, scope, path: str):
+        if path in PUBLIC or route_label(path) == DOCS_ASSETS:
+            return None
+        auth = None
+        for name, value in scope.get("headers", []):
+            if name == b"authorization":
+                auth = value.decode("latin-1")
+                break
+        if auth is None or not auth.startswith("Bearer ") or not self.tokens.check(auth[len("Bearer "):].strip()):
+            return json_error(401, "unauthorized", "a valid 'Authorization: Bearer <token>' header is needed",
+                              headers={"WWW-Authenticate": "Bearer"})
+        return None
+
+    async def _read_body(self, scope, receive):
+        for name, value in scope.get("headers", []):
+            if name == b"content-length":
+                try:
+                    if int(value) > self.max_body:
+                        return b"", True
+                except ValueError:
+                    pass
+        chunks, size = [], 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                break
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body:
+                return b"", True
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        return b"".join(chunks), False
+
+
+def _replay(body: bytes, receive):
+    sent = {"done": False}
+
+    async def replay():
+        if not sent["done"]:
+            sent["done"] = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay

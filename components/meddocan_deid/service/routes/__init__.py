@@ -1,0 +1,4 @@
+"""The service's routes, one module a concern, each an `APIRouter` that `create_app` includes:
+`deidentify` (POST /deidentify, /deidentify/table), `analyze` (POST /analyze), `status`
+(GET /health, /ready, /metrics), `docs` (/docs, /redoc, Swagger UI's OAuth redirect) and
+`page` (the try-it page at /). The routers read the app's state (`common.state`)."""

@@ -1,0 +1,52 @@
+"""POST /deidentify and POST /deidentify/table (token needed)."""
+import logging
+
+from fastapi import APIRouter, Depends, Security
+
+from ...errors import ServiceError
+from ..schemas import DeidentifyRequest, DeidentifyResponse, Replaced, TableRequest, TableResponse
+from .common import State, bearer, state, work
+
+logger = logging.getLogger("meddocan_deid.service")
+router = APIRouter(dependencies=[Security(bearer)])
+
+
+@router.post("/deidentify", response_model=DeidentifyResponse, response_model_exclude_none=True)
+async def post_deidentify(req: DeidentifyRequest, s: State = Depends(state)):
+    """De-identify `text` (or each of `texts`): the output and, per PHI entity, its label,
+    its offsets in the original (`start`, `end`) and in the output (`new_start`, `new_end`)."""
+    engine = s.engine
+    mode = req.mode or s.settings.mode
+    options, known, privacy = engine.options(req)
+    engine.check_key(mode, options)
+    texts = [req.text] if req.text is not None else req.texts
+    results = await work(engine, engine.deidentify, texts, mode, options, known, privacy, req.scope, req.patient_id,
+                         long=engine.is_long(texts))
+    labels = [r.label for res in results for r in res.replacements]
+    s.metrics.count("/deidentify", len(texts), labels)
+    logger.info("deidentify: %d texts, %d entities, mode %s, privacy %s", len(texts), len(labels), mode, privacy)
+    out = [{"text": res.text, "entities": [Replaced(**r._asdict()) for r in res.replacements]} for res in results]
+    if req.text is not None:
+        return DeidentifyResponse(mode=mode, privacy=privacy, **out[0])
+    return DeidentifyResponse(mode=mode, privacy=privacy, results=out)
+
+
+@router.post("/deidentify/table", response_model=TableResponse)
+async def post_deidentify_table(req: TableRequest, s: State = Depends(state)):
+    """De-identify a table given as JSON rows, as the CLI does a table file: the text columns
+    through the pipeline, each PHI column cell replaced with the same operator and key and
+    fed to its row's texts and its patient's rows as a known identifier; the same rows in
+    the same order with a status column. A failed row keeps its place with no text or PHI."""
+    engine = s.engine
+    if req.known_phi is not None:  # a table's known identifiers are its PHI columns
+        raise ServiceError(422, "invalid_request", "known_phi is not taken with a table: give the identifiers as "
+                                                   "PHI columns (phi_columns)", loc=("body", "known_phi"))
+    options, _known, privacy = engine.options(req)
+    mode = req.mode or s.settings.mode
+    engine.check_key(mode, options)
+    rows, per_label = await work(engine, engine.table, req.rows, req.spec, mode, options, privacy)
+    status_col = req.spec.status_column
+    failed = sum(1 for row in rows if row[status_col] != "ok")
+    s.metrics.count("/deidentify/table", len(rows), per_label)
+    logger.info("deidentify/table: %d rows, %d failed, mode %s, privacy %s", len(rows), failed, mode, privacy)
+    return TableResponse(mode=mode, privacy=privacy, rows=rows, failed=failed)

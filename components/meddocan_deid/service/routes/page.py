@@ -1,0 +1,66 @@
+"""The try-it page at / (no token: the page holds no data; the token is typed in it and sent
+with its request). In English or Spanish: `?lang=en|es`, else the browser's Accept-Language,
+else English; the page links to the other language. Its texts are data
+(templates/page_text.json)."""
+import json
+import secrets
+from pathlib import Path
+from typing import List, Optional, Tuple
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import HTMLResponse
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from ... import MODES, __version__
+from .common import State, state
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+TEXTS = json.loads((TEMPLATES / "page_text.json").read_text(encoding="utf-8"))
+LANGUAGES: Tuple[str, ...] = tuple(TEXTS)  # the first is the default
+MAX_LANGUAGE_RANGES = 20  # of an Accept-Language header: a header is not a place for work
+
+router = APIRouter(include_in_schema=False)
+_template = Environment(loader=FileSystemLoader(str(TEMPLATES)),
+                        autoescape=select_autoescape(["html"])).get_template("index.html")
+
+
+def accepted_languages(header: Optional[str]) -> List[str]:
+    """The primary language tags of an Accept-Language header, best first (`q=0` left out)."""
+    ranked = []
+    for i, part in enumerate((header or "").split(",")[:MAX_LANGUAGE_RANGES]):
+        tag, *params = [p.strip() for p in part.split(";")]
+        q = 1.0
+        for param in params:
+            if param.startswith("q="):
+                try:
+                    q = float(param[2:])
+                except ValueError:
+                    q = 0.0
+        if tag and q > 0:
+            ranked.append((-q, i, tag.split("-")[0].lower()))
+    return [tag for _q, _i, tag in sorted(ranked)]
+
+
+def page_language(asked: Optional[str], header: Optional[str]) -> str:
+    if asked in LANGUAGES:
+        return asked
+    for tag in accepted_languages(header):
+        if tag in LANGUAGES:
+            return tag
+        if tag == "*":
+            break
+    return LANGUAGES[0]
+
+
+@router.get("/", response_class=HTMLResponse)
+async def index(request: Request, lang: Optional[str] = Query(None, description="en or es"),
+                s: State = Depends(state)):
+    chosen = page_language(lang, request.headers.get("accept-language"))
+    nonce = secrets.token_urlsafe(16)
+    csp = (f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; connect-src 'self'; "
+           "img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+    html = _template.render(nonce=nonce, version=__version__, mode=s.settings.mode, modes=MODES, lang=chosen,
+                            t=TEXTS[chosen], languages=[(code, TEXTS[code]["name"]) for code in LANGUAGES])
+    return HTMLResponse(html, headers={"Content-Security-Policy": csp, "X-Content-Type-Options": "nosniff",
+                                       "Referrer-Policy": "no-referrer", "Cache-Control": "no-store",
+                                       "Content-Language": chosen, "Vary": "Accept-Language"})
