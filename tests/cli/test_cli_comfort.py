@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from meddocan_deid.engine import RunError, run
-from meddocan_deid.deid.inputs import describe_folder, resolve_encoding
+from meddocan_deid.formats.sources import describe_folder, resolve_encoding
 from meddocan_deid.errors import InputError
 from meddocan_deid.deid.keys import load_key
 

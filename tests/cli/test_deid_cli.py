@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from meddocan_deid.engine import run
-from meddocan_deid.deid.io import safe_stem
+from meddocan_deid.formats.base import safe_stem
 
 KEY = b"cli-key-0123456789abcdef"
 ROOT = Path(__file__).parent.parent.parent

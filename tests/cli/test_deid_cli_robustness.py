@@ -12,7 +12,7 @@ import pytest
 
 from meddocan_deid.engine import RunError, run
 from meddocan_deid.cli.app import main
-from meddocan_deid.deid.encodings import decode_bytes
+from meddocan_deid.formats.encodings import decode_bytes
 from meddocan_deid.engine import output as run_output
 from meddocan_deid.engine.output import DIGESTS_NAME, LOCK_NAME
 from meddocan_deid.engine.record import failure_lines

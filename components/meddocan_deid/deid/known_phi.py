@@ -21,7 +21,7 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from ..errors import KnownPhiError
 from ..constants import LABELS
 from ..lexicon import NAME_LABELS, casefold_per_char
-from .encodings import decode_bytes
+from ..formats.encodings import decode_bytes
 
 Span = Tuple[str, int, int]
 KnownPhi = Dict[str, List[str]]

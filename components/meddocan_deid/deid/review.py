@@ -27,7 +27,7 @@ from spacy import displacy
 from ..brat import AnnError, parse_ann, read_text, validate_ann
 from ..constants import LABELS
 from ..files import atomic_write
-from .io import safe_stem
+from ..formats.base import safe_stem
 from .operators import Replacement
 from ..errors import StoredDataError
 

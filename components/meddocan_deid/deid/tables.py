@@ -1,6 +1,6 @@
 """Tables as hospitals hold them: an id column, free-text columns and columns of known
 identifiers (PHI columns), in CSV, TSV, Excel `.xlsx`, Parquet, JSONL, or a pandas
-DataFrame or pyarrow Table in memory (formats: deid/table_files.py).
+DataFrame or pyarrow Table in memory (formats: meddocan_deid/formats/).
 
     from meddocan_deid.deid.tables import TableSpec, deidentify_table
     spec = TableSpec(id_column="id", text_columns=("nota",), patient_column="paciente",
@@ -37,8 +37,13 @@ from .api import load_pipeline
 from .deidentifier import Deidentifier
 from .options import DeidOptions
 from .records import Record
-from .table_files import (FORMATS, TABLE_SUFFIXES, ArrowTable, DelimitedTable, JsonlTable, PandasTable, Table,
-                          XlsxTable, is_missing)
+from ..formats import registry
+from ..formats.csv import DelimitedTable
+from ..formats.jsonl import JsonlTable
+from ..formats.memory import PandasTable
+from ..formats.parquet import ArrowTable
+from ..formats.table import Table, is_missing
+from ..formats.xlsx import XlsxTable
 
 STATUS_COLUMN = "deid_status"
 MONTHS = ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre",
@@ -47,9 +52,9 @@ DATE_SHAPES = (re.compile(r"^(\d{1,2})[/.\-](\d{1,2})[/.\-](\d{4})$"), re.compil
 
 
 def table_format(path) -> Optional[str]:
-    """csv, tsv, xlsx or parquet by the file's suffix (any case); None otherwise (a
-    `.jsonl` file is a table only when its columns are named)."""
-    return TABLE_SUFFIXES.get(Path(path).suffix.lower())
+    """The table format of a file by its suffix (any case: csv, tsv, xlsx, parquet); None
+    otherwise (a `.jsonl` file is a table only when its columns are named)."""
+    return registry.table_format(path)
 
 
 def parse_phi_column(value: str) -> Tuple[str, str]:
@@ -210,19 +215,13 @@ def open_table(source, *, fmt: Optional[str] = None, sheet: Optional[str] = None
     DataFrame, a pyarrow Table, or an object with `to_pandas()`. InputError naming the file."""
     if isinstance(source, (str, Path)):
         path = Path(source)
-        fmt = fmt or table_format(path) or ("jsonl" if path.suffix.lower() == ".jsonl" else None)
-        if fmt not in FORMATS:
-            raise InputError(f"{path}: not a table ({path.suffix or 'no extension'}; expected .csv, .tsv, .xlsx, "
-                             ".parquet or .jsonl)")
+        found = registry.get(fmt) if fmt in registry.FORMATS else None if fmt else registry.find(path)
+        if found is None or found.open_table is None:
+            tables = ", ".join(f.suffixes[0] for f in registry.FORMATS.values() if f.open_table is not None)
+            raise InputError(f"{path}: not a table ({path.suffix or 'no extension'}; expected {tables})")
         if not path.is_file():
             raise InputError(f"{path}: input not found")
-        if fmt in ("csv", "tsv"):
-            return DelimitedTable(path, fmt, encoding)
-        if fmt == "jsonl":
-            return JsonlTable(path, encoding)
-        if fmt == "xlsx":
-            return XlsxTable(path, sheet)
-        return ArrowTable.read(path)
+        return found.open_table(path, sheet=sheet, encoding=encoding)
     kind = f"{type(source).__module__}.{type(source).__name__}"
     if kind.startswith("pyarrow") and hasattr(source, "column_names"):
         return ArrowTable(source, "the Arrow table")

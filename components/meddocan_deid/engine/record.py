@@ -7,7 +7,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Dict, List
 
-from ..deid.encodings import encoding_label
+from ..formats.encodings import encoding_label
 
 MAX_FAILURE_LINES = 5
 

@@ -18,8 +18,7 @@ from ..annotations import AnnotationError, export_private_dir
 from ..constants import DEFAULT_MODEL
 from ..deid import fingerprint as fp
 from ..deid.deidentifier import Deidentifier
-from ..deid.inputs import count_inputs, resolve_encoding
-from ..deid.io import check_paths, input_kind, iter_items, load_item
+from ..formats.sources import check_paths, count_inputs, input_kind, iter_items, load_item, resolve_encoding
 from ..errors import InputError, OutputFullError
 from . import output
 from .output import (RunLock, check_private_dir, compact_digests, is_disk_full, is_done, read_digests, record_digest,

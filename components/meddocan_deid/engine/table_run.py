@@ -13,7 +13,7 @@ from typing import Optional
 
 from .. import __version__
 from ..deid import fingerprint as fp
-from ..deid.inputs import resolve_encoding
+from ..formats.sources import resolve_encoding
 from ..deid.tables import (TableSettings, TableSpec, check_columns, deidentify_loaded, failed_rows, format_of,
                            open_table)
 from ..errors import InputError, RunError

@@ -1,4 +1,4 @@
-"""Documents as reports (deid/documents.py): .docx (a de-identified .docx with each run's
+"""Documents as reports (meddocan_deid/formats: docx.py, pdf.py, rtf.py): .docx (a de-identified .docx with each run's
 formatting, entities across runs), PDF with a text layer (without one: "needs OCR"), RTF;
 the `.ann` in the offsets of the written text; a missing extra named. Content invented with
 Faker (es_ES, fixed seed); the files are made in the tests (office_files.py)."""
@@ -10,7 +10,9 @@ import pytest
 from faker import Faker
 
 from meddocan_deid.brat import validate_ann
-from meddocan_deid.deid.documents import DocumentError, extract_text, rewrite_docx
+from meddocan_deid.formats.base import DocumentError
+from meddocan_deid.formats.docx import write_document as rewrite_docx
+from meddocan_deid.formats.sources import extract_text
 from meddocan_deid.engine import run
 from office_files import make_docx, make_rtf, minimal_pdf
 
