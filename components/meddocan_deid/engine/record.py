@@ -83,6 +83,16 @@ def failure_lines(report: Dict[str, Any], encoding: str = "utf-8") -> List[str]:
     return lines
 
 
+def table_failure_lines(report: Dict[str, Any], limit: int = MAX_FAILURE_LINES) -> List[str]:
+    """Lines for stderr about failed rows (file, line, id and reason; never a cell value)."""
+    failed = report.get("failed") or []
+    lines = [f"failed: {f['where']}{' (id ' + str(f['id']) + ')' if 'id' in f else ''}: {f['reason']}"
+             for f in failed[:limit]]
+    if report["rows"]["failed"] > limit:
+        lines.append(f"... and {report['rows']['failed'] - limit} more (see the run report)")
+    return lines
+
+
 def not_read_lines(report: Dict[str, Any]) -> List[str]:
     """Lines for stderr about the input's files that were not read (file and reason)."""
     entries = report.get("not_read") or []
