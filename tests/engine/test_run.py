@@ -56,3 +56,32 @@ def test_the_exit_code_follows_the_failures():
     assert RunReport(counts={"failed": 0}, **base).exit_code == 0
     assert RunReport(counts={"failed": 2}, **base).exit_code == 1
     assert RunReport(kind="table", rows={"read": 3, "ok": 2, "failed": 1}, **base).exit_code == 1
+
+
+def test_a_row_that_cannot_be_split_keeps_its_id(tmp_path, rule_nlp):
+    src = tmp_path / "notas.csv"
+    src.write_text("id,nota,nhc\nn1,Sin datos.,1\nn2,Paciente Ana, sin comillas,2\n,a,b,c\n", encoding="utf-8")
+    spec = TableSpec(id_column="id", text_columns=("nota",))
+    report = run(rule_nlp, src, tmp_path / "out", table=spec)
+    assert report.exit_code == 1 and report.rows == {"read": 3, "ok": 1, "failed": 2}
+    (named, unnamed) = report.failed
+    assert named["id"] == "n2" and named["where"] == "notas.csv: line 3" and "4 fields" in named["reason"]
+    assert "id" not in unnamed  # no id to read
+    lines = (tmp_path / "out" / "notas.csv").read_text(encoding="utf-8").splitlines()
+    assert lines[2] == 'n2,,,"failed: 4 fields, the header has 3"' and lines[3].startswith(',,,"failed')
+    # an id that is a PHI column is never kept in clear
+    spec = TableSpec(id_column="id", text_columns=("nota",), phi_columns={"id": "ID_SUJETO_ASISTENCIA"})
+    report = run(rule_nlp, src, tmp_path / "out2", table=spec)
+    assert "id" not in report.failed[0]
+    assert (tmp_path / "out2" / "notas.csv").read_text(encoding="utf-8").splitlines()[2].startswith(',,,"failed')
+
+
+def test_an_empty_file_has_a_status_of_its_own(tmp_path, rule_nlp):
+    inp = tmp_path / "in"
+    inp.mkdir()
+    (inp / "a.txt").write_text(NOTE, encoding="utf-8")
+    (inp / "vacio.txt").write_text("\n \n", encoding="utf-8")
+    report = run(rule_nlp, inp, tmp_path / "out")
+    assert report.exit_code == 0 and report.failed == []
+    assert report.counts == {"read": 2, "written": 1, "skipped": 0, "failed": 0, "empty": 1, "not_read": 0}
+    assert report.to_dict()["empty"] == [{"id": "vacio", "file": "vacio.txt"}]

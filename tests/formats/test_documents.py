@@ -109,7 +109,7 @@ def test_pdf_and_rtf_reports_and_a_pdf_that_needs_ocr(tmp_path, rule_nlp, person
     (inp / "nota.rtf").write_bytes(make_rtf("\n".join(lines) + "\n"))
     out = tmp_path / "out"
     rep = run(inp, out, "tag", None, nlp=rule_nlp, progress=False)
-    assert rep["reports"] == {"read": 4, "written": 2, "skipped": 0, "failed": 2, "not_read": 0}
+    assert rep["reports"] == {"read": 4, "written": 2, "skipped": 0, "failed": 2, "empty": 0, "not_read": 0}
     reasons = {f["file"]: f["reason"] for f in rep["failed"]}
     assert reasons["escaneo.pdf"] == "escaneo.pdf: no text layer (2 pages, a scanned PDF?): needs OCR"
     assert reasons["roto.pdf"].startswith("roto.pdf: not a readable PDF (")

@@ -172,4 +172,4 @@ def _summary(result: dict, report_path: Path, encoding: str) -> None:
         typer.echo(f"meddocan-deid: {line}", err=True)
     c = result["reports"]
     typer.echo(f"reports read {c['read']}, written {c['written']}, skipped {c['skipped']}, failed {c['failed']}, "
-               f"files not read {c['not_read']} in {result['seconds']:.1f}s -> {report_path}", err=True)
+               f"empty {c['empty']}, files not read {c['not_read']} in {result['seconds']:.1f}s -> {report_path}", err=True)

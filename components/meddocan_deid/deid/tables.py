@@ -353,6 +353,12 @@ def deidentify_loaded(table: Table, *, columns: TableSpec, deidentifier: Deident
     return updates, status, per_label
 
 
+def kept_columns(spec: TableSpec) -> Tuple[str, ...]:
+    """The columns a row that could not be read keeps in the output where they can be read:
+    its id, unless the id is a PHI column."""
+    return () if spec.id_column in spec.phi_columns else (spec.id_column,)
+
+
 def failed_rows(table: Table, spec: TableSpec, status: List[str]) -> List[Dict[str, Any]]:
     """The failed rows as the run report lists them: row number, file and line, id (unless
     the id column is a PHI column) and reason."""
@@ -362,8 +368,8 @@ def failed_rows(table: Table, spec: TableSpec, status: List[str]) -> List[Dict[s
         if s == "ok":
             continue
         entry: Dict[str, Any] = {"row": i + 1, "where": f"{table.name}: {table.where(i)}"}
-        try:
-            rid = cell_text(table.value(i, spec.id_column)) if spec.id_column in table.columns else None
+        try:  # a row that could not be split is still named where its id can be read
+            rid = cell_text(table.salvage(i, spec.id_column)) if spec.id_column in table.columns else None
         except ValueError:
             rid = None
         if rid is not None and not id_is_phi:
@@ -401,7 +407,7 @@ def deidentify_table(source, *, columns: TableSpec, mode: str = "tag", key=None,
     updates, status, per_label = deidentify_loaded(table, columns=columns, deidentifier=deidentifier,
                                                    settings=settings)
     if is_path:
-        table.write(Path(output), updates, status, columns.status_column)
+        table.write(Path(output), updates, status, columns.status_column, keep=kept_columns(columns))
         out = Path(output)
     else:
         out = table.result(updates, status, columns.status_column)

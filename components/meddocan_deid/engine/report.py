@@ -20,9 +20,10 @@ class RunReport:
     fingerprint: Dict[str, Any]
     options: Dict[str, Any]
     kind: str = "reports"  # or "table"
-    counts: Dict[str, int] = field(default_factory=dict)  # reports: read, written, skipped, failed, not_read
+    counts: Dict[str, int] = field(default_factory=dict)  # reports: read, written, skipped, failed, empty, not_read
     failed: List[Dict[str, Any]] = field(default_factory=list)
     not_read: List[Dict[str, Any]] = field(default_factory=list)
+    empty: List[Dict[str, Any]] = field(default_factory=list)  # input files without text (id, file): not failures
     phi_per_label: Dict[str, int] = field(default_factory=dict)
     encoding: Optional[str] = None
     encodings: Dict[str, int] = field(default_factory=dict)
@@ -68,7 +69,7 @@ class RunReport:
                        encodings=dict(sorted(self.encodings.items())),
                        # surrogates drawn from: "pipeline", a folder, "faker-only" (None: not surrogate)
                        gazetteer=self.gazetteer, n_process=self.n_process, batch_size=self.batch_size,
-                       reports=dict(self.counts), failed=self.failed, not_read=self.not_read,
+                       reports=dict(self.counts), failed=self.failed, empty=self.empty, not_read=self.not_read,
                        phi_per_label=dict(sorted(self.phi_per_label.items())), seconds=round(self.seconds, 3),
                        model_load_seconds=round(self.model_load_seconds, 3),
                        written_per_second=self.written_per_second)

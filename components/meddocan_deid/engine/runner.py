@@ -27,7 +27,8 @@ from ..annotations import AnnotationError, export_private_dir
 from ..constants import DEFAULT_MODEL
 from ..deid import fingerprint as fp
 from ..deid.deidentifier import Deidentifier
-from ..deid.tables import TableSettings, check_columns, deidentify_loaded, failed_rows, format_of, open_table
+from ..deid.tables import (TableSettings, check_columns, deidentify_loaded, failed_rows, format_of, kept_columns,
+                           open_table)
 from ..formats.sources import check_paths, count_inputs, input_kind, iter_items, load_item, resolve_encoding
 from ..errors import InputError, OutputFullError
 from . import output
@@ -69,9 +70,10 @@ class Run:
         self.replacing = False
         self.start = 0.0
         self.load_seconds = 0.0
-        self.counts = {"read": 0, "written": 0, "skipped": 0, "failed": 0, "not_read": 0}
+        self.counts = {"read": 0, "written": 0, "skipped": 0, "failed": 0, "empty": 0, "not_read": 0}
         self.failed: List[dict] = []
         self.not_read: List[dict] = []  # files of the input folder that are not reports, with the reason
+        self.empty: List[dict] = []  # input files with no text: a status of their own, not a failure
         self.per_label: Dict[str, int] = {}
         self.encodings: Dict[str, int] = {}
         self._items: Dict[str, object] = {}  # id -> (stem, where, digest) until the result comes
@@ -275,6 +277,11 @@ class Run:
                     self.fail(item.id, item.error, item.where)
                     self._tick()
                     continue
+                if item.path is not None and not item.record.text.strip():  # an empty file: nothing to remove
+                    self.counts["empty"] += 1
+                    self.empty.append({"id": item.id, "file": item.where})
+                    self._tick()
+                    continue
                 docx = item.path if item.document == "docx" else None  # its .docx is written too
                 self._items[item.id] = (item.stem, item.where, item.digest, docx)
                 codec = item.encoding or self.encoding
@@ -333,7 +340,7 @@ class Run:
         target = self.output / Path(c.input).name
         updates, status, per_label = deidentify_loaded(table, columns=spec, deidentifier=self.deidentifier,
                                                        settings=self.table_settings)
-        table.write(target, updates, status, spec.status_column)
+        table.write(target, updates, status, spec.status_column, keep=kept_columns(spec))
         failed = failed_rows(table, spec, status)
         report = self.report()
         report.kind, report.table, report.format = "table", str(target), format_of(table)
@@ -362,7 +369,7 @@ class Run:
                 "overwrite": c.overwrite, "encoding": self.encoding, **plain_options(vars(c.options))},
             encoding=self.encoding, encodings=dict(self.encodings), gazetteer=self.gazetteer,
             n_process=c.n_process, batch_size=c.batch_size, counts=dict(self.counts), failed=self.failed,
-            not_read=self.not_read, phi_per_label=dict(self.per_label), seconds=time.time() - self.start,
+            not_read=self.not_read, empty=self.empty, phi_per_label=dict(self.per_label), seconds=time.time() - self.start,
             model_load_seconds=self.load_seconds)
 
     def finish(self) -> RunReport:
@@ -372,7 +379,7 @@ class Run:
         compact_digests(self.output)
         report = self.report()
         counts = self.counts
-        assert counts["read"] == counts["written"] + counts["skipped"] + counts["failed"]
+        assert counts["read"] == counts["written"] + counts["skipped"] + counts["failed"] + counts["empty"]
         assert counts["not_read"] == len(self.not_read)
         if self.site is not None:
             if counts["skipped"]:

@@ -72,16 +72,29 @@ class DelimitedTable(Table):
     def error(self, i):
         return self.errors.get(i)
 
+    def salvage(self, i, col):
+        """A cell of a row that could not be split (another number of fields than the header),
+        read by its position where the row reaches it (None otherwise): its id, so that a
+        failed row is still named."""
+        if i not in self.errors:
+            return self.value(i, col)
+        j = self.index[col]
+        row = self.rows[i]
+        return row[j] if j < len(row) and row[j].strip() else None
+
     def where(self, i):
         return f"line {self.lines[i]}"
 
-    def write(self, path, updates, status, status_column):
+    def write(self, path, updates, status, status_column, keep=()):
         def write(tmp):
             with open(tmp, "w", encoding="utf-8-sig" if self.bom else "utf-8", newline="") as fh:
                 writer = csv.writer(fh, lineterminator=self.newline, **self._dialect())
                 writer.writerow(self.columns + [status_column])
                 for i, row in enumerate(self.rows):
-                    row = [""] * len(self.columns) if i in self.errors else list(row)
+                    if i in self.errors:  # a row that could not be split: empty but for `keep`, where readable
+                        row = [self.salvage(i, col) or "" if col in keep else "" for col in self.columns]
+                    else:
+                        row = list(row)
                     for col, values in updates.items():
                         row[self.index[col]] = "" if values[i] is None else values[i]
                     try:

@@ -115,7 +115,7 @@ class JsonlTable(Table):
     def where(self, i):
         return f"line {self.lines[i]}"
 
-    def write(self, path, updates, status, status_column):
+    def write(self, path, updates, status, status_column, keep=()):
         def write(tmp):
             with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
                 for i, obj in enumerate(self.objs):

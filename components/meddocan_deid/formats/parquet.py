@@ -44,7 +44,7 @@ class ArrowTable(Table):
             table = table.set_column(j, pa.field(col, pa.string(), True, old.metadata), pa.array(values, pa.string()))
         return table.append_column(pa.field(status_column, pa.string(), False), pa.array(status, pa.string()))
 
-    def write(self, path, updates, status, status_column):
+    def write(self, path, updates, status, status_column, keep=()):
         import pyarrow.parquet as pq
 
         table = self.result(updates, status, status_column)

@@ -45,7 +45,8 @@ class Table:
     cell (None when missing); `error(i)`: why row i could not be read, or None; `where(i)`:
     how messages name row i (`line 7`); `write(path, updates, status, status_column)` or
     `result(...)` (in-memory tables) gives the table back with `updates` (column -> new value
-    per row, None: empty) and the status column."""
+    per row, None: empty) and the status column; `keep`: columns a row that could not be read
+    keeps where `salvage` can read them (its id)."""
     columns: List[str]
     n: int
     name: str = "<table>"
@@ -58,6 +59,11 @@ class Table:
 
     def where(self, i: int) -> str:
         return f"row {i + 1}"
+
+    def salvage(self, i: int, col: str) -> Any:
+        """A cell of row i even when the row could not be read whole, where it can be read
+        (formats whose rows can be split wrongly say how); else the cell as `value` gives it."""
+        return None if self.error(i) is not None else self.value(i, col)
 
 
 def _index(columns: List[str], where) -> Dict[str, int]:

@@ -48,7 +48,7 @@ class XlsxTable(Table):
     def where(self, i):
         return f"row {i + 2}"
 
-    def write(self, path, updates, status, status_column):
+    def write(self, path, updates, status, status_column, keep=()):
         ws = self.ws
         for col, values in updates.items():
             j = self.index[col] + 1
