@@ -72,16 +72,6 @@ class DelimitedTable(Table):
     def error(self, i):
         return self.errors.get(i)
 
-    def salvage(self, i, col):
-        """A cell of a row that could not be split (another number of fields than the header),
-        read by its position where the row reaches it (None otherwise): its id, so that a
-        failed row is still named."""
-        if i not in self.errors:
-            return self.value(i, col)
-        j = self.index[col]
-        row = self.rows[i]
-        return row[j] if j < len(row) and row[j].strip() else None
-
     def where(self, i):
         return f"line {self.lines[i]}"
 
