@@ -19,5 +19,9 @@ if "numpy" not in _sys.modules:
 
 from .constants import DEFAULT_MODEL, LABELS, MODES  # noqa: F401
 
-# the Python API (typed; the pipeline is loaded once per process and name)
+# the Python API (typed; the pipeline is loaded once per process and name); the engine that
+# de-identifies, built once and reused, exported here as Presidio exports its engines
 from .deid.api import deidentify, load_pipeline  # noqa: E402  (after the names it imports)
+from .deid.deidentifier import Deidentifier  # noqa: E402
+
+__all__ = ["DEFAULT_MODEL", "Deidentifier", "LABELS", "MODES", "__version__", "deidentify", "load_pipeline"]

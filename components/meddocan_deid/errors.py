@@ -3,7 +3,7 @@
 `MeddocanDeidError` is the base: `except MeddocanDeidError` catches any problem this
 package reports. Each class keeps its second base (ValueError, OSError, RuntimeError), so
 callers that catch those still work. The modules that raise them re-export them under
-their old names (e.g. `meddocan_deid.deid.io.InputError`). Messages name files, lines,
+their old names (e.g. `meddocan_deid.formats.sources.InputError`). Messages name files, lines,
 offsets and fields, never report text, keys or tokens.
 """
 import errno

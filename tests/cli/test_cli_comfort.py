@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from meddocan_deid.engine import RunError, run
-from meddocan_deid.deid.inputs import describe_folder, resolve_encoding
+from meddocan_deid.formats.sources import describe_folder, resolve_encoding
 from meddocan_deid.errors import InputError
 from meddocan_deid.deid.keys import load_key
 
@@ -132,7 +132,7 @@ def test_cp1252_file_hint_then_encoding_cp1252_works(tmp_path, model_dir):
     r = cli("deidentify", inp, out, "--mode", "tag", "--model", model_dir, "--encoding", "cp1252")
     assert r.returncode == 0, r.stderr
     rep = json.loads((out / "run_report.json").read_text())
-    assert rep["reports"] == {"read": 2, "written": 1, "skipped": 1, "failed": 0, "not_read": 0}
+    assert rep["reports"] == {"read": 2, "written": 1, "skipped": 1, "failed": 0, "empty": 0, "not_read": 0}
     assert rep["options"]["encoding"] == "cp1252"
     written = (out / "windows.txt").read_bytes().decode("utf-8")  # outputs are always UTF-8
     assert "diagnóstico de bronquitis; evolución favorable" in written and "Eulalia" not in written
@@ -168,8 +168,15 @@ def test_keygen_writes_a_private_key_and_never_overwrites(tmp_path):
     r = cli("keygen", path)
     assert r.returncode == 2 and "already exists" in r.stderr and str(path) in r.stderr
     assert path.read_text(encoding="ascii") == content
-    r = cli("keygen", tmp_path / "no-such-folder" / "k.key")
-    assert r.returncode == 2 and "folder not found" in r.stderr
+    # a missing folder is created, only its owner may enter it
+    r = cli("keygen", tmp_path / "new" / "keys" / "k.key", preexec_fn=lambda: os.umask(0))
+    assert r.returncode == 0, r.stderr
+    for folder in (tmp_path / "new", tmp_path / "new" / "keys"):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert stat.S_IMODE((tmp_path / "new" / "keys" / "k.key").stat().st_mode) == 0o600
+    (tmp_path / "file").write_text("x")
+    r = cli("keygen", tmp_path / "file" / "k.key")
+    assert r.returncode == 2 and "not a folder" in r.stderr
 
 
 def test_keygen_mode_0600_whatever_the_umask(tmp_path):
@@ -239,7 +246,7 @@ def test_progress_bar_has_the_total_and_counts_every_report(tmp_path, rule_nlp, 
     assert bars == []  # progress off: no bar
     (out / "n2.txt").unlink()
     rep = run(inp, out, "tag", None, nlp=rule_nlp, progress=True)
-    assert rep["reports"] == {"read": 5, "written": 1, "skipped": 3, "failed": 1, "not_read": 0}
+    assert rep["reports"] == {"read": 5, "written": 1, "skipped": 3, "failed": 1, "empty": 0, "not_read": 0}
     (bar,) = bars
     assert bar.length == 5 and bar.steps == 5 and bar.closed
     assert bar.kwargs.get("show_eta") is True and bar.kwargs.get("file") is sys.stderr

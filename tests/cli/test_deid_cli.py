@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from meddocan_deid.engine import run
-from meddocan_deid.deid.io import safe_stem
+from meddocan_deid.formats.base import safe_stem
 
 KEY = b"cli-key-0123456789abcdef"
 ROOT = Path(__file__).parent.parent.parent
@@ -67,7 +67,7 @@ def test_folder_nested_mirrored_and_ann(tmp_path, rule_nlp):
     (inp / "sub1" / "same.txt").write_text(make_report(2), encoding="utf-8")  # same base name, other folder
     out = tmp_path / "out"
     rep = run(inp, out, "surrogate", KEY, nlp=rule_nlp, progress=False)
-    assert rep["reports"] == {"read": 8, "written": 8, "skipped": 0, "failed": 0, "not_read": 0}
+    assert rep["reports"] == {"read": 8, "written": 8, "skipped": 0, "failed": 0, "empty": 0, "not_read": 0}
     assert (out / "sub0" / "same.txt").read_text() != (out / "sub1" / "same.txt").read_text()
     assert rep["phi_per_label"]["NOMBRE_SUJETO_ASISTENCIA"] == 8 * 2
     assert set(rep) >= {"mode", "model", "seconds", "failed", "phi_per_label", "reports"}
@@ -92,10 +92,12 @@ def test_bad_inputs_quarantined(tmp_path, rule_nlp):
     out = tmp_path / "out"
     rep = run(inp, out, "mask", None, nlp=rule_nlp, progress=False,
               options=__import__("meddocan_deid.deid", fromlist=["DeidOptions"]).DeidOptions(max_chars=5000))
-    assert rep["reports"] == {"read": 7, "written": 3, "skipped": 0, "failed": 4, "not_read": 0}
+    # an empty or blank file is no failure: a status of its own
+    assert rep["reports"] == {"read": 7, "written": 3, "skipped": 0, "failed": 2, "empty": 2, "not_read": 0}
+    assert rep["empty"] == [{"id": "blank", "file": "blank.txt"}, {"id": "empty", "file": "empty.txt"}]
     reasons = {f["id"]: f["reason"] for f in rep["failed"]}
     assert reasons["bad_utf8"] == "bad_utf8.txt: not valid UTF-8 (byte 13)"
-    assert reasons["empty"] == "empty.txt: empty text" and reasons["blank"] == "blank.txt: empty text"
+    assert "empty" not in reasons and "blank" not in reasons
     assert reasons["big"].startswith("big.txt: text too long")
     for stem in ("bad_utf8", "empty", "blank", "big"):
         assert not (out / f"{stem}.txt").exists() and not (out / f"{stem}.ann").exists()
@@ -116,7 +118,7 @@ def test_jsonl_ids_duplicates_and_patients(tmp_path, rule_nlp):
     path.write_bytes(raw.encode("utf-8") + b'{"id": "u", "text": "\xff"}\n')
     out = tmp_path / "out"
     rep = run(path, out, "surrogate", KEY, nlp=rule_nlp, progress=False)
-    assert rep["reports"] == {"read": 8, "written": 4, "skipped": 0, "failed": 4, "not_read": 0}
+    assert rep["reports"] == {"read": 8, "written": 4, "skipped": 0, "failed": 4, "empty": 0, "not_read": 0}
     reasons = sorted(f["reason"].split(": ", 1)[1] for f in rep["failed"])
     assert reasons == ["duplicate id", "no 'text' string", "not valid JSON", "not valid UTF-8 (byte 21)"]
     files = sorted(p.name for p in out.glob("*.txt"))
@@ -137,7 +139,7 @@ def test_resume_skips_done_and_redoes_half_written(tmp_path, rule_nlp):
     (out / "doc003.ann").write_text("stale", encoding="utf-8")
     (out / ".doc004.txt.abc123xy.tmp").write_text("partial", encoding="utf-8")
     rep = run(inp, out, "surrogate", KEY, nlp=rule_nlp, progress=False)
-    assert rep["reports"] == {"read": 5, "written": 1, "skipped": 4, "failed": 0, "not_read": 0}
+    assert rep["reports"] == {"read": 5, "written": 1, "skipped": 4, "failed": 0, "empty": 0, "not_read": 0}
     assert not list(out.rglob("*.tmp"))
     after = outputs(out)
     assert after["doc002.txt"] == clean["doc002.txt"]
@@ -162,7 +164,7 @@ def test_same_output_with_one_and_two_processes(tmp_path, rule_nlp):
 def test_cli_modes_keys_and_exit_codes(tmp_path, model_dir):
     inp = tmp_path / "in"
     write_folder(inp, 3)
-    (inp / "bad.txt").write_bytes(b"\xff\xfe")
+    (inp / "bad.txt").write_bytes(b"Nombre: \xff\xfe\xfd.\n")  # not UTF-8 (a BOM alone is an empty file)
     key_file = tmp_path / "key"
     key_file.write_bytes(KEY + b"\n")
     # surrogate without a key: refused, nothing written
@@ -174,7 +176,7 @@ def test_cli_modes_keys_and_exit_codes(tmp_path, model_dir):
     assert r.returncode == 1, r.stderr
     assert "Traceback" not in r.stderr and "\r" not in r.stderr  # no progress bar when not a terminal
     rep = json.loads((tmp_path / "o2" / "run_report.json").read_text())
-    assert rep["reports"] == {"read": 4, "written": 3, "skipped": 0, "failed": 1, "not_read": 0}
+    assert rep["reports"] == {"read": 4, "written": 3, "skipped": 0, "failed": 1, "empty": 0, "not_read": 0}
     # the same key from the environment: byte-identical output
     r = cli("deidentify", inp, tmp_path / "o3", "--mode", "surrogate", "--model", model_dir, env_key=KEY.decode())
     assert r.returncode == 1

@@ -12,7 +12,7 @@ import pytest
 
 from meddocan_deid.engine import RunError, run
 from meddocan_deid.cli.app import main
-from meddocan_deid.deid.encodings import decode_bytes
+from meddocan_deid.formats.encodings import decode_bytes
 from meddocan_deid.engine import output as run_output
 from meddocan_deid.engine.output import DIGESTS_NAME, LOCK_NAME
 from meddocan_deid.engine.record import failure_lines
@@ -106,11 +106,11 @@ def test_every_failure_line_names_the_file(tmp_path, rule_nlp):
 
     rep = run(inp, tmp_path / "out", "tag", None, nlp=ExplodingNLP(rule_nlp), progress=False,
               options=DeidOptions(max_chars=2000))
-    assert rep["reports"] == {"read": 5, "written": 1, "skipped": 0, "failed": 4, "not_read": 0}
+    assert rep["reports"] == {"read": 5, "written": 1, "skipped": 0, "failed": 3, "empty": 1, "not_read": 0}
+    assert rep["empty"] == [{"id": "sub/empty", "file": "sub/empty.txt"}]
     lines = [line for line in failure_lines(rep) if line.startswith("failed: ")]
-    expected = {"sub/empty.txt": "empty text", "sub/long.txt": "text too long", "boom.txt": "error in the pipeline",
-                "bad.txt": "not valid UTF-8"}
-    assert len(lines) == 4
+    expected = {"sub/long.txt": "text too long", "boom.txt": "error in the pipeline", "bad.txt": "not valid UTF-8"}
+    assert len(lines) == 3
     for file, problem in expected.items():
         (line,) = [line for line in lines if line.startswith(f"failed: {file}: ")]
         assert problem in line
@@ -138,7 +138,7 @@ def test_resume_redoes_an_input_edited_after_the_run(tmp_path, rule_nlp):
     before = outputs(out)
     (inp / "r2.txt").write_text(report(2).replace("otitis", "faringitis"), encoding="utf-8")
     rep = run(inp, out, "surrogate", KEY, nlp=rule_nlp, progress=False)
-    assert rep["reports"] == {"read": 4, "written": 1, "skipped": 3, "failed": 0, "not_read": 0}
+    assert rep["reports"] == {"read": 4, "written": 1, "skipped": 3, "failed": 0, "empty": 0, "not_read": 0}
     assert "faringitis" in (out / "r2.txt").read_text(encoding="utf-8")
     after = outputs(out)
     assert {k for k in after if after[k] != before.get(k)} == {"r2.txt", "r2.ann", DIGESTS_NAME}
@@ -160,7 +160,7 @@ def test_resume_redoes_an_edited_jsonl_line(tmp_path, rule_nlp):
     rows[1]["text"] = rows[1]["text"].replace("otitis", "faringitis")
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     rep = run(path, out, "tag", None, nlp=rule_nlp, progress=False)
-    assert rep["reports"] == {"read": 3, "written": 1, "skipped": 2, "failed": 0, "not_read": 0}
+    assert rep["reports"] == {"read": 3, "written": 1, "skipped": 2, "failed": 0, "empty": 0, "not_read": 0}
     assert "faringitis" in (out / "n1.txt").read_text(encoding="utf-8")
 
 
@@ -197,7 +197,7 @@ def test_full_disk_is_a_clear_error_exit_1_and_a_rerun_resumes(tmp_path, model_d
         main(args)
     assert info.value.code == 0
     rep = json.loads((out / "run_report.json").read_text())
-    assert rep["reports"] == {"read": 5, "written": 3, "skipped": 2, "failed": 0, "not_read": 0}
+    assert rep["reports"] == {"read": 5, "written": 3, "skipped": 2, "failed": 0, "empty": 0, "not_read": 0}
 
 
 # -- 6. the output folder's lock -------------------------------------------------------

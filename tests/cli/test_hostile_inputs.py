@@ -35,7 +35,7 @@ def run_report(out: Path) -> dict:
 
 def accounted(rep: dict, n_files: int) -> bool:
     c = rep["reports"]
-    return c["read"] + c["not_read"] == n_files and c["read"] == c["written"] + c["skipped"] + c["failed"]
+    return c["read"] + c["not_read"] == n_files and c["read"] == c["written"] + c["skipped"] + c["failed"] + c["empty"]
 
 
 def test_empty_bom_nul_binary_and_mixed_encodings(tmp_path, rule_nlp):
@@ -50,7 +50,7 @@ def test_empty_bom_nul_binary_and_mixed_encodings(tmp_path, rule_nlp):
     rep = run(inp, tmp_path / "out", "tag", None, nlp=rule_nlp, progress=False)
     assert accounted(rep, 6)
     failed = {f["id"]: f["reason"] for f in rep["failed"]}
-    assert "empty" in failed and "empty text" in failed["empty"]
+    assert "empty" not in failed and {"id": "empty", "file": "empty.txt"} in rep["empty"]
     assert "binary" in failed or (tmp_path / "out" / "binary.txt").exists()
     for name in ("nul", "utf8"):
         assert (tmp_path / "out" / f"{name}.txt").exists(), name
@@ -126,7 +126,7 @@ def test_malformed_jsonl_records(tmp_path, rule_nlp):
     path = tmp_path / "in.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     rep = run(path, tmp_path / "out", "tag", None, nlp=rule_nlp, progress=False)
-    assert rep["reports"] == {"read": 8, "written": 2, "skipped": 0, "failed": 6, "not_read": 0}
+    assert rep["reports"] == {"read": 8, "written": 2, "skipped": 0, "failed": 6, "empty": 0, "not_read": 0}
     reasons = " ".join(f["reason"] for f in rep["failed"])
     assert "not valid JSON" in reasons and "duplicate id" in reasons and "no 'text' string" in reasons
 

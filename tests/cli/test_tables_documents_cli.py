@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from meddocan_deid.brat import validate_ann
 from meddocan_deid.cli.app import app
 
-sys.path.insert(0, str(Path(__file__).parent.parent / "deid"))
+sys.path.insert(0, str(Path(__file__).parent.parent / "formats"))
 from office_files import make_docx, make_rtf, minimal_pdf  # noqa: E402
 
 KEY = "tables-cli-key-0123456789abcdef"
@@ -218,7 +218,7 @@ def test_documents_round_trip(tmp_path, rule_nlp, monkeypatch):
     assert "failed: escaneo.pdf: no text layer (1 page, a scanned PDF?): needs OCR" in result.output
     assert "reports read 4, written 3, skipped 0, failed 1" in result.output
     out = tmp_path / "out"
-    from meddocan_deid.deid.documents import extract_text
+    from meddocan_deid.formats.sources import extract_text
 
     for stem in ("carta", "informe", "nota"):
         text = (out / f"{stem}.txt").read_text(encoding="utf-8")

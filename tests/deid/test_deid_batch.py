@@ -121,7 +121,7 @@ def test_canary_never_logged(rule_nlp, caplog, capsys, tmp_path):
     (inp / "c2.txt").write_bytes(text.encode("utf-8") + b"\xff")
     (inp / "c3.txt").write_text(text + "BOOM", encoding="utf-8")
     rep = run(inp, tmp_path / "out", "surrogate", KEY, nlp=nlp, progress=False)
-    assert rep["reports"] == {"read": 3, "written": 1, "skipped": 0, "failed": 2, "not_read": 0}
+    assert rep["reports"] == {"read": 3, "written": 1, "skipped": 0, "failed": 2, "empty": 0, "not_read": 0}
     captured = capsys.readouterr()
     everything = caplog.text + captured.out + captured.err + (tmp_path / "out" / "run_report.json").read_text()
     everything += (tmp_path / "out" / "c1.ann").read_text()

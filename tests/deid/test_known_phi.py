@@ -135,7 +135,7 @@ def test_jsonl_known_phi_reaches_the_same_patient_only(tmp_path):
     inp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in REPORTS), encoding="utf-8")
     out = tmp_path / "out"
     report = run(inp, out, "tag", None, nlp=ruler_nlp(), progress=False)
-    assert report["reports"] == {"read": 4, "written": 4, "skipped": 0, "failed": 0, "not_read": 0}
+    assert report["reports"] == {"read": 4, "written": 4, "skipped": 0, "failed": 0, "empty": 0, "not_read": 0}
     texts = {r["id"]: (out / f"{r['id']}.txt").read_text(encoding="utf-8") for r in REPORTS}
     assert texts["r1"] == ("Paciente: [NOMBRE_SUJETO_ASISTENCIA]. DNI: [ID_SUJETO_ASISTENCIA]. "
                            "Vive en [TERRITORIO].")

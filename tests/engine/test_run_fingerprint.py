@@ -137,21 +137,21 @@ def test_overwrite_redoes_the_run_and_writes_the_new_fingerprint(first_run, rule
     with pytest.raises(RunError):
         run(inp, out, "tag", None, nlp=rule_nlp, progress=False)
     rep = run(inp, out, "tag", None, nlp=rule_nlp, progress=False, overwrite=True)
-    assert rep["reports"] == {"read": 3, "written": 3, "skipped": 0, "failed": 0, "not_read": 0}
+    assert rep["reports"] == {"read": 3, "written": 3, "skipped": 0, "failed": 0, "empty": 0, "not_read": 0}
     stored = json.loads((out / fp.FINGERPRINT_NAME).read_text())
     assert stored["mode"] == "tag" and stored["key_fingerprint"] == "none" and fp.UNFINISHED not in stored
     assert rep["fingerprint"] == stored and json.loads((out / "run_report.json").read_text())["mode"] == "tag"
     assert all("[NOMBRE_SUJETO_ASISTENCIA]" in (out / f"nota{i:02d}.txt").read_text() for i in range(3))
     # the new run now resumes like any other
     rep = run(inp, out, "tag", None, nlp=rule_nlp, progress=False)
-    assert rep["reports"] == {"read": 3, "written": 0, "skipped": 3, "failed": 0, "not_read": 0}
+    assert rep["reports"] == {"read": 3, "written": 0, "skipped": 3, "failed": 0, "empty": 0, "not_read": 0}
 
 
 def test_same_fingerprint_resumes(first_run, rule_nlp):
     inp, out, before = first_run
     (out / "nota01.txt").unlink()
     rep = run(inp, out, "surrogate", KEY, nlp=rule_nlp, progress=False)
-    assert rep["reports"] == {"read": 3, "written": 1, "skipped": 2, "failed": 0, "not_read": 0}
+    assert rep["reports"] == {"read": 3, "written": 1, "skipped": 2, "failed": 0, "empty": 0, "not_read": 0}
     after = snapshot(out)
     assert after["nota01.txt"][0] == before["nota01.txt"][0]
     assert after["nota00.txt"] == before["nota00.txt"]  # skipped: not rewritten

@@ -17,8 +17,7 @@ import typer
 from ..annotations import AnnotatedReport, AnnotationError, read_annotations, write_annotations
 from ..annotations.docbin import to_docbin
 from ..constants import DEFAULT_MODEL
-from ..deid.inputs import resolve_encoding
-from ..deid.io import input_kind, iter_items, load_item
+from ..formats.sources import input_kind, iter_items, load_item, resolve_encoding
 from ..engine.settings import load_model
 from ..errors import InputError, RunError
 

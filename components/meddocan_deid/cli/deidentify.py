@@ -8,7 +8,7 @@ optional `patient_id`). For each report OUTPUT gets the de-identified `.txt` and
 (the output's offsets, each entity on its replacement; a `.docx` also its de-identified
 `.docx`), and the run gets one JSON run report. A table (.csv, .tsv, .xlsx, .parquet, or a
 .jsonl with --text-column) is de-identified into OUTPUT/<its name> in its format, its columns
-named by --id-column, --text-column, --phi-column and --patient-column (deid/table_run.py). `--private-dir DIR` also writes the
+named by --id-column, --text-column, --phi-column and --patient-column (the engine's Run, as reports). `--private-dir DIR` also writes the
 originals with their `.ann` (original offsets), and `--export-format labelstudio|doccano|brat`
 the same for an annotation tool (cli/annotations.py); `--review DIR` writes a static HTML review
 site; both hold PHI and are refused inside OUTPUT. Exit status: 0 when every report was written or skipped, 1
@@ -28,8 +28,7 @@ import typer
 
 from ..deid.tables import TableSpec, table_format
 from ..engine import REPORT_NAME, Run, RunConfig, RunError, resolve_key_and_options
-from ..engine.record import failure_lines, not_read_lines, plain_options
-from ..engine.table_run import run_table, table_failure_lines
+from ..engine.record import failure_lines, not_read_lines, plain_options, table_failure_lines
 from ..errors import OutputFullError
 from . import options as opt
 from .options import Mode
@@ -121,11 +120,9 @@ def deidentify(
                            batch_size=batch_size, overwrite=overwrite, options=options, report_path=report,
                            private_dir=private_dir, review_dir=review_dir, encoding=encoding, privacy=privacy,
                            export_format=export_format, report_options=plain_options(opt.recorded_params(ctx.params)),
-                           random_key=random_key, time_limit=time_limit, skip_unsupported=skip_unsupported)
-        if columns is not None:
-            result = run_table(config, columns, report_options=plain_options(opt.recorded_params(ctx.params)))
-        else:
-            result = Run(config).execute()
+                           random_key=random_key, time_limit=time_limit, skip_unsupported=skip_unsupported,
+                           table=columns)
+        result = Run(config).execute_report()
     except RunError as err:
         typer.echo(f"meddocan-deid: {err}", err=True)
         raise typer.Exit(2)
@@ -135,17 +132,8 @@ def deidentify(
     except KeyboardInterrupt:
         typer.echo("meddocan-deid: interrupted; rerun the same command to resume", err=True)
         raise typer.Exit(130)
-    if columns is not None:
-        _table_summary(result, report or Path(output) / REPORT_NAME)
-    for line in failure_lines(result, encoding):
-        typer.echo(f"meddocan-deid: {line}", err=True)
-    for line in not_read_lines(result):
-        typer.echo(f"meddocan-deid: {line}", err=True)
-    c = result["reports"]
-    typer.echo(f"reports read {c['read']}, written {c['written']}, skipped {c['skipped']}, failed {c['failed']}, "
-               f"files not read {c['not_read']} in {result['seconds']:.1f}s -> {report or Path(output) / REPORT_NAME}",
-               err=True)
-    raise typer.Exit(1 if c["failed"] else 0)
+    _summary(result.to_dict(), report or Path(output) / REPORT_NAME, encoding)
+    raise typer.Exit(result.exit_code)
 
 
 def _table_columns(input_path: Path, id_column, text_column, phi_column, patient_column, status_column, sheet):
@@ -169,10 +157,19 @@ def _table_columns(input_path: Path, id_column, text_column, phi_column, patient
         raise RunError(str(err)) from None
 
 
-def _table_summary(result: dict, report_path: Path) -> None:
-    for line in table_failure_lines(result):
+def _summary(result: dict, report_path: Path, encoding: str) -> None:
+    """The lines on stderr about what failed or was not read (by name), then the counts."""
+    if "rows" in result:
+        for line in table_failure_lines(result):
+            typer.echo(f"meddocan-deid: {line}", err=True)
+        r = result["rows"]
+        typer.echo(f"rows read {r['read']}, ok {r['ok']}, failed {r['failed']} in {result['seconds']:.1f}s "
+                   f"-> {result['table']} (report {report_path})", err=True)
+        return
+    for line in failure_lines(result, encoding):
         typer.echo(f"meddocan-deid: {line}", err=True)
-    r = result["rows"]
-    typer.echo(f"rows read {r['read']}, ok {r['ok']}, failed {r['failed']} in {result['seconds']:.1f}s "
-               f"-> {result['table']} (report {report_path})", err=True)
-    raise typer.Exit(1 if r["failed"] else 0)
+    for line in not_read_lines(result):
+        typer.echo(f"meddocan-deid: {line}", err=True)
+    c = result["reports"]
+    typer.echo(f"reports read {c['read']}, written {c['written']}, skipped {c['skipped']}, failed {c['failed']}, "
+               f"empty {c['empty']}, files not read {c['not_read']} in {result['seconds']:.1f}s -> {report_path}", err=True)

@@ -96,11 +96,12 @@ class Deidentifier:
         spans = self.phi_spans(text, found, known_phi)
         if patient_id is not None:
             result = apply_operator(text, spans, self.mode, self.key, scope=f"patient:{patient_id}",
-                                    options=self.options, patient_scope=True, gazetteer=self.gazetteer)
+                                    options=self.options, patient_scope=True, gazetteer=self.gazetteer,
+                                    operators=self.operators)
         else:
             result = apply_operator(text, spans, self.mode, self.key,
                                     scope=None if scope is None else f"report:{scope}", options=self.options,
-                                    gazetteer=self.gazetteer)
+                                    gazetteer=self.gazetteer, operators=self.operators)
         return spans, result
 
     def deidentify(self, text_or_doc: Union[str, Doc], *, scope: Optional[str] = None,

@@ -22,7 +22,7 @@ from ..errors import KnownPhiError
 from ..constants import LABELS
 from ..labels import IDENTIFIER_LABELS
 from ..lexicon import NAME_LABELS, casefold_per_char, tagged_words
-from .encodings import decode_bytes
+from ..formats.encodings import decode_bytes
 
 Span = Tuple[str, int, int]
 KnownPhi = Dict[str, List[str]]

@@ -9,13 +9,13 @@ import hashlib
 import logging
 from functools import lru_cache
 from string import Formatter
-from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from ..labels import DIGIT_RULES
 from ..lexicon import lookup_key
 from .gazetteer import Gazetteer, load_gazetteer
 from .keys import Keyed, KeyLike
-from .options import LABEL_MODES, DeidOptions, check_mode
+from .options import DeidOptions, check_mode, label_operators
 from .surrogates import GENERATORS, POLICY_KEPT, Context, offset_for, shift_date
 from .surrogates.names import kinship_kept, name_field
 from .surrogates.common import MAX_ATTEMPTS, bounded_find, random_shape, scramble_digits, shares_digit_run
@@ -135,64 +135,90 @@ def is_code(value: str) -> bool:
     return any(ch.isdigit() for ch in value)
 
 
-def surrogate_value(label: str, value: str, ctx: Context, options: DeidOptions, numbers) -> str:
-    gen = GENERATORS.get(label)
-    if gen is None:  # a label outside MEDDOCAN: a code keeps its shape, words become the tag
-        new = (ctx.draw("other", value, lambda rng, a: random_shape(rng, value), key_value=value)
-               if is_code(value) else None)
-    else:
-        new = gen(value, label, ctx)
-    if new is None:
-        return tag_text(label, value, options, numbers)
-    kept = label in POLICY_KEPT or (label == "FAMILIARES_SUJETO_ASISTENCIA" and options.keep_kinship
-                                    and kinship_kept(value))
-    if new == value and not kept:
-        # a generator that could not change the value: a code gets new characters of its
-        # shape; words never get random letters, they become the tag
-        new = (ctx.draw("fallback", value, lambda rng, a: random_shape(rng, value), key_value=value)
-               if is_code(value) else value)
-        if new == value:
-            new = tag_text(label, value, options, numbers)
-    if not (kept and new == value):
-        new = keep_no_digit_run(label, value, new, ctx, options, numbers)
-    return new
+class SurrogateOperator:
+    """The surrogate operator of one text: a realistic value of the label's kind (its
+    generator, keyed by the context), and its own fallbacks, in this order: a label without a
+    generator keeps a code's shape (new characters) and turns words into the tag; a generator
+    that finds nothing gives the tag; one that could not change the value gets new characters
+    of a code's shape, else the tag (never random letters for words); last, no surrogate
+    shares a run of 3+ digits with its original (`keep_no_digit_run`)."""
 
+    def __init__(self, ctx: Context, options: DeidOptions, numbers: Dict[str, Dict[str, int]]):
+        self.ctx = ctx
+        self.options = options
+        self.numbers = numbers
 
-def keep_no_digit_run(label: str, value: str, new: str, ctx: Context, options: DeidOptions, numbers) -> str:
-    """The one place that enforces the digit-run rule for every label: a surrogate that
-    still shares a run of 3+ digits with its original (e.g. an ID swallowed into a name
-    span, whose digits the name generator leaves alone) gets its digits redrawn (keyed,
-    attempt after attempt); the tag when no draw clears it. Values kept by policy (ages
-    below the threshold, the sex) are not surrogates and are left alone by the caller."""
-    kind = DIGIT_RULE_KINDS.get(label, "")
-    if not shares_digit_run(new, value, kind):
-        return new
-    for attempt in range(MAX_ATTEMPTS):
-        candidate = scramble_digits(ctx.keyed.rng("digit-run", value, attempt), new)
-        if not shares_digit_run(candidate, value, kind):
-            return candidate
-    return tag_text(label, value, options, numbers)
+    def tag(self, label: str, value: str) -> str:
+        """The last fallback: the label's tag."""
+        return tag_text(label, value, self.options, self.numbers)
+
+    def new_shape(self, step: str, value: str) -> str:
+        """A code's fallback: new characters of its shape (keyed)."""
+        return self.ctx.draw(step, value, lambda rng, a: random_shape(rng, value), key_value=value)
+
+    def __call__(self, label: str, value: str, field: str = "") -> str:
+        ctx = self.ctx
+        ctx.field = field  # `Nombre:` holds given names, `Apellidos:` surnames
+        try:
+            gen = GENERATORS.get(label)
+            if gen is None:  # a label outside MEDDOCAN: a code keeps its shape, words become the tag
+                new = self.new_shape("other", value) if is_code(value) else None
+            else:
+                new = gen(value, label, ctx)
+            if new is None:
+                return self.tag(label, value)
+            kept = label in POLICY_KEPT or (label == "FAMILIARES_SUJETO_ASISTENCIA" and self.options.keep_kinship
+                                            and kinship_kept(value))
+            if new == value and not kept:
+                # a generator that could not change the value: a code gets new characters of its
+                # shape; words never get random letters, they become the tag
+                new = self.new_shape("fallback", value) if is_code(value) else value
+                if new == value:
+                    new = self.tag(label, value)
+            if not (kept and new == value):
+                new = self.keep_no_digit_run(label, value, new)
+            return new
+        finally:
+            ctx.field = ""
+
+    def keep_no_digit_run(self, label: str, value: str, new: str) -> str:
+        """The one place that enforces the digit-run rule for every label: a surrogate that
+        still shares a run of 3+ digits with its original (e.g. an ID swallowed into a name
+        span, whose digits the name generator leaves alone) gets its digits redrawn (keyed,
+        attempt after attempt); the tag when no draw clears it. Values kept by policy (ages
+        below the threshold, the sex) are not surrogates and are left alone by the caller."""
+        kind = DIGIT_RULE_KINDS.get(label, "")
+        if not shares_digit_run(new, value, kind):
+            return new
+        for attempt in range(MAX_ATTEMPTS):
+            candidate = scramble_digits(self.ctx.keyed.rng("digit-run", value, attempt), new)
+            if not shares_digit_run(candidate, value, kind):
+                return candidate
+        return self.tag(label, value)
 
 
 def apply_operator(text: str, spans: Iterable[Span], mode: str, key: Optional[KeyLike] = None,
                    scope: Optional[str] = None, options: Optional[DeidOptions] = None,
-                   patient_scope: bool = False, gazetteer: Optional[Gazetteer] = None) -> DeidResult:
+                   patient_scope: bool = False, gazetteer: Optional[Gazetteer] = None,
+                   operators: Optional[Mapping[str, str]] = None) -> DeidResult:
     """De-identify `text` given its PHI spans. `scope` is the report id (or the patient id
     with `patient_scope=True`); None: a digest of the text. `mode` applies to every label
     but those of `options.label_modes` (a mode, or `keep`: annotated, left in clear).
     `gazetteer`: the lists the surrogates draw from (e.g. `resolve_gazetteer(doc.vocab)`);
-    None: `options.gazetteer`."""
+    None: `options.gazetteer`. `operators`: label -> its operator, as `label_operators(mode,
+    options)` settles them once (the `Deidentifier` passes its own); None: settled here."""
     check_mode(mode)
     options = options or DeidOptions()
-    for label, label_mode in options.label_modes.items():
-        if label_mode not in LABEL_MODES:
-            raise ValueError(f"unknown operator {label_mode!r} for {label} (expected one of {', '.join(LABEL_MODES)})")
+    if operators is None:
+        operators = label_operators(mode, options)
     spans = check_spans(text, spans)
-    if any(options.label_modes.get(label, mode) == "surrogate" for label, _s, _e in spans):
+    numbers: Dict[str, Dict[str, int]] = {}
+    surrogate = None
+    if any(operators.get(label, mode) == "surrogate" for label, _s, _e in spans):
         if key is None:
             raise ValueError("surrogate mode needs a key")
-        ctx = make_context(text, spans, key, scope, options, patient_scope, gazetteer)
-    numbers: Dict[str, Dict[str, int]] = {}
+        surrogate = SurrogateOperator(make_context(text, spans, key, scope, options, patient_scope, gazetteer),
+                                      options, numbers)
     out: List[str] = []
     replacements: List[Replacement] = []
     pos = 0
@@ -201,7 +227,7 @@ def apply_operator(text: str, spans: Iterable[Span], mode: str, key: Optional[Ke
         out.append(text[pos:start])
         new_pos += start - pos
         value = text[start:end]
-        span_mode = options.label_modes.get(label, mode)
+        span_mode = operators.get(label, mode)
         if span_mode == "keep" or (label == "FAMILIARES_SUJETO_ASISTENCIA" and options.keep_kinship
                                    and kinship_kept(value)):
             # a kinship word alone identifies no one: kept in every mode (`Su madre falleció`)
@@ -213,11 +239,7 @@ def apply_operator(text: str, spans: Iterable[Span], mode: str, key: Optional[Ke
         elif span_mode == "redact":
             new = ""
         else:
-            if label.startswith("NOMBRE_"):  # `Nombre:` holds given names, `Apellidos:` surnames
-
-                ctx.field = name_field(text, start)
-            new = surrogate_value(label, value, ctx, options, numbers)
-            ctx.field = ""
+            new = surrogate(label, value, name_field(text, start) if label.startswith("NOMBRE_") else "")
         out.append(new)
         replacements.append(Replacement(label, start, end, new_pos, new_pos + len(new)))
         new_pos += len(new)

@@ -28,7 +28,7 @@ from ..brat import AnnError, parse_ann, read_text, validate_ann
 from ..constants import LABELS
 from ..labels import COLOURS
 from ..files import atomic_write
-from .io import safe_stem
+from ..formats.base import safe_stem
 from .operators import Replacement
 from ..errors import StoredDataError
 

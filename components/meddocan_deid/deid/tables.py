@@ -1,6 +1,6 @@
 """Tables as hospitals hold them: an id column, free-text columns and columns of known
 identifiers (PHI columns), in CSV, TSV, Excel `.xlsx`, Parquet, JSONL, or a pandas
-DataFrame or pyarrow Table in memory (formats: deid/table_files.py).
+DataFrame or pyarrow Table in memory (formats: meddocan_deid/formats/).
 
     from meddocan_deid.deid.tables import TableSpec, deidentify_table
     spec = TableSpec(id_column="id", text_columns=("nota",), patient_column="paciente",
@@ -38,8 +38,13 @@ from .api import load_pipeline
 from .deidentifier import Deidentifier
 from .options import DeidOptions
 from .records import Record
-from .table_files import (FORMATS, TABLE_SUFFIXES, ArrowTable, DelimitedTable, JsonlTable, PandasTable, Table,
-                          XlsxTable, is_missing)
+from ..formats import registry
+from ..formats.csv import DelimitedTable
+from ..formats.jsonl import JsonlTable
+from ..formats.memory import PandasTable
+from ..formats.parquet import ArrowTable
+from ..formats.table import Table, is_missing
+from ..formats.xlsx import XlsxTable
 
 STATUS_COLUMN = "deid_status"
 MONTHS = tuple(words("months"))
@@ -47,9 +52,9 @@ DATE_SHAPES = (re.compile(r"^(\d{1,2})[/.\-](\d{1,2})[/.\-](\d{4})$"), re.compil
 
 
 def table_format(path) -> Optional[str]:
-    """csv, tsv, xlsx or parquet by the file's suffix (any case); None otherwise (a
-    `.jsonl` file is a table only when its columns are named)."""
-    return TABLE_SUFFIXES.get(Path(path).suffix.lower())
+    """The table format of a file by its suffix (any case: csv, tsv, xlsx, parquet); None
+    otherwise (a `.jsonl` file is a table only when its columns are named)."""
+    return registry.table_format(path)
 
 
 def parse_phi_column(value: str) -> Tuple[str, str]:
@@ -210,19 +215,13 @@ def open_table(source, *, fmt: Optional[str] = None, sheet: Optional[str] = None
     DataFrame, a pyarrow Table, or an object with `to_pandas()`. InputError naming the file."""
     if isinstance(source, (str, Path)):
         path = Path(source)
-        fmt = fmt or table_format(path) or ("jsonl" if path.suffix.lower() == ".jsonl" else None)
-        if fmt not in FORMATS:
-            raise InputError(f"{path}: not a table ({path.suffix or 'no extension'}; expected .csv, .tsv, .xlsx, "
-                             ".parquet or .jsonl)")
+        found = registry.get(fmt) if fmt in registry.FORMATS else None if fmt else registry.find(path)
+        if found is None or found.open_table is None:
+            tables = ", ".join(f.suffixes[0] for f in registry.FORMATS.values() if f.open_table is not None)
+            raise InputError(f"{path}: not a table ({path.suffix or 'no extension'}; expected {tables})")
         if not path.is_file():
             raise InputError(f"{path}: input not found")
-        if fmt in ("csv", "tsv"):
-            return DelimitedTable(path, fmt, encoding)
-        if fmt == "jsonl":
-            return JsonlTable(path, encoding)
-        if fmt == "xlsx":
-            return XlsxTable(path, sheet)
-        return ArrowTable.read(path)
+        return found.open_table(path, sheet=sheet, encoding=encoding)
     kind = f"{type(source).__module__}.{type(source).__name__}"
     if kind.startswith("pyarrow") and hasattr(source, "column_names"):
         return ArrowTable(source, "the Arrow table")
@@ -354,6 +353,12 @@ def deidentify_loaded(table: Table, *, columns: TableSpec, deidentifier: Deident
     return updates, status, per_label
 
 
+def kept_columns(spec: TableSpec) -> Tuple[str, ...]:
+    """The columns a row that could not be read keeps in the output where they can be read:
+    its id, unless the id is a PHI column."""
+    return () if spec.id_column in spec.phi_columns else (spec.id_column,)
+
+
 def failed_rows(table: Table, spec: TableSpec, status: List[str]) -> List[Dict[str, Any]]:
     """The failed rows as the run report lists them: row number, file and line, id (unless
     the id column is a PHI column) and reason."""
@@ -363,8 +368,8 @@ def failed_rows(table: Table, spec: TableSpec, status: List[str]) -> List[Dict[s
         if s == "ok":
             continue
         entry: Dict[str, Any] = {"row": i + 1, "where": f"{table.name}: {table.where(i)}"}
-        try:
-            rid = cell_text(table.value(i, spec.id_column)) if spec.id_column in table.columns else None
+        try:  # a row that could not be split is still named where its id can be read
+            rid = cell_text(table.salvage(i, spec.id_column)) if spec.id_column in table.columns else None
         except ValueError:
             rid = None
         if rid is not None and not id_is_phi:
@@ -402,7 +407,7 @@ def deidentify_table(source, *, columns: TableSpec, mode: str = "tag", key=None,
     updates, status, per_label = deidentify_loaded(table, columns=columns, deidentifier=deidentifier,
                                                    settings=settings)
     if is_path:
-        table.write(Path(output), updates, status, columns.status_column)
+        table.write(Path(output), updates, status, columns.status_column, keep=kept_columns(columns))
         out = Path(output)
     else:
         out = table.result(updates, status, columns.status_column)

@@ -1,7 +1,8 @@
 """The de-identification engine: one run of the pipeline over a file, a folder or a JSONL
 file into an output folder, whatever starts it.
 
-`RunConfig` (config.py) is what a run is asked to do; `Run` (runner.py) does it: checks the
+`RunConfig` (config.py) is what a run is asked to do; `Run` (runner.py) does it, from any
+source of meddocan_deid/formats (reports, documents, a folder, JSONL, a table): checks the
 paths, loads the model, takes the output folder's lock, checks the fingerprint (resume or
 refuse), writes each report, the private copies and the review site, and the run report.
 `resolve_key_and_options` (settings.py) turns the shared command-line options into the key
@@ -13,7 +14,8 @@ the loaded pipeline kept out of the garbage collector's full passes while it run
 """
 from ..errors import RunError
 from .config import REPORT_NAME, RunConfig
+from .report import RunReport
 from .runner import Run, run
 from .settings import resolve_key_and_options
 
-__all__ = ["REPORT_NAME", "Run", "RunConfig", "RunError", "resolve_key_and_options", "run"]
+__all__ = ["REPORT_NAME", "Run", "RunConfig", "RunError", "RunReport", "resolve_key_and_options", "run"]

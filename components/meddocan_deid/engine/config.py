@@ -5,6 +5,7 @@ from typing import Any, Dict, Optional
 
 from ..constants import DEFAULT_MODEL
 from ..deid.options import DeidOptions
+from ..deid.tables import TableSpec
 
 REPORT_NAME = "run_report.json"
 EXPORT_FORMATS = ("brat", "labelstudio", "doccano")
@@ -33,6 +34,8 @@ class RunConfig:
     a report over it fails by name and the run goes on.
     skip_unsupported: files of the input folder that are not plain text are listed as not read
     (False: each is a failure, and the exit code says so).
+    table: the input is a table with these columns (id, text, PHI, patient, status, sheet): it is
+    written whole to OUTPUT/<its name> in its format (None: the input holds reports).
     """
 
     input: Path
@@ -56,6 +59,7 @@ class RunConfig:
     progress: Optional[bool] = None
     time_limit: Optional[float] = None
     skip_unsupported: bool = False
+    table: Optional[TableSpec] = None
 
     @property
     def report_file(self) -> Path:

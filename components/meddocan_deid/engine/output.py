@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from ..brat import format_output_ann, format_private_ann
-from ..deid.documents import DocumentError, rewrite_docx
+from ..formats import registry
+from ..formats.base import DocumentError
 from ..deid.operators import Replacement
 from ..errors import InputError, OutputFullError, OutputLockedError
 from ..files import atomic_write
@@ -184,7 +185,7 @@ def _docx_bytes(docx: Tuple[Path, str], new_text: str, replacements: List[Replac
     try:
         if hashlib.sha256(data).hexdigest() != digest:  # the same bytes give the same extracted text
             raise DocumentError("the .docx changed while it was being de-identified; rerun it")
-        return rewrite_docx(data, new_text, replacements)
+        return registry.get("docx").write_document(data, new_text, replacements)
     except DocumentError as err:  # the runner reports an OSError as a failed report, by name
         raise OSError(errno.EINVAL, str(err)) from None
 

@@ -7,7 +7,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Dict, List
 
-from ..deid.encodings import encoding_label
+from ..formats.encodings import encoding_label
 
 MAX_FAILURE_LINES = 5
 
@@ -80,6 +80,16 @@ def failure_lines(report: Dict[str, Any], encoding: str = "utf-8") -> List[str]:
             what += f", and not valid {label} (--encoding) either"
             advice = "check how they are encoded and rerun with --encoding NAME (e.g. utf-8, cp1252, latin-1)"
         lines.append(f"hint: {n} {what} (first: {first}); {advice}")
+    return lines
+
+
+def table_failure_lines(report: Dict[str, Any], limit: int = MAX_FAILURE_LINES) -> List[str]:
+    """Lines for stderr about failed rows (file, line, id and reason; never a cell value)."""
+    failed = report.get("failed") or []
+    lines = [f"failed: {f['where']}{' (id ' + str(f['id']) + ')' if 'id' in f else ''}: {f['reason']}"
+             for f in failed[:limit]]
+    if report["rows"]["failed"] > limit:
+        lines.append(f"... and {report['rows']['failed'] - limit} more (see the run report)")
     return lines
 
 

@@ -1,15 +1,24 @@
-"""`Run`: one de-identification run of a `RunConfig` (see config.py).
+"""`Run`: one de-identification run of a `RunConfig` (see config.py), from any source
+(a report file, a document, a folder, a JSONL file or a table: meddocan_deid/formats) to its
+sink (the output folder of reports, or the table in its format).
 
-Steps, each a method: `check_inputs` (paths, encoding, the private and review folders:
-nothing is loaded or written when they fail), `load_model`, `make_fingerprint`, then under
-the output folder's lock (engine/output.py RunLock) `check_resume` (deid/fingerprint.py: resume,
-replace or refuse), `write_reports` (each report, its private copy and its review page) and
-`finish` (the review site, the annotation-tool export, the run report). `execute` runs them
-in that order and returns the run report (also written to the config's report file).
+Steps, each a method: `check_inputs` (paths, encoding, the private and review folders; for a
+table its checks and its reading, `check_table`: nothing is loaded or written when they fail),
+`load_model`, `make_fingerprint`, then under the output folder's lock (engine/output.py
+RunLock) `check_resume` (deid/fingerprint.py: resume, replace or refuse), `write_reports`
+(each report, its private copy and its review page) and `finish` (the review site, the
+annotation-tool export, the run report); a table is written whole (`write_table`). `execute`
+runs them in that order and returns the run report as a dict (also written to the config's
+report file); `execute_report` returns it as a `RunReport`, whose `exit_code` the CLI uses.
+
+A table (`config.table`, a TableSpec) goes to OUTPUT/<the input's name> in its format, through
+a temporary file renamed into place: a killed run leaves the earlier output or none, and a
+rerun does the whole table again; an existing output table is replaced only with `overwrite`.
 """
 import logging
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional
 
@@ -18,8 +27,9 @@ from ..annotations import AnnotationError, export_private_dir
 from ..constants import DEFAULT_MODEL
 from ..deid import fingerprint as fp
 from ..deid.deidentifier import Deidentifier
-from ..deid.inputs import count_inputs, resolve_encoding
-from ..deid.io import check_paths, input_kind, iter_items, load_item
+from ..deid.tables import (TableSettings, check_columns, deidentify_loaded, failed_rows, format_of, kept_columns,
+                           open_table)
+from ..formats.sources import check_paths, count_inputs, input_kind, iter_items, load_item, resolve_encoding
 from ..errors import InputError, OutputFullError
 from . import output
 from .output import (RunLock, check_private_dir, compact_digests, is_disk_full, is_done, read_digests, record_digest,
@@ -32,6 +42,7 @@ from ..pipeline.privacy import set_privacy
 from .config import EXPORT_FORMATS, RunConfig
 from .heap import loaded_objects_pinned
 from .record import Progress, failure_reason, plain_options
+from .report import RunReport
 from .settings import load_model
 
 logger = logging.getLogger("meddocan_deid.deid")
@@ -59,9 +70,10 @@ class Run:
         self.replacing = False
         self.start = 0.0
         self.load_seconds = 0.0
-        self.counts = {"read": 0, "written": 0, "skipped": 0, "failed": 0, "not_read": 0}
+        self.counts = {"read": 0, "written": 0, "skipped": 0, "failed": 0, "empty": 0, "not_read": 0}
         self.failed: List[dict] = []
         self.not_read: List[dict] = []  # files of the input folder that are not reports, with the reason
+        self.empty: List[dict] = []  # input files with no text: a status of their own, not a failure
         self.per_label: Dict[str, int] = {}
         self.encodings: Dict[str, int] = {}
         self._items: Dict[str, object] = {}  # id -> (stem, where, digest) until the result comes
@@ -69,6 +81,8 @@ class Run:
         self._digests = None
         self.site = None
         self.bar = None
+        self.table = None  # a table input, read whole by check_table
+        self.table_settings: Optional[TableSettings] = None
 
     # -- before the lock -------------------------------------------------------------------
     def check_inputs(self) -> None:
@@ -87,6 +101,30 @@ class Run:
                 raise InputError(f"--export-format: {c.export_format!r} is not brat, labelstudio or doccano")
             if c.review_dir is not None:
                 check_private_dir(c.review_dir, c.output, c.input, "--review")
+        except InputError as err:
+            raise RunError(str(err)) from None
+
+    def check_table(self) -> None:
+        """A table input: the output folder and table, the encoding, the table read whole and
+        its columns (RunError, nothing written)."""
+        c = self.config
+        source, out_dir = Path(c.input), self.output
+        target = out_dir / source.name
+        if c.private_dir is not None or c.review_dir is not None or c.export_format is not None:
+            raise RunError("--private-dir, --review and --export-format are for reports, not tables")
+        try:
+            if out_dir.exists() and not out_dir.is_dir():
+                raise InputError(f"{out_dir}: output exists and is not a folder")
+            if target.resolve() == source.resolve():
+                raise InputError(f"{out_dir}: the output table would replace the input; choose another output folder")
+            if target.exists() and not c.overwrite:
+                raise InputError(f"{target}: the output table exists; give --overwrite to replace it")
+            self.encoding = resolve_encoding(c.encoding)
+            self.table_settings = TableSettings(batch_size=c.batch_size, n_process=c.n_process,
+                                                time_limit=c.time_limit, encoding=self.encoding)
+            self.table = open_table(source, fmt="jsonl" if source.suffix.lower() == ".jsonl" else None,
+                                    sheet=c.table.sheet, encoding=self.encoding)
+            check_columns(self.table, c.table)
         except InputError as err:
             raise RunError(str(err)) from None
 
@@ -127,16 +165,35 @@ class Run:
 
     # -- the whole run -----------------------------------------------------------------------
     def execute(self) -> dict:
+        """Run every step; returns the run report (as written)."""
+        return self.execute_report().to_dict()
+
+    def execute_report(self) -> RunReport:
         """Run every step; returns the run report."""
         self.start = time.time()
-        self.check_inputs()
+        if self.config.table is not None:
+            self.check_table()
+        else:
+            self.check_inputs()
         self.load_model()
         self.load_seconds = time.time() - self.start
         self.make_deidentifier()
         self.max_chars = self.deidentifier.max_chars
         self.make_fingerprint()
+        with self.holding_output():
+            if self.config.table is not None:
+                return self.write_table()
+            self.check_resume()
+            with loaded_objects_pinned():
+                return self.execute_locked()
+
+    @contextmanager
+    def holding_output(self):
+        """The output folder, made if needed, under its lock (one run at a time into a folder:
+        the lock first, before the fingerprint is read); a refused run leaves no folder behind.
+        A full disk raises OutputFullError (the reports written so far; a rerun resumes)."""
         output = self.output
-        try:  # one run at a time into a folder: the lock first, before the fingerprint is read
+        try:
             existed = output.is_dir()
             output.mkdir(parents=True, exist_ok=True)
             lock = RunLock(output, warn=lambda msg: logger.warning("%s", msg)).acquire()
@@ -147,9 +204,7 @@ class Run:
                 raise OutputFullError(output, 0, err) from None
             raise
         try:
-            self.check_resume()
-            with loaded_objects_pinned():
-                return self.execute_locked()
+            yield
         except OSError as err:
             if is_disk_full(err):  # every later write would fail too: stop, and say how to go on
                 raise OutputFullError(output, self.counts["written"], err) from None
@@ -157,7 +212,7 @@ class Run:
         finally:
             lock.release()
             try:
-                if not existed and not any(output.iterdir()):  # a refused run leaves no folder behind
+                if not existed and not any(output.iterdir()):
                     output.rmdir()
             except OSError:
                 pass
@@ -170,7 +225,7 @@ class Run:
         except fp.FingerprintMismatch as err:
             raise RunError(str(err)) from None
 
-    def execute_locked(self) -> dict:
+    def execute_locked(self) -> RunReport:
         """The part of the run that writes, under the output folder's lock."""
         c = self.config
         fp.write_fingerprint(self.output, self.fingerprint, unfinished=self.replacing)
@@ -220,6 +275,11 @@ class Run:
                     continue
                 if item.error is not None:
                     self.fail(item.id, item.error, item.where)
+                    self._tick()
+                    continue
+                if item.path is not None and not item.record.text.strip():  # an empty file: nothing to remove
+                    self.counts["empty"] += 1
+                    self.empty.append({"id": item.id, "file": item.where})
                     self._tick()
                     continue
                 docx = item.path if item.document == "docx" else None  # its .docx is written too
@@ -272,50 +332,54 @@ class Run:
             if self.bar is not None:
                 self.bar.close()
 
+    # -- a table ---------------------------------------------------------------------------------
+    def write_table(self) -> RunReport:
+        """De-identify the table read by check_table and write it whole, in its format, into
+        OUTPUT/<the input's name>, then the run report."""
+        c, table, spec = self.config, self.table, self.config.table
+        target = self.output / Path(c.input).name
+        updates, status, per_label = deidentify_loaded(table, columns=spec, deidentifier=self.deidentifier,
+                                                       settings=self.table_settings)
+        table.write(target, updates, status, spec.status_column, keep=kept_columns(spec))
+        failed = failed_rows(table, spec, status)
+        report = self.report()
+        report.kind, report.table, report.format = "table", str(target), format_of(table)
+        report.options = c.report_options or {}
+        report.columns = {"id": spec.id_column, "text": list(spec.text_columns), "phi": dict(spec.phi_columns),
+                          "patient": spec.patient_column, "status": spec.status_column,
+                          "phi_to_text": spec.phi_to_text, **({"sheet": spec.sheet} if spec.sheet else {})}
+        report.rows = {"read": table.n, "ok": table.n - len(failed), "failed": len(failed)}
+        report.failed, report.phi_per_label = failed, dict(per_label)
+        write_json(c.report_file, report.to_dict())
+        return report
+
     # -- the end -------------------------------------------------------------------------------
-    def report(self) -> dict:
+    def report(self) -> RunReport:
         """The run report (counts, failures, labels, timings; never a key or text)."""
         c = self.config
-        seconds = time.time() - self.start
         meta = getattr(self.nlp, "meta", {}) or {}
-        counts = self.counts
-        return {
-            "mode": c.mode,
-            "input": str(c.input),
-            "output": str(self.output),
-            "model": {"name": f"{meta.get('lang', '')}_{meta.get('name', '')}".strip("_") or c.model,
-                      "version": meta.get("version")},
-            "library_version": __version__,
-            "fingerprint": self.fingerprint,
-            "options": c.report_options if c.report_options is not None else {
+        return RunReport(
+            mode=c.mode, input=str(c.input), output=str(self.output),
+            model={"name": f"{meta.get('lang', '')}_{meta.get('name', '')}".strip("_") or c.model,
+                   "version": meta.get("version")},
+            library_version=__version__, fingerprint=self.fingerprint,
+            options=c.report_options if c.report_options is not None else {
                 "mode": c.mode, "model": c.model, "n_process": c.n_process, "batch_size": c.batch_size,
                 "time_limit": c.time_limit, "skip_unsupported": c.skip_unsupported,
                 "overwrite": c.overwrite, "encoding": self.encoding, **plain_options(vars(c.options))},
-            "encoding": self.encoding,
-            # the codec each report read in this run was decoded with (UTF-8 first, then detection, then --encoding)
-            "encodings": dict(sorted(self.encodings.items())),
-            "gazetteer": self.gazetteer,  # surrogates drawn from: "pipeline", a folder, "faker-only" (None: not surrogate)
-            "n_process": c.n_process,
-            "batch_size": c.batch_size,
-            "reports": dict(counts),
-            "failed": self.failed,
-            "not_read": self.not_read,
-            "phi_per_label": dict(sorted(self.per_label.items())),
-            "seconds": round(seconds, 3),
-            "model_load_seconds": round(self.load_seconds, 3),
-            # reports de-identified and written per second, model loading excluded
-            "written_per_second": (round(counts["written"] / (seconds - self.load_seconds), 2)
-                                   if seconds - self.load_seconds > 0 else None),
-        }
+            encoding=self.encoding, encodings=dict(self.encodings), gazetteer=self.gazetteer,
+            n_process=c.n_process, batch_size=c.batch_size, counts=dict(self.counts), failed=self.failed,
+            not_read=self.not_read, empty=self.empty, phi_per_label=dict(self.per_label), seconds=time.time() - self.start,
+            model_load_seconds=self.load_seconds)
 
-    def finish(self) -> dict:
+    def finish(self) -> RunReport:
         """Close the review site, export the private folder, write the run report; the
         fingerprint of a replacing run is marked finished last."""
         c = self.config
         compact_digests(self.output)
         report = self.report()
         counts = self.counts
-        assert counts["read"] == counts["written"] + counts["skipped"] + counts["failed"]
+        assert counts["read"] == counts["written"] + counts["skipped"] + counts["failed"] + counts["empty"]
         assert counts["not_read"] == len(self.not_read)
         if self.site is not None:
             if counts["skipped"]:
@@ -324,11 +388,11 @@ class Run:
             self.site.close()
         if c.export_format is not None:
             try:
-                report["export"] = {"format": c.export_format, "path": str(export_private_dir(
-                    c.private_dir, c.export_format, f"{report['model']['name']}-{report['model']['version']}"))}
+                report.export = {"format": c.export_format, "path": str(export_private_dir(
+                    c.private_dir, c.export_format, f"{report.model['name']}-{report.model['version']}"))}
             except AnnotationError as err:
-                report["export"] = {"format": c.export_format, "error": str(err)}
-        write_json(c.report_file, report)
+                report.export = {"format": c.export_format, "error": str(err)}
+        write_json(c.report_file, report.to_dict())
         if self.replacing:  # every report of this run is written: a resume may skip them again
             fp.write_fingerprint(self.output, self.fingerprint)
         return report

@@ -34,7 +34,7 @@ from ..deid.known_phi import KnownPhiError, validate_known_phi
 from ..deid.options import DeidOptions
 from ..deid.pieces import ReportTimeout, doc_spans, pipe_spans, text_spans
 from ..deid.policy import Policy, PolicyError, parse_policy, prepare_spans
-from ..deid.table_files import RowsTable
+from ..formats.memory import RowsTable
 from ..deid.tables import TableSettings, TableSpec, check_columns, deidentify_loaded
 from ..engine.heap import pin_loaded_objects, release_loaded_objects
 from ..engine.settings import load_model

@@ -1,4 +1,4 @@
-"""Documents as reports (deid/documents.py): .docx (a de-identified .docx with each run's
+"""Documents as reports (meddocan_deid/formats: docx.py, pdf.py, rtf.py): .docx (a de-identified .docx with each run's
 formatting, entities across runs), PDF with a text layer (without one: "needs OCR"), RTF;
 the `.ann` in the offsets of the written text; a missing extra named. Content invented with
 Faker (es_ES, fixed seed); the files are made in the tests (office_files.py)."""
@@ -10,7 +10,9 @@ import pytest
 from faker import Faker
 
 from meddocan_deid.brat import validate_ann
-from meddocan_deid.deid.documents import DocumentError, extract_text, rewrite_docx
+from meddocan_deid.formats.base import DocumentError
+from meddocan_deid.formats.docx import write_document as rewrite_docx
+from meddocan_deid.formats.sources import extract_text
 from meddocan_deid.engine import run
 from office_files import make_docx, make_rtf, minimal_pdf
 
@@ -107,7 +109,7 @@ def test_pdf_and_rtf_reports_and_a_pdf_that_needs_ocr(tmp_path, rule_nlp, person
     (inp / "nota.rtf").write_bytes(make_rtf("\n".join(lines) + "\n"))
     out = tmp_path / "out"
     rep = run(inp, out, "tag", None, nlp=rule_nlp, progress=False)
-    assert rep["reports"] == {"read": 4, "written": 2, "skipped": 0, "failed": 2, "not_read": 0}
+    assert rep["reports"] == {"read": 4, "written": 2, "skipped": 0, "failed": 2, "empty": 0, "not_read": 0}
     reasons = {f["file"]: f["reason"] for f in rep["failed"]}
     assert reasons["escaneo.pdf"] == "escaneo.pdf: no text layer (2 pages, a scanned PDF?): needs OCR"
     assert reasons["roto.pdf"].startswith("roto.pdf: not a readable PDF (")

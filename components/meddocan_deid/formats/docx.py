@@ -1,13 +1,9 @@
-"""Reports as documents (`pip install 'meddocan-deid[documents]'`): Word `.docx`
-(python-docx), PDF with a text layer (pypdf) and RTF (striprtf).
+"""Word `.docx` (python-docx, lxml; the `documents` extra): a document source and sink.
 
-`extract_text(data, kind)` gives the plain text the pipeline reads; the CLI writes the
-de-identified text as `.txt` with its `.ann` in that text's offsets, as for a `.txt` report.
-A `.docx` also gets a de-identified `.docx` (`rewrite_docx`): every text node keeps its run
-and so its formatting; a replacement goes into the node where its entity starts, and the
-rest of an entity that crosses runs is removed from the following nodes. PDF and RTF give
-text only. Failures raise DocumentError with a message that names the problem, never text:
-a PDF without text is "needs OCR", a missing library names the extra.
+`read_text` gives the plain text the pipeline reads; `write_document` (the sink) gives the
+`.docx` back with that text de-identified: every text node keeps its run and so its
+formatting; a replacement goes into the node where its entity starts, and the rest of an
+entity that crosses runs is removed from the following nodes.
 
 Word text read (and rewritten): the body (tables and text boxes included), headers,
 footers, footnotes, endnotes and comments; deleted text of tracked changes too (it is
@@ -17,17 +13,9 @@ document's properties that hold free text (author, title, subject...) are emptie
 import io
 from bisect import bisect_left
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Callable, List, Sequence, Tuple
 
-from ..errors import InputError
-from .encodings import decode_bytes
-
-EXTRA = "documents"
-# suffix -> kind, and the modules each kind needs
-DOCUMENT_SUFFIXES = {".docx": "docx", ".pdf": "pdf", ".rtf": "rtf"}
-MODULES = {"docx": ("docx", "lxml"), "pdf": ("pypdf",), "rtf": ("striprtf",)}
-PAGE_BREAK = "\n\n"  # between the pages of a PDF and the parts of a .docx: a paragraph boundary
+from .base import PAGE_BREAK, DocumentError, Format
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 # the parts of a .docx that hold text, by the end of their content type, in reading order
@@ -35,80 +23,6 @@ DOCX_PARTS = ("header+xml", "document.main+xml", "document.macroEnabled.main+xml
               "footnotes+xml", "endnotes+xml", "footer+xml", "comments+xml")
 CORE_TEXT_PROPERTIES = ("author", "last_modified_by", "title", "subject", "keywords", "comments", "category",
                         "content_status", "identifier")
-
-
-class DocumentError(InputError):
-    """A document that cannot be read or written (the message names the problem, never text)."""
-
-
-def document_kind(path) -> Optional[str]:
-    """`docx`, `pdf` or `rtf` by the file's suffix (any case), else None."""
-    return DOCUMENT_SUFFIXES.get(Path(path).suffix.lower())
-
-
-def missing_extra(kind: str) -> Optional[str]:
-    """Why a `kind` document cannot be read here (its library is not installed), or None."""
-    for module in MODULES[kind]:
-        try:
-            __import__(module)
-        except ImportError:
-            return (f"reading .{kind} needs the {EXTRA} extra ({module} is not installed): "
-                    f"pip install 'meddocan-deid[{EXTRA}]'")
-    return None
-
-
-def extract_text(data: bytes, kind: str, encoding: str = "utf-8") -> str:
-    """The plain text of a `kind` document given as bytes. `encoding`: the fallback for an
-    RTF file's own bytes (see `io.decode_bytes`). Raises DocumentError."""
-    problem = missing_extra(kind)
-    if problem is not None:
-        raise DocumentError(problem)
-    if kind == "docx":
-        return _docx_text(data)
-    if kind == "pdf":
-        return _pdf_text(data)
-    if kind == "rtf":
-        return _rtf_text(data, encoding)
-    raise DocumentError(f"unknown document kind {kind!r}")
-
-
-# -- PDF and RTF -----------------------------------------------------------------------------
-
-def _pdf_text(data: bytes) -> str:
-    from pypdf import PdfReader
-
-    try:
-        reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted and not reader.decrypt(""):
-            raise DocumentError("encrypted PDF (needs a password): decrypt it first")
-        pages = [page.extract_text() or "" for page in reader.pages]
-    except DocumentError:
-        raise
-    except Exception as err:  # noqa: BLE001 - pypdf raises many kinds on a damaged file (and on AES
-        # without its crypto library); the class only: a message may quote the content
-        raise DocumentError(f"not a readable PDF ({type(err).__name__})") from None
-    text = PAGE_BREAK.join(p.strip("\n") for p in pages)
-    if not text.strip():
-        raise DocumentError(f"no text layer ({len(pages)} page{'s' if len(pages) != 1 else ''}, "
-                            "a scanned PDF?): needs OCR")
-    return text + "\n"
-
-
-def _rtf_text(data: bytes, encoding: str) -> str:
-    from striprtf.striprtf import rtf_to_text
-
-
-    try:
-        raw = decode_bytes(data, encoding)[0]
-    except UnicodeDecodeError as err:
-        raise DocumentError(f"not valid RTF bytes (byte {err.start})") from None
-    if not raw.lstrip("\ufeff \r\n\t").startswith("{\\rtf"):
-        raise DocumentError("not an RTF file (no {\\rtf header)")
-    try:
-        # the file's \ansicpg, when it has one, wins over cp1252
-        return rtf_to_text(raw, encoding="cp1252", errors="strict")
-    except (UnicodeDecodeError, ValueError, LookupError, IndexError) as err:
-        raise DocumentError(f"not a readable RTF file ({type(err).__name__})") from None
 
 
 # -- Word --------------------------------------------------------------------------------------
@@ -205,13 +119,13 @@ def _docx_segments(document) -> Tuple[str, List[_Segment], list]:
     return "".join(pieces), segments, parts
 
 
-def _docx_text(data: bytes) -> str:
+def read_text(data: bytes, encoding: str = "utf-8") -> str:
     return _docx_segments(_open_docx(data))[0]
 
 
-def rewrite_docx(data: bytes, new_text: str, replacements: Sequence) -> bytes:
+def write_document(data: bytes, new_text: str, replacements: Sequence) -> bytes:
     """The `.docx` `data` with its extracted text replaced by `new_text` as `replacements`
-    say (`Replacement`s in the offsets of `extract_text(data, "docx")` and of `new_text`):
+    say (`Replacement`s in the offsets of `read_text(data)` and of `new_text`):
     each run keeps its formatting. Raises DocumentError for a replacement outside the text."""
     from docx.oxml.ns import qn
 
@@ -315,3 +229,7 @@ def _clear_properties(document) -> None:
                     changed = True
             if changed:
                 part._blob = etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
+
+
+FORMAT = Format("docx", "document", (".docx",), modules=("docx", "lxml"), extra="documents", read_text=read_text,
+                write_document=write_document)

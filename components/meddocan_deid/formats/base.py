@@ -1,0 +1,100 @@
+"""What every format shares: `Format` (how the registry describes a source and its sink),
+`Item` (one report of an input, as sources yield it), file names for ids, the extra a format
+needs, and DocumentError. Messages name files and problems, never text."""
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional, Sequence, Tuple
+
+from ..errors import InputError
+from ..deid.records import Record
+
+SAFE_ID = re.compile(r"[^A-Za-z0-9._-]")
+MAX_ID_CHARS = 120
+PAGE_BREAK = "\n\n"  # between the pages of a PDF and the parts of a .docx: a paragraph boundary
+# what a format holds: one report (text), reports one per line (reports), one report in a
+# document with its own layout (document), rows with named columns (table), files (folder)
+KINDS = ("text", "reports", "document", "table", "folder")
+
+
+class DocumentError(InputError):
+    """A document that cannot be read or written (the message names the problem, never text)."""
+
+
+@dataclass(frozen=True)
+class Format:
+    """A format as the registry (formats/registry.py) lists it: its name, kind and suffixes
+    (any case), the libraries it needs and the extra that installs them, and its source and
+    sink, by kind:
+
+    - document: `read_text(data, encoding) -> str` (the source); `write_document(data,
+      new_text, replacements) -> bytes` (the sink, when the document is written back; else
+      the de-identified text is written as `.txt` with its `.ann`);
+    - table: `open_table(path, sheet=, encoding=) -> Table` (the source; `Table.write` is the sink);
+    - reports, folder: `items(path, encoding, ...) -> Iterator[Item]` (the source; the sink is
+      the output folder of `.txt` and `.ann`, engine/output.py); reports may also be a table
+      (`open_table`) when its columns are named;
+    - text: `read_text` decodes one report.
+    """
+
+    name: str
+    kind: str
+    suffixes: Tuple[str, ...] = ()
+    modules: Tuple[str, ...] = ()
+    extra: Optional[str] = None
+    read_text: Optional[Callable[..., str]] = None
+    write_document: Optional[Callable[[bytes, str, Sequence], bytes]] = None
+    open_table: Optional[Callable] = None
+    items: Optional[Callable] = None
+
+    def missing(self) -> Optional[str]:
+        """Why this format cannot be read here (a library of its extra is not installed), or None."""
+        for module in self.modules:
+            try:
+                __import__(module)
+            except ImportError:
+                return (f"reading .{self.name} needs the {self.extra} extra ({module} is not installed): "
+                        f"pip install 'meddocan-deid[{self.extra}]'")
+        return None
+
+
+@dataclass
+class Item:
+    """One report of the input: its id, its output stem (relative path without suffix),
+    and either where to read it, its record, or why it cannot be read."""
+
+    id: str
+    stem: str
+    path: Optional[Path] = None
+    record: Optional[Record] = None
+    error: Optional[str] = None
+    where: str = ""  # the file (and line) it comes from, as failure messages name it
+    digest: Optional[str] = None  # SHA-256 of the input's bytes (the file, or the JSONL line)
+    encoding: Optional[str] = None  # the codec its text was decoded with
+    # a file of a folder that is not read, and why (a kind the CLI cannot read, a hidden file, a
+    # link to a folder): listed in the run report, never dropped in silence
+    not_read: Optional[str] = None
+    unsupported: bool = False  # not_read because of its kind: the exit code says so unless asked to skip
+    document: Optional[str] = None  # the name of its document format: its text is extracted
+
+
+def safe_stem(raw_id: str) -> str:
+    """A file name for an id: characters outside [A-Za-z0-9._-] become `_`, no leading dot,
+    at most 120 characters; when that changes the id, a digest of the id is appended so
+    that two ids never share a file."""
+    stem = SAFE_ID.sub("_", raw_id).lstrip(".")[:MAX_ID_CHARS]
+    if stem != raw_id or not stem:
+        stem = f"{stem}-{hashlib.sha256(raw_id.encode('utf-8')).hexdigest()[:10]}"
+    return stem
+
+
+def document_item(rid: str, stem: str, path: Path, where: str, fmt: Format, *, folder: bool) -> Item:
+    """A document to read; without its extra, in a folder a file of a kind not read (a
+    failure unless --skip-unsupported), given alone a failure, both naming the extra."""
+    problem = fmt.missing()
+    if problem is None:
+        return Item(rid, stem, path=path, where=where, document=fmt.name)
+    if folder:
+        return Item(where, safe_stem(where), where=where, unsupported=True, not_read=problem)
+    return Item(rid, stem, where=where, error=f"{where}: {problem}")

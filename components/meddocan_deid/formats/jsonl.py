@@ -1,0 +1,136 @@
+"""JSONL: one JSON object a line. As reports (a source): `id`, `text`, optional `patient_id` and
+`known_phi` (pooled per patient in a first pass); each line's digest is that of its bytes. As a
+table, when its columns are named (a source and a sink): other keys kept, a line that is not a
+JSON object is a row that fails. Blank lines are no rows or reports."""
+import hashlib
+import json
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional
+
+from ..deid.known_phi import pooled_known_phi, record_known_phi
+from ..deid.records import Record
+from ..errors import InputError
+from .base import Format, Item, safe_stem
+from .encodings import decode_bytes, encoding_label
+from .table import Table, _write_atomic
+
+
+def items(path: Path, encoding: str = "utf-8", find=None) -> Iterator[Item]:
+    """The reports of a JSONL file, one a line (blank lines skipped); a bad line is an item that fails."""
+    pooled = pooled_known_phi(path, encoding)  # a first pass: the known identifiers of each patient
+    seen_ids = set()
+    seen_stems = set()
+    try:
+        fh = open(path, "rb")
+    except OSError as err:
+        raise InputError(f"{path}: cannot read ({err.strerror or type(err).__name__})") from None
+    with fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if not raw.strip():
+                continue
+            where = f"line-{lineno}"
+            loc = f"{path.name}:{lineno}"
+            digest = hashlib.sha256(raw.rstrip(b"\r\n")).hexdigest()
+            try:
+                line, used = decode_bytes(raw, encoding)
+            except UnicodeDecodeError as err:
+                yield Item(where, where, error=f"{loc}: not valid {encoding_label(encoding)} (byte {err.start})",
+                           where=loc)
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                yield Item(where, where, error=f"{loc}: not valid JSON", where=loc)
+                continue
+            if not isinstance(obj, dict) or not isinstance(obj.get("id"), (str, int)) or isinstance(obj.get("id"), bool):
+                yield Item(where, where, error=f"{loc}: no 'id' (string or integer)", where=loc)
+                continue
+            rid = str(obj["id"])
+            stem = safe_stem(rid)
+            if rid in seen_ids:
+                yield Item(rid, stem, error=f"{loc}: duplicate id", where=loc)
+                continue
+            seen_ids.add(rid)
+            if stem.casefold() in seen_stems:  # two ids that differ only by case
+                stem = f"{stem}-{hashlib.sha256(rid.encode('utf-8')).hexdigest()[:10]}"
+            seen_stems.add(stem.casefold())
+            text = obj.get("text")
+            if not isinstance(text, str):
+                yield Item(rid, stem, error=f"{loc}: no 'text' string", where=loc)
+                continue
+            patient = obj.get("patient_id")
+            if patient is not None and not isinstance(patient, (str, int)):
+                yield Item(rid, stem, error=f"{loc}: 'patient_id' is not a string", where=loc)
+                continue
+            patient = None if patient is None else str(patient)
+            known, problem = record_known_phi(obj.get("known_phi"), patient, pooled, loc)
+            if problem is not None:
+                yield Item(rid, stem, error=problem, where=loc)
+                continue
+            yield Item(rid, stem, record=Record(rid, text, patient, known), where=loc, digest=digest, encoding=used)
+
+
+class JsonlTable(Table):
+    def __init__(self, path: Path, encoding: str):
+        self.path = Path(path)
+        self.name = self.path.name
+        self.objs: List[Optional[dict]] = []
+        self.lines: List[int] = []
+        self.errors: Dict[int, str] = {}
+        seen: Dict[str, None] = {}
+        try:
+            fh = open(self.path, "rb")
+        except OSError as err:
+            raise InputError(f"{path}: cannot read ({err.strerror or type(err).__name__})") from None
+        with fh:
+            for lineno, raw in enumerate(fh, start=1):
+                if not raw.strip():
+                    continue
+                obj = None
+                try:
+                    obj = json.loads(decode_bytes(raw, encoding)[0])
+                    if not isinstance(obj, dict):
+                        self.errors[len(self.objs)] = "not a JSON object"
+                        obj = None
+                except UnicodeDecodeError as err:
+                    self.errors[len(self.objs)] = f"not valid {encoding_label(encoding)} (byte {err.start})"
+                except ValueError:
+                    self.errors[len(self.objs)] = "not valid JSON"
+                for key in obj or ():
+                    seen.setdefault(key)
+                self.objs.append(obj)
+                self.lines.append(lineno)
+        if not self.objs:
+            raise InputError(f"{path}: empty JSONL file (no line with a JSON object)")
+        self.columns = list(seen)
+        self.n = len(self.objs)
+
+    def value(self, i, col):
+        obj = self.objs[i]
+        return None if obj is None else obj.get(col)
+
+    def error(self, i):
+        return self.errors.get(i)
+
+    def where(self, i):
+        return f"line {self.lines[i]}"
+
+    def write(self, path, updates, status, status_column, keep=()):
+        def write(tmp):
+            with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+                for i, obj in enumerate(self.objs):
+                    obj = dict(obj or {})
+                    for col, values in updates.items():
+                        if col in obj:  # a key a line lacks stays absent
+                            obj[col] = values[i]
+                    obj[status_column] = status[i]
+                    fh.write(json.dumps(obj, ensure_ascii=False) + "\n")
+
+        _write_atomic(path, write)
+
+
+def open_table(path: Path, *, sheet=None, encoding: str = "utf-8") -> Table:
+    return JsonlTable(path, encoding)
+
+
+FORMAT = Format("jsonl", "reports", (".jsonl",), items=items, open_table=open_table)

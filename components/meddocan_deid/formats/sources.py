@@ -1,0 +1,165 @@
+"""The input of a run, whatever its format: what kind it is (`input_kind`), the checks made
+before a run starts (the paths, the encoding, how many reports there are: an input with none is
+an error that says what was found instead), its items (`iter_items`, through the registry's
+format of the input) and the reading of one item's text (`load_item`). Messages name files,
+extensions and counts, never text.
+
+Resume: each item carries the digest of its input's bytes (the file, or the JSONL line); an
+item's text is read as UTF-8 when it is valid UTF-8, else in the encoding charset-normalizer
+detects with confidence, else in the fallback (`--encoding`).
+"""
+import codecs
+import hashlib
+from collections import Counter
+from pathlib import Path
+from typing import Iterator
+
+from ..deid.records import Record
+from ..errors import InputError
+from . import registry
+from .base import DocumentError, Item, document_item, safe_stem
+from .encodings import decode_bytes, encoding_label
+
+# input_kind's names for the kinds of formats
+INPUT_KINDS = {"text": "txt", "reports": "jsonl", "document": "document", "table": "table"}
+
+
+def input_kind(path: Path) -> str:
+    """folder, jsonl, txt, document or table: the kind of the input's format."""
+    path = Path(path)
+    if path.is_dir():
+        return "folder"
+    if not path.exists():
+        raise InputError(f"{path}: input not found")
+    fmt = registry.find(path)
+    if fmt is None:
+        raise InputError(f"{path}: expected {registry.describe()}")
+    return INPUT_KINDS[fmt.kind]
+
+
+def input_format(path: Path):
+    """The registry's format of the input."""
+    return registry.get("folder") if Path(path).is_dir() else registry.find(path)
+
+
+def check_paths(input_path: Path, output: Path) -> None:
+    inp = Path(input_path).resolve()
+    out = Path(output).resolve()
+    if out.exists() and not out.is_dir():
+        raise InputError(f"{output}: output exists and is not a folder")
+    if inp.is_dir() and (out == inp or inp in out.parents):
+        raise InputError(f"{output}: the output folder must not be inside the input folder")
+
+
+def extract_text(data: bytes, name: str, encoding: str = "utf-8") -> str:
+    """The plain text of a document of format `name` given as bytes (DocumentError)."""
+    fmt = registry.get(name)
+    problem = fmt.missing()
+    if problem is not None:
+        raise DocumentError(problem)
+    return fmt.read_text(data, encoding)
+
+
+def iter_items(input_path: Path, encoding: str = "utf-8") -> Iterator[Item]:
+    input_path = Path(input_path)
+    kind = input_kind(input_path)
+    if kind == "table":
+        raise InputError(f"{input_path}: a table is read with its columns named: give --id-column and "
+                         "--text-column (or meddocan_deid.deid.tables.deidentify_table)")
+    if kind == "document":
+        yield document_item(input_path.stem, safe_stem(input_path.stem), input_path, input_path.name,
+                            registry.find(input_path), folder=False)
+        return
+    yield from input_format(input_path).items(input_path, encoding, registry.find)
+
+
+def load_item(item: Item, max_chars: int, encoding: str = "utf-8") -> Item:
+    """Read the text of a file item; set `error` instead of raising."""
+    if item.record is not None or item.error is not None or item.path is None:
+        return item
+    path = item.path
+    where = item.where or path.name
+    try:
+        if not path.is_file():
+            item.error = f"{where}: cannot read (a broken link or not a regular file)"
+            return item
+        size = path.stat().st_size
+        if size > 4 * max_chars:
+            item.error = f"{where}: file too large ({size} bytes)"
+            return item
+        data = path.read_bytes()
+    except OSError as err:
+        item.error = f"{where}: cannot read ({err.strerror or type(err).__name__})"
+        return item
+    item.digest = hashlib.sha256(data).hexdigest()
+    if item.document is not None:
+        try:
+            text = extract_text(data, item.document, encoding)
+        except DocumentError as err:
+            item.error = f"{where}: {err}"
+            return item
+        item.encoding = item.document  # the run report counts documents by their kind
+        item.record = Record(item.id, text)
+        return item
+    try:
+        text, item.encoding = decode_bytes(data, encoding)
+    except UnicodeDecodeError as err:
+        item.error = f"{where}: not valid {encoding_label(encoding)} (byte {err.start})"
+        return item
+    item.record = Record(item.id, text)
+    return item
+
+
+def resolve_encoding(name: str) -> str:
+    """The codec name for `--encoding` (any Python codec for text); InputError otherwise."""
+    try:
+        info = codecs.lookup(name)
+    except (LookupError, TypeError, ValueError):
+        raise InputError(f"--encoding {name!r}: unknown encoding (examples: utf-8, cp1252, latin-1)") from None
+    if not getattr(info, "_is_text_encoding", True):  # e.g. base64, rot13: bytes-to-bytes codecs
+        raise InputError(f"--encoding {name!r}: not a text encoding (examples: utf-8, cp1252, latin-1)")
+    return info.name
+
+
+def _visible_files(folder: Path):
+    for p in sorted(folder.rglob("*")):
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts):
+            yield p
+
+
+def describe_folder(folder: Path) -> str:
+    """What a folder holds, by extension: `3 .pdf, 2 .docx, no .txt` or `the folder is empty`."""
+    counts = Counter(p.suffix or "(no extension)" for p in _visible_files(Path(folder)))
+    if not counts:
+        return "the folder is empty"
+    found = ", ".join(f"{n} {ext}" for ext, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    return f"{found}, no .txt"
+
+
+def count_inputs(input_path: Path) -> int:
+    """How many reports the input holds, counted before the run (the progress bar's total).
+    Raises InputError when there is none: a folder without .txt files, an empty JSONL file."""
+    input_path = Path(input_path)
+    kind = input_kind(input_path)
+    if kind in ("txt", "document"):
+        return 1
+    if kind == "table":
+        list(iter_items(input_path))  # raises the InputError that says how to read a table
+    if kind == "folder":
+        items = list(iter_items(input_path))
+        n = len(items)
+        if not any(item.not_read is None for item in items):
+            extra = next((item.not_read for item in items if item.not_read and " extra " in item.not_read), None)
+            advice = ("convert the reports to plain-text .txt files first" if extra is None
+                      else f"convert the reports to plain-text .txt files first, or: {extra}")
+            raise InputError(f"{input_path}: no .txt report to read ({describe_folder(input_path)}); {advice}")
+        return n
+    try:
+        with open(input_path, "rb") as fh:
+            n = sum(1 for raw in fh if raw.strip())  # what iter_items yields: one item per non-blank line
+    except OSError as err:
+        raise InputError(f"{input_path}: cannot read ({err.strerror or type(err).__name__})") from None
+    if n == 0:
+        raise InputError(f"{input_path}: empty JSONL file (no report line; expected one JSON object per line "
+                         "with 'id' and 'text')")
+    return n

@@ -1,0 +1,85 @@
+"""The one `Run`: reports and tables from any source of meddocan_deid/formats, one `RunReport`,
+its failures by name and its exit code."""
+import csv
+import json
+
+import pytest
+
+from meddocan_deid.deid.tables import TableSpec
+from meddocan_deid.engine import RunConfig, RunError
+from meddocan_deid.engine.report import RunReport
+from meddocan_deid.engine.runner import Run
+
+NOTE = "Nombre: Ana.\nApellidos: Ruiz Gil.\nNHC: 5192837.\n"
+
+
+def run(rule_nlp, inp, out, **kw) -> RunReport:
+    return Run(RunConfig(input=inp, output=out, mode="tag", progress=False, **kw), nlp=rule_nlp).execute_report()
+
+
+def test_a_folder_of_reports(tmp_path, rule_nlp):
+    inp = tmp_path / "in"
+    inp.mkdir()
+    (inp / "a.txt").write_text(NOTE, encoding="utf-8")
+    (inp / "b.odt").write_bytes(b"PK")
+    report = run(rule_nlp, inp, tmp_path / "out")
+    assert isinstance(report, RunReport) and report.kind == "reports"
+    assert report.counts["written"] == 1 and report.exit_code == 1  # the .odt fails, by name
+    assert [f["file"] for f in report.failed] == ["b.odt"]
+    written = json.loads((tmp_path / "out" / "run_report.json").read_text(encoding="utf-8"))
+    assert written == report.to_dict() and written["reports"]["failed"] == 1
+    assert "[NOMBRE_SUJETO_ASISTENCIA]" in (tmp_path / "out" / "a.txt").read_text(encoding="utf-8")
+
+
+def test_a_table_through_the_same_run(tmp_path, rule_nlp):
+    src = tmp_path / "notas.csv"
+    with open(src, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["id", "nota"])
+        w.writerow(["n1", NOTE])
+        w.writerow(["n2", "Sin datos."])
+    spec = TableSpec(id_column="id", text_columns=("nota",))
+    report = run(rule_nlp, src, tmp_path / "out", table=spec)
+    assert report.kind == "table" and report.exit_code == 0 and report.rows == {"read": 2, "ok": 2, "failed": 0}
+    written = json.loads((tmp_path / "out" / "run_report.json").read_text(encoding="utf-8"))
+    assert written == report.to_dict() and written["format"] == "csv" and "reports" not in written
+    assert "5192837" not in (tmp_path / "out" / "notas.csv").read_text(encoding="utf-8")
+    # the table run holds the folder's rules as a report run does: no silent replacement
+    with pytest.raises(RunError, match="--overwrite"):
+        run(rule_nlp, src, tmp_path / "out", table=spec)
+    with pytest.raises(RunError, match="for reports, not tables"):
+        run(rule_nlp, src, tmp_path / "o2", table=spec, review_dir=tmp_path / "review")
+
+
+def test_the_exit_code_follows_the_failures():
+    base = dict(mode="tag", input="i", output="o", model={}, library_version="0", fingerprint={}, options={})
+    assert RunReport(counts={"failed": 0}, **base).exit_code == 0
+    assert RunReport(counts={"failed": 2}, **base).exit_code == 1
+    assert RunReport(kind="table", rows={"read": 3, "ok": 2, "failed": 1}, **base).exit_code == 1
+
+
+def test_a_row_that_cannot_be_split_is_named_by_its_line_never_by_a_guessed_cell(tmp_path, rule_nlp):
+    """A row with another number of fields than the header cannot be split: which field is its id
+    cannot be told (a TSV note with a line break gives rows that are pieces of the note), so it is
+    named by its file and line only, and written with its cells empty."""
+    src = tmp_path / "notas.tsv"
+    src.write_text("id\tnota\nn1\tSin datos.\nn2\tPaciente Ana Ruiz\nGil, de Madrid.\textra\tmore\n", encoding="utf-8")
+    spec = TableSpec(id_column="id", text_columns=("nota",))
+    report = run(rule_nlp, src, tmp_path / "out", table=spec)
+    assert report.exit_code == 1 and report.rows == {"read": 3, "ok": 2, "failed": 1}
+    (failed,) = report.failed
+    assert failed["where"] == "notas.tsv: line 4" and "id" not in failed
+    lines = (tmp_path / "out" / "notas.tsv").read_text(encoding="utf-8").splitlines()
+    assert lines[3] == "\t\tfailed: 3 fields, the header has 2"
+    assert "Gil" not in json.dumps(report.to_dict())
+
+
+def test_an_empty_file_has_a_status_of_its_own(tmp_path, rule_nlp):
+    inp = tmp_path / "in"
+    inp.mkdir()
+    (inp / "a.txt").write_text(NOTE, encoding="utf-8")
+    (inp / "vacio.txt").write_text("\n \n", encoding="utf-8")
+    report = run(rule_nlp, inp, tmp_path / "out")
+    assert report.exit_code == 0 and report.failed == []
+    assert report.counts == {"read": 2, "written": 1, "skipped": 0, "failed": 0, "empty": 1, "not_read": 0}
+    assert report.to_dict()["empty"] == [{"id": "vacio", "file": "vacio.txt"}]
