@@ -22,15 +22,14 @@ ENCODERS = {
 # embedded, plus a hashed NORM) in place of the hashed NORM, PREFIX, SUFFIX and SHAPE;
 # `hashchar` adds the bytes to them (meddocan_deid.HashCharEmbed.v1). Unseen surnames and
 # towns would share their endings with seen ones; neither beat the default (README).
-# `caseless`: the same hashed features read from each word's lower-case form
-# (meddocan_deid.CaselessMultiHashEmbed.v1), the case-blind path
+# `cased`: spaCy's MultiHashEmbed, whose PREFIX, SUFFIX and SHAPE see case, in place of the
+# config's case-blind one (meddocan_deid.CaselessMultiHashEmbed.v1)
 EMBEDS = {
     "hash": None,
+    "cased": ({"@architectures": "spacy.MultiHashEmbed.v2"}, ("width", "attrs", "rows", "include_static_vectors")),
     "char": ({"@architectures": "spacy.CharacterEmbed.v2", "rows": 10000, "nM": 64, "nC": 8,
               "include_static_vectors": False, "feature": "NORM"}, ("width",)),
     "hashchar": ({"@architectures": "meddocan_deid.HashCharEmbed.v1", "nM": 32, "nC": 8},
-                 ("width", "attrs", "rows", "include_static_vectors")),
-    "caseless": ({"@architectures": "meddocan_deid.CaselessMultiHashEmbed.v1"},
                  ("width", "attrs", "rows", "include_static_vectors")),
 }
 

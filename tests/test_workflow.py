@@ -196,7 +196,7 @@ def test_train_variant_sets_the_ner_and_the_tok2vec(project, variant, extra_vars
     (["--encoder", "lstm"], "--encoder: 'lstm' is not one of cnn, bilstm"),
     (["--window", "-2"], "--window: -2 needs a positive size and the cnn encoder"),
     (["--window", "3", "--encoder", "bilstm"], "--window: 3 needs a positive size and the cnn encoder"),
-    (["--embed", "bytes"], "--embed: 'bytes' is not one of hash, char, hashchar"),
+    (["--embed", "bytes"], "--embed: 'bytes' is not one of hash, cased, char, hashchar"),
 ])
 def test_train_variant_rejects_a_bad_encoder(project, options, message):
     work = project[0]
