@@ -23,7 +23,7 @@ TEMPLATES = (
     "Vive sola en {town}, camina con bastón y presenta buena movilidad.",
     "Acompañado por su {kin}. Aporta analítica del {date} con valores normales.",
     "{name} refiere mejoría. Mantiene tratamiento y sigue controles en su centro.",
-    "Se explica el plan a la familia, que entiende y acepta. Pilar fundamental el apoyo en casa.",
+    "Se explica el plan al paciente, que entiende y acepta. Pilar fundamental el apoyo en casa.",
     "Trabaja en el campo, fuma medio paquete al día y bebe vino en las comidas.",
     "Presenta herida en la pierna derecha, limpia, sin signos de infección.",
     "Valorado por {service}: se solicita ecografía y se revisa medicación.",
