@@ -23,8 +23,8 @@ from thinc.types import Floats2d, Ints2d, Ragged
 NAMES = {ORTH: "orth", LOWER: "lower", NORM: "norm", PREFIX: "prefix", SUFFIX: "suffix", SHAPE: "shape"}
 
 
-# orth -> the attribute values of its lower-case lexeme; lexeme attributes are fixed by the
-# language's getters, so the same orth gives the same row in every vocab of the pipeline
+# a lower-case form -> the attribute values of its lexeme; lexeme attributes are fixed by the
+# language's getters, so the same form gives the same row in every vocab of the pipeline
 _ROWS: Dict[Tuple[int, Tuple[str, ...]], numpy.ndarray] = {}
 _MAX_ROWS = 500_000
 
@@ -38,17 +38,25 @@ def caseless_features(columns: List[Union[int, str]]) -> Model[List[Doc], List[I
 def _features_forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[List[Ints2d], Callable]:
     names = tuple(model.attrs["lexeme_attrs"])
     out: List[Ints2d] = []
-    for doc in docs:
-        rows = numpy.empty((len(doc), len(names)), dtype="uint64")
-        for i, token in enumerate(doc):
-            row = _ROWS.get((token.orth, names))
+    if docs:
+        # one look-up per distinct lower-case form of the batch, not per token
+        lowers = numpy.concatenate([doc.to_array(LOWER).reshape(-1) for doc in docs]).astype("uint64")
+        forms, inverse = numpy.unique(lowers, return_inverse=True)
+        table = numpy.empty((len(forms), len(names)), dtype="uint64")
+        vocab = docs[0].vocab
+        for i, form in enumerate(forms.tolist()):
+            row = _ROWS.get((form, names))
             if row is None:
-                lexeme = doc.vocab[token.lower_]
+                lexeme = vocab[vocab.strings[form]]
                 row = numpy.array([getattr(lexeme, name) for name in names], dtype="uint64")
                 if len(_ROWS) < _MAX_ROWS:
-                    _ROWS[(token.orth, names)] = row
-            rows[i] = row
-        out.append(model.ops.asarray2i(rows, dtype="uint64"))
+                    _ROWS[(form, names)] = row
+            table[i] = row
+        rows = table[inverse.reshape(-1)]
+        start = 0
+        for doc in docs:
+            out.append(model.ops.asarray2i(rows[start:start + len(doc)], dtype="uint64"))
+            start += len(doc)
 
     def backprop(d_features: List[Ints2d]) -> List[Doc]:
         return []
