@@ -36,7 +36,7 @@ def test_each_fact_is_read_from_the_table():
     assert colours["NOMBRE_SUJETO_ASISTENCIA"] == "#f4a3a3" and colours["PROFESION"] == "hsl(210, 55%, 85%)"
     assert set(colours) == set(LABELS) and len(set(colours.values())) == 29
     assert surrogates.GENERATORS["FAMILIARES_SUJETO_ASISTENCIA"] is surrogates.names.relatives
-    assert surrogates.GENERATORS["NUMERO_FAX"] is surrogates.identifiers.phones
+    assert surrogates.GENERATORS["NUMERO_FAX"].__wrapped__ is surrogates.identifiers.phones  # in words too
     assert set(surrogates.GENERATORS) == set(LABELS)
     assert surrogates.POLICY_KEPT == ("EDAD_SUJETO_ASISTENCIA", "SEXO_SUJETO_ASISTENCIA")
     assert operators.DIGIT_RULE_KINDS == {"FECHAS": "date", "NUMERO_TELEFONO": "phone", "NUMERO_FAX": "phone"}

@@ -21,7 +21,7 @@ from stdnum.es import nie as std_nie
 from stdnum.es import nif as std_nif
 
 from . import LABELS, labels
-from .pipeline.identifiers import VALIDATORS
+from .pipeline.identifiers import CHECK_DIGIT_VALIDATORS, VALIDATORS
 
 logger = logging.getLogger("meddocan_deid.presidio")
 
@@ -97,7 +97,6 @@ SOURCE_GROUPS: Tuple[Tuple[str, str], ...] = (
 # phi_rules pattern ids whose entity is the value after a key (`Nombre: ...`, `Tel: ...`): a
 # rule entity right after such a key of its label, on the key's line, is a keyed field value
 KEYED_RULES = ("header/line", "footer/number")
-CHECKSUMS = ("dni", "nie", "iban", "ccc", "nass")  # validators of meddocan_identifiers with a check digit
 Found = Tuple[str, int, int, str]  # label, start, end (characters), source
 
 
@@ -153,7 +152,7 @@ def entity_sources(doc) -> List[Found]:
     out = []
     for ent in doc.ents:
         source = sources.get((ent.start_char, ent.end_char), "ner")
-        if source == "identifier" and any(VALIDATORS[c](ent.text) for c in CHECKSUMS):
+        if source == "identifier" and any(VALIDATORS[c](ent.text) for c in CHECK_DIGIT_VALIDATORS):
             source = "checked_identifier"
         elif source == "rule":
             i = bisect.bisect_right(key_ends, ent.start_char) - 1

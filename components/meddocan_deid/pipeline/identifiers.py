@@ -89,6 +89,8 @@ VALIDATORS: Dict[str, Callable[[str], bool]] = {
     "phone_es": _valid_phone_es,
     "phone_intl": _valid_phone_intl,
 }
+# the validators above that check a control digit or letter (a match is an identifier for sure)
+CHECK_DIGIT_VALIDATORS = ("dni", "nie", "iban", "ccc", "nass")
 
 
 def validate_patterns(patterns: Iterable[dict]) -> List[dict]:

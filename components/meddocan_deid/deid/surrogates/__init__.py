@@ -25,10 +25,10 @@ def _generator(name: str) -> Callable[[str, str, Context], Optional[str]]:
 _GENERATORS: Dict[str, Callable[[str, str, Context], Optional[str]]] = {
     label: _generator(name) for label, name in SURROGATES.items()}
 
-# a value dictated in words gets its surrogate in words (spelled.py): dates, codes, postal codes
-_CODE_LABELS = ("ID_SUJETO_ASISTENCIA", "ID_ASEGURAMIENTO", "ID_CONTACTO_ASISTENCIAL", "NUMERO_BENEF_PLAN_SALUD",
-                "ID_TITULACION_PERSONAL_SANITARIO", "ID_EMPLEO_PERSONAL_SANITARIO", "OTRO_NUMERO_IDENTIF",
-                "NUMERO_TELEFONO", "NUMERO_FAX")
+# a value dictated in words gets its surrogate in words (spelled.py): dates, the codes whose
+# generator writes digits (identifiers and phones, by the label table), postal codes
+_CODE_LABELS = tuple(label for label, name in SURROGATES.items()
+                     if name in ("identifiers.identifiers", "identifiers.phones"))
 GENERATORS: Dict[str, Callable[[str, str, Context], Optional[str]]] = {
     label: (spelled.dates_in_words(gen) if label == "FECHAS"
             else spelled.codes_in_words(gen) if label in _CODE_LABELS

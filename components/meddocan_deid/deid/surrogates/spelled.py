@@ -12,6 +12,7 @@ result is checked to read back (meddocan_deid.number_words) to the surrogate's d
 value with a digit, or with words that are not numbers, goes to the generator as it is.
 Ages need nothing: they are kept as written (person.ages).
 """
+import functools
 import re
 from typing import Callable, List, Optional, Tuple
 
@@ -44,6 +45,7 @@ def _cased(template: str, words: str) -> str:
 
 def dates_in_words(generator: Generator) -> Generator:
     """FECHAS: a date in words is shifted as its digit form and written back in words."""
+    @functools.wraps(generator)
     def dates(text: str, label: str, ctx: Context) -> Optional[str]:
         runs = _in_words(text)
         if runs is None:
@@ -119,6 +121,7 @@ def _spell_code(text: str, runs: List[NumberRun], new_digits: str, gaps: List[st
 def codes_in_words(generator: Generator, postal: bool = False) -> Generator:
     """Phones, faxes, identifiers (and with `postal`, postal codes: TERRITORIO) in words: a new
     value from the generator's digits, written in words in the original's groups."""
+    @functools.wraps(generator)
     def codes(text: str, label: str, ctx: Context) -> Optional[str]:
         runs = _in_words(text)
         parts = _groups(text, runs) if runs else None
