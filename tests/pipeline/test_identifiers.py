@@ -240,9 +240,9 @@ REPORT = (
 
 
 def test_every_section_in_the_assembled_rule_pipeline(rule_nlp):
-    # the last component that changes entities but `number_words` (which leaves identifiers alone):
-    # `code_shapes` and `privacy` after it only add where none is
-    assert rule_nlp.pipe_names[-4:] == ["identifiers", "number_words", "code_shapes", "privacy"]
+    # identifiers set the last word on identifiers: `number_words` and `code_shapes` only add where
+    # none is, `clinical_codes` drops clinical codes (none here), `privacy` adds
+    assert rule_nlp.pipe_names[-5:] == ["identifiers", "number_words", "code_shapes", "clinical_codes", "privacy"]
     doc = rule_nlp(REPORT)
     sections = {s.label_: s for s in doc.spans["sections"]}
     assert set(sections) == {"header", "body", "footer"}

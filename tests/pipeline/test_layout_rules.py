@@ -246,10 +246,12 @@ def test_no_town_without_a_gazetteer(rule_nlp):
         assert labelled(rule_nlp, "Reside en Mayor.", "TERRITORIO") == []
 
 
+# a bed or room number in prose is kept for research (clinical_codes); after a field key
+# (`Cama:`) or in Catalan (`llit`) the rules still remove it
 @pytest.mark.parametrize("sentence,expected", [
-    ("Ingresa en la cama 14 de la planta 3.", ["14"]),
+    ("Ingresa en la cama 14 de la planta 3.", []),
     ("Hab./Cama: 512-B", ["512-B"]),
-    ("Trasladado a la habitación 207, box 3 antes.", ["207", "3"]),
+    ("Trasladado a la habitación 207, box 3 antes.", []),
     ("Ingrés al llit 9.", ["9"]),
     # durations and doses after the same words
     ("Reposo en cama 3 días.", []),
