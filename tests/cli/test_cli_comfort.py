@@ -246,7 +246,9 @@ def test_progress_bar_has_the_total_and_counts_every_report(tmp_path, rule_nlp, 
     assert bars == []  # progress off: no bar
     (out / "n2.txt").unlink()
     rep = run(inp, out, "tag", None, nlp=rule_nlp, progress=True)
-    assert rep["reports"] == {"read": 5, "written": 1, "skipped": 3, "failed": 1, "empty": 0, "not_read": 0}
+    # the folder's `roto.txt` is a UTF-16 byte-order mark alone: an empty report, not a failed one
+    failed, empty = (0, 1) if kind == "folder" else (1, 0)
+    assert rep["reports"] == {"read": 5, "written": 1, "skipped": 3, "failed": failed, "empty": empty, "not_read": 0}
     (bar,) = bars
     assert bar.length == 5 and bar.steps == 5 and bar.closed
     assert bar.kwargs.get("show_eta") is True and bar.kwargs.get("file") is sys.stderr

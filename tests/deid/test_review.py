@@ -134,10 +134,10 @@ def test_cli_writes_private_ann_and_review(tmp_path, rule_nlp):
     inp.mkdir()
     text = "Nombre: Rufino Aldecoa Peña.\nNHC: 5512903.\nFecha de ingreso: 07/09/2014.\n"
     (inp / "inf1.txt").write_text(text, encoding="utf-8")
-    (inp / "inf2.txt").write_text("  \n", encoding="utf-8")  # fails: empty
+    (inp / "inf2.txt").write_text("  \n", encoding="utf-8")  # empty: listed, not failed
     out, priv, review = tmp_path / "out", tmp_path / "private", tmp_path / "review"
     rep_ = run(inp, out, "surrogate", KEY, nlp=rule_nlp, progress=False, private_dir=priv, review_dir=review)
-    assert rep_["reports"]["written"] == 1 and rep_["reports"]["failed"] == 1
+    assert rep_["reports"]["written"] == 1 and rep_["reports"]["failed"] == 0 and rep_["reports"]["empty"] == 1
     shared = (out / "inf1.txt").read_text(encoding="utf-8")
     n = validate_ann(shared, (out / "inf1.ann").read_text(encoding="utf-8"))
     assert n >= 2 and "Rufino" not in (out / "inf1.ann").read_text(encoding="utf-8")
@@ -173,7 +173,7 @@ def test_review_command_rebuilds_the_pages_from_stored_files(tmp_path, rule_nlp,
     (inp / "sub" / "inf1.txt").write_text("Nombre: Rufino Aldecoa Peña.\nNHC: 5512903.\nFecha de ingreso: 07/09/2014.\n"
                                           "Domicilio: C/ Olmo, 3.\n28011 Madrid.\n", encoding="utf-8")
     (inp / "inf2.txt").write_text("Sin datos.\n", encoding="utf-8")
-    (inp / "inf3.txt").write_text("", encoding="utf-8")  # fails
+    (inp / "inf3.txt").write_text("", encoding="utf-8")  # empty: listed in the index
     out, priv = tmp_path / "out", tmp_path / "private"
     run(inp, out, mode, KEY if mode == "surrogate" else None, nlp=rule_nlp, progress=False, private_dir=priv,
         review_dir=tmp_path / "live")

@@ -289,8 +289,11 @@ def reports_from_folders(output: Path, private_dir: Path):
         yield report_from_files(stem, read_text(txt), read_text(priv_ann), read_text(out_txt), read_text(out_ann))
     run_report = output / "run_report.json"
     if run_report.is_file():
-        for f in json.loads(run_report.read_text(encoding="utf-8")).get("failed", []):
+        recorded = json.loads(run_report.read_text(encoding="utf-8"))
+        for f in recorded.get("failed", []):
             yield ReviewReport(str(f.get("id")), None, None, [], f"failed: {f.get('reason')}")
+        for e in recorded.get("empty", []):
+            yield ReviewReport(str(e.get("id")), None, None, [], "empty text")
 
 
 def run_mode(output: Path) -> Optional[str]:

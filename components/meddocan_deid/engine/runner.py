@@ -280,6 +280,8 @@ class Run:
                 if item.path is not None and not item.record.text.strip():  # an empty file: nothing to remove
                     self.counts["empty"] += 1
                     self.empty.append({"id": item.id, "file": item.where})
+                    if self.site is not None:  # listed for the reviewer, as a failure is
+                        self.site.add(ReviewReport(item.id, None, None, [], status="empty text"))
                     self._tick()
                     continue
                 docx = item.path if item.document == "docx" else None  # its .docx is written too
