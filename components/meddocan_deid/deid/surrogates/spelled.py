@@ -131,6 +131,10 @@ def codes_in_words(generator: Generator, postal: bool = False) -> Generator:
         digits = "".join(r.digits for r in runs)
         if postal and len(digits) != 5:
             return generator(text, label, ctx)
+        # a spoken code has several number words and digits; a code of letters that reads as
+        # one number word (`UN`, `MIL`) keeps its shape through the generator
+        if not postal and (len(digits) < 3 or len(text.split()) < 2):
+            return generator(text, label, ctx)
         # a postal code is read whole (`28009`); a code keeps its gaps, and a DNI its letter
         new = generator(digits if postal else _digit_form(text, runs), label, ctx)
         if new is None:
