@@ -9,6 +9,7 @@ pattern and gazetteer files relative to the root (`configs/patterns/...`,
 
 A leading `python` is this interpreter, as weasel does for the commands it runs itself.
 """
+
 import subprocess
 import sys
 from pathlib import Path

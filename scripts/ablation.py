@@ -9,14 +9,15 @@ The representation rows of the README's ablation table (vectors, pretraining, ru
 come from separate trainings; see the README.
 Prints a Markdown table (numbers only) and writes it to OUTPUT.
 """
+
 from pathlib import Path
-from typing import Annotated, List
+from typing import Annotated
 
 import spacy
 import typer
 
-from meddocan_deid.files import atomic_write
 from meddocan_deid.evaluation.results import run_model, score_results
+from meddocan_deid.files import atomic_write
 
 RULE_PARTS = ("phi_rules", "rule_entities")
 # (row name, components disabled, pattern-id prefixes removed from the span_ruler)
@@ -54,12 +55,17 @@ def main(
     if not data_path.exists():
         typer.echo(f"{data_path}: file not found", err=True)
         raise typer.Exit(1)
-    lines: List[str] = ["| pipeline | s1 P | s1 R | s1 F1 | leak | s2 merged F1 |", "| --- | --- | --- | --- | --- | --- |"]
+    lines: list[str] = [
+        "| pipeline | s1 P | s1 R | s1 F1 | leak | s2 merged F1 |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
     typer.echo("\n".join(lines))
     for name, disabled, removed in ROWS:
         scores = score_results(run_model(load(model, disabled, removed), data_path)[0])
-        line = (f"| {name} | {scores['meddocan_s1_p']:.4f} | {scores['meddocan_s1_r']:.4f} | "
-                f"{scores['meddocan_s1_f']:.4f} | {scores.get('meddocan_s1_leak', scores.get('meddocan_s1_leak_pipeline')):.4f} | {scores['meddocan_s2_merged_f']:.4f} |")
+        line = (
+            f"| {name} | {scores['meddocan_s1_p']:.4f} | {scores['meddocan_s1_r']:.4f} | "
+            f"{scores['meddocan_s1_f']:.4f} | {scores.get('meddocan_s1_leak', scores.get('meddocan_s1_leak_pipeline')):.4f} | {scores['meddocan_s2_merged_f']:.4f} |"
+        )
         typer.echo(line)
         lines.append(line)
     output.parent.mkdir(parents=True, exist_ok=True)

@@ -5,8 +5,9 @@ spread between training seeds adds nothing measurable. Numbers only.
 
     python scripts/ablation_sets.py training/pipeline corpus/dev.spacy assets/formats assets/prose_heldout assets/heldout_types --output metrics/ablation_sets.md
 """
+
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
 
 import spacy
 import typer
@@ -16,12 +17,23 @@ from meddocan_deid.evaluation.results import run_model, score_results
 from meddocan_deid.files import atomic_write
 
 # the rule components of configs/pipeline.cfg; the NER, the sections and `privacy` stay
-GROUPS = ("phi_rules", "rule_entities", "fields", "entity_edges", "place_names", "entity_checks",
-          "address_parts", "maker_address", "trusted_phi", "identifiers", "code_shapes")
+GROUPS = (
+    "phi_rules",
+    "rule_entities",
+    "fields",
+    "entity_edges",
+    "place_names",
+    "entity_checks",
+    "address_parts",
+    "maker_address",
+    "trusted_phi",
+    "identifiers",
+    "code_shapes",
+)
 CASES = (None, "lower", "upper")
 
 
-def pooled(nlp: spacy.Language, sets: Sequence[Path], docs: Dict[Path, list], case: Optional[str]):
+def pooled(nlp: spacy.Language, sets: Sequence[Path], docs: dict[Path, list], case: str | None):
     """Identifying-word recall and the share of other words removed over all `sets`."""
     tp = n = removed = words = 0
     for folder in sets:
@@ -36,17 +48,22 @@ def pooled(nlp: spacy.Language, sets: Sequence[Path], docs: Dict[Path, list], ca
 def main(
     model: str = typer.Argument(..., help="Assembled pipeline (path or package)"),
     dev: Path = typer.Argument(..., help="MEDDOCAN dev DocBin (corpus/dev.spacy)"),
-    sets: List[Path] = typer.Argument(..., help="Held-out set folders (.txt/.ann)"),
-    output: Optional[Path] = typer.Option(None, help="Markdown table to write"),
-    groups: str = typer.Option(",".join(GROUPS), help="Rule components to leave out, one at a time"),
+    sets: list[Path] = typer.Argument(..., help="Held-out set folders (.txt/.ann)"),
+    output: Path | None = typer.Option(None, help="Markdown table to write"),
+    groups: str = typer.Option(
+        ",".join(GROUPS), help="Rule components to leave out, one at a time"
+    ),
 ) -> None:
     for path in (dev, *sets):
         if not path.exists():
             typer.echo(f"{path}: not found", err=True)
             raise typer.Exit(1)
     docs = {folder: read_set(folder) for folder in sets}
-    lines = ["| pipeline | dev s1 F1 | dev ident. R | held-out ident. R (written / lower / upper) | "
-             "other words removed (written / lower / upper) |", "| --- | ---: | ---: | ---: | ---: |"]
+    lines = [
+        "| pipeline | dev s1 F1 | dev ident. R | held-out ident. R (written / lower / upper) | "
+        "other words removed (written / lower / upper) |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
     typer.echo("\n".join(lines))
     for left_out in [None, *groups.split(",")]:
         nlp = spacy.load(model, exclude=[left_out] if left_out else [])
@@ -54,9 +71,11 @@ def main(
             raise RuntimeError(f"{left_out} still in the pipeline")
         dev_scores = score_results(run_model(nlp, dev)[0])
         recall, share = zip(*(pooled(nlp, sets, docs, case) for case in CASES))
-        line = (f"| {'full pipeline' if left_out is None else 'without ' + left_out} | "
-                f"{dev_scores['meddocan_s1_f']:.4f} | {dev_scores['meddocan_phi_identifying_word_recall']:.4f} | "
-                f"{' / '.join(f'{r:.4f}' for r in recall)} | {' / '.join(f'{100 * s:.2f}%' for s in share)} |")
+        line = (
+            f"| {'full pipeline' if left_out is None else 'without ' + left_out} | "
+            f"{dev_scores['meddocan_s1_f']:.4f} | {dev_scores['meddocan_phi_identifying_word_recall']:.4f} | "
+            f"{' / '.join(f'{r:.4f}' for r in recall)} | {' / '.join(f'{100 * s:.2f}%' for s in share)} |"
+        )
         typer.echo(line)
         lines.append(line)
     if output is not None:

@@ -14,11 +14,12 @@ With `--packages DIR` it also builds the wheel there (scripts/package.py, not in
 Writes OUTPUT_DIR/adapt.md (the tables) and OUTPUT_DIR/adapt_scores.json. Prints numbers
 only, never report text. See components/meddocan_deid/training/adapt.py.
 """
+
 import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -27,32 +28,61 @@ from meddocan_deid.training.adapt import AdaptError, Settings, adapt, parse_froz
 
 
 def main(
-    local: Annotated[Path, typer.Argument(help="DocBin of the corrected local reports (meddocan-deid import)")],
+    local: Annotated[
+        Path, typer.Argument(help="DocBin of the corrected local reports (meddocan-deid import)")
+    ],
     base: Annotated[str, typer.Argument(help="Shipped pipeline: path or installed package name")],
     train: Annotated[Path, typer.Argument(help="MEDDOCAN train DocBin (rehearsal)")],
     dev: Annotated[Path, typer.Argument(help="MEDDOCAN dev DocBin (before/after)")],
-    output_dir: Annotated[Path, typer.Argument(help="Folder for pipeline/, adapt.md and adapt_scores.json")],
-    name: Annotated[str, typer.Option(help="Local name for the version: <shipped>+local.<name>")] = "site",
-    folds: Annotated[int, typer.Option(help="K of the K-fold cross-validation over the local reports")] = 5,
-    train_sizes: Annotated[str, typer.Option(help="Local reports each fold model trains on (learning curve)")] = "5,10,20",
-    local_share: Annotated[float, typer.Option(help="Share of each batch drawn from the local reports")] = 0.25,
+    output_dir: Annotated[
+        Path, typer.Argument(help="Folder for pipeline/, adapt.md and adapt_scores.json")
+    ],
+    name: Annotated[
+        str, typer.Option(help="Local name for the version: <shipped>+local.<name>")
+    ] = "site",
+    folds: Annotated[
+        int, typer.Option(help="K of the K-fold cross-validation over the local reports")
+    ] = 5,
+    train_sizes: Annotated[
+        str, typer.Option(help="Local reports each fold model trains on (learning curve)")
+    ] = "5,10,20",
+    local_share: Annotated[
+        float, typer.Option(help="Share of each batch drawn from the local reports")
+    ] = 0.25,
     max_steps: Annotated[int, typer.Option(help="Updates (batches) per fine-tuning")] = 40,
     batch_size: Annotated[int, typer.Option(help="Reports per batch")] = 8,
     learn_rate: Annotated[float, typer.Option(help="Adam learning rate")] = 0.0002,
     dropout: Annotated[float, typer.Option(help="Dropout")] = 0.3,
-    frozen: Annotated[str, typer.Option(help="Components run but not updated: 'tok2vec' (only the NER learns) or ''")] = "",
-    average: Annotated[bool, typer.Option(help="Save the running average of the weights over the updates")] = False,
+    frozen: Annotated[
+        str,
+        typer.Option(help="Components run but not updated: 'tok2vec' (only the NER learns) or ''"),
+    ] = "",
+    average: Annotated[
+        bool, typer.Option(help="Save the running average of the weights over the updates")
+    ] = False,
     seed: Annotated[int, typer.Option(help="Seed of the folds, the batches and training")] = 0,
     dev_limit: Annotated[int, typer.Option(help="Score only the first N dev reports (0: all)")] = 0,
-    packages: Annotated[Optional[Path], typer.Option(help="Also build the pipeline wheel in this folder")] = None,
-    package_name: Annotated[str, typer.Option(help="Package name (default: the shipped one's)")] = "",
+    packages: Annotated[
+        Path | None, typer.Option(help="Also build the pipeline wheel in this folder")
+    ] = None,
+    package_name: Annotated[
+        str, typer.Option(help="Package name (default: the shipped one's)")
+    ] = "",
 ) -> None:
     from spacy.util import fix_random_seed
 
     fix_random_seed(seed)
-    settings = Settings(local_share=local_share, folds=folds, max_steps=max_steps, batch_size=batch_size,
-                        learn_rate=learn_rate, dropout=dropout, seed=seed, dev_limit=dev_limit,
-                        average=average)
+    settings = Settings(
+        local_share=local_share,
+        folds=folds,
+        max_steps=max_steps,
+        batch_size=batch_size,
+        learn_rate=learn_rate,
+        dropout=dropout,
+        seed=seed,
+        dev_limit=dev_limit,
+        average=average,
+    )
     try:
         settings.train_sizes = parse_sizes(train_sizes)
         settings.frozen = parse_frozen(frozen)
@@ -66,15 +96,31 @@ def main(
     if packages is None:
         return
     meta = result["base_meta"]
-    description = (f"{meta.get('description', '')} Adapted with {record['local_reports']} local reports "
-                   f"({name}); scores in `adaptation`.").strip()
+    description = (
+        f"{meta.get('description', '')} Adapted with {record['local_reports']} local reports "
+        f"({name}); scores in `adaptation`."
+    ).strip()
     atomic_write(output_dir / "dev_after.json", json.dumps(record["meddocan_dev"]["after"]))
-    atomic_write(output_dir / "extra_meta.json", json.dumps({"description": description, "adaptation": record}))
+    atomic_write(
+        output_dir / "extra_meta.json",
+        json.dumps({"description": description, "adaptation": record}),
+    )
     script = Path(__file__).resolve().parent / "package.py"
-    cmd = [sys.executable, str(script), str(output_dir / "pipeline"), str(packages),
-           "--name", package_name or meta.get("name", "meddocan_deid"), "--version", result["version"],
-           "--metrics", str(output_dir / "dev_after.json"), "--extra-meta", str(output_dir / "extra_meta.json"),
-           "--no-install"]
+    cmd = [
+        sys.executable,
+        str(script),
+        str(output_dir / "pipeline"),
+        str(packages),
+        "--name",
+        package_name or meta.get("name", "meddocan_deid"),
+        "--version",
+        result["version"],
+        "--metrics",
+        str(output_dir / "dev_after.json"),
+        "--extra-meta",
+        str(output_dir / "extra_meta.json"),
+        "--no-install",
+    ]
     if subprocess.run(cmd).returncode != 0:
         raise typer.Exit(1)
 

@@ -1,10 +1,11 @@
 """Inter-annotator agreement on the written corpus (see meddocan_deid.evaluation.agreement).
 
-    python scripts/agreement.py sample assets/corpus assets/corpus/agreement/plain --per-writer 4
-        the plain text of 4 documents a writer (seeded), for a blind second annotator
-    python scripts/agreement.py score assets/corpus assets/corpus/agreement/second
-        strict F1 per label of the second annotator's markup against the writers' gold
+python scripts/agreement.py sample assets/corpus assets/corpus/agreement/plain --per-writer 4
+    the plain text of 4 documents a writer (seeded), for a blind second annotator
+python scripts/agreement.py score assets/corpus assets/corpus/agreement/second
+    strict F1 per label of the second annotator's markup against the writers' gold
 """
+
 from pathlib import Path
 
 import typer
@@ -17,7 +18,9 @@ app = typer.Typer(add_completion=False, help=__doc__)
 
 
 @app.command()
-def sample(root: Path, out: Path, per_writer: int = typer.Option(4), seed: int = typer.Option(0)) -> None:
+def sample(
+    root: Path, out: Path, per_writer: int = typer.Option(4), seed: int = typer.Option(0)
+) -> None:
     """Write the plain text of a sample of each writer's documents."""
     docs = read_corpus(root, ["train"])
     ids = sample_ids(docs, per_writer, seed)
@@ -36,7 +39,9 @@ def score(root: Path, second: Path) -> None:
     typer.echo(f"documents {len(read_annotations(second))}")
     typer.echo(f"{'label':<34}{'writer':>8}{'second':>8}{'matched':>8}{'F1':>8}")
     for label, row in table.items():
-        typer.echo(f"{label:<34}{row['first']:>8}{row['second']:>8}{row['matched']:>8}{row['f1']:>8.3f}")
+        typer.echo(
+            f"{label:<34}{row['first']:>8}{row['second']:>8}{row['matched']:>8}{row['f1']:>8.3f}"
+        )
 
 
 if __name__ == "__main__":

@@ -5,16 +5,21 @@ footer, sentences naming the patient or doctor, section titles, invented prose s
 surrogate values when `--prose-sentences` is above 0) and what it keeps (the
 body, every gold entity's label and text). Only counts are printed, never report text.
 """
+
 from pathlib import Path
-from typing import Optional
 
 import typer
 from spacy.tokens import DocBin
 
 from meddocan_deid.deid.gazetteer import Gazetteer, read_lists
 from meddocan_deid.pipeline.tokenizer import blank_pipeline
-from meddocan_deid.training.augment import (AugmentError, Augmenter, Resources, augment_docs,
-                                            layout_counts)
+from meddocan_deid.training.augment import (
+    Augmenter,
+    AugmentError,
+    Resources,
+    augment_docs,
+    layout_counts,
+)
 from meddocan_deid.training.prose import ProseMaker, ProseResources
 
 
@@ -23,12 +28,25 @@ def main(
     output: Path = typer.Argument(..., help="DocBin to write: the originals and their copies"),
     copies: int = typer.Option(1, help="Augmented copies per report"),
     seed: int = typer.Option(0, help="Random seed; the same seed gives the same output"),
-    resources: Path = typer.Option(Path("configs/augment"), help="Folder with header_keys.jsonl and phrases.jsonl"),
-    sections: Path = typer.Option(Path("configs/patterns/sections.jsonl"), help="Section-title patterns (header/footer)"),
-    prose_sentences: int = typer.Option(0, help="Up to this many invented sentences per copy that put PHI in prose with surrogate values (0: none)"),
-    prose_resources: Path = typer.Option(Path("configs/augment"), help="Folder with prose.jsonl and prose_values.jsonl"),
-    gazetteer: Optional[Path] = typer.Option(None, help="Task gazetteer folder for the invented values (else Faker es_ES)"),
-    max_dropped: float = typer.Option(0.01, help="Fail when a larger share of the copies' entities does not align"),
+    resources: Path = typer.Option(
+        Path("configs/augment"), help="Folder with header_keys.jsonl and phrases.jsonl"
+    ),
+    sections: Path = typer.Option(
+        Path("configs/patterns/sections.jsonl"), help="Section-title patterns (header/footer)"
+    ),
+    prose_sentences: int = typer.Option(
+        0,
+        help="Up to this many invented sentences per copy that put PHI in prose with surrogate values (0: none)",
+    ),
+    prose_resources: Path = typer.Option(
+        Path("configs/augment"), help="Folder with prose.jsonl and prose_values.jsonl"
+    ),
+    gazetteer: Path | None = typer.Option(
+        None, help="Task gazetteer folder for the invented values (else Faker es_ES)"
+    ),
+    max_dropped: float = typer.Option(
+        0.01, help="Fail when a larger share of the copies' entities does not align"
+    ),
 ) -> None:
     if not input_path.is_file():
         typer.echo(f"{input_path}: DocBin not found", err=True)
@@ -45,8 +63,13 @@ def main(
         if prose_sentences:
             gaz = Gazetteer(read_lists(gazetteer), gazetteer) if gazetteer is not None else None
             prose = ProseMaker(ProseResources.from_dir(prose_resources), gaz)
-        augmenter = Augmenter(nlp, Resources.from_dir(resources, sections), seed=seed,
-                              prose=prose, prose_sentences=prose_sentences)
+        augmenter = Augmenter(
+            nlp,
+            Resources.from_dir(resources, sections),
+            seed=seed,
+            prose=prose,
+            prose_sentences=prose_sentences,
+        )
     except (AugmentError, ValueError) as err:
         typer.echo(str(err), err=True)
         raise typer.Exit(1)
@@ -68,15 +91,23 @@ def main(
             ents_orig += len(doc.ents)
     output.parent.mkdir(parents=True, exist_ok=True)
     out.to_disk(output)
-    typer.echo(f"{output}: {n_orig + n_copy} docs ({n_orig} originals, {n_copy} copies, seed {seed})")
-    typer.echo(f"entities: originals {ents_orig}, copies {ents_copy} "
-               f"(copies add {added} in sentences that name a person, {invented} invented in prose; "
-               f"dropped as unaligned: {dropped})")
+    typer.echo(
+        f"{output}: {n_orig + n_copy} docs ({n_orig} originals, {n_copy} copies, seed {seed})"
+    )
+    typer.echo(
+        f"entities: originals {ents_orig}, copies {ents_copy} "
+        f"(copies add {added} in sentences that name a person, {invented} invented in prose; "
+        f"dropped as unaligned: {dropped})"
+    )
     for name, counts in sorted(layout_counts(made).items()):
-        typer.echo(f"  {name}: " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items(), key=str)))
+        typer.echo(
+            f"  {name}: " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items(), key=str))
+        )
     total = ents_orig * copies + added + invented
     if total and dropped / total > max_dropped:
-        typer.echo(f"Dropped share {dropped / total:.4%} exceeds --max-dropped {max_dropped:.4%}", err=True)
+        typer.echo(
+            f"Dropped share {dropped / total:.4%} exceeds --max-dropped {max_dropped:.4%}", err=True
+        )
         raise typer.Exit(1)
 
 

@@ -11,15 +11,15 @@ never report text.
     python scripts/benchmark.py es_meddocan_deid assets/meddocan/background --limit 200 \
         [--batch-sizes 16,32,64,128,256] [--presidio-python ../runs/presidio_env/bin/python]
 """
+
 import importlib.util
 import json
 import os
 import resource
 import subprocess
-import sys
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Tuple
 
 import typer
 
@@ -30,14 +30,14 @@ from meddocan_deid.pipeline.privacy import load_with_privacy
 PRESIDIO_SCRIPT = Path(__file__).with_name("presidio_benchmark.py")
 
 
-def throughput(fn: Callable[[List[str]], Iterable], texts: List[str]) -> Tuple[int, float]:
+def throughput(fn: Callable[[list[str]], Iterable], texts: list[str]) -> tuple[int, float]:
     """(tokens, seconds) of running `fn` over the texts."""
     start = time.perf_counter()
     tokens = sum(len(doc) for doc in fn(texts))
     return tokens, time.perf_counter() - start
 
 
-def component_seconds(nlp, texts: List[str], batch_size: int) -> Dict[str, float]:
+def component_seconds(nlp, texts: list[str], batch_size: int) -> dict[str, float]:
     """Seconds of the tokenizer and of each component over the texts, the components run
     one after the other over the whole batch of docs (the same work as `nlp.pipe`)."""
     start = time.perf_counter()
@@ -56,9 +56,16 @@ def component_seconds(nlp, texts: List[str], batch_size: int) -> Dict[str, float
 def presidio_seconds(python: str, folder: Path, limit: int) -> dict:
     """Presidio's analyzer over the same reports, in its own environment: its JSON line."""
     # its environment sees nothing of this one's (PYTHONPATH would bring this project's entry points)
-    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    done = subprocess.run([python, str(PRESIDIO_SCRIPT), str(folder), "--limit", str(limit), "--json"],
-                          capture_output=True, text=True, check=True, env=env)
+    env = {
+        key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")
+    }
+    done = subprocess.run(
+        [python, str(PRESIDIO_SCRIPT), str(folder), "--limit", str(limit), "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -68,10 +75,17 @@ def main(
     limit: int = typer.Option(0, help="Use only the first N reports (0: all)"),
     batch_size: int = typer.Option(64),
     privacy: str = typer.Option(None, help="Privacy level: balanced or high (default: as saved)"),
-    compare: str = typer.Option("es_core_news_sm", help="General pipeline to compare with ('' : none)"),
-    batch_sizes: str = typer.Option("", help="Also time the full pipeline at these nlp.pipe batch sizes (16,32,...)"),
-    presidio_python: str = typer.Option("", help="Python of an environment with presidio-analyzer and "
-                                                 "es_core_news_sm (scripts/presidio_env.sh); '': not run"),
+    compare: str = typer.Option(
+        "es_core_news_sm", help="General pipeline to compare with ('' : none)"
+    ),
+    batch_sizes: str = typer.Option(
+        "", help="Also time the full pipeline at these nlp.pipe batch sizes (16,32,...)"
+    ),
+    presidio_python: str = typer.Option(
+        "",
+        help="Python of an environment with presidio-analyzer and "
+        "es_core_news_sm (scripts/presidio_env.sh); '': not run",
+    ),
 ) -> None:
     files = sorted(folder.glob("*.txt"))
     if limit:
@@ -90,14 +104,22 @@ def main(
     general = None
     if compare:
         if importlib.util.find_spec(compare) is None:
-            typer.echo(f"{compare}: not installed, skipped (pip install --no-deps its wheel to compare)")
+            typer.echo(
+                f"{compare}: not installed, skipped (pip install --no-deps its wheel to compare)"
+            )
         else:
             import spacy
 
             general_nlp = spacy.load(compare)
             list(general_nlp.pipe(texts[:5]))
-            gen_tokens, gen_s = throughput(lambda ts: general_nlp.pipe(ts, batch_size=batch_size), texts)
-            general = (f"{compare} {general_nlp.meta.get('version')}", gen_tokens / gen_s, len(texts) / gen_s)
+            gen_tokens, gen_s = throughput(
+                lambda ts: general_nlp.pipe(ts, batch_size=batch_size), texts
+            )
+            general = (
+                f"{compare} {general_nlp.meta.get('version')}",
+                gen_tokens / gen_s,
+                len(texts) / gen_s,
+            )
             del general_nlp
     full_tokens, full_s = throughput(run_pipeline, texts)
     with loaded_objects_pinned():
@@ -108,25 +130,39 @@ def main(
             tokens, seconds = throughput(lambda ts: run_pipeline(ts, size), texts)
             sizes.append((size, tokens / seconds, len(texts) / seconds))
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    tok_rate, full_rate, pinned_rate = tok_tokens / tok_s, full_tokens / full_s, pinned_tokens / pinned_s
+    tok_rate, full_rate, pinned_rate = (
+        tok_tokens / tok_s,
+        full_tokens / full_s,
+        pinned_tokens / pinned_s,
+    )
     ours = f"{nlp.meta.get('lang')}_{nlp.meta.get('name')}"
     typer.echo(f"model: {ours} {nlp.meta.get('version')}; pipes: {nlp.pipe_names}")
     # every pipeline here (and Presidio's process, which inherits the environment) runs with it
     typer.echo(f"OPENBLAS_NUM_THREADS: {os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}")
-    typer.echo(f"reports: {len(texts)}, tokens: {full_tokens}, characters: {sum(map(len, texts))}, "
-               f"batch size: {batch_size}")
+    typer.echo(
+        f"reports: {len(texts)}, tokens: {full_tokens}, characters: {sum(map(len, texts))}, "
+        f"batch size: {batch_size}"
+    )
     typer.echo(f"tokenizer only : {tok_rate:12,.0f} tokens/s {len(texts) / tok_s:10,.1f} reports/s")
     if general is not None:
-        typer.echo(f"{general[0]} : {general[1]:12,.0f} tokens/s {general[2]:10,.1f} reports/s "
-                   f"(its own tokenizer's tokens)")
-    typer.echo(f"full pipeline  : {full_rate:12,.0f} tokens/s {len(texts) / full_s:10,.1f} reports/s")
+        typer.echo(
+            f"{general[0]} : {general[1]:12,.0f} tokens/s {general[2]:10,.1f} reports/s "
+            f"(its own tokenizer's tokens)"
+        )
+    typer.echo(
+        f"full pipeline  : {full_rate:12,.0f} tokens/s {len(texts) / full_s:10,.1f} reports/s"
+    )
     typer.echo(f"ratio tokenizer/full: 1/{tok_rate / full_rate:.1f}")
-    typer.echo(f"full, run as the CLI/service/Spark run it (loaded objects pinned): {pinned_rate:,.0f} tokens/s "
-               f"{len(texts) / pinned_s:,.1f} reports/s, ratio 1/{tok_rate / pinned_rate:.1f}")
+    typer.echo(
+        f"full, run as the CLI/service/Spark run it (loaded objects pinned): {pinned_rate:,.0f} tokens/s "
+        f"{len(texts) / pinned_s:,.1f} reports/s, ratio 1/{tok_rate / pinned_rate:.1f}"
+    )
     typer.echo(f"ratio {ours}/tokenizer: {pinned_rate / tok_rate:.4f}")
     if general is not None:
-        typer.echo(f"ratio {ours}/{compare}: {pinned_rate / general[1]:.3f} (reports/s: "
-                   f"{(len(texts) / pinned_s) / general[2]:.3f})")
+        typer.echo(
+            f"ratio {ours}/{compare}: {pinned_rate / general[1]:.3f} (reports/s: "
+            f"{(len(texts) / pinned_s) / general[2]:.3f})"
+        )
     total = sum(shares.values())
     typer.echo(f"time per component ({total:.2f} s in all, loaded objects pinned):")
     for name, seconds in shares.items():
@@ -139,8 +175,10 @@ def main(
             typer.echo(f"presidio: {result['reports']} reports read, not {len(texts)}", err=True)
             raise typer.Exit(1)
         presidio_rate = full_tokens / result["seconds"]  # our tokens: the same unit as ours
-        typer.echo(f"presidio analyzer ({result['versions']}): {presidio_rate:,.0f} tokens/s "
-                   f"{len(texts) / result['seconds']:,.1f} reports/s (tokens counted by {ours}'s tokenizer)")
+        typer.echo(
+            f"presidio analyzer ({result['versions']}): {presidio_rate:,.0f} tokens/s "
+            f"{len(texts) / result['seconds']:,.1f} reports/s (tokens counted by {ours}'s tokenizer)"
+        )
         typer.echo(f"ratio {ours}/presidio: {pinned_rate / presidio_rate:.3f}")
     typer.echo(f"peak memory (max RSS): {peak_mb:,.0f} MB")
 

@@ -13,6 +13,7 @@ Reports and outputs go to a temporary folder under --work-dir (gitignored `repor
 default) that is removed at the end; the key is random and lives only in the environment
 of the child processes. Nothing of the reports is printed.
 """
+
 import argparse
 import json
 import os
@@ -27,8 +28,22 @@ from pathlib import Path
 
 
 def cli_args(model, inp, out, mode, n_process, batch_size):
-    return [sys.executable, "-m", "meddocan_deid", "deidentify", str(inp), str(out), "--mode", mode,
-            "--model", str(model), "--n-process", str(n_process), "--batch-size", str(batch_size)]
+    return [
+        sys.executable,
+        "-m",
+        "meddocan_deid",
+        "deidentify",
+        str(inp),
+        str(out),
+        "--mode",
+        mode,
+        "--model",
+        str(model),
+        "--n-process",
+        str(n_process),
+        "--batch-size",
+        str(batch_size),
+    ]
 
 
 def env_with_key(key: str):
@@ -38,8 +53,11 @@ def env_with_key(key: str):
 
 
 def outputs(folder: Path):
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file() and p.name != "run_report.json"}
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != "run_report.json"
+    }
 
 
 def select_inputs(src: Path, dest: Path, limit: int) -> int:
@@ -58,7 +76,9 @@ def select_inputs(src: Path, dest: Path, limit: int) -> int:
 def run_cli(args, env) -> dict:
     r = subprocess.run(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if r.returncode not in (0, 1):
-        sys.exit(f"the CLI failed (exit {r.returncode}): {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ''}")
+        sys.exit(
+            f"the CLI failed (exit {r.returncode}): {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ''}"
+        )
     return json.loads((Path(args[5]) / "run_report.json").read_text(encoding="utf-8"))
 
 
@@ -73,8 +93,10 @@ def throughput(model, inp, work, n, mode, batch_size, env):
         c = rep["reports"]
         rates[n_process] = rep["written_per_second"]
         outs[n_process] = outputs(out)
-        print(f"--n-process {n_process}: {c['written']}/{n} written, {c['failed']} failed, "
-              f"{rep['written_per_second']:.1f} reports/s (model load {rep['model_load_seconds']:.1f}s, wall {wall:.1f}s)")
+        print(
+            f"--n-process {n_process}: {c['written']}/{n} written, {c['failed']} failed, "
+            f"{rep['written_per_second']:.1f} reports/s (model load {rep['model_load_seconds']:.1f}s, wall {wall:.1f}s)"
+        )
     print(f"ratio n2/n1: {rates[2] / rates[1]:.2f}")
     print(f"outputs identical with 1 and 2 processes: {outs[1] == outs[2]}")
     return 0 if outs[1] == outs[2] else 1
@@ -83,7 +105,9 @@ def throughput(model, inp, work, n, mode, batch_size, env):
 def kill_resume(model, inp, work, n, mode, batch_size, env, min_written):
     out = work / "out_killed"
     args = cli_args(model, inp, out, mode, 1, batch_size)
-    proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
     target = max(1, min(min_written, n // 2))
     while proc.poll() is None:
         if out.is_dir() and sum(1 for _ in out.rglob("*.txt")) >= target:
@@ -94,17 +118,23 @@ def kill_resume(model, inp, work, n, mode, batch_size, env, min_written):
     proc.wait()
     before = sum(1 for _ in out.rglob("*.txt")) if out.is_dir() else 0
     tmp_before = len(list(out.rglob("*.tmp"))) if out.is_dir() else 0
-    print(f"killed with SIGKILL after {before}/{n} reports ({tmp_before} temporary files at that moment)")
+    print(
+        f"killed with SIGKILL after {before}/{n} reports ({tmp_before} temporary files at that moment)"
+    )
     rep = run_cli(args, env)
     c = rep["reports"]
-    print(f"rerun: read {c['read']}, written {c['written']}, skipped {c['skipped']}, failed {c['failed']}")
+    print(
+        f"rerun: read {c['read']}, written {c['written']}, skipped {c['skipped']}, failed {c['failed']}"
+    )
     txts = [p.relative_to(out).with_suffix("").as_posix() for p in out.rglob("*.txt")]
     anns = [p.relative_to(out).with_suffix("").as_posix() for p in out.rglob("*.ann")]
     folded = [t.casefold() for t in txts]
     duplicates = len(folded) - len(set(folded))
     leftover = [p for p in out.rglob("*") if p.name.endswith(".tmp")]
-    print(f"reports written {len(txts)} / expected {n}; .ann files {len(anns)}; duplicates {duplicates}; "
-          f"leftover temporary files {len(leftover)}")
+    print(
+        f"reports written {len(txts)} / expected {n}; .ann files {len(anns)}; duplicates {duplicates}; "
+        f"leftover temporary files {len(leftover)}"
+    )
     clean = work / "out_clean"
     run_cli(cli_args(model, inp, clean, mode, 1, batch_size), env)
     same = outputs(out) == outputs(clean)
@@ -116,12 +146,22 @@ def kill_resume(model, inp, work, n, mode, batch_size, env, min_written):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("model", help="pipeline name or path")
-    parser.add_argument("input_dir", type=Path, help="folder of .txt reports (e.g. the background set)")
+    parser.add_argument(
+        "input_dir", type=Path, help="folder of .txt reports (e.g. the background set)"
+    )
     parser.add_argument("--limit", type=int, default=0, help="first N reports only (0: all)")
-    parser.add_argument("--mode", default="surrogate", choices=["tag", "mask", "redact", "surrogate"])
+    parser.add_argument(
+        "--mode", default="surrogate", choices=["tag", "mask", "redact", "surrogate"]
+    )
     parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--kill-resume", action="store_true", help="the SIGKILL/rerun check instead of the throughput runs")
-    parser.add_argument("--kill-after", type=int, default=50, help="kill once this many reports are written")
+    parser.add_argument(
+        "--kill-resume",
+        action="store_true",
+        help="the SIGKILL/rerun check instead of the throughput runs",
+    )
+    parser.add_argument(
+        "--kill-after", type=int, default=50, help="kill once this many reports are written"
+    )
     parser.add_argument("--work-dir", type=Path, default=Path("reports"))
     a = parser.parse_args()
     if not a.input_dir.is_dir():
@@ -132,7 +172,9 @@ def main():
     try:
         inp = work / "in"
         n = select_inputs(a.input_dir, inp, a.limit)
-        print(f"{n} reports from {a.input_dir}, mode {a.mode}, batch size {a.batch_size}, model {a.model}")
+        print(
+            f"{n} reports from {a.input_dir}, mode {a.mode}, batch size {a.batch_size}, model {a.model}"
+        )
         if a.kill_resume:
             code = kill_resume(a.model, inp, work, n, a.mode, a.batch_size, env, a.kill_after)
         else:

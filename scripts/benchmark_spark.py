@@ -15,6 +15,7 @@ Reports and outputs go to a temporary folder under --work-dir (gitignored `repor
 default) that is removed at the end; the key is random and lives only in the environment of
 the child processes. Nothing of the reports is printed.
 """
+
 import argparse
 import json
 import os
@@ -29,15 +30,29 @@ from pathlib import Path
 from benchmark_deid import select_inputs  # scripts/ is on sys.path when run as a script
 
 
-
-
 def single_machine(model, inp: Path, out: Path, mode, batch_size, n_process, env) -> dict:
-    args = [sys.executable, "-m", "meddocan_deid", "deidentify", str(inp), str(out), "--mode", mode,
-            "--model", str(model), "--n-process", str(n_process), "--batch-size", str(batch_size)]
+    args = [
+        sys.executable,
+        "-m",
+        "meddocan_deid",
+        "deidentify",
+        str(inp),
+        str(out),
+        "--mode",
+        mode,
+        "--model",
+        str(model),
+        "--n-process",
+        str(n_process),
+        "--batch-size",
+        str(batch_size),
+    ]
     t0 = time.time()
     r = subprocess.run(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if r.returncode not in (0, 1):
-        sys.exit(f"the CLI failed (exit {r.returncode}): {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ''}")
+        sys.exit(
+            f"the CLI failed (exit {r.returncode}): {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ''}"
+        )
     rep = json.loads((out / "run_report.json").read_text(encoding="utf-8"))
     rep["wall"] = time.time() - t0
     return rep
@@ -45,10 +60,10 @@ def single_machine(model, inp: Path, out: Path, mode, batch_size, n_process, env
 
 def spark_child(args) -> None:
     """One Spark master, in this (child) process: warm up, then the timed run. Prints JSON."""
+    from meddocan_deid.cli.spark import run_spark
     from meddocan_deid.deid.keys import load_key
     from meddocan_deid.deid.options import DeidOptions
     from meddocan_deid.spark import load_models, make_session
-    from meddocan_deid.cli.spark import run_spark
 
     t0 = time.time()
     spark = make_session(args.spark_master, app_name="meddocan-deid-benchmark")
@@ -58,20 +73,50 @@ def spark_child(args) -> None:
     workers = load_models(spark, str(args.model), n_tasks=2 * cores)
     load_seconds = time.time() - t0
     key = load_key() if args.mode == "surrogate" else None
-    summary = run_spark(spark, str(args.input_dir), str(args.spark_output), args.mode, key, model=str(args.model),
-                        in_format="txt", out_format="parquet", batch_size=args.batch_size,
-                        partitions=4 * cores, options=DeidOptions())
+    summary = run_spark(
+        spark,
+        str(args.input_dir),
+        str(args.spark_output),
+        args.mode,
+        key,
+        model=str(args.model),
+        in_format="txt",
+        out_format="parquet",
+        batch_size=args.batch_size,
+        partitions=4 * cores,
+        options=DeidOptions(),
+    )
     spark.stop()
-    print(json.dumps({"master": args.spark_master, "cores": cores, "workers_warmed": workers,
-                      "session_seconds": round(start_seconds, 2), "warmup_seconds": round(load_seconds, 2),
-                      "seconds": summary["seconds"], "rows": summary["rows"]}))
+    print(
+        json.dumps(
+            {
+                "master": args.spark_master,
+                "cores": cores,
+                "workers_warmed": workers,
+                "session_seconds": round(start_seconds, 2),
+                "warmup_seconds": round(load_seconds, 2),
+                "seconds": summary["seconds"],
+                "rows": summary["rows"],
+            }
+        )
+    )
 
 
 def run_spark_master(script_args, master, out: Path, env) -> dict:
-    args = [sys.executable, __file__, *script_args, "--spark-master", master, "--spark-output", str(out)]
+    args = [
+        sys.executable,
+        __file__,
+        *script_args,
+        "--spark-master",
+        master,
+        "--spark-output",
+        str(out),
+    ]
     r = subprocess.run(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
-        tail = [ln for ln in r.stderr.strip().splitlines() if "Error" in ln or "Exception" in ln][-1:] or ["?"]
+        tail = [ln for ln in r.stderr.strip().splitlines() if "Error" in ln or "Exception" in ln][
+            -1:
+        ] or ["?"]
         sys.exit(f"the Spark run on {master} failed (exit {r.returncode}): {tail[0][:300]}")
     return json.loads(r.stdout.strip().splitlines()[-1])
 
@@ -91,7 +136,10 @@ def compare(spark_out: Path, single: Path) -> tuple:
         if not txt.exists():
             differ += 1
             continue
-        spans = [tuple(line.split("\t")[1].split(" ")) for line in ann.read_text(encoding="utf-8").splitlines()]
+        spans = [
+            tuple(line.split("\t")[1].split(" "))
+            for line in ann.read_text(encoding="utf-8").splitlines()
+        ]
         mine = [(p["label"], str(p["start"]), str(p["end"])) for p in row["phi"]]
         if txt.read_text(encoding="utf-8") != row["deid_text"] or spans != mine:
             differ += 1
@@ -101,11 +149,17 @@ def compare(spark_out: Path, single: Path) -> tuple:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("model", help="pipeline name or path (the executors load it)")
-    parser.add_argument("input_dir", type=Path, help="folder of .txt reports (e.g. the background set)")
+    parser.add_argument(
+        "input_dir", type=Path, help="folder of .txt reports (e.g. the background set)"
+    )
     parser.add_argument("--limit", type=int, default=0, help="first N reports only (0: all)")
-    parser.add_argument("--mode", default="surrogate", choices=["tag", "mask", "redact", "surrogate"])
+    parser.add_argument(
+        "--mode", default="surrogate", choices=["tag", "mask", "redact", "surrogate"]
+    )
     parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--masters", default="local[1],local[2]", help="Spark masters to measure, comma-separated")
+    parser.add_argument(
+        "--masters", default="local[1],local[2]", help="Spark masters to measure, comma-separated"
+    )
     parser.add_argument("--work-dir", type=Path, default=Path("reports"))
     parser.add_argument("--spark-master", help=argparse.SUPPRESS)  # child process: one master
     parser.add_argument("--spark-output", type=Path, help=argparse.SUPPRESS)
@@ -124,12 +178,16 @@ def main():
     try:
         inp = work / "in"
         n = select_inputs(args.input_dir, inp, args.limit)
-        print(f"{n} reports, mode {args.mode}, batch size {args.batch_size}, {os.cpu_count()} CPUs; "
-              f"reports/s with the model loaded")
+        print(
+            f"{n} reports, mode {args.mode}, batch size {args.batch_size}, {os.cpu_count()} CPUs; "
+            f"reports/s with the model loaded"
+        )
         rep = single_machine(model, inp, work / "single", args.mode, args.batch_size, 2, env)
         single_rate = rep["written_per_second"]
-        print(f"single-machine CLI --n-process 2: {single_rate:.1f} reports/s "
-              f"({rep['reports']['written']}/{n} written; model load {rep['model_load_seconds']:.1f}s, wall {rep['wall']:.1f}s)")
+        print(
+            f"single-machine CLI --n-process 2: {single_rate:.1f} reports/s "
+            f"({rep['reports']['written']}/{n} written; model load {rep['model_load_seconds']:.1f}s, wall {rep['wall']:.1f}s)"
+        )
         child_args = [model, str(inp), "--mode", args.mode, "--batch-size", str(args.batch_size)]
         rates = {}
         out = None
@@ -138,17 +196,25 @@ def main():
             res = run_spark_master(child_args, master, out, env)
             rows = res["rows"]
             rates[master] = rows["ok"] / res["seconds"] if res["seconds"] else float("nan")
-            print(f"spark {master}: {rates[master]:.1f} reports/s ({rows['ok']}/{n} ok, {rows['failed']} failed, "
-                  f"rows in {rows['in']} out {rows['out']}; run {res['seconds']:.1f}s; session start "
-                  f"{res['session_seconds']:.1f}s, model warm-up {res['warmup_seconds']:.1f}s in "
-                  f"{res['workers_warmed']} workers)")
+            print(
+                f"spark {master}: {rates[master]:.1f} reports/s ({rows['ok']}/{n} ok, {rows['failed']} failed, "
+                f"rows in {rows['in']} out {rows['out']}; run {res['seconds']:.1f}s; session start "
+                f"{res['session_seconds']:.1f}s, model warm-up {res['warmup_seconds']:.1f}s in "
+                f"{res['workers_warmed']} workers)"
+            )
         if "local[1]" in rates and "local[2]" in rates:
-            print(f"local[2] / local[1]: {rates['local[2]'] / rates['local[1]']:.2f} (target >= 1.5)")
+            print(
+                f"local[2] / local[1]: {rates['local[2]'] / rates['local[1]']:.2f} (target >= 1.5)"
+            )
         if "local[2]" in rates and single_rate:
-            print(f"local[2] / single-machine --n-process 2: {rates['local[2]'] / single_rate:.2f} (target >= 0.70)")
+            print(
+                f"local[2] / single-machine --n-process 2: {rates['local[2]'] / single_rate:.2f} (target >= 0.70)"
+            )
         compared, differ = compare(out, work / "single")
-        print(f"spark output identical to the single-machine output: {differ == 0} "
-              f"({compared} reports compared, {differ} differ)")
+        print(
+            f"spark output identical to the single-machine output: {differ == 0} "
+            f"({compared} reports compared, {differ} differ)"
+        )
         return 0 if differ == 0 else 1
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -10,6 +10,7 @@ one report of REPORTS_DIR (`.txt`, recursive, in turn). Prints the answers by st
 each request has a timeout, and the burst stops after --max-seconds. --max-queue and
 --queue-wait are passed only when given (a server without a queue takes neither).
 """
+
 import argparse
 import secrets
 import socket
@@ -59,15 +60,26 @@ def main() -> int:
         print(f"no .txt under {args.reports}", file=sys.stderr)
         return 2
     token = secrets.token_urlsafe(24)
-    queue = {k: v for k, v in (("max_queue", args.max_queue), ("queue_wait", args.queue_wait)) if v is not None}
+    queue = {
+        k: v
+        for k, v in (("max_queue", args.max_queue), ("queue_wait", args.queue_wait))
+        if v is not None
+    }
     with tempfile.TemporaryDirectory() as tmp:
         tokens = Path(tmp) / "tokens.txt"
         tokens.write_text(token + "\n", encoding="utf-8")
-        settings = ServiceSettings(token_file=tokens, model=args.model, max_concurrent=args.max_concurrent,
-                                   request_timeout=args.timeout, **queue)
+        settings = ServiceSettings(
+            token_file=tokens,
+            model=args.model,
+            max_concurrent=args.max_concurrent,
+            request_timeout=args.timeout,
+            **queue,
+        )
         app = create_app(settings, nlp=load_model(args.model, None))
         port = free_port()
-        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+        server = uvicorn.Server(
+            uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+        )
         thread = threading.Thread(target=server.run, daemon=True)
         thread.start()
         base = f"http://127.0.0.1:{port}"
@@ -84,8 +96,11 @@ def main() -> int:
         stop_at = time.monotonic() + args.max_seconds
 
         def client():
-            with httpx.Client(base_url=base, timeout=args.timeout + 30,
-                              headers={"Authorization": f"Bearer {token}"}) as c:
+            with httpx.Client(
+                base_url=base,
+                timeout=args.timeout + 30,
+                headers={"Authorization": f"Bearer {token}"},
+            ) as c:
                 while True:
                     with lock:
                         if sent["n"] >= args.n or time.monotonic() > stop_at:
@@ -114,13 +129,17 @@ def main() -> int:
         wall = time.perf_counter() - started
         server.should_exit = True
         thread.join(30)
-    print(f"{sum(statuses.values())} requests, {args.clients} clients, max_concurrent {args.max_concurrent}, "
-          f"{', '.join(f'{k} {v}' for k, v in sorted(queue.items())) or 'queue settings not given'}: {wall:.1f} s")
+    print(
+        f"{sum(statuses.values())} requests, {args.clients} clients, max_concurrent {args.max_concurrent}, "
+        f"{', '.join(f'{k} {v}' for k, v in sorted(queue.items())) or 'queue settings not given'}: {wall:.1f} s"
+    )
     print("statuses: " + ", ".join(f"{k}: {v}" for k, v in sorted(statuses.items())))
     if retry_after:
         print("429s: " + ", ".join(f"{k}: {v}" for k, v in sorted(retry_after.items())))
-    print(f"latency p50 {percentile(latencies, 50):.3f} s, p95 {percentile(latencies, 95):.3f} s, "
-          f"max {max(latencies, default=float('nan')):.3f} s")
+    print(
+        f"latency p50 {percentile(latencies, 50):.3f} s, p95 {percentile(latencies, 95):.3f} s, "
+        f"max {max(latencies, default=float('nan')):.3f} s"
+    )
     return 0
 
 

@@ -5,9 +5,9 @@ seconds of each decoder. Numbers only, never report text.
 
     python scripts/compare_ner_decoding.py training/pipeline assets/meddocan/corpus/dev/brat
 """
+
 import time
 from pathlib import Path
-from typing import List
 
 import numpy
 import spacy
@@ -18,7 +18,7 @@ from meddocan_deid.brat import read_text
 ATTRS = ["ENT_IOB", "ENT_TYPE", "ENT_KB_ID"]
 
 
-def before_ner(nlp, texts: List[str], batch_size: int):
+def before_ner(nlp, texts: list[str], batch_size: int):
     with nlp.select_pipes(enable=nlp.pipe_names[: nlp.pipe_names.index("ner")]):
         return list(nlp.pipe(texts, batch_size=batch_size))
 
@@ -45,10 +45,14 @@ def main(pipeline: str, folder: Path, limit: int = 0, batch_size: int = 64):
         results[name] = list(component.pipe(docs, batch_size=batch_size))
         seconds[name] = time.perf_counter() - start
     a, b = results["spacy ner"], results["meddocan_ner"]
-    differing = sum(not numpy.array_equal(x.to_array(ATTRS), y.to_array(ATTRS)) for x, y in zip(a, b))
-    typer.echo(f"{folder}: docs {len(a)}, tokens {sum(map(len, a))}, entities {sum(len(d.ents) for d in a)}, "
-               f"differing docs {differing}; spacy ner {seconds['spacy ner']:.2f} s, "
-               f"meddocan_ner {seconds['meddocan_ner']:.2f} s")
+    differing = sum(
+        not numpy.array_equal(x.to_array(ATTRS), y.to_array(ATTRS)) for x, y in zip(a, b)
+    )
+    typer.echo(
+        f"{folder}: docs {len(a)}, tokens {sum(map(len, a))}, entities {sum(len(d.ents) for d in a)}, "
+        f"differing docs {differing}; spacy ner {seconds['spacy ner']:.2f} s, "
+        f"meddocan_ner {seconds['meddocan_ner']:.2f} s"
+    )
     raise typer.Exit(1 if differing else 0)
 
 

@@ -10,20 +10,24 @@ the number of identical and differing files per suffix and in all (and the first
 paths, never their content); exit status 1 on any difference or any file found on one side
 only. `--exclude GLOB` skips files such as the runs' own logs.
 """
+
 import fnmatch
 import json
 from pathlib import Path
-from typing import Annotated, Dict, List, Optional
+from typing import Annotated
 
 import typer
 
 TIMING_FIELDS = ("seconds", "model_load_seconds", "written_per_second")
 
 
-def _files(root: Path, exclude: List[str]) -> Dict[str, Path]:
+def _files(root: Path, exclude: list[str]) -> dict[str, Path]:
     files = {p.relative_to(root).as_posix(): p for p in sorted(root.rglob("*")) if p.is_file()}
-    return {rel: p for rel, p in files.items()
-            if not any(fnmatch.fnmatch(rel, pat) or fnmatch.fnmatch(p.name, pat) for pat in exclude)}
+    return {
+        rel: p
+        for rel, p in files.items()
+        if not any(fnmatch.fnmatch(rel, pat) or fnmatch.fnmatch(p.name, pat) for pat in exclude)
+    }
 
 
 def _report(path: Path, root: Path):
@@ -53,11 +57,20 @@ def same_file(rel: str, base: Path, after: Path, base_root: Path, after_root: Pa
 
 
 def main(
-    base: Annotated[Path, typer.Argument(help="Folder of the runs made with the code before the change")],
-    after: Annotated[Path, typer.Argument(help="Folder of the same runs made with the code after it")],
+    base: Annotated[
+        Path, typer.Argument(help="Folder of the runs made with the code before the change")
+    ],
+    after: Annotated[
+        Path, typer.Argument(help="Folder of the same runs made with the code after it")
+    ],
     show: Annotated[int, typer.Option(help="How many differing paths to list")] = 20,
-    exclude: Annotated[Optional[List[str]], typer.Option(help="Skip files whose relative path or name matches "
-                                                               "this glob (repeatable), e.g. the runs' logs")] = None,
+    exclude: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Skip files whose relative path or name matches "
+            "this glob (repeatable), e.g. the runs' logs"
+        ),
+    ] = None,
 ) -> None:
     for root in (base, after):
         if not root.is_dir():
@@ -67,7 +80,7 @@ def main(
     only_base = sorted(set(base_files) - set(after_files))
     only_after = sorted(set(after_files) - set(base_files))
     identical, differing = 0, []  # type: int, List[str]
-    by_suffix: Dict[str, List[int]] = {}
+    by_suffix: dict[str, list[int]] = {}
     for rel in sorted(set(base_files) & set(after_files)):
         ok = same_file(rel, base_files[rel], after_files[rel], base, after)
         counts = by_suffix.setdefault(Path(rel).suffix or "(none)", [0, 0])
@@ -78,9 +91,15 @@ def main(
             differing.append(rel)
     for suffix, (same, diff) in sorted(by_suffix.items()):
         typer.echo(f"{suffix}: {same} identical, {diff} differing")
-    typer.echo(f"identical {identical}, differing {len(differing)}, only in BASE {len(only_base)}, "
-               f"only in AFTER {len(only_after)}")
-    for title, paths in (("differing", differing), ("only in BASE", only_base), ("only in AFTER", only_after)):
+    typer.echo(
+        f"identical {identical}, differing {len(differing)}, only in BASE {len(only_base)}, "
+        f"only in AFTER {len(only_after)}"
+    )
+    for title, paths in (
+        ("differing", differing),
+        ("only in BASE", only_base),
+        ("only in AFTER", only_after),
+    ):
         for rel in paths[:show]:
             typer.echo(f"  {title}: {rel}")
     raise typer.Exit(1 if differing or only_base or only_after else 0)

@@ -6,6 +6,7 @@ align to tokens) and the official sentence count. Misaligned entities are report
 label with offsets and a character shape only (never report text), and the run fails
 when their share exceeds `--max-misaligned`.
 """
+
 import collections
 import itertools
 import re
@@ -16,14 +17,16 @@ from spacy.tokens import DocBin
 from spacy.util import filter_spans
 
 from meddocan_deid.brat import read_brat_dir
-from meddocan_deid.evaluation.results import GOLD_KEY, ID_KEY, SENTENCES_KEY
 from meddocan_deid.evaluation.metrics import sentence_count
+from meddocan_deid.evaluation.results import GOLD_KEY, ID_KEY, SENTENCES_KEY
 from meddocan_deid.pipeline.tokenizer import blank_pipeline
 
 
 def shape(text: str) -> str:
     """A non-identifying shape of a snippet: letters X/x, digits d, the rest kept."""
-    return re.sub(r"\d", "d", re.sub(r"[^\W\d_]", lambda m: "X" if m.group().isupper() else "x", text))
+    return re.sub(
+        r"\d", "d", re.sub(r"[^\W\d_]", lambda m: "X" if m.group().isupper() else "x", text)
+    )
 
 
 def convert_split(nlp, brat_dir: Path, sentences_dir: Path, output: Path, stats, limit: int = 0):
@@ -61,8 +64,12 @@ def convert_split(nlp, brat_dir: Path, sentences_dir: Path, output: Path, stats,
 def main(
     corpus_dir: Path = typer.Argument(..., help="Folder with <split>/brat/ subfolders"),
     output_dir: Path = typer.Argument(..., help="Where <split>.spacy files are written"),
-    sentences_dir: Path = typer.Option(Path("assets/meddocan/sentences"), help="Official sentence files (ID.ann)"),
-    max_misaligned: float = typer.Option(0.002, help="Fail when a larger share of gold entities does not align"),
+    sentences_dir: Path = typer.Option(
+        Path("assets/meddocan/sentences"), help="Official sentence files (ID.ann)"
+    ),
+    max_misaligned: float = typer.Option(
+        0.002, help="Fail when a larger share of gold entities does not align"
+    ),
     limit: int = typer.Option(0, help="Convert only the first N reports of each split (tests)"),
 ) -> None:
     nlp = blank_pipeline()
@@ -70,21 +77,37 @@ def main(
     if not splits:
         typer.echo(f"{corpus_dir}: no <split>/brat folders found", err=True)
         raise typer.Exit(1)
-    stats = {"total": collections.Counter(), "misaligned": collections.Counter(),
-             "examples": collections.defaultdict(list), "overlapping": 0}
+    stats = {
+        "total": collections.Counter(),
+        "misaligned": collections.Counter(),
+        "examples": collections.defaultdict(list),
+        "overlapping": 0,
+    }
     for split in splits:
-        n = convert_split(nlp, corpus_dir / split / "brat", sentences_dir, output_dir / f"{split}.spacy", stats, limit)
+        n = convert_split(
+            nlp,
+            corpus_dir / split / "brat",
+            sentences_dir,
+            output_dir / f"{split}.spacy",
+            stats,
+            limit,
+        )
         typer.echo(f"{split}: {n} reports -> {output_dir / f'{split}.spacy'}")
     total, bad = sum(stats["total"].values()), sum(stats["misaligned"].values())
     share = 1 - bad / total if total else 1.0
-    typer.echo(f"Gold entities aligned to tokens: {total - bad}/{total} ({share:.4%}); "
-               f"overlapping entities dropped from doc.ents: {stats['overlapping']}")
+    typer.echo(
+        f"Gold entities aligned to tokens: {total - bad}/{total} ({share:.4%}); "
+        f"overlapping entities dropped from doc.ents: {stats['overlapping']}"
+    )
     for label, count in stats["misaligned"].most_common():
         typer.echo(f"  misaligned {label}: {count}")
         for example in stats["examples"][label][:5]:
             typer.echo(f"    {example}")
     if total and bad / total > max_misaligned:
-        typer.echo(f"Misaligned share {bad / total:.4%} exceeds --max-misaligned {max_misaligned:.4%}", err=True)
+        typer.echo(
+            f"Misaligned share {bad / total:.4%} exceeds --max-misaligned {max_misaligned:.4%}",
+            err=True,
+        )
         raise typer.Exit(1)
 
 

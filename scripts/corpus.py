@@ -1,7 +1,7 @@
 """Bring the MEDDOCAN corpus into assets/: from ../shared/meddocan when it exists,
 otherwise from the upstream clone fetched by `spacy project assets`."""
+
 import shutil
-import sys
 from pathlib import Path
 
 import typer
@@ -13,7 +13,9 @@ FOLDERS = ("corpus", "sentences", "background", "gazetteer")
 def main(
     dest: Path = typer.Argument(..., help="Destination, e.g. assets/meddocan"),
     shared: Path = typer.Option(Path("../shared/meddocan"), help="Local copy of the corpus"),
-    upstream: Path = typer.Option(Path("assets/upstream"), help="Where `spacy project assets` puts the upstream clone"),
+    upstream: Path = typer.Option(
+        Path("assets/upstream"), help="Where `spacy project assets` puts the upstream clone"
+    ),
 ) -> None:
     if (shared / "corpus").is_dir():
         source = shared
@@ -35,7 +37,10 @@ def main(
         shutil.copytree(src, dst)
     splits = sorted(p.parent.name for p in (dest / "corpus").glob("*/brat"))
     counts = {s: len(list((dest / "corpus" / s / "brat").glob("*.txt"))) for s in splits}
-    typer.echo(f"Corpus from {source} -> {dest}: " + ", ".join(f"{s} {n} reports" for s, n in counts.items()))
+    typer.echo(
+        f"Corpus from {source} -> {dest}: "
+        + ", ".join(f"{s} {n} reports" for s, n in counts.items())
+    )
     if not counts:
         typer.echo(f"{dest}/corpus has no <split>/brat folders", err=True)
         raise typer.Exit(1)

@@ -1,9 +1,10 @@
 """The written corpus (`assets/corpus`): check every writer's sources and print its counts.
 
-    python scripts/corpus_set.py assets/corpus
-        exit 1 on bad markup or an unlisted writer (file, line and column named); else the
-        documents and mentions per split, writer, document type and label
+python scripts/corpus_set.py assets/corpus
+    exit 1 on bad markup or an unlisted writer (file, line and column named); else the
+    documents and mentions per split, writer, document type and label
 """
+
 from collections import Counter
 from pathlib import Path
 
@@ -13,7 +14,9 @@ from meddocan_deid.errors import MarkupError
 from meddocan_deid.evaluation.corpus_set import SPLITS, label_counts, read_corpus
 
 
-def main(root: Path = typer.Argument(..., help="The corpus folder (source/ and writers.tsv)")) -> None:
+def main(
+    root: Path = typer.Argument(..., help="The corpus folder (source/ and writers.tsv)"),
+) -> None:
     try:
         docs = read_corpus(root, SPLITS)
     except MarkupError as err:
@@ -28,8 +31,10 @@ def main(root: Path = typer.Argument(..., help="The corpus folder (source/ and w
         mentions_w[writer] += len(doc.entities)
         mentions_t[doc.doctype] += len(doc.entities)
     labels = label_counts(docs)
-    typer.echo(f"documents {len(docs)}, mentions {sum(labels.values())}, writers {len(writers)}, "
-               f"document types {len(types)}")
+    typer.echo(
+        f"documents {len(docs)}, mentions {sum(labels.values())}, writers {len(writers)}, "
+        f"document types {len(types)}"
+    )
     typer.echo("\nwriter\tdocuments\tmentions")
     for w in sorted(writers):
         typer.echo(f"{w}\t{writers[w]}\t{mentions_w[w]}")

@@ -14,13 +14,14 @@ nor are collections in capitals only (label names, Roman numerals) or all capita
 Prints per file the collections (line, variable, number of words) and the totals: files,
 collections, string literals. `--list` also prints the collections' first words.
 """
+
 import argparse
 import ast
 import gzip
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator, List, Optional, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 MIN_ITEMS = 3
@@ -46,16 +47,22 @@ def spanish_vocabulary() -> set:
     from spacy.lang.en.stop_words import STOP_WORDS as EN_STOP
     from spacy.lang.es.stop_words import STOP_WORDS as ES_STOP
 
-    vocab = ({w.lower() for w in ES_STOP} | _lemma_table("es")) - {w.lower() for w in EN_STOP} - _lemma_table("en")
+    vocab = (
+        ({w.lower() for w in ES_STOP} | _lemma_table("es"))
+        - {w.lower() for w in EN_STOP}
+        - _lemma_table("en")
+    )
     data = ROOT / "components" / "meddocan_deid" / "pipeline" / "data" / "es"
     for path in sorted(data.glob("*.txt")):
         vocab.update(line.strip().lower() for line in path.read_text(encoding="utf-8").splitlines())
     for path in sorted(data.glob("*.json")):
-        vocab.update(w.lower() for w in json.loads(path.read_text(encoding="utf-8")).get("words", {}))
+        vocab.update(
+            w.lower() for w in json.loads(path.read_text(encoding="utf-8")).get("words", {})
+        )
     return vocab
 
 
-def _flat(node: ast.AST) -> List[ast.AST]:
+def _flat(node: ast.AST) -> list[ast.AST]:
     """The items of a collection literal, those of nested tuples (pairs) included."""
     out = []
     for item in node.elts:
@@ -63,36 +70,52 @@ def _flat(node: ast.AST) -> List[ast.AST]:
     return out
 
 
-def _strings(node: ast.AST) -> Optional[List[str]]:
+def _strings(node: ast.AST) -> list[str] | None:
     """The strings of a collection literal, or None when it is not one of strings."""
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("frozenset", "set", "tuple") \
-            and len(node.args) == 1:
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("frozenset", "set", "tuple")
+        and len(node.args) == 1
+    ):
         return None  # its argument literal is visited on its own
     if isinstance(node, (ast.Set, ast.Tuple, ast.List)):
         items = _flat(node)
     elif isinstance(node, ast.Dict):
         items = [k for k in node.keys if k is not None]
-        if items and all(isinstance(v, ast.Constant) and isinstance(v.value, str) for v in node.values):
+        if items and all(
+            isinstance(v, ast.Constant) and isinstance(v.value, str) for v in node.values
+        ):
             items = items + list(node.values)
     else:
         return None
-    if len(items) < MIN_ITEMS or not all(isinstance(i, ast.Constant) and isinstance(i.value, str) for i in items):
+    if len(items) < MIN_ITEMS or not all(
+        isinstance(i, ast.Constant) and isinstance(i.value, str) for i in items
+    ):
         return None
     return [i.value for i in items]
 
 
 def _target(tree: ast.AST, node: ast.AST) -> str:
     for parent in ast.walk(tree):
-        if isinstance(parent, (ast.Assign, ast.AnnAssign)) and any(n is node for n in ast.walk(parent.value or parent)):
+        if isinstance(parent, (ast.Assign, ast.AnnAssign)) and any(
+            n is node for n in ast.walk(parent.value or parent)
+        ):
             targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
             names = [t.id if isinstance(t, ast.Name) else ast.unparse(t) for t in targets]
             return ", ".join(names)
     return "?"
 
 
-def word_collections(path: Path, vocab: set) -> Iterator[Tuple[int, str, List[str]]]:
+def word_collections(path: Path, vocab: set) -> Iterator[tuple[int, str, list[str]]]:
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    inner = {id(i) for n in ast.walk(tree) if isinstance(n, ast.Tuple) for i in n.elts if isinstance(i, ast.Tuple)}
+    inner = {
+        id(i)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Tuple)
+        for i in n.elts
+        if isinstance(i, ast.Tuple)
+    }
     for node in ast.walk(tree):
         if id(node) in inner:  # a pair of a collection of pairs: counted with it
             continue
@@ -101,14 +124,18 @@ def word_collections(path: Path, vocab: set) -> Iterator[Tuple[int, str, List[st
             continue
         if all(s.isupper() for s in strings) or all(s[:1].isupper() for s in strings):
             continue  # labels, Roman numerals; names (of files, of classes)
-        spanish = sum(1 for s in strings if s.lower().rstrip(".") in vocab or SPANISH_LETTERS & set(s.lower()))
+        spanish = sum(
+            1 for s in strings if s.lower().rstrip(".") in vocab or SPANISH_LETTERS & set(s.lower())
+        )
         if spanish >= MIN_ITEMS and 4 * spanish >= len(strings):
             yield node.lineno, _target(tree, node), strings
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("package", nargs="?", type=Path, default=ROOT / "components" / "meddocan_deid")
+    parser.add_argument(
+        "package", nargs="?", type=Path, default=ROOT / "components" / "meddocan_deid"
+    )
     parser.add_argument("--list", action="store_true", help="print each collection's first words")
     args = parser.parse_args()
     vocab = spanish_vocabulary()
@@ -122,7 +149,11 @@ def main() -> None:
         for line, target, strings in found:
             collections += 1
             literals += len(strings)
-            extra = f"  {', '.join(strings[:6])}{', ...' if len(strings) > 6 else ''}" if args.list else ""
+            extra = (
+                f"  {', '.join(strings[:6])}{', ...' if len(strings) > 6 else ''}"
+                if args.list
+                else ""
+            )
             print(f"  {line:5d} {target}: {len(strings)}{extra}")
     print(f"total: {files} files, {collections} collections, {literals} string literals")
 

@@ -9,8 +9,9 @@ boundaries, another label, or both).
 Columns: label, kind (FN/FP), doc_id, start, end, left, span, right, other: the
 annotations of the other side that overlap (e.g. the gold label of a mislabelled span).
 """
+
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -20,12 +21,18 @@ from meddocan_deid.evaluation.reports import write_errors
 def main(
     model: Annotated[str, typer.Argument(help="Pipeline path or installed package name")],
     data_path: Annotated[Path, typer.Argument(help="DocBin written by scripts/convert.py")],
-    output_file: Annotated[Path, typer.Argument(help="TSV with the errors in context (contains report text)")],
-    gold_brat: Annotated[Optional[Path], typer.Option(help="Take the gold from this BRAT folder")] = None,
+    output_file: Annotated[
+        Path, typer.Argument(help="TSV with the errors in context (contains report text)")
+    ],
+    gold_brat: Annotated[
+        Path | None, typer.Option(help="Take the gold from this BRAT folder")
+    ] = None,
     width: Annotated[int, typer.Option(help="Characters of context on each side")] = 40,
     batch_size: Annotated[int, typer.Option(help="nlp.pipe batch size")] = 32,
 ) -> None:
-    write_errors(model, data_path, output_file, gold_brat=gold_brat, width=width, batch_size=batch_size)
+    write_errors(
+        model, data_path, output_file, gold_brat=gold_brat, width=width, batch_size=batch_size
+    )
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ and how many it covered (every character inside predicted entities), the precisi
 identifier label, and the look-alike numbers (lab values, doses...) it tagged (target 0).
 Writes every count to the JSON output. Prints numbers only, never report text.
 """
+
 from pathlib import Path
 from typing import Annotated
 
@@ -25,27 +26,40 @@ def print_scores(scores: dict) -> None:
     for row in table_rows(scores):
         typer.echo(f"{row[0]:<16}" + "".join(f"{cell:>10}" for cell in row[1:]))
     overall = scores["overall"]
-    typer.echo(f"overall recall (exact span): {100 * overall['recall']:.1f}%, with the gold label: "
-               f"{100 * overall['recall_label']:.1f}%, covered: {100 * overall['covered_rate']:.1f}%")
+    typer.echo(
+        f"overall recall (exact span): {100 * overall['recall']:.1f}%, with the gold label: "
+        f"{100 * overall['recall_label']:.1f}%, covered: {100 * overall['covered_rate']:.1f}%"
+    )
     for name, row in scores["sections"].items():
-        typer.echo(f"  {name:<8} n={row['n']:<5} recall {100 * row['recall']:.1f}%  covered {100 * row['covered_rate']:.1f}%")
+        typer.echo(
+            f"  {name:<8} n={row['n']:<5} recall {100 * row['recall']:.1f}%  covered {100 * row['covered_rate']:.1f}%"
+        )
     bad = scores["invalid_checksum"]
-    typer.echo(f"keyed values with a wrong check letter: {bad['found']}/{bad['n']} found, {bad['covered']} covered")
+    typer.echo(
+        f"keyed values with a wrong check letter: {bad['found']}/{bad['n']} found, {bad['covered']} covered"
+    )
     look = scores["lookalikes"]
     typer.echo(f"look-alikes overlapped by a prediction: {look['hit']} of {look['n']} (target 0)")
     typer.echo(f"{'label':<32}{'support':>8}{'P':>8}{'R':>8}{'fp':>6}")
     for label, row in scores["labels"].items():
-        typer.echo(f"{label:<32}{row['support']:>8}{100 * row['p']:>8.1f}{100 * row['r']:>8.1f}{row['fp']:>6}")
+        typer.echo(
+            f"{label:<32}{row['support']:>8}{100 * row['p']:>8.1f}{100 * row['r']:>8.1f}{row['fp']:>6}"
+        )
 
 
 def main(
     model: Annotated[str, typer.Argument(help="Pipeline path or installed package name")],
     set_dir: Annotated[Path, typer.Argument(help="The identifier set folder (assets/identifiers)")],
-    output: Annotated[Path, typer.Option(help="JSON file for every count")] = Path("metrics/identifiers.json"),
+    output: Annotated[Path, typer.Option(help="JSON file for every count")] = Path(
+        "metrics/identifiers.json"
+    ),
     batch_size: Annotated[int, typer.Option(help="nlp.pipe batch size")] = 32,
 ) -> None:
     if not set_dir.is_dir():
-        typer.echo(f"{set_dir}: no such folder (the identifier set; write it with scripts/make_identifier_set.py)", err=True)
+        typer.echo(
+            f"{set_dir}: no such folder (the identifier set; write it with scripts/make_identifier_set.py)",
+            err=True,
+        )
         raise typer.Exit(1)
     try:
         nlp = spacy.load(model)

@@ -7,8 +7,9 @@ meddocan_deid.evaluation.formats_set). For the gold mentions that hold a number 
 `veintidós`, `mil`, `cero`...), prints per label and in all how many are wholly removed: every
 character but blanks inside some predicted entity, of any label. Numbers only, never text.
 """
+
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import spacy
 import srsly
@@ -26,13 +27,17 @@ def print_scores(scores: dict) -> None:
         share = row["removed"] / row["n"] if row["n"] else 0.0
         typer.echo(f"{label:<34}{row['n']:>9}{row['removed']:>9}{share:>8.4f}")
     o = scores["overall"]
-    typer.echo(f"PHI in words wholly removed: {o['removed']}/{o['n']} mentions in {o['docs']} documents")
+    typer.echo(
+        f"PHI in words wholly removed: {o['removed']}/{o['n']} mentions in {o['docs']} documents"
+    )
 
 
 def main(
     model: Annotated[str, typer.Argument(help="Pipeline path or installed package name")],
-    folder: Annotated[Path, typer.Argument(help="Folder of <doctype>/<doctype>_NN.txt sources with inline gold")],
-    output: Annotated[Optional[Path], typer.Option(help="JSON file for the counts")] = None,
+    folder: Annotated[
+        Path, typer.Argument(help="Folder of <doctype>/<doctype>_NN.txt sources with inline gold")
+    ],
+    output: Annotated[Path | None, typer.Option(help="JSON file for the counts")] = None,
     batch_size: Annotated[int, typer.Option(help="nlp.pipe batch size")] = 16,
 ) -> None:
     try:

@@ -12,11 +12,18 @@ written ``[[LABEL|surface text]]`` (see meddocan_deid.evaluation.formats_set).
 Bad markup (unknown label, unclosed '[[', empty mention, missing '|', a mention starting
 or ending with a space) stops both commands with exit 1 and names the file and line.
 """
+
 from pathlib import Path
 
 import typer
 
-from meddocan_deid.evaluation.formats_set import MarkupError, compare, read_sources, summary, write_set
+from meddocan_deid.evaluation.formats_set import (
+    MarkupError,
+    compare,
+    read_sources,
+    summary,
+    write_set,
+)
 
 app = typer.Typer(add_completion=False, help=__doc__)
 
@@ -47,7 +54,10 @@ def build(source: Path = SOURCE, out: Path = OUT) -> None:
         typer.echo(f"{label}\t{count}")
     extra = compare(docs, out)["extra"]
     if extra:
-        typer.echo(f"warning: {len(extra)} built files in {out} come from no source: {', '.join(extra)}", err=True)
+        typer.echo(
+            f"warning: {len(extra)} built files in {out} come from no source: {', '.join(extra)}",
+            err=True,
+        )
 
 
 @app.command()
@@ -61,7 +71,7 @@ def check(source: Path = SOURCE, out: Path = OUT) -> None:
             typer.echo(f"{out / name}: {kind}", err=True)
             bad = True
     if bad:
-        typer.echo("run: python scripts/formats_set.py build " f"{source} {out}", err=True)
+        typer.echo(f"run: python scripts/formats_set.py build {source} {out}", err=True)
         raise typer.Exit(1)
     typer.echo(f"{len(docs)} reports: built files up to date")
 

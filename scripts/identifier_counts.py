@@ -5,6 +5,7 @@ written to a gitignored file for a person to review.
     python scripts/identifier_counts.py training/pipeline assets/meddocan/background \
         --sample 50 --sample-out reports/identifier_sample.tsv
 """
+
 import csv
 from pathlib import Path
 
@@ -12,7 +13,12 @@ import spacy
 import typer
 
 from meddocan_deid.brat import read_text
-from meddocan_deid.evaluation.identifier_counts import STATUSES, counts_table, identifier_additions, review_sample
+from meddocan_deid.evaluation.identifier_counts import (
+    STATUSES,
+    counts_table,
+    identifier_additions,
+    review_sample,
+)
 
 
 def main(
@@ -20,7 +26,9 @@ def main(
     folder: Path = typer.Argument(..., help="Folder of .txt reports"),
     limit: int = typer.Option(0, help="Use only the first N reports (0: all)"),
     sample: int = typer.Option(0, help="Write a seeded sample of N added identifiers with context"),
-    sample_out: Path = typer.Option(Path("reports/identifier_sample.tsv"), help="Where the sample goes (holds report text)"),
+    sample_out: Path = typer.Option(
+        Path("reports/identifier_sample.tsv"), help="Where the sample goes (holds report text)"
+    ),
     seed: int = typer.Option(0),
 ) -> None:
     files = sorted(folder.glob("*.txt"))[: limit or None]
@@ -34,8 +42,10 @@ def main(
     except ValueError as err:
         typer.echo(f"{model}: {err}", err=True)
         raise typer.Exit(1)
-    typer.echo(f"reports: {len(texts)}; identifiers per kind (new: no entity there before; changed: "
-               "earlier entities overlapped it otherwise; relabelled: same offsets, other label; same: already found)")
+    typer.echo(
+        f"reports: {len(texts)}; identifiers per kind (new: no entity there before; changed: "
+        "earlier entities overlapped it otherwise; relabelled: same offsets, other label; same: already found)"
+    )
     typer.echo("\t".join(["kind", *STATUSES, "all"]))
     for row in counts_table(counts):
         typer.echo("\t".join(row))
@@ -45,7 +55,9 @@ def main(
             writer = csv.writer(fh, delimiter="\t")
             writer.writerow(["doc", "kind", "status", "left", "span", "right"])
             writer.writerows(review_sample(found, texts, sample, seed))
-        typer.echo(f"sample of {min(sample, sum(r != 'same' for _d, _k, r, _s, _e in found))} -> {sample_out} (holds report text: do not share)")
+        typer.echo(
+            f"sample of {min(sample, sum(r != 'same' for _d, _k, r, _s, _e in found))} -> {sample_out} (holds report text: do not share)"
+        )
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ covered by predicted entities, before and after. Prints counts only, never text.
 
     python scripts/known_phi_eval.py MODEL corpus/dev.spacy
 """
+
 from pathlib import Path
 from typing import Annotated
 
@@ -15,7 +16,9 @@ from meddocan_deid.evaluation.known_phi import format_report, measure
 
 def main(
     model: Annotated[str, typer.Argument(help="Pipeline path or installed package name")],
-    data_path: Annotated[Path, typer.Argument(help="DocBin written by scripts/convert.py (gold in user_data)")],
+    data_path: Annotated[
+        Path, typer.Argument(help="DocBin written by scripts/convert.py (gold in user_data)")
+    ],
     batch_size: Annotated[int, typer.Option(help="nlp.pipe batch size")] = 32,
 ) -> None:
     if not data_path.is_file():
@@ -23,7 +26,9 @@ def main(
         raise typer.Exit(2)
     nlp = spacy.load(model)
     if not any(nlp.get_pipe_meta(name).factory == "meddocan_sections" for name in nlp.pipe_names):
-        typer.echo(f"{model}: the pipeline has no section component (doc.spans['sections'])", err=True)
+        typer.echo(
+            f"{model}: the pipeline has no section component (doc.spans['sections'])", err=True
+        )
         raise typer.Exit(2)
     typer.echo(format_report(measure(nlp, data_path, batch_size=batch_size)))
 

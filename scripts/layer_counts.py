@@ -9,11 +9,11 @@ INPUT is de-identified into a temporary folder with MODEL (a pipeline folder or 
 nothing of the reports is printed, only module paths and counts. The pipeline's own
 components (pipeline/) are counted apart: they are the model, not the run layer.
 """
+
 import ast
 import sys
 import tempfile
 from pathlib import Path
-from typing import Dict, List, Optional, Set
 
 import typer
 
@@ -21,13 +21,13 @@ PACKAGE = Path(__file__).resolve().parent.parent / "components" / "meddocan_deid
 LAYERS = ("cli", "engine", "deid", "formats", "spark", "service")
 
 
-def traced_files(argv: List[str]) -> Set[str]:
+def traced_files(argv: list[str]) -> set[str]:
     """The meddocan_deid files with a function called while `meddocan-deid ARGV` runs."""
     import meddocan_deid
     from meddocan_deid.cli import main as cli_main
 
     root = str(Path(meddocan_deid.__file__).resolve().parent)
-    seen: Set[str] = set()
+    seen: set[str] = set()
 
     def hook(frame, event, _arg):
         if event == "call":
@@ -57,25 +57,54 @@ def longest_functions(top: int):
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                     name = f"{prefix}{node.name}"
                     if not isinstance(node, ast.ClassDef):
-                        found.append((node.end_lineno - node.lineno + 1, path.relative_to(PACKAGE).as_posix(), name))
+                        found.append(
+                            (
+                                node.end_lineno - node.lineno + 1,
+                                path.relative_to(PACKAGE).as_posix(),
+                                name,
+                            )
+                        )
                     stack.extend((child, name + ".") for child in node.body)
     return sorted(found, reverse=True)[:top]
 
 
-def command_parameters() -> Dict[str, int]:
+def command_parameters() -> dict[str, int]:
     from meddocan_deid.cli.app import app
+
     group = typer.main.get_command(app)
-    return {name: len([p for p in cmd.params if p.name != "help"]) for name, cmd in sorted(group.commands.items())}
+    return {
+        name: len([p for p in cmd.params if p.name != "help"])
+        for name, cmd in sorted(group.commands.items())
+    }
 
 
-def main(input_path: Path, model: str, mode: str = "tag", top: int = 5,
-         extra: Optional[List[str]] = typer.Option(None, "--extra", help="Another argument for the call (repeatable)")):
+def main(
+    input_path: Path,
+    model: str,
+    mode: str = "tag",
+    top: int = 5,
+    extra: list[str] | None = typer.Option(
+        None, "--extra", help="Another argument for the call (repeatable)"
+    ),
+):
     with tempfile.TemporaryDirectory() as tmp:
-        files = traced_files(["deidentify", str(input_path), str(Path(tmp) / "out"), "--mode", mode,
-                              "--model", model, *(extra or [])])
+        files = traced_files(
+            [
+                "deidentify",
+                str(input_path),
+                str(Path(tmp) / "out"),
+                "--mode",
+                mode,
+                "--model",
+                model,
+                *(extra or []),
+            ]
+        )
     layer = sorted(f for f in files if not f.startswith("pipeline/"))
-    typer.echo(f"files passed through: {len(files)} ({len(layer)} outside pipeline/, "
-               f"{len(files) - len(layer)} pipeline components)")
+    typer.echo(
+        f"files passed through: {len(files)} ({len(layer)} outside pipeline/, "
+        f"{len(files) - len(layer)} pipeline components)"
+    )
     for name in layer:
         typer.echo(f"  {name}")
     typer.echo(f"longest functions in {', '.join(LAYERS)}:")

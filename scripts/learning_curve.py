@@ -16,6 +16,7 @@ Each NER is assembled into the full pipeline (`spacy assemble PIPELINE_CONFIG`, 
 OUTPUT_DIR/<row>/pipeline) and scored with the
 MEDDOCAN metrics of the evaluate step. Prints numbers only, never report text.
 """
+
 from pathlib import Path
 from typing import Annotated
 
@@ -27,22 +28,42 @@ from meddocan_deid.training.learning_curve import CurveError, learning_curve
 
 def main(
     config: Annotated[Path, typer.Argument(help="NER training config (configs/ner.cfg)")],
-    pipeline_config: Annotated[Path, typer.Argument(help="Full pipeline config (configs/pipeline.cfg)")],
+    pipeline_config: Annotated[
+        Path, typer.Argument(help="Full pipeline config (configs/pipeline.cfg)")
+    ],
     train_path: Annotated[Path, typer.Argument(help="Gold train DocBin")],
     dev_path: Annotated[Path, typer.Argument(help="Gold dev DocBin")],
     output_dir: Annotated[Path, typer.Argument(help="Folder for the trained NERs and their data")],
     table: Annotated[Path, typer.Argument(help="Markdown table to write")],
-    fractions: Annotated[str, typer.Option(help="Comma-separated shares of the train reports, each in (0, 1]")] = "0.25,0.5,1",
-    dev_folds_k: Annotated[int, typer.Option("--dev-folds", help="K >= 2: add the train + dev row by K-fold cross-validation over dev; 0: no such row")] = 0,
+    fractions: Annotated[
+        str, typer.Option(help="Comma-separated shares of the train reports, each in (0, 1]")
+    ] = "0.25,0.5,1",
+    dev_folds_k: Annotated[
+        int,
+        typer.Option(
+            "--dev-folds",
+            help="K >= 2: add the train + dev row by K-fold cross-validation over dev; 0: no such row",
+        ),
+    ] = 0,
     max_steps: Annotated[int, typer.Option(help="Training steps of each NER")] = 4000,
     eval_frequency: Annotated[int, typer.Option(help="Steps between dev evaluations")] = 400,
     seed: Annotated[int, typer.Option(help="Seed of the train sample and of training")] = 0,
     gpu_id: Annotated[int, typer.Option(help="GPU id, -1 for CPU")] = -1,
 ) -> None:
     try:
-        lines = learning_curve(config, pipeline_config, train_path, dev_path, output_dir, fractions=fractions,
-                               dev_folds_k=dev_folds_k, max_steps=max_steps, eval_frequency=eval_frequency,
-                               seed=seed, gpu_id=gpu_id)
+        lines = learning_curve(
+            config,
+            pipeline_config,
+            train_path,
+            dev_path,
+            output_dir,
+            fractions=fractions,
+            dev_folds_k=dev_folds_k,
+            max_steps=max_steps,
+            eval_frequency=eval_frequency,
+            seed=seed,
+            gpu_id=gpu_id,
+        )
     except CurveError as err:
         typer.echo(str(err), err=True)
         raise typer.Exit(1)

@@ -18,6 +18,7 @@ memory growth < --max-growth %. Bounded: each phase stops after its count or whe
 written to a temporary folder (with the CLI's sample and output, removed at the end); the
 surrogate key is random and lives only in the environments. Nothing of the reports is printed.
 """
+
 import argparse
 import json
 import os
@@ -76,41 +77,97 @@ def run_cli(args, texts, tmp: Path, env) -> dict:
         for i, text in enumerate(texts):
             f.write(json.dumps({"id": f"r{i:05d}", "text": text}, ensure_ascii=False) + "\n")
     report = tmp / "cli_run_report.json"
-    cmd = [sys.executable, "-m", "meddocan_deid", "deidentify", str(sample), str(tmp / "cli_out"),
-           "--mode", args.mode, "--model", str(args.model), "--batch-size", str(args.cli_batch_size),
-           "--report", str(report)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "meddocan_deid",
+        "deidentify",
+        str(sample),
+        str(tmp / "cli_out"),
+        "--mode",
+        args.mode,
+        "--model",
+        str(args.model),
+        "--batch-size",
+        str(args.cli_batch_size),
+        "--report",
+        str(report),
+    ]
     if args.code:  # the CLI has no --code: the components' module must be importable (PYTHONPATH)
         sys.exit("--code is for the server only; give --cli-reports 0 with it")
-    r = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                       timeout=args.max_seconds)
+    r = subprocess.run(
+        cmd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=args.max_seconds,
+    )
     if r.returncode != 0:
         sys.exit(f"the CLI run failed (exit {r.returncode}): {r.stderr[-1000:]}")
     return json.loads(report.read_text(encoding="utf-8"))
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("model", help="pipeline name or path")
     ap.add_argument("reports", type=Path, help="folder of .txt reports")
-    ap.add_argument("-n", type=int, default=2000, help="timed requests, after the warm-up (default 2000)")
+    ap.add_argument(
+        "-n", type=int, default=2000, help="timed requests, after the warm-up (default 2000)"
+    )
     ap.add_argument("--clients", type=int, default=8, help="concurrent clients (default 8)")
     ap.add_argument("--mode", default="tag", choices=["tag", "mask", "redact", "surrogate"])
-    ap.add_argument("--workers", type=int, default=1, help="uvicorn workers of the server (default 1)")
-    ap.add_argument("--warmup", type=int, default=100, help="requests before the timing and the first memory "
-                                                            "reading (default 100)")
-    ap.add_argument("--memory-requests", type=int, default=5000,
-                    help="requests after the warm-up at whose end memory is read again (default 5000; "
-                         "at least N)")
-    ap.add_argument("--cli-reports", type=int, default=300,
-                    help="reports of the CLI's run (the first of the timed ones; default 300; 0: no CLI run)")
-    ap.add_argument("--cli-batch-size", type=int, default=32, help="the CLI's --batch-size (default 32)")
-    ap.add_argument("--max-seconds", type=float, default=1800,
-                    help="stop sending after this, all phases together; also the CLI run's limit (default 1800)")
+    ap.add_argument(
+        "--workers", type=int, default=1, help="uvicorn workers of the server (default 1)"
+    )
+    ap.add_argument(
+        "--warmup",
+        type=int,
+        default=100,
+        help="requests before the timing and the first memory reading (default 100)",
+    )
+    ap.add_argument(
+        "--memory-requests",
+        type=int,
+        default=5000,
+        help="requests after the warm-up at whose end memory is read again (default 5000; "
+        "at least N)",
+    )
+    ap.add_argument(
+        "--cli-reports",
+        type=int,
+        default=300,
+        help="reports of the CLI's run (the first of the timed ones; default 300; 0: no CLI run)",
+    )
+    ap.add_argument(
+        "--cli-batch-size", type=int, default=32, help="the CLI's --batch-size (default 32)"
+    )
+    ap.add_argument(
+        "--max-seconds",
+        type=float,
+        default=1800,
+        help="stop sending after this, all phases together; also the CLI run's limit (default 1800)",
+    )
     ap.add_argument("--start-seconds", type=float, default=300, help="wait at most this for /ready")
-    ap.add_argument("--min-ratio", type=float, default=0.9, help="check: per-worker / CLI reports/s (default 0.9)")
-    ap.add_argument("--max-growth", type=float, default=10.0, help="check: memory growth in %% (default 10)")
-    ap.add_argument("--code", type=Path, help="Python file the server imports first (custom components)")
-    ap.add_argument("--server-log", type=Path, help="keep the server's log here (routes, statuses, counts; never text)")
+    ap.add_argument(
+        "--min-ratio",
+        type=float,
+        default=0.9,
+        help="check: per-worker / CLI reports/s (default 0.9)",
+    )
+    ap.add_argument(
+        "--max-growth", type=float, default=10.0, help="check: memory growth in %% (default 10)"
+    )
+    ap.add_argument(
+        "--code", type=Path, help="Python file the server imports first (custom components)"
+    )
+    ap.add_argument(
+        "--server-log",
+        type=Path,
+        help="keep the server's log here (routes, statuses, counts; never text)",
+    )
     args = ap.parse_args()
     memory_requests = max(args.memory_requests, args.n)
 
@@ -137,9 +194,26 @@ def main() -> None:
         token_file = Path(tmp) / "tokens.txt"
         token_file.write_text(token + "\n")
         os.chmod(token_file, 0o600)
-        cmd = [sys.executable, "-m", "meddocan_deid", "serve", "--host", "127.0.0.1", "--port", str(port),
-               "--model", str(args.model), "--token-file", str(token_file), "--workers", str(args.workers),
-               "--max-concurrent", str(args.clients), "--log-level", "info"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "meddocan_deid",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--model",
+            str(args.model),
+            "--token-file",
+            str(token_file),
+            "--workers",
+            str(args.workers),
+            "--max-concurrent",
+            str(args.clients),
+            "--log-level",
+            "info",
+        ]
         if args.code:
             cmd += ["--code", str(args.code)]
         start = time.monotonic()
@@ -147,17 +221,23 @@ def main() -> None:
         # (a full pipe would block the worker that writes to it)
         server_log = args.server_log or Path(tmp) / "server.log"
         log_handle = open(server_log, "w", encoding="utf-8")
-        server = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log_handle, text=True)
+        server = subprocess.Popen(
+            cmd, env=env, stdout=subprocess.DEVNULL, stderr=log_handle, text=True
+        )
         try:
             while True:
                 if server.poll() is not None:
-                    sys.exit(f"the server stopped (exit {server.returncode}): "
-                             f"{server_log.read_text(encoding='utf-8')[-1000:]}")
+                    sys.exit(
+                        f"the server stopped (exit {server.returncode}): "
+                        f"{server_log.read_text(encoding='utf-8')[-1000:]}"
+                    )
                 try:
                     # with several workers each loads its pipeline: wait until a round of
                     # /ready answers are all 200 (a worker still loading answers 503)
-                    if all(httpx.get(f"{base}/ready", timeout=2).status_code == 200
-                           for _ in range(4 * args.workers)):
+                    if all(
+                        httpx.get(f"{base}/ready", timeout=2).status_code == 200
+                        for _ in range(4 * args.workers)
+                    ):
                         break
                 except httpx.TransportError:
                     pass
@@ -236,35 +316,54 @@ def main() -> None:
         restarts = sum("died" in line for line in log_lines)
         log_errors = sum(line.startswith(("ERROR", "CRITICAL")) for line in log_lines)
 
-    print(f"model {args.model}: {len(texts)} distinct reports, mode {args.mode}, {args.clients} clients, "
-          f"{args.workers} worker(s); server ready after {ready_s:.1f} s; cores {os.cpu_count()}")
-    print("load average (1 min) at the start, after the CLI run, at the end: "
-          + ", ".join(f"{la[0]:.2f}" for la in load_avg))
+    print(
+        f"model {args.model}: {len(texts)} distinct reports, mode {args.mode}, {args.clients} clients, "
+        f"{args.workers} worker(s); server ready after {ready_s:.1f} s; cores {os.cpu_count()}"
+    )
+    print(
+        "load average (1 min) at the start, after the CLI run, at the end: "
+        + ", ".join(f"{la[0]:.2f}" for la in load_avg)
+    )
     checks = []
     n_errors = sum(all_errors.values())
     print(f"warm-up: {args.warmup} requests, ok {warm_ok}")
-    print(f"timed: requests {timed_sent} (of {args.n}), ok {len(timed)}, errors {sum(timed_errors.values())} "
-          f"{timed_errors or ''}")
+    print(
+        f"timed: requests {timed_sent} (of {args.n}), ok {len(timed)}, errors {sum(timed_errors.values())} "
+        f"{timed_errors or ''}"
+    )
     service_rate = len(timed) / seconds if seconds > 0 else float("nan")
     per_worker = service_rate / args.workers
-    print(f"service: {service_rate:.2f} reports/s over {seconds:.1f} s, {per_worker:.2f} reports/s per worker")
-    print("latency p50 {:.0f} ms, p95 {:.0f} ms, p99 {:.0f} ms".format(
-        *(1000 * percentile(timed, q) for q in (50, 95, 99))))
+    print(
+        f"service: {service_rate:.2f} reports/s over {seconds:.1f} s, {per_worker:.2f} reports/s per worker"
+    )
+    print(
+        "latency p50 {:.0f} ms, p95 {:.0f} ms, p99 {:.0f} ms".format(
+            *(1000 * percentile(timed, q) for q in (50, 95, 99))
+        )
+    )
     if cli is not None:
         cli_rate = cli["written_per_second"]
         ratio = per_worker / cli_rate
-        print(f"CLI (meddocan-deid deidentify, 1 process, batch {args.cli_batch_size}, files written): "
-              f"{cli['reports'].get('written', 0)} reports, {cli_rate:.2f} reports/s "
-              f"(model load {cli['model_load_seconds']:.1f} s excluded), {cli['chars']:.0f} chars/report")
+        print(
+            f"CLI (meddocan-deid deidentify, 1 process, batch {args.cli_batch_size}, files written): "
+            f"{cli['reports'].get('written', 0)} reports, {cli_rate:.2f} reports/s "
+            f"(model load {cli['model_load_seconds']:.1f} s excluded), {cli['chars']:.0f} chars/report"
+        )
         print(f"ratio service per worker / CLI: {ratio:.2f}")
         checks.append((f"ratio >= {args.min_ratio:g}", ratio >= args.min_ratio))
     growth = 100 * (rss_end - rss_warm) / rss_warm
-    print(f"server resident memory: {rss_warm / 1024:.0f} MB after the warm-up, {rss_end / 1024:.0f} MB after "
-          f"{sent_after_warmup} more requests (of {memory_requests}): growth {growth:+.1f}%")
-    print("resident memory after k requests (after the warm-up): "
-          + ", ".join(f"{k}: {kb / 1024:.0f} MB" for k, kb in rss_steps))
-    print(f"errors in all: {n_errors} {all_errors or ''}; server log: {restarts} worker restarts, "
-          f"{log_errors} error lines")
+    print(
+        f"server resident memory: {rss_warm / 1024:.0f} MB after the warm-up, {rss_end / 1024:.0f} MB after "
+        f"{sent_after_warmup} more requests (of {memory_requests}): growth {growth:+.1f}%"
+    )
+    print(
+        "resident memory after k requests (after the warm-up): "
+        + ", ".join(f"{k}: {kb / 1024:.0f} MB" for k, kb in rss_steps)
+    )
+    print(
+        f"errors in all: {n_errors} {all_errors or ''}; server log: {restarts} worker restarts, "
+        f"{log_errors} error lines"
+    )
     checks.append(("0 errors", n_errors == 0))
     checks.append((f"all {memory_requests} requests sent", sent_after_warmup == memory_requests))
     checks.append((f"memory growth < {args.max_growth:g}%", growth < args.max_growth))

@@ -11,6 +11,7 @@ ended. Nothing of the reports is printed.
 
     python scripts/load_slow_request.py MODEL REPORTS_DIR [-n 200] [--clients 3] [--timeout 30]
 """
+
 import argparse
 import os
 import secrets
@@ -28,7 +29,9 @@ from load_service import free_port, percentile  # noqa: E402
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("model")
     ap.add_argument("reports", type=Path)
     ap.add_argument("-n", type=int, default=200, help="ordinary requests per phase (default 200)")
@@ -36,14 +39,20 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=30.0, help="the server's request timeout")
     ap.add_argument("--max-concurrent", type=int, default=4)
     ap.add_argument("--slow-chars", type=int, default=950_000)
-    ap.add_argument("--max-seconds", type=float, default=600, help="stop sending after this, per phase")
+    ap.add_argument(
+        "--max-seconds", type=float, default=600, help="stop sending after this, per phase"
+    )
     args = ap.parse_args()
-    texts = [t for t in (p.read_text(encoding="utf-8") for p in sorted(args.reports.rglob("*.txt"))) if t.strip()]
+    texts = [
+        t
+        for t in (p.read_text(encoding="utf-8") for p in sorted(args.reports.rglob("*.txt")))
+        if t.strip()
+    ]
     slow_text, i = "", 0
     while len(slow_text) < args.slow_chars:
         slow_text += texts[i % len(texts)] + "\n\n"
         i += 1
-    slow_text = slow_text[:args.slow_chars]
+    slow_text = slow_text[: args.slow_chars]
     token, port = secrets.token_urlsafe(32), free_port()
     base = f"http://127.0.0.1:{port}"
     headers = {"Authorization": f"Bearer {token}"}
@@ -51,11 +60,31 @@ def main() -> None:
         token_file = Path(tmp) / "tokens.txt"
         token_file.write_text(token + "\n")
         log = open(Path(tmp) / "server.log", "w", encoding="utf-8")
-        server = subprocess.Popen([sys.executable, "-m", "meddocan_deid", "serve", "--host", "127.0.0.1", "--port",
-                                   str(port), "--model", args.model, "--token-file", str(token_file),
-                                   "--timeout", str(args.timeout), "--max-concurrent", str(args.max_concurrent),
-                                   "--log-level", "warning"], stdout=subprocess.DEVNULL, stderr=log,
-                                  env={**os.environ, "MEDDOCAN_DEID_KEY": secrets.token_hex(32)})
+        server = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "meddocan_deid",
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--model",
+                args.model,
+                "--token-file",
+                str(token_file),
+                "--timeout",
+                str(args.timeout),
+                "--max-concurrent",
+                str(args.max_concurrent),
+                "--log-level",
+                "warning",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            env={**os.environ, "MEDDOCAN_DEID_KEY": secrets.token_hex(32)},
+        )
         try:
             start = time.monotonic()
             while True:
@@ -82,7 +111,9 @@ def main() -> None:
                                 state["next"] += 1
                             t0 = time.perf_counter()
                             try:
-                                code = c.post("/deidentify", json={"text": texts[k % len(texts)]}).status_code
+                                code = c.post(
+                                    "/deidentify", json={"text": texts[k % len(texts)]}
+                                ).status_code
                             except httpx.HTTPError as err:
                                 code = type(err).__name__
                             with lock:
@@ -90,6 +121,7 @@ def main() -> None:
                                     latencies.append(time.perf_counter() - t0)
                                 else:
                                     errors[str(code)] = errors.get(str(code), 0) + 1
+
                 threads = [threading.Thread(target=client) for _ in range(args.clients)]
                 for t in threads:
                     t.start()
@@ -98,8 +130,10 @@ def main() -> None:
                 return latencies, errors
 
             def line(name, latencies, errors):
-                print(f"{name:<28}{len(latencies):>6} ok  p50 {percentile(latencies, 50):.3f} s  "
-                      f"p95 {percentile(latencies, 95):.3f} s  p99 {percentile(latencies, 99):.3f} s  errors {errors}")
+                print(
+                    f"{name:<28}{len(latencies):>6} ok  p50 {percentile(latencies, 50):.3f} s  "
+                    f"p95 {percentile(latencies, 95):.3f} s  p99 {percentile(latencies, 99):.3f} s  errors {errors}"
+                )
 
             ordinary_phase()  # warm-up
             line("ordinary alone", *ordinary_phase())
@@ -108,7 +142,9 @@ def main() -> None:
             def send_slow():
                 t0 = time.monotonic()
                 try:
-                    r = httpx.post(f"{base}/deidentify", json={"text": slow_text}, headers=headers, timeout=300)
+                    r = httpx.post(
+                        f"{base}/deidentify", json={"text": slow_text}, headers=headers, timeout=300
+                    )
                     slow["status"] = r.status_code
                 except httpx.HTTPError as err:
                     slow["status"] = type(err).__name__
@@ -118,30 +154,51 @@ def main() -> None:
                 while "at" not in slow or time.monotonic() - slow["at"] < 30:
                     ready = httpx.get(f"{base}/ready", timeout=5)
                     metrics = httpx.get(f"{base}/metrics", headers=headers, timeout=5).text
-                    gauges = {k: float(v) for k, v in (ln.split() for ln in metrics.splitlines()
-                                                        if ln.startswith("meddocan_deid_requests_") and " " in ln
-                                                        and not ln.startswith("meddocan_deid_requests_total"))
-                              if k in ("meddocan_deid_requests_in_flight", "meddocan_deid_requests_long_running")}
+                    gauges = {
+                        k: float(v)
+                        for k, v in (
+                            ln.split()
+                            for ln in metrics.splitlines()
+                            if ln.startswith("meddocan_deid_requests_")
+                            and " " in ln
+                            and not ln.startswith("meddocan_deid_requests_total")
+                        )
+                        if k
+                        in (
+                            "meddocan_deid_requests_in_flight",
+                            "meddocan_deid_requests_long_running",
+                        )
+                    }
                     seen.append((time.monotonic(), ready.status_code, ready.json(), gauges))
                     if "at" in slow and ready.json().get("long_running") == 0:
                         return
                     time.sleep(1)
 
-            slow_thread, watch_thread = threading.Thread(target=send_slow), threading.Thread(target=watch)
+            slow_thread, watch_thread = (
+                threading.Thread(target=send_slow),
+                threading.Thread(target=watch),
+            )
             slow_thread.start()
             watch_thread.start()
             time.sleep(1)
             line("ordinary beside the slow one", *ordinary_phase())
             slow_thread.join()
             watch_thread.join()
-            print(f"slow request: {len(slow_text)} characters, status {slow['status']} after {slow['seconds']:.1f} s")
+            print(
+                f"slow request: {len(slow_text)} characters, status {slow['status']} after {slow['seconds']:.1f} s"
+            )
             running = [s for s in seen if s[2].get("long_running")]
-            print(f"/ready while it ran: {len(running)} readings with long_running 1 "
-                  f"(statuses {sorted({s[1] for s in running})}); /metrics long_running gauge seen 1: "
-                  f"{any(s[3].get('meddocan_deid_requests_long_running') == 1.0 for s in seen)}")
+            print(
+                f"/ready while it ran: {len(running)} readings with long_running 1 "
+                f"(statuses {sorted({s[1] for s in running})}); /metrics long_running gauge seen 1: "
+                f"{any(s[3].get('meddocan_deid_requests_long_running') == 1.0 for s in seen)}"
+            )
             free = [s[0] for s in seen if s[0] >= slow["at"] and s[2].get("long_running") == 0]
-            print(f"its work ended {free[0] - slow['at']:.1f} s after its answer (first reading)" if free else
-                  "its work was still running 30 s after its answer")
+            print(
+                f"its work ended {free[0] - slow['at']:.1f} s after its answer (first reading)"
+                if free
+                else "its work was still running 30 s after its answer"
+            )
         finally:
             server.terminate()
             server.wait(30)

@@ -7,10 +7,11 @@ wrongly.
 
     python scripts/ordinary_words.py training/pipeline [--rows 1000] [--seed 11] [--case lower|upper]
 """
+
 import random
 import re
 from collections import Counter
-from typing import Annotated, List, Optional, Tuple
+from typing import Annotated
 
 import typer
 
@@ -32,19 +33,34 @@ TEMPLATES = (
     "Nieva en la sierra y no puede bajar al pueblo: consulta telefónica al {phone}.",
     "La paciente sale de alta con su {kin}. Control por su médico de cabecera.",
 )
-MOTIVES = ("dolor lumbar", "tos persistente", "control de tensión", "mareos", "fiebre", "dolor de rodilla",
-           "revisión de diabetes", "insomnio")
-SERVICES = ("Traumatología", "Cardiología", "Neumología", "Medicina Interna", "Digestivo", "Rehabilitación")
+MOTIVES = (
+    "dolor lumbar",
+    "tos persistente",
+    "control de tensión",
+    "mareos",
+    "fiebre",
+    "dolor de rodilla",
+    "revisión de diabetes",
+    "insomnio",
+)
+SERVICES = (
+    "Traumatología",
+    "Cardiología",
+    "Neumología",
+    "Medicina Interna",
+    "Digestivo",
+    "Rehabilitación",
+)
 KIN = ("hija", "hijo", "esposa", "marido", "sobrina", "nieto")
 SLOT = re.compile(r"\{(\w+)\}")
 WORD = re.compile(r"[^\W\d_]+")
 
 
-def fill(template: str, fake, rng: random.Random) -> Tuple[str, List[Tuple[int, int]]]:
+def fill(template: str, fake, rng: random.Random) -> tuple[str, list[tuple[int, int]]]:
     """The note and the character spans of its PHI values."""
     out, gold, pos = [], [], 0
     for match in SLOT.finditer(template):
-        out.append(template[pos:match.start()])
+        out.append(template[pos : match.start()])
         slot = match.group(1)
         value = {
             "province": lambda: fake.state_name(),
@@ -71,7 +87,9 @@ def main(
     model: Annotated[str, typer.Argument(help="Pipeline path or installed package name")],
     rows: Annotated[int, typer.Option(min=1)] = 1000,
     seed: Annotated[int, typer.Option()] = 11,
-    case: Annotated[Optional[str], typer.Option(help="lower or upper: the notes in that case")] = None,
+    case: Annotated[
+        str | None, typer.Option(help="lower or upper: the notes in that case")
+    ] = None,
     batch_size: Annotated[int, typer.Option(min=1)] = 64,
 ) -> None:
     import spacy
@@ -96,7 +114,9 @@ def main(
     nlp = spacy.load(model)
     wrong_notes, wrong_words, template_words = 0, Counter(), Counter()
     total_words = 0
-    for (text, gold, picked), doc in zip(notes, nlp.pipe((n[0] for n in notes), batch_size=batch_size)):
+    for (text, gold, picked), doc in zip(
+        notes, nlp.pipe((n[0] for n in notes), batch_size=batch_size)
+    ):
         covered = [(e.start_char, e.end_char) for e in doc.ents]
         wrong = False
         for m in WORD.finditer(text):
@@ -110,7 +130,9 @@ def main(
         template_words.update(picked)
     typer.echo(f"notes {rows}, ordinary words {total_words}, case {case or 'as written'}")
     typer.echo(f"notes with an ordinary word removed: {wrong_notes} ({wrong_notes / rows:.2%})")
-    typer.echo(f"ordinary words removed: {sum(wrong_words.values())} ({sum(wrong_words.values()) / max(total_words, 1):.2%})")
+    typer.echo(
+        f"ordinary words removed: {sum(wrong_words.values())} ({sum(wrong_words.values()) / max(total_words, 1):.2%})"
+    )
     for word, count in wrong_words.most_common(15):
         typer.echo(f"  {word}\t{count}")
 

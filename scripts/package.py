@@ -11,18 +11,19 @@ read from `--metrics` files (`metrics/dev.json` of `evaluate`, and spaCy's own
 requirements. `--extra-meta FILE` merges a JSON object into it (the adapt step's `adaptation`
 record and description); `--no-install` only builds.
 """
+
 import json
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 from spacy.util import load_config
 
 import meddocan_deid
 from meddocan_deid.evaluation.package_meta import build_meta, read_performance
+
 
 def run(cmd):
     typer.echo("$ " + " ".join(str(c) for c in cmd))
@@ -37,10 +38,17 @@ def main(
     output_dir: Path = typer.Argument(..., help="Where packages are built"),
     name: str = typer.Option("meddocan_deid"),
     version: str = typer.Option("0.1.0"),
-    target: str = typer.Option("", help="Install the pipeline wheel into this folder (pip --target) instead of this environment"),
-    metrics: List[Path] = typer.Option([], help="Metrics JSON for meta.json performance (repeatable; later files win)"),
-    meta_out: Optional[Path] = typer.Option(None, help="Write meta.json here and stop (no build)"),
-    extra_meta: Optional[Path] = typer.Option(None, help="JSON object merged into meta.json (its keys win)"),
+    target: str = typer.Option(
+        "",
+        help="Install the pipeline wheel into this folder (pip --target) instead of this environment",
+    ),
+    metrics: list[Path] = typer.Option(
+        [], help="Metrics JSON for meta.json performance (repeatable; later files win)"
+    ),
+    meta_out: Path | None = typer.Option(None, help="Write meta.json here and stop (no build)"),
+    extra_meta: Path | None = typer.Option(
+        None, help="JSON object merged into meta.json (its keys win)"
+    ),
     install: bool = typer.Option(True, help="Install the pipeline wheel after building it"),
 ) -> None:
     try:
@@ -54,7 +62,11 @@ def main(
     except ValueError as err:
         typer.echo(str(err), err=True)
         raise typer.Exit(1)
-    pipe_names = load_config(model / "config.cfg")["nlp"]["pipeline"] if (model / "config.cfg").is_file() else []
+    pipe_names = (
+        load_config(model / "config.cfg")["nlp"]["pipeline"]
+        if (model / "config.cfg").is_file()
+        else []
+    )
     meta = build_meta(meddocan_deid.__version__, performance, pipe_names)
     meta.update(extra)
     if meta_out is not None:
@@ -64,8 +76,25 @@ def main(
     with tempfile.TemporaryDirectory() as tmp:
         meta_path = Path(tmp) / "meta.json"
         meta_path.write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
-        run([sys.executable, "-m", "spacy", "package", model, output_dir, "--name", name, "--version", version,
-             "--meta-path", meta_path, "--build", "wheel", "--force"])
+        run(
+            [
+                sys.executable,
+                "-m",
+                "spacy",
+                "package",
+                model,
+                output_dir,
+                "--name",
+                name,
+                "--version",
+                version,
+                "--meta-path",
+                meta_path,
+                "--build",
+                "wheel",
+                "--force",
+            ]
+        )
     root = Path(__file__).resolve().parent.parent
     run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", output_dir, root])
     wheels = sorted((output_dir / f"es_{name}-{version}" / "dist").glob("*.whl"))

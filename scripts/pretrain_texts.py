@@ -6,6 +6,7 @@ Writes the background reports plus the train reports as
   the MEDDOCAN tokenizer) for training floret vectors.
 Both land in gitignored folders; only counts are printed.
 """
+
 import json
 from pathlib import Path
 
@@ -20,9 +21,14 @@ def main(
     train_dir: Path = typer.Argument(..., help="Train BRAT folder (*.txt); dev is never used"),
     jsonl_out: Path = typer.Argument(..., help="JSONL for spacy pretrain"),
     tokens_out: Path = typer.Argument(..., help="Token file for floret"),
-    limit: int = typer.Option(0, help="Take at most this many reports of each folder (0: all); for tests"),
+    limit: int = typer.Option(
+        0, help="Take at most this many reports of each folder (0: all); for tests"
+    ),
 ):
-    paths = sorted(background_dir.glob("*.txt"))[: limit or None] + sorted(train_dir.glob("*.txt"))[: limit or None]
+    paths = (
+        sorted(background_dir.glob("*.txt"))[: limit or None]
+        + sorted(train_dir.glob("*.txt"))[: limit or None]
+    )
     if not paths:
         typer.echo(f"No .txt files in {background_dir} or {train_dir}", err=True)
         raise typer.Exit(1)
@@ -31,7 +37,10 @@ def main(
     tokens_out.parent.mkdir(parents=True, exist_ok=True)
     n_tokens = 0
     texts = (read_text(p) for p in paths)
-    with open(jsonl_out, "w", encoding="utf-8") as fj, open(tokens_out, "w", encoding="utf-8") as ft:
+    with (
+        open(jsonl_out, "w", encoding="utf-8") as fj,
+        open(tokens_out, "w", encoding="utf-8") as ft,
+    ):
         for text in texts:
             fj.write(json.dumps({"text": text}, ensure_ascii=False) + "\n")
             for line in text.splitlines():

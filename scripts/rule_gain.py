@@ -10,9 +10,9 @@ An added entity (in the current output, not in the previous one) is `exact` (a g
 with the same span and label), `overlap` (it overlaps a gold entity) or `false`; `lost`
 counts the previous output's entities that are gone.
 """
+
 from collections import Counter
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -23,18 +23,28 @@ ROOT = Path(__file__).resolve().parent.parent
 PATTERNS = ROOT / "configs" / "patterns"
 
 
-def rule_pipeline(rules: Path, institutions: Path, gazetteer: Optional[Path]):
-    return build_rule_pipeline(ROOT / "configs" / "pipeline.cfg", PATTERNS, {
-        "paths.rule_patterns": str(rules),
-        "paths.institution_patterns": str(institutions),
-        "paths.gazetteer": str(gazetteer) if gazetteer else "",
-    })
+def rule_pipeline(rules: Path, institutions: Path, gazetteer: Path | None):
+    return build_rule_pipeline(
+        ROOT / "configs" / "pipeline.cfg",
+        PATTERNS,
+        {
+            "paths.rule_patterns": str(rules),
+            "paths.institution_patterns": str(institutions),
+            "paths.gazetteer": str(gazetteer) if gazetteer else "",
+        },
+    )
 
 
-def main(brat_dir: Path = typer.Argument(..., help="a BRAT folder (.txt + .ann)"),
-         before_rules: Path = typer.Option(..., help="the previous phi_rules.jsonl"),
-         before_institutions: Path = typer.Option(..., help="the previous institutions.jsonl (an empty file if none)"),
-         gazetteer: Optional[Path] = typer.Option(None, help="the task gazetteer folder (towns after a cue)")):
+def main(
+    brat_dir: Path = typer.Argument(..., help="a BRAT folder (.txt + .ann)"),
+    before_rules: Path = typer.Option(..., help="the previous phi_rules.jsonl"),
+    before_institutions: Path = typer.Option(
+        ..., help="the previous institutions.jsonl (an empty file if none)"
+    ),
+    gazetteer: Path | None = typer.Option(
+        None, help="the task gazetteer folder (towns after a cue)"
+    ),
+):
     before = rule_pipeline(before_rules, before_institutions, gazetteer)
     after = rule_pipeline(PATTERNS / "phi_rules.jsonl", PATTERNS / "institutions.jsonl", gazetteer)
     counts: Counter = Counter()
@@ -56,8 +66,10 @@ def main(brat_dir: Path = typer.Argument(..., help="a BRAT folder (.txt + .ann)"
             by_label[(label, kind)] += 1
         counts["lost"] += len(old - new)
     added = counts["exact"] + counts["overlap"] + counts["false"]
-    typer.echo(f"reports {docs}: added {added} (exact gold {counts['exact']}, overlapping gold {counts['overlap']}, "
-               f"false {counts['false']}); lost {counts['lost']}")
+    typer.echo(
+        f"reports {docs}: added {added} (exact gold {counts['exact']}, overlapping gold {counts['overlap']}, "
+        f"false {counts['false']}); lost {counts['lost']}"
+    )
     for (label, kind), n in sorted(by_label.items()):
         typer.echo(f"  {label:<32}{kind:<8}{n:>5}")
 

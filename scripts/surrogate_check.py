@@ -28,11 +28,12 @@ key=KEY, scope=<file name>)` under a fixed test key, on the pipeline's entities 
   when one province fits every surrogate of the group (the postal code's two first
   digits, the province, its community, a town of it).
 """
+
 import gzip
 import json
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Annotated, List, Optional
+from typing import Annotated
 
 import spacy
 import typer
@@ -41,16 +42,29 @@ import meddocan_deid
 from meddocan_deid.brat import read_brat_dir
 from meddocan_deid.deid import Deidentifier
 from meddocan_deid.deid.gazetteer import resolve_gazetteer
-from meddocan_deid.lexicon import lookup_key
 from meddocan_deid.deid.surrogates.dates import read_date
 from meddocan_deid.deid.surrogates.person import is_code, read_profession
 from meddocan_deid.deid.surrogates.places import POSTAL, geo, province_of
 from meddocan_deid.deid.surrogates.vocabulary import drawn_words, words_of
+from meddocan_deid.lexicon import lookup_key
 
 KEY = b"surrogate-check-fixed-test-key-01"  # a test key: the check is reproducible
-WORD_LABELS = {"NOMBRE_SUJETO_ASISTENCIA", "NOMBRE_PERSONAL_SANITARIO", "FAMILIARES_SUJETO_ASISTENCIA",
-               "EDAD_SUJETO_ASISTENCIA", "SEXO_SUJETO_ASISTENCIA", "PROFESION", "HOSPITAL", "INSTITUCION",
-               "CENTRO_SALUD", "CALLE", "TERRITORIO", "PAIS", "FECHAS", "OTROS_SUJETO_ASISTENCIA"}
+WORD_LABELS = {
+    "NOMBRE_SUJETO_ASISTENCIA",
+    "NOMBRE_PERSONAL_SANITARIO",
+    "FAMILIARES_SUJETO_ASISTENCIA",
+    "EDAD_SUJETO_ASISTENCIA",
+    "SEXO_SUJETO_ASISTENCIA",
+    "PROFESION",
+    "HOSPITAL",
+    "INSTITUCION",
+    "CENTRO_SALUD",
+    "CALLE",
+    "TERRITORIO",
+    "PAIS",
+    "FECHAS",
+    "OTROS_SUJETO_ASISTENCIA",
+}
 
 
 def dictionary_words() -> frozenset:
@@ -81,7 +95,7 @@ def _province_fits(new: str, code: str) -> bool:
     return code in g.town_codes.get(f, ()) or any(lookup_key(t) == f for t in g.towns.get(code, ()))
 
 
-def _original_province(value: str) -> Optional[str]:
+def _original_province(value: str) -> str | None:
     g = geo()
     f = lookup_key(value.strip())
     if f in g.communities and f not in g.by_name:
@@ -91,14 +105,25 @@ def _original_province(value: str) -> Optional[str]:
 
 
 def main(
-    model: Annotated[str, typer.Argument(help="Pipeline: an installed package name or a path")] = "es_meddocan_deid",
-    sets: Annotated[Optional[List[Path]], typer.Argument(help="BRAT folders (.txt, and .ann for --entities gold)")] = None,
-    entities: Annotated[str, typer.Option(help="pipeline (what the pipeline finds) or gold (the .ann files)")] = "pipeline",
+    model: Annotated[
+        str, typer.Argument(help="Pipeline: an installed package name or a path")
+    ] = "es_meddocan_deid",
+    sets: Annotated[
+        list[Path] | None,
+        typer.Argument(help="BRAT folders (.txt, and .ann for --entities gold)"),
+    ] = None,
+    entities: Annotated[
+        str, typer.Option(help="pipeline (what the pipeline finds) or gold (the .ann files)")
+    ] = "pipeline",
 ) -> None:
     if entities not in ("pipeline", "gold"):
         typer.echo(f"--entities {entities!r}: expected pipeline or gold", err=True)
         raise typer.Exit(2)
-    sets = sets or [Path("assets/formats"), Path("assets/prose_heldout"), Path("assets/heldout_types")]
+    sets = sets or [
+        Path("assets/formats"),
+        Path("assets/prose_heldout"),
+        Path("assets/heldout_types"),
+    ]
     missing = [str(s) for s in sets if not s.is_dir()]
     if missing:
         typer.echo(f"not a folder: {', '.join(missing)}", err=True)
@@ -118,18 +143,26 @@ def main(
             n_docs += 1
             scope = f"{folder.name}/{bdoc.doc_id}"
             if entities == "gold":
-                res = Deidentifier(nlp, "surrogate", key=KEY).deidentify(bdoc.text, scope=scope, found=bdoc.entities)
+                res = Deidentifier(nlp, "surrogate", key=KEY).deidentify(
+                    bdoc.text, scope=scope, found=bdoc.entities
+                )
             else:
                 res = meddocan_deid.deidentify(doc, mode="surrogate", key=KEY, scope=scope)
             groups = defaultdict(list)
             for r in res.replacements:
-                value, new, label = bdoc.text[r.start:r.end], res.text[r.new_start:r.new_end], r.label
+                value, new, label = (
+                    bdoc.text[r.start : r.end],
+                    res.text[r.new_start : r.new_end],
+                    r.label,
+                )
                 spans[label] += 1
                 if new == f"[{label}]":
                     tags[label] += 1
                 elif new == value:
                     kept[label] += 1
-                elif label in WORD_LABELS and not (label == "OTROS_SUJETO_ASISTENCIA" and is_code(value)):
+                elif label in WORD_LABELS and not (
+                    label == "OTROS_SUJETO_ASISTENCIA" and is_code(value)
+                ):
                     ws = words_of(new)
                     words[label] += len(ws)
                     original = set(words_of(value))
@@ -160,18 +193,32 @@ def main(
                     continue
                 places["groups"] += 1
                 places["agree"] += any(all(_province_fits(n, c) for n in news) for c in geo().names)
-    typer.echo(f"model: {model}; entities: {entities}; reports: {n_docs}; sets: {' '.join(str(s) for s in sets)}")
+    typer.echo(
+        f"model: {model}; entities: {entities}; reports: {n_docs}; sets: {' '.join(str(s) for s in sets)}"
+    )
     typer.echo(f"{'label':<32}{'spans':>7}{'tags':>6}{'kept':>6}{'words':>7}{'scrambled':>10}")
     for label in sorted(spans, key=lambda lab: -spans[lab]):
-        w = f"{words[label]:>7}{scrambled[label]:>10}" if label in WORD_LABELS else f"{'-':>7}{'-':>10}"
+        w = (
+            f"{words[label]:>7}{scrambled[label]:>10}"
+            if label in WORD_LABELS
+            else f"{'-':>7}{'-':>10}"
+        )
         typer.echo(f"{label:<32}{spans[label]:>7}{tags[label]:>6}{kept[label]:>6}{w}")
-    typer.echo(f"{'total':<32}{sum(spans.values()):>7}{sum(tags.values()):>6}{sum(kept.values()):>6}"
-               f"{sum(words.values()):>7}{sum(scrambled.values()):>10}")
-    typer.echo(f"dates: {dates['read']} read as dates; surrogates read back {dates['surrogate read']}, "
-               f"in the original's language {dates['same language']}")
-    typer.echo(f"professions: {jobs['known']} in the table; surrogates in the same ISCO group {jobs['same group']}, "
-               f"gender agreeing {jobs['gender agrees']}")
-    typer.echo(f"places: {places['groups']} groups of 2+ places of one province in a report; agreeing {places['agree']}")
+    typer.echo(
+        f"{'total':<32}{sum(spans.values()):>7}{sum(tags.values()):>6}{sum(kept.values()):>6}"
+        f"{sum(words.values()):>7}{sum(scrambled.values()):>10}"
+    )
+    typer.echo(
+        f"dates: {dates['read']} read as dates; surrogates read back {dates['surrogate read']}, "
+        f"in the original's language {dates['same language']}"
+    )
+    typer.echo(
+        f"professions: {jobs['known']} in the table; surrogates in the same ISCO group {jobs['same group']}, "
+        f"gender agreeing {jobs['gender agrees']}"
+    )
+    typer.echo(
+        f"places: {places['groups']} groups of 2+ places of one province in a report; agreeing {places['agree']}"
+    )
 
 
 if __name__ == "__main__":

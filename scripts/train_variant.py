@@ -4,6 +4,7 @@ Each option switches on one thing (empty: off), so a project var can carry it; r
 config overrides cannot go through project vars (weasel reads values that start with
 "--" as options, and turns "true"/"null" into non-strings).
 """
+
 import tempfile
 from pathlib import Path
 
@@ -26,11 +27,25 @@ ENCODERS = {
 # config's case-blind one (meddocan_deid.CaselessMultiHashEmbed.v1)
 EMBEDS = {
     "hash": None,
-    "cased": ({"@architectures": "spacy.MultiHashEmbed.v2"}, ("width", "attrs", "rows", "include_static_vectors")),
-    "char": ({"@architectures": "spacy.CharacterEmbed.v2", "rows": 10000, "nM": 64, "nC": 8,
-              "include_static_vectors": False, "feature": "NORM"}, ("width",)),
-    "hashchar": ({"@architectures": "meddocan_deid.HashCharEmbed.v1", "nM": 32, "nC": 8},
-                 ("width", "attrs", "rows", "include_static_vectors")),
+    "cased": (
+        {"@architectures": "spacy.MultiHashEmbed.v2"},
+        ("width", "attrs", "rows", "include_static_vectors"),
+    ),
+    "char": (
+        {
+            "@architectures": "spacy.CharacterEmbed.v2",
+            "rows": 10000,
+            "nM": 64,
+            "nC": 8,
+            "include_static_vectors": False,
+            "feature": "NORM",
+        },
+        ("width",),
+    ),
+    "hashchar": (
+        {"@architectures": "meddocan_deid.HashCharEmbed.v1", "nM": 32, "nC": 8},
+        ("width", "attrs", "rows", "include_static_vectors"),
+    ),
 }
 
 
@@ -42,17 +57,30 @@ def main(
     max_steps: int = typer.Option(4000, help="Training steps"),
     eval_frequency: int = typer.Option(400, help="Steps between dev evaluations"),
     gpu_id: int = typer.Option(-1, help="GPU id, -1 for CPU"),
-    vectors: str = typer.Option("", help="spaCy vectors model for the tok2vec (include_static_vectors)"),
+    vectors: str = typer.Option(
+        "", help="spaCy vectors model for the tok2vec (include_static_vectors)"
+    ),
     init_tok2vec: str = typer.Option("", help="Pretrained tok2vec weights (spacy pretrain)"),
     silver: str = typer.Option("", help="Silver DocBin for self-training (scripts/silver.py)"),
     gold_copies: int = typer.Option(1, help="Times the gold reports are read per epoch"),
-    span_keys: str = typer.Option("", help="Comma-separated span groups the tok2vec reads as features "
-                                           "(configs/ner_features.cfg only; empty: the config's)"),
-    seed: int = typer.Option(0, help="Random seed (system.seed): ensemble members of one config differ by it"),
-    beam_width: int = typer.Option(0, help="Beam search NER (spaCy's beam_ner) of this width; 0: the config's NER"),
+    span_keys: str = typer.Option(
+        "",
+        help="Comma-separated span groups the tok2vec reads as features "
+        "(configs/ner_features.cfg only; empty: the config's)",
+    ),
+    seed: int = typer.Option(
+        0, help="Random seed (system.seed): ensemble members of one config differ by it"
+    ),
+    beam_width: int = typer.Option(
+        0, help="Beam search NER (spaCy's beam_ner) of this width; 0: the config's NER"
+    ),
     window: int = typer.Option(0, help="Window size of the CNN tok2vec; 0: the config's"),
-    encoder: str = typer.Option("cnn", help=f"tok2vec encoder: {', '.join(ENCODERS)} (cnn: the config's)"),
-    embed: str = typer.Option("hash", help=f"tok2vec embedding: {', '.join(EMBEDS)} (hash: the config's)"),
+    encoder: str = typer.Option(
+        "cnn", help=f"tok2vec encoder: {', '.join(ENCODERS)} (cnn: the config's)"
+    ),
+    embed: str = typer.Option(
+        "hash", help=f"tok2vec embedding: {', '.join(EMBEDS)} (hash: the config's)"
+    ),
 ):
     overrides = {
         "paths.train": str(train_path),
@@ -74,7 +102,9 @@ def main(
     if silver:
         overrides["paths.silver"] = silver
     if span_keys:
-        overrides["components.tok2vec.model.embed.span_keys"] = [k.strip() for k in span_keys.split(",") if k.strip()]
+        overrides["components.tok2vec.model.embed.span_keys"] = [
+            k.strip() for k in span_keys.split(",") if k.strip()
+        ]
     if beam_width < 0:
         typer.echo(f"--beam-width: {beam_width} is negative", err=True)
         raise typer.Exit(1)

@@ -1,6 +1,7 @@
 """Shared fixtures: the rule part of the pipeline, built from configs/pipeline.cfg
 (without the trained tok2vec + NER) so that the tests exercise the real config and
 its [initialize] pattern loading."""
+
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,9 @@ ROOT = Path(__file__).parent.parent
 
 
 def build_rule_nlp(**overrides):
-    return build_rule_pipeline(ROOT / "configs" / "pipeline.cfg", ROOT / "configs" / "patterns", overrides)
+    return build_rule_pipeline(
+        ROOT / "configs" / "pipeline.cfg", ROOT / "configs" / "patterns", overrides
+    )
 
 
 @pytest.fixture(scope="session")

@@ -1,5 +1,6 @@
 """Importing the package before numpy starts OpenBLAS with one thread (the NER's speed:
 docs/speed.md); a value the user set, or a numpy already loaded, is left alone."""
+
 import os
 import subprocess
 import sys
@@ -13,11 +14,16 @@ PROBE = (
 
 
 def run_probe(first: str = "", **env: str) -> list:
-    environment = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
+    environment = {
+        k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
+    }
     environment.update(env)
     out = subprocess.run(
         [sys.executable, "-c", PROBE.format(first=first)],
-        env=environment, capture_output=True, text=True, check=True,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return out.stdout.split()
 

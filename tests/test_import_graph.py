@@ -1,8 +1,8 @@
 """The package's module import graph, read with `ast`: no import cycle, and no module imports a
 module of the package inside a function (an import that would hide a cycle)."""
+
 import ast
 from pathlib import Path
-from typing import Dict, List, Set, Tuple
 
 import meddocan_deid
 
@@ -10,14 +10,17 @@ PACKAGE = "meddocan_deid"
 ROOT = Path(meddocan_deid.__file__).parent
 # the only modules allowed a function-level import of a package module, each for its reason;
 # listed by module so that a new one anywhere else fails
-NOT_YET = frozenset({
-    # optional extras: the Spark and service modules import pyspark or uvicorn, which the CLI
-    # without those extras must not need at start
-    "meddocan_deid.cli.serve", "meddocan_deid.cli.spark",
-})
+NOT_YET = frozenset(
+    {
+        # optional extras: the Spark and service modules import pyspark or uvicorn, which the CLI
+        # without those extras must not need at start
+        "meddocan_deid.cli.serve",
+        "meddocan_deid.cli.spark",
+    }
+)
 
 
-def modules() -> Dict[str, Path]:
+def modules() -> dict[str, Path]:
     found = {}
     for path in ROOT.rglob("*.py"):
         parts = [PACKAGE, *path.relative_to(ROOT).with_suffix("").parts]
@@ -27,7 +30,7 @@ def modules() -> Dict[str, Path]:
     return found
 
 
-def targets(module: str, is_package: bool, node, known: Dict[str, Path]) -> List[str]:
+def targets(module: str, is_package: bool, node, known: dict[str, Path]) -> list[str]:
     """The package modules an import statement reads (a name imported from a package is
     its submodule when there is one)."""
     if isinstance(node, ast.Import):
@@ -35,11 +38,14 @@ def targets(module: str, is_package: bool, node, known: Dict[str, Path]) -> List
     else:
         if node.level:
             base = module.split(".") if is_package else module.split(".")[:-1]
-            base = base[:len(base) - (node.level - 1)]
+            base = base[: len(base) - (node.level - 1)]
             source = ".".join(base + ([node.module] if node.module else []))
         else:
             source = node.module or ""
-        names = [f"{source}.{alias.name}" if f"{source}.{alias.name}" in known else source for alias in node.names]
+        names = [
+            f"{source}.{alias.name}" if f"{source}.{alias.name}" in known else source
+            for alias in node.names
+        ]
     out = []
     for name in names:
         while name and name not in known:
@@ -49,14 +55,14 @@ def targets(module: str, is_package: bool, node, known: Dict[str, Path]) -> List
     return out
 
 
-def import_graph() -> Tuple[Dict[str, Set[str]], List[Tuple[str, str, int]]]:
+def import_graph() -> tuple[dict[str, set[str]], list[tuple[str, str, int]]]:
     """(module -> the package modules it imports at module level, the function-level imports
     of package modules as (module, imported, line))."""
     known = modules()
-    graph: Dict[str, Set[str]] = {}
-    in_functions: List[Tuple[str, str, int]] = []
+    graph: dict[str, set[str]] = {}
+    in_functions: list[tuple[str, str, int]] = []
     for module, path in known.items():
-        edges: Set[str] = set()
+        edges: set[str] = set()
 
         def visit(node, in_function: bool) -> None:
             for child in ast.iter_child_nodes(node):
@@ -66,16 +72,20 @@ def import_graph() -> Tuple[Dict[str, Set[str]], List[Tuple[str, str, int]]]:
                             in_functions.append((module, target, child.lineno))
                         else:
                             edges.add(target)
-                visit(child, in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
+                visit(
+                    child,
+                    in_function
+                    or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)),
+                )
 
         visit(ast.parse(path.read_text(encoding="utf-8")), False)
         graph[module] = edges
     return graph, in_functions
 
 
-def find_cycle(graph: Dict[str, Set[str]]) -> List[str]:
+def find_cycle(graph: dict[str, set[str]]) -> list[str]:
     """One import cycle as [a, b, ..., a], or [] when there is none (an iterative depth-first search)."""
-    state: Dict[str, int] = {}  # 1: on the current path, 2: done
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
     for start in sorted(graph):
         if state.get(start):
             continue
@@ -88,7 +98,7 @@ def find_cycle(graph: Dict[str, Set[str]]) -> List[str]:
                 state[path.pop()] = 2
                 stack.pop()
             elif state.get(nxt) == 1:
-                return path[path.index(nxt):] + [nxt]
+                return path[path.index(nxt) :] + [nxt]
             elif not state.get(nxt):
                 state[nxt] = 1
                 path.append(nxt)
@@ -110,6 +120,11 @@ def test_no_import_cycle():
 
 def test_no_function_level_import_of_a_package_module():
     _, in_functions = import_graph()
-    found = sorted({f"{module}:{line} imports {target}" for module, target, line in in_functions
-                    if module not in NOT_YET})
+    found = sorted(
+        {
+            f"{module}:{line} imports {target}"
+            for module, target, line in in_functions
+            if module not in NOT_YET
+        }
+    )
     assert not found, "imports inside functions:\n" + "\n".join(found)

@@ -1,5 +1,6 @@
 """The label table (data/labels.tsv, meddocan_deid.labels): one home for each label's facts,
 which the modules that use them read rather than write out."""
+
 import ast
 import configparser
 from pathlib import Path
@@ -11,13 +12,25 @@ from meddocan_deid import LABELS, labels
 from meddocan_deid.deid import known_phi, operators, review, surrogates
 from meddocan_deid.labels import LabelTableError, read_table
 from meddocan_deid.lexicon import NAME_LABELS
-from meddocan_deid.presidio_entities import PRESIDIO_ENTITIES, VALUE_CHECKS, VALUE_ENTITIES, presidio_entity
+from meddocan_deid.presidio_entities import (
+    PRESIDIO_ENTITIES,
+    VALUE_CHECKS,
+    VALUE_ENTITIES,
+    presidio_entity,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = Path(meddocan_deid.__file__).parent
 # the modules that held these facts before the table; a label's name in them now is a use, not a fact
-READERS = ("constants.py", "presidio_entities.py", "lexicon.py", "deid/review.py", "deid/surrogates/__init__.py",
-           "deid/operators.py", "deid/known_phi.py")
+READERS = (
+    "constants.py",
+    "presidio_entities.py",
+    "lexicon.py",
+    "deid/review.py",
+    "deid/surrogates/__init__.py",
+    "deid/operators.py",
+    "deid/known_phi.py",
+)
 
 
 def test_the_table_holds_the_29_meddocan_labels_once_each():
@@ -33,17 +46,36 @@ def test_each_fact_is_read_from_the_table():
     assert presidio_entity("ID_SUJETO_ASISTENCIA", "12345678Z") == "ES_NIF"  # a valid DNI
     assert presidio_entity("ID_SUJETO_ASISTENCIA", "NHC 4471") == "ID"
     colours = review.label_colors()
-    assert colours["NOMBRE_SUJETO_ASISTENCIA"] == "#f4a3a3" and colours["PROFESION"] == "hsl(210, 55%, 85%)"
+    assert (
+        colours["NOMBRE_SUJETO_ASISTENCIA"] == "#f4a3a3"
+        and colours["PROFESION"] == "hsl(210, 55%, 85%)"
+    )
     assert set(colours) == set(LABELS) and len(set(colours.values())) == 29
     assert surrogates.GENERATORS["FAMILIARES_SUJETO_ASISTENCIA"] is surrogates.names.relatives
-    assert surrogates.GENERATORS["NUMERO_FAX"].__wrapped__ is surrogates.identifiers.phones  # in words too
+    assert (
+        surrogates.GENERATORS["NUMERO_FAX"].__wrapped__ is surrogates.identifiers.phones
+    )  # in words too
     assert set(surrogates.GENERATORS) == set(LABELS)
     assert surrogates.POLICY_KEPT == ("EDAD_SUJETO_ASISTENCIA", "SEXO_SUJETO_ASISTENCIA")
-    assert operators.DIGIT_RULE_KINDS == {"FECHAS": "date", "NUMERO_TELEFONO": "phone", "NUMERO_FAX": "phone"}
-    assert NAME_LABELS == ("NOMBRE_SUJETO_ASISTENCIA", "NOMBRE_PERSONAL_SANITARIO", "FAMILIARES_SUJETO_ASISTENCIA")
+    assert operators.DIGIT_RULE_KINDS == {
+        "FECHAS": "date",
+        "NUMERO_TELEFONO": "phone",
+        "NUMERO_FAX": "phone",
+    }
+    assert NAME_LABELS == (
+        "NOMBRE_SUJETO_ASISTENCIA",
+        "NOMBRE_PERSONAL_SANITARIO",
+        "FAMILIARES_SUJETO_ASISTENCIA",
+    )
     ids = [label for label in LABELS if known_phi.is_id_label(label)]
-    assert ids == [label for label in LABELS if label.startswith(("ID_", "NUMERO_", "IDENTIF_", "OTRO_NUMERO_"))]
-    assert not known_phi.is_id_label("FECHAS") and known_phi.is_name_label("FAMILIARES_SUJETO_ASISTENCIA")
+    assert ids == [
+        label
+        for label in LABELS
+        if label.startswith(("ID_", "NUMERO_", "IDENTIF_", "OTRO_NUMERO_"))
+    ]
+    assert not known_phi.is_id_label("FECHAS") and known_phi.is_name_label(
+        "FAMILIARES_SUJETO_ASISTENCIA"
+    )
 
 
 def test_no_reader_writes_out_a_label_fact():
@@ -51,7 +83,13 @@ def test_no_reader_writes_out_a_label_fact():
     for rel in READERS:
         tree = ast.parse((PACKAGE / rel).read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            keys = node.keys if isinstance(node, ast.Dict) else node.elts if isinstance(node, (ast.Tuple, ast.Set)) else []
+            keys = (
+                node.keys
+                if isinstance(node, ast.Dict)
+                else node.elts
+                if isinstance(node, (ast.Tuple, ast.Set))
+                else []
+            )
             named = [k.value for k in keys if isinstance(k, ast.Constant) and k.value in LABELS]
             assert len(named) < 2, (rel, node.lineno, named)
 
@@ -63,14 +101,26 @@ def test_the_table_is_package_data():
     assert any(Path("data/labels.tsv").match(p) for p in patterns)
 
 
-@pytest.mark.parametrize("edit, problem", [
-    (lambda rows: rows[:2] + [rows[2].replace("\tno\tno\t-\tyes", "\tmaybe\tno\t-\tyes")] + rows[3:], "yes or no"),
-    (lambda rows: rows + [rows[-1]], "listed twice"),
-    (lambda rows: [rows[0].replace("colour", "color")] + rows[1:], "header"),
-    (lambda rows: rows[:2] + [rows[2].rsplit("\t", 1)[0]] + rows[3:], "columns"),
-])
+@pytest.mark.parametrize(
+    "edit, problem",
+    [
+        (
+            lambda rows: rows[:2]
+            + [rows[2].replace("\tno\tno\t-\tyes", "\tmaybe\tno\t-\tyes")]
+            + rows[3:],
+            "yes or no",
+        ),
+        (lambda rows: rows + [rows[-1]], "listed twice"),
+        (lambda rows: [rows[0].replace("colour", "color")] + rows[1:], "header"),
+        (lambda rows: rows[:2] + [rows[2].rsplit("\t", 1)[0]] + rows[3:], "columns"),
+    ],
+)
 def test_a_malformed_table_is_refused_with_its_row(tmp_path, edit, problem):
-    rows = [line for line in labels.TABLE.read_text(encoding="utf-8").splitlines() if not line.startswith("#")]
+    rows = [
+        line
+        for line in labels.TABLE.read_text(encoding="utf-8").splitlines()
+        if not line.startswith("#")
+    ]
     path = tmp_path / "labels.tsv"
     path.write_text("\n".join(edit(rows)) + "\n", encoding="utf-8")
     with pytest.raises(LabelTableError, match=problem):

@@ -3,6 +3,7 @@
 Factories, the tokenizer, the scorer and the pattern reader are registered through
 entry points (see setup.cfg), so `spacy.load("es_meddocan_deid")` needs no import.
 """
+
 import os as _os
 import sys as _sys
 
@@ -24,4 +25,12 @@ from .constants import DEFAULT_MODEL, LABELS, MODES  # noqa: F401
 from .deid.api import deidentify, load_pipeline  # noqa: E402  (after the names it imports)
 from .deid.deidentifier import Deidentifier  # noqa: E402
 
-__all__ = ["DEFAULT_MODEL", "Deidentifier", "LABELS", "MODES", "__version__", "deidentify", "load_pipeline"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "Deidentifier",
+    "LABELS",
+    "MODES",
+    "__version__",
+    "deidentify",
+    "load_pipeline",
+]

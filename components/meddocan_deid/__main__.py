@@ -1,4 +1,5 @@
 """`python -m meddocan_deid ...`: the `meddocan-deid` command line."""
+
 from .cli import main
 
 main()

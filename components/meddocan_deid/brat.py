@@ -21,25 +21,26 @@ offsets count as character 0.
 
 Messages name files, lines and offsets, never the text.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, List, Sequence, Tuple
 
 from . import LABELS
 from .errors import AnnError, BratError  # noqa: F401  (raised here)
 from .files import atomic_write
 
-Annotation = Tuple[str, int, int]  # (label, start, end)
+Annotation = tuple[str, int, int]  # (label, start, end)
 
 
 @dataclass
 class BratDocument:
     doc_id: str
     text: str
-    entities: List[Annotation] = field(default_factory=list)
+    entities: list[Annotation] = field(default_factory=list)
 
 
 def read_text(path: Path) -> str:
@@ -50,9 +51,9 @@ def read_text(path: Path) -> str:
         raise BratError(f"{path}: not valid UTF-8 (byte {err.start})") from None
 
 
-def read_ann(path: Path, text: str) -> List[Annotation]:
+def read_ann(path: Path, text: str) -> list[Annotation]:
     """Read the text-bound (T) annotations of one `.ann` file, checked against `text`."""
-    entities: List[Annotation] = []
+    entities: list[Annotation] = []
     for lineno, line in enumerate(read_text(path).splitlines(), start=1):
         if not line.strip() or not line.startswith("T"):
             continue  # relations, notes and attributes carry no spans
@@ -62,22 +63,33 @@ def read_ann(path: Path, text: str) -> List[Annotation]:
         label, _, offsets = parts[1].partition(" ")
         frags = [f.split(" ") for f in offsets.split(";")]
         if not label or not all(len(f) == 2 and f[0].isdigit() and f[1].isdigit() for f in frags):
-            raise BratError(f"{path}:{lineno}: expected '<LABEL> <start> <end>' (or fragments '<start> <end>;<start> <end>')")
+            raise BratError(
+                f"{path}:{lineno}: expected '<LABEL> <start> <end>' (or fragments '<start> <end>;<start> <end>')"
+            )
         frags = [(int(s), int(e)) for s, e in frags]
         last = 0
         for s, e in frags:
             if not 0 <= s < e <= len(text) or s < last:
-                raise BratError(f"{path}:{lineno}: offsets {s}-{e} outside the text (length {len(text)}) or out of order")
+                raise BratError(
+                    f"{path}:{lineno}: offsets {s}-{e} outside the text (length {len(text)}) or out of order"
+                )
             last = e
         # BRAT writes an entity that crosses a line break as fragments: one span when only
         # whitespace lies between them (MEDDOCAN has none; a real discontinuous span is an error)
-        gaps = [text[a[1]:b[0]] for a, b in zip(frags, frags[1:])]
+        gaps = [text[a[1] : b[0]] for a, b in zip(frags, frags[1:])]
         if any(gap.strip() for gap in gaps):
-            raise BratError(f"{path}:{lineno}: discontinuous span {offsets} (fragments with text between them)")
+            raise BratError(
+                f"{path}:{lineno}: discontinuous span {offsets} (fragments with text between them)"
+            )
         start, end = frags[0][0], frags[-1][1]
-        if len(parts) > 2 and parts[2] not in (text[start:end], " ".join(text[s:e] for s, e in frags),
-                                               _one_line(text[start:end])):
-            raise BratError(f"{path}:{lineno}: surface text does not match the offsets {start}-{end}")
+        if len(parts) > 2 and parts[2] not in (
+            text[start:end],
+            " ".join(text[s:e] for s, e in frags),
+            _one_line(text[start:end]),
+        ):
+            raise BratError(
+                f"{path}:{lineno}: surface text does not match the offsets {start}-{end}"
+            )
         entities.append((label, start, end))
     return entities
 
@@ -101,7 +113,9 @@ def read_brat_dir(path: Path) -> Iterator[BratDocument]:
 
 def format_ann(text: str, entities: Iterable[Annotation]) -> str:
     lines = []
-    for i, (label, start, end) in enumerate(sorted(entities, key=lambda e: (e[1], e[2], e[0])), start=1):
+    for i, (label, start, end) in enumerate(
+        sorted(entities, key=lambda e: (e[1], e[2], e[0])), start=1
+    ):
         surface = _one_line(text[start:end])
         lines.append(f"T{i}\t{label} {start} {end}\t{surface}\n")
     return "".join(lines)
@@ -119,7 +133,7 @@ _BREAK = re.compile(r"[\t\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")
 _LINE = re.compile(r"^T(\d+)\t(\S+) (\d+ \d+(?:;\d+ \d+)*)\t(.*)$")
 
 
-def fragments(text: str, start: int, end: int) -> List[Tuple[int, int]]:
+def fragments(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """The BRAT fragments of `text[start:end]`: the runs between line breaks and tabs."""
     out = []
     pos = start
@@ -146,15 +160,21 @@ def fragment_line(n: int, label: str, text: str, start: int, end: int) -> str:
 def format_output_ann(new_text: str, replacements: Sequence) -> str:
     """BRAT lines for the de-identified text: each entity on its replacement
     (`new_start`, `new_end`); empty replacements (redact) get no line."""
-    return "".join(fragment_line(i, r.label, new_text, r.new_start, r.new_end) for i, r in enumerate(replacements, start=1))
+    return "".join(
+        fragment_line(i, r.label, new_text, r.new_start, r.new_end)
+        for i, r in enumerate(replacements, start=1)
+    )
 
 
 def format_private_ann(original: str, replacements: Sequence) -> str:
     """BRAT lines for the ORIGINAL text (they quote the PHI): keep away from the shared output."""
-    return "".join(fragment_line(i, r.label, original, r.start, r.end) for i, r in enumerate(replacements, start=1))
+    return "".join(
+        fragment_line(i, r.label, original, r.start, r.end)
+        for i, r in enumerate(replacements, start=1)
+    )
 
 
-def parse_ann(ann: str) -> List[Tuple[str, str, List[Tuple[int, int]], str]]:
+def parse_ann(ann: str) -> list[tuple[str, str, list[tuple[int, int]], str]]:
     """(T-id, label, fragments, text column) of each T line; other lines are skipped."""
     out = []
     for lineno, line in enumerate(ann.split("\n"), start=1):
@@ -162,7 +182,9 @@ def parse_ann(ann: str) -> List[Tuple[str, str, List[Tuple[int, int]], str]]:
             continue
         m = _LINE.match(line)
         if not m:
-            raise AnnError(f"line {lineno}: expected 'T<n>\\t<LABEL> <start> <end>[;<start> <end>...]\\t<text>'")
+            raise AnnError(
+                f"line {lineno}: expected 'T<n>\\t<LABEL> <start> <end>[;<start> <end>...]\\t<text>'"
+            )
         frags = [tuple(int(x) for x in f.split(" ")) for f in m.group(3).split(";")]
         out.append((f"T{m.group(1)}", m.group(2), frags, m.group(4)))
     return out
@@ -183,7 +205,9 @@ def validate_ann(text: str, ann: str) -> int:
         last = 0
         for s, e in frags:
             if not last <= s < e <= len(text):
-                raise AnnError(f"{where}: fragment {s}-{e} empty, unordered or outside the text (length {len(text)})")
+                raise AnnError(
+                    f"{where}: fragment {s}-{e} empty, unordered or outside the text (length {len(text)})"
+                )
             last = e
         if " ".join(text[s:e] for s, e in frags) != surface:
             spans = ";".join(f"{s}-{e}" for s, e in frags)
@@ -213,8 +237,12 @@ def validate_folder(folder) -> int:
 
 def format_fragment_ann(text: str, spans: Iterable[Annotation]) -> str:
     """BRAT T lines in the text's offsets, sorted; fragments where a span crosses a line break."""
-    return "".join(fragment_line(n, label, text, start, end)
-                   for n, (label, start, end) in enumerate(sorted(spans, key=lambda s: (s[1], s[2], s[0])), start=1))
+    return "".join(
+        fragment_line(n, label, text, start, end)
+        for n, (label, start, end) in enumerate(
+            sorted(spans, key=lambda s: (s[1], s[2], s[0])), start=1
+        )
+    )
 
 
 def annotation_conf() -> str:

@@ -1,4 +1,5 @@
 """The names every part of the package shares: the default pipeline, the modes, the MEDDOCAN labels."""
+
 from . import labels
 
 # the pipeline the CLI, Spark, the service and the Python API load when none is named

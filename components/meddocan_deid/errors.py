@@ -6,9 +6,9 @@ callers that catch those still work. The modules that raise them re-export them 
 their old names (e.g. `meddocan_deid.formats.sources.InputError`). Messages name files, lines,
 offsets and fields, never report text, keys or tokens.
 """
+
 import errno
 from pathlib import Path
-from typing import Dict, Optional, Tuple
 
 
 class MeddocanDeidError(Exception):
@@ -43,9 +43,12 @@ class OutputFullError(MeddocanDeidError, OSError):
 
     def __init__(self, output: Path, written: int, err: OSError):
         what = "no space left on the device" if err.errno == errno.ENOSPC else "disk quota exceeded"
-        super().__init__(err.errno, f"{output}: cannot write the output ({what}) after {written} "
-                                    f"report{'s' if written != 1 else ''} written in this run; free some space "
-                                    "and rerun the same command to resume (reports already written are skipped)")
+        super().__init__(
+            err.errno,
+            f"{output}: cannot write the output ({what}) after {written} "
+            f"report{'s' if written != 1 else ''} written in this run; free some space "
+            "and rerun the same command to resume (reports already written are skipped)",
+        )
         self.output = Path(output)
         self.written = written
 
@@ -128,8 +131,14 @@ class ServiceError(MeddocanDeidError):
     """An answer other than 200: status, a short code and a message without request text.
     `loc` names the request field for a 422."""
 
-    def __init__(self, status: int, code: str, message: str, loc: Optional[Tuple] = None,
-                 headers: Optional[Dict[str, str]] = None):
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        loc: tuple | None = None,
+        headers: dict[str, str] | None = None,
+    ):
         super().__init__(message)
         self.status = status
         self.code = code

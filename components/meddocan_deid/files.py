@@ -1,4 +1,5 @@
 """File helpers shared by the evaluation reports and the de-identification output."""
+
 import os
 import tempfile
 from pathlib import Path

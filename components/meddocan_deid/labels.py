@@ -8,25 +8,37 @@ use these facts (constants, presidio_entities, deid.review, deid.surrogates, dei
 deid.known_phi, lexicon) read them here; none writes them out. Reads a file only: no spaCy,
 no other module of the package.
 """
+
 import csv
 from pathlib import Path
-from typing import Dict, NamedTuple, Tuple
+from typing import NamedTuple
 
 TABLE = Path(__file__).parent / "data" / "labels.tsv"
-COLUMNS = ("label", "presidio", "presidio_by_value", "surrogate", "colour", "identifier", "person", "digit_rule",
-           "kept")
+COLUMNS = (
+    "label",
+    "presidio",
+    "presidio_by_value",
+    "surrogate",
+    "colour",
+    "identifier",
+    "person",
+    "digit_rule",
+    "kept",
+)
 YES_NO = {"yes": True, "no": False}
 
 
 class LabelFacts(NamedTuple):
     label: str
     presidio: str  # Presidio's entity name
-    presidio_by_value: Tuple[str, ...]  # names a value may earn instead, checked in this order
+    presidio_by_value: tuple[str, ...]  # names a value may earn instead, checked in this order
     surrogate: str  # "module.function" of meddocan_deid.deid.surrogates
     colour: str  # CSS colour of the review pages
     identifier: bool  # a code: known values and deny-list terms match with separators ignored
     person: bool  # names a person: known names match by their parts
-    digit_rule: str  # "", "date" or "phone": the exception of the digit-run rule its surrogates follow
+    digit_rule: (
+        str  # "", "date" or "phone": the exception of the digit-run rule its surrogates follow
+    )
     kept: bool  # the default options keep its value
 
 
@@ -40,14 +52,17 @@ def _flag(value: str, where: str) -> bool:
     return YES_NO[value]
 
 
-def read_table(path: Path = TABLE) -> Dict[str, LabelFacts]:
+def read_table(path: Path = TABLE) -> dict[str, LabelFacts]:
     """The table at `path`: label -> LabelFacts, in file order."""
-    lines = [line for line in Path(path).read_text(encoding="utf-8").splitlines()
-             if line.strip() and not line.startswith("#")]
+    lines = [
+        line
+        for line in Path(path).read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
     rows = list(csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE))
     if not rows or tuple(rows[0]) != COLUMNS:
         raise LabelTableError(f"{path}: the header must be {' '.join(COLUMNS)}")
-    facts: Dict[str, LabelFacts] = {}
+    facts: dict[str, LabelFacts] = {}
     for n, row in enumerate(rows[1:], start=2):
         where = f"{path.name}, row {n}"
         if len(row) != len(COLUMNS):
@@ -61,24 +76,30 @@ def read_table(path: Path = TABLE) -> Dict[str, LabelFacts]:
         if "." not in cell["surrogate"]:
             raise LabelTableError(f"{where}: surrogate must be module.function")
         facts[label] = LabelFacts(
-            label=label, presidio=cell["presidio"],
-            presidio_by_value=tuple(cell["presidio_by_value"].split()) if cell["presidio_by_value"] != "-" else (),
-            surrogate=cell["surrogate"], colour=cell["colour"],
+            label=label,
+            presidio=cell["presidio"],
+            presidio_by_value=tuple(cell["presidio_by_value"].split())
+            if cell["presidio_by_value"] != "-"
+            else (),
+            surrogate=cell["surrogate"],
+            colour=cell["colour"],
             identifier=_flag(cell["identifier"], f"{where}, identifier"),
             person=_flag(cell["person"], f"{where}, person"),
             digit_rule="" if cell["digit_rule"] == "-" else cell["digit_rule"],
-            kept=_flag(cell["kept"], f"{where}, kept"))
+            kept=_flag(cell["kept"], f"{where}, kept"),
+        )
     return facts
 
 
-FACTS: Dict[str, LabelFacts] = read_table()
-LABELS: Tuple[str, ...] = tuple(FACTS)
-PRESIDIO: Dict[str, str] = {label: f.presidio for label, f in FACTS.items()}
-PRESIDIO_BY_VALUE: Dict[str, Tuple[str, ...]] = {label: f.presidio_by_value for label, f in FACTS.items()
-                                                  if f.presidio_by_value}
-SURROGATES: Dict[str, str] = {label: f.surrogate for label, f in FACTS.items()}
-COLOURS: Dict[str, str] = {label: f.colour for label, f in FACTS.items()}
-PERSON_LABELS: Tuple[str, ...] = tuple(label for label, f in FACTS.items() if f.person)
-IDENTIFIER_LABELS: Tuple[str, ...] = tuple(label for label, f in FACTS.items() if f.identifier)
-DIGIT_RULES: Dict[str, str] = {label: f.digit_rule for label, f in FACTS.items() if f.digit_rule}
-KEPT_LABELS: Tuple[str, ...] = tuple(label for label, f in FACTS.items() if f.kept)
+FACTS: dict[str, LabelFacts] = read_table()
+LABELS: tuple[str, ...] = tuple(FACTS)
+PRESIDIO: dict[str, str] = {label: f.presidio for label, f in FACTS.items()}
+PRESIDIO_BY_VALUE: dict[str, tuple[str, ...]] = {
+    label: f.presidio_by_value for label, f in FACTS.items() if f.presidio_by_value
+}
+SURROGATES: dict[str, str] = {label: f.surrogate for label, f in FACTS.items()}
+COLOURS: dict[str, str] = {label: f.colour for label, f in FACTS.items()}
+PERSON_LABELS: tuple[str, ...] = tuple(label for label, f in FACTS.items() if f.person)
+IDENTIFIER_LABELS: tuple[str, ...] = tuple(label for label, f in FACTS.items() if f.identifier)
+DIGIT_RULES: dict[str, str] = {label: f.digit_rule for label, f in FACTS.items() if f.digit_rule}
+KEPT_LABELS: tuple[str, ...] = tuple(label for label, f in FACTS.items() if f.kept)

@@ -9,11 +9,11 @@ holds words tagged with the uses they serve (`{"uses": {use: what it is for}, "w
 words, titles). The components take these as the defaults of their config settings, which
 still accept a list. Reads files only; no spaCy object.
 """
+
 import json
 import unicodedata
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
-from typing import List, Tuple
 
 from .labels import PERSON_LABELS
 
@@ -24,8 +24,8 @@ DATA_DIR = Path(__file__).parent / "pipeline" / "data"
 NAME_LABELS = tuple(sorted(PERSON_LABELS, key=lambda label: not label.startswith("NOMBRE_")))
 
 
-@lru_cache(maxsize=None)
-def _entries(name: str, lang: str) -> Tuple[str, ...]:
+@cache
+def _entries(name: str, lang: str) -> tuple[str, ...]:
     path = DATA_DIR / lang / f"{name}.txt"
     if not path.exists():
         raise FileNotFoundError(f"{path}: word list not found")
@@ -33,12 +33,12 @@ def _entries(name: str, lang: str) -> Tuple[str, ...]:
     return tuple(line for line in lines if line and not line.startswith("# "))
 
 
-def words(name: str, lang: str = "es") -> List[str]:
+def words(name: str, lang: str = "es") -> list[str]:
     """The entries of the word list `<lang>/<name>.txt`, in file order."""
     return list(_entries(name, lang))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _tagged(name: str, lang: str) -> dict:
     path = DATA_DIR / lang / f"{name}.json"
     if not path.exists():
@@ -50,7 +50,7 @@ def _tagged(name: str, lang: str) -> dict:
     return data
 
 
-def tagged_words(name: str, use: str, lang: str = "es") -> List[str]:
+def tagged_words(name: str, use: str, lang: str = "es") -> list[str]:
     """The words of `<lang>/<name>.json` tagged with `use`, in file order."""
     data = _tagged(name, lang)
     if use not in data["uses"]:
@@ -63,7 +63,7 @@ def word_uses(name: str, lang: str = "es") -> dict:
     return {word: list(uses) for word, uses in _tagged(name, lang)["words"].items()}
 
 
-def all_tagged_words(name: str, lang: str = "es") -> List[str]:
+def all_tagged_words(name: str, lang: str = "es") -> list[str]:
     """Every word of `<lang>/<name>.json`, whatever its uses, in file order."""
     return list(word_uses(name, lang))
 
@@ -79,6 +79,7 @@ TITLES = tagged_words("titles", "name_edge")
 # (`ª`, `º` stay, which the field keys' `Nº` and `Dª` rely on); the other two also fold
 # compatibility forms (`ª` -> `a`) and case-fold (`ß` -> `ss` in `lookup_key` only).
 
+
 def lower_without_accents(text: str) -> str:
     """Lower case without (canonical) accents, one character for one, so offsets carry over:
     the field keys and values are matched on it (pipeline/fields.py)."""
@@ -92,7 +93,9 @@ def lower_without_accents(text: str) -> str:
 
 @lru_cache(maxsize=4096)
 def _casefold_char(ch: str) -> str:
-    folded = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c)).casefold()
+    folded = "".join(
+        c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c)
+    ).casefold()
     if len(folded) == 1:
         return folded
     low = ch.lower()

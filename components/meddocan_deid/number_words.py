@@ -9,9 +9,10 @@ word. Words are read in any case; a spelling text2num does not know (`veintidos`
 and punctuation end a run. `spell(n)` and `spell_group(digits)` write a value in words that
 `number_runs` reads back (leading zeros as `cero`). Reads strings only; no spaCy object.
 """
+
 import re
-from functools import lru_cache
-from typing import Dict, List, NamedTuple, Optional
+from functools import cache
+from typing import NamedTuple
 
 from text_to_num import Token, find_numbers
 
@@ -19,12 +20,31 @@ from .lexicon import casefold_per_char, words
 
 WORD = re.compile(r"[^\W\d_]+")
 BREAK = "\u00b6"  # what a word, a digit or a line break between number words is read as: it ends any run
-_UNITS = ("cero uno dos tres cuatro cinco seis siete ocho nueve diez once doce trece catorce quince "
-          "dieciséis diecisiete dieciocho diecinueve veinte veintiuno veintidós veintitrés veinticuatro "
-          "veinticinco veintiséis veintisiete veintiocho veintinueve").split()
-_TENS = {3: "treinta", 4: "cuarenta", 5: "cincuenta", 6: "sesenta", 7: "setenta", 8: "ochenta", 9: "noventa"}
-_HUNDREDS = {1: "ciento", 2: "doscientos", 3: "trescientos", 4: "cuatrocientos", 5: "quinientos",
-             6: "seiscientos", 7: "setecientos", 8: "ochocientos", 9: "novecientos"}
+_UNITS = (
+    "cero uno dos tres cuatro cinco seis siete ocho nueve diez once doce trece catorce quince "
+    "dieciséis diecisiete dieciocho diecinueve veinte veintiuno veintidós veintitrés veinticuatro "
+    "veinticinco veintiséis veintisiete veintiocho veintinueve"
+).split()
+_TENS = {
+    3: "treinta",
+    4: "cuarenta",
+    5: "cincuenta",
+    6: "sesenta",
+    7: "setenta",
+    8: "ochenta",
+    9: "noventa",
+}
+_HUNDREDS = {
+    1: "ciento",
+    2: "doscientos",
+    3: "trescientos",
+    4: "cuatrocientos",
+    5: "quinientos",
+    6: "seiscientos",
+    7: "setecientos",
+    8: "ochocientos",
+    9: "novecientos",
+}
 
 
 class NumberRun(NamedTuple):
@@ -45,12 +65,12 @@ class _Word(Token):
         return self.form
 
 
-@lru_cache(maxsize=None)
-def _spellings() -> Dict[str, str]:
+@cache
+def _spellings() -> dict[str, str]:
     return dict(line.split() for line in words("number_word_spellings"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def number_word_set() -> frozenset:
     """The folded Spanish number words (`number_words.txt`)."""
     return frozenset(words("number_words"))
@@ -62,14 +82,14 @@ def has_number_word(text: str) -> bool:
     return any(casefold_per_char(m.group()) in known for m in WORD.finditer(text))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _candidates() -> "re.Pattern":
     # the number words and `y`, folded; only these reach text2num (the rest of a text is a gap)
     words_ = sorted(number_word_set() | set(_spellings()) | {"y"}, key=len, reverse=True)
     return re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, words_)) + r")(?!\w)")
 
 
-def number_runs(text: str, folded: Optional[str] = None) -> List[NumberRun]:
+def number_runs(text: str, folded: str | None = None) -> list[NumberRun]:
     """The numbers in words of `text`, in order, with their character offsets (`folded`: the
     text through lexicon.casefold_per_char, when the caller has it)."""
     folded = casefold_per_char(text) if folded is None else folded
@@ -78,7 +98,7 @@ def number_runs(text: str, folded: Optional[str] = None) -> List[NumberRun]:
     last = None
     for m in _candidates().finditer(folded):
         if last is not None:
-            gap = text[last:m.start()]
+            gap = text[last : m.start()]
             if gap.strip():
                 # a word, a digit or a line break ends a run; a comma is text2num's to read
                 punct = gap.strip()
@@ -91,7 +111,7 @@ def number_runs(text: str, folded: Optional[str] = None) -> List[NumberRun]:
                 tokens.append(_Word(BREAK))
                 spans.append((last, last))
         spans.append(m.span())
-        tokens.append(_Word(spellings.get(m.group(), text[m.start():m.end()].lower())))
+        tokens.append(_Word(spellings.get(m.group(), text[m.start() : m.end()].lower())))
         last = m.end()
     if not tokens:
         return []
@@ -100,14 +120,18 @@ def number_runs(text: str, folded: Optional[str] = None) -> List[NumberRun]:
         value = occ.value
         if value is None or value != int(value):
             continue
-        runs.append(NumberRun(spans[occ.start][0], spans[occ.end - 1][1], occ.text, int(value), occ.is_ordinal))
+        runs.append(
+            NumberRun(
+                spans[occ.start][0], spans[occ.end - 1][1], occ.text, int(value), occ.is_ordinal
+            )
+        )
     return runs
 
 
 def spell(n: int) -> str:
     """`n` (0 to 999,999,999) in Spanish words, as text2num reads it back: 79 `setenta y nueve`,
     2026 `dos mil veintiséis`, 100 `cien`."""
-    if not 0 <= n < 10 ** 9:
+    if not 0 <= n < 10**9:
         raise ValueError(f"spell: {n} is out of range")
     if n < 30:
         return _UNITS[n]
@@ -119,12 +143,12 @@ def spell(n: int) -> str:
         if n == 100:
             return "cien"
         return _HUNDREDS[hundreds] + (f" {spell(rest)}" if rest else "")
-    if n < 10 ** 6:
+    if n < 10**6:
         thousands, rest = divmod(n, 1000)
         # `veintiún mil` and `un mil` are not read back by text2num: `veintiuno mil`, `mil`
         head = "mil" if thousands == 1 else f"{spell(thousands)} mil"
         return head + (f" {spell(rest)}" if rest else "")
-    millions, rest = divmod(n, 10 ** 6)
+    millions, rest = divmod(n, 10**6)
     head = "un millón" if millions == 1 else f"{spell(millions)} millones"
     return head + (f" {spell(rest)}" if rest else "")
 

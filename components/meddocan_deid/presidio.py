@@ -12,15 +12,26 @@ its entities are the pipeline's `doc.ents`, named by MEDDOCAN label or Presidio 
 (`meddocan_deid.presidio_entities`), each scored by the component that found it. The
 engine's own `entities`, `allow_list`, `score_threshold` and `return_decision_process` apply
 to them as to any recognizer's. docs/presidio.md has the mapping and the scores."""
-from typing import Any, Dict, List, Optional
+
+from typing import Any
 
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
 
 from . import __version__
 from .constants import DEFAULT_MODEL
 from .pipeline.privacy import load_with_privacy
-from .presidio_entities import (ENTITY_NAMES, PRESIDIO_NAMES, RECOGNIZER_NAME, entity_sources, explanation_text,
-                                presidio_entity, result_naming, source_scores, unknown_names, wanted)
+from .presidio_entities import (
+    ENTITY_NAMES,
+    PRESIDIO_NAMES,
+    RECOGNIZER_NAME,
+    entity_sources,
+    explanation_text,
+    presidio_entity,
+    result_naming,
+    source_scores,
+    unknown_names,
+    wanted,
+)
 
 # recognition_metadata keys of each result: the MEDDOCAN label and the source behind its score
 LABEL_KEY = "meddocan_label"
@@ -36,35 +47,54 @@ class MeddocanRecognizer(EntityRecognizer):
     labels when every requested entity is one, else Presidio names. scores: source -> score,
     over `presidio_entities.SOURCE_SCORES`."""
 
-    def __init__(self, *, nlp: Any = None, model: str = DEFAULT_MODEL, supported_language: str = "es",
-                 supported_entities: Optional[List[str]] = None, entity_names: Optional[str] = None,
-                 scores: Optional[Dict[str, float]] = None, privacy: Optional[str] = None,
-                 name: str = RECOGNIZER_NAME):
+    def __init__(
+        self,
+        *,
+        nlp: Any = None,
+        model: str = DEFAULT_MODEL,
+        supported_language: str = "es",
+        supported_entities: list[str] | None = None,
+        entity_names: str | None = None,
+        scores: dict[str, float] | None = None,
+        privacy: str | None = None,
+        name: str = RECOGNIZER_NAME,
+    ):
         self.nlp = nlp
         self.model = model
         self.privacy = privacy
         self.scores = source_scores(scores)
         result_naming(None, entity_names)  # checks the value
         self.entity_names = entity_names
-        entities = list(supported_entities) if supported_entities is not None else list(ENTITY_NAMES)
+        entities = (
+            list(supported_entities) if supported_entities is not None else list(ENTITY_NAMES)
+        )
         unknown = unknown_names(entities)
         if unknown:
-            raise ValueError(f"supported_entities: neither MEDDOCAN labels nor Presidio names of the mapping: "
-                             f"{unknown} (Presidio names: {list(PRESIDIO_NAMES)})")
-        super().__init__(supported_entities=entities, name=name, supported_language=supported_language,
-                         version=__version__)
+            raise ValueError(
+                f"supported_entities: neither MEDDOCAN labels nor Presidio names of the mapping: "
+                f"{unknown} (Presidio names: {list(PRESIDIO_NAMES)})"
+            )
+        super().__init__(
+            supported_entities=entities,
+            name=name,
+            supported_language=supported_language,
+            version=__version__,
+        )
 
     def load(self) -> None:
         """Load the pipeline unless one was given."""
         if self.nlp is None:
             self.nlp = load_with_privacy(self.model, self.privacy)
 
-    def analyze(self, text: str, entities: Optional[List[str]] = None, nlp_artifacts: Any = None
-                ) -> List[RecognizerResult]:
+    def analyze(
+        self, text: str, entities: list[str] | None = None, nlp_artifacts: Any = None
+    ) -> list[RecognizerResult]:
         """The pipeline's PHI entities of `text` whose MEDDOCAN label or Presidio name is among
         `entities` and the supported ones (None or empty: every supported one)."""
         supported = set(self.supported_entities)
-        requested = [e for e in entities if e in supported] if entities else list(self.supported_entities)
+        requested = (
+            [e for e in entities if e in supported] if entities else list(self.supported_entities)
+        )
         if not requested:
             return []
         naming = result_naming(entities, self.entity_names)
@@ -75,14 +105,25 @@ class MeddocanRecognizer(EntityRecognizer):
                 continue
             score = self.scores[source]
             explanation = AnalysisExplanation(
-                recognizer=self.name, original_score=score, pattern_name=source,
+                recognizer=self.name,
+                original_score=score,
+                pattern_name=source,
                 validation_result=True if source == "checked_identifier" else None,
-                textual_explanation=explanation_text(label, name, source))
-            results.append(RecognizerResult(
-                entity_type=name if naming == "presidio" else label, start=start, end=end, score=score,
-                analysis_explanation=explanation,
-                recognition_metadata={RecognizerResult.RECOGNIZER_NAME_KEY: self.name,
-                                      RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id,
-                                      LABEL_KEY: label, SOURCE_KEY: source}))
+                textual_explanation=explanation_text(label, name, source),
+            )
+            results.append(
+                RecognizerResult(
+                    entity_type=name if naming == "presidio" else label,
+                    start=start,
+                    end=end,
+                    score=score,
+                    analysis_explanation=explanation,
+                    recognition_metadata={
+                        RecognizerResult.RECOGNIZER_NAME_KEY: self.name,
+                        RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id,
+                        LABEL_KEY: label,
+                        SOURCE_KEY: source,
+                    },
+                )
+            )
         return results
-

@@ -9,12 +9,13 @@ each of `doc.ents` from the pipeline's span groups, and `SOURCE_SCORES` scores e
 The Presidio recognizer (`meddocan_deid.presidio`) and the service's Presidio answer share
 them; docs/presidio.md has the tables. Needs no Presidio package.
 """
+
 import bisect
 import ipaddress
 import logging
 import re
 import time
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from collections.abc import Callable, Iterable, Sequence
 
 from stdnum import iban as std_iban
 from stdnum.es import nie as std_nie
@@ -26,7 +27,7 @@ from .pipeline.identifiers import CHECK_DIGIT_VALIDATORS, VALIDATORS
 logger = logging.getLogger("meddocan_deid.presidio")
 
 # label -> its Presidio entity name (data/labels.tsv: a label without a counterpart keeps its own)
-PRESIDIO_ENTITIES: Dict[str, str] = dict(labels.PRESIDIO)
+PRESIDIO_ENTITIES: dict[str, str] = dict(labels.PRESIDIO)
 
 
 def _compact(value: str) -> str:
@@ -42,7 +43,7 @@ def _is_ip(value: str) -> bool:
 
 
 # Presidio name -> what a value must be to carry it
-VALUE_CHECKS: Dict[str, Callable[[str], bool]] = {
+VALUE_CHECKS: dict[str, Callable[[str], bool]] = {
     "ES_NIE": lambda v: std_nie.is_valid(_compact(v)),
     "ES_NIF": lambda v: std_nif.is_valid(_compact(v)),  # a DNI with its letter, or a company's NIF
     "IBAN_CODE": lambda v: std_iban.is_valid(v),
@@ -54,16 +55,19 @@ VALUE_CHECKS: Dict[str, Callable[[str], bool]] = {
 }
 # label -> the names its value is checked for, in order (a NIE is also a valid NIF: NIE first;
 # data/labels.tsv, presidio_by_value)
-VALUE_ENTITIES: Dict[str, Tuple[str, ...]] = dict(labels.PRESIDIO_BY_VALUE)
+VALUE_ENTITIES: dict[str, tuple[str, ...]] = dict(labels.PRESIDIO_BY_VALUE)
 # every Presidio name an entity can carry, then every name a request may use
-PRESIDIO_NAMES: Tuple[str, ...] = tuple(dict.fromkeys(
-    [*PRESIDIO_ENTITIES.values(), *(n for names in VALUE_ENTITIES.values() for n in names)]))
-ENTITY_NAMES: Tuple[str, ...] = tuple(dict.fromkeys([*LABELS, *PRESIDIO_NAMES]))
+PRESIDIO_NAMES: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        [*PRESIDIO_ENTITIES.values(), *(n for names in VALUE_ENTITIES.values() for n in names)]
+    )
+)
+ENTITY_NAMES: tuple[str, ...] = tuple(dict.fromkeys([*LABELS, *PRESIDIO_NAMES]))
 NAMINGS = ("presidio", "meddocan")
 RECOGNIZER_NAME = "MeddocanRecognizer"  # the recognizer in results and explanations
 
 # source -> score: how sure the component that found an entity is (docs/presidio.md)
-SOURCE_SCORES: Dict[str, float] = {
+SOURCE_SCORES: dict[str, float] = {
     "checked_identifier": 1.0,
     "known": 1.0,
     "identifier": 0.95,
@@ -76,7 +80,7 @@ SOURCE_SCORES: Dict[str, float] = {
     "code_shape": 0.5,
     "privacy_high": 0.4,
 }
-SOURCE_TEXTS: Dict[str, str] = {
+SOURCE_TEXTS: dict[str, str] = {
     "checked_identifier": "identifier pattern, check digit or letter verified",
     "known": "known identifier or deny list of the request",
     "identifier": "identifier pattern after its key or of a checked shape",
@@ -91,13 +95,20 @@ SOURCE_TEXTS: Dict[str, str] = {
 }
 # (span group of the shipped pipeline, source): an entity equal to one of a group's spans
 # came from that component; earlier groups win (fields are copied into rule_entities)
-SOURCE_GROUPS: Tuple[Tuple[str, str], ...] = (
-    ("identifiers", "identifier"), ("fields", "field"), ("rule_entities", "rule"), ("trusted_phi", "propagated"),
-    ("fallback_entities", "fallback"), ("number_words", "number_words"), ("code_shapes", "code_shape"), ("privacy_added", "privacy_high"))
+SOURCE_GROUPS: tuple[tuple[str, str], ...] = (
+    ("identifiers", "identifier"),
+    ("fields", "field"),
+    ("rule_entities", "rule"),
+    ("trusted_phi", "propagated"),
+    ("fallback_entities", "fallback"),
+    ("number_words", "number_words"),
+    ("code_shapes", "code_shape"),
+    ("privacy_added", "privacy_high"),
+)
 # phi_rules pattern ids whose entity is the value after a key (`Nombre: ...`, `Tel: ...`): a
 # rule entity right after such a key of its label, on the key's line, is a keyed field value
 KEYED_RULES = ("header/line", "footer/number")
-Found = Tuple[str, int, int, str]  # label, start, end (characters), source
+Found = tuple[str, int, int, str]  # label, start, end (characters), source
 
 
 def presidio_entity(label: str, value: str) -> str:
@@ -113,13 +124,13 @@ def explanation_text(label: str, name: str, source: str) -> str:
     return f"MEDDOCAN {label} ({name}): {SOURCE_TEXTS[source]}"
 
 
-def unknown_names(names: Iterable[str]) -> List[str]:
+def unknown_names(names: Iterable[str]) -> list[str]:
     """The names that are neither a MEDDOCAN label nor a Presidio name of the mapping."""
     return [n for n in names if n not in ENTITY_NAMES]
 
 
-def result_naming(requested: Optional[Sequence[str]], naming: Optional[str] = None) -> str:
-    """"presidio" or "meddocan": `naming` when given, else MEDDOCAN labels when every
+def result_naming(requested: Sequence[str] | None, naming: str | None = None) -> str:
+    """ "presidio" or "meddocan": `naming` when given, else MEDDOCAN labels when every
     requested entity is one, else Presidio names."""
     if naming is not None:
         if naming not in NAMINGS:
@@ -128,7 +139,7 @@ def result_naming(requested: Optional[Sequence[str]], naming: Optional[str] = No
     return "meddocan" if requested and all(n in LABELS for n in requested) else "presidio"
 
 
-def wanted(label: str, name: str, requested: Optional[Iterable[str]]) -> bool:
+def wanted(label: str, name: str, requested: Iterable[str] | None) -> bool:
     """An entity is wanted when nothing is requested or its label or Presidio name is."""
     if not requested:
         return True
@@ -136,17 +147,19 @@ def wanted(label: str, name: str, requested: Optional[Iterable[str]]) -> bool:
     return label in requested or name in requested
 
 
-def entity_sources(doc) -> List[Found]:
+def entity_sources(doc) -> list[Found]:
     """(label, start_char, end_char, source) of each of `doc.ents`, by the span group of
     `SOURCE_GROUPS` that holds it at its offsets (label aside: a relabelled rule entity keeps
     its source); a rule entity after a `KEYED_RULES` key is a "field", an identifier whose
     check digit is right a "checked_identifier"; an entity no group holds is the NER's, or one
     a post-NER component cut or built: "ner"."""
-    sources: Dict[Tuple[int, int], str] = {}
+    sources: dict[tuple[int, int], str] = {}
     for key, source in reversed(SOURCE_GROUPS):
         for span in doc.spans.get(key, []):
             sources[(span.start_char, span.end_char)] = source
-    keys = sorted((k.end_char, k.label_) for k in doc.spans.get("phi_rules", []) if k.id_ in KEYED_RULES)
+    keys = sorted(
+        (k.end_char, k.label_) for k in doc.spans.get("phi_rules", []) if k.id_ in KEYED_RULES
+    )
     key_ends = [end for end, _ in keys]
     text = doc.text
     out = []
@@ -156,13 +169,17 @@ def entity_sources(doc) -> List[Found]:
             source = "checked_identifier"
         elif source == "rule":
             i = bisect.bisect_right(key_ends, ent.start_char) - 1
-            if i >= 0 and keys[i][1] == ent.label_ and "\n" not in text[keys[i][0]:ent.start_char]:
+            if (
+                i >= 0
+                and keys[i][1] == ent.label_
+                and "\n" not in text[keys[i][0] : ent.start_char]
+            ):
                 source = "field"
         out.append((ent.label_, ent.start_char, ent.end_char, source))
     return out
 
 
-def source_scores(overrides: Optional[Dict[str, float]] = None) -> Dict[str, float]:
+def source_scores(overrides: dict[str, float] | None = None) -> dict[str, float]:
     """`SOURCE_SCORES` with `overrides` (source -> score in [0, 1]) applied."""
     scores = dict(SOURCE_SCORES)
     for source, score in (overrides or {}).items():
@@ -178,8 +195,14 @@ def source_scores(overrides: Optional[Dict[str, float]] = None) -> Dict[str, flo
 DEFAULT_REGEX_FLAGS = int(re.DOTALL | re.MULTILINE | re.IGNORECASE)
 
 
-def allowed_mask(text: str, spans: Sequence[Tuple[int, int]], allow_list: Sequence[str], match: str = "exact",
-                 flags: int = DEFAULT_REGEX_FLAGS, timeout: float = 1.0) -> List[bool]:
+def allowed_mask(
+    text: str,
+    spans: Sequence[tuple[int, int]],
+    allow_list: Sequence[str],
+    match: str = "exact",
+    flags: int = DEFAULT_REGEX_FLAGS,
+    timeout: float = 1.0,
+) -> list[bool]:
     """Whether each (start, end) of `text` is allowed, as Presidio's AnalyzerEngine decides:
     "exact", its text is one of `allow_list`; "regex", one of the regexes (empty ones aside)
     is found in it (`flags`: the `regex` module's). The regexes have `timeout` seconds in all;
@@ -207,5 +230,7 @@ def allowed_mask(text: str, spans: Sequence[Tuple[int, int]], allow_list: Sequen
             out.append(False)
             late += 1
     if late:
-        logger.warning("allow_list regexes ran out of time: %d entities not checked stay reported", late)
+        logger.warning(
+            "allow_list regexes ran out of time: %d entities not checked stay reported", late
+        )
     return out

@@ -6,11 +6,12 @@ whose case mapping would change the length, such as `ß` in capitals, stays as i
 training copies (`scripts/train_mix.py`) and the case-robustness scores
 (`scripts/evaluate_formats.py --case`) use them.
 """
+
 from __future__ import annotations
 
 import random
 import unicodedata
-from typing import Callable, Dict, Optional
+from collections.abc import Callable
 
 VARIANTS = ("lower", "upper", "no_accents", "broken_lines")
 _KEEP = {"ñ", "Ñ"}  # typed without accents, a Spanish ñ usually stays
@@ -43,7 +44,7 @@ def no_accents(text: str) -> str:
     return _per_char(text, _bare)
 
 
-def broken_lines(text: str, rng: Optional[random.Random] = None, width: int = 0) -> str:
+def broken_lines(text: str, rng: random.Random | None = None, width: int = 0) -> str:
     """Hard-wrapped as a pasted export: a space past the line's width becomes a line break
     (width drawn from 40-90 when not given)."""
     rng = rng or random.Random(0)
@@ -61,10 +62,12 @@ def broken_lines(text: str, rng: Optional[random.Random] = None, width: int = 0)
     return "".join(chars)
 
 
-def variant(text: str, kind: str, rng: Optional[random.Random] = None) -> str:
+def variant(text: str, kind: str, rng: random.Random | None = None) -> str:
     """The `kind` copy of `text` (one of VARIANTS); same length, same offsets."""
-    makers: Dict[str, Callable[[str], str]] = {
-        "lower": lower, "upper": upper, "no_accents": no_accents,
+    makers: dict[str, Callable[[str], str]] = {
+        "lower": lower,
+        "upper": upper,
+        "no_accents": no_accents,
         "broken_lines": lambda t: broken_lines(t, rng),
     }
     if kind not in makers:

@@ -1,5 +1,6 @@
 """CLI comfort: inputs with nothing to read, --encoding, keygen, help at 80 columns and
 the progress bar. Every report text here is invented."""
+
 import json
 import os
 import pty
@@ -12,16 +13,18 @@ from pathlib import Path
 
 import pytest
 
-from meddocan_deid.engine import RunError, run
-from meddocan_deid.formats.sources import describe_folder, resolve_encoding
-from meddocan_deid.errors import InputError
 from meddocan_deid.deid.keys import load_key
+from meddocan_deid.engine import RunError, run
+from meddocan_deid.errors import InputError
+from meddocan_deid.formats.sources import describe_folder, resolve_encoding
 
 ROOT = Path(__file__).parent.parent.parent
 KEY = b"comfort-key-0123456789abcdefghij"
 # invented, with accents that cp1252 and UTF-8 encode differently
-REPORT = ("Datos del paciente.\nNombre: Eulalia.\nApellidos: Garmendia Ochoa.\n"
-          "Informe clínico del paciente: diagnóstico de bronquitis; evolución favorable tras tratamiento.\n")
+REPORT = (
+    "Datos del paciente.\nNombre: Eulalia.\nApellidos: Garmendia Ochoa.\n"
+    "Informe clínico del paciente: diagnóstico de bronquitis; evolución favorable tras tratamiento.\n"
+)
 
 
 @pytest.fixture(scope="module")
@@ -34,19 +37,30 @@ def model_dir(tmp_path_factory, rule_nlp):
 def cli(*args, env=None, timeout=180, **kwargs):
     full_env = {k: v for k, v in os.environ.items() if k not in ("MEDDOCAN_DEID_KEY", "COLUMNS")}
     full_env.update(env or {})
-    return subprocess.run([sys.executable, "-m", "meddocan_deid", *map(str, args)], capture_output=True, text=True,
-                          env=full_env, timeout=timeout, cwd=ROOT, **kwargs)
+    return subprocess.run(
+        [sys.executable, "-m", "meddocan_deid", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=timeout,
+        cwd=ROOT,
+        **kwargs,
+    )
 
 
 # --- an input with nothing to read ------------------------------------------------------
 
-@pytest.mark.parametrize("files,expected", [
-    ({"a.odt": 3, "b.doc": 2}, "3 .odt, 2 .doc, no .txt"),
-    ({"x.doc": 1}, "1 .doc, no .txt"),
-    ({"LEEME": 1, "n.csv": 2}, "2 .csv, 1 (no extension), no .txt"),
-    ({}, "the folder is empty"),
-    ({".oculto/n.txt": 1}, "the folder is empty"),  # hidden folders are never read
-])
+
+@pytest.mark.parametrize(
+    "files,expected",
+    [
+        ({"a.odt": 3, "b.doc": 2}, "3 .odt, 2 .doc, no .txt"),
+        ({"x.doc": 1}, "1 .doc, no .txt"),
+        ({"LEEME": 1, "n.csv": 2}, "2 .csv, 1 (no extension), no .txt"),
+        ({}, "the folder is empty"),
+        ({".oculto/n.txt": 1}, "the folder is empty"),  # hidden folders are never read
+    ],
+)
 def test_folder_with_nothing_to_read_says_what_it_found(tmp_path, rule_nlp, files, expected):
     inp = tmp_path / "in"
     inp.mkdir()
@@ -81,7 +95,10 @@ def test_folder_of_broken_pdf_and_docx_names_each(tmp_path, model_dir):
         (inp / name).write_bytes(b"PK\x03\x04")
     r = cli("deidentify", inp, tmp_path / "out", "--mode", "tag", "--model", model_dir)
     assert r.returncode == 1
-    assert "failed: c1.docx: not a readable .docx (" in r.stderr and "failed: i1.pdf: not a readable PDF (" in r.stderr
+    assert (
+        "failed: c1.docx: not a readable .docx (" in r.stderr
+        and "failed: i1.pdf: not a readable PDF (" in r.stderr
+    )
 
 
 @pytest.mark.parametrize("content", [b"", b"\n\n  \n"])
@@ -95,10 +112,20 @@ def test_empty_jsonl_is_an_error(tmp_path, rule_nlp, content):
 
 # --- --encoding -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name,expected", [
-    ("utf-8", "utf-8"), ("UTF8", "utf-8"), ("cp1252", "cp1252"), ("windows-1252", "cp1252"),
-    ("latin-1", "iso8859-1"), ("nope-42", None), ("base64", None), ("rot13", None),
-])
+
+@pytest.mark.parametrize(
+    "name,expected",
+    [
+        ("utf-8", "utf-8"),
+        ("UTF8", "utf-8"),
+        ("cp1252", "cp1252"),
+        ("windows-1252", "cp1252"),
+        ("latin-1", "iso8859-1"),
+        ("nope-42", None),
+        ("base64", None),
+        ("rot13", None),
+    ],
+)
 def test_resolve_encoding(name, expected):
     if expected is None:
         with pytest.raises(InputError, match=f"--encoding '{name}'"):
@@ -111,7 +138,17 @@ def test_unknown_encoding_is_refused_before_anything_is_written(tmp_path, model_
     inp = tmp_path / "in"
     inp.mkdir()
     (inp / "n.txt").write_text(REPORT, encoding="utf-8")
-    r = cli("deidentify", inp, tmp_path / "out", "--mode", "tag", "--model", model_dir, "--encoding", "klingon")
+    r = cli(
+        "deidentify",
+        inp,
+        tmp_path / "out",
+        "--mode",
+        "tag",
+        "--model",
+        model_dir,
+        "--encoding",
+        "klingon",
+    )
     assert r.returncode == 2 and "--encoding 'klingon': unknown encoding" in r.stderr
     assert not (tmp_path / "out").exists()
 
@@ -122,7 +159,7 @@ def test_cp1252_file_hint_then_encoding_cp1252_works(tmp_path, model_dir):
     (inp / "ok.txt").write_text(REPORT, encoding="utf-8")
     data = REPORT.encode("cp1252")
     (inp / "windows.txt").write_bytes(data)
-    offset = REPORT.encode("utf-8").index("í".encode("utf-8"))  # the first non-ASCII byte
+    offset = REPORT.encode("utf-8").index("í".encode())  # the first non-ASCII byte
     r = cli("deidentify", inp, out, "--mode", "tag", "--model", model_dir)
     assert r.returncode == 1
     assert f"windows.txt: not valid UTF-8 (byte {offset})" in r.stderr
@@ -132,7 +169,14 @@ def test_cp1252_file_hint_then_encoding_cp1252_works(tmp_path, model_dir):
     r = cli("deidentify", inp, out, "--mode", "tag", "--model", model_dir, "--encoding", "cp1252")
     assert r.returncode == 0, r.stderr
     rep = json.loads((out / "run_report.json").read_text())
-    assert rep["reports"] == {"read": 2, "written": 1, "skipped": 1, "failed": 0, "empty": 0, "not_read": 0}
+    assert rep["reports"] == {
+        "read": 2,
+        "written": 1,
+        "skipped": 1,
+        "failed": 0,
+        "empty": 0,
+        "not_read": 0,
+    }
     assert rep["options"]["encoding"] == "cp1252"
     written = (out / "windows.txt").read_bytes().decode("utf-8")  # outputs are always UTF-8
     assert "diagnóstico de bronquitis; evolución favorable" in written and "Eulalia" not in written
@@ -141,7 +185,9 @@ def test_cp1252_file_hint_then_encoding_cp1252_works(tmp_path, model_dir):
 
 def test_jsonl_in_latin1(tmp_path, rule_nlp):
     path = tmp_path / "notas.jsonl"
-    path.write_bytes((json.dumps({"id": "n1", "text": REPORT}, ensure_ascii=False) + "\n").encode("latin-1"))
+    path.write_bytes(
+        (json.dumps({"id": "n1", "text": REPORT}, ensure_ascii=False) + "\n").encode("latin-1")
+    )
     rep = run(path, tmp_path / "a", "tag", None, nlp=rule_nlp, progress=False)
     assert rep["reports"]["failed"] == 1 and "not valid UTF-8 (byte" in rep["failed"][0]["reason"]
     rep = run(path, tmp_path / "b", "tag", None, nlp=rule_nlp, progress=False, encoding="latin-1")
@@ -151,6 +197,7 @@ def test_jsonl_in_latin1(tmp_path, rule_nlp):
 
 # --- keygen -----------------------------------------------------------------------------
 
+
 def test_keygen_writes_a_private_key_and_never_overwrites(tmp_path):
     path = tmp_path / "deid.key"
     r = cli("keygen", path)
@@ -159,7 +206,9 @@ def test_keygen_writes_a_private_key_and_never_overwrites(tmp_path):
     content = path.read_text(encoding="ascii")
     assert len(content) == 65 and content.endswith("\n") and int(content[:64], 16) >= 0
     assert f"--key-file {path}" in r.stdout and content.strip() not in r.stdout + r.stderr
-    assert load_key(path) == content.strip().encode("ascii")  # the same value works as MEDDOCAN_DEID_KEY
+    assert load_key(path) == content.strip().encode(
+        "ascii"
+    )  # the same value works as MEDDOCAN_DEID_KEY
     assert load_key(None, environ={"MEDDOCAN_DEID_KEY": content.strip()}) == load_key(path)
     # two keys differ
     other = tmp_path / "otra.key"
@@ -187,14 +236,36 @@ def test_keygen_mode_0600_whatever_the_umask(tmp_path):
 
 # --- help at 80 columns -----------------------------------------------------------------
 
-@pytest.mark.parametrize("command,must_show", [
-    ([], ["deidentify", "keygen", "serve"]),
-    (["deidentify"], ["MEDDOCAN_DEID_KEY", "meddocan-deid keygen FILE", "--key-file FILE", "--encoding",
-                      "run_fingerprint.json", "Examples:", "--mode surrogate --key-file deid.key"]),
-    (["keygen"], ["0600", "--key-file FILE", "MEDDOCAN_DEID_KEY"]),
-    (["deidentify-spark"], ["--mode"]),
-    (["serve"], ["--token-file", "Authorization: Bearer TOKEN", "SIGTERM", "meddocan-deid serve --token-file"]),
-])
+
+@pytest.mark.parametrize(
+    "command,must_show",
+    [
+        ([], ["deidentify", "keygen", "serve"]),
+        (
+            ["deidentify"],
+            [
+                "MEDDOCAN_DEID_KEY",
+                "meddocan-deid keygen FILE",
+                "--key-file FILE",
+                "--encoding",
+                "run_fingerprint.json",
+                "Examples:",
+                "--mode surrogate --key-file deid.key",
+            ],
+        ),
+        (["keygen"], ["0600", "--key-file FILE", "MEDDOCAN_DEID_KEY"]),
+        (["deidentify-spark"], ["--mode"]),
+        (
+            ["serve"],
+            [
+                "--token-file",
+                "Authorization: Bearer TOKEN",
+                "SIGTERM",
+                "meddocan-deid serve --token-file",
+            ],
+        ),
+    ],
+)
 def test_help_readable_at_80_columns(command, must_show):
     r = cli(*command, "--help", env={"COLUMNS": "80"})
     assert r.returncode == 0, r.stderr
@@ -208,6 +279,7 @@ def test_help_readable_at_80_columns(command, must_show):
 
 
 # --- progress bar -----------------------------------------------------------------------
+
 
 class _FakeBar:
     def __init__(self, length, **kwargs):
@@ -230,7 +302,9 @@ def test_progress_bar_has_the_total_and_counts_every_report(tmp_path, rule_nlp, 
     import click
 
     bars = []
-    monkeypatch.setattr(click, "progressbar", lambda length, **kw: bars.append(_FakeBar(length, **kw)) or bars[-1])
+    monkeypatch.setattr(
+        click, "progressbar", lambda length, **kw: bars.append(_FakeBar(length, **kw)) or bars[-1]
+    )
     if kind == "folder":
         inp = tmp_path / "in"
         inp.mkdir()
@@ -248,7 +322,14 @@ def test_progress_bar_has_the_total_and_counts_every_report(tmp_path, rule_nlp, 
     rep = run(inp, out, "tag", None, nlp=rule_nlp, progress=True)
     # the folder's `roto.txt` is a UTF-16 byte-order mark alone: an empty report, not a failed one
     failed, empty = (0, 1) if kind == "folder" else (1, 0)
-    assert rep["reports"] == {"read": 5, "written": 1, "skipped": 3, "failed": failed, "empty": empty, "not_read": 0}
+    assert rep["reports"] == {
+        "read": 5,
+        "written": 1,
+        "skipped": 3,
+        "failed": failed,
+        "empty": empty,
+        "not_read": 0,
+    }
     (bar,) = bars
     assert bar.length == 5 and bar.steps == 5 and bar.closed
     assert bar.kwargs.get("show_eta") is True and bar.kwargs.get("file") is sys.stderr
@@ -263,9 +344,24 @@ def test_progress_bar_shown_on_a_terminal(tmp_path, model_dir):
         (inp / f"n{i}.txt").write_text(REPORT, encoding="utf-8")
     master, slave = pty.openpty()
     env = {k: v for k, v in os.environ.items() if k != "MEDDOCAN_DEID_KEY"}
-    proc = subprocess.Popen([sys.executable, "-m", "meddocan_deid", "deidentify", str(inp), str(tmp_path / "out"),
-                             "--mode", "tag", "--model", str(model_dir)],
-                            stdout=subprocess.DEVNULL, stderr=slave, cwd=ROOT, env=env)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "meddocan_deid",
+            "deidentify",
+            str(inp),
+            str(tmp_path / "out"),
+            "--mode",
+            "tag",
+            "--model",
+            str(model_dir),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=slave,
+        cwd=ROOT,
+        env=env,
+    )
     os.close(slave)
     chunks = []
     deadline = time.time() + 180
@@ -288,21 +384,32 @@ def test_progress_bar_shown_on_a_terminal(tmp_path, model_dir):
     assert "de-identifying" in shown and "3/3" in shown
 
 
-@pytest.mark.parametrize("reasons,encoding,expected_hint", [
-    (["informe_07.txt: not valid UTF-8 (byte 412)"], "utf-8",
-     "hint: 1 report not valid UTF-8 nor of an encoding detected with confidence (first: informe_07.txt at "
-     "byte 412); if they come from Windows or older systems, rerun with --encoding cp1252 (or --encoding "
-     "latin-1), the encoding used when the detection is not sure"),
-    (["a.jsonl:3: not valid cp1252 (byte 4)", "b.txt: not valid cp1252 (byte 9)"], "cp1252",
-     "hint: 2 reports not valid UTF-8 nor of an encoding detected with confidence, and not valid cp1252 "
-     "(--encoding) either (first: a.jsonl:3 at byte 4); check how they are encoded"),
-    (["a.jsonl:3: not valid JSON", "c.txt: empty text"], "utf-8", None),
-])
+@pytest.mark.parametrize(
+    "reasons,encoding,expected_hint",
+    [
+        (
+            ["informe_07.txt: not valid UTF-8 (byte 412)"],
+            "utf-8",
+            "hint: 1 report not valid UTF-8 nor of an encoding detected with confidence (first: informe_07.txt at "
+            "byte 412); if they come from Windows or older systems, rerun with --encoding cp1252 (or --encoding "
+            "latin-1), the encoding used when the detection is not sure",
+        ),
+        (
+            ["a.jsonl:3: not valid cp1252 (byte 4)", "b.txt: not valid cp1252 (byte 9)"],
+            "cp1252",
+            "hint: 2 reports not valid UTF-8 nor of an encoding detected with confidence, and not valid cp1252 "
+            "(--encoding) either (first: a.jsonl:3 at byte 4); check how they are encoded",
+        ),
+        (["a.jsonl:3: not valid JSON", "c.txt: empty text"], "utf-8", None),
+    ],
+)
 def test_failure_lines_hint_only_for_undecodable_files(reasons, encoding, expected_hint):
     from meddocan_deid.engine.record import failure_lines
 
-    lines = failure_lines({"failed": [{"id": str(i), "reason": r} for i, r in enumerate(reasons)]}, encoding)
-    assert lines[:len(reasons)] == [f"failed: {r}" for r in reasons]
+    lines = failure_lines(
+        {"failed": [{"id": str(i), "reason": r} for i, r in enumerate(reasons)]}, encoding
+    )
+    assert lines[: len(reasons)] == [f"failed: {r}" for r in reasons]
     hints = [line for line in lines if line.startswith("hint:")]
     if expected_hint is None:
         assert hints == []

@@ -1,5 +1,6 @@
 """The `meddocan-deid deidentify` command: inputs, outputs, resume, quarantine, exit codes,
 determinism across process counts, and a SIGKILL in the middle of a run."""
+
 import json
 import os
 import re
@@ -16,17 +17,25 @@ from meddocan_deid.formats.base import safe_stem
 
 KEY = b"cli-key-0123456789abcdef"
 ROOT = Path(__file__).parent.parent.parent
-TEMPLATE = ("Datos del paciente.\nNombre: {name}.\nApellidos: {surname}.\nNHC: {nhc}.\n"
-            "Fecha de Ingreso: {day:02d}/05/2001.\nDomicilio: C/ Mayor, {n}.\nCP: 28029.\n"
-            "Médico: Luis Albarrán Tejero NºCol: 28 31 64120.\n"
-            "Informe clínico del paciente: varón de 45 años que ingresa por dolor torácico.\n"
-            "Remitido por: Dr. Luis Albarrán Tejero. Teléfono: 915 37 48 21 E-mail: lalbarran@example.com\n")
+TEMPLATE = (
+    "Datos del paciente.\nNombre: {name}.\nApellidos: {surname}.\nNHC: {nhc}.\n"
+    "Fecha de Ingreso: {day:02d}/05/2001.\nDomicilio: C/ Mayor, {n}.\nCP: 28029.\n"
+    "Médico: Luis Albarrán Tejero NºCol: 28 31 64120.\n"
+    "Informe clínico del paciente: varón de 45 años que ingresa por dolor torácico.\n"
+    "Remitido por: Dr. Luis Albarrán Tejero. Teléfono: 915 37 48 21 E-mail: lalbarran@example.com\n"
+)
 NAMES = ["Ana", "Eva", "Luis", "Pedro", "Marta", "Rosa", "Juan", "Sara"]
 SURNAMES = ["Ruiz Gil", "López Martín", "Sanz Vidal", "Mora Pérez"]
 
 
 def make_report(i: int) -> str:
-    return TEMPLATE.format(name=NAMES[i % 8], surname=SURNAMES[i % 4], nhc=1000000 + 37 * i, day=1 + i % 28, n=i % 90 + 1)
+    return TEMPLATE.format(
+        name=NAMES[i % 8],
+        surname=SURNAMES[i % 4],
+        nhc=1000000 + 37 * i,
+        day=1 + i % 28,
+        n=i % 90 + 1,
+    )
 
 
 def write_folder(folder: Path, n: int, nested: bool = False) -> None:
@@ -37,8 +46,11 @@ def write_folder(folder: Path, n: int, nested: bool = False) -> None:
 
 
 def outputs(folder: Path):
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
-            and p.name not in ("run_report.json", "run_fingerprint.json")}
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name not in ("run_report.json", "run_fingerprint.json")
+    }
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +68,9 @@ def cli(*args, env_key=None, timeout=120):
 
     from meddocan_deid.cli.app import app
 
-    result = CliRunner().invoke(app, [str(a) for a in args], env={"MEDDOCAN_DEID_KEY": env_key or None})
+    result = CliRunner().invoke(
+        app, [str(a) for a in args], env={"MEDDOCAN_DEID_KEY": env_key or None}
+    )
     return SimpleNamespace(returncode=result.exit_code, stdout=result.stdout, stderr=result.stderr)
 
 
@@ -64,10 +78,19 @@ def test_folder_nested_mirrored_and_ann(tmp_path, rule_nlp):
     inp = tmp_path / "in"
     write_folder(inp, 6, nested=True)
     (inp / "sub0" / "same.txt").write_text(make_report(1), encoding="utf-8")
-    (inp / "sub1" / "same.txt").write_text(make_report(2), encoding="utf-8")  # same base name, other folder
+    (inp / "sub1" / "same.txt").write_text(
+        make_report(2), encoding="utf-8"
+    )  # same base name, other folder
     out = tmp_path / "out"
     rep = run(inp, out, "surrogate", KEY, nlp=rule_nlp, progress=False)
-    assert rep["reports"] == {"read": 8, "written": 8, "skipped": 0, "failed": 0, "empty": 0, "not_read": 0}
+    assert rep["reports"] == {
+        "read": 8,
+        "written": 8,
+        "skipped": 0,
+        "failed": 0,
+        "empty": 0,
+        "not_read": 0,
+    }
     assert (out / "sub0" / "same.txt").read_text() != (out / "sub1" / "same.txt").read_text()
     assert rep["phi_per_label"]["NOMBRE_SUJETO_ASISTENCIA"] == 8 * 2
     assert set(rep) >= {"mode", "model", "seconds", "failed", "phi_per_label", "reports"}
@@ -78,23 +101,42 @@ def test_folder_nested_mirrored_and_ann(tmp_path, rule_nlp):
     for line in ann:  # the output's offsets: each entity on its replacement
         tid, mid, surface = line.split("\t")
         label, start, end = mid.split(" ")
-        assert new_text[int(start):int(end)] == surface
+        assert new_text[int(start) : int(end)] == surface
     assert "Eva" not in new_text and "López" not in new_text and "28 31 64120" not in new_text
 
 
 def test_bad_inputs_quarantined(tmp_path, rule_nlp):
     inp = tmp_path / "in"
     write_folder(inp, 3)
-    (inp / "bad_utf8.txt").write_bytes("Nombre: Ana.\n".encode("utf-8") + b"\xe9\xff ruido")
+    (inp / "bad_utf8.txt").write_bytes(b"Nombre: Ana.\n" + b"\xe9\xff ruido")
     (inp / "empty.txt").write_text("", encoding="utf-8")
     (inp / "blank.txt").write_text(" \n\n", encoding="utf-8")
     (inp / "big.txt").write_text(make_report(0) * 40, encoding="utf-8")
     out = tmp_path / "out"
-    rep = run(inp, out, "mask", None, nlp=rule_nlp, progress=False,
-              options=__import__("meddocan_deid.deid", fromlist=["DeidOptions"]).DeidOptions(max_chars=5000))
+    rep = run(
+        inp,
+        out,
+        "mask",
+        None,
+        nlp=rule_nlp,
+        progress=False,
+        options=__import__("meddocan_deid.deid", fromlist=["DeidOptions"]).DeidOptions(
+            max_chars=5000
+        ),
+    )
     # an empty or blank file is no failure: a status of its own
-    assert rep["reports"] == {"read": 7, "written": 3, "skipped": 0, "failed": 2, "empty": 2, "not_read": 0}
-    assert rep["empty"] == [{"id": "blank", "file": "blank.txt"}, {"id": "empty", "file": "empty.txt"}]
+    assert rep["reports"] == {
+        "read": 7,
+        "written": 3,
+        "skipped": 0,
+        "failed": 2,
+        "empty": 2,
+        "not_read": 0,
+    }
+    assert rep["empty"] == [
+        {"id": "blank", "file": "blank.txt"},
+        {"id": "empty", "file": "empty.txt"},
+    ]
     reasons = {f["id"]: f["reason"] for f in rep["failed"]}
     assert reasons["bad_utf8"] == "bad_utf8.txt: not valid UTF-8 (byte 13)"
     assert "empty" not in reasons and "blank" not in reasons
@@ -118,9 +160,21 @@ def test_jsonl_ids_duplicates_and_patients(tmp_path, rule_nlp):
     path.write_bytes(raw.encode("utf-8") + b'{"id": "u", "text": "\xff"}\n')
     out = tmp_path / "out"
     rep = run(path, out, "surrogate", KEY, nlp=rule_nlp, progress=False)
-    assert rep["reports"] == {"read": 8, "written": 4, "skipped": 0, "failed": 4, "empty": 0, "not_read": 0}
+    assert rep["reports"] == {
+        "read": 8,
+        "written": 4,
+        "skipped": 0,
+        "failed": 4,
+        "empty": 0,
+        "not_read": 0,
+    }
     reasons = sorted(f["reason"].split(": ", 1)[1] for f in rep["failed"])
-    assert reasons == ["duplicate id", "no 'text' string", "not valid JSON", "not valid UTF-8 (byte 21)"]
+    assert reasons == [
+        "duplicate id",
+        "no 'text' string",
+        "not valid JSON",
+        "not valid UTF-8 (byte 21)",
+    ]
     files = sorted(p.name for p in out.glob("*.txt"))
     assert len(files) == 4 and all(re.fullmatch(r"[A-Za-z0-9._-]+\.txt", f) for f in files)
     assert not list(tmp_path.glob("etc*")) and all(p.parent == out for p in out.rglob("*.txt"))
@@ -139,7 +193,14 @@ def test_resume_skips_done_and_redoes_half_written(tmp_path, rule_nlp):
     (out / "doc003.ann").write_text("stale", encoding="utf-8")
     (out / ".doc004.txt.abc123xy.tmp").write_text("partial", encoding="utf-8")
     rep = run(inp, out, "surrogate", KEY, nlp=rule_nlp, progress=False)
-    assert rep["reports"] == {"read": 5, "written": 1, "skipped": 4, "failed": 0, "empty": 0, "not_read": 0}
+    assert rep["reports"] == {
+        "read": 5,
+        "written": 1,
+        "skipped": 4,
+        "failed": 0,
+        "empty": 0,
+        "not_read": 0,
+    }
     assert not list(out.rglob("*.tmp"))
     after = outputs(out)
     assert after["doc002.txt"] == clean["doc002.txt"]
@@ -151,8 +212,26 @@ def test_resume_skips_done_and_redoes_half_written(tmp_path, rule_nlp):
 def test_same_output_with_one_and_two_processes(tmp_path, rule_nlp):
     inp = tmp_path / "in"
     write_folder(inp, 12, nested=True)
-    run(inp, tmp_path / "one", "surrogate", KEY, nlp=rule_nlp, n_process=1, batch_size=5, progress=False)
-    rep = run(inp, tmp_path / "two", "surrogate", KEY, nlp=rule_nlp, n_process=2, batch_size=2, progress=False)
+    run(
+        inp,
+        tmp_path / "one",
+        "surrogate",
+        KEY,
+        nlp=rule_nlp,
+        n_process=1,
+        batch_size=5,
+        progress=False,
+    )
+    rep = run(
+        inp,
+        tmp_path / "two",
+        "surrogate",
+        KEY,
+        nlp=rule_nlp,
+        n_process=2,
+        batch_size=2,
+        progress=False,
+    )
     assert rep["reports"]["written"] == 12
     one, two = outputs(tmp_path / "one"), outputs(tmp_path / "two")
     assert len(one) == 25 and one == two  # 12 .txt, 12 .ann and the input digests
@@ -164,7 +243,9 @@ def test_same_output_with_one_and_two_processes(tmp_path, rule_nlp):
 def test_cli_modes_keys_and_exit_codes(tmp_path, model_dir):
     inp = tmp_path / "in"
     write_folder(inp, 3)
-    (inp / "bad.txt").write_bytes(b"Nombre: \xff\xfe\xfd.\n")  # not UTF-8 (a BOM alone is an empty file)
+    (inp / "bad.txt").write_bytes(
+        b"Nombre: \xff\xfe\xfd.\n"
+    )  # not UTF-8 (a BOM alone is an empty file)
     key_file = tmp_path / "key"
     key_file.write_bytes(KEY + b"\n")
     # surrogate without a key: refused, nothing written
@@ -172,33 +253,94 @@ def test_cli_modes_keys_and_exit_codes(tmp_path, model_dir):
     assert r.returncode == 2 and "needs a key" in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "o1").exists()
     # key from a file; a failed report -> exit 1
-    r = cli("deidentify", inp, tmp_path / "o2", "--mode", "surrogate", "--key-file", key_file, "--model", model_dir)
+    r = cli(
+        "deidentify",
+        inp,
+        tmp_path / "o2",
+        "--mode",
+        "surrogate",
+        "--key-file",
+        key_file,
+        "--model",
+        model_dir,
+    )
     assert r.returncode == 1, r.stderr
-    assert "Traceback" not in r.stderr and "\r" not in r.stderr  # no progress bar when not a terminal
+    assert (
+        "Traceback" not in r.stderr and "\r" not in r.stderr
+    )  # no progress bar when not a terminal
     rep = json.loads((tmp_path / "o2" / "run_report.json").read_text())
-    assert rep["reports"] == {"read": 4, "written": 3, "skipped": 0, "failed": 1, "empty": 0, "not_read": 0}
+    assert rep["reports"] == {
+        "read": 4,
+        "written": 3,
+        "skipped": 0,
+        "failed": 1,
+        "empty": 0,
+        "not_read": 0,
+    }
     # the same key from the environment: byte-identical output
-    r = cli("deidentify", inp, tmp_path / "o3", "--mode", "surrogate", "--model", model_dir, env_key=KEY.decode())
+    r = cli(
+        "deidentify",
+        inp,
+        tmp_path / "o3",
+        "--mode",
+        "surrogate",
+        "--model",
+        model_dir,
+        env_key=KEY.decode(),
+    )
     assert r.returncode == 1
     assert outputs(tmp_path / "o2") == outputs(tmp_path / "o3")
     # a throwaway key: other output
-    r = cli("deidentify", inp, tmp_path / "o4", "--mode", "surrogate", "--random-key", "--model", model_dir)
+    r = cli(
+        "deidentify",
+        inp,
+        tmp_path / "o4",
+        "--mode",
+        "surrogate",
+        "--random-key",
+        "--model",
+        model_dir,
+    )
     assert r.returncode == 1
     assert outputs(tmp_path / "o4")["doc000.txt"] != outputs(tmp_path / "o2")["doc000.txt"]
     # tag mode on one file, numbering and a tag table
     table = tmp_path / "tags.tsv"
     table.write_text("NOMBRE_SUJETO_ASISTENCIA\tPACIENTE\n", encoding="utf-8")
-    r = cli("deidentify", inp / "doc000.txt", tmp_path / "o5", "--mode", "tag", "--tag-table", table, "--tag-numbering",
-            "--model", model_dir)
+    r = cli(
+        "deidentify",
+        inp / "doc000.txt",
+        tmp_path / "o5",
+        "--mode",
+        "tag",
+        "--tag-table",
+        table,
+        "--tag-numbering",
+        "--model",
+        model_dir,
+    )
     assert r.returncode == 0, r.stderr
     text = (tmp_path / "o5" / "doc000.txt").read_text()
     assert "Nombre: [PACIENTE-1].\nApellidos: [PACIENTE-2]." in text and "[FECHAS-1]" in text
     # bad usage: one line, exit 2
-    for args in (["deidentify", tmp_path / "missing", tmp_path / "o6", "--mode", "mask", "--model", model_dir],
-                 ["deidentify", inp, inp / "out", "--mode", "mask", "--model", model_dir],
-                 ["deidentify", inp, tmp_path / "o7", "--mode", "mask", "--model", tmp_path / "nomodel"]):
+    for args in (
+        [
+            "deidentify",
+            tmp_path / "missing",
+            tmp_path / "o6",
+            "--mode",
+            "mask",
+            "--model",
+            model_dir,
+        ],
+        ["deidentify", inp, inp / "out", "--mode", "mask", "--model", model_dir],
+        ["deidentify", inp, tmp_path / "o7", "--mode", "mask", "--model", tmp_path / "nomodel"],
+    ):
         r = cli(*args)
-        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+        assert (
+            r.returncode == 2
+            and len(r.stderr.strip().splitlines()) == 1
+            and "Traceback" not in r.stderr
+        )
 
 
 def test_sigkill_midway_then_resume(tmp_path, model_dir):
@@ -210,9 +352,25 @@ def test_sigkill_midway_then_resume(tmp_path, model_dir):
     key_file = tmp_path / "key"
     key_file.write_bytes(KEY)
     out = tmp_path / "out"
-    args = [sys.executable, "-m", "meddocan_deid", "deidentify", str(inp), str(out), "--mode", "surrogate",
-            "--key-file", str(key_file), "--model", str(model_dir), "--batch-size", "1"]
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT, start_new_session=True)
+    args = [
+        sys.executable,
+        "-m",
+        "meddocan_deid",
+        "deidentify",
+        str(inp),
+        str(out),
+        "--mode",
+        "surrogate",
+        "--key-file",
+        str(key_file),
+        "--model",
+        str(model_dir),
+        "--batch-size",
+        "1",
+    ]
+    proc = subprocess.Popen(
+        args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT, start_new_session=True
+    )
     deadline = time.time() + 180
     try:
         while time.time() < deadline and proc.poll() is None:
@@ -229,19 +387,26 @@ def test_sigkill_midway_then_resume(tmp_path, model_dir):
     assert r.returncode == 0, r.stderr
     rep = json.loads((out / "run_report.json").read_text())
     assert rep["reports"]["read"] == n and rep["reports"]["failed"] == 0
-    assert rep["reports"]["skipped"] >= done_before - 1 and rep["reports"]["written"] + rep["reports"]["skipped"] == n
+    assert (
+        rep["reports"]["skipped"] >= done_before - 1
+        and rep["reports"]["written"] + rep["reports"]["skipped"] == n
+    )
     assert not [p for p in out.rglob("*") if p.name.endswith(".tmp")]
     txts = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.txt"))
     assert len(txts) == n == len(set(txts)) and len(list(out.rglob("*.ann"))) == n
     clean = tmp_path / "clean"
-    r = subprocess.run(args[:5] + [str(clean)] + args[6:], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    r = subprocess.run(
+        args[:5] + [str(clean)] + args[6:], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
     assert r.returncode == 0
     assert outputs(out) == outputs(clean)
 
 
-PRIVACY_REPORT = ("Datos del paciente.\nNombre: Elvira Sanmartín.\n\n"
-                  "Paciente de 40 años con disnea.\n\n"
-                  "Remitido por: Dra. Quelvoria Zubimendi. Unidad de Neumología. Avenida Olmos 14, 31500 Tudela.\n")
+PRIVACY_REPORT = (
+    "Datos del paciente.\nNombre: Elvira Sanmartín.\n\n"
+    "Paciente de 40 años con disnea.\n\n"
+    "Remitido por: Dra. Quelvoria Zubimendi. Unidad de Neumología. Avenida Olmos 14, 31500 Tudela.\n"
+)
 
 
 @pytest.mark.parametrize("how", ["flag", "policy"])
@@ -265,7 +430,17 @@ def test_privacy_high_from_the_cli_and_the_policy(tmp_path, model_dir, how):
     assert "Quelvoria" not in (tmp_path / "high" / "r.txt").read_text(encoding="utf-8")
     fingerprint = json.loads((tmp_path / "high" / "run_fingerprint.json").read_text())
     assert fingerprint["privacy"] == "high"
-    again = cli("deidentify", inp, tmp_path / "high", "--mode", "tag", "--model", model_dir, "--privacy", "balanced")
+    again = cli(
+        "deidentify",
+        inp,
+        tmp_path / "high",
+        "--mode",
+        "tag",
+        "--model",
+        model_dir,
+        "--privacy",
+        "balanced",
+    )
     assert again.returncode == 2 and "privacy: 'high' (before) vs 'balanced' (now)" in again.stderr
 
 
@@ -273,7 +448,17 @@ def test_bad_privacy_level_stops_the_run(tmp_path, model_dir):
     inp = tmp_path / "in"
     inp.mkdir()
     (inp / "r.txt").write_text(PRIVACY_REPORT, encoding="utf-8")
-    res = cli("deidentify", inp, tmp_path / "out", "--mode", "tag", "--model", model_dir, "--privacy", "maximum")
+    res = cli(
+        "deidentify",
+        inp,
+        tmp_path / "out",
+        "--mode",
+        "tag",
+        "--model",
+        model_dir,
+        "--privacy",
+        "maximum",
+    )
     assert res.returncode == 2
     assert "privacy level must be one of ['balanced', 'high'], not 'maximum'" in res.stderr
     assert not (tmp_path / "out").exists()

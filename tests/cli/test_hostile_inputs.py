@@ -2,6 +2,7 @@
 as failed or listed as not read (never lost), the run goes on and the exit code says so.
 The CLI is called in-process (typer's runner) with the pipeline loader patched, since a
 subprocess adds nothing here. Every text is invented."""
+
 import json
 from pathlib import Path
 
@@ -19,7 +20,9 @@ REPORT = "Datos del paciente.\nNombre: Zorionak.\nApellidos: Etxeberria Garmendi
 def light_nlp():
     """A blank pipeline with one ruler: cheap enough for megabytes and thousands of files."""
     nlp = spacy.blank("es")
-    nlp.add_pipe("entity_ruler").add_patterns([{"label": "NOMBRE_SUJETO_ASISTENCIA", "pattern": "Zorionak"}])
+    nlp.add_pipe("entity_ruler").add_patterns(
+        [{"label": "NOMBRE_SUJETO_ASISTENCIA", "pattern": "Zorionak"}]
+    )
     return nlp
 
 
@@ -35,7 +38,10 @@ def run_report(out: Path) -> dict:
 
 def accounted(rep: dict, n_files: int) -> bool:
     c = rep["reports"]
-    return c["read"] + c["not_read"] == n_files and c["read"] == c["written"] + c["skipped"] + c["failed"] + c["empty"]
+    return (
+        c["read"] + c["not_read"] == n_files
+        and c["read"] == c["written"] + c["skipped"] + c["failed"] + c["empty"]
+    )
 
 
 def test_empty_bom_nul_binary_and_mixed_encodings(tmp_path, rule_nlp):
@@ -45,7 +51,9 @@ def test_empty_bom_nul_binary_and_mixed_encodings(tmp_path, rule_nlp):
     (inp / "bom_only.txt").write_bytes(b"\xef\xbb\xbf")
     (inp / "nul.txt").write_bytes(REPORT.encode("utf-8").replace(b"\n", b"\x00\n", 2))
     (inp / "binary.txt").write_bytes(bytes(range(256)) * 40)
-    (inp / "latin.txt").write_bytes(("Informe de Begoña Ibáñez, niña de 7 años. " * 5).encode("cp1252"))
+    (inp / "latin.txt").write_bytes(
+        ("Informe de Begoña Ibáñez, niña de 7 años. " * 5).encode("cp1252")
+    )
     (inp / "utf8.txt").write_text(REPORT, encoding="utf-8")
     rep = run(inp, tmp_path / "out", "tag", None, nlp=rule_nlp, progress=False)
     assert accounted(rep, 6)
@@ -63,7 +71,9 @@ def test_a_1mb_single_line_and_a_5mb_report_of_many_lines(tmp_path, light_nlp):
     inp = tmp_path / "in"
     inp.mkdir()
     (inp / "line.txt").write_text(("Zorionak visto hoy " * 55_000)[:1_000_000], encoding="utf-8")
-    (inp / "history.txt").write_text("Nota: Zorionak estable, sin cambios.\n" * 140_000, encoding="utf-8")
+    (inp / "history.txt").write_text(
+        "Nota: Zorionak estable, sin cambios.\n" * 140_000, encoding="utf-8"
+    )
     rep = run(inp, tmp_path / "out", "tag", None, nlp=light_nlp, progress=False)
     assert accounted(rep, 2) and rep["reports"]["written"] == 2
     assert (inp / "history.txt").stat().st_size > 5_000_000
@@ -109,8 +119,16 @@ def test_a_symlink_loop_a_broken_link_and_an_unreadable_file(tmp_path, rule_nlp,
 def test_odd_file_names(tmp_path, rule_nlp):
     inp = tmp_path / "in"
     inp.mkdir()
-    names = ["con espacios.txt", "ñandú-áéí.txt", "-rf.txt", "a\nb.txt", "MAYUS.TXT", "mixto.Txt", "x" * 200 + ".txt",
-             "dos.puntos.txt"]
+    names = [
+        "con espacios.txt",
+        "ñandú-áéí.txt",
+        "-rf.txt",
+        "a\nb.txt",
+        "MAYUS.TXT",
+        "mixto.Txt",
+        "x" * 200 + ".txt",
+        "dos.puntos.txt",
+    ]
     for name in names:
         (inp / name).write_text(REPORT, encoding="utf-8")
     rep = run(inp, tmp_path / "out", "tag", None, nlp=rule_nlp, progress=False)
@@ -120,15 +138,32 @@ def test_odd_file_names(tmp_path, rule_nlp):
 
 
 def test_malformed_jsonl_records(tmp_path, rule_nlp):
-    lines = [json.dumps({"id": "ok-1", "text": REPORT}), "{not json", json.dumps({"text": REPORT}),
-             json.dumps({"id": "t", "text": 42}), json.dumps(["id", "text"]), json.dumps({"id": "ok-1", "text": REPORT}),
-             json.dumps({"id": "ok-2", "text": REPORT}), "", json.dumps({"id": True, "text": REPORT})]
+    lines = [
+        json.dumps({"id": "ok-1", "text": REPORT}),
+        "{not json",
+        json.dumps({"text": REPORT}),
+        json.dumps({"id": "t", "text": 42}),
+        json.dumps(["id", "text"]),
+        json.dumps({"id": "ok-1", "text": REPORT}),
+        json.dumps({"id": "ok-2", "text": REPORT}),
+        "",
+        json.dumps({"id": True, "text": REPORT}),
+    ]
     path = tmp_path / "in.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     rep = run(path, tmp_path / "out", "tag", None, nlp=rule_nlp, progress=False)
-    assert rep["reports"] == {"read": 8, "written": 2, "skipped": 0, "failed": 6, "empty": 0, "not_read": 0}
+    assert rep["reports"] == {
+        "read": 8,
+        "written": 2,
+        "skipped": 0,
+        "failed": 6,
+        "empty": 0,
+        "not_read": 0,
+    }
     reasons = " ".join(f["reason"] for f in rep["failed"])
-    assert "not valid JSON" in reasons and "duplicate id" in reasons and "no 'text' string" in reasons
+    assert (
+        "not valid JSON" in reasons and "duplicate id" in reasons and "no 'text' string" in reasons
+    )
 
 
 def test_files_of_other_kinds_make_the_exit_code_say_so(tmp_path, rule_nlp, monkeypatch):
@@ -141,7 +176,11 @@ def test_files_of_other_kinds_make_the_exit_code_say_so(tmp_path, rule_nlp, monk
     (inp / ".oculto").write_text("x", encoding="utf-8")
     result = cli(monkeypatch, rule_nlp, inp, tmp_path / "out")
     assert result.exit_code == 1
-    assert "written 2" in result.output and "failed 3" in result.output and "files not read 1" in result.output
+    assert (
+        "written 2" in result.output
+        and "failed 3" in result.output
+        and "files not read 1" in result.output
+    )
     rep = run_report(tmp_path / "out")
     assert sorted(f["file"] for f in rep["failed"]) == ["carta.odt", "informe.doc", "tabla.csv"]
     assert all("not a plain-text report" in f["reason"] for f in rep["failed"])

@@ -1,5 +1,6 @@
 """An HTML parser for the review-page tests: the start tags with their attributes, the
 visible text, and the text inside each <mark>."""
+
 from html.parser import HTMLParser
 
 

@@ -1,16 +1,26 @@
 """The shared `.ann` is in the output's offsets (each entity on its replacement), the private
 one in the original's; `validate_ann` catches an `.ann` that does not line up. Invented texts."""
+
 import pytest
 
-from meddocan_deid.brat import read_ann
+from meddocan_deid.brat import (
+    AnnError,
+    format_output_ann,
+    format_private_ann,
+    fragments,
+    parse_ann,
+    read_ann,
+    validate_ann,
+)
 from meddocan_deid.deid import apply_operator
-from meddocan_deid.brat import AnnError, format_output_ann, format_private_ann, fragments, parse_ann, validate_ann
 from meddocan_deid.engine.output import format_ann
 
 KEY = b"ann-test-key-0123456789"
-TEXT = ("Nombre: Rosalía Quintanar Bermejo.\tNHC: 4471029.\n"
-        "Domicilio: C/ Alcornoque, 17\n28044 Villaverde\n"
-        "Fecha de ingreso: 03/02/2011. Varón de 52 años. Email: rquintanar@ejemplo.es\n")
+TEXT = (
+    "Nombre: Rosalía Quintanar Bermejo.\tNHC: 4471029.\n"
+    "Domicilio: C/ Alcornoque, 17\n28044 Villaverde\n"
+    "Fecha de ingreso: 03/02/2011. Varón de 52 años. Email: rquintanar@ejemplo.es\n"
+)
 
 
 def find(sub: str, label: str):
@@ -19,10 +29,16 @@ def find(sub: str, label: str):
 
 
 # a span crossing a line break (CALLE) and one after a tab (ID_SUJETO_ASISTENCIA)
-SPANS = [find("Rosalía Quintanar Bermejo", "NOMBRE_SUJETO_ASISTENCIA"), find("4471029", "ID_SUJETO_ASISTENCIA"),
-         find("C/ Alcornoque, 17\n28044", "CALLE"), find("Villaverde", "TERRITORIO"),
-         find("03/02/2011", "FECHAS"), find("Varón", "SEXO_SUJETO_ASISTENCIA"),
-         find("52 años", "EDAD_SUJETO_ASISTENCIA"), find("rquintanar@ejemplo.es", "CORREO_ELECTRONICO")]
+SPANS = [
+    find("Rosalía Quintanar Bermejo", "NOMBRE_SUJETO_ASISTENCIA"),
+    find("4471029", "ID_SUJETO_ASISTENCIA"),
+    find("C/ Alcornoque, 17\n28044", "CALLE"),
+    find("Villaverde", "TERRITORIO"),
+    find("03/02/2011", "FECHAS"),
+    find("Varón", "SEXO_SUJETO_ASISTENCIA"),
+    find("52 años", "EDAD_SUJETO_ASISTENCIA"),
+    find("rquintanar@ejemplo.es", "CORREO_ELECTRONICO"),
+]
 MODES = ("tag", "mask", "redact", "surrogate")
 
 
@@ -62,41 +78,59 @@ def test_mask_across_a_line_break_is_two_fragments(tmp_path):
     calle = [line for line in ann.splitlines() if "\tCALLE " in line][0]
     assert ";" in calle.split("\t")[1]
     # the continuous entities also pass the project's own BRAT reader
-    (tmp_path / "x.ann").write_text("".join(line + "\n" for line in ann.splitlines() if ";" not in line),
-                                    encoding="utf-8")
+    (tmp_path / "x.ann").write_text(
+        "".join(line + "\n" for line in ann.splitlines() if ";" not in line), encoding="utf-8"
+    )
     assert len(read_ann(tmp_path / "x.ann", res.text)) == len(SPANS) - 1
 
 
-@pytest.mark.parametrize("text,start,end,expected", [
-    ("ab\ncd", 0, 5, [(0, 2), (3, 5)]),
-    ("ab\r\n\tcd", 0, 7, [(0, 2), (5, 7)]),
-    ("abcd", 1, 3, [(1, 3)]),
-    ("a\u2028b", 0, 3, [(0, 1), (2, 3)]),
-    ("\n\n", 0, 2, []),
-])
+@pytest.mark.parametrize(
+    "text,start,end,expected",
+    [
+        ("ab\ncd", 0, 5, [(0, 2), (3, 5)]),
+        ("ab\r\n\tcd", 0, 7, [(0, 2), (5, 7)]),
+        ("abcd", 1, 3, [(1, 3)]),
+        ("a\u2028b", 0, 3, [(0, 1), (2, 3)]),
+        ("\n\n", 0, 2, []),
+    ],
+)
 def test_fragments(text, start, end, expected):
     assert fragments(text, start, end) == expected
 
 
-@pytest.mark.parametrize("text,ann,n", [
-    ("Ana vive en Soria", "T1\tNOMBRE_SUJETO_ASISTENCIA 0 3\tAna\nT2\tTERRITORIO 12 17\tSoria\n", 2),
-    ("Ana\nRuiz", "T1\tNOMBRE_SUJETO_ASISTENCIA 0 3;4 8\tAna Ruiz\n", 1),
-    ("sin nada", "", 0),
-    ("Ana", "#1\tAnnotatorNotes T1\tnota\nT1\tNOMBRE_SUJETO_ASISTENCIA 0 3\tAna\n", 1),
-])
+@pytest.mark.parametrize(
+    "text,ann,n",
+    [
+        (
+            "Ana vive en Soria",
+            "T1\tNOMBRE_SUJETO_ASISTENCIA 0 3\tAna\nT2\tTERRITORIO 12 17\tSoria\n",
+            2,
+        ),
+        ("Ana\nRuiz", "T1\tNOMBRE_SUJETO_ASISTENCIA 0 3;4 8\tAna Ruiz\n", 1),
+        ("sin nada", "", 0),
+        ("Ana", "#1\tAnnotatorNotes T1\tnota\nT1\tNOMBRE_SUJETO_ASISTENCIA 0 3\tAna\n", 1),
+    ],
+)
 def test_validate_ann_accepts(text, ann, n):
     assert validate_ann(text, ann) == n
 
 
-@pytest.mark.parametrize("text,ann,problem", [
-    ("Ana vive en Soria", "T1\tNOMBRE_SUJETO_ASISTENCIA 0 4\tAna\n", "text column differs"),
-    ("Ana", "T1\tNOMBRE_SUJETO_ASISTENCIA 0 9\tAna\n", "outside the text"),
-    ("Ana", "T1\tNOMBRE_SUJETO_ASISTENCIA 2 2\t\n", "empty"),
-    ("Ana\nRuiz", "T1\tNOMBRE_SUJETO_ASISTENCIA 4 8;0 3\tRuiz Ana\n", "unordered"),
-    ("Ana", "T1\tNOMBRE_SUJETO_ASISTENCIA 0 3\n", "expected"),
-    ("Ana", "T1 NOMBRE_SUJETO_ASISTENCIA 0 3 Ana\n", "expected"),
-    ("Ana Ana", "T1\tNOMBRE_SUJETO_ASISTENCIA 0 3\tAna\nT1\tNOMBRE_SUJETO_ASISTENCIA 4 7\tAna\n", "duplicate"),
-])
+@pytest.mark.parametrize(
+    "text,ann,problem",
+    [
+        ("Ana vive en Soria", "T1\tNOMBRE_SUJETO_ASISTENCIA 0 4\tAna\n", "text column differs"),
+        ("Ana", "T1\tNOMBRE_SUJETO_ASISTENCIA 0 9\tAna\n", "outside the text"),
+        ("Ana", "T1\tNOMBRE_SUJETO_ASISTENCIA 2 2\t\n", "empty"),
+        ("Ana\nRuiz", "T1\tNOMBRE_SUJETO_ASISTENCIA 4 8;0 3\tRuiz Ana\n", "unordered"),
+        ("Ana", "T1\tNOMBRE_SUJETO_ASISTENCIA 0 3\n", "expected"),
+        ("Ana", "T1 NOMBRE_SUJETO_ASISTENCIA 0 3 Ana\n", "expected"),
+        (
+            "Ana Ana",
+            "T1\tNOMBRE_SUJETO_ASISTENCIA 0 3\tAna\nT1\tNOMBRE_SUJETO_ASISTENCIA 4 7\tAna\n",
+            "duplicate",
+        ),
+    ],
+)
 def test_validate_ann_rejects(text, ann, problem):
     with pytest.raises(AnnError, match=problem) as err:
         validate_ann(text, ann)
@@ -111,6 +145,8 @@ def test_validate_folder(tmp_path):
     write_report(tmp_path / "out", "sub/a", res.text, res.replacements)
     assert validate_folder(tmp_path / "out") == len(SPANS)
     # the original's offsets beside the output: the old misalignment, caught with the file name
-    (tmp_path / "out" / "sub" / "a.ann").write_text(format_private_ann(TEXT, res.replacements), encoding="utf-8")
+    (tmp_path / "out" / "sub" / "a.ann").write_text(
+        format_private_ann(TEXT, res.replacements), encoding="utf-8"
+    )
     with pytest.raises(AnnError, match=r"a\.ann: entity T1"):
         validate_folder(tmp_path / "out")

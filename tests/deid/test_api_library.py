@@ -1,6 +1,7 @@
 """The Python API as a library user meets it: a typed `meddocan_deid.deidentify`, the
 pipeline loaded once per process and name, a policy given as a dict, and kinship words
 kept in every mode. All texts are invented."""
+
 import inspect
 from pathlib import Path
 
@@ -20,7 +21,9 @@ def make_doc(text, ents):
     spans = []
     for label, surface in ents:
         start = text.index(surface)
-        spans.append(doc.char_span(start, start + len(surface), label=label, alignment_mode="expand"))
+        spans.append(
+            doc.char_span(start, start + len(surface), label=label, alignment_mode="expand")
+        )
     doc.ents = spans
     return doc
 
@@ -78,7 +81,9 @@ def test_a_policy_as_a_dict_equals_the_same_policy_as_a_file(tmp_path):
     doc = make_doc(text, [("FECHAS", "12/03/2019"), ("NUMERO_TELEFONO", "612 345 678")])
     path = Path(tmp_path) / "policy.toml"
     path.write_text('[operators]\nFECHAS = "keep"\nNUMERO_TELEFONO = "mask"\n', encoding="utf-8")
-    as_dict = meddocan_deid.deidentify(doc, policy={"operators": {"FECHAS": "keep", "NUMERO_TELEFONO": "mask"}})
+    as_dict = meddocan_deid.deidentify(
+        doc, policy={"operators": {"FECHAS": "keep", "NUMERO_TELEFONO": "mask"}}
+    )
     assert as_dict == meddocan_deid.deidentify(doc, policy=path)
     assert as_dict.text == "Ingresa el 12/03/2019. Teléfono *** *** ***."
     with pytest.raises(Exception, match="operators.FECHAS"):

@@ -2,22 +2,24 @@
 annotations for a wider range of PHI shapes): no PHI string survives surrogate, mask or
 redact, and the non-PHI text is kept character for character. Nothing is printed: failures
 show labels, shapes and counts only."""
+
 import re
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from meddocan_deid.deid.surrogates.names import kinship_kept
-
 from meddocan_deid.brat import read_brat_dir
 from meddocan_deid.deid import apply_operator
 from meddocan_deid.deid.surrogates import POLICY_KEPT
 from meddocan_deid.deid.surrogates.common import bounded_find
+from meddocan_deid.deid.surrogates.names import kinship_kept
 
 ROOT = Path(__file__).parent.parent.parent
-CANDIDATES = [ROOT.parent / "shared" / "meddocan" / "corpus" / "dev" / "brat",
-              ROOT / "assets" / "meddocan" / "corpus" / "dev" / "brat"]
+CANDIDATES = [
+    ROOT.parent / "shared" / "meddocan" / "corpus" / "dev" / "brat",
+    ROOT / "assets" / "meddocan" / "corpus" / "dev" / "brat",
+]
 DEV = next((p for p in CANDIDATES if p.is_dir()), None)
 KEY = b"dev-test-key-0123456789abcdef"
 
@@ -31,7 +33,10 @@ def shape(text):
 @pytest.fixture(scope="module")
 def dev(rule_nlp):
     docs = list(read_brat_dir(DEV))
-    detected = [[(e.label_, e.start_char, e.end_char) for e in d.ents] for d in rule_nlp.pipe(x.text for x in docs)]
+    detected = [
+        [(e.label_, e.start_char, e.end_char) for e in d.ents]
+        for d in rule_nlp.pipe(x.text for x in docs)
+    ]
     return docs, detected
 
 
@@ -42,12 +47,15 @@ def check(text, spans, mode, scope):
     problems = []
     pos = npos = 0
     for (label, s, e), r in zip(spans, res.replacements):
-        if res.text[npos:r.new_start] != text[pos:s]:
+        if res.text[npos : r.new_start] != text[pos:s]:
             problems.append(("non-PHI text changed", label))
         pos, npos = e, r.new_end
     if res.text[npos:] != text[pos:]:
         problems.append(("non-PHI text changed", "end"))
-    non_phi = "\x00".join(text[a:b] for a, b in zip([0] + [e for _, _, e in spans], [s for _, s, _ in spans] + [len(text)]))
+    non_phi = "\x00".join(
+        text[a:b]
+        for a, b in zip([0] + [e for _, _, e in spans], [s for _, s, _ in spans] + [len(text)])
+    )
     for (label, s, e), r in zip(spans, res.replacements):
         value = text[s:e]
         if mode == "surrogate" and label in POLICY_KEPT:
@@ -55,7 +63,7 @@ def check(text, spans, mode, scope):
         # kinship words alone (`madre`, `su pareja`) stay by default in every mode (keep_kinship)
         if label == "FAMILIARES_SUJETO_ASISTENCIA" and kinship_kept(value):
             continue
-        if res.text[r.new_start:r.new_end] == value:
+        if res.text[r.new_start : r.new_end] == value:
             problems.append(("unchanged", label, shape(value)))
         elif bounded_find(res.text, value) and not bounded_find(non_phi, value):
             problems.append(("survives", label, shape(value)))
@@ -96,8 +104,11 @@ def test_output_ann_lines_up_on_every_dev_report(dev, mode):
         entities += validate_ann(res.text, format_output_ann(res.text, res.replacements))
     if mode == "redact":
         # nothing is left to annotate but the kinship words alone, kept in every mode
-        assert entities == sum(label == "FAMILIARES_SUJETO_ASISTENCIA" and kinship_kept(doc.text[s:e])
-                               for doc in docs for label, s, e in doc.entities)
+        assert entities == sum(
+            label == "FAMILIARES_SUJETO_ASISTENCIA" and kinship_kept(doc.text[s:e])
+            for doc in docs
+            for label, s, e in doc.entities
+        )
     else:
         assert entities == sum(len(d.entities) for d in docs)
 
@@ -108,27 +119,38 @@ def test_policy_changes_exactly_what_it_says_on_dev(dev):
     from meddocan_deid.deid.policy import parse_policy, prepare_spans
 
     docs, detected = dev
-    towns = Counter(doc.text[s:e] for doc, spans in zip(docs, detected) for label, s, e in spans if label == "TERRITORIO")
+    towns = Counter(
+        doc.text[s:e]
+        for doc, spans in zip(docs, detected)
+        for label, s, e in spans
+        if label == "TERRITORIO"
+    )
     town = towns.most_common(1)[0][0]
     # the allow list drops the string under any label (a surname that is also a town, say)
     strings = Counter(doc.text[s:e] for doc, spans in zip(docs, detected) for _label, s, e in spans)
-    options = parse_policy({"operators": {"FECHAS": "keep"}, "allow": {"strings": [town]}}).apply(DeidOptions())
+    options = parse_policy({"operators": {"FECHAS": "keep"}, "allow": {"strings": [town]}}).apply(
+        DeidOptions()
+    )
     kept = dropped = 0
     for doc, spans in zip(docs, detected):
         spans = sorted(spans, key=lambda x: (x[1], x[2]))
         base = apply_operator(doc.text, spans, "tag", None, scope=doc.doc_id)
-        allowed = [sp for sp in spans if doc.text[sp[1]:sp[2]] == town]
+        allowed = [sp for sp in spans if doc.text[sp[1] : sp[2]] == town]
         prepared = prepare_spans(doc.text, spans, options)
         assert prepared == [sp for sp in spans if sp not in allowed]
         res = apply_operator(doc.text, prepared, "tag", None, scope=doc.doc_id, options=options)
         for r in res.replacements:
             if r.label == "FECHAS":
-                assert res.text[r.new_start:r.new_end] == doc.text[r.start:r.end]
+                assert res.text[r.new_start : r.new_end] == doc.text[r.start : r.end]
                 kept += 1
-            elif r.label == "FAMILIARES_SUJETO_ASISTENCIA" and kinship_kept(doc.text[r.start:r.end]):
-                assert res.text[r.new_start:r.new_end] == doc.text[r.start:r.end]  # kept in every mode
+            elif r.label == "FAMILIARES_SUJETO_ASISTENCIA" and kinship_kept(
+                doc.text[r.start : r.end]
+            ):
+                assert (
+                    res.text[r.new_start : r.new_end] == doc.text[r.start : r.end]
+                )  # kept in every mode
             else:
-                assert res.text[r.new_start:r.new_end] == f"[{r.label}]"
+                assert res.text[r.new_start : r.new_end] == f"[{r.label}]"
         dropped += len(allowed)
         assert len(res.replacements) == len(base.replacements) - len(allowed)
     assert kept == sum(label == "FECHAS" for spans in detected for label, _s, _e in spans) > 100

@@ -1,5 +1,6 @@
 """DeidOptions as the one description of the options: checked by name from a dict, the
 command line's `--option NAME=VALUE` and a service request's `options`."""
+
 import pytest
 
 from meddocan_deid.deid.options import DeidOptions, as_options, option_model, parse_options
@@ -26,18 +27,33 @@ def test_request_options_leave_out_server_paths():
 
 
 def test_command_line_items():
-    assert parse_options(["keep_sex=false", "age_aggregate=90", 'tag_names={"FECHAS": "FECHA"}']) == {
-        "keep_sex": False, "age_aggregate": "90", "tag_names": {"FECHAS": "FECHA"}}
-    for bad, message in (["keep_sex"], "expects NAME=VALUE"), (["x=1"], "--option x: unknown"), \
-            (["keep_sex=true", "keep_sex=false"], "given twice"):
+    assert parse_options(
+        ["keep_sex=false", "age_aggregate=90", 'tag_names={"FECHAS": "FECHA"}']
+    ) == {"keep_sex": False, "age_aggregate": "90", "tag_names": {"FECHAS": "FECHA"}}
+    for bad, message in (
+        (["keep_sex"], "expects NAME=VALUE"),
+        (["x=1"], "--option x: unknown"),
+        (["keep_sex=true", "keep_sex=false"], "given twice"),
+    ):
         with pytest.raises(ValueError, match=message):
             parse_options(bad)
 
 
 def test_run_options_win_over_the_flags():
-    flags = dict(key_file=None, random_key=False, tag_table=None, tag_numbering=False, keep_sex=True,
-                 keep_age=True, age_aggregate="90 años o más", gazetteer=None, max_chars=50_000_000)
-    _, options = resolve_key_and_options("tag", **flags, option_values={"tag_numbering": True, "mask_char": "#"})
+    flags = dict(
+        key_file=None,
+        random_key=False,
+        tag_table=None,
+        tag_numbering=False,
+        keep_sex=True,
+        keep_age=True,
+        age_aggregate="90 años o más",
+        gazetteer=None,
+        max_chars=50_000_000,
+    )
+    _, options = resolve_key_and_options(
+        "tag", **flags, option_values={"tag_numbering": True, "mask_char": "#"}
+    )
     assert options.tag_numbering and options.mask_char == "#" and options.max_chars == 50_000_000
     with pytest.raises(RunError, match=r"^--option age_threshold: "):
         resolve_key_and_options("tag", **flags, option_values={"age_threshold": "old"})

@@ -1,10 +1,10 @@
 """The gazetteer inside the pipeline: stored in `nlp.vocab.lookups` at [initialize], saved
 with the pipeline, and used by the surrogates wherever the pipeline is loaded from."""
+
 import logging
 
 import pytest
 import spacy
-from spacy.tokens import Span
 from thinc.api import Config
 
 from meddocan_deid.deid import deidentify, gazetteer_source, resolve_gazetteer
@@ -42,14 +42,18 @@ def folder(tmp_path):
     gaz = tmp_path / "gaz"
     gaz.mkdir()
     (gaz / "Hospitales (Hospitals).txt").write_text("\n".join(HOSPITALS) + "\n", encoding="utf-8")
-    (gaz / "Municipios (Cities and towns).txt").write_text("\n".join(TOWNS) + "\n", encoding="utf-8")
+    (gaz / "Municipios (Cities and towns).txt").write_text(
+        "\n".join(TOWNS) + "\n", encoding="utf-8"
+    )
     (gaz / "Nombres (Firstnames).txt").write_text("\n".join(FIRST_NAMES) + "\n", encoding="utf-8")
     (gaz / "Direcciones (Addresses).txt").write_text("\n".join(STREETS) + "\n", encoding="utf-8")
     return gaz
 
 
 def build(path):
-    config = Config().from_str(CFG, overrides={"paths.gazetteer": None if path is None else str(path)})
+    config = Config().from_str(
+        CFG, overrides={"paths.gazetteer": None if path is None else str(path)}
+    )
     nlp = spacy.util.load_model_from_config(config, auto_fill=True)
     nlp.initialize()
     return nlp
@@ -91,11 +95,13 @@ def test_saved_pipeline_carries_the_gazetteer(folder, tmp_path, monkeypatch):
     text = "Domicilio: Calle Mayor 5, natural de Ciudadfalsa."
     doc = doc_with(nlp, text, [("CALLE", 11, 24)])
     res = deidentify(doc, mode="surrogate", key=KEY, scope="r1")
-    (street,) = (res.text[r.new_start:r.new_end] for r in res.replacements)
-    assert street.startswith("Calle ") and street[len("Calle "):].rsplit(" ", 1)[0] in STREET_NAMES
+    (street,) = (res.text[r.new_start : r.new_end] for r in res.replacements)
+    assert street.startswith("Calle ") and street[len("Calle ") :].rsplit(" ", 1)[0] in STREET_NAMES
 
 
-def test_first_names_of_the_pipeline_gazetteer_are_read_as_first_names(folder, tmp_path, monkeypatch):
+def test_first_names_of_the_pipeline_gazetteer_are_read_as_first_names(
+    folder, tmp_path, monkeypatch
+):
     """An invented first name known only to the pipeline's gazetteer gets a first-name
     surrogate (Faker's gendered lists keep the gender); unknown, it reads as a surname."""
     monkeypatch.delenv(ENV_GAZETTEER, raising=False)
@@ -108,8 +114,12 @@ def test_first_names_of_the_pipeline_gazetteer_are_read_as_first_names(folder, t
     assert new in female
     bare = build(None)
     assert gazetteer_source(bare.vocab) == FAKER_ONLY
-    other = deidentify(doc_with(bare, text, [("NOMBRE_SUJETO_ASISTENCIA", 10, 18)]), mode="surrogate", key=KEY,
-                       scope="r1").text[10:-1]
+    other = deidentify(
+        doc_with(bare, text, [("NOMBRE_SUJETO_ASISTENCIA", 10, 18)]),
+        mode="surrogate",
+        key=KEY,
+        scope="r1",
+    ).text[10:-1]
     assert other not in female and other not in male
 
 
@@ -120,7 +130,9 @@ def test_folder_source_is_reported(folder, monkeypatch):
     assert gazetteer_source(bare.vocab, folder) == str(folder.resolve())
     monkeypatch.setenv(ENV_GAZETTEER, str(folder))
     assert gazetteer_source(bare.vocab) == str(folder.resolve())
-    assert gazetteer_source(build(folder).vocab) == str(folder.resolve())  # a folder the user names wins
+    assert gazetteer_source(build(folder).vocab) == str(
+        folder.resolve()
+    )  # a folder the user names wins
     monkeypatch.delenv(ENV_GAZETTEER)
     assert gazetteer_source(build(folder).vocab) == PIPELINE  # else the pipeline's own table
 

@@ -3,6 +3,7 @@ builds has the highlights with their labels, the report's `<script>` as visible 
 script element), and every replacement linked to its original and back. Invented report.
 
 Needs `chromium` on PATH (.ci/run installs Debian's package when it is missing)."""
+
 import shutil
 import subprocess
 
@@ -12,22 +13,41 @@ from html_tree import Tree as Dom
 from meddocan_deid.deid import apply_operator
 from meddocan_deid.deid.review import ReviewReport, page_name, write_review_site
 
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"]
-TEXT = ("Informe de alta. Paciente: Eulalia Marcó Bentabol <script>alert(1)</script>, de 38 años.\n"
-        "Domicilio: Avda. de los Almendros, 44, 30012 Murcia. Teléfono: 968 55 01 72.\n"
-        "<img src=x onerror=alert(3)> Firma: Dr. Baltasar Ojeda Riquelme.\n")
-PHI = [("Eulalia Marcó Bentabol", "NOMBRE_SUJETO_ASISTENCIA"), ("38 años", "EDAD_SUJETO_ASISTENCIA"),
-       ("Avda. de los Almendros, 44", "CALLE"), ("30012", "TERRITORIO"), ("Murcia", "TERRITORIO"),
-       ("968 55 01 72", "NUMERO_TELEFONO"), ("Baltasar Ojeda Riquelme", "NOMBRE_PERSONAL_SANITARIO")]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+TEXT = (
+    "Informe de alta. Paciente: Eulalia Marcó Bentabol <script>alert(1)</script>, de 38 años.\n"
+    "Domicilio: Avda. de los Almendros, 44, 30012 Murcia. Teléfono: 968 55 01 72.\n"
+    "<img src=x onerror=alert(3)> Firma: Dr. Baltasar Ojeda Riquelme.\n"
+)
+PHI = [
+    ("Eulalia Marcó Bentabol", "NOMBRE_SUJETO_ASISTENCIA"),
+    ("38 años", "EDAD_SUJETO_ASISTENCIA"),
+    ("Avda. de los Almendros, 44", "CALLE"),
+    ("30012", "TERRITORIO"),
+    ("Murcia", "TERRITORIO"),
+    ("968 55 01 72", "NUMERO_TELEFONO"),
+    ("Baltasar Ojeda Riquelme", "NOMBRE_PERSONAL_SANITARIO"),
+]
 
 
 def chromium(*args, tmp_path, timeout=120):
     exe = shutil.which("chromium")
     assert exe, "chromium not found on PATH: apt-get install chromium (.ci/run does it)"
     profile = tmp_path / "chromium-profile"
-    proc = subprocess.run([exe, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args],
-                          capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(
+        [exe, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     assert proc.returncode == 0, f"chromium failed (exit {proc.returncode}): {proc.stderr[-500:]}"
     return proc.stdout
 
@@ -40,7 +60,9 @@ def page(tmp_path_factory):
         spans.append((label, s, s + len(sub)))
     res = apply_operator(TEXT, spans, "surrogate", b"browser-test-key-0123456789")
     site = tmp_path_factory.mktemp("site")
-    write_review_site(site, [ReviewReport("alta-<b>7</b>", TEXT, res.text, res.replacements)], mode="surrogate")
+    write_review_site(
+        site, [ReviewReport("alta-<b>7</b>", TEXT, res.text, res.replacements)], mode="surrogate"
+    )
     return site / page_name("alta-<b>7</b>"), res
 
 
@@ -57,7 +79,7 @@ def test_browser_shows_highlights_with_labels(dom, page):
     for i, (r, (sub, label)) in enumerate(zip(res.replacements, PHI), start=1):
         assert marks[f"orig-{i}"]["data-label"] == marks[f"out-{i}"]["data-label"] == label
         assert dom.mark_text[f"orig-{i}"] == sub + label
-        assert dom.mark_text[f"out-{i}"] == res.text[r.new_start:r.new_end] + label
+        assert dom.mark_text[f"out-{i}"] == res.text[r.new_start : r.new_end] + label
 
 
 def test_browser_keeps_the_report_markup_as_text(dom):
@@ -82,7 +104,9 @@ def test_browser_links_each_replacement_to_its_original(dom):
     assert set(links) <= ids  # every in-page link resolves
     # the link inside each output mark goes to its original, and back
     for i in range(1, len(PHI) + 1):
-        assert ("a", f"#orig-{i}") in _inside(dom, f"out-{i}") and ("a", f"#out-{i}") in _inside(dom, f"orig-{i}")
+        assert ("a", f"#orig-{i}") in _inside(dom, f"out-{i}") and ("a", f"#out-{i}") in _inside(
+            dom, f"orig-{i}"
+        )
 
 
 def _inside(dom, mark_id):

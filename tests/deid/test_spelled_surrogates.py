@@ -1,5 +1,6 @@
 """Values dictated in words get surrogates in words: each reads back (text2num's alpha2digit)
 to a valid value of its kind, in the original's grouping and case. Every value is invented."""
+
 import datetime as dt
 import re
 
@@ -17,7 +18,9 @@ SCOPES = ("r1", "r2", "r3", "r4", "r5")
 
 
 def one(value, label, scope="r1", options=None):
-    return apply_operator(value, [(label, 0, len(value))], "surrogate", KEY, scope=scope, options=options).text
+    return apply_operator(
+        value, [(label, 0, len(value))], "surrogate", KEY, scope=scope, options=options
+    ).text
 
 
 def as_digits(text):
@@ -37,8 +40,10 @@ def as_date(text):
     return dt.date(read.year, read.month, read.day)
 
 
-NAMES = re.compile(r"\b(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre"
-                   r"|lunes|martes|miércoles|jueves|viernes|sábado|domingo)\b")
+NAMES = re.compile(
+    r"\b(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre"
+    r"|lunes|martes|miércoles|jueves|viernes|sábado|domingo)\b"
+)
 
 
 def form(date):
@@ -70,7 +75,9 @@ def test_dates_keep_their_form_in_words_and_shift(value, scope):
 
 def test_a_weekday_is_the_new_dates():
     new = one("lunes, primero de mayo de dos mil veintitrés", "FECHAS")
-    weekday = ["lunes", "martes", "miércoles", "jueves", "viernes", "sábado", "domingo"][as_date(new).weekday()]
+    weekday = ["lunes", "martes", "miércoles", "jueves", "viernes", "sábado", "domingo"][
+        as_date(new).weekday()
+    ]
     assert new.startswith(weekday + ",")
 
 
@@ -98,7 +105,9 @@ def test_phones_get_a_new_number_in_the_same_grouping(value, first, scope):
         assert len(number) == 9 and number[0] in first and not number.startswith(("80", "90", "70"))
         assert not shares_digit_run(number, digits(value))
         assert new.count(",") == value.count(",")
-        if len(value.split()) == 9 and "y" not in value.lower().split():  # dictated digit by digit, written back so
+        if (
+            len(value.split()) == 9 and "y" not in value.lower().split()
+        ):  # dictated digit by digit, written back so
             assert len(new.split()) == 9
         assert new.isupper() == value.isupper()
 
@@ -109,7 +118,10 @@ RECORDS = [
     ("ID_SUJETO_ASISTENCIA", "cuatrocientos cincuenta y ocho mil doscientos diecinueve"),
     ("ID_CONTACTO_ASISTENCIAL", "ocho ocho tres uno dos"),
     ("ID_TITULACION_PERSONAL_SANITARIO", "dos ocho tres uno seis cuatro"),
-    ("ID_ASEGURAMIENTO", "veintiocho cincuenta y dos cuarenta y uno setenta y nueve sesenta y tres quince"),
+    (
+        "ID_ASEGURAMIENTO",
+        "veintiocho cincuenta y dos cuarenta y uno setenta y nueve sesenta y tres quince",
+    ),
 ]
 
 
@@ -137,7 +149,9 @@ def test_a_postal_code_in_words_is_a_real_provinces(scope):
     assert len(code) == 5 and 1 <= int(code[:2]) <= 52 and code != "28009"
 
 
-@pytest.mark.parametrize("value", ["cero cero cero cinco", "cero cuarenta y dos cero cero", "siete cero cero cero"])
+@pytest.mark.parametrize(
+    "value", ["cero cero cero cinco", "cero cuarenta y dos cero cero", "siete cero cero cero"]
+)
 def test_zeros_stay_groups_of_their_own(value):
     new = one(value, "ID_SUJETO_ASISTENCIA")
     assert in_words(new) and len(digits(new)) == len(digits(value)) and len(new.split()) >= 4
@@ -145,17 +159,24 @@ def test_zeros_stay_groups_of_their_own(value):
 
 def test_ages_in_words_are_kept_as_today():
     assert one("setenta y nueve años", "EDAD_SUJETO_ASISTENCIA") == "setenta y nueve años"
-    assert one("noventa y dos años", "EDAD_SUJETO_ASISTENCIA", options=DeidOptions(age_threshold=90)) != "noventa y dos años"
+    assert (
+        one("noventa y dos años", "EDAD_SUJETO_ASISTENCIA", options=DeidOptions(age_threshold=90))
+        != "noventa y dos años"
+    )
 
 
 def test_words_that_are_not_only_numbers_go_to_the_generator():
     # a town whose name holds a number word stays a town
-    assert not in_words(one("Tres Cantos", "TERRITORIO")) or one("Tres Cantos", "TERRITORIO") != "Tres Cantos"
+    assert (
+        not in_words(one("Tres Cantos", "TERRITORIO"))
+        or one("Tres Cantos", "TERRITORIO") != "Tres Cantos"
+    )
     assert one("45873912K", "ID_SUJETO_ASISTENCIA")[:8].isdigit()
 
 
 def test_two_groups_that_would_read_as_one_are_spelled_digit_by_digit():
     from meddocan_deid.deid.surrogates.spelled import _spell_code
+
     runs = number_runs("novecientos quince")  # two groups, 900 and 15, read back as one (915)
     value = "novecientos quince"
     assert [r.digits for r in runs] == ["915"]
@@ -167,8 +188,10 @@ def test_two_groups_that_would_read_as_one_are_spelled_digit_by_digit():
 def test_a_dictated_report_through_the_rule_pipeline(rule_nlp):
     import meddocan_deid
 
-    text = ("Informe clínico del paciente:\nvarón de setenta y nueve años; acude el tres de marzo de dos mil "
-            "veintiséis; teléfono seis uno cero cuarenta y dos treinta y tres diecinueve.\n")
+    text = (
+        "Informe clínico del paciente:\nvarón de setenta y nueve años; acude el tres de marzo de dos mil "
+        "veintiséis; teléfono seis uno cero cuarenta y dos treinta y tres diecinueve.\n"
+    )
     doc = rule_nlp(text)
     new, replacements = meddocan_deid.deidentify(doc, mode="surrogate", key=KEY, scope="dictado-1")
     assert "setenta y nueve años" in new  # ages are kept

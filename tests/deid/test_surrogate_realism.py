@@ -1,15 +1,16 @@
 """Surrogates that read like the real thing: phone numbers in ordinary landline and mobile
 ranges (never a special-rate prefix), given names and surnames that keep their role, and
 kinship words kept by default. Every value here is invented."""
+
 import re
 
 import pytest
 
 from meddocan_deid.deid import DeidOptions, apply_operator, deidentify
 from meddocan_deid.deid.gazetteer import load_gazetteer
-from meddocan_deid.lexicon import lookup_key
 from meddocan_deid.deid.surrogates import names
 from meddocan_deid.deid.surrogates.names import GIVEN, SURNAME, name_field, token_roles
+from meddocan_deid.lexicon import lookup_key
 
 KEY = b"realism-key-0123456789abcdef"
 ORDINARY = re.compile(r"^(6\d|7[1-4]|9[1-8]|8[1-8])\d{7}$")
@@ -18,9 +19,11 @@ MOBILE = re.compile(r"^(6\d|7[1-4])")
 
 def surrogate(text, label, value, scope, options=None):
     start = text.index(value)
-    res = apply_operator(text, [(label, start, start + len(value))], "surrogate", KEY, scope=scope, options=options)
+    res = apply_operator(
+        text, [(label, start, start + len(value))], "surrogate", KEY, scope=scope, options=options
+    )
     (r,) = res.replacements
-    return res.text[r.new_start:r.new_end]
+    return res.text[r.new_start : r.new_end]
 
 
 def national(number: str) -> str:
@@ -28,15 +31,29 @@ def national(number: str) -> str:
     return digits
 
 
-@pytest.mark.parametrize("value", ["915 37 48 21", "600123456", "+34 912 345 678", "(+34) 683 22 11 00",
-                                   "803 123 456", "900 100 200", "807-55-44-33", "0034 722 000 111", "983.22.10.10"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "915 37 48 21",
+        "600123456",
+        "+34 912 345 678",
+        "(+34) 683 22 11 00",
+        "803 123 456",
+        "900 100 200",
+        "807-55-44-33",
+        "0034 722 000 111",
+        "983.22.10.10",
+    ],
+)
 def test_phone_surrogates_in_ordinary_ranges_over_500_scopes(value):
     mobile = bool(MOBILE.match(national(value)))
     for i in range(500):
         new = surrogate(f"Teléfono: {value}.\n", "NUMERO_TELEFONO", value, f"s{i}")
         digits = national(new)
         assert ORDINARY.match(digits), (value, new)
-        assert bool(MOBILE.match(digits)) == mobile  # a mobile stays a mobile, a landline a landline
+        assert (
+            bool(MOBILE.match(digits)) == mobile
+        )  # a mobile stays a mobile, a landline a landline
         assert re.sub(r"\d", "9", new) == re.sub(r"\d", "9", value)  # the format is kept
         assert not re.match(r"^(80[0-9]|90[0-9]|70)", digits)
 
@@ -55,32 +72,45 @@ def test_a_surname_that_is_also_a_first_name_stays_a_surname():
         assert all(lookup_key(w) in surnames_only for w in new.split()), new
         given = surrogate("Nombre: Martín.\n", "NOMBRE_SUJETO_ASISTENCIA", "Martín", f"s{i}")
         assert lookup_key(given) in first_f and lookup_key(given) not in surnames_only, given
-        full = surrogate("Remitido por: Pedro Martín Urrutia.\n", "NOMBRE_PERSONAL_SANITARIO", "Pedro Martín Urrutia",
-                         f"s{i}")
+        full = surrogate(
+            "Remitido por: Pedro Martín Urrutia.\n",
+            "NOMBRE_PERSONAL_SANITARIO",
+            "Pedro Martín Urrutia",
+            f"s{i}",
+        )
         words = full.split()
         assert lookup_key(words[0]) in first_f and lookup_key(words[0]) not in surnames_only, full
         assert all(lookup_key(w) in surnames_only for w in words[1:]), full
 
 
-@pytest.mark.parametrize("words,field,after_title,expected", [
-    (["Martín"], SURNAME, False, [SURNAME]),
-    (["Martín"], GIVEN, False, [GIVEN]),
-    (["Ana", "Ruiz"], GIVEN, False, [GIVEN, SURNAME]),  # `Nombre: Ana Ruiz`
-    (["Juan", "Martín"], "", False, [GIVEN, SURNAME]),
-    (["Martín", "García"], "", False, [GIVEN, SURNAME]),
-    (["García", "López"], "", False, [SURNAME, SURNAME]),
-    (["Luis", "Albarrán", "Tejero"], "", False, [GIVEN, SURNAME, SURNAME]),
-    (["Ana", "José", "Ruiz", "Gil"], "", False, [GIVEN, GIVEN, SURNAME, SURNAME]),
-    (["Martín"], "", True, [SURNAME]),  # `Dr. Martín`
-])
+@pytest.mark.parametrize(
+    "words,field,after_title,expected",
+    [
+        (["Martín"], SURNAME, False, [SURNAME]),
+        (["Martín"], GIVEN, False, [GIVEN]),
+        (["Ana", "Ruiz"], GIVEN, False, [GIVEN, SURNAME]),  # `Nombre: Ana Ruiz`
+        (["Juan", "Martín"], "", False, [GIVEN, SURNAME]),
+        (["Martín", "García"], "", False, [GIVEN, SURNAME]),
+        (["García", "López"], "", False, [SURNAME, SURNAME]),
+        (["Luis", "Albarrán", "Tejero"], "", False, [GIVEN, SURNAME, SURNAME]),
+        (["Ana", "José", "Ruiz", "Gil"], "", False, [GIVEN, GIVEN, SURNAME, SURNAME]),
+        (["Martín"], "", True, [SURNAME]),  # `Dr. Martín`
+    ],
+)
 def test_token_roles(words, field, after_title, expected):
     assert token_roles(words, load_gazetteer(None), field, after_title) == expected
 
 
-@pytest.mark.parametrize("line,expected", [
-    ("Nombre: ", GIVEN), ("Apellidos: ", SURNAME), ("Nombre y apellidos: ", ""), ("Remitido por: ", ""),
-    ("APELLIDOS:\t", SURNAME),
-])
+@pytest.mark.parametrize(
+    "line,expected",
+    [
+        ("Nombre: ", GIVEN),
+        ("Apellidos: ", SURNAME),
+        ("Nombre y apellidos: ", ""),
+        ("Remitido por: ", ""),
+        ("APELLIDOS:\t", SURNAME),
+    ],
+)
 def test_name_field(line, expected):
     text = "Datos del paciente.\n" + line + "Zq"
     assert name_field(text, text.index("Zq")) == expected
@@ -126,7 +156,9 @@ def make_doc(text, ents):
     spans, pos = [], 0
     for label, surface in ents:
         start = text.index(surface, pos)
-        spans.append(doc.char_span(start, start + len(surface), label=label, alignment_mode="expand"))
+        spans.append(
+            doc.char_span(start, start + len(surface), label=label, alignment_mode="expand")
+        )
         pos = start + len(surface)
     doc.ents = spans
     return doc
@@ -134,7 +166,7 @@ def make_doc(text, ents):
 
 def api_surrogates(text, ents, scope="report-1", key=KEY):
     res = meddocan_deid.deidentify(make_doc(text, ents), mode="surrogate", key=key, scope=scope)
-    return [res.text[r.new_start:r.new_end] for r in res.replacements]
+    return [res.text[r.new_start : r.new_end] for r in res.replacements]
 
 
 def unlisted_words(new, original):
@@ -158,7 +190,12 @@ ORGANISATIONS = [
     ("INSTITUCION", "Residencia de Mayores Villa Ficticia", "Residencia de Mayores ", ""),
     ("INSTITUCION", "Ayuntamiento de Villafalsa", "Ayuntamiento de ", ""),
     ("INSTITUCION", "Universidad de Ciudadfalsa", "Universidad ", ""),
-    ("INSTITUCION", "Juzgado de Primera Instancia nº 2 de Villafalsa", "Juzgado de Primera Instancia nº ", ""),
+    (
+        "INSTITUCION",
+        "Juzgado de Primera Instancia nº 2 de Villafalsa",
+        "Juzgado de Primera Instancia nº ",
+        "",
+    ),
     ("INSTITUCION", "Construcciones Inventadas Pérez S.L.", "Construcciones ", " S.L."),
     ("INSTITUCION", "Inventos Ficticios, S.A.", "", ", S.A."),
     ("INSTITUCION", "Limpiezas Falsas S.L.U.", "Limpiezas ", " S.L.U."),
@@ -179,27 +216,48 @@ def test_organisations_keep_their_kind(label, value, head, suffix):
 
 
 def test_organisation_surrogates_are_keyed():
-    text = "Derivado desde Hospital General de Villafalsa; alta en Hospital General de Villafalsa.\n"
+    text = (
+        "Derivado desde Hospital General de Villafalsa; alta en Hospital General de Villafalsa.\n"
+    )
     value = "Hospital General de Villafalsa"
     a, b = api_surrogates(text, [("HOSPITAL", value), ("HOSPITAL", value)], "r1")
     assert a == b  # the same value, the same surrogate within a scope
     assert api_surrogates(text, [("HOSPITAL", value), ("HOSPITAL", value)], "r1") == [a, b]
-    others = {api_surrogates(text, [("HOSPITAL", value)] * 2, "r1", key=b"another-key-" + bytes([65 + i]) * 20)[0]
-              for i in range(5)}
+    others = {
+        api_surrogates(
+            text, [("HOSPITAL", value)] * 2, "r1", key=b"another-key-" + bytes([65 + i]) * 20
+        )[0]
+        for i in range(5)
+    }
     assert others - {a}
 
 
-@pytest.mark.parametrize("label,value", [("INSTITUCION", "CNIO"), ("INSTITUCION", "Sanitaria Inventada"),
-                                         ("HOSPITAL", "HUVF"), ("HOSPITAL", "Hospital"),
-                                         ("INSTITUCION", "Audiencia Nacional")])
+@pytest.mark.parametrize(
+    "label,value",
+    [
+        ("INSTITUCION", "CNIO"),
+        ("INSTITUCION", "Sanitaria Inventada"),
+        ("HOSPITAL", "HUVF"),
+        ("HOSPITAL", "Hospital"),
+        ("INSTITUCION", "Audiencia Nacional"),
+    ],
+)
 def test_organisations_of_no_kind_become_the_tag(label, value):
     assert api_surrogates(f"Consta: {value}.\n", [(label, value)]) == [f"[{label}]"]
 
 
 # (value, language read); every date of one report moves by the report's offset
-DATES = [("14 de febrer de 2021", "ca"), ("3 d'abril de 2021", "ca"), ("14 de xaneiro de 2021", "gl"),
-         ("2021eko otsailaren 14a", "eu"), ("14-feb-2021", "es"), ("14 DE FEBRERO DE 2021", "es"),
-         ("lunes, 15 de febrero de 2021", "es"), ("14.02.2021", "num"), ("2021-02-14", "num")]
+DATES = [
+    ("14 de febrer de 2021", "ca"),
+    ("3 d'abril de 2021", "ca"),
+    ("14 de xaneiro de 2021", "gl"),
+    ("2021eko otsailaren 14a", "eu"),
+    ("14-feb-2021", "es"),
+    ("14 DE FEBRERO DE 2021", "es"),
+    ("lunes, 15 de febrero de 2021", "es"),
+    ("14.02.2021", "num"),
+    ("2021-02-14", "num"),
+]
 
 
 def test_dates_keep_their_form_and_language():
@@ -226,11 +284,19 @@ def test_values_that_are_not_dates_become_the_tag(value):
     assert api_surrogates(f"Fecha: {value}.\n", [("FECHAS", value)]) == ["[FECHAS]"]
 
 
-@pytest.mark.parametrize("value,group,genders,number", [
-    ("enfermera", "2", ("F", "N"), "sg"), ("pescador", "6", ("M", "N"), "sg"), ("Pescadora", "6", ("F", "N"), "sg"),
-    ("albañiles", "7", ("M", "N"), "pl"), ("economista", "2", ("N",), "sg"), ("soldado", "0", ("M", "N"), "sg"),
-    ("ingeniero informático", "2", ("M", "N"), "sg"), ("camarera", "5", ("F", "N"), "sg"),
-])
+@pytest.mark.parametrize(
+    "value,group,genders,number",
+    [
+        ("enfermera", "2", ("F", "N"), "sg"),
+        ("pescador", "6", ("M", "N"), "sg"),
+        ("Pescadora", "6", ("F", "N"), "sg"),
+        ("albañiles", "7", ("M", "N"), "pl"),
+        ("economista", "2", ("N",), "sg"),
+        ("soldado", "0", ("M", "N"), "sg"),
+        ("ingeniero informático", "2", ("M", "N"), "sg"),
+        ("camarera", "5", ("F", "N"), "sg"),
+    ],
+)
 def test_professions_keep_group_gender_and_number(value, group, genders, number):
     for scope in SCOPES:
         (new,) = api_surrogates(f"Trabaja como {value}.\n", [("PROFESION", value)], scope)
@@ -244,14 +310,17 @@ def test_unknown_professions_become_the_tag(value):
     assert api_surrogates(f"Trabaja como {value}.\n", [("PROFESION", value)]) == ["[PROFESION]"]
 
 
-@pytest.mark.parametrize("value,pattern", [
-    ("C/Mayor, 12, 3º B", r"C/ [^\d,/]+, [1-9]\d, [1-9]º [A-H]"),
-    ("Avda.Inventada 5", r"Avda\. [^\d]+ [1-9]"),
-    ("carrer de la Inventada, 7", r"carrer [^\d]+, [1-9]"),
-    ("Paraje Ficticio, s/n", r"Paraje [^\d,]+, s/n"),
-    ("Inventada kalea 3", r"[^\d]+ kalea [1-9]"),
-    ("Plaza Ficticia 14, 2ºA", r"Plaza [^\d]+ [1-9]\d, [1-9]º[A-H]"),
-])
+@pytest.mark.parametrize(
+    "value,pattern",
+    [
+        ("C/Mayor, 12, 3º B", r"C/ [^\d,/]+, [1-9]\d, [1-9]º [A-H]"),
+        ("Avda.Inventada 5", r"Avda\. [^\d]+ [1-9]"),
+        ("carrer de la Inventada, 7", r"carrer [^\d]+, [1-9]"),
+        ("Paraje Ficticio, s/n", r"Paraje [^\d,]+, s/n"),
+        ("Inventada kalea 3", r"[^\d]+ kalea [1-9]"),
+        ("Plaza Ficticia 14, 2ºA", r"Plaza [^\d]+ [1-9]\d, [1-9]º[A-H]"),
+    ],
+)
 def test_streets_keep_their_head_word_and_number_shapes(value, pattern):
     for scope in SCOPES:
         (new,) = api_surrogates(f"Domicilio: {value}\n", [("CALLE", value)], scope)
@@ -261,7 +330,10 @@ def test_streets_keep_their_head_word_and_number_shapes(value, pattern):
 
 def test_postal_code_town_province_and_community_agree():
     text = "Domicilio: 28029 Getafe (Madrid), Comunidad de Madrid. Natural de Tolosa (Gipuzkoa).\n"
-    ents = [("TERRITORIO", v) for v in ("28029", "Getafe", "Madrid", "Comunidad de Madrid", "Tolosa", "Gipuzkoa")]
+    ents = [
+        ("TERRITORIO", v)
+        for v in ("28029", "Getafe", "Madrid", "Comunidad de Madrid", "Tolosa", "Gipuzkoa")
+    ]
     g = geo()
     for scope in SCOPES:
         postal, town, province, community, town2, province2 = api_surrogates(text, ents, scope)
@@ -271,23 +343,36 @@ def test_postal_code_town_province_and_community_agree():
         assert community == g.community[code] and community != "Comunidad de Madrid"
         code2 = g.by_name[lookup_key(province2)]
         assert town2 in town_pool(code2, _load_gazetteer(None)) and code2 != code
-        assert {g.community[code], g.community[code2]}.isdisjoint({"Comunidad de Madrid", "País Vasco"})
+        assert {g.community[code], g.community[code2]}.isdisjoint(
+            {"Comunidad de Madrid", "País Vasco"}
+        )
 
 
 def test_no_word_is_scrambled():
     """Word labels never get random letters: each surrogate word comes from a list or the
     value becomes the tag."""
-    values = [("NOMBRE_SUJETO_ASISTENCIA", "Zoilo Inventádez"), ("PROFESION", "carpintera"), ("FECHAS", "ayer"),
-              ("HOSPITAL", "Hospital Inventado"), ("INSTITUCION", "Empresa Fantasma S.L."),
-              ("CENTRO_SALUD", "Centro de Salud Inventado"), ("CALLE", "Calle Inventada 3"), ("TERRITORIO", "Villafalsa"),
-              ("PAIS", "Ruritania"), ("OTROS_SUJETO_ASISTENCIA", "recluso"), ("OTROS_SUJETO_ASISTENCIA", "AB-1234")]
+    values = [
+        ("NOMBRE_SUJETO_ASISTENCIA", "Zoilo Inventádez"),
+        ("PROFESION", "carpintera"),
+        ("FECHAS", "ayer"),
+        ("HOSPITAL", "Hospital Inventado"),
+        ("INSTITUCION", "Empresa Fantasma S.L."),
+        ("CENTRO_SALUD", "Centro de Salud Inventado"),
+        ("CALLE", "Calle Inventada 3"),
+        ("TERRITORIO", "Villafalsa"),
+        ("PAIS", "Ruritania"),
+        ("OTROS_SUJETO_ASISTENCIA", "recluso"),
+        ("OTROS_SUJETO_ASISTENCIA", "AB-1234"),
+    ]
     text = "Datos: " + "; ".join(v for _l, v in values) + ".\n"
     for scope in SCOPES:
         for (label, value), new in zip(values, api_surrogates(text, values, scope)):
             if new != f"[{label}]" and label != "OTROS_SUJETO_ASISTENCIA":
                 assert not unlisted_words(new, value), (label, value, new)
     assert api_surrogates(text, values)[-2:][0] == "[OTROS_SUJETO_ASISTENCIA]"  # words: the tag
-    assert re.fullmatch(r"[A-Z]{2}-\d{4}", api_surrogates(text, values)[-1])  # a code keeps its shape
+    assert re.fullmatch(
+        r"[A-Z]{2}-\d{4}", api_surrogates(text, values)[-1]
+    )  # a code keeps its shape
 
 
 def test_a_regions_bodies_follow_the_reports_places():
@@ -295,7 +380,11 @@ def test_a_regions_bodies_follow_the_reports_places():
 
     _found, written = regional_bodies()
     text = "Vive en Sevilla. Atendido por el Servicio Andaluz de Salud; ayuda de la Junta de Andalucía.\n"
-    ents = [("TERRITORIO", "Sevilla"), ("INSTITUCION", "Servicio Andaluz de Salud"), ("INSTITUCION", "Junta de Andalucía")]
+    ents = [
+        ("TERRITORIO", "Sevilla"),
+        ("INSTITUCION", "Servicio Andaluz de Salud"),
+        ("INSTITUCION", "Junta de Andalucía"),
+    ]
     g = geo()
     for scope in SCOPES:
         province, service, government = api_surrogates(text, ents, scope)
@@ -310,24 +399,37 @@ def test_mutuals_and_insurers_become_another_of_their_list():
 
     text = "Accidente laboral: Fremap. Seguro: Adeslas.\n"
     for scope in SCOPES:
-        mutual, insurer = api_surrogates(text, [("INSTITUCION", "Fremap"), ("INSTITUCION", "Adeslas")], scope)
+        mutual, insurer = api_surrogates(
+            text, [("INSTITUCION", "Fremap"), ("INSTITUCION", "Adeslas")], scope
+        )
         assert mutual in words("mutual") and mutual != "Fremap"
         assert insurer in words("insurer") and insurer != "Adeslas"
 
 
-@pytest.mark.parametrize("value,head,suffix", [("Talleres Inventados S.L.", "Talleres ", " S.L."),
-                                               ("IES Valle Ficticio", "IES ", ""),
-                                               ("Inventos Ficticios Abogados", "", " Abogados")])
+@pytest.mark.parametrize(
+    "value,head,suffix",
+    [
+        ("Talleres Inventados S.L.", "Talleres ", " S.L."),
+        ("IES Valle Ficticio", "IES ", ""),
+        ("Inventos Ficticios Abogados", "", " Abogados"),
+    ],
+)
 def test_an_employer_given_as_otros_gets_an_organisation_of_its_kind(value, head, suffix):
     for scope in SCOPES:
-        (new,) = api_surrogates(f"Trabaja en {value}\n", [("OTROS_SUJETO_ASISTENCIA", value)], scope)
-        assert new.startswith(head) and new.endswith(suffix) and lookup_key(new) != lookup_key(value), new
+        (new,) = api_surrogates(
+            f"Trabaja en {value}\n", [("OTROS_SUJETO_ASISTENCIA", value)], scope
+        )
+        assert (
+            new.startswith(head) and new.endswith(suffix) and lookup_key(new) != lookup_key(value)
+        ), new
         assert not unlisted_words(new, value), new
 
 
 def test_a_rest_with_de_keeps_its_build():
     for scope in SCOPES:
-        (new,) = api_surrogates("Ingresa en Hospital de Villafalsa\n", [("HOSPITAL", "Hospital de Villafalsa")], scope)
+        (new,) = api_surrogates(
+            "Ingresa en Hospital de Villafalsa\n", [("HOSPITAL", "Hospital de Villafalsa")], scope
+        )
         assert new.startswith("Hospital de ") and new != "Hospital de Villafalsa"
 
 

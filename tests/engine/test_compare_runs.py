@@ -1,5 +1,6 @@
 """scripts/compare_runs.py: two trees of runs compared byte for byte, run reports without
 their timings. Every text here is invented."""
+
 import importlib.util
 import json
 from pathlib import Path
@@ -10,20 +11,31 @@ ROOT = Path(__file__).parent.parent.parent
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("compare_runs", ROOT / "scripts" / "compare_runs.py")
+    spec = importlib.util.spec_from_file_location(
+        "compare_runs", ROOT / "scripts" / "compare_runs.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-def _tree(root: Path, seconds: float, text: str = "Paciente: [NOMBRE_SUJETO_ASISTENCIA].\n") -> None:
+def _tree(
+    root: Path, seconds: float, text: str = "Paciente: [NOMBRE_SUJETO_ASISTENCIA].\n"
+) -> None:
     out = root / "tag"
     out.mkdir(parents=True)
     (out / "informe_1.txt").write_text(text, encoding="utf-8")
-    (out / "informe_1.ann").write_text("T1\tNOMBRE_SUJETO_ASISTENCIA 10 36\t[NOMBRE_SUJETO_ASISTENCIA]\n",
-                                       encoding="utf-8")
-    report = {"mode": "tag", "output": str(out), "reports": {"read": 1}, "seconds": seconds,
-              "model_load_seconds": seconds / 2, "written_per_second": 1 / seconds}
+    (out / "informe_1.ann").write_text(
+        "T1\tNOMBRE_SUJETO_ASISTENCIA 10 36\t[NOMBRE_SUJETO_ASISTENCIA]\n", encoding="utf-8"
+    )
+    report = {
+        "mode": "tag",
+        "output": str(out),
+        "reports": {"read": 1},
+        "seconds": seconds,
+        "model_load_seconds": seconds / 2,
+        "written_per_second": 1 / seconds,
+    }
     (out / "run_report.json").write_text(json.dumps(report), encoding="utf-8")
     (root / "tag.log").write_text(f"done in {seconds}s\n", encoding="utf-8")
 
@@ -50,7 +62,10 @@ def test_one_changed_byte_or_missing_file_fails(tmp_path):
     (tmp_path / "after" / "tag" / "informe_1.ann").unlink()
     result = _compare(tmp_path / "base", tmp_path / "after", "--exclude", "*.log")
     assert result.exit_code == 1
-    assert "differing 1, only in BASE 1" in result.output and "differing: tag/informe_1.txt" in result.output
+    assert (
+        "differing 1, only in BASE 1" in result.output
+        and "differing: tag/informe_1.txt" in result.output
+    )
     # the logs hold timings: compared as bytes they differ
     _tree(tmp_path / "b2", 1.0)
     _tree(tmp_path / "a2", 2.0)

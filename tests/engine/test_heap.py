@@ -1,7 +1,7 @@
 """The loaded pipeline is kept out of the garbage collector's full passes while a run, a
 service worker or a Spark executor uses it, and given back when it is done."""
+
 import gc
-from pathlib import Path
 
 import pytest
 
@@ -33,7 +33,9 @@ def test_a_run_writes_its_reports_with_the_objects_pinned(tmp_path, rule_nlp, mo
     inp = tmp_path / "in"
     inp.mkdir()
     for i in range(3):
-        (inp / f"nota{i}.txt").write_text(f"Paciente: Leire Quintanar Ibáñez.\nNHC: 43000{i}7.\n", encoding="utf-8")
+        (inp / f"nota{i}.txt").write_text(
+            f"Paciente: Leire Quintanar Ibáñez.\nNHC: 43000{i}7.\n", encoding="utf-8"
+        )
     seen = []
     write_reports = engine_run.Run.write_reports
 

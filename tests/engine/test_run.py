@@ -1,5 +1,6 @@
 """The one `Run`: reports and tables from any source of meddocan_deid/formats, one `RunReport`,
 its failures by name and its exit code."""
+
 import csv
 import json
 
@@ -14,7 +15,9 @@ NOTE = "Nombre: Ana.\nApellidos: Ruiz Gil.\nNHC: 5192837.\n"
 
 
 def run(rule_nlp, inp, out, **kw) -> RunReport:
-    return Run(RunConfig(input=inp, output=out, mode="tag", progress=False, **kw), nlp=rule_nlp).execute_report()
+    return Run(
+        RunConfig(input=inp, output=out, mode="tag", progress=False, **kw), nlp=rule_nlp
+    ).execute_report()
 
 
 def test_a_folder_of_reports(tmp_path, rule_nlp):
@@ -40,7 +43,11 @@ def test_a_table_through_the_same_run(tmp_path, rule_nlp):
         w.writerow(["n2", "Sin datos."])
     spec = TableSpec(id_column="id", text_columns=("nota",))
     report = run(rule_nlp, src, tmp_path / "out", table=spec)
-    assert report.kind == "table" and report.exit_code == 0 and report.rows == {"read": 2, "ok": 2, "failed": 0}
+    assert (
+        report.kind == "table"
+        and report.exit_code == 0
+        and report.rows == {"read": 2, "ok": 2, "failed": 0}
+    )
     written = json.loads((tmp_path / "out" / "run_report.json").read_text(encoding="utf-8"))
     assert written == report.to_dict() and written["format"] == "csv" and "reports" not in written
     assert "5192837" not in (tmp_path / "out" / "notas.csv").read_text(encoding="utf-8")
@@ -52,18 +59,25 @@ def test_a_table_through_the_same_run(tmp_path, rule_nlp):
 
 
 def test_the_exit_code_follows_the_failures():
-    base = dict(mode="tag", input="i", output="o", model={}, library_version="0", fingerprint={}, options={})
+    base = dict(
+        mode="tag", input="i", output="o", model={}, library_version="0", fingerprint={}, options={}
+    )
     assert RunReport(counts={"failed": 0}, **base).exit_code == 0
     assert RunReport(counts={"failed": 2}, **base).exit_code == 1
     assert RunReport(kind="table", rows={"read": 3, "ok": 2, "failed": 1}, **base).exit_code == 1
 
 
-def test_a_row_that_cannot_be_split_is_named_by_its_line_never_by_a_guessed_cell(tmp_path, rule_nlp):
+def test_a_row_that_cannot_be_split_is_named_by_its_line_never_by_a_guessed_cell(
+    tmp_path, rule_nlp
+):
     """A row with another number of fields than the header cannot be split: which field is its id
     cannot be told (a TSV note with a line break gives rows that are pieces of the note), so it is
     named by its file and line only, and written with its cells empty."""
     src = tmp_path / "notas.tsv"
-    src.write_text("id\tnota\nn1\tSin datos.\nn2\tPaciente Ana Ruiz\nGil, de Madrid.\textra\tmore\n", encoding="utf-8")
+    src.write_text(
+        "id\tnota\nn1\tSin datos.\nn2\tPaciente Ana Ruiz\nGil, de Madrid.\textra\tmore\n",
+        encoding="utf-8",
+    )
     spec = TableSpec(id_column="id", text_columns=("nota",))
     report = run(rule_nlp, src, tmp_path / "out", table=spec)
     assert report.exit_code == 1 and report.rows == {"read": 3, "ok": 2, "failed": 1}
@@ -81,5 +95,12 @@ def test_an_empty_file_has_a_status_of_its_own(tmp_path, rule_nlp):
     (inp / "vacio.txt").write_text("\n \n", encoding="utf-8")
     report = run(rule_nlp, inp, tmp_path / "out")
     assert report.exit_code == 0 and report.failed == []
-    assert report.counts == {"read": 2, "written": 1, "skipped": 0, "failed": 0, "empty": 1, "not_read": 0}
+    assert report.counts == {
+        "read": 2,
+        "written": 1,
+        "skipped": 0,
+        "failed": 0,
+        "empty": 1,
+        "not_read": 0,
+    }
     assert report.to_dict()["empty"] == [{"id": "vacio", "file": "vacio.txt"}]

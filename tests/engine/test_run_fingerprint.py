@@ -1,5 +1,6 @@
 """Runs that cannot mix: the output folder's run fingerprint, refusals, --overwrite and
 resume, and what the run report records. Every report text here is invented."""
+
 import hashlib
 import hmac
 import json
@@ -12,23 +13,27 @@ from pathlib import Path
 import pytest
 
 import meddocan_deid.engine.runner as engine_run
-from meddocan_deid.engine import RunError, run
 from meddocan_deid.deid import fingerprint as fp
-from meddocan_deid.engine.output import write_report as real_write_report
 from meddocan_deid.deid.options import DeidOptions
+from meddocan_deid.engine import RunError, run
+from meddocan_deid.engine.output import write_report as real_write_report
 
 ROOT = Path(__file__).parent.parent.parent
 KEY = b"fingerprint-key-0123456789abcdef"
 OTHER_KEY = b"another-key-fedcba9876543210xyzw"
-TEMPLATE = ("Datos del paciente.\nNombre: {name}.\nApellidos: {surname}.\nNHC: {nhc}.\n"
-            "Fecha de Ingreso: {day:02d}/03/2004.\n"
-            "Informe clínico del paciente: mujer de 52 años que ingresa por disnea.\n")
+TEMPLATE = (
+    "Datos del paciente.\nNombre: {name}.\nApellidos: {surname}.\nNHC: {nhc}.\n"
+    "Fecha de Ingreso: {day:02d}/03/2004.\n"
+    "Informe clínico del paciente: mujer de 52 años que ingresa por disnea.\n"
+)
 NAMES = ["Leire", "Olvido", "Telmo", "Anselmo"]
 SURNAMES = ["Quintanar Ibáñez", "Escobedo Lasa", "Urquiza Nieto"]
 
 
 def make_report(i: int) -> str:
-    return TEMPLATE.format(name=NAMES[i % 4], surname=SURNAMES[i % 3], nhc=4300000 + 11 * i, day=1 + i % 27)
+    return TEMPLATE.format(
+        name=NAMES[i % 4], surname=SURNAMES[i % 3], nhc=4300000 + 11 * i, day=1 + i % 27
+    )
 
 
 def write_folder(folder: Path, n: int) -> None:
@@ -39,8 +44,11 @@ def write_folder(folder: Path, n: int) -> None:
 
 def snapshot(folder: Path):
     """Every file of a folder with its bytes and modification time."""
-    return {p.relative_to(folder).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(folder).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +60,14 @@ def model_dir(tmp_path_factory, rule_nlp):
 
 def cli(*args, timeout=180):
     env = {k: v for k, v in os.environ.items() if k not in ("MEDDOCAN_DEID_KEY", "COLUMNS")}
-    return subprocess.run([sys.executable, "-m", "meddocan_deid", *map(str, args)], capture_output=True, text=True,
-                          env=env, timeout=timeout, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "meddocan_deid", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        cwd=ROOT,
+    )
 
 
 def test_surrogate_then_tag_is_refused_and_changes_nothing(tmp_path, model_dir):
@@ -61,7 +75,9 @@ def test_surrogate_then_tag_is_refused_and_changes_nothing(tmp_path, model_dir):
     inp, out, key_file = tmp_path / "in", tmp_path / "out", tmp_path / "deid.key"
     write_folder(inp, 3)
     assert cli("keygen", key_file).returncode == 0
-    r = cli("deidentify", inp, out, "--mode", "surrogate", "--key-file", key_file, "--model", model_dir)
+    r = cli(
+        "deidentify", inp, out, "--mode", "surrogate", "--key-file", key_file, "--model", model_dir
+    )
     assert r.returncode == 0, r.stderr
     before = snapshot(out)
     assert json.loads((out / "run_report.json").read_text())["mode"] == "surrogate"
@@ -92,8 +108,10 @@ POLICY = {"labels": {"FECHAS": "shift"}, "name": "invented policy"}
 # field -> (what changes in the second run, a fragment the refusal must show)
 FIELD_CHANGES = {
     "mode": ({"mode": "mask", "key": None}, "mode: 'surrogate' (before) vs 'mask' (now)"),
-    "policy_digest": ({"policy_digest": fp.digest_of(POLICY)},
-                      f"policy_digest: 'none' (before) vs '{fp.digest_of(POLICY)}' (now)"),
+    "policy_digest": (
+        {"policy_digest": fp.digest_of(POLICY)},
+        f"policy_digest: 'none' (before) vs '{fp.digest_of(POLICY)}' (now)",
+    ),
     "key": ({"key": OTHER_KEY}, "key differs"),
     "model_name": ({"meta": ("name", "otro_modelo")}, "model_name: "),
     "model_version": ({"meta": ("version", "9.8.7")}, "(before) vs '9.8.7' (now)"),
@@ -103,7 +121,9 @@ FIELD_CHANGES = {
 
 
 @pytest.mark.parametrize("field", sorted(FIELD_CHANGES))
-def test_each_fingerprint_field_change_is_refused_and_named(field, first_run, rule_nlp, monkeypatch):
+def test_each_fingerprint_field_change_is_refused_and_named(
+    field, first_run, rule_nlp, monkeypatch
+):
     inp, out, before = first_run
     change, fragment = FIELD_CHANGES[field]
     kwargs = {"mode": "surrogate", "key": KEY}
@@ -125,7 +145,9 @@ def test_each_fingerprint_field_change_is_refused_and_named(field, first_run, ru
         assert "_otro_modelo' (now)" in msg  # lang_name from nlp.meta
     # only the field that changed is named (a mode change also drops the key)
     diff = msg.split("will not resume into it", 1)[1].split(". Rerun", 1)[0]
-    named = {name for name in fp.FIELDS if f"{name}:" in diff} | ({"key"} if "key" in diff else set())
+    named = {name for name in fp.FIELDS if f"{name}:" in diff} | (
+        {"key"} if "key" in diff else set()
+    )
     expected = {"mode", "key"} if field == "mode" else {field}
     assert named == expected, msg
     assert KEY.decode() not in msg and OTHER_KEY.decode() not in msg
@@ -137,21 +159,51 @@ def test_overwrite_redoes_the_run_and_writes_the_new_fingerprint(first_run, rule
     with pytest.raises(RunError):
         run(inp, out, "tag", None, nlp=rule_nlp, progress=False)
     rep = run(inp, out, "tag", None, nlp=rule_nlp, progress=False, overwrite=True)
-    assert rep["reports"] == {"read": 3, "written": 3, "skipped": 0, "failed": 0, "empty": 0, "not_read": 0}
+    assert rep["reports"] == {
+        "read": 3,
+        "written": 3,
+        "skipped": 0,
+        "failed": 0,
+        "empty": 0,
+        "not_read": 0,
+    }
     stored = json.loads((out / fp.FINGERPRINT_NAME).read_text())
-    assert stored["mode"] == "tag" and stored["key_fingerprint"] == "none" and fp.UNFINISHED not in stored
-    assert rep["fingerprint"] == stored and json.loads((out / "run_report.json").read_text())["mode"] == "tag"
-    assert all("[NOMBRE_SUJETO_ASISTENCIA]" in (out / f"nota{i:02d}.txt").read_text() for i in range(3))
+    assert (
+        stored["mode"] == "tag"
+        and stored["key_fingerprint"] == "none"
+        and fp.UNFINISHED not in stored
+    )
+    assert (
+        rep["fingerprint"] == stored
+        and json.loads((out / "run_report.json").read_text())["mode"] == "tag"
+    )
+    assert all(
+        "[NOMBRE_SUJETO_ASISTENCIA]" in (out / f"nota{i:02d}.txt").read_text() for i in range(3)
+    )
     # the new run now resumes like any other
     rep = run(inp, out, "tag", None, nlp=rule_nlp, progress=False)
-    assert rep["reports"] == {"read": 3, "written": 0, "skipped": 3, "failed": 0, "empty": 0, "not_read": 0}
+    assert rep["reports"] == {
+        "read": 3,
+        "written": 0,
+        "skipped": 3,
+        "failed": 0,
+        "empty": 0,
+        "not_read": 0,
+    }
 
 
 def test_same_fingerprint_resumes(first_run, rule_nlp):
     inp, out, before = first_run
     (out / "nota01.txt").unlink()
     rep = run(inp, out, "surrogate", KEY, nlp=rule_nlp, progress=False)
-    assert rep["reports"] == {"read": 3, "written": 1, "skipped": 2, "failed": 0, "empty": 0, "not_read": 0}
+    assert rep["reports"] == {
+        "read": 3,
+        "written": 1,
+        "skipped": 2,
+        "failed": 0,
+        "empty": 0,
+        "not_read": 0,
+    }
     after = snapshot(out)
     assert after["nota01.txt"][0] == before["nota01.txt"][0]
     assert after["nota00.txt"] == before["nota00.txt"]  # skipped: not rewritten
@@ -181,11 +233,17 @@ def test_interrupted_overwrite_is_not_resumed(first_run, rule_nlp, monkeypatch):
     assert run(inp, out, "mask", None, nlp=rule_nlp, progress=False)["reports"]["skipped"] == 3
 
 
-@pytest.mark.parametrize("content,message", [
-    (None, "no run_fingerprint.json"),  # reports from an older version: cannot tell how they were made
-    ("{not json", "unreadable run fingerprint"),
-    ("[1, 2]", "not a run fingerprint"),
-])
+@pytest.mark.parametrize(
+    "content,message",
+    [
+        (
+            None,
+            "no run_fingerprint.json",
+        ),  # reports from an older version: cannot tell how they were made
+        ("{not json", "unreadable run fingerprint"),
+        ("[1, 2]", "not a run fingerprint"),
+    ],
+)
 def test_folder_without_a_usable_fingerprint_is_not_resumed(tmp_path, rule_nlp, content, message):
     inp, out = tmp_path / "in", tmp_path / "out"
     write_folder(inp, 2)
@@ -197,7 +255,10 @@ def test_folder_without_a_usable_fingerprint_is_not_resumed(tmp_path, rule_nlp, 
         run(inp, out, "tag", None, nlp=rule_nlp, progress=False)
     assert not (out / "run_report.json").exists()
     rep = run(inp, out, "tag", None, nlp=rule_nlp, progress=False, overwrite=True)
-    assert rep["reports"]["written"] == 2 and json.loads((out / fp.FINGERPRINT_NAME).read_text())["mode"] == "tag"
+    assert (
+        rep["reports"]["written"] == 2
+        and json.loads((out / fp.FINGERPRINT_NAME).read_text())["mode"] == "tag"
+    )
 
 
 def test_key_fingerprint_identifies_the_key_without_holding_it():
@@ -213,14 +274,17 @@ class _Policy:
     shift_days: int
 
 
-@pytest.mark.parametrize("a,b,same", [
-    ({"b": 1, "a": [1, 2]}, {"a": [1, 2], "b": 1}, True),  # key order does not matter
-    ({"a": [1, 2]}, {"a": [2, 1]}, False),  # list order does
-    ({"a": "ñ"}, {"a": "n"}, False),
-    (_Policy({"FECHAS": "shift"}, 10), {"labels": {"FECHAS": "shift"}, "shift_days": 10}, True),
-    (_Policy({"FECHAS": "shift"}, 10), _Policy({"FECHAS": "shift"}, 11), False),
-    ({"p": Path("a/b")}, {"p": "a/b"}, True),
-])
+@pytest.mark.parametrize(
+    "a,b,same",
+    [
+        ({"b": 1, "a": [1, 2]}, {"a": [1, 2], "b": 1}, True),  # key order does not matter
+        ({"a": [1, 2]}, {"a": [2, 1]}, False),  # list order does
+        ({"a": "ñ"}, {"a": "n"}, False),
+        (_Policy({"FECHAS": "shift"}, 10), {"labels": {"FECHAS": "shift"}, "shift_days": 10}, True),
+        (_Policy({"FECHAS": "shift"}, 10), _Policy({"FECHAS": "shift"}, 11), False),
+        ({"p": Path("a/b")}, {"p": "a/b"}, True),
+    ],
+)
 def test_digest_of_is_canonical(a, b, same):
     assert (fp.digest_of(a) == fp.digest_of(b)) is same
     assert len(fp.digest_of(a)) == 64
@@ -233,24 +297,47 @@ def test_run_report_records_options_gazetteer_and_fingerprint(tmp_path, model_di
     gaz = tmp_path / "gaz"
     gaz.mkdir()
     (gaz / "Nombres.txt").write_text("Filomena\nGaudencio\n", encoding="utf-8")
-    r = cli("deidentify", inp, out, "--mode", "surrogate", "--key-file", key_file, "--model", model_dir,
-            "--gazetteer", gaz, "--batch-size", "7", "--no-keep-age")
+    r = cli(
+        "deidentify",
+        inp,
+        out,
+        "--mode",
+        "surrogate",
+        "--key-file",
+        key_file,
+        "--model",
+        model_dir,
+        "--gazetteer",
+        gaz,
+        "--batch-size",
+        "7",
+        "--no-keep-age",
+    )
     assert r.returncode == 0, r.stderr
     rep = json.loads((out / "run_report.json").read_text())
     opts = rep["options"]
     assert opts["mode"] == "surrogate" and opts["batch_size"] == 7 and opts["keep_age"] is False
-    assert opts["encoding"] == "utf-8" and opts["overwrite"] is False and opts["key_file"] == str(key_file)
+    assert (
+        opts["encoding"] == "utf-8"
+        and opts["overwrite"] is False
+        and opts["key_file"] == str(key_file)
+    )
     assert rep["gazetteer"] == str(gaz.resolve())
     assert rep["fingerprint"] == json.loads((out / fp.FINGERPRINT_NAME).read_text())
-    assert rep["fingerprint"]["key_fingerprint"] == fp.key_fingerprint(key_file.read_bytes().strip())
+    assert rep["fingerprint"]["key_fingerprint"] == fp.key_fingerprint(
+        key_file.read_bytes().strip()
+    )
     assert key_file.read_text().strip() not in (out / "run_report.json").read_text()
 
 
-@pytest.mark.parametrize("mode,env,expected", [
-    ("tag", True, None),  # tag mode draws no surrogate
-    ("surrogate", True, "ENV"),
-    ("surrogate", False, "pipeline"),  # the test pipeline carries the gazetteer in its vocab
-])
+@pytest.mark.parametrize(
+    "mode,env,expected",
+    [
+        ("tag", True, None),  # tag mode draws no surrogate
+        ("surrogate", True, "ENV"),
+        ("surrogate", False, "pipeline"),  # the test pipeline carries the gazetteer in its vocab
+    ],
+)
 def test_gazetteer_recorded(tmp_path, rule_nlp, monkeypatch, mode, env, expected):
     gaz = tmp_path / "gaz"
     gaz.mkdir()
@@ -263,15 +350,27 @@ def test_gazetteer_recorded(tmp_path, rule_nlp, monkeypatch, mode, env, expected
     want = str(gaz.resolve()) if expected == "ENV" else expected
     inp = tmp_path / "in"
     write_folder(inp, 1)
-    rep = run(inp, tmp_path / "out", mode, KEY if mode == "surrogate" else None, nlp=rule_nlp, progress=False,
-              options=DeidOptions())
+    rep = run(
+        inp,
+        tmp_path / "out",
+        mode,
+        KEY if mode == "surrogate" else None,
+        nlp=rule_nlp,
+        progress=False,
+        options=DeidOptions(),
+    )
     assert rep["gazetteer"] == want and rep["options"]["mode"] == mode
 
 
 @pytest.mark.parametrize("random_key,hinted", [(True, True), (False, False)])
 def test_random_key_runs_cannot_be_resumed(tmp_path, random_key, hinted):
-    base = {"mode": "surrogate", "policy_digest": "none", "model_name": "es_x", "model_version": "1.0.0",
-            "library_version": "0.1.0"}
+    base = {
+        "mode": "surrogate",
+        "policy_digest": "none",
+        "model_name": "es_x",
+        "model_version": "1.0.0",
+        "library_version": "0.1.0",
+    }
     old = {**base, "key_fingerprint": fp.key_fingerprint(KEY)}
     new = {**base, "key_fingerprint": fp.key_fingerprint(OTHER_KEY)}
     fp.write_fingerprint(tmp_path, old)
@@ -279,6 +378,8 @@ def test_random_key_runs_cannot_be_resumed(tmp_path, random_key, hinted):
         fp.check_resume(tmp_path, new, overwrite=False, random_key=random_key)
     assert ("a --random-key run cannot be resumed" in str(err.value)) is hinted
     assert fp.check_resume(tmp_path, {**old}, overwrite=False) is False  # same fingerprint: resume
-    assert fp.check_resume(tmp_path, new, overwrite=True) is False  # no report in the folder: nothing to mark
+    assert (
+        fp.check_resume(tmp_path, new, overwrite=True) is False
+    )  # no report in the folder: nothing to mark
     (tmp_path / "r.txt").write_text("x", encoding="utf-8")
     assert fp.check_resume(tmp_path, new, overwrite=True) is True  # replaces another run's reports

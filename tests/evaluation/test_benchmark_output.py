@@ -1,6 +1,7 @@
 """scripts/benchmark.py prints, in one run, the throughputs, the ratios and the time share of
 each component, numbers only: never a report's text. A small blank pipeline stands in for
 the packaged one; no figure is checked against a time."""
+
 import importlib.util
 import re
 from pathlib import Path
@@ -13,7 +14,9 @@ SECRET = "Zebulonia"  # an invented word that must not reach the output
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("benchmark_script", ROOT / "scripts" / "benchmark.py")
+    spec = importlib.util.spec_from_file_location(
+        "benchmark_script", ROOT / "scripts" / "benchmark.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -24,15 +27,21 @@ def _run(tmp_path, *options):
 
     nlp = spacy.blank("es")
     nlp.add_pipe("sentencizer")
-    nlp.add_pipe("span_ruler", config={"spans_key": "x"}).add_patterns([{"label": "A", "pattern": "Ana"}])
+    nlp.add_pipe("span_ruler", config={"spans_key": "x"}).add_patterns(
+        [{"label": "A", "pattern": "Ana"}]
+    )
     nlp.to_disk(tmp_path / "pipeline")
     reports = tmp_path / "reports"
     reports.mkdir()
     for i in range(7):
-        (reports / f"r{i}.txt").write_text(f"Paciente {SECRET} de {40 + i} años. Visto por Ana.\n", encoding="utf-8")
+        (reports / f"r{i}.txt").write_text(
+            f"Paciente {SECRET} de {40 + i} años. Visto por Ana.\n", encoding="utf-8"
+        )
     app = typer.Typer()
     app.command()(_script().main)
-    return CliRunner().invoke(app, [str(tmp_path / "pipeline"), str(reports), "--limit", "6", *options])
+    return CliRunner().invoke(
+        app, [str(tmp_path / "pipeline"), str(reports), "--limit", "6", *options]
+    )
 
 
 def test_one_run_prints_throughputs_ratios_and_component_shares(tmp_path):

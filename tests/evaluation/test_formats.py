@@ -1,5 +1,6 @@
 """The report-layout evaluation set as a regression test, and the scorer behind
 `spacy project run evaluate-formats` (per document type and per label)."""
+
 from pathlib import Path
 
 import pytest
@@ -18,10 +19,16 @@ def test_doc_type_is_the_name_without_its_number():
 
 def test_score_per_type_and_label_on_invented_docs():
     # two types; the system finds one of two mentions in the first, a wrong label in the second
-    a = BratDocument("alta_01", "Paciente: Ana Gil. NHC: 123456.", [("NOMBRE_SUJETO_ASISTENCIA", 10, 17),
-                                                                   ("ID_SUJETO_ASISTENCIA", 24, 30)])
+    a = BratDocument(
+        "alta_01",
+        "Paciente: Ana Gil. NHC: 123456.",
+        [("NOMBRE_SUJETO_ASISTENCIA", 10, 17), ("ID_SUJETO_ASISTENCIA", 24, 30)],
+    )
     b = BratDocument("carta_01", "Estimado Dr. Ruiz:", [("NOMBRE_PERSONAL_SANITARIO", 13, 17)])
-    system = {"alta_01": [("NOMBRE_SUJETO_ASISTENCIA", 10, 17)], "carta_01": [("NOMBRE_SUJETO_ASISTENCIA", 13, 17)]}
+    system = {
+        "alta_01": [("NOMBRE_SUJETO_ASISTENCIA", 10, 17)],
+        "carta_01": [("NOMBRE_SUJETO_ASISTENCIA", 13, 17)],
+    }
     scores = score([a, b], system)
     assert scores["types"]["alta"]["meddocan_s1_r"] == pytest.approx(0.5)
     assert scores["types"]["alta"]["meddocan_s1_p"] == pytest.approx(1.0)

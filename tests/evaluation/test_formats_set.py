@@ -1,5 +1,6 @@
 """The formats set builder (meddocan_deid.evaluation.formats_set, scripts/formats_set.py)
 on invented strings, and `check` on the committed set."""
+
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +23,9 @@ MARKUP = (
 
 
 def run(*args):
-    return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True
+    )
 
 
 def test_offsets_round_trip():
@@ -30,12 +33,18 @@ def test_offsets_round_trip():
     assert "[[" not in text and "]]" not in text
     surfaces = [(label, text[s:e]) for label, s, e in entities]
     assert surfaces == [
-        ("NOMBRE_SUJETO_ASISTENCIA", "Lucía Ferrándiz Roig"), ("ID_SUJETO_ASISTENCIA", "4410297"),
-        ("EDAD_SUJETO_ASISTENCIA", "81 años"), ("SEXO_SUJETO_ASISTENCIA", "mujer"), ("FECHAS", "3-IV-2024"),
-        ("NOMBRE_PERSONAL_SANITARIO", "Olga Miravet"), ("ID_TITULACION_PERSONAL_SANITARIO", "46/4612345"),
+        ("NOMBRE_SUJETO_ASISTENCIA", "Lucía Ferrándiz Roig"),
+        ("ID_SUJETO_ASISTENCIA", "4410297"),
+        ("EDAD_SUJETO_ASISTENCIA", "81 años"),
+        ("SEXO_SUJETO_ASISTENCIA", "mujer"),
+        ("FECHAS", "3-IV-2024"),
+        ("NOMBRE_PERSONAL_SANITARIO", "Olga Miravet"),
+        ("ID_TITULACION_PERSONAL_SANITARIO", "46/4612345"),
     ]
     # everything outside the mentions is kept verbatim: pipes, tabs, blank line, brackets
-    assert text.startswith("Paciente | Lucía Ferrándiz Roig | NHC | 4410297\n\nEdad:\t81 años [sic] mujer;")
+    assert text.startswith(
+        "Paciente | Lucía Ferrándiz Roig | NHC | 4410297\n\nEdad:\t81 años [sic] mujer;"
+    )
     assert text.endswith("Nº Col. 46/4612345\n")
 
 
@@ -52,13 +61,19 @@ def test_build_writes_brat_that_reads_back(tmp_path):
     docs = {d.doc_id: d for d in read_brat_dir(out)}
     assert sorted(docs) == ["alta_01", "alta_02"]
     text, entities = parse_markup(MARKUP)
-    assert docs["alta_01"].text == text and sorted(docs["alta_01"].entities, key=lambda e: e[1]) == entities
+    assert (
+        docs["alta_01"].text == text
+        and sorted(docs["alta_01"].entities, key=lambda e: e[1]) == entities
+    )
     assert docs["alta_02"].entities == []
     assert run("check", tmp_path / "src", out).returncode == 0
 
     # a hand-edited .ann, a removed .txt and a file with no source all fail check
     ann = out / "alta_01.ann"
-    ann.write_text(ann.read_text(encoding="utf-8").replace("FECHAS", "EDAD_SUJETO_ASISTENCIA"), encoding="utf-8")
+    ann.write_text(
+        ann.read_text(encoding="utf-8").replace("FECHAS", "EDAD_SUJETO_ASISTENCIA"),
+        encoding="utf-8",
+    )
     (out / "alta_02.txt").unlink()
     (out / "alta_09.ann").write_text("", encoding="utf-8")
     result = run("check", tmp_path / "src", out)
@@ -86,8 +101,10 @@ def test_bad_markup_names_file_and_line(tmp_path, line, problem):
     src = tmp_path / "alta"
     src.mkdir()
     path = src / "alta_03.txt"
-    path.write_text(f"Informe de alta\nPaciente: [[NOMBRE_SUJETO_ASISTENCIA|Rosa Ibáñez]]\n\nFecha: {line}\n",
-                    encoding="utf-8")
+    path.write_text(
+        f"Informe de alta\nPaciente: [[NOMBRE_SUJETO_ASISTENCIA|Rosa Ibáñez]]\n\nFecha: {line}\n",
+        encoding="utf-8",
+    )
     with pytest.raises(MarkupError) as err:
         read_sources(tmp_path)
     assert str(err.value).startswith(f"{path}:4:")

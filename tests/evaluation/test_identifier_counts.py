@@ -1,10 +1,16 @@
 """meddocan_deid.evaluation.identifier_counts: what the identifier recognizers add, compared
 with the entities made before them. Invented texts."""
+
 from pathlib import Path
 
 import pytest
 
-from meddocan_deid.evaluation.identifier_counts import counts_table, identifier_additions, review_sample, status_of
+from meddocan_deid.evaluation.identifier_counts import (
+    counts_table,
+    identifier_additions,
+    review_sample,
+    status_of,
+)
 from meddocan_deid.pipeline.patterns import load_patterns
 from meddocan_deid.pipeline.tokenizer import blank_pipeline
 
@@ -15,10 +21,18 @@ PATTERNS = Path(__file__).resolve().parents[2] / "configs" / "patterns" / "ident
 def nlp():
     nlp = blank_pipeline()
     ruler = nlp.add_pipe("entity_ruler")  # stands in for the NER and the rules
-    nlp.add_pipe("meddocan_identifiers", name="identifiers", config={"spans_key": "identifiers", "rules_key": "rule_entities"})
+    nlp.add_pipe(
+        "meddocan_identifiers",
+        name="identifiers",
+        config={"spans_key": "identifiers", "rules_key": "rule_entities"},
+    )
     nlp.initialize()
-    ruler.add_patterns([{"label": "NOMBRE_SUJETO_ASISTENCIA", "pattern": [{"LOWER": "ana"}, {"LOWER": "ruiz"}]},
-                        {"label": "FECHAS", "pattern": [{"TEXT": t} for t in "612 34 56 78".split()]}])
+    ruler.add_patterns(
+        [
+            {"label": "NOMBRE_SUJETO_ASISTENCIA", "pattern": [{"LOWER": "ana"}, {"LOWER": "ruiz"}]},
+            {"label": "FECHAS", "pattern": [{"TEXT": t} for t in "612 34 56 78".split()]},
+        ]
+    )
     nlp.get_pipe("identifiers").add_patterns(load_patterns(PATTERNS))
     return nlp
 
@@ -28,13 +42,16 @@ class _Span:
         self.start_char, self.end_char, self.label_ = start, end, label
 
 
-@pytest.mark.parametrize("before,expected", [
-    ([], "new"),
-    ([(20, 30, "X")], "new"),
-    ([(0, 9, "ID_SUJETO_ASISTENCIA")], "same"),
-    ([(0, 9, "TERRITORIO")], "relabelled"),
-    ([(0, 15, "CALLE")], "changed"),
-])
+@pytest.mark.parametrize(
+    "before,expected",
+    [
+        ([], "new"),
+        ([(20, 30, "X")], "new"),
+        ([(0, 9, "ID_SUJETO_ASISTENCIA")], "same"),
+        ([(0, 9, "TERRITORIO")], "relabelled"),
+        ([(0, 15, "CALLE")], "changed"),
+    ],
+)
 def test_status_of(before, expected):
     assert status_of(_Span(0, 9, "ID_SUJETO_ASISTENCIA"), before) == expected
 

@@ -3,6 +3,7 @@
 The reports are invented (scripts/make_identifier_set.py); the small hand-made reports
 below are invented too.
 """
+
 import json
 import re
 import subprocess
@@ -23,8 +24,28 @@ from meddocan_deid.evaluation.identifiers import read_identifier_set, score_iden
 ROOT = Path(__file__).resolve().parents[2]
 SET_DIR = ROOT / "assets" / "identifiers"
 EXPECTED_KINDS = {
-    "dni", "nie", "passport", "nhc", "cip", "nass", "episode", "iban", "ccc", "phone", "phone_foreign",
-    "fax", "email", "url", "ipv4", "ipv6", "mac", "serial", "plate", "vin", "employee", "member",
+    "dni",
+    "nie",
+    "passport",
+    "nhc",
+    "cip",
+    "nass",
+    "episode",
+    "iban",
+    "ccc",
+    "phone",
+    "phone_foreign",
+    "fax",
+    "email",
+    "url",
+    "ipv4",
+    "ipv6",
+    "mac",
+    "serial",
+    "plate",
+    "vin",
+    "employee",
+    "member",
 }
 
 
@@ -41,8 +62,20 @@ def test_set_parses_and_is_large_enough(docs):
 
 def test_shipped_set_is_the_generator_output(tmp_path):
     """The committed files are exactly what the seeded generator writes."""
-    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "make_identifier_set.py"), str(tmp_path),
-                           "--n-reports", "96", "--seed", "20240"], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "make_identifier_set.py"),
+            str(tmp_path),
+            "--n-reports",
+            "96",
+            "--seed",
+            "20240",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     shipped = sorted(p.name for p in SET_DIR.glob("idset_*"))
     assert shipped == sorted(p.name for p in tmp_path.iterdir())
@@ -59,7 +92,7 @@ def test_surface_columns_equal_the_text_at_the_offsets():
                 continue
             parts = line.split("\t")
             _, start, end = parts[1].split(" ")
-            span = text[int(start):int(end)]
+            span = text[int(start) : int(end)]
             assert span == span.strip() and span, (ann.name, line)
             if len(parts) == 3:
                 assert parts[2] == span, (ann.name, line)
@@ -101,7 +134,10 @@ def test_checksum_marks_are_true(docs, kind):
         for i in d.identifiers:
             if i.kind == kind:
                 assert i.valid in ("0", "1"), (d.doc_id, i.start)
-                assert CHECKS[kind](d.text[i.start:i.end]) == (i.valid == "1"), (d.doc_id, i.start)
+                assert CHECKS[kind](d.text[i.start : i.end]) == (i.valid == "1"), (
+                    d.doc_id,
+                    i.start,
+                )
                 marks[i.valid] += 1
     assert marks["1"] >= 20
     if kind in ("dni", "nie"):  # keyed values with a wrong check letter are planted too
@@ -112,14 +148,25 @@ def test_kinds_without_checksum_are_marked_na(docs):
     assert {i.valid for d in docs for i in d.identifiers if i.kind not in CHECKS} == {"na"}
 
 
-@pytest.mark.parametrize("kind,labels", [
-    ("dni", {"ID_SUJETO_ASISTENCIA"}), ("nhc", {"ID_SUJETO_ASISTENCIA"}), ("cip", {"ID_SUJETO_ASISTENCIA"}),
-    ("nass", {"ID_ASEGURAMIENTO"}), ("episode", {"ID_CONTACTO_ASISTENCIAL"}),
-    ("iban", {"OTROS_SUJETO_ASISTENCIA"}), ("ccc", {"OTROS_SUJETO_ASISTENCIA"}),
-    ("url", {"URL_WEB", "DIREC_PROT_INTERNET"}), ("mac", {"IDENTIF_DISPOSITIVOS_NRSERIE"}),
-    ("plate", {"IDENTIF_VEHICULOS_NRSERIE"}), ("employee", {"ID_EMPLEO_PERSONAL_SANITARIO"}),
-    ("member", {"OTRO_NUMERO_IDENTIF"}), ("fax", {"NUMERO_FAX"}), ("phone_foreign", {"NUMERO_TELEFONO"}),
-])
+@pytest.mark.parametrize(
+    "kind,labels",
+    [
+        ("dni", {"ID_SUJETO_ASISTENCIA"}),
+        ("nhc", {"ID_SUJETO_ASISTENCIA"}),
+        ("cip", {"ID_SUJETO_ASISTENCIA"}),
+        ("nass", {"ID_ASEGURAMIENTO"}),
+        ("episode", {"ID_CONTACTO_ASISTENCIAL"}),
+        ("iban", {"OTROS_SUJETO_ASISTENCIA"}),
+        ("ccc", {"OTROS_SUJETO_ASISTENCIA"}),
+        ("url", {"URL_WEB", "DIREC_PROT_INTERNET"}),
+        ("mac", {"IDENTIF_DISPOSITIVOS_NRSERIE"}),
+        ("plate", {"IDENTIF_VEHICULOS_NRSERIE"}),
+        ("employee", {"ID_EMPLEO_PERSONAL_SANITARIO"}),
+        ("member", {"OTRO_NUMERO_IDENTIF"}),
+        ("fax", {"NUMERO_FAX"}),
+        ("phone_foreign", {"NUMERO_TELEFONO"}),
+    ],
+)
 def test_labels_follow_the_guidelines(docs, kind, labels):
     seen = set()
     for d in docs:
@@ -127,23 +174,40 @@ def test_labels_follow_the_guidelines(docs, kind, labels):
             if i.kind == kind:
                 seen.add(i.label)
                 if kind == "url":  # P24.1: with a protocol; P25.1: www.
-                    assert (i.label == "DIREC_PROT_INTERNET") == ("://" in d.text[i.start:i.end])
+                    assert (i.label == "DIREC_PROT_INTERNET") == ("://" in d.text[i.start : i.end])
     assert seen == labels
 
 
 def test_nhc_prefix_is_outside_the_span(docs):
-    prefixed = [(d, i) for d in docs for i in d.identifiers if i.notes.get("format") in ("nhc_prefix", "cipa_nhc")]
+    prefixed = [
+        (d, i)
+        for d in docs
+        for i in d.identifiers
+        if i.notes.get("format") in ("nhc_prefix", "cipa_nhc")
+    ]
     assert len(prefixed) >= 10
     for d, i in prefixed:
-        assert d.text[i.start - 4:i.start] == "nhc-" and d.text[i.start:i.end].isdigit()
+        assert d.text[i.start - 4 : i.start] == "nhc-" and d.text[i.start : i.end].isdigit()
 
 
 def test_lookalikes_are_not_phi_and_cover_the_types(docs):
     types = Counter(item.kind for d in docs for item in d.lookalikes)
-    assert {"lab_value", "dose", "ph", "blood_pressure", "icd10", "size", "percentage", "time"} <= set(types)
+    assert {
+        "lab_value",
+        "dose",
+        "ph",
+        "blood_pressure",
+        "icd10",
+        "size",
+        "percentage",
+        "time",
+    } <= set(types)
     for d in docs:
         for item in d.lookalikes:
-            assert not any(s < item.end and item.start < e for _, s, e in d.gold), (d.doc_id, item.start)
+            assert not any(s < item.end and item.start < e for _, s, e in d.gold), (
+                d.doc_id,
+                item.start,
+            )
 
 
 # ---- the scorer on a hand-made report ------------------------------------------------------
@@ -167,21 +231,39 @@ def small_set(tmp_path):
     return read_identifier_set(tmp_path)
 
 
-@pytest.mark.parametrize("system,found,found_label,covered,hit", [
-    ([DNI, PHONE], 2, 2, 2, 0),  # the gold itself
-    ([], 0, 0, 0, 0),  # nothing
-    ([DNI, PHONE, ("FECHAS", 41, 44)], 2, 2, 2, 1),  # part of a look-alike tagged
-    ([("NUMERO_TELEFONO", 5, 14)], 1, 0, 1, 0),  # right span, wrong label
-    ([("NUMERO_TELEFONO", 22, 25), ("NUMERO_TELEFONO", 26, 33)], 0, 0, 1, 0),  # split: covered, not found
-    ([("ID_SUJETO_ASISTENCIA", 5, 13)], 0, 0, 0, 0),  # the check letter left out: not covered
-    ([("OTROS_SUJETO_ASISTENCIA", 0, 34)], 0, 0, 2, 0),  # one wide span covers both
-])
+@pytest.mark.parametrize(
+    "system,found,found_label,covered,hit",
+    [
+        ([DNI, PHONE], 2, 2, 2, 0),  # the gold itself
+        ([], 0, 0, 0, 0),  # nothing
+        ([DNI, PHONE, ("FECHAS", 41, 44)], 2, 2, 2, 1),  # part of a look-alike tagged
+        ([("NUMERO_TELEFONO", 5, 14)], 1, 0, 1, 0),  # right span, wrong label
+        (
+            [("NUMERO_TELEFONO", 22, 25), ("NUMERO_TELEFONO", 26, 33)],
+            0,
+            0,
+            1,
+            0,
+        ),  # split: covered, not found
+        ([("ID_SUJETO_ASISTENCIA", 5, 13)], 0, 0, 0, 0),  # the check letter left out: not covered
+        ([("OTROS_SUJETO_ASISTENCIA", 0, 34)], 0, 0, 2, 0),  # one wide span covers both
+    ],
+)
 def test_scorer_counts(small_set, system, found, found_label, covered, hit):
     scores = score_identifiers(small_set, {"r1": system})
     overall = scores["overall"]
-    assert (overall["n"], overall["found"], overall["found_label"], overall["covered"]) == (2, found, found_label, covered)
+    assert (overall["n"], overall["found"], overall["found_label"], overall["covered"]) == (
+        2,
+        found,
+        found_label,
+        covered,
+    )
     assert overall["recall"] == found / 2
-    assert scores["lookalikes"] == {"n": 1, "hit": hit, "types": {"blood_pressure": {"n": 1, "hit": hit}}}
+    assert scores["lookalikes"] == {
+        "n": 1,
+        "hit": hit,
+        "types": {"blood_pressure": {"n": 1, "hit": hit}},
+    }
     assert set(scores["kinds"]) == {"dni", "phone"}
     assert scores["sections"]["header"]["n"] == 1
 
@@ -196,13 +278,16 @@ def test_scorer_precision_uses_the_evaluate_counts(small_set):
     assert (scores["meddocan_s1"]["tp"], scores["meddocan_s1"]["fn"]) == (1, 1)
 
 
-@pytest.mark.parametrize("bad_ann,line,message", [
-    (ANN.replace("T3\tNO_PHI 38 49", "T3\tNO_PHI 38 99"), 3, "outside the text"),
-    (ANN.replace("#2\tAnnotatorNotes T2\t", "#2\tAnnotatorNotes\t"), 5, "AnnotatorNotes T<k>"),
-    (ANN.replace("AnnotatorNotes T2", "AnnotatorNotes T9"), 5, "no earlier T line"),
-    (ANN.replace("kind=phone", "phone"), 5, "not key=value"),
-    (ANN.replace("kind=phone valid=na", "valid=na"), 5, "without kind="),
-])
+@pytest.mark.parametrize(
+    "bad_ann,line,message",
+    [
+        (ANN.replace("T3\tNO_PHI 38 49", "T3\tNO_PHI 38 99"), 3, "outside the text"),
+        (ANN.replace("#2\tAnnotatorNotes T2\t", "#2\tAnnotatorNotes\t"), 5, "AnnotatorNotes T<k>"),
+        (ANN.replace("AnnotatorNotes T2", "AnnotatorNotes T9"), 5, "no earlier T line"),
+        (ANN.replace("kind=phone", "phone"), 5, "not key=value"),
+        (ANN.replace("kind=phone valid=na", "valid=na"), 5, "without kind="),
+    ],
+)
 def test_malformed_ann_names_file_and_line(tmp_path, bad_ann, line, message):
     (tmp_path / "r1.txt").write_text(TEXT, encoding="utf-8")
     (tmp_path / "r1.ann").write_text(bad_ann, encoding="utf-8")
@@ -212,15 +297,21 @@ def test_malformed_ann_names_file_and_line(tmp_path, bad_ann, line, message):
 
 def test_lookalike_without_note_is_an_error(tmp_path):
     (tmp_path / "r1.txt").write_text(TEXT, encoding="utf-8")
-    (tmp_path / "r1.ann").write_text(ANN.replace("#3\tAnnotatorNotes T3\tkind=lookalike type=blood_pressure section=body\n", ""),
-                                     encoding="utf-8")
+    (tmp_path / "r1.ann").write_text(
+        ANN.replace("#3\tAnnotatorNotes T3\tkind=lookalike type=blood_pressure section=body\n", ""),
+        encoding="utf-8",
+    )
     with pytest.raises(BratError, match=r"r1\.ann: T3 is NO_PHI"):
         read_identifier_set(tmp_path)
 
 
 def _run_script(*args):
-    return subprocess.run([sys.executable, str(ROOT / "scripts" / "evaluate_identifiers.py"), *map(str, args)],
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "evaluate_identifiers.py"), *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_script_fails_clearly_without_the_set(tmp_path):
@@ -234,7 +325,9 @@ def test_script_fails_clearly_on_a_malformed_ann(tmp_path):
     folder = tmp_path / "set"
     folder.mkdir()
     (folder / "r1.txt").write_text(TEXT, encoding="utf-8")
-    (folder / "r1.ann").write_text(ANN.replace("AnnotatorNotes T2", "AnnotatorNotes T9"), encoding="utf-8")
+    (folder / "r1.ann").write_text(
+        ANN.replace("AnnotatorNotes T2", "AnnotatorNotes T9"), encoding="utf-8"
+    )
     spacy.blank("es").to_disk(tmp_path / "model")
     proc = _run_script(tmp_path / "model", folder, "--output", tmp_path / "out.json")
     assert proc.returncode == 1
@@ -245,12 +338,16 @@ def test_command_path_end_to_end_with_a_gold_ruler(tmp_path, docs):
     """CI regression check without a trained model: a blank `es` pipeline with the project
     tokenizer and an EntityRuler of the gold surfaces, saved and run through the script.
     Every identifier is token-aligned and found; no look-alike is tagged."""
-    nlp = spacy.blank("es", config={"nlp": {"tokenizer": {"@tokenizers": "meddocan_deid.tokenizer.v1"}}})
+    nlp = spacy.blank(
+        "es", config={"nlp": {"tokenizer": {"@tokenizers": "meddocan_deid.tokenizer.v1"}}}
+    )
     ruler = nlp.add_pipe("entity_ruler")
     patterns = sorted({(label, d.text[s:e]) for d in docs for label, s, e in d.gold})
     ruler.add_patterns([{"label": label, "pattern": text} for label, text in patterns])
     nlp.to_disk(tmp_path / "model")
-    proc = _run_script(tmp_path / "model", SET_DIR, "--output", tmp_path / "metrics" / "identifiers.json")
+    proc = _run_script(
+        tmp_path / "model", SET_DIR, "--output", tmp_path / "metrics" / "identifiers.json"
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     scores = json.loads((tmp_path / "metrics" / "identifiers.json").read_text(encoding="utf-8"))
     assert scores["n_docs"] == len(docs)
@@ -273,7 +370,8 @@ def test_rule_pipeline_finds_every_identifier_and_no_lookalike(rule_nlp):
     overall = scores["overall"]
     assert overall["n"] >= 1000
     assert overall["found"] == overall["found_label"] == overall["n"], {
-        kind: (v["found"], v["n"]) for kind, v in scores["kinds"].items() if v["found"] < v["n"]}
+        kind: (v["found"], v["n"]) for kind, v in scores["kinds"].items() if v["found"] < v["n"]
+    }
     assert scores["lookalikes"]["hit"] == 0 and scores["lookalikes"]["n"] > 500
 
 
@@ -282,14 +380,32 @@ def test_code_reports_carry_valid_clinical_codes(docs):
     their NHC passes SNOMED CT's checks too: a key must still win."""
     from meddocan_deid.pipeline import clinical_codes as cc
 
-    checks = {"snomed": cc.snomed_id, "meddra": cc.meddra_code, "loinc": cc.loinc_code, "eudract": cc.eudract_number,
-              "euct": cc.euct_number, "nct": cc.nct_number, "atc": cc.atc_code,
-              # every ICD-10 look-alike of the set follows a cue (`CIE-10`, `codificado como`)
-              "icd10": lambda v: cc.icd10_code(v, cued=True), "icd10_category": lambda v: cc.icd10_code(v, cued=True), "variant": cc.hgvs_variant,
-              "karyotype": cc.karyotype}
-    codes = [(item.kind, d.text[item.start:item.end]) for d in docs for item in d.lookalikes
-             if item.kind in checks or item.kind in {"lot", "model", "bed", "room", "ehr"}]
+    checks = {
+        "snomed": cc.snomed_id,
+        "meddra": cc.meddra_code,
+        "loinc": cc.loinc_code,
+        "eudract": cc.eudract_number,
+        "euct": cc.euct_number,
+        "nct": cc.nct_number,
+        "atc": cc.atc_code,
+        # every ICD-10 look-alike of the set follows a cue (`CIE-10`, `codificado como`)
+        "icd10": lambda v: cc.icd10_code(v, cued=True),
+        "icd10_category": lambda v: cc.icd10_code(v, cued=True),
+        "variant": cc.hgvs_variant,
+        "karyotype": cc.karyotype,
+    }
+    codes = [
+        (item.kind, d.text[item.start : item.end])
+        for d in docs
+        for item in d.lookalikes
+        if item.kind in checks or item.kind in {"lot", "model", "bed", "room", "ehr"}
+    ]
     assert len(codes) >= 500
     assert [c for c in codes if c[0] in checks and not checks[c[0]](c[1])] == []
-    code_like = [d.text[i.start:i.end] for d in docs for i in d.identifiers if i.notes.get("format") == "code_like"]
+    code_like = [
+        d.text[i.start : i.end]
+        for d in docs
+        for i in d.identifiers
+        if i.notes.get("format") == "code_like"
+    ]
     assert len(code_like) == 40 and all(cc.snomed_id(v) for v in code_like)

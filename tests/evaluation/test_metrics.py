@@ -1,8 +1,16 @@
 """MEDDOCAN metrics on hand-made gold/system pairs; every expected number is worked out
 in the comments. Texts are invented, offsets come from `at()` so they stay readable."""
+
 import pytest
 
-from meddocan_deid.evaluation.metrics import EvaluationError, count_sentences, evaluate, leak, merge_spans, prf
+from meddocan_deid.evaluation.metrics import (
+    EvaluationError,
+    count_sentences,
+    evaluate,
+    leak,
+    merge_spans,
+    prf,
+)
 
 
 def at(text, surface, label="X", nth=0):
@@ -73,7 +81,9 @@ CASES = {
         T_COMMA,
         [at(T_COMMA, "Calle Mayor, 5", "CALLE")],
         [at(T_COMMA, "Calle Mayor", "CALLE"), at(T_COMMA, "5", "CALLE")],
-        (0, 2, 1), (0, 2, 1), (1, 0, 0),
+        (0, 2, 1),
+        (0, 2, 1),
+        (1, 0, 0),
     ),
     # gold two dates split at " - "; system one span over both.
     # strict: TP 0, FP 1, FN 2. merged: gold merges to the system span -> TP 1,
@@ -82,7 +92,9 @@ CASES = {
         T_DASH,
         [at(T_DASH, "12/03/2019", "FECHAS"), at(T_DASH, "15/03/2019", "FECHAS")],
         [at(T_DASH, "12/03/2019 - 15/03/2019", "FECHAS")],
-        (0, 1, 2), (0, 1, 2), (1, 0, 0),
+        (0, 1, 2),
+        (0, 1, 2),
+        (1, 0, 0),
     ),
     # right span, wrong label: subtask 1 TP 0, FP 1, FN 1; subtask 2 ignores the
     # label: strict TP 1, merged TP 1.
@@ -90,7 +102,9 @@ CASES = {
         T_NAME,
         [at(T_NAME, "Juan Pérez García", "NOMBRE_SUJETO_ASISTENCIA")],
         [at(T_NAME, "Juan Pérez García", "NOMBRE_PERSONAL_SANITARIO")],
-        (0, 1, 1), (1, 0, 0), (1, 0, 0),
+        (0, 1, 1),
+        (1, 0, 0),
+        (1, 0, 0),
     ),
     # duplicate gold (a set: one) and overlapping system spans "Juan Pérez García",
     # "García y su": s1 TP 1, FP 1, FN 0. merged: system gap is empty (overlap) so
@@ -100,7 +114,9 @@ CASES = {
         T_NAME,
         [at(T_NAME, "Juan Pérez García", "N"), at(T_NAME, "Juan Pérez García", "N")],
         [at(T_NAME, "Juan Pérez García", "N"), at(T_NAME, "García y su", "N")],
-        (1, 1, 0), (1, 1, 0), (1, 1, 0),
+        (1, 1, 0),
+        (1, 1, 0),
+        (1, 1, 0),
     ),
     # " y " holds letters: no merge. gold "Juan Pérez García", "Luis"; system
     # "Juan Pérez" (partial) and "Luis": every count the same in the three views:
@@ -109,7 +125,9 @@ CASES = {
         T_NAME,
         [at(T_NAME, "Juan Pérez García", "N"), at(T_NAME, "Luis", "N")],
         [at(T_NAME, "Juan Pérez", "N"), at(T_NAME, "Luis", "N")],
-        (1, 1, 1), (1, 1, 1), (1, 1, 1),
+        (1, 1, 1),
+        (1, 1, 1),
+        (1, 1, 1),
     ),
     # no gold: the one prediction is an FP everywhere.
     "no gold": (T_NAME, [], [at(T_NAME, "Luis", "N")], (0, 1, 0), (0, 1, 0), (0, 1, 0)),
@@ -119,7 +137,9 @@ CASES = {
         T_NAME,
         [at(T_NAME, "Juan", "N"), at(T_NAME, "Pérez", "N")],
         [],
-        (0, 0, 2), (0, 0, 2), (0, 0, 2),
+        (0, 0, 2),
+        (0, 0, 2),
+        (0, 0, 2),
     ),
 }
 
@@ -163,15 +183,45 @@ def test_micro_average_over_documents_and_leak():
 
 def test_per_type():
     text = T_NAME
-    gold = [at(text, "Juan Pérez García", "NOMBRE_SUJETO_ASISTENCIA"), at(text, "Luis", "FAMILIARES_SUJETO_ASISTENCIA")]
-    system = [at(text, "Juan Pérez García", "NOMBRE_PERSONAL_SANITARIO"), at(text, "Luis", "FAMILIARES_SUJETO_ASISTENCIA")]
+    gold = [
+        at(text, "Juan Pérez García", "NOMBRE_SUJETO_ASISTENCIA"),
+        at(text, "Luis", "FAMILIARES_SUJETO_ASISTENCIA"),
+    ]
+    system = [
+        at(text, "Juan Pérez García", "NOMBRE_PERSONAL_SANITARIO"),
+        at(text, "Luis", "FAMILIARES_SUJETO_ASISTENCIA"),
+    ]
     table = evaluate({"d": (text, gold)}, {"d": system})["meddocan_s1_per_type"]
     # FAMILIARES: TP 1 -> 1/1/1, support 1
-    assert table["FAMILIARES_SUJETO_ASISTENCIA"] == {"p": 1.0, "r": 1.0, "f": 1.0, "tp": 1, "fp": 0, "fn": 0, "support": 1}
+    assert table["FAMILIARES_SUJETO_ASISTENCIA"] == {
+        "p": 1.0,
+        "r": 1.0,
+        "f": 1.0,
+        "tp": 1,
+        "fp": 0,
+        "fn": 0,
+        "support": 1,
+    }
     # NOMBRE_SUJETO: FN 1 -> R = 0/1 = 0, P = 0/0 -> 0.0
-    assert table["NOMBRE_SUJETO_ASISTENCIA"] == {"p": 0.0, "r": 0.0, "f": 0.0, "tp": 0, "fp": 0, "fn": 1, "support": 1}
+    assert table["NOMBRE_SUJETO_ASISTENCIA"] == {
+        "p": 0.0,
+        "r": 0.0,
+        "f": 0.0,
+        "tp": 0,
+        "fp": 0,
+        "fn": 1,
+        "support": 1,
+    }
     # NOMBRE_PERSONAL: FP 1, no gold -> support 0
-    assert table["NOMBRE_PERSONAL_SANITARIO"] == {"p": 0.0, "r": 0.0, "f": 0.0, "tp": 0, "fp": 1, "fn": 0, "support": 0}
+    assert table["NOMBRE_PERSONAL_SANITARIO"] == {
+        "p": 0.0,
+        "r": 0.0,
+        "f": 0.0,
+        "tp": 0,
+        "fp": 1,
+        "fn": 0,
+        "support": 0,
+    }
 
 
 def test_leak_values():
@@ -220,7 +270,9 @@ def test_bad_offsets_raise_without_text():
 
 
 def test_count_sentences(tmp_path):
-    (tmp_path / "a.ann").write_text("T1\tFp 4 5\t.\nT2\tFp 9 10\t.\nT3\tFp 20 21\t.\n\n", encoding="utf-8")
+    (tmp_path / "a.ann").write_text(
+        "T1\tFp 4 5\t.\nT2\tFp 9 10\t.\nT3\tFp 20 21\t.\n\n", encoding="utf-8"
+    )
     (tmp_path / "b.ann").write_text("", encoding="utf-8")
     assert count_sentences(tmp_path, ["a", "b"]) == {"a": 3, "b": 0}  # blank lines do not count
     with pytest.raises(EvaluationError, match="missing-doc"):

@@ -1,5 +1,6 @@
 """scripts/evaluate_number_words.py counts, per label and in all, the gold mentions with a number
 word that the predicted entities wholly remove; numbers only. Two invented documents."""
+
 import importlib.util
 from pathlib import Path
 
@@ -16,7 +17,9 @@ SET = Path(__file__).parent / "number_words_set"
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("evaluate_number_words", ROOT / "scripts" / "evaluate_number_words.py")
+    spec = importlib.util.spec_from_file_location(
+        "evaluate_number_words", ROOT / "scripts" / "evaluate_number_words.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -34,7 +37,10 @@ def test_only_mentions_with_a_number_word_count():
     scores = score_number_words(docs, {})
     # `Tres Cantos` holds `tres`; names, `12345678Z` and `15/06/2026` hold none
     assert scores["overall"] == {"n": 9, "removed": 0, "docs": 2}
-    assert scores["labels"]["TERRITORIO"]["n"] == 2 and "NOMBRE_SUJETO_ASISTENCIA" not in scores["labels"]
+    assert (
+        scores["labels"]["TERRITORIO"]["n"] == 2
+        and "NOMBRE_SUJETO_ASISTENCIA" not in scores["labels"]
+    )
     assert scores["labels"]["FECHAS"]["n"] == 2
 
 
@@ -44,9 +50,13 @@ def test_the_script_prints_counts_per_label_and_in_all(tmp_path):
     nlp.to_disk(tmp_path / "pipeline")
     app = typer.Typer()
     app.command()(_script().main)
-    result = CliRunner().invoke(app, [str(tmp_path / "pipeline"), str(SET), "--output", str(tmp_path / "s.json")])
+    result = CliRunner().invoke(
+        app, [str(tmp_path / "pipeline"), str(SET), "--output", str(tmp_path / "s.json")]
+    )
     assert result.exit_code == 0, result.output
-    lines = {line.split()[0]: line.split()[1:] for line in result.output.splitlines() if line.strip()}
+    lines = {
+        line.split()[0]: line.split()[1:] for line in result.output.splitlines() if line.strip()
+    }
     # the component alone: every number in words but the town's name (a name, not a number)
     assert lines["all"][:2] == ["9", "8"]
     assert lines["TERRITORIO"][:2] == ["2", "1"]

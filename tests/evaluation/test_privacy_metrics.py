@@ -1,4 +1,5 @@
 """Word-level privacy metrics on invented texts."""
+
 import pytest
 
 from meddocan_deid.evaluation.metrics import privacy_counts, privacy_scores
@@ -16,11 +17,15 @@ GOLD = [("NOMBRE_SUJETO_ASISTENCIA", 9, 19), ("CALLE", 29, 43)]
         # nothing predicted
         ([], dict(phi_n=5, phi_tp=0, ident_n=3, ident_tp=0, nonphi_n=6, nonphi_removed=0)),
         # wrong label, first name only, street number only, plus "hija" over-redacted
-        ([("PAIS", 9, 13), ("NUMERO", 41, 43), ("FAMILIARES", 51, 55)],
-         dict(phi_n=5, phi_tp=2, ident_n=3, ident_tp=2, nonphi_n=6, nonphi_removed=1)),
+        (
+            [("PAIS", 9, 13), ("NUMERO", 41, 43), ("FAMILIARES", 51, 55)],
+            dict(phi_n=5, phi_tp=2, ident_n=3, ident_tp=2, nonphi_n=6, nonphi_removed=1),
+        ),
         # a word only partly covered is not covered; "Paciente" touched counts as removed
-        ([("X", 5, 11), ("X", 14, 43)],
-         dict(phi_n=5, phi_tp=4, ident_n=3, ident_tp=2, nonphi_n=6, nonphi_removed=3)),
+        (
+            [("X", 5, 11), ("X", 14, 43)],
+            dict(phi_n=5, phi_tp=4, ident_n=3, ident_tp=2, nonphi_n=6, nonphi_removed=3),
+        ),
     ],
 )
 def test_privacy_counts(system, expected):
@@ -28,12 +33,19 @@ def test_privacy_counts(system, expected):
 
 
 def test_privacy_scores_ratios():
-    scores = privacy_scores({"a": TEXT}, {"a": GOLD}, {"a": [("PAIS", 9, 13), ("NUMERO", 41, 43), ("FAMILIARES", 51, 55)]})
+    scores = privacy_scores(
+        {"a": TEXT},
+        {"a": GOLD},
+        {"a": [("PAIS", 9, 13), ("NUMERO", 41, 43), ("FAMILIARES", 51, 55)]},
+    )
     assert scores["meddocan_phi_word_recall"] == pytest.approx(2 / 5)
     assert scores["meddocan_phi_identifying_word_recall"] == pytest.approx(2 / 3)
     assert scores["meddocan_over_redaction"] == pytest.approx(1 / 6)
     assert (scores["meddocan_phi_word_tp"], scores["meddocan_phi_word_n"]) == (2, 5)
-    assert (scores["meddocan_over_redaction_removed"], scores["meddocan_over_redaction_n"]) == (1, 6)
+    assert (scores["meddocan_over_redaction_removed"], scores["meddocan_over_redaction_n"]) == (
+        1,
+        6,
+    )
 
 
 def test_privacy_scores_empty_is_zero():

@@ -1,4 +1,5 @@
 """The spaCy scorer `meddocan_deid.scorer.v1` on Examples built by hand (invented text)."""
+
 import pytest
 import spacy
 from spacy.training import Example
@@ -38,7 +39,9 @@ def make_doc(nlp, text, ents, user_data=None):
     return doc
 
 
-def example(nlp, doc_id="r1", n_sentences=3, gold_in_user_data=True, text=TEXT, gold=GOLD, system=SYSTEM):
+def example(
+    nlp, doc_id="r1", n_sentences=3, gold_in_user_data=True, text=TEXT, gold=GOLD, system=SYSTEM
+):
     user_data = {}
     if doc_id is not None:
         user_data["meddocan_id"] = doc_id
@@ -69,8 +72,16 @@ def test_misaligned_gold_counts(nlp):
     # spaCy's token-level view only sees the 2 aligned gold entities: TP 1, FP 1, FN 1
     assert scores["ents_f"] == pytest.approx(0.5)
     assert set(scores["ents_per_type"]) == {"NOMBRE_SUJETO_ASISTENCIA", "NOMBRE_PERSONAL_SANITARIO"}
-    assert scores["meddocan_s1_per_type"]["EDAD_SUJETO_ASISTENCIA"] == {"p": 0.0, "r": 0.0, "f": 0.0}
-    assert scores["meddocan_s1_per_type"]["NOMBRE_SUJETO_ASISTENCIA"] == {"p": 0.5, "r": 1.0, "f": pytest.approx(2 / 3)}
+    assert scores["meddocan_s1_per_type"]["EDAD_SUJETO_ASISTENCIA"] == {
+        "p": 0.0,
+        "r": 0.0,
+        "f": 0.0,
+    }
+    assert scores["meddocan_s1_per_type"]["NOMBRE_SUJETO_ASISTENCIA"] == {
+        "p": 0.5,
+        "r": 1.0,
+        "f": pytest.approx(2 / 3),
+    }
 
 
 def test_values_are_floats_or_per_type_dicts(nlp):
@@ -88,7 +99,11 @@ def test_reference_ents_without_user_data(nlp):
     # TP 1, FP 1, FN 1 -> P = R = F = 0.5; no id either: the example index is the id
     eg = example(nlp, doc_id=None, gold_in_user_data=False)
     scores = score_meddocan([eg])
-    assert (scores["meddocan_s1_p"], scores["meddocan_s1_r"], scores["meddocan_s1_f"]) == (0.5, 0.5, 0.5)
+    assert (scores["meddocan_s1_p"], scores["meddocan_s1_r"], scores["meddocan_s1_f"]) == (
+        0.5,
+        0.5,
+        0.5,
+    )
 
 
 @pytest.mark.parametrize(
@@ -136,7 +151,9 @@ def test_registered_and_used_by_a_component(nlp):
     assert spacy.registry.scorers.get("meddocan_deid.scorer.v1")() is score_meddocan
     assert make_meddocan_scorer() is score_meddocan
     pipe = spacy.blank("es")
-    ruler = pipe.add_pipe("entity_ruler", config={"scorer": {"@scorers": "meddocan_deid.scorer.v1"}})
+    ruler = pipe.add_pipe(
+        "entity_ruler", config={"scorer": {"@scorers": "meddocan_deid.scorer.v1"}}
+    )
     ruler.add_patterns([{"label": "NOMBRE_SUJETO_ASISTENCIA", "pattern": "Juan Pérez"}])
     eg = example(pipe)
     scores = pipe.evaluate([Example(pipe.make_doc(TEXT), eg.reference)])

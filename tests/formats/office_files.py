@@ -1,10 +1,18 @@
 """Documents made in the tests (invented content): a .docx with python-docx, a minimal PDF
 with a text layer written by hand (PDF 1.4, Helvetica, WinAnsi), and RTF by hand."""
-from typing import List, Optional, Sequence
+
+from collections.abc import Sequence
 
 
-def make_docx(path, *, header: str, paragraphs: Sequence[Sequence[str]], table: Sequence[Sequence[str]] = (),
-              footer: str = "", bold_every_other: bool = True) -> None:
+def make_docx(
+    path,
+    *,
+    header: str,
+    paragraphs: Sequence[Sequence[str]],
+    table: Sequence[Sequence[str]] = (),
+    footer: str = "",
+    bold_every_other: bool = True,
+) -> None:
     """paragraphs: each a list of run texts (a name split across runs crosses runs);
     every other run bold, so that the formatting of each run can be checked."""
     import docx
@@ -33,12 +41,12 @@ def _pdf_string(line: str) -> bytes:
     return b"(" + raw.replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)") + b")"
 
 
-def minimal_pdf(pages: List[Optional[List[str]]]) -> bytes:
+def minimal_pdf(pages: list[list[str] | None]) -> bytes:
     """A valid PDF with one page per item: its lines as a text layer (None or []: a page
     with no text, as a scan without OCR)."""
-    objs: List[Optional[bytes]] = []
+    objs: list[bytes | None] = []
 
-    def add(body: Optional[bytes]) -> int:
+    def add(body: bytes | None) -> int:
         objs.append(body)
         return len(objs)
 
@@ -55,10 +63,14 @@ def minimal_pdf(pages: List[Optional[List[str]]]) -> bytes:
         kids.append((add(None), content))
     pages_id = add(None)
     for page, content in kids:
-        objs[page - 1] = (b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Contents %d 0 R "
-                          b"/Resources << /Font << /F1 %d 0 R >> >> >>" % (pages_id, content, font))
+        objs[page - 1] = (
+            b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Contents %d 0 R "
+            b"/Resources << /Font << /F1 %d 0 R >> >> >>" % (pages_id, content, font)
+        )
     objs[pages_id - 1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (
-        b" ".join(b"%d 0 R" % p for p, _ in kids), len(kids))
+        b" ".join(b"%d 0 R" % p for p, _ in kids),
+        len(kids),
+    )
     catalog = add(b"<< /Type /Catalog /Pages %d 0 R >>" % pages_id)
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
@@ -68,7 +80,11 @@ def minimal_pdf(pages: List[Optional[List[str]]]) -> bytes:
     xref = len(out)
     out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
     out += b"".join(b"%010d 00000 n \n" % off for off in offsets)
-    out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, catalog, xref)
+    out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objs) + 1,
+        catalog,
+        xref,
+    )
     return bytes(out)
 
 
@@ -89,5 +105,7 @@ def rtf_escape(text: str) -> str:
 
 def make_rtf(text: str) -> bytes:
     body = rtf_escape(text)
-    return ("{\\rtf1\\ansi\\ansicpg1252\\deff0{\\fonttbl{\\f0 Arial;}}{\\info{\\author Autor Inventado}}\n"
-            "\\f0\\fs22 " + body + "\n}").encode("ascii")
+    return (
+        "{\\rtf1\\ansi\\ansicpg1252\\deff0{\\fonttbl{\\f0 Arial;}}{\\info{\\author Autor Inventado}}\n"
+        "\\f0\\fs22 " + body + "\n}"
+    ).encode("ascii")

@@ -1,5 +1,6 @@
 """The registry of formats (meddocan_deid/formats/registry.py): every format is a module with a
 source and a sink, found by its name or its file's suffix in any case."""
+
 import sys
 from pathlib import Path
 
@@ -11,7 +12,9 @@ from meddocan_deid.formats.sources import input_kind
 
 
 def test_every_format_has_a_source_for_its_kind():
-    assert {"txt", "folder", "jsonl", "csv", "tsv", "xlsx", "parquet", "docx", "pdf", "rtf"} <= set(registry.FORMATS)
+    assert {"txt", "folder", "jsonl", "csv", "tsv", "xlsx", "parquet", "docx", "pdf", "rtf"} <= set(
+        registry.FORMATS
+    )
     for fmt in registry.FORMATS.values():
         if fmt.kind == "table":
             assert fmt.open_table is not None, fmt.name
@@ -20,12 +23,25 @@ def test_every_format_has_a_source_for_its_kind():
         else:
             assert fmt.items is not None, fmt.name
     # the only document written back as a document; the others become .txt and .ann
-    assert [f.name for f in registry.of_kind("document") if f.write_document is not None] == ["docx"]
+    assert [f.name for f in registry.of_kind("document") if f.write_document is not None] == [
+        "docx"
+    ]
 
 
-@pytest.mark.parametrize("name,kind", [("a.TXT", "txt"), ("b.Docx", "docx"), ("c.pdf", "pdf"), ("d.RTF", "rtf"),
-                                       ("e.csv", "csv"), ("f.tab", "tsv"), ("g.XLSX", "xlsx"),
-                                       ("h.parquet", "parquet"), ("i.jsonl", "jsonl")])
+@pytest.mark.parametrize(
+    "name,kind",
+    [
+        ("a.TXT", "txt"),
+        ("b.Docx", "docx"),
+        ("c.pdf", "pdf"),
+        ("d.RTF", "rtf"),
+        ("e.csv", "csv"),
+        ("f.tab", "tsv"),
+        ("g.XLSX", "xlsx"),
+        ("h.parquet", "parquet"),
+        ("i.jsonl", "jsonl"),
+    ],
+)
 def test_a_file_is_found_by_its_suffix_in_any_case(name, kind):
     assert registry.find(Path(name)).name == kind
 
@@ -42,7 +58,11 @@ def test_an_unknown_input_names_what_an_input_may_be(tmp_path):
     with pytest.raises(InputError) as err:
         input_kind(path)
     message = str(err.value)
-    assert "nota.odt" in message and ".docx, .pdf, .rtf" in message and ".csv, .tsv, .xlsx, .parquet" in message
+    assert (
+        "nota.odt" in message
+        and ".docx, .pdf, .rtf" in message
+        and ".csv, .tsv, .xlsx, .parquet" in message
+    )
     assert input_kind(tmp_path) == "folder"
 
 

@@ -2,6 +2,7 @@
 ids, offsets and order), with the shipped patterns and with made-up ones that stress the
 windows (operators, runs of tokens, matches at the edges, patterns it cannot anchor).
 All texts are invented."""
+
 import random
 from pathlib import Path
 
@@ -30,7 +31,9 @@ TEXTS = [
 
 
 def _nlp():
-    return spacy.blank("es", config={"nlp": {"tokenizer": {"@tokenizers": "meddocan_deid.tokenizer.v1"}}})
+    return spacy.blank(
+        "es", config={"nlp": {"tokenizer": {"@tokenizers": "meddocan_deid.tokenizer.v1"}}}
+    )
 
 
 def _rulers(patterns, **config):
@@ -69,8 +72,14 @@ def test_repetitions_of_each_operator():
 
 
 def test_anchors_are_runs_of_required_lexeme_tokens():
-    pattern = [{"LOWER": "en"}, {"IS_TITLE": True}, {"LOWER": "de", "OP": "?"}, {"IS_TITLE": True, "OP": "+"},
-               {"ORTH": ","}, {"TEXT": {"REGEX": "^[0-9]+$"}}]
+    pattern = [
+        {"LOWER": "en"},
+        {"IS_TITLE": True},
+        {"LOWER": "de", "OP": "?"},
+        {"IS_TITLE": True, "OP": "+"},
+        {"ORTH": ","},
+        {"TEXT": {"REGEX": "^[0-9]+$"}},
+    ]
     assert anchors(pattern) == [
         ([{"LOWER": "en"}, {"IS_TITLE": True}], 0, UNBOUNDED),
         ([{"IS_TITLE": True}], 3, UNBOUNDED),
@@ -94,26 +103,60 @@ def test_written_spans_are_the_span_rulers():
     nlp, plain, anchored = _rulers(patterns)
     for text in TEXTS:
         first, second = plain(nlp.make_doc(text)), anchored(nlp.make_doc(text))
-        assert [(s.start, s.end, s.label_, s.id_) for s in first.spans["x"]] == \
-            [(s.start, s.end, s.label_, s.id_) for s in second.spans["x"]]
+        assert [(s.start, s.end, s.label_, s.id_) for s in first.spans["x"]] == [
+            (s.start, s.end, s.label_, s.id_) for s in second.spans["x"]
+        ]
 
 
 def test_edges_operators_and_patterns_without_anchor():
     patterns = [
         {"label": "A", "pattern": [{"LOWER": "de"}, {"IS_TITLE": True, "OP": "{1,3}"}]},
         {"label": "B", "pattern": [{"IS_TITLE": True, "OP": "*"}, {"ORTH": "."}]},
-        {"label": "C", "pattern": [{"ORTH": "x", "OP": "?"}, {"LOWER": {"IN": ["b", "c"]}, "OP": "+"}]},
-        {"label": "D", "pattern": [{"NORM": "a"}, {"NORM": "b", "OP": "?"}]},  # no lexeme anchor: whole doc
-        {"label": "E", "pattern": [{"LOWER": "a"}, {"LOWER": "b", "OP": "!"}]},  # negation: whole doc
-        {"label": "F", "pattern": [{"TEXT": {"REGEX": "^[0-9]+$"}}, {"LOWER": "de", "OP": "?"}], "id": "num"},
-        {"label": "F", "pattern": [{"LOWER": "a"}, {"LOWER": "b"}, {"LOWER": "c"}, {"LOWER": "d"}], "id": "num"},
+        {
+            "label": "C",
+            "pattern": [{"ORTH": "x", "OP": "?"}, {"LOWER": {"IN": ["b", "c"]}, "OP": "+"}],
+        },
+        {
+            "label": "D",
+            "pattern": [{"NORM": "a"}, {"NORM": "b", "OP": "?"}],
+        },  # no lexeme anchor: whole doc
+        {
+            "label": "E",
+            "pattern": [{"LOWER": "a"}, {"LOWER": "b", "OP": "!"}],
+        },  # negation: whole doc
+        {
+            "label": "F",
+            "pattern": [{"TEXT": {"REGEX": "^[0-9]+$"}}, {"LOWER": "de", "OP": "?"}],
+            "id": "num",
+        },
+        {
+            "label": "F",
+            "pattern": [{"LOWER": "a"}, {"LOWER": "b"}, {"LOWER": "c"}, {"LOWER": "d"}],
+            "id": "num",
+        },
         {"label": "G", "pattern": "b c"},
     ]
     nlp, plain, anchored = _rulers(patterns)
-    _assert_same(nlp, plain, anchored, [
-        "de Ana", "Ana Gil Pérez Roca.", "x b b c", "a", "a b c d", "a b", "a c", "12 de", "12", "de",
-        "b c b c x x b", "de Ana Gil Pérez Roca Sanz de Luis. 3 de 4", "",
-    ])
+    _assert_same(
+        nlp,
+        plain,
+        anchored,
+        [
+            "de Ana",
+            "Ana Gil Pérez Roca.",
+            "x b b c",
+            "a",
+            "a b c d",
+            "a b",
+            "a c",
+            "12 de",
+            "12",
+            "de",
+            "b c b c x x b",
+            "de Ana Gil Pérez Roca Sanz de Luis. 3 de 4",
+            "",
+        ],
+    )
 
 
 @pytest.mark.parametrize("seed", [7, 11, 23])
@@ -121,9 +164,12 @@ def test_random_patterns_and_texts(seed):
     rng = random.Random(seed)
     words = ["a", "b", "c", "de", "Ana", "Gil", "12", ",", ".", "\n", "X"]
     specs = [
-        lambda w: {"LOWER": w.lower()}, lambda w: {"ORTH": w},
+        lambda w: {"LOWER": w.lower()},
+        lambda w: {"ORTH": w},
         lambda w: {"LOWER": {"IN": [w.lower(), rng.choice(words).lower()]}},
-        lambda w: {"IS_TITLE": True}, lambda w: {"TEXT": {"REGEX": "^[0-9a]"}}, lambda w: {"IS_SPACE": True},
+        lambda w: {"IS_TITLE": True},
+        lambda w: {"TEXT": {"REGEX": "^[0-9a]"}},
+        lambda w: {"IS_SPACE": True},
         lambda w: {"LENGTH": {">=": 2}},
     ]
     ops = [None, None, None, "?", "*", "+", "{0,2}", "{1,2}", "{2}"]
@@ -143,7 +189,10 @@ def test_random_patterns_and_texts(seed):
 
 
 def test_saved_and_loaded_like_span_ruler(tmp_path):
-    patterns = [{"label": "A", "pattern": [{"LOWER": "de"}, {"IS_TITLE": True}]}, {"label": "B", "pattern": "Ana"}]
+    patterns = [
+        {"label": "A", "pattern": [{"LOWER": "de"}, {"IS_TITLE": True}]},
+        {"label": "B", "pattern": "Ana"},
+    ]
     nlp, plain, anchored = _rulers(patterns)
     nlp.to_disk(tmp_path / "nlp")
     loaded = spacy.load(tmp_path / "nlp")

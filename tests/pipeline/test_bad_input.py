@@ -1,5 +1,6 @@
 """Bad and unusual input: the rule pipeline must not crash, and errors must name
 files and lines without echoing report or pattern contents."""
+
 from pathlib import Path
 
 import pytest
@@ -11,26 +12,29 @@ ROOT = Path(__file__).parent.parent.parent
 MARKER = "Zorionak Etxeberria"  # an invented, distinctive name
 
 
-@pytest.mark.parametrize("text", [
-    "",
-    " ",
-    "\n",
-    "\t\t",
-    "  \n\t\n ",
-    "\r\n\r\n",
-    "\ufeff",
-    "\x00\x01\x02",
-    "Informe clínico sin cabecera: paciente estable.\n",
-    "Datos del paciente.\r\nNombre: Ana.\r\nSexo:\r\n\r\nInforme clínico.\r\n\r\nRemitido por: Fax:\r\n",
-    "Datos del paciente.\n\tNombre:\tAna Ruiz.\n\tEdad:\t16 años\n\n\tInforme\tclínico.\n",
-    "Datos del paciente.\rNombre: Ana Ruiz.\rInforme clínico.\r",  # old Mac line endings
-    "Nombre:",
-    "Remitido por:",
-    "Datos del paciente. Nombre: Ana. Apellidos: Ruiz. Informe clínico en la misma línea.",
-    "Datos del paciente.\n" + "Nombre: Ana.\n" * 200,
-    "Remitido por: x\n" + "Fax: 987 41 06 58\n" * 200,
-    "😀 Informe clínico: 🏥 C/ ✓ s/ Fax: ☎ +34",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        " ",
+        "\n",
+        "\t\t",
+        "  \n\t\n ",
+        "\r\n\r\n",
+        "\ufeff",
+        "\x00\x01\x02",
+        "Informe clínico sin cabecera: paciente estable.\n",
+        "Datos del paciente.\r\nNombre: Ana.\r\nSexo:\r\n\r\nInforme clínico.\r\n\r\nRemitido por: Fax:\r\n",
+        "Datos del paciente.\n\tNombre:\tAna Ruiz.\n\tEdad:\t16 años\n\n\tInforme\tclínico.\n",
+        "Datos del paciente.\rNombre: Ana Ruiz.\rInforme clínico.\r",  # old Mac line endings
+        "Nombre:",
+        "Remitido por:",
+        "Datos del paciente. Nombre: Ana. Apellidos: Ruiz. Informe clínico en la misma línea.",
+        "Datos del paciente.\n" + "Nombre: Ana.\n" * 200,
+        "Remitido por: x\n" + "Fax: 987 41 06 58\n" * 200,
+        "😀 Informe clínico: 🏥 C/ ✓ s/ Fax: ☎ +34",
+    ],
+)
 def test_no_crash(rule_nlp, text):
     doc = rule_nlp(text)
     assert doc.text == text
@@ -106,6 +110,7 @@ def test_long_single_line_header_is_not_quadratic(rule_nlp, monkeypatch):
 
 # -- pattern files --------------------------------------------------------------------
 
+
 def test_missing_pattern_file(tmp_path):
     path = tmp_path / "nope.jsonl"
     with pytest.raises(PatternFileError) as info:
@@ -113,13 +118,16 @@ def test_missing_pattern_file(tmp_path):
     assert str(path) in str(info.value)
 
 
-@pytest.mark.parametrize("lines,bad_line", [
-    (['{"label": "X", "pattern": "uno"}', '{"label": "X", "pattern": "' + MARKER], 2),
-    (['{"label": "X", "pattern": "uno"}', '', '{"label": "X", "pattern": "dos"}', MARKER], 4),
-    (['{"label": "X", "patron": "' + MARKER + '"}'], 1),  # the required key is missing
-    (['["pattern", "' + MARKER + '"]'], 1),  # not an object
-    (['"pattern ' + MARKER + '"'], 1),
-])
+@pytest.mark.parametrize(
+    "lines,bad_line",
+    [
+        (['{"label": "X", "pattern": "uno"}', '{"label": "X", "pattern": "' + MARKER], 2),
+        (['{"label": "X", "pattern": "uno"}', "", '{"label": "X", "pattern": "dos"}', MARKER], 4),
+        (['{"label": "X", "patron": "' + MARKER + '"}'], 1),  # the required key is missing
+        (['["pattern", "' + MARKER + '"]'], 1),  # not an object
+        (['"pattern ' + MARKER + '"'], 1),
+    ],
+)
 def test_malformed_pattern_file(tmp_path, lines, bad_line):
     path = tmp_path / "patterns.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -150,15 +158,24 @@ START = TEXT.index(MARKER)
 END = START + len(MARKER)
 
 
-@pytest.mark.parametrize("ann,bad_line", [
-    (f"T1\tNOMBRE_SUJETO_ASISTENCIA {START} {len(TEXT) + 5}\t{MARKER}\n", 1),  # end past the text
-    (f"T1\tEDAD_SUJETO_ASISTENCIA 0 4\tPaci\nT2\tNOMBRE_SUJETO_ASISTENCIA 9999 10005\t{MARKER}\n", 2),
-    (f"T1\tNOMBRE_SUJETO_ASISTENCIA {END} {START}\t{MARKER}\n", 1),  # end before start
-    (f"T1\tNOMBRE_SUJETO_ASISTENCIA {START + 1} {END}\t{MARKER}\n", 1),  # surface mismatch
-    (f"T1\tNOMBRE_SUJETO_ASISTENCIA {START} {END}\t{MARKER[::-1]}\n", 1),
-    (f"T1\tNOMBRE_SUJETO_ASISTENCIA {START} {END}\t{MARKER}\nT2 broken line without tabs\n", 2),
-    (f"T1\tNOMBRE_SUJETO_ASISTENCIA {START} 12;14 {END}\t{MARKER}\n", 1),  # discontinuous
-])
+@pytest.mark.parametrize(
+    "ann,bad_line",
+    [
+        (
+            f"T1\tNOMBRE_SUJETO_ASISTENCIA {START} {len(TEXT) + 5}\t{MARKER}\n",
+            1,
+        ),  # end past the text
+        (
+            f"T1\tEDAD_SUJETO_ASISTENCIA 0 4\tPaci\nT2\tNOMBRE_SUJETO_ASISTENCIA 9999 10005\t{MARKER}\n",
+            2,
+        ),
+        (f"T1\tNOMBRE_SUJETO_ASISTENCIA {END} {START}\t{MARKER}\n", 1),  # end before start
+        (f"T1\tNOMBRE_SUJETO_ASISTENCIA {START + 1} {END}\t{MARKER}\n", 1),  # surface mismatch
+        (f"T1\tNOMBRE_SUJETO_ASISTENCIA {START} {END}\t{MARKER[::-1]}\n", 1),
+        (f"T1\tNOMBRE_SUJETO_ASISTENCIA {START} {END}\t{MARKER}\nT2 broken line without tabs\n", 2),
+        (f"T1\tNOMBRE_SUJETO_ASISTENCIA {START} 12;14 {END}\t{MARKER}\n", 1),  # discontinuous
+    ],
+)
 def test_bad_ann_file(tmp_path, ann, bad_line):
     path = tmp_path / "report.ann"
     path.write_text(ann, encoding="utf-8")
@@ -172,7 +189,9 @@ def test_bad_ann_file(tmp_path, ann, bad_line):
 
 def test_bad_ann_span_field_is_not_echoed(tmp_path):
     path = tmp_path / "report.ann"
-    path.write_text(f"T1\tNOMBRE_SUJETO_ASISTENCIA {MARKER} {START} {END}\t{MARKER}\n", encoding="utf-8")
+    path.write_text(
+        f"T1\tNOMBRE_SUJETO_ASISTENCIA {MARKER} {START} {END}\t{MARKER}\n", encoding="utf-8"
+    )
     with pytest.raises(BratError) as info:
         read_ann(path, TEXT)
     assert MARKER.split()[0] not in str(info.value)
@@ -180,8 +199,10 @@ def test_bad_ann_span_field_is_not_echoed(tmp_path):
 
 def test_good_ann_file(tmp_path):
     path = tmp_path / "report.ann"
-    path.write_text(f"T1\tNOMBRE_SUJETO_ASISTENCIA {START} {END}\t{MARKER}\n#1\tAnnotatorNotes T1\tnota\n",
-                    encoding="utf-8")
+    path.write_text(
+        f"T1\tNOMBRE_SUJETO_ASISTENCIA {START} {END}\t{MARKER}\n#1\tAnnotatorNotes T1\tnota\n",
+        encoding="utf-8",
+    )
     assert read_ann(path, TEXT) == [("NOMBRE_SUJETO_ASISTENCIA", START, END)]
 
 

@@ -1,5 +1,6 @@
 """The checks of clinical codes, each with valid and invalid check digits, alone and in
 invented sentences."""
+
 import pytest
 from stdnum import luhn, verhoeff
 
@@ -13,14 +14,16 @@ def finder():
 
 
 def found(finder, text):
-    return [(text[c.start:c.end], c.kind) for c in finder.find(text)]
+    return [(text[c.start : c.end], c.kind) for c in finder.find(text)]
 
 
 def _wrong_last(value: str) -> str:
     return value[:-1] + str((int(value[-1]) + 1) % 10)
 
 
-@pytest.mark.parametrize("value", ["22298006", "44054006", "38341003", "195967001", "900000000000207008"])
+@pytest.mark.parametrize(
+    "value", ["22298006", "44054006", "38341003", "195967001", "900000000000207008"]
+)
 def test_snomed_ids_with_their_check_digit_and_partition(value):
     assert cc.snomed_id(value)
     assert not cc.snomed_id(_wrong_last(value))
@@ -41,7 +44,11 @@ def test_loinc_check_digit_is_luhn(value):
 
 def test_meddra_range():
     assert cc.meddra_code("10019211") and cc.meddra_code("10000001")
-    assert not cc.meddra_code("10100000") and not cc.meddra_code("20019211") and not cc.meddra_code("1001921")
+    assert (
+        not cc.meddra_code("10100000")
+        and not cc.meddra_code("20019211")
+        and not cc.meddra_code("1001921")
+    )
 
 
 def test_trial_numbers():
@@ -57,10 +64,32 @@ def test_icd10_and_atc():
     assert cc.atc_code("C10AA05") and not cc.atc_code("C10A05") and not cc.atc_code("E10AA05")
 
 
-@pytest.mark.parametrize("value", ["p.(Arg175His)", "p.Arg175His", "p.R175H", "p.(Gly12Asp)", "p.Glu746_Ala750del",
-                                   "p.(Arg97Profs*23)", "p.Q61fs", "p.Trp24*", "c.35G>A", "c.68_69delAG", "c.5266dupC",
-                                   "c.1234_1235insA", "c.88+1G>T", "c.-14C>T", "g.12345A>G", "m.3243A>G", "n.76A>T",
-                                   "r.76a>c", "c.(35G>A)", "NM_000546.6:c.524G>A", "rs121913529"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "p.(Arg175His)",
+        "p.Arg175His",
+        "p.R175H",
+        "p.(Gly12Asp)",
+        "p.Glu746_Ala750del",
+        "p.(Arg97Profs*23)",
+        "p.Q61fs",
+        "p.Trp24*",
+        "c.35G>A",
+        "c.68_69delAG",
+        "c.5266dupC",
+        "c.1234_1235insA",
+        "c.88+1G>T",
+        "c.-14C>T",
+        "g.12345A>G",
+        "m.3243A>G",
+        "n.76A>T",
+        "r.76a>c",
+        "c.(35G>A)",
+        "NM_000546.6:c.524G>A",
+        "rs121913529",
+    ],
+)
 def test_hgvs_variants(value):
     assert cc.hgvs_variant(value)
 
@@ -70,8 +99,20 @@ def test_not_hgvs(value):
     assert not cc.hgvs_variant(value)
 
 
-@pytest.mark.parametrize("value", ["46,XX", "46,XY", "45,X", "47,XY,+21", "47,XXY", "46,XX,t(9;22)(q34;q11)",
-                                   "46,XY,del(5)(q13q33)", "46,XX,inv(16)(p13q22)", "47,XX,+18[20]"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "46,XX",
+        "46,XY",
+        "45,X",
+        "47,XY,+21",
+        "47,XXY",
+        "46,XX,t(9;22)(q34;q11)",
+        "46,XY,del(5)(q13q33)",
+        "46,XX,inv(16)(p13q22)",
+        "47,XX,+18[20]",
+    ],
+)
 def test_karyotypes(value):
     assert cc.karyotype(value)
 
@@ -96,25 +137,50 @@ def test_meddra_after_its_cue(finder):
 
 
 def test_codes_recognised_alone_in_sentences(finder):
-    text = ("Glucosa (LOINC 2345-7). Incluida en el ensayo 2015-001234-56 (NCT01234567; EU CT 2023-501234-12-00). "
-            "Diagnóstico de alta C34.1; tratamiento C10AA05. Variante TP53 p.(Arg175His) y cariotipo 47,XY,+21.")
-    assert found(finder, text) == [("2345-7", "loinc"), ("2015-001234-56", "eudract"), ("NCT01234567", "nct"),
-                                   ("2023-501234-12-00", "euct"), ("C34.1", "icd10"), ("C10AA05", "atc"),
-                                   ("p.(Arg175His)", "hgvs"), ("47,XY,+21", "karyotype")]
+    text = (
+        "Glucosa (LOINC 2345-7). Incluida en el ensayo 2015-001234-56 (NCT01234567; EU CT 2023-501234-12-00). "
+        "Diagnóstico de alta C34.1; tratamiento C10AA05. Variante TP53 p.(Arg175His) y cariotipo 47,XY,+21."
+    )
+    assert found(finder, text) == [
+        ("2345-7", "loinc"),
+        ("2015-001234-56", "eudract"),
+        ("NCT01234567", "nct"),
+        ("2023-501234-12-00", "euct"),
+        ("C34.1", "icd10"),
+        ("C10AA05", "atc"),
+        ("p.(Arg175His)", "hgvs"),
+        ("47,XY,+21", "karyotype"),
+    ]
     assert found(finder, "Glucosa 2345-8 en la tira.") == []  # wrong Luhn digit
 
 
 def test_icd10_category_after_a_cue_or_in_a_list(finder):
-    assert found(finder, "Diagnósticos CIE-10: I10, E11.9 y N18.3.") == [("I10", "icd10"), ("E11.9", "icd10"), ("N18.3", "icd10")]
+    assert found(finder, "Diagnósticos CIE-10: I10, E11.9 y N18.3.") == [
+        ("I10", "icd10"),
+        ("E11.9", "icd10"),
+        ("N18.3", "icd10"),
+    ]
     assert found(finder, "Pase a la sala B12 del edificio.") == []
 
 
 def test_lot_model_bed_room_and_ehr(finder):
-    text = ("Vacuna administrada, lote FH8476; apósito L. 4521B. Marcapasos Medtronic Adapta ADDR01, modelo 5076-52. "
-            "Ingresa en la cama 12 de la hab. 214. Registrado en Diraya.")
-    codes = {(text[c.start:c.end], c.kind, text[c.cue_start:c.start].strip()) for c in finder.find(text)}
-    assert codes == {("FH8476", "lot", "lote"), ("4521B", "lot", "L."), ("ADDR01", "model", "Adapta"),
-                     ("5076-52", "model", ""), ("12", "bed", "cama"), ("214", "room", "hab."), ("Diraya", "ehr", "")}
+    text = (
+        "Vacuna administrada, lote FH8476; apósito L. 4521B. Marcapasos Medtronic Adapta ADDR01, modelo 5076-52. "
+        "Ingresa en la cama 12 de la hab. 214. Registrado en Diraya."
+    )
+    codes = {
+        (text[c.start : c.end], c.kind, text[c.cue_start : c.start].strip())
+        for c in finder.find(text)
+    }
+    assert codes == {
+        ("FH8476", "lot", "lote"),
+        ("4521B", "lot", "L."),
+        ("ADDR01", "model", "Adapta"),
+        ("5076-52", "model", ""),
+        ("12", "bed", "cama"),
+        ("214", "room", "hab."),
+        ("Diraya", "ehr", ""),
+    }
 
 
 def test_ehr_names_that_are_people_need_a_cue(finder):
@@ -122,14 +188,26 @@ def test_ehr_names_that_are_people_need_a_cue(finder):
     assert found(finder, "Acude con su hija Selene.") == []
 
 
-@pytest.mark.parametrize("text", ["NHC: 22298006.", "SIP 10019211", "N.H.C. 2345-7", "DNI: 2015-001234-56",
-                                  "teléfono C34.1", "Historia clínica nº p.R175H"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "NHC: 22298006.",
+        "SIP 10019211",
+        "N.H.C. 2345-7",
+        "DNI: 2015-001234-56",
+        "teléfono C34.1",
+        "Historia clínica nº p.R175H",
+    ],
+)
 def test_a_phi_key_names_the_value(finder, text):
     assert found(finder, text) == []
 
 
 def test_a_key_of_an_earlier_sentence_does_not(finder):
-    assert found(finder, "Historia en Diraya. EudraCT 2015-001234-56.") == [("Diraya", "ehr"), ("2015-001234-56", "eudract")]
+    assert found(finder, "Historia en Diraya. EudraCT 2015-001234-56.") == [
+        ("Diraya", "ehr"),
+        ("2015-001234-56", "eudract"),
+    ]
 
 
 def test_unknown_kind_is_refused():

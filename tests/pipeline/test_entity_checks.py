@@ -1,9 +1,9 @@
 """entity_checks: vetoed phrases and numbers whose shape contradicts the label leave
 the NER's entities; good entities and rule entities stay."""
-import pytest
-from spacy.tokens import Span
 
+import pytest
 from conftest import build_rule_nlp
+from spacy.tokens import Span
 
 
 @pytest.fixture(scope="module")
@@ -23,42 +23,69 @@ def run(nlp, text, word, label, rule=False):
     return [(e.label_, e.text) for e in doc.ents]
 
 
-@pytest.mark.parametrize("text,word,label,expected", [
-    # a profession is not a relative
-    ("lo remitió su médico de familia al hospital", "familia", "FAMILIARES_SUJETO_ASISTENCIA", []),
-    # years read as places are dates; lab values are nothing
-    ("laringitis en 1993 y 1994 tratada", "1994", "TERRITORIO", [("FECHAS", "1994")]),
-    ("PSA: agosto 2004: 0.7, febrero 2005", "0.7", "TERRITORIO", []),
-    ("leucocitos: 12700 sin neutrofilia", "12700", "FECHAS", []),
-    ("ingresó el 123 de mayo", "123", "FECHAS", []),  # neither a day nor a year
-    ("Leucocitos de aspecto activado: 6000 (N: 30%)", "6000", "NUMERO_TELEFONO", []),
-    ("Gran Vía, 87. Barcelona 08014 E-mail", "08014", "NUMERO_TELEFONO", [("TERRITORIO", "08014")]),
-    # a country name is a country
-    ("Avda. Central 12, Pune 411001, India. E-mail", "India", "TERRITORIO", [("PAIS", "India")]),
-    ("nacida en Marruecos y adoptada", "Marruecos", "FECHAS", [("PAIS", "Marruecos")]),
-])
+@pytest.mark.parametrize(
+    "text,word,label,expected",
+    [
+        # a profession is not a relative
+        (
+            "lo remitió su médico de familia al hospital",
+            "familia",
+            "FAMILIARES_SUJETO_ASISTENCIA",
+            [],
+        ),
+        # years read as places are dates; lab values are nothing
+        ("laringitis en 1993 y 1994 tratada", "1994", "TERRITORIO", [("FECHAS", "1994")]),
+        ("PSA: agosto 2004: 0.7, febrero 2005", "0.7", "TERRITORIO", []),
+        ("leucocitos: 12700 sin neutrofilia", "12700", "FECHAS", []),
+        ("ingresó el 123 de mayo", "123", "FECHAS", []),  # neither a day nor a year
+        ("Leucocitos de aspecto activado: 6000 (N: 30%)", "6000", "NUMERO_TELEFONO", []),
+        (
+            "Gran Vía, 87. Barcelona 08014 E-mail",
+            "08014",
+            "NUMERO_TELEFONO",
+            [("TERRITORIO", "08014")],
+        ),
+        # a country name is a country
+        (
+            "Avda. Central 12, Pune 411001, India. E-mail",
+            "India",
+            "TERRITORIO",
+            [("PAIS", "India")],
+        ),
+        ("nacida en Marruecos y adoptada", "Marruecos", "FECHAS", [("PAIS", "Marruecos")]),
+    ],
+)
 def test_contradicted_entities_change(nlp, text, word, label, expected):
     assert run(nlp, text, word, label) == expected
 
 
-@pytest.mark.parametrize("text,word,label", [
-    ("vive con su familia en Getafe", "familia", "FAMILIARES_SUJETO_ASISTENCIA"),
-    ("C/ Mayor 3 28905 Getafe", "28905", "TERRITORIO"),
-    ("ingresó en 1994 por fiebre", "1994", "FECHAS"),
-    ("ingresó el 12 de mayo por fiebre", "12", "FECHAS"),  # a day
-    ("Hospital de Txagorritxu 01009 Vitoria", "01009", "TERRITORIO"),
-    ("fue operado en Madrid en 2001", "Madrid", "TERRITORIO"),
-    ("Teléfono: 915304000 para citas", "915304000", "NUMERO_TELEFONO"),
-    ("la paciente Francia refiere dolor", "Francia", "NOMBRE_SUJETO_ASISTENCIA"),  # a name, not a country
-    ("vive en Chile desde 2001", "Chile", "PAIS"),
-])
+@pytest.mark.parametrize(
+    "text,word,label",
+    [
+        ("vive con su familia en Getafe", "familia", "FAMILIARES_SUJETO_ASISTENCIA"),
+        ("C/ Mayor 3 28905 Getafe", "28905", "TERRITORIO"),
+        ("ingresó en 1994 por fiebre", "1994", "FECHAS"),
+        ("ingresó el 12 de mayo por fiebre", "12", "FECHAS"),  # a day
+        ("Hospital de Txagorritxu 01009 Vitoria", "01009", "TERRITORIO"),
+        ("fue operado en Madrid en 2001", "Madrid", "TERRITORIO"),
+        ("Teléfono: 915304000 para citas", "915304000", "NUMERO_TELEFONO"),
+        (
+            "la paciente Francia refiere dolor",
+            "Francia",
+            "NOMBRE_SUJETO_ASISTENCIA",
+        ),  # a name, not a country
+        ("vive en Chile desde 2001", "Chile", "PAIS"),
+    ],
+)
 def test_good_entities_stay(nlp, text, word, label):
     assert run(nlp, text, word, label) == [(label, word)]
 
 
 def test_rule_entities_are_not_checked(nlp):
     assert run(nlp, "CP: 0.7", "0.7", "TERRITORIO", rule=True) == [("TERRITORIO", "0.7")]
-    assert run(nlp, "Localidad: Italia", "Italia", "TERRITORIO", rule=True) == [("TERRITORIO", "Italia")]
+    assert run(nlp, "Localidad: Italia", "Italia", "TERRITORIO", rule=True) == [
+        ("TERRITORIO", "Italia")
+    ]
 
 
 def run_span(nlp, text, first, last, label):
@@ -73,12 +100,16 @@ def run_span(nlp, text, first, last, label):
     return [(e.label_, e.text) for e in doc.ents]
 
 
-RUNAWAY = ("vive con sus padres en la calle Ramon Rubiales Ferrandiz, 23, sin antecedentes de patología orgánica, "
-           "psiquiátrica o abuso de tóxicos, ingresada en neurología por alteraciones de conducta")
+RUNAWAY = (
+    "vive con sus padres en la calle Ramon Rubiales Ferrandiz, 23, sin antecedentes de patología orgánica, "
+    "psiquiátrica o abuso de tóxicos, ingresada en neurología por alteraciones de conducta"
+)
 
 
 def test_a_runaway_street_keeps_its_number(nlp):
-    assert run_span(nlp, RUNAWAY, "calle", "conducta", "CALLE") == [("CALLE", "calle Ramon Rubiales Ferrandiz, 23")]
+    assert run_span(nlp, RUNAWAY, "calle", "conducta", "CALLE") == [
+        ("CALLE", "calle Ramon Rubiales Ferrandiz, 23")
+    ]
 
 
 def test_other_runaway_entities_are_dropped(nlp):
@@ -87,23 +118,46 @@ def test_other_runaway_entities_are_dropped(nlp):
 
 def test_a_long_name_is_not_a_runaway(nlp):
     text = "Calle del Alcalde Pedro Durán y López de Castro, 6, 11, A. Madrid"
-    assert run_span(nlp, text, "Calle", "A", "CALLE") == [("CALLE", "Calle del Alcalde Pedro Durán y López de Castro, 6, 11, A")]
+    assert run_span(nlp, text, "Calle", "A", "CALLE") == [
+        ("CALLE", "Calle del Alcalde Pedro Durán y López de Castro, 6, 11, A")
+    ]
 
 
-@pytest.mark.parametrize("text,age,expected", [
-    ("Vive con su hija, de 12 años, y su marido.", "12 años", "FAMILIARES_SUJETO_ASISTENCIA"),
-    ("Su madre de 70 años padece diabetes.", "70 años", "FAMILIARES_SUJETO_ASISTENCIA"),
-    ("Paciente de 45 años. Su hija le acompaña.", "45 años", "EDAD_SUJETO_ASISTENCIA"),  # the relative comes after
-    ("La madre refiere que la niña, de 3 años, tose.", "3 años", "EDAD_SUJETO_ASISTENCIA"),  # beyond the window
-    ("Viu amb el seu germà, de 12 anys.", "12 anys", "FAMILIARES_SUJETO_ASISTENCIA"),
-    ("Vive coa súa avoa, de 91 anos.", "91 anos", "FAMILIARES_SUJETO_ASISTENCIA"),
-    ("Bere alabak 12 urte ditu.", "12 urte", "FAMILIARES_SUJETO_ASISTENCIA"),
-    ("Ama de casa de 52 años.", "52 años", "EDAD_SUJETO_ASISTENCIA"),  # `ama` (Basque mother) is Spanish too
-    ("Dona de 45 anys que consulta.", "45 anys", "EDAD_SUJETO_ASISTENCIA"),  # a woman, the patient
-])
+@pytest.mark.parametrize(
+    "text,age,expected",
+    [
+        ("Vive con su hija, de 12 años, y su marido.", "12 años", "FAMILIARES_SUJETO_ASISTENCIA"),
+        ("Su madre de 70 años padece diabetes.", "70 años", "FAMILIARES_SUJETO_ASISTENCIA"),
+        (
+            "Paciente de 45 años. Su hija le acompaña.",
+            "45 años",
+            "EDAD_SUJETO_ASISTENCIA",
+        ),  # the relative comes after
+        (
+            "La madre refiere que la niña, de 3 años, tose.",
+            "3 años",
+            "EDAD_SUJETO_ASISTENCIA",
+        ),  # beyond the window
+        ("Viu amb el seu germà, de 12 anys.", "12 anys", "FAMILIARES_SUJETO_ASISTENCIA"),
+        ("Vive coa súa avoa, de 91 anos.", "91 anos", "FAMILIARES_SUJETO_ASISTENCIA"),
+        ("Bere alabak 12 urte ditu.", "12 urte", "FAMILIARES_SUJETO_ASISTENCIA"),
+        (
+            "Ama de casa de 52 años.",
+            "52 años",
+            "EDAD_SUJETO_ASISTENCIA",
+        ),  # `ama` (Basque mother) is Spanish too
+        (
+            "Dona de 45 anys que consulta.",
+            "45 anys",
+            "EDAD_SUJETO_ASISTENCIA",
+        ),  # a woman, the patient
+    ],
+)
 def test_age_after_a_kinship_word_is_the_relatives(text, age, expected):
     import spacy
+
     import meddocan_deid.pipeline.entity_checks  # noqa: F401
+
     nlp = spacy.blank("es")
     checks = nlp.add_pipe("meddocan_entity_checks")
     doc = nlp.make_doc(text)
@@ -113,20 +167,35 @@ def test_age_after_a_kinship_word_is_the_relatives(text, age, expected):
     assert [(e.text, e.label_) for e in doc.ents] == [(age, expected)]
 
 
-@pytest.mark.parametrize("text,word,label,expected", [
-    # an inflected Spanish word in lower case, on a line with capitals, is that word
-    ("La analítica que aporta es normal.", "aporta", "TERRITORIO", []),
-    ("El paciente refiere dolor lumbar.", "refiere", "NOMBRE_SUJETO_ASISTENCIA", []),
-    # a text typed in lower case keeps its names and places
-    ("la analítica que aporta es normal.", "aporta", "TERRITORIO", [("TERRITORIO", "aporta")]),
-    # capitalised, not an inflected form, or a label the check leaves alone
-    ("Vive en Aporta desde niño.", "Aporta", "TERRITORIO", [("TERRITORIO", "Aporta")]),
-    ("Vive en la calle con su tía rosa.", "rosa", "NOMBRE_SUJETO_ASISTENCIA", [("NOMBRE_SUJETO_ASISTENCIA", "rosa")]),
-    ("Acude con su madre.", "madre", "FAMILIARES_SUJETO_ASISTENCIA", [("FAMILIARES_SUJETO_ASISTENCIA", "madre")]),
-])
+@pytest.mark.parametrize(
+    "text,word,label,expected",
+    [
+        # an inflected Spanish word in lower case, on a line with capitals, is that word
+        ("La analítica que aporta es normal.", "aporta", "TERRITORIO", []),
+        ("El paciente refiere dolor lumbar.", "refiere", "NOMBRE_SUJETO_ASISTENCIA", []),
+        # a text typed in lower case keeps its names and places
+        ("la analítica que aporta es normal.", "aporta", "TERRITORIO", [("TERRITORIO", "aporta")]),
+        # capitalised, not an inflected form, or a label the check leaves alone
+        ("Vive en Aporta desde niño.", "Aporta", "TERRITORIO", [("TERRITORIO", "Aporta")]),
+        (
+            "Vive en la calle con su tía rosa.",
+            "rosa",
+            "NOMBRE_SUJETO_ASISTENCIA",
+            [("NOMBRE_SUJETO_ASISTENCIA", "rosa")],
+        ),
+        (
+            "Acude con su madre.",
+            "madre",
+            "FAMILIARES_SUJETO_ASISTENCIA",
+            [("FAMILIARES_SUJETO_ASISTENCIA", "madre")],
+        ),
+    ],
+)
 def test_a_common_word_is_not_a_name_or_a_place(nlp, text, word, label, expected):
     assert run(nlp, text, word, label) == expected
 
 
 def test_a_rule_entity_of_a_common_word_stays(nlp):
-    assert run(nlp, "La analítica que aporta es normal.", "aporta", "TERRITORIO", rule=True) == [("TERRITORIO", "aporta")]
+    assert run(nlp, "La analítica que aporta es normal.", "aporta", "TERRITORIO", rule=True) == [
+        ("TERRITORIO", "aporta")
+    ]

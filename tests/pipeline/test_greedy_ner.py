@@ -1,6 +1,7 @@
 """meddocan_ner gives exactly the entities of spaCy's ner with the same weights: random
 weights (so that every kind of action wins somewhere) over invented texts with preset
 entities, a blocked token, whitespace tokens and sentence starts."""
+
 import numpy
 import pytest
 import spacy
@@ -11,13 +12,28 @@ from meddocan_deid.pipeline.greedy_ner import GreedyEntityRecognizer, decode_gre
 
 LABELS = ["NOMBRE_SUJETO_ASISTENCIA", "TERRITORIO", "FECHAS", "HOSPITAL"]
 SMALL_MODEL = {
-    "@architectures": "spacy.TransitionBasedParser.v2", "state_type": "ner", "extra_state_tokens": False,
-    "hidden_width": 16, "maxout_pieces": 2, "use_upper": True, "nO": None,
-    "tok2vec": {"@architectures": "spacy.HashEmbedCNN.v2", "pretrained_vectors": None, "width": 32,
-                "depth": 1, "embed_size": 500, "window_size": 1, "maxout_pieces": 2, "subword_features": True},
+    "@architectures": "spacy.TransitionBasedParser.v2",
+    "state_type": "ner",
+    "extra_state_tokens": False,
+    "hidden_width": 16,
+    "maxout_pieces": 2,
+    "use_upper": True,
+    "nO": None,
+    "tok2vec": {
+        "@architectures": "spacy.HashEmbedCNN.v2",
+        "pretrained_vectors": None,
+        "width": 32,
+        "depth": 1,
+        "embed_size": 500,
+        "window_size": 1,
+        "maxout_pieces": 2,
+        "subword_features": True,
+    },
 }
-WORDS = ("el paciente Juan Pérez ingresó en el Hospital de Sant Pau de Barcelona el 3 de marzo , "
-         "refiere dolor \n\n y fiebre ; remitido por la Dra. Gómez a Zaragoza").split(" ")
+WORDS = (
+    "el paciente Juan Pérez ingresó en el Hospital de Sant Pau de Barcelona el 3 de marzo , "
+    "refiere dolor \n\n y fiebre ; remitido por la Dra. Gómez a Zaragoza"
+).split(" ")
 
 
 def randomize(model, rng):
@@ -35,7 +51,13 @@ def pair(use_upper=True, seed=0, **model):
     for label in LABELS:
         spacy_ner.add_label(label)
     doc = Doc(nlp.vocab, words=WORDS[:6])
-    nlp.initialize(lambda: [Example.from_dict(doc, {"entities": ["O", "O", "B-" + LABELS[0], "L-" + LABELS[0], "O", "O"]})])
+    nlp.initialize(
+        lambda: [
+            Example.from_dict(
+                doc, {"entities": ["O", "O", "B-" + LABELS[0], "L-" + LABELS[0], "O", "O"]}
+            )
+        ]
+    )
     randomize(spacy_ner.model, numpy.random.default_rng(seed))
     ours = nlp.add_pipe("meddocan_ner", name="ours", config=config)
     ours.from_bytes(spacy_ner.to_bytes(exclude=["vocab"]), exclude=["vocab"])
@@ -48,8 +70,10 @@ def invented_docs(vocab, rng, n=40):
         words = [WORDS[j] for j in rng.integers(0, len(WORDS), size=int(rng.integers(1, 60)))]
         doc = Doc(vocab, words=words, spaces=[w != "\n\n" for w in words])
         if i % 3 == 0 and len(doc) > 6:  # preset entities, as the rules set them before the NER
-            doc.set_ents([Span(doc, 1, 3, label=LABELS[1]), Span(doc, 5, 6, label=LABELS[2])],
-                         default="unmodified")
+            doc.set_ents(
+                [Span(doc, 1, 3, label=LABELS[1]), Span(doc, 5, 6, label=LABELS[2])],
+                default="unmodified",
+            )
         if i % 5 == 0 and len(doc) > 4:  # a token no entity may take
             doc.set_ents([], blocked=[doc[4:5]], default="unmodified")
         if i % 4 == 0:
@@ -65,7 +89,9 @@ def copies(docs):
 
 def same_annotations(expected, found):
     attrs = ["ENT_IOB", "ENT_TYPE", "ENT_KB_ID"]
-    return all(numpy.array_equal(a.to_array(attrs), b.to_array(attrs)) for a, b in zip(expected, found))
+    return all(
+        numpy.array_equal(a.to_array(attrs), b.to_array(attrs)) for a, b in zip(expected, found)
+    )
 
 
 @pytest.mark.parametrize("use_upper,seed", [(True, 0), (True, 1), (False, 2)])
@@ -88,7 +114,9 @@ def test_a_preset_label_the_model_lacks_is_added_as_spacy_adds_it():
     doc.set_ents([Span(doc, 2, 4, label="PROFESION")])
     a, b = spacy_ner(copies([doc])[0]), ours(copies([doc])[0])
     assert "PROFESION" in ours.labels and "PROFESION" in spacy_ner.labels
-    assert [(e.start, e.end, e.label_) for e in a.ents] == [(e.start, e.end, e.label_) for e in b.ents]
+    assert [(e.start, e.end, e.label_) for e in a.ents] == [
+        (e.start, e.end, e.label_) for e in b.ents
+    ]
 
 
 def test_empty_docs_and_a_beam_keep_spacys_path():

@@ -1,5 +1,6 @@
 """Word lists as data files, the folds, the rule-kind registry and the shared serializer.
 Invented examples only."""
+
 import json
 
 import pytest
@@ -11,31 +12,47 @@ import meddocan_deid.pipeline.entity_edges  # noqa: F401
 import meddocan_deid.pipeline.fields  # noqa: F401
 import meddocan_deid.pipeline.maker_address  # noqa: F401
 import meddocan_deid.pipeline.trusted_phi  # noqa: F401
-from meddocan_deid.lexicon import (DATA_DIR, NAME_LABELS, TITLES, casefold_per_char, lookup_key,
-                                   lower_without_accents, tagged_words, words)
+from meddocan_deid.lexicon import (
+    DATA_DIR,
+    NAME_LABELS,
+    TITLES,
+    casefold_per_char,
+    lookup_key,
+    lower_without_accents,
+    tagged_words,
+    words,
+)
 from meddocan_deid.pipeline.rule_entities import RULE_KINDS, RuleEntities
 from meddocan_deid.pipeline.spans import TITLES as SPANS_TITLES
 
 
-@pytest.mark.parametrize("factory,setting,name", [
-    ("meddocan_rule_entities", "trim_words", "trim_words"),
-    ("meddocan_rule_entities", "company_suffixes", "company_suffixes"),
-    ("meddocan_fields", "name_stop_words", "name_stop_words"),
-    ("meddocan_address_parts", "articles", "street_articles"),
-    ("meddocan_maker_address", "company_suffixes", "maker_company_suffixes"),
-    ("meddocan_trusted_phi", "part_stop_words", "name_part_stop_words"),
-])
+@pytest.mark.parametrize(
+    "factory,setting,name",
+    [
+        ("meddocan_rule_entities", "trim_words", "trim_words"),
+        ("meddocan_rule_entities", "company_suffixes", "company_suffixes"),
+        ("meddocan_fields", "name_stop_words", "name_stop_words"),
+        ("meddocan_address_parts", "articles", "street_articles"),
+        ("meddocan_maker_address", "company_suffixes", "maker_company_suffixes"),
+        ("meddocan_trusted_phi", "part_stop_words", "name_part_stop_words"),
+    ],
+)
 def test_a_word_list_default_comes_from_its_data_file(factory, setting, name):
     assert Language.get_factory_meta(factory).default_config[setting] == words(name)
 
 
-@pytest.mark.parametrize("factory,use", [
-    ("meddocan_rule_entities", "patient_age_veto"),
-    ("meddocan_entity_checks", "relative_age"),
-    ("meddocan_fields", "relative_title"),
-])
+@pytest.mark.parametrize(
+    "factory,use",
+    [
+        ("meddocan_rule_entities", "patient_age_veto"),
+        ("meddocan_entity_checks", "relative_age"),
+        ("meddocan_fields", "relative_title"),
+    ],
+)
 def test_kinship_words_have_one_file_tagged_by_use(factory, use):
-    assert Language.get_factory_meta(factory).default_config["kinship_words"] == tagged_words("kinship_words", use)
+    assert Language.get_factory_meta(factory).default_config["kinship_words"] == tagged_words(
+        "kinship_words", use
+    )
 
 
 def test_every_data_file_is_read_and_every_tag_is_declared():
@@ -58,8 +75,16 @@ def test_a_comment_line_needs_a_blank_after_the_hash():
 
 def test_titles_and_name_labels_have_one_home():
     assert SPANS_TITLES is TITLES
-    assert "dra." in TITLES and "señora" not in TITLES and "señora" in tagged_words("titles", "address")
-    assert set(NAME_LABELS) == {"NOMBRE_SUJETO_ASISTENCIA", "NOMBRE_PERSONAL_SANITARIO", "FAMILIARES_SUJETO_ASISTENCIA"}
+    assert (
+        "dra." in TITLES
+        and "señora" not in TITLES
+        and "señora" in tagged_words("titles", "address")
+    )
+    assert set(NAME_LABELS) == {
+        "NOMBRE_SUJETO_ASISTENCIA",
+        "NOMBRE_PERSONAL_SANITARIO",
+        "FAMILIARES_SUJETO_ASISTENCIA",
+    }
 
 
 @pytest.mark.parametrize("text", ["Dña. José Núñez", "Nº 12, Dª Ana", "STRAßE İzmir", "ﬁbra Ω"])
@@ -94,7 +119,11 @@ def test_every_rule_kind_of_the_shipped_patterns_has_a_handler_or_a_section():
             if line.strip():
                 section, _, kind = json.loads(line)["id"].partition("/")
                 assert kind in RULE_KINDS or section in ("header", "body", "footer", "cue"), kind
-    assert RULE_KINDS["line"].in_section and RULE_KINDS["fallback"].fallback and not RULE_KINDS["age"].in_section
+    assert (
+        RULE_KINDS["line"].in_section
+        and RULE_KINDS["fallback"].fallback
+        and not RULE_KINDS["age"].in_section
+    )
 
 
 def test_rule_entities_state_round_trips_and_an_old_folder_loads(tmp_path):
@@ -110,4 +139,7 @@ def test_rule_entities_state_round_trips_and_an_old_folder_loads(tmp_path):
     (tmp_path / "old").mkdir()  # saved before the lists
     old = nlp.create_pipe("meddocan_rule_entities").from_disk(tmp_path / "old")
     assert (old.towns, old.professions) == ([], [])
-    assert pipe.to_disk(tmp_path / "ex", exclude=["towns"]) is None and not (tmp_path / "ex" / "towns.txt").exists()
+    assert (
+        pipe.to_disk(tmp_path / "ex", exclude=["towns"]) is None
+        and not (tmp_path / "ex" / "towns.txt").exists()
+    )

@@ -1,8 +1,7 @@
 """maker_address: a product's parenthesis that ends with a known place reads as the
 maker's address: maker INSTITUCION, towns TERRITORIO, country PAIS. Invented texts."""
-import pytest
-from spacy.tokens import Span
 
+import pytest
 from conftest import build_rule_nlp
 
 BEFORE = ("sections", "phi_rules", "rule_entities", "place_names")
@@ -27,40 +26,68 @@ def run(nlp, text, ents=()):
     return [(e.label_, e.text) for e in doc.ents]
 
 
-@pytest.mark.parametrize("text,expected", [
-    # product with a dose, maker, town that is a province
-    ("Se pautó Fotrexil 40 mg (Fotrexil 40 mg, Laboratorios Brenal, Zamora) cada 12 h.",
-     [("INSTITUCION", "Laboratorios Brenal"), ("TERRITORIO", "Zamora")]),
-    # maker, town, US state, country
-    ("Se implantó una prótesis (Quelmar Medical Corporation, Springvale, Ohio, EE.UU.) sin incidencias.",
-     [("INSTITUCION", "Quelmar Medical Corporation"), ("TERRITORIO", "Springvale"), ("TERRITORIO", "Ohio"),
-      ("PAIS", "EE.UU.")]),
-    # a product set off by `;`, then maker and country
-    ("Con el láser (Ortex 2; Vandrel, Alemania) se trató la lesión.",
-     [("INSTITUCION", "Vandrel"), ("PAIS", "Alemania")]),
-    # product, maker, town, country
-    ("Colirio (Pruvex®, Talmon Farma, Terrassa, España) dos veces al día.",
-     [("INSTITUCION", "Talmon Farma"), ("TERRITORIO", "Terrassa"), ("PAIS", "España")]),
-    # a period separates parts too, and a company suffix alone is no part of its own
-    ("Se implantó una malla (Quelmar Medizintechnik GmbH. Lübeck, Alemania) sin incidencias.",
-     [("INSTITUCION", "Quelmar Medizintechnik GmbH"), ("TERRITORIO", "Lübeck"), ("PAIS", "Alemania")]),
-    ("Se implantó una malla (Talmon Co, Inc., Zamora) sin incidencias.",
-     [("INSTITUCION", "Talmon Co"), ("TERRITORIO", "Zamora")]),
-    # `(Brand®, X, ...)`: X may be the maker or its town, so only the known places
-    ("Se usó un expansor (Brevix®, Ardent, Nueva York, Estados Unidos) en la mama.",
-     [("TERRITORIO", "Nueva York"), ("PAIS", "Estados Unidos")]),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # product with a dose, maker, town that is a province
+        (
+            "Se pautó Fotrexil 40 mg (Fotrexil 40 mg, Laboratorios Brenal, Zamora) cada 12 h.",
+            [("INSTITUCION", "Laboratorios Brenal"), ("TERRITORIO", "Zamora")],
+        ),
+        # maker, town, US state, country
+        (
+            "Se implantó una prótesis (Quelmar Medical Corporation, Springvale, Ohio, EE.UU.) sin incidencias.",
+            [
+                ("INSTITUCION", "Quelmar Medical Corporation"),
+                ("TERRITORIO", "Springvale"),
+                ("TERRITORIO", "Ohio"),
+                ("PAIS", "EE.UU."),
+            ],
+        ),
+        # a product set off by `;`, then maker and country
+        (
+            "Con el láser (Ortex 2; Vandrel, Alemania) se trató la lesión.",
+            [("INSTITUCION", "Vandrel"), ("PAIS", "Alemania")],
+        ),
+        # product, maker, town, country
+        (
+            "Colirio (Pruvex®, Talmon Farma, Terrassa, España) dos veces al día.",
+            [("INSTITUCION", "Talmon Farma"), ("TERRITORIO", "Terrassa"), ("PAIS", "España")],
+        ),
+        # a period separates parts too, and a company suffix alone is no part of its own
+        (
+            "Se implantó una malla (Quelmar Medizintechnik GmbH. Lübeck, Alemania) sin incidencias.",
+            [
+                ("INSTITUCION", "Quelmar Medizintechnik GmbH"),
+                ("TERRITORIO", "Lübeck"),
+                ("PAIS", "Alemania"),
+            ],
+        ),
+        (
+            "Se implantó una malla (Talmon Co, Inc., Zamora) sin incidencias.",
+            [("INSTITUCION", "Talmon Co"), ("TERRITORIO", "Zamora")],
+        ),
+        # `(Brand®, X, ...)`: X may be the maker or its town, so only the known places
+        (
+            "Se usó un expansor (Brevix®, Ardent, Nueva York, Estados Unidos) en la mama.",
+            [("TERRITORIO", "Nueva York"), ("PAIS", "Estados Unidos")],
+        ),
+    ],
+)
 def test_maker_addresses_are_labelled(nlp, text, expected):
     assert run(nlp, text) == expected
 
 
-@pytest.mark.parametrize("text", [
-    "Paciente remitida desde su centro (Zamora) para estudio.",  # only a place: no maker
-    "Se pautó Fotrexil (Fotrexil, Brenal, Zamora, Ávila, Soria, Lugo) cada 12 h.",  # a list of places
-    "Tomaba ibuprofeno (600 mg, cada 8 horas, España) sin mejoría.",  # parts that are not names
-    "Se pautó Fotrexil (Fotrexil, Laboratorios Brenal, 12 unidades) cada 12 h.",  # does not end with a place
-    "Se pautó Fotrexil (Fotrexil, Laboratorios Brenal, Zamora cada 12 h.",  # no closing parenthesis
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Paciente remitida desde su centro (Zamora) para estudio.",  # only a place: no maker
+        "Se pautó Fotrexil (Fotrexil, Brenal, Zamora, Ávila, Soria, Lugo) cada 12 h.",  # a list of places
+        "Tomaba ibuprofeno (600 mg, cada 8 horas, España) sin mejoría.",  # parts that are not names
+        "Se pautó Fotrexil (Fotrexil, Laboratorios Brenal, 12 unidades) cada 12 h.",  # does not end with a place
+        "Se pautó Fotrexil (Fotrexil, Laboratorios Brenal, Zamora cada 12 h.",  # no closing parenthesis
+    ],
+)
 def test_other_parentheses_are_left_alone(nlp, text):
     assert run(nlp, text) == []
 
@@ -68,8 +95,12 @@ def test_other_parentheses_are_left_alone(nlp, text):
 def test_an_entity_on_a_part_takes_its_label_and_overlaps_are_left_alone(nlp):
     text = "Tratada con Dalfen 30 mg (Dalfen 30 mg, Corvex, Zamora) y con Fotrexil (Fotrexil 20 mg, Brenal Iberia, Soria)."
     out = run(nlp, text, ents=[("Corvex", "TERRITORIO"), ("Brenal", "PROFESION")])
-    assert out == [("INSTITUCION", "Corvex"), ("TERRITORIO", "Zamora"), ("PROFESION", "Brenal"),
-                   ("TERRITORIO", "Soria")]
+    assert out == [
+        ("INSTITUCION", "Corvex"),
+        ("TERRITORIO", "Zamora"),
+        ("PROFESION", "Brenal"),
+        ("TERRITORIO", "Soria"),
+    ]
 
 
 def test_rule_entities_are_never_changed(nlp):
@@ -82,7 +113,10 @@ def test_rule_entities_are_never_changed(nlp):
     doc.ents = [rule]
     doc.spans["rule_entities"] = [rule]
     doc = nlp.get_pipe("maker_address")(doc)
-    assert [(e.label_, e.text) for e in doc.ents] == [("TERRITORIO", "Corvex"), ("TERRITORIO", "Zamora")]
+    assert [(e.label_, e.text) for e in doc.ents] == [
+        ("TERRITORIO", "Corvex"),
+        ("TERRITORIO", "Zamora"),
+    ]
 
 
 def test_places_are_pattern_data(nlp):
@@ -95,5 +129,10 @@ def test_places_are_pattern_data(nlp):
 def test_an_entity_across_two_parts_gives_way(nlp):
     text = "Prótesis (Quelmar Medical Corporation, Springvale, Ohio, EE.UU.) y (Zamora, Soria) en 2010, 2011."
     out = run(nlp, text, ents=[("Springvale, Ohio", "CALLE"), ("Zamora, Soria", "CALLE")])
-    assert out == [("INSTITUCION", "Quelmar Medical Corporation"), ("TERRITORIO", "Springvale"),
-                   ("TERRITORIO", "Ohio"), ("PAIS", "EE.UU."), ("CALLE", "Zamora, Soria")]
+    assert out == [
+        ("INSTITUCION", "Quelmar Medical Corporation"),
+        ("TERRITORIO", "Springvale"),
+        ("TERRITORIO", "Ohio"),
+        ("PAIS", "EE.UU."),
+        ("CALLE", "Zamora, Soria"),
+    ]

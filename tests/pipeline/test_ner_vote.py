@@ -1,4 +1,5 @@
 """The NER ensemble's gated member and vote components (configs/pipeline_ensemble.cfg)."""
+
 from pathlib import Path
 
 import pytest
@@ -26,8 +27,14 @@ def _run(nlp, members, min_votes, ents_weight=1):
     """Three NERs: two write their entities to span groups, the last one to doc.ents."""
     doc = nlp.make_doc(TEXT)
     doc.spans["rule_entities"] = [Span(doc, *RULE)]
-    vote = nlp.create_pipe("meddocan_ner_vote", config={"votes_keys": ["votes_a", "votes_b"], "min_votes": min_votes,
-                                                        "ents_weight": ents_weight})
+    vote = nlp.create_pipe(
+        "meddocan_ner_vote",
+        config={
+            "votes_keys": ["votes_a", "votes_b"],
+            "min_votes": min_votes,
+            "ents_weight": ents_weight,
+        },
+    )
     for key, member in zip(["votes_a", "votes_b"], members):
         doc.spans[key] = [Span(doc, *RULE)] + [Span(doc, *e) for e in member]
     doc.ents = [Span(doc, *RULE)] + [Span(doc, *e) for e in members[2]]
@@ -35,54 +42,69 @@ def _run(nlp, members, min_votes, ents_weight=1):
     return sorted((e.start, e.end, e.label_) for e in doc.ents)
 
 
-@pytest.mark.parametrize("members, min_votes, expected", [
-    # two of three agree: kept; the rule entity always stays
-    ([[HOSP], [HOSP], []], 2, [RULE, HOSP]),
-    # only one member: dropped by the majority, kept by the union
-    ([[HOSP], [], []], 2, [RULE]),
-    ([[], [], [MOTHER]], 1, [RULE, MOTHER]),
-    # offsets must agree exactly
-    ([[HOSP], [HOSP_SHORT], []], 2, [RULE]),
-    # and labels too
-    ([[HOSP], [HOSP_OTHER_LABEL], [MOTHER]], 2, [RULE]),
-    # unanimity
-    ([[HOSP, MOTHER], [HOSP, MOTHER], [HOSP]], 3, [RULE, HOSP]),
-    # the union keeps the longer of two overlapping entities
-    ([[HOSP], [HOSP_SHORT], []], 1, [RULE, HOSP]),
-    # and, of two labels for the same tokens, the one with more votes
-    ([[HOSP_OTHER_LABEL], [HOSP], [HOSP]], 1, [RULE, HOSP]),
-    ([[HOSP], [HOSP_OTHER_LABEL], [HOSP_OTHER_LABEL]], 1, [RULE, HOSP_OTHER_LABEL]),
-])
+@pytest.mark.parametrize(
+    "members, min_votes, expected",
+    [
+        # two of three agree: kept; the rule entity always stays
+        ([[HOSP], [HOSP], []], 2, [RULE, HOSP]),
+        # only one member: dropped by the majority, kept by the union
+        ([[HOSP], [], []], 2, [RULE]),
+        ([[], [], [MOTHER]], 1, [RULE, MOTHER]),
+        # offsets must agree exactly
+        ([[HOSP], [HOSP_SHORT], []], 2, [RULE]),
+        # and labels too
+        ([[HOSP], [HOSP_OTHER_LABEL], [MOTHER]], 2, [RULE]),
+        # unanimity
+        ([[HOSP, MOTHER], [HOSP, MOTHER], [HOSP]], 3, [RULE, HOSP]),
+        # the union keeps the longer of two overlapping entities
+        ([[HOSP], [HOSP_SHORT], []], 1, [RULE, HOSP]),
+        # and, of two labels for the same tokens, the one with more votes
+        ([[HOSP_OTHER_LABEL], [HOSP], [HOSP]], 1, [RULE, HOSP]),
+        ([[HOSP], [HOSP_OTHER_LABEL], [HOSP_OTHER_LABEL]], 1, [RULE, HOSP_OTHER_LABEL]),
+    ],
+)
 def test_vote(nlp, members, min_votes, expected):
     assert _run(nlp, members, min_votes) == expected
 
 
 # the NER on doc.ents (the third list) counting twice, four votes in all
-@pytest.mark.parametrize("members, min_votes, expected", [
-    # it needs one other NER at 3 votes...
-    ([[HOSP], [], [HOSP]], 3, [RULE, HOSP]),
-    ([[], [], [HOSP]], 3, [RULE]),
-    # ...and the two others together do not outvote it
-    ([[HOSP], [HOSP], []], 3, [RULE]),
-    ([[HOSP], [HOSP], []], 2, [RULE, HOSP]),
-    # alone it is enough at 2
-    ([[], [], [MOTHER]], 2, [RULE, MOTHER]),
-    ([[MOTHER], [MOTHER], [MOTHER]], 4, [RULE, MOTHER]),
-])
+@pytest.mark.parametrize(
+    "members, min_votes, expected",
+    [
+        # it needs one other NER at 3 votes...
+        ([[HOSP], [], [HOSP]], 3, [RULE, HOSP]),
+        ([[], [], [HOSP]], 3, [RULE]),
+        # ...and the two others together do not outvote it
+        ([[HOSP], [HOSP], []], 3, [RULE]),
+        ([[HOSP], [HOSP], []], 2, [RULE, HOSP]),
+        # alone it is enough at 2
+        ([[], [], [MOTHER]], 2, [RULE, MOTHER]),
+        ([[MOTHER], [MOTHER], [MOTHER]], 4, [RULE, MOTHER]),
+    ],
+)
 def test_vote_with_a_weighted_first_ner(nlp, members, min_votes, expected):
     assert _run(nlp, members, min_votes, ents_weight=2) == expected
 
 
-@pytest.mark.parametrize("min_votes, ents_weight, message", [
-    (0, 1, "min_votes must be between 1 and 3"),
-    (4, 1, "min_votes must be between 1 and 3"),
-    (5, 2, "min_votes must be between 1 and 4"),
-    (2, 0, "ents_weight must be 1 or more"),
-])
+@pytest.mark.parametrize(
+    "min_votes, ents_weight, message",
+    [
+        (0, 1, "min_votes must be between 1 and 3"),
+        (4, 1, "min_votes must be between 1 and 3"),
+        (5, 2, "min_votes must be between 1 and 4"),
+        (2, 0, "ents_weight must be 1 or more"),
+    ],
+)
 def test_vote_rejects_impossible_thresholds(nlp, min_votes, ents_weight, message):
     with pytest.raises(ValueError, match=message):
-        nlp.create_pipe("meddocan_ner_vote", config={"votes_keys": ["votes_a", "votes_b"], "min_votes": min_votes,
-                                                     "ents_weight": ents_weight})
+        nlp.create_pipe(
+            "meddocan_ner_vote",
+            config={
+                "votes_keys": ["votes_a", "votes_b"],
+                "min_votes": min_votes,
+                "ents_weight": ents_weight,
+            },
+        )
 
 
 def test_ensemble_config_votes_over_its_disabled_members():
@@ -94,26 +116,31 @@ def test_ensemble_config_votes_over_its_disabled_members():
     assert members == components["ner_vote"]["votes_keys"]
     # the members are disabled NERs, each with its own tok2vec
     assert sorted(members) == sorted(config["nlp"]["disabled"])
-    assert all(components[name]["replace_listeners"] == ["model.tok2vec"] for name in members + ["ner"])
+    assert all(
+        components[name]["replace_listeners"] == ["model.tok2vec"] for name in members + ["ner"]
+    )
 
 
 # entity_windows: (NER entities, rule entities, margin) -> windows, on a 20-token Doc
-@pytest.mark.parametrize("ner, rules, margin, expected", [
-    ([(5, 7)], [], 2, [(3, 9)]),
-    ([(5, 7)], [], 0, [(5, 7)]),
-    # clipped to the Doc
-    ([(0, 1)], [], 5, [(0, 6)]),
-    ([(18, 20)], [], 5, [(13, 20)]),
-    # two windows apart, then merged when they touch
-    ([(5, 7), (12, 13)], [], 2, [(3, 9), (10, 15)]),
-    ([(5, 7), (12, 13)], [], 3, [(2, 16)]),
-    # an edge inside a rule entity is widened to take it whole
-    ([(5, 7)], [(0, 2)], 4, [(0, 11)]),
-    ([(5, 7)], [(8, 12)], 2, [(3, 12)]),
-    # rule entities alone open no window: the first NER found nothing
-    ([], [(0, 2)], 5, []),
-    ([], [], 5, []),
-])
+@pytest.mark.parametrize(
+    "ner, rules, margin, expected",
+    [
+        ([(5, 7)], [], 2, [(3, 9)]),
+        ([(5, 7)], [], 0, [(5, 7)]),
+        # clipped to the Doc
+        ([(0, 1)], [], 5, [(0, 6)]),
+        ([(18, 20)], [], 5, [(13, 20)]),
+        # two windows apart, then merged when they touch
+        ([(5, 7), (12, 13)], [], 2, [(3, 9), (10, 15)]),
+        ([(5, 7), (12, 13)], [], 3, [(2, 16)]),
+        # an edge inside a rule entity is widened to take it whole
+        ([(5, 7)], [(0, 2)], 4, [(0, 11)]),
+        ([(5, 7)], [(8, 12)], 2, [(3, 12)]),
+        # rule entities alone open no window: the first NER found nothing
+        ([], [(0, 2)], 5, []),
+        ([], [], 5, []),
+    ],
+)
 def test_entity_windows(nlp, ner, rules, margin, expected):
     doc = nlp.make_doc(" ".join(f"w{i}" for i in range(20)))
     doc.spans["rule_entities"] = [Span(doc, start, end, label="FECHAS") for start, end in rules]
@@ -163,10 +190,14 @@ def test_members_run_only_around_the_first_ner_entities():
     # see the first member's `Getafe`
     polite = nlp.add_pipe("entity_ruler", name="ner_c")
     polite.add_patterns([{"label": "HOSPITAL", "pattern": "Getafe con"}])
-    nlp.add_pipe("meddocan_ner_members", name="members", config={"ners": ["ner_b", "ner_c"], "margin": 3})
+    nlp.add_pipe(
+        "meddocan_ner_members", name="members", config={"ners": ["ner_b", "ner_c"], "margin": 3}
+    )
     nlp.disable_pipe("ner_b")
     nlp.disable_pipe("ner_c")
-    doc = nlp.make_doc("Vive en Getafe con su madre . " + "Sin interés . " * 10 + "Trabaja en Leganés .")
+    doc = nlp.make_doc(
+        "Vive en Getafe con su madre . " + "Sin interés . " * 10 + "Trabaja en Leganés ."
+    )
     mother = Span(doc, 5, 6, label="FAMILIARES_SUJETO_ASISTENCIA")
     doc.spans["rule_entities"] = []
     doc.ents = [mother]  # what the first NER found

@@ -1,6 +1,7 @@
 """Numbers in words as dictation writes them: read with their offsets, found by context (ages,
 dates, phones, record numbers, postal codes), in lower case and capitals; doses, durations and
 counts left alone. Every sentence here is invented."""
+
 import pytest
 import spacy
 
@@ -41,7 +42,8 @@ def test_ages(nlp, text, age):
 
 def test_a_relatives_age_is_the_relatives(nlp):
     assert found(nlp, "Su madre de sesenta y siete años vive con ella.") == [
-        ("FAMILIARES_SUJETO_ASISTENCIA", "sesenta y siete años")]
+        ("FAMILIARES_SUJETO_ASISTENCIA", "sesenta y siete años")
+    ]
 
 
 DATES = [
@@ -49,15 +51,20 @@ DATES = [
     ("Revisión el día veintidós.", "veintidós"),
     ("Ingresa el lunes, primero de mayo.", "lunes, primero de mayo"),
     ("Intervenido el quince de agosto del noventa y ocho.", "quince de agosto del noventa y ocho"),
-    ("Nacido el treinta y uno de diciembre de mil novecientos ochenta y dos.",
-     "treinta y uno de diciembre de mil novecientos ochenta y dos"),
+    (
+        "Nacido el treinta y uno de diciembre de mil novecientos ochenta y dos.",
+        "treinta y uno de diciembre de mil novecientos ochenta y dos",
+    ),
     ("Diagnosticado en marzo de dos mil veinte.", "marzo de dos mil veinte"),
     ("Vacunado en el año dos mil diecinueve.", "dos mil diecinueve"),
     ("Cita el martes veinticuatro de junio.", "martes veinticuatro de junio"),
     ("Alta el diez de octubre de 2025.", "diez de octubre de 2025"),
     ("Control el 3 de marzo de dos mil veintiséis.", "3 de marzo de dos mil veintiséis"),
     ("nacido el doce del tres del ochenta y cinco", "doce del tres del ochenta y cinco"),
-    ("fecha de la cita: doce barra tres barra dos mil veinte", "doce barra tres barra dos mil veinte"),
+    (
+        "fecha de la cita: doce barra tres barra dos mil veinte",
+        "doce barra tres barra dos mil veinte",
+    ),
 ]
 
 
@@ -67,26 +74,68 @@ def test_dates(nlp, text, date):
 
 
 CODES = [
-    ("Teléfono seis uno cero cuarenta y dos treinta y tres diecinueve.", "NUMERO_TELEFONO",
-     "seis uno cero cuarenta y dos treinta y tres diecinueve"),
-    ("móvil de contacto: seiscientos doce, treinta y cuatro, cincuenta y seis, setenta y ocho", "NUMERO_TELEFONO",
-     "seiscientos doce, treinta y cuatro, cincuenta y seis, setenta y ocho"),
-    ("llamar al novecientos quince treinta y siete cuarenta y ocho veintiuno", "NUMERO_TELEFONO",
-     "novecientos quince treinta y siete cuarenta y ocho veintiuno"),
-    ("Fax nueve uno cinco tres siete cuatro ocho dos uno.", "NUMERO_FAX", "nueve uno cinco tres siete cuatro ocho dos uno"),
-    ("teléfono más treinta y cuatro seis uno cero cuarenta y dos treinta y tres diecinueve", "NUMERO_TELEFONO",
-     "treinta y cuatro seis uno cero cuarenta y dos treinta y tres diecinueve"),
-    ("Su hija deja el seis cero cero once veintidós treinta y tres.", "NUMERO_TELEFONO",
-     "seis cero cero once veintidós treinta y tres"),
-    ("historia número cuatro cinco ocho dos uno nueve", "ID_SUJETO_ASISTENCIA", "cuatro cinco ocho dos uno nueve"),
-    ("NHC: siete siete ocho ocho nueve nueve uno.", "ID_SUJETO_ASISTENCIA", "siete siete ocho ocho nueve nueve uno"),
-    ("número de historia clínica cuatrocientos cincuenta y ocho mil doscientos diecinueve", "ID_SUJETO_ASISTENCIA",
-     "cuatrocientos cincuenta y ocho mil doscientos diecinueve"),
-    ("tarjeta SIP uno dos tres cuatro cinco seis siete ocho", "ID_SUJETO_ASISTENCIA", "uno dos tres cuatro cinco seis siete ocho"),
-    ("DNI cinco uno dos tres cuatro cinco seis siete C", "ID_SUJETO_ASISTENCIA", "cinco uno dos tres cuatro cinco seis siete C"),
+    (
+        "Teléfono seis uno cero cuarenta y dos treinta y tres diecinueve.",
+        "NUMERO_TELEFONO",
+        "seis uno cero cuarenta y dos treinta y tres diecinueve",
+    ),
+    (
+        "móvil de contacto: seiscientos doce, treinta y cuatro, cincuenta y seis, setenta y ocho",
+        "NUMERO_TELEFONO",
+        "seiscientos doce, treinta y cuatro, cincuenta y seis, setenta y ocho",
+    ),
+    (
+        "llamar al novecientos quince treinta y siete cuarenta y ocho veintiuno",
+        "NUMERO_TELEFONO",
+        "novecientos quince treinta y siete cuarenta y ocho veintiuno",
+    ),
+    (
+        "Fax nueve uno cinco tres siete cuatro ocho dos uno.",
+        "NUMERO_FAX",
+        "nueve uno cinco tres siete cuatro ocho dos uno",
+    ),
+    (
+        "teléfono más treinta y cuatro seis uno cero cuarenta y dos treinta y tres diecinueve",
+        "NUMERO_TELEFONO",
+        "treinta y cuatro seis uno cero cuarenta y dos treinta y tres diecinueve",
+    ),
+    (
+        "Su hija deja el seis cero cero once veintidós treinta y tres.",
+        "NUMERO_TELEFONO",
+        "seis cero cero once veintidós treinta y tres",
+    ),
+    (
+        "historia número cuatro cinco ocho dos uno nueve",
+        "ID_SUJETO_ASISTENCIA",
+        "cuatro cinco ocho dos uno nueve",
+    ),
+    (
+        "NHC: siete siete ocho ocho nueve nueve uno.",
+        "ID_SUJETO_ASISTENCIA",
+        "siete siete ocho ocho nueve nueve uno",
+    ),
+    (
+        "número de historia clínica cuatrocientos cincuenta y ocho mil doscientos diecinueve",
+        "ID_SUJETO_ASISTENCIA",
+        "cuatrocientos cincuenta y ocho mil doscientos diecinueve",
+    ),
+    (
+        "tarjeta SIP uno dos tres cuatro cinco seis siete ocho",
+        "ID_SUJETO_ASISTENCIA",
+        "uno dos tres cuatro cinco seis siete ocho",
+    ),
+    (
+        "DNI cinco uno dos tres cuatro cinco seis siete C",
+        "ID_SUJETO_ASISTENCIA",
+        "cinco uno dos tres cuatro cinco seis siete C",
+    ),
     ("episodio ocho ocho tres uno dos", "ID_CONTACTO_ASISTENCIAL", "ocho ocho tres uno dos"),
     ("código postal veintiocho cero cero nueve", "TERRITORIO", "veintiocho cero cero nueve"),
-    ("número de colegiado dos ocho tres uno seis cuatro", "ID_TITULACION_PERSONAL_SANITARIO", "dos ocho tres uno seis cuatro"),
+    (
+        "número de colegiado dos ocho tres uno seis cuatro",
+        "ID_TITULACION_PERSONAL_SANITARIO",
+        "dos ocho tres uno seis cuatro",
+    ),
 ]
 
 
@@ -95,40 +144,47 @@ def test_codes(nlp, text, label, value):
     assert found(nlp, text) == [(label, value)]
 
 
-@pytest.mark.parametrize("text", [t for t, _ in AGES[:3]] + [t for t, _ in DATES[:3]] + [t for t, *_ in CODES[:3]])
+@pytest.mark.parametrize(
+    "text", [t for t, _ in AGES[:3]] + [t for t, _ in DATES[:3]] + [t for t, *_ in CODES[:3]]
+)
 def test_lower_case_and_capitals_alike(nlp, text):
     as_written = found(nlp, text)
     assert [(label, value.lower()) for label, value in found(nlp, text.lower())] == [
-        (label, value.lower()) for label, value in as_written]
+        (label, value.lower()) for label, value in as_written
+    ]
     assert [(label, value.upper()) for label, value in found(nlp, text.upper())] == [
-        (label, value.upper()) for label, value in as_written]
+        (label, value.upper()) for label, value in as_written
+    ]
 
 
-@pytest.mark.parametrize("text", [
-    "Tomar dos comprimidos tres veces al día.",
-    "Hace tres años fue intervenido.",
-    "Refiere dolor desde hace dos semanas.",
-    "Durante seis meses recibió quimioterapia.",
-    "Paciente de cuarenta años de evolución de su diabetes.",
-    "Fumador de veinte cigarrillos al día durante treinta años.",
-    "Se pautan quinientos miligramos cada ocho horas.",
-    "Tres episodios de fiebre en el último mes.",
-    "historia de dos años de cefalea",
-    "Tras cuatro días de ingreso, mejora.",
-    "Al día tres del postoperatorio inicia tolerancia.",
-    "Teléfono: no disponible; dos hijos.",
-    "tensión ciento veinte ochenta, frecuencia setenta y dos",
-    "DNI pendiente; toma uno dos tres comprimidos",
-    "Dos de los tres hermanos viven en casa.",
-    "peso setenta y nueve kilos, talla ciento setenta",
-    "En el año dos de tratamiento.",
-    "dos de los tres de cada cuatro",
-    "uno de tres de noventa",
-    "Un día tres veces y otro día dos.",
-    "teléfono: tomar seiscientos doce treinta y cuatro cincuenta y seis setenta y ocho miligramos",
-    "historia: cuatro mil quinientas unidades",
-    "NHC pendiente. Cuatro, cinco, ocho y dos comprimidos.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tomar dos comprimidos tres veces al día.",
+        "Hace tres años fue intervenido.",
+        "Refiere dolor desde hace dos semanas.",
+        "Durante seis meses recibió quimioterapia.",
+        "Paciente de cuarenta años de evolución de su diabetes.",
+        "Fumador de veinte cigarrillos al día durante treinta años.",
+        "Se pautan quinientos miligramos cada ocho horas.",
+        "Tres episodios de fiebre en el último mes.",
+        "historia de dos años de cefalea",
+        "Tras cuatro días de ingreso, mejora.",
+        "Al día tres del postoperatorio inicia tolerancia.",
+        "Teléfono: no disponible; dos hijos.",
+        "tensión ciento veinte ochenta, frecuencia setenta y dos",
+        "DNI pendiente; toma uno dos tres comprimidos",
+        "Dos de los tres hermanos viven en casa.",
+        "peso setenta y nueve kilos, talla ciento setenta",
+        "En el año dos de tratamiento.",
+        "dos de los tres de cada cuatro",
+        "uno de tres de noventa",
+        "Un día tres veces y otro día dos.",
+        "teléfono: tomar seiscientos doce treinta y cuatro cincuenta y seis setenta y ocho miligramos",
+        "historia: cuatro mil quinientas unidades",
+        "NHC pendiente. Cuatro, cinco, ocho y dos comprimidos.",
+    ],
+)
 def test_look_alikes_are_left_alone(nlp, text):
     assert found(nlp, text) == []
 
@@ -141,7 +197,9 @@ def test_a_longer_entity_stays_and_a_shorter_one_gives_way(nlp):
     doc = nlp.get_pipe("meddocan_number_words")(doc)
     assert [e.text for e in doc.ents] == ["tres de marzo de dos mil veintiséis"]
     doc = nlp.make_doc(text)
-    doc.ents = [doc.char_span(start - 3, text.index(" con"), label="FECHAS")]  # `el tres ... veintiséis`
+    doc.ents = [
+        doc.char_span(start - 3, text.index(" con"), label="FECHAS")
+    ]  # `el tres ... veintiséis`
     doc = nlp.get_pipe("meddocan_number_words")(doc)
     assert [e.text for e in doc.ents] == ["el tres de marzo de dos mil veintiséis"]
     assert [s.text for s in doc.spans["number_words"]] == ["tres de marzo de dos mil veintiséis"]
@@ -162,19 +220,24 @@ def test_word_lists_are_config():
     nlp = spacy.blank("es")
     nlp.add_pipe("meddocan_number_words", config={"keys": {"ID_SUJETO_ASISTENCIA": ["expediente"]}})
     assert found(nlp, "expediente cuatro cinco ocho dos uno nueve") == [
-        ("ID_SUJETO_ASISTENCIA", "cuatro cinco ocho dos uno nueve")]
+        ("ID_SUJETO_ASISTENCIA", "cuatro cinco ocho dos uno nueve")
+    ]
     assert found(nlp, "historia cuatro cinco ocho dos uno nueve") == []
     assert nlp.config["components"]["meddocan_number_words"]["age_units"][:2] == ["anos", "ano"]
 
 
 def test_in_the_assembled_rule_pipeline(rule_nlp):
     assert "number_words" in rule_nlp.pipe_names
-    doc = rule_nlp("Informe clínico del paciente:\nvarón de setenta y nueve años; teléfono seis uno cero "
-                   "cuarenta y dos treinta y tres diecinueve; acude el tres de marzo de dos mil veintiséis.\n")
+    doc = rule_nlp(
+        "Informe clínico del paciente:\nvarón de setenta y nueve años; teléfono seis uno cero "
+        "cuarenta y dos treinta y tres diecinueve; acude el tres de marzo de dos mil veintiséis.\n"
+    )
     ents = {(e.label_, e.text) for e in doc.ents}
-    assert {("EDAD_SUJETO_ASISTENCIA", "setenta y nueve años"),
-            ("NUMERO_TELEFONO", "seis uno cero cuarenta y dos treinta y tres diecinueve"),
-            ("FECHAS", "tres de marzo de dos mil veintiséis")} <= ents
+    assert {
+        ("EDAD_SUJETO_ASISTENCIA", "setenta y nueve años"),
+        ("NUMERO_TELEFONO", "seis uno cero cuarenta y dos treinta y tres diecinueve"),
+        ("FECHAS", "tres de marzo de dos mil veintiséis"),
+    } <= ents
 
 
 def test_the_component_class_alone():

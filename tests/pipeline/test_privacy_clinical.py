@@ -2,6 +2,7 @@
 clinical_words.txt): a candidate whose words are all in the list is dropped. The
 general-Spanish model and the lexicon are invented stand-ins that flag every capitalised
 word, so the tests show the list alone keeps the clinical words."""
+
 import importlib.util
 from pathlib import Path
 
@@ -16,29 +17,51 @@ ROOT = Path(__file__).parent.parent.parent
 WORDS = ROOT / "configs" / "patterns" / "clinical_words.txt"
 HAND = ROOT / "configs" / "patterns" / "clinical_terms.txt"
 CLINICAL = ["Disnea", "Urgencias", "Cardiología", "TAC", "EPOC"]
-TEXT = ("Informe clínico del paciente:\nDisnea de esfuerzo. Valorada en Urgencias por Cardiología con TAC, "
-        "sin EPOC conocida. Vive en Quelvoria con Arnaldo Pizarrete.\n")
+TEXT = (
+    "Informe clínico del paciente:\nDisnea de esfuerzo. Valorada en Urgencias por Cardiología con TAC, "
+    "sin EPOC conocida. Vive en Quelvoria con Arnaldo Pizarrete.\n"
+)
 
-RULES = validate_rules([
-    {"id": "body/rare", "source": "lexicon", "sections": ["body"], "shape": "capitalised", "max_log_prob": -9.0,
-     "label": "OTROS_SUJETO_ASISTENCIA"},
-    {"id": "body/generic", "source": "generic_ner", "sections": ["body"],
-     "labels": {"ORG": "INSTITUCION", "LOC": "TERRITORIO", "PER": "NOMBRE_SUJETO_ASISTENCIA"}},
-])
+RULES = validate_rules(
+    [
+        {
+            "id": "body/rare",
+            "source": "lexicon",
+            "sections": ["body"],
+            "shape": "capitalised",
+            "max_log_prob": -9.0,
+            "label": "OTROS_SUJETO_ASISTENCIA",
+        },
+        {
+            "id": "body/generic",
+            "source": "generic_ner",
+            "sections": ["body"],
+            "labels": {
+                "ORG": "INSTITUCION",
+                "LOC": "TERRITORIO",
+                "PER": "NOMBRE_SUJETO_ASISTENCIA",
+            },
+        },
+    ]
+)
 
 
 def generic_model(_name):
     nlp = spacy.blank("es")
-    nlp.add_pipe("entity_ruler").add_patterns([
-        {"label": "ORG", "pattern": "Urgencias por Cardiología"},
-        {"label": "LOC", "pattern": "Quelvoria"},
-        {"label": "PER", "pattern": "Arnaldo Pizarrete"},
-    ])
+    nlp.add_pipe("entity_ruler").add_patterns(
+        [
+            {"label": "ORG", "pattern": "Urgencias por Cardiología"},
+            {"label": "LOC", "pattern": "Quelvoria"},
+            {"label": "PER", "pattern": "Arnaldo Pizarrete"},
+        ]
+    )
     return nlp
 
 
 def privacy(nlp, words):
-    component = Privacy(nlp, "privacy", level="high", log_prob=lambda w: -20.0, generic_loader=generic_model)
+    component = Privacy(
+        nlp, "privacy", level="high", log_prob=lambda w: -20.0, generic_loader=generic_model
+    )
     component.initialize(rules=RULES, clinical_words=words)
     return component
 
@@ -87,10 +110,15 @@ def test_the_list_is_saved_with_the_component(rule_nlp, shipped_words, tmp_path)
     other = Privacy(rule_nlp, "privacy").from_bytes(component.to_bytes())
     assert other.clinical_words == component.clinical_words
     component.to_disk(tmp_path / "privacy")
-    assert Privacy(rule_nlp, "privacy").from_disk(tmp_path / "privacy").clinical_words == component.clinical_words
+    assert (
+        Privacy(rule_nlp, "privacy").from_disk(tmp_path / "privacy").clinical_words
+        == component.clinical_words
+    )
     # a component saved before the list existed loads with an empty list
     (tmp_path / "privacy" / "clinical_words.txt").unlink()
-    assert Privacy(rule_nlp, "privacy").from_disk(tmp_path / "privacy").clinical_words == frozenset()
+    assert (
+        Privacy(rule_nlp, "privacy").from_disk(tmp_path / "privacy").clinical_words == frozenset()
+    )
 
 
 def test_the_committed_list_is_lexicon_words_or_hand_terms(shipped_words):
@@ -103,7 +131,9 @@ def test_the_committed_list_is_lexicon_words_or_hand_terms(shipped_words):
 
 
 def load_script():
-    spec = importlib.util.spec_from_file_location("clinical_words_script", ROOT / "scripts" / "clinical_words.py")
+    spec = importlib.util.spec_from_file_location(
+        "clinical_words_script", ROOT / "scripts" / "clinical_words.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -116,9 +146,26 @@ def test_the_script_keeps_only_words_of_many_reports():
     texts += ["Vive en Villarcayo." for _ in range(25)]  # a place: capitalised every time
     texts += ["cefalea intensa" for _ in range(3)]  # a word of three reports
     df, lower, total = script.document_frequency(texts)
-    lexicon = {"paciente", "refiere", "disnea", "tos", "en", "el", "informe", "número", "villarcayo", "zubeldegui", "cefalea",
-               "vive", "y", "consulta", "con"}
-    words = script.clinical_words(df, lower, total, 20, lexicon.__contains__, {"tac"}, excluded={"tos"})
+    lexicon = {
+        "paciente",
+        "refiere",
+        "disnea",
+        "tos",
+        "en",
+        "el",
+        "informe",
+        "número",
+        "villarcayo",
+        "zubeldegui",
+        "cefalea",
+        "vive",
+        "y",
+        "consulta",
+        "con",
+    }
+    words = script.clinical_words(
+        df, lower, total, 20, lexicon.__contains__, {"tac"}, excluded={"tos"}
+    )
     assert {"disnea", "refiere", "informe", "tac"} <= words
     assert "zubeldegui" not in words  # one report
     assert "villarcayo" not in words  # mostly capitalised: a proper name

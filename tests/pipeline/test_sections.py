@@ -1,4 +1,5 @@
 """Header / body / footer spans in doc.spans["sections"] (invented reports only)."""
+
 import pytest
 
 from meddocan_deid.pipeline.sections import section_of
@@ -28,7 +29,7 @@ def assert_partition(doc):
         assert a.end == b.start
     if spans:
         assert not doc[: spans[0].start].text.strip()
-        assert not doc[spans[-1].end:].text.strip()
+        assert not doc[spans[-1].end :].text.strip()
 
 
 def test_normal_report(rule_nlp):
@@ -82,8 +83,10 @@ def test_crlf_line_endings(rule_nlp):
 
 
 def test_blank_lines_and_tabs(rule_nlp):
-    text = ("\n\n\tDatos del paciente.\n\tNombre: Ana.\n\n\n\t\n"
-            "Informe clínico:\tdolor.\n\n\n\tResponsable clínico: Dra. Sol Pardo.\n")
+    text = (
+        "\n\n\tDatos del paciente.\n\tNombre: Ana.\n\n\n\t\n"
+        "Informe clínico:\tdolor.\n\n\n\tResponsable clínico: Dra. Sol Pardo.\n"
+    )
     doc = rule_nlp(text)
     assert [s.label_ for s in doc.spans["sections"]] == ["header", "body", "footer"]
     header, body, footer = doc.spans["sections"]
@@ -102,14 +105,17 @@ def test_bom_at_start(rule_nlp):
     assert doc.spans["sections"][1].start_char == text.index("Informe clínico")
 
 
-@pytest.mark.parametrize("footer", [
-    "Remitido por: Dra. Sol Pardo.\n",
-    "Responsable clínico: Dra. Sol Pardo.\n",
-    "Responsable clinico: Dra. Sol Pardo.\n",
-    "Correspondencia: Dra. Sol Pardo.\n",
-    "Dirección para la correspondencia: C/ Mayor 5.\n",
-    "  REMITIDO POR: Dra. Sol Pardo.\n",
-])
+@pytest.mark.parametrize(
+    "footer",
+    [
+        "Remitido por: Dra. Sol Pardo.\n",
+        "Responsable clínico: Dra. Sol Pardo.\n",
+        "Responsable clinico: Dra. Sol Pardo.\n",
+        "Correspondencia: Dra. Sol Pardo.\n",
+        "Dirección para la correspondencia: C/ Mayor 5.\n",
+        "  REMITIDO POR: Dra. Sol Pardo.\n",
+    ],
+)
 def test_footer_titles(rule_nlp, footer):
     text = HEADER + BODY + footer
     doc = rule_nlp(text)
@@ -117,10 +123,13 @@ def test_footer_titles(rule_nlp, footer):
     assert texts(doc)["body"].rstrip(" ") == BODY
 
 
-@pytest.mark.parametrize("line", [
-    "El paciente fue remitido por su médico de cabecera.\n",  # not at the start of a line
-    "Remitidos los resultados al laboratorio.\n",  # not the title
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "El paciente fue remitido por su médico de cabecera.\n",  # not at the start of a line
+        "Remitidos los resultados al laboratorio.\n",  # not the title
+    ],
+)
 def test_not_a_footer(rule_nlp, line):
     doc = rule_nlp(BODY + line)
     assert [s.label_ for s in doc.spans["sections"]] == ["body"]

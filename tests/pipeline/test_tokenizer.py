@@ -1,6 +1,7 @@
 """Token boundaries of the MEDDOCAN tokenizer: PHI must start and end on a token
 boundary, so keys glued to values, single-letter abbreviations and missing spaces
 are split, while dates, e-mail addresses and titles stay whole."""
+
 import pytest
 import spacy
 
@@ -71,12 +72,15 @@ def test_stays_one_token(nlp, text):
     assert tokens(nlp, text) == [text]
 
 
-@pytest.mark.parametrize("text,address", [
-    ("Email:x@y.com", "x@y.com"),
-    ("email:ana.gil@hospital.es", "ana.gil@hospital.es"),
-    ("e-mail: juan.perez@salud.es", "juan.perez@salud.es"),
-    ("Correo electrónico: ana@x.es", "ana@x.es"),
-])
+@pytest.mark.parametrize(
+    "text,address",
+    [
+        ("Email:x@y.com", "x@y.com"),
+        ("email:ana.gil@hospital.es", "ana.gil@hospital.es"),
+        ("e-mail: juan.perez@salud.es", "juan.perez@salud.es"),
+        ("Correo electrónico: ana@x.es", "ana@x.es"),
+    ],
+)
 def test_email_address_is_one_token_apart_from_its_key(nlp, text, address):
     toks = tokens(nlp, text)
     assert address in toks
@@ -95,7 +99,11 @@ def test_round_trip_keeps_tokenization(tmp_path):
     nlp.to_disk(tmp_path / "model")
     loaded = spacy.load(tmp_path / "model")
     assert loaded.config["nlp"]["tokenizer"]["@tokenizers"] == "meddocan_deid.tokenizer.v1"
-    texts = [text for text, _ in SPLITS] + WHOLE + ["Email:x@y.com", "Médico: Dr. Luis Gil  NºCol: 28 31 64120."]
+    texts = (
+        [text for text, _ in SPLITS]
+        + WHOLE
+        + ["Email:x@y.com", "Médico: Dr. Luis Gil  NºCol: 28 31 64120."]
+    )
     for text in texts:
         assert [t.text for t in loaded(text)] == [t.text for t in nlp(text)]
     # and the same as the blank pipeline helper

@@ -1,5 +1,6 @@
 """Trusted-PHI propagation: a string labelled with confidence in a report is labelled
 at its other exact occurrences in the same report, and never in another report."""
+
 import pytest
 from spacy.tokens import Span
 
@@ -46,11 +47,13 @@ def test_surname_propagates_to_exact_token_bounded_occurrences(doc):
     assert all(l == "NOMBRE_SUJETO_ASISTENCIA" for l, _ in labelled)
     starts = [s for _, s in labelled]
     header_start = REPORT.index("Olmedo Rivas")
-    expected = [header_start,
-                BODY.index("señora Olmedo Rivas") + len("señora ") + len(HEADER),
-                BODY.index("M. Olmedo Rivas") + len("M. ") + len(HEADER),
-                BODY.index("(Olmedo Rivas)") + 1 + len(HEADER),
-                len(HEADER) + len(BODY) + FOOTER.index("Olmedo Rivas")]
+    expected = [
+        header_start,
+        BODY.index("señora Olmedo Rivas") + len("señora ") + len(HEADER),
+        BODY.index("M. Olmedo Rivas") + len("M. ") + len(HEADER),
+        BODY.index("(Olmedo Rivas)") + 1 + len(HEADER),
+        len(HEADER) + len(BODY) + FOOTER.index("Olmedo Rivas"),
+    ]
     assert starts == expected
 
 
@@ -59,20 +62,31 @@ def test_not_inside_a_longer_word(doc):
         start = REPORT.index(word)
         end = start + len(word)
         # (`Rivas@x.es` is an e-mail address for the identifiers component, not trusted PHI)
-        assert not any(e.start_char < end and start < e.end_char for e in doc.ents
-                       if e.label_ != "CORREO_ELECTRONICO")
+        assert not any(
+            e.start_char < end and start < e.end_char
+            for e in doc.ents
+            if e.label_ != "CORREO_ELECTRONICO"
+        )
 
 
 def test_propagated_spans_are_recorded(doc):
     trusted = ents(doc, "trusted_phi")
-    assert ("NOMBRE_SUJETO_ASISTENCIA", "Olmedo Rivas", REPORT.index("señora Olmedo") + len("señora ")) in trusted
+    assert (
+        "NOMBRE_SUJETO_ASISTENCIA",
+        "Olmedo Rivas",
+        REPORT.index("señora Olmedo") + len("señora "),
+    ) in trusted
     rule_starts = {e.start_char for e in doc.spans["rule_entities"]}
     assert not any(s in rule_starts for _, _, s in trusted)  # only the other occurrences
     assert set(trusted) <= set(ents(doc))
 
 
 def test_other_header_values_propagate(doc):
-    names = [s for l, t, s in ents(doc) if (l, t) == ("NOMBRE_PERSONAL_SANITARIO", "Luis Albarrán Tejero")]
+    names = [
+        s
+        for l, t, s in ents(doc)
+        if (l, t) == ("NOMBRE_PERSONAL_SANITARIO", "Luis Albarrán Tejero")
+    ]
     assert names == occurrences(REPORT, "Luis Albarrán Tejero")
     ages = [s for l, t, s in ents(doc) if (l, t) == ("EDAD_SUJETO_ASISTENCIA", "16 años")]
     assert ages == occurrences(REPORT, "16 años")
@@ -114,12 +128,13 @@ def test_document_without_trusted_strings(rule_nlp):
 
 # -- NER labels: call the component directly on a doc with entities ------------------
 
+
 def run_with_ner(nlp, text, ner):
     """Run the rules before the NER, add `ner` (label, text, occurrence) as doc.ents where the
     trained NER stands (after `fields`), then run the components after it up to trusted_phi."""
     doc = nlp.make_doc(text)
     names = nlp.pipe_names
-    for name in names[:names.index("fields") + 1]:
+    for name in names[: names.index("fields") + 1]:
         doc = nlp.get_pipe(name)(doc)
     spans = list(doc.ents)
     for label, surface, nth in ner:
@@ -129,42 +144,55 @@ def run_with_ner(nlp, text, ner):
         if not any(s.start < span.end and span.start < s.end for s in spans):
             spans.append(span)
     doc.ents = spans
-    for name in names[names.index("fields") + 1:names.index("trusted_phi") + 1]:
+    for name in names[names.index("fields") + 1 : names.index("trusted_phi") + 1]:
         doc = nlp.get_pipe(name)(doc)
     return doc
 
 
-TEXT = ("Informe clínico: ingresa en el Hospital Central por dolor. "
-        "Trasladada a la UCI del Hospital Central y luego al Fundación Arrieta Kelmar. "
-        "Consta en Fundación Arrieta Kelmar y en Zarvento. Vive en Zarvento.\n")
+TEXT = (
+    "Informe clínico: ingresa en el Hospital Central por dolor. "
+    "Trasladada a la UCI del Hospital Central y luego al Fundación Arrieta Kelmar. "
+    "Consta en Fundación Arrieta Kelmar y en Zarvento. Vive en Zarvento.\n"
+)
 
 
 def test_hospital_and_institution_from_ner_propagate(rule_nlp):
-    doc = run_with_ner(rule_nlp, TEXT, [("HOSPITAL", "Hospital Central", 0),
-                                        ("INSTITUCION", "Fundación Arrieta Kelmar", 0)])
-    assert [s for l, t, s in ents(doc) if (l, t) == ("HOSPITAL", "Hospital Central")] == \
-        occurrences(TEXT, "Hospital Central")
-    assert [s for l, t, s in ents(doc) if (l, t) == ("INSTITUCION", "Fundación Arrieta Kelmar")] == \
-        occurrences(TEXT, "Fundación Arrieta Kelmar")
+    doc = run_with_ner(
+        rule_nlp,
+        TEXT,
+        [("HOSPITAL", "Hospital Central", 0), ("INSTITUCION", "Fundación Arrieta Kelmar", 0)],
+    )
+    assert [
+        s for l, t, s in ents(doc) if (l, t) == ("HOSPITAL", "Hospital Central")
+    ] == occurrences(TEXT, "Hospital Central")
+    assert [
+        s for l, t, s in ents(doc) if (l, t) == ("INSTITUCION", "Fundación Arrieta Kelmar")
+    ] == occurrences(TEXT, "Fundación Arrieta Kelmar")
 
 
-FAMILY_TEXT = ("Informe clínico: acude con la cuñada. La cuñada refiere fiebre. "
-               "Antecedentes: la cuñada y sus cuñadas, sanas.\n")
+FAMILY_TEXT = (
+    "Informe clínico: acude con la cuñada. La cuñada refiere fiebre. "
+    "Antecedentes: la cuñada y sus cuñadas, sanas.\n"
+)
 
 
 def test_a_relative_from_ner_propagates(rule_nlp):
     """The gold labels a relative the same way wherever it recurs in a report."""
     doc = run_with_ner(rule_nlp, FAMILY_TEXT, [("FAMILIARES_SUJETO_ASISTENCIA", "cuñada", 0)])
     # the three whole words, not the start of `cuñadas`
-    assert [s for l, t, s in ents(doc) if (l, t) == ("FAMILIARES_SUJETO_ASISTENCIA", "cuñada")] == \
-        occurrences(FAMILY_TEXT, "cuñada")[:3]
+    assert [
+        s for l, t, s in ents(doc) if (l, t) == ("FAMILIARES_SUJETO_ASISTENCIA", "cuñada")
+    ] == occurrences(FAMILY_TEXT, "cuñada")[:3]
     assert len(doc.spans["trusted_phi"]) == 2
 
 
-@pytest.mark.parametrize("label,surface", [
-    ("TERRITORIO", "Zarvento"),
-    ("FECHAS", "Zarvento"),
-])
+@pytest.mark.parametrize(
+    "label,surface",
+    [
+        ("TERRITORIO", "Zarvento"),
+        ("FECHAS", "Zarvento"),
+    ],
+)
 def test_other_ner_labels_do_not_propagate(rule_nlp, label, surface):
     doc = run_with_ner(rule_nlp, TEXT, [(label, surface, 0)])
     assert [t for _, t, _ in ents(doc)] == [surface]
@@ -179,18 +207,29 @@ def test_a_relative_takes_no_acronym(rule_nlp):
 
 
 def test_already_labelled_occurrences_are_not_overwritten(rule_nlp):
-    text = ("Datos del paciente.\nApellidos: Olmedo Rivas.\n\n"
-            "Informe clínico: ingresa en el Hospital Olmedo Rivas. La paciente Olmedo Rivas mejora.\n")
+    text = (
+        "Datos del paciente.\nApellidos: Olmedo Rivas.\n\n"
+        "Informe clínico: ingresa en el Hospital Olmedo Rivas. La paciente Olmedo Rivas mejora.\n"
+    )
     doc = run_with_ner(rule_nlp, text, [("HOSPITAL", "Hospital Olmedo Rivas", 0)])
     got = ents(doc)
     assert ("HOSPITAL", "Hospital Olmedo Rivas", text.index("Hospital Olmedo")) in got
-    assert ("NOMBRE_SUJETO_ASISTENCIA", "Olmedo Rivas", text.index("paciente Olmedo") + len("paciente ")) in got
-    assert [t for l, t, _ in got if l == "NOMBRE_SUJETO_ASISTENCIA"] == ["Olmedo Rivas", "Olmedo Rivas"]
+    assert (
+        "NOMBRE_SUJETO_ASISTENCIA",
+        "Olmedo Rivas",
+        text.index("paciente Olmedo") + len("paciente "),
+    ) in got
+    assert [t for l, t, _ in got if l == "NOMBRE_SUJETO_ASISTENCIA"] == [
+        "Olmedo Rivas",
+        "Olmedo Rivas",
+    ]
 
 
 def test_longest_trusted_string_wins(rule_nlp):
-    text = ("Datos del paciente.\nApellidos: Rivas.\n\n"
-            "Informe clínico: atendida en el Hospital Rivas Bueno; la señora Rivas mejora.\n")
+    text = (
+        "Datos del paciente.\nApellidos: Rivas.\n\n"
+        "Informe clínico: atendida en el Hospital Rivas Bueno; la señora Rivas mejora.\n"
+    )
     doc = run_with_ner(rule_nlp, text, [("HOSPITAL", "Hospital Rivas Bueno", 0)])
     got = ents(doc)
     assert ("HOSPITAL", "Hospital Rivas Bueno", text.index("Hospital Rivas")) in got
@@ -200,42 +239,73 @@ def test_longest_trusted_string_wins(rule_nlp):
 
 def test_component_is_stateless(rule_nlp):
     trusted = rule_nlp.get_pipe("trusted_phi")
-    a = rule_nlp("Datos del paciente.\nApellidos: Olmedo Rivas.\n\nInforme clínico: Olmedo Rivas.\n")
+    a = rule_nlp(
+        "Datos del paciente.\nApellidos: Olmedo Rivas.\n\nInforme clínico: Olmedo Rivas.\n"
+    )
     assert len(a.spans["trusted_phi"]) == 1
     b = trusted(rule_nlp.make_doc("Informe clínico: Olmedo Rivas."))
     assert list(b.ents) == [] and list(b.spans["trusted_phi"]) == []
     assert isinstance(a.spans["trusted_phi"][0], Span)
 
 
-@pytest.mark.parametrize("text,ner,expected", [
-    # an acronym in parentheses after a hospital or institution is its short name ...
-    ("Informe clínico: remitido al Complejo Hospitalario de Lugo (CHULU). Alta del CHULU.\n",
-     [("HOSPITAL", "Complejo Hospitalario de Lugo", 0)],
-     [("HOSPITAL", "Complejo Hospitalario de Lugo"), ("HOSPITAL", "CHULU"), ("HOSPITAL", "CHULU")]),
-    # ... whatever label the NER gave it, and with a hyphen inside
-    ("Informe clínico: consulta del Instituto Andino del Sueño (IAS-CO) en Lima.\n",
-     [("INSTITUCION", "Instituto Andino del Sueño", 0), ("HOSPITAL", "IAS-CO", 0)],
-     [("INSTITUCION", "Instituto Andino del Sueño"), ("INSTITUCION", "IAS-CO")]),
-    # not a capitalised word, not after a place, not over another label's wider entity
-    ("Informe clínico: ingresa en el Hospital Central (Planta 3) estable.\n",
-     [("HOSPITAL", "Hospital Central", 0)], [("HOSPITAL", "Hospital Central")]),
-    ("Informe clínico: diagnosticada de Colitis Ulcerosa (CU) hace años. Brote de CU.\n",
-     [("INSTITUCION", "Colitis Ulcerosa", 0)], [("INSTITUCION", "Colitis Ulcerosa")]),
-    ("Informe clínico: en el Servicio de Salud Mental (CSM) y luego en el CSM.\n",
-     [("INSTITUCION", "Servicio de Salud Mental", 0)], [("INSTITUCION", "Servicio de Salud Mental")]),
-    ("Informe clínico: vive en Madrid (ESP) sin fiebre.\n",
-     [("TERRITORIO", "Madrid", 0)], [("TERRITORIO", "Madrid")]),
-    ("Informe clínico: ingresa en el Hospital Central (HC) estable.\n",
-     [("HOSPITAL", "Hospital Central", 0), ("CALLE", "HC) estable", 0)],
-     [("HOSPITAL", "Hospital Central"), ("CALLE", "HC) estable")]),
-])
+@pytest.mark.parametrize(
+    "text,ner,expected",
+    [
+        # an acronym in parentheses after a hospital or institution is its short name ...
+        (
+            "Informe clínico: remitido al Complejo Hospitalario de Lugo (CHULU). Alta del CHULU.\n",
+            [("HOSPITAL", "Complejo Hospitalario de Lugo", 0)],
+            [
+                ("HOSPITAL", "Complejo Hospitalario de Lugo"),
+                ("HOSPITAL", "CHULU"),
+                ("HOSPITAL", "CHULU"),
+            ],
+        ),
+        # ... whatever label the NER gave it, and with a hyphen inside
+        (
+            "Informe clínico: consulta del Instituto Andino del Sueño (IAS-CO) en Lima.\n",
+            [("INSTITUCION", "Instituto Andino del Sueño", 0), ("HOSPITAL", "IAS-CO", 0)],
+            [("INSTITUCION", "Instituto Andino del Sueño"), ("INSTITUCION", "IAS-CO")],
+        ),
+        # not a capitalised word, not after a place, not over another label's wider entity
+        (
+            "Informe clínico: ingresa en el Hospital Central (Planta 3) estable.\n",
+            [("HOSPITAL", "Hospital Central", 0)],
+            [("HOSPITAL", "Hospital Central")],
+        ),
+        (
+            "Informe clínico: diagnosticada de Colitis Ulcerosa (CU) hace años. Brote de CU.\n",
+            [("INSTITUCION", "Colitis Ulcerosa", 0)],
+            [("INSTITUCION", "Colitis Ulcerosa")],
+        ),
+        (
+            "Informe clínico: en el Servicio de Salud Mental (CSM) y luego en el CSM.\n",
+            [("INSTITUCION", "Servicio de Salud Mental", 0)],
+            [("INSTITUCION", "Servicio de Salud Mental")],
+        ),
+        (
+            "Informe clínico: vive en Madrid (ESP) sin fiebre.\n",
+            [("TERRITORIO", "Madrid", 0)],
+            [("TERRITORIO", "Madrid")],
+        ),
+        (
+            "Informe clínico: ingresa en el Hospital Central (HC) estable.\n",
+            [("HOSPITAL", "Hospital Central", 0), ("CALLE", "HC) estable", 0)],
+            [("HOSPITAL", "Hospital Central"), ("CALLE", "HC) estable")],
+        ),
+    ],
+)
 def test_acronym_after_a_place_takes_its_label(rule_nlp, text, ner, expected):
     doc = run_with_ner(rule_nlp, text, ner)
     assert [(l, t) for l, t, _ in ents(doc)] == expected
 
 
 def test_a_trusted_name_part_alone_is_the_same_person(rule_nlp):
-    doc = rule_nlp("Paciente: Lucía Ferrer Ibáñez\n\nEvolución: Ferrer refiere mejoría; la Sra. Ibáñez-Gómez no.\n")
+    doc = rule_nlp(
+        "Paciente: Lucía Ferrer Ibáñez\n\nEvolución: Ferrer refiere mejoría; la Sra. Ibáñez-Gómez no.\n"
+    )
     found = [(e.label_, e.text) for e in doc.spans["trusted_phi"]]
     assert ("NOMBRE_SUJETO_ASISTENCIA", "Ferrer") in found
-    assert not any(t == "Ibáñez" for _, t in found)  # only a whole word: `Ibáñez-Gómez` is another name
+    assert not any(
+        t == "Ibáñez" for _, t in found
+    )  # only a whole word: `Ibáñez-Gómez` is another name

@@ -1,6 +1,7 @@
 """A spaCy component for the server tests (imported with `serve --code`): a text that holds
 HOLD_MARK waits in the pipeline until the file `release` appears in MEDDOCAN_TEST_HOLD_DIR
 (it writes `entered` there first), so that a request is surely in flight."""
+
 import os
 import time
 from pathlib import Path

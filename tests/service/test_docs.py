@@ -1,6 +1,7 @@
 """/docs and /redoc work offline: their pages name only the service's own URLs, and the
 Swagger UI and ReDoc files they load are served by the service (from the fastapi-offline
 package), without a token, like the pages. FastAPI's TestClient; no network."""
+
 import re
 
 import pytest
@@ -25,8 +26,13 @@ def page_urls(html):
     return [a or b for a, b in URLS.findall(html)]
 
 
-@pytest.mark.parametrize("page,scripts", [("/docs", {"/docs/assets/swagger-ui-bundle.js"}),
-                                          ("/redoc", {"/docs/assets/redoc.standalone.js"})])
+@pytest.mark.parametrize(
+    "page,scripts",
+    [
+        ("/docs", {"/docs/assets/swagger-ui-bundle.js"}),
+        ("/redoc", {"/docs/assets/redoc.standalone.js"}),
+    ],
+)
 def test_docs_pages_load_only_local_files(client, page, scripts):
     r = client.get(page)
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
@@ -38,11 +44,14 @@ def test_docs_pages_load_only_local_files(client, page, scripts):
         assert "/docs/assets/swagger-ui.css" in urls and '"validatorUrl": null' in r.text
 
 
-@pytest.mark.parametrize("path,kind,marker", [
-    ("/docs/assets/swagger-ui-bundle.js", "javascript", "SwaggerUIBundle"),
-    ("/docs/assets/swagger-ui.css", "text/css", ".swagger-ui"),
-    ("/docs/assets/redoc.standalone.js", "javascript", "Redoc"),
-])
+@pytest.mark.parametrize(
+    "path,kind,marker",
+    [
+        ("/docs/assets/swagger-ui-bundle.js", "javascript", "SwaggerUIBundle"),
+        ("/docs/assets/swagger-ui.css", "text/css", ".swagger-ui"),
+        ("/docs/assets/redoc.standalone.js", "javascript", "Redoc"),
+    ],
+)
 def test_the_assets_are_served_without_a_token(client, path, kind, marker):
     r = client.get(path)
     assert r.status_code == 200, path

@@ -3,6 +3,7 @@ free port, with the rule-only pipeline held in `pipe` until the test releases it
 that disconnects while its request is in the pipeline, or in the middle of its body, leaves
 the server healthy: no 500, the request's slot (max_concurrent 1) is freed and the next
 request is answered; the logs hold no PHI. Invented report."""
+
 import json
 import logging
 import socket
@@ -31,12 +32,24 @@ def live(files, rule_nlp, caplog):
     caplog.set_level(logging.DEBUG)
     tokens, key = files
     held = HeldPipeline(rule_nlp)
-    app = create_app(ServiceSettings(token_file=tokens, key_file=key, max_concurrent=1, max_queue=0),
-                     nlp=held)
+    app = create_app(
+        ServiceSettings(token_file=tokens, key_file=key, max_concurrent=1, max_queue=0), nlp=held
+    )
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None, access_log=False,
-                                           lifespan="on", timeout_graceful_shutdown=30))
-    thread = threading.Thread(target=server.run, daemon=True)  # not the main thread: no signal handlers
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app,
+            host="127.0.0.1",
+            port=port,
+            log_config=None,
+            access_log=False,
+            lifespan="on",
+            timeout_graceful_shutdown=30,
+        )
+    )
+    thread = threading.Thread(
+        target=server.run, daemon=True
+    )  # not the main thread: no signal handlers
     thread.start()
     try:
         for _ in range(START_TRIES):
@@ -76,8 +89,10 @@ def assert_clean_logs(caplog):
 def raw_post(base: str, body: bytes, content_length: int) -> socket.socket:
     host, port = base.rsplit("//", 1)[1].split(":")
     sock = socket.create_connection((host, int(port)), timeout=30)
-    head = (f"POST /deidentify HTTP/1.1\r\nHost: {host}\r\n{list(AUTH)[0]}: {AUTH['Authorization']}\r\n"
-            f"Content-Type: application/json\r\nContent-Length: {content_length}\r\n\r\n").encode()
+    head = (
+        f"POST /deidentify HTTP/1.1\r\nHost: {host}\r\n{list(AUTH)[0]}: {AUTH['Authorization']}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {content_length}\r\n\r\n"
+    ).encode()
     sock.sendall(head + body)
     return sock
 
@@ -102,7 +117,7 @@ def test_a_client_gone_in_the_middle_of_its_body(live):
     base, held, caplog = live
     held.release.set()
     body = ('{"text": %s}' % json.dumps(REPORT)).encode()
-    sock = raw_post(base, body[:len(body) // 2], len(body))  # half the body it announced
+    sock = raw_post(base, body[: len(body) // 2], len(body))  # half the body it announced
     sock.close()
     r = next_request_is_answered(base, held)
     assert r.status_code == 200 and SECRETS[0] not in r.json()["text"]
@@ -125,7 +140,11 @@ def test_faults_on_the_socket_are_4xx_without_phi_in_the_logs(live):
     ]
     with httpx.Client(base_url=base, timeout=30) as c:
         for content, headers, status in cases:
-            r = c.post("/deidentify", content=content, headers={**headers, "content-type": "application/json"})
+            r = c.post(
+                "/deidentify",
+                content=content,
+                headers={**headers, "content-type": "application/json"},
+            )
             assert r.status_code == status, (status, r.text[:200])
             for s in SECRETS + ("Marc",):
                 assert s not in r.text

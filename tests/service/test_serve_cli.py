@@ -1,5 +1,6 @@
 """`meddocan-deid serve` refuses to start, with one line naming the file or the option,
 when its token file, key file or options are bad (before uvicorn starts)."""
+
 from typer.testing import CliRunner
 
 from meddocan_deid.cli import app
@@ -46,8 +47,12 @@ def test_a_worker_logs_at_the_level_serve_was_given(tmp_path, monkeypatch):
     try:
         for level, expected in (("warning", logging.WARNING), ("info", logging.INFO)):
             root.handlers[:] = []
-            monkeypatch.setenv(ENV_SETTINGS, ServiceSettings(model=str(tmp_path / "no-model"), token_file=tokens,
-                                                             log_level=level).model_dump_json())
+            monkeypatch.setenv(
+                ENV_SETTINGS,
+                ServiceSettings(
+                    model=str(tmp_path / "no-model"), token_file=tokens, log_level=level
+                ).model_dump_json(),
+            )
             app_from_env()
             assert root.level == expected and root.handlers
     finally:

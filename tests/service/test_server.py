@@ -3,6 +3,7 @@ free port, with a rule-only pipeline saved to disk (plus a component that can ho
 request, imported with --code). A few requests, then SIGTERM while MAX_CONCURRENT requests
 are in flight (one held in the pipeline, the others admitted and waiting for it; a further
 request answered 429 before the signal shows that every slot is taken): they all complete, the server finishes its shutdown, and its output holds no PHI. Invented text."""
+
 import os
 import shutil
 import signal
@@ -21,7 +22,9 @@ from hold_component import HOLD_MARK
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "servidor-token-0123456789abcdef"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
-REPORT = "Datos del paciente.\nNombre: Casilda.\nApellidos: Urquijo Bermejo.\nNHC: 6620841.\nSexo: M.\n"
+REPORT = (
+    "Datos del paciente.\nNombre: Casilda.\nApellidos: Urquijo Bermejo.\nNHC: 6620841.\nSexo: M.\n"
+)
 SECRETS = ("Casilda", "Urquijo", "6620841")
 START_SECONDS = 180
 MAX_CONCURRENT = 3
@@ -43,14 +46,40 @@ def server(tmp_path_factory):
     (folder / "tokens.txt").write_text(TOKEN + "\n")
     (folder / "hold").mkdir()
     port = free_port()
-    env = {**os.environ, "MEDDOCAN_TEST_HOLD_DIR": str(folder / "hold"),
-           "PYTHONPATH": os.pathsep.join([str(ROOT / "components"), os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        "MEDDOCAN_TEST_HOLD_DIR": str(folder / "hold"),
+        "PYTHONPATH": os.pathsep.join([str(ROOT / "components"), os.environ.get("PYTHONPATH", "")]),
+    }
     log = open(folder / "server.log", "wb")
-    proc = subprocess.Popen([sys.executable, "-m", "meddocan_deid", "serve", "--host", "127.0.0.1", "--port", str(port),
-                             "--model", str(folder / "model"), "--token-file", str(folder / "tokens.txt"),
-                             "--code", str(Path(__file__).with_name("hold_component.py")), "--timeout", "60",
-                             "--max-concurrent", str(MAX_CONCURRENT), "--max-queue", "0"],
-                            env=env, stdout=log, stderr=subprocess.STDOUT, cwd=folder)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "meddocan_deid",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--model",
+            str(folder / "model"),
+            "--token-file",
+            str(folder / "tokens.txt"),
+            "--code",
+            str(Path(__file__).with_name("hold_component.py")),
+            "--timeout",
+            "60",
+            "--max-concurrent",
+            str(MAX_CONCURRENT),
+            "--max-queue",
+            "0",
+        ],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        cwd=folder,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + START_SECONDS
@@ -71,8 +100,15 @@ def server(tmp_path_factory):
         log.close()
 
 
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def test_page_runs_its_script_under_its_csp_in_chromium(server, tmp_path):
@@ -80,8 +116,12 @@ def test_page_runs_its_script_under_its_csp_in_chromium(server, tmp_path):
     _proc, base, _folder = server
     exe = shutil.which("chromium")
     assert exe, "chromium not found on PATH: apt-get install chromium (.ci/run does it)"
-    r = subprocess.run([exe, *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", f"{base}/"],
-                       capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [exe, *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", f"{base}/"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr[-500:]
     assert 'data-script="ran"' in r.stdout  # the nonce in the CSP header matches the inline script
     assert 'id="text"' in r.stdout and 'id="run"' in r.stdout
@@ -96,7 +136,11 @@ def test_server_answers_then_drains_on_sigterm(server):
         assert r.status_code == 200
         assert not any(s in r.json()["text"] for s in SECRETS)
         presidio = c.post("/analyze", json={"text": REPORT, "language": "es"}, headers=AUTH).json()
-        assert {REPORT[p["start"]:p["end"]] for p in presidio} >= {"Casilda", "Urquijo Bermejo", "6620841"}
+        assert {REPORT[p["start"] : p["end"]] for p in presidio} >= {
+            "Casilda",
+            "Urquijo Bermejo",
+            "6620841",
+        }
         assert 'route="/deidentify",status="200"' in c.get("/metrics", headers=AUTH).text
 
     answers, refused_before_sigterm = [], []
@@ -127,7 +171,9 @@ def test_server_answers_then_drains_on_sigterm(server):
             if refused_before_sigterm:
                 break
         assert refused_before_sigterm, "no request was refused: the slots were not all taken"
-        assert not [r for r in answers if r.status_code != 429]  # the admitted ones are all still waiting
+        assert not [
+            r for r in answers if r.status_code != 429
+        ]  # the admitted ones are all still waiting
         proc.send_signal(signal.SIGTERM)
         time.sleep(1.0)
         assert proc.poll() is None  # still draining: the requests are not done
@@ -145,7 +191,9 @@ def test_server_answers_then_drains_on_sigterm(server):
     # uvicorn ends by re-raising the signal it handled: killed by SIGTERM, but after the drain
     assert proc.wait(30) in (0, -signal.SIGTERM)
     output = (folder / "server.log").read_text(errors="replace")
-    assert "POST /deidentify 200" in output and "POST /deidentify 401" in output  # the service's own lines
+    assert (
+        "POST /deidentify 200" in output and "POST /deidentify 401" in output
+    )  # the service's own lines
     assert "Waiting for application shutdown" in output and "Finished server process" in output
     for s in SECRETS:
         assert s not in output

@@ -2,6 +2,7 @@
 TestClient: every route, auth, limits (413, 429, 504), errors that never echo the request,
 logs and metrics without text, and answers equal to the library's own de-identification.
 Invented reports only."""
+
 import json
 import logging
 import threading
@@ -21,9 +22,11 @@ KEY = "clave de prueba inventada, 32 bytes+"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 # invented report; these strings must never appear in an error, a log line or the metrics
 NAME, SURNAMES, NHC = "Eulalia", "Marcó Bentabol", "7734519"
-REPORT = (f"Datos del paciente.\nNombre: {NAME}.\nApellidos: {SURNAMES}.\nNHC: {NHC}.\n"
-          "Edad: 38 años Sexo: M.\n"
-          "Informe clínico del paciente: mujer de 38 años que acude por dolor abdominal.\n")
+REPORT = (
+    f"Datos del paciente.\nNombre: {NAME}.\nApellidos: {SURNAMES}.\nNHC: {NHC}.\n"
+    "Edad: 38 años Sexo: M.\n"
+    "Informe clínico del paciente: mujer de 38 años que acude por dolor abdominal.\n"
+)
 SECRETS = (NAME, SURNAMES, NHC, "Bentabol")
 
 
@@ -83,6 +86,7 @@ def assert_no_echo(response, *extra):
 
 # -- the answers ---------------------------------------------------------------------------
 
+
 def test_deidentify_tag_gives_text_and_offsets_in_both_texts(client, rule_nlp):
     r = client.post("/deidentify", json={"text": REPORT}, headers=AUTH)
     assert r.status_code == 200, r.text
@@ -90,12 +94,14 @@ def test_deidentify_tag_gives_text_and_offsets_in_both_texts(client, rule_nlp):
     assert body["mode"] == "tag" and body["privacy"] == "balanced"
     expected = meddocan_deid.deidentify(rule_nlp(REPORT), mode="tag")
     assert body["text"] == expected.text
-    assert [tuple(e.values()) for e in body["entities"]] == [tuple(x) for x in expected.replacements]
+    assert [tuple(e.values()) for e in body["entities"]] == [
+        tuple(x) for x in expected.replacements
+    ]
     labels = {e["label"] for e in body["entities"]}
     assert {"NOMBRE_SUJETO_ASISTENCIA", "ID_SUJETO_ASISTENCIA"} <= labels
     for e in body["entities"]:
-        assert body["text"][e["new_start"]:e["new_end"]] == f"[{e['label']}]"
-    originals = {REPORT[e["start"]:e["end"]] for e in body["entities"]}
+        assert body["text"][e["new_start"] : e["new_end"]] == f"[{e['label']}]"
+    originals = {REPORT[e["start"] : e["end"]] for e in body["entities"]}
     assert {NAME, SURNAMES, NHC} <= originals
     assert NAME not in body["text"] and NHC not in body["text"]
 
@@ -104,13 +110,20 @@ def test_deidentify_surrogate_uses_the_server_key_and_the_scope(client, rule_nlp
     req = {"text": REPORT, "mode": "surrogate", "scope": "informe-1"}
     first = client.post("/deidentify", json=req, headers=AUTH).json()
     again = client.post("/deidentify", json=req, headers=AUTH).json()
-    expected = meddocan_deid.deidentify(rule_nlp(REPORT), mode="surrogate", key=KEY, scope="informe-1")
+    expected = meddocan_deid.deidentify(
+        rule_nlp(REPORT), mode="surrogate", key=KEY, scope="informe-1"
+    )
     assert first["text"] == again["text"] == expected.text
     assert NHC not in first["text"] and SURNAMES not in first["text"]
-    by_patient = client.post("/deidentify", json={"text": REPORT, "mode": "surrogate", "patient_id": "p-9"},
-                             headers=AUTH).json()
-    assert by_patient["text"] == meddocan_deid.deidentify(rule_nlp(REPORT), mode="surrogate", key=KEY,
-                                                          patient_id="p-9").text
+    by_patient = client.post(
+        "/deidentify", json={"text": REPORT, "mode": "surrogate", "patient_id": "p-9"}, headers=AUTH
+    ).json()
+    assert (
+        by_patient["text"]
+        == meddocan_deid.deidentify(
+            rule_nlp(REPORT), mode="surrogate", key=KEY, patient_id="p-9"
+        ).text
+    )
 
 
 def test_deidentify_texts_gives_one_result_each(client):
@@ -119,10 +132,15 @@ def test_deidentify_texts_gives_one_result_each(client):
     assert r.status_code == 200, r.text
     results = r.json()["results"]
     assert len(results) == 2
-    assert len(results[0]["text"]) == len(REPORT) and len(results[1]["text"]) == len(other)  # mask keeps length
+    assert len(results[0]["text"]) == len(REPORT) and len(results[1]["text"]) == len(
+        other
+    )  # mask keeps length
     assert "Ojeda" not in results[1]["text"] and "Baltasar" not in results[1]["text"]
-    assert all(res["text"][e["new_start"]:e["new_end"]].strip("* \n") == ""
-               for res in results for e in res["entities"])
+    assert all(
+        res["text"][e["new_start"] : e["new_end"]].strip("* \n") == ""
+        for res in results
+        for e in res["entities"]
+    )
 
 
 def test_inline_policy_and_known_phi_are_applied(client):
@@ -131,22 +149,36 @@ def test_inline_policy_and_known_phi_are_applied(client):
     plain = client.post("/analyze", json={"text": text}, headers=AUTH).json()["entities"]
     body_start = text.index("Refiere")
     assert not any(e["start"] >= body_start for e in plain)
-    r = client.post("/deidentify", headers=AUTH, json={
-        "text": text, "known_phi": {"NOMBRE_SUJETO_ASISTENCIA": ["Eulalia Zurbarán"]},
-        "policy": {"labels": {"EDAD_SUJETO_ASISTENCIA": False}, "operators": {"SEXO_SUJETO_ASISTENCIA": "keep"}}})
+    r = client.post(
+        "/deidentify",
+        headers=AUTH,
+        json={
+            "text": text,
+            "known_phi": {"NOMBRE_SUJETO_ASISTENCIA": ["Eulalia Zurbarán"]},
+            "policy": {
+                "labels": {"EDAD_SUJETO_ASISTENCIA": False},
+                "operators": {"SEXO_SUJETO_ASISTENCIA": "keep"},
+            },
+        },
+    )
     assert r.status_code == 200, r.text
     body = r.json()
     labels = [e["label"] for e in body["entities"]]
     assert "EDAD_SUJETO_ASISTENCIA" not in labels and "38 años" in body["text"]
     sex = next(e for e in body["entities"] if e["label"] == "SEXO_SUJETO_ASISTENCIA")
-    assert body["text"][sex["new_start"]:sex["new_end"]] == "M"
-    assert any(e["start"] >= body_start and text[e["start"]:e["end"]] == "Zurbarán" for e in body["entities"])
+    assert body["text"][sex["new_start"] : sex["new_end"]] == "M"
+    assert any(
+        e["start"] >= body_start and text[e["start"] : e["end"]] == "Zurbarán"
+        for e in body["entities"]
+    )
     assert "Zurbarán" not in body["text"]
 
 
 def test_policy_field_keys_are_refused_per_request(client):
     """A request names no folder on the server: field keys come with the served pipeline."""
-    r = client.post("/analyze", headers=AUTH, json={"text": REPORT, "policy": {"field_keys": "/tmp"}})
+    r = client.post(
+        "/analyze", headers=AUTH, json={"text": REPORT, "policy": {"field_keys": "/tmp"}}
+    )
     assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "policy", "field_keys"]
     assert "add-patterns" in r.json()["detail"][0]["msg"]
 
@@ -161,10 +193,15 @@ def test_privacy_high_per_request_leaves_the_server_default(client, rule_nlp):
     assert any(e["start"] <= start < e["end"] for e in high["entities"])
     assert rule_nlp.get_pipe("privacy").level == "balanced"
     assert client.post("/analyze", json={"text": text}, headers=AUTH).json() == balanced
-    by_policy = client.post("/analyze", json={"text": text, "policy": {"privacy": "high"}}, headers=AUTH).json()
+    by_policy = client.post(
+        "/analyze", json={"text": text, "policy": {"privacy": "high"}}, headers=AUTH
+    ).json()
     assert by_policy == high  # the policy's level, as in a policy file
-    overridden = client.post("/analyze", json={"text": text, "policy": {"privacy": "high"}, "privacy": "balanced"},
-                             headers=AUTH).json()
+    overridden = client.post(
+        "/analyze",
+        json={"text": text, "policy": {"privacy": "high"}, "privacy": "balanced"},
+        headers=AUTH,
+    ).json()
     assert overridden == balanced  # the request's own field wins, as --privacy over the policy's
 
 
@@ -178,19 +215,40 @@ def test_analyze_native_and_presidio_shapes(client, rule_nlp):
     assert isinstance(presidio, list)
     # Presidio's entity names by default (docs/presidio.md), MEDDOCAN labels on request
     assert [(p["entity_type"], p["start"], p["end"]) for p in presidio] == [
-        (presidio_entity(l, REPORT[s:e]), s, e) for l, s, e in spans]
+        (presidio_entity(l, REPORT[s:e]), s, e) for l, s, e in spans
+    ]
     assert {"PERSON", "ID", "AGE"} <= {p["entity_type"] for p in presidio}
-    assert all(set(p) == {"entity_type", "start", "end", "score"} and 0 < p["score"] <= 1 for p in presidio)
-    labelled = client.post("/analyze", json={"text": REPORT, "language": "es", "entity_names": "meddocan"},
-                           headers=AUTH).json()
+    assert all(
+        set(p) == {"entity_type", "start", "end", "score"} and 0 < p["score"] <= 1 for p in presidio
+    )
+    labelled = client.post(
+        "/analyze",
+        json={"text": REPORT, "language": "es", "entity_names": "meddocan"},
+        headers=AUTH,
+    ).json()
     assert [(p["entity_type"], p["start"], p["end"]) for p in labelled] == spans
-    assert client.post("/analyze?format=presidio", json={"text": REPORT}, headers=AUTH).json() == presidio
-    assert client.post("/analyze", json={"text": REPORT, "format": "presidio"}, headers=AUTH).json() == presidio
-    only_ids = client.post("/analyze", json={"text": REPORT, "language": "es", "entities": ["ID_SUJETO_ASISTENCIA"]},
-                           headers=AUTH).json()
+    assert (
+        client.post("/analyze?format=presidio", json={"text": REPORT}, headers=AUTH).json()
+        == presidio
+    )
+    assert (
+        client.post("/analyze", json={"text": REPORT, "format": "presidio"}, headers=AUTH).json()
+        == presidio
+    )
+    only_ids = client.post(
+        "/analyze",
+        json={"text": REPORT, "language": "es", "entities": ["ID_SUJETO_ASISTENCIA"]},
+        headers=AUTH,
+    ).json()
     assert [p["entity_type"] for p in only_ids] == ["ID_SUJETO_ASISTENCIA"]
-    assert client.post("/analyze", json={"text": REPORT, "language": "es", "score_threshold": 0.99},
-                       headers=AUTH).json() == []
+    assert (
+        client.post(
+            "/analyze",
+            json={"text": REPORT, "language": "es", "score_threshold": 0.99},
+            headers=AUTH,
+        ).json()
+        == []
+    )
     wrong = client.post("/analyze", json={"text": REPORT, "language": "en"}, headers=AUTH)
     assert wrong.status_code == 422 and wrong.json()["detail"][0]["loc"] == ["body", "language"]
 
@@ -214,12 +272,24 @@ def test_health_ready_docs_and_page(client):
 
 # -- security ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("method,path", [("post", "/deidentify"), ("post", "/analyze"), ("get", "/metrics"),
-                                         ("get", "/nowhere")])
-@pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer wrong-token-0123456789"},
-                                     {"Authorization": f"Basic {TOKEN}"}, {"Authorization": f"Bearer {TOKEN}x"}])
+
+@pytest.mark.parametrize(
+    "method,path",
+    [("post", "/deidentify"), ("post", "/analyze"), ("get", "/metrics"), ("get", "/nowhere")],
+)
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {},
+        {"Authorization": "Bearer wrong-token-0123456789"},
+        {"Authorization": f"Basic {TOKEN}"},
+        {"Authorization": f"Bearer {TOKEN}x"},
+    ],
+)
 def test_every_data_route_needs_a_valid_token(client, method, path, headers):
-    r = getattr(client, method)(path, headers=headers, **({"json": {"text": REPORT}} if method == "post" else {}))
+    r = getattr(client, method)(
+        path, headers=headers, **({"json": {"text": REPORT}} if method == "post" else {})
+    )
     assert r.status_code == 401
     assert r.headers["www-authenticate"] == "Bearer"
     assert r.json()["error"] == "unauthorized"
@@ -227,7 +297,9 @@ def test_every_data_route_needs_a_valid_token(client, method, path, headers):
 
 
 def test_any_token_of_the_file_is_accepted(client):
-    r = client.post("/analyze", json={"text": REPORT}, headers={"Authorization": f"Bearer {OTHER_TOKEN}"})
+    r = client.post(
+        "/analyze", json={"text": REPORT}, headers={"Authorization": f"Bearer {OTHER_TOKEN}"}
+    )
     assert r.status_code == 200
 
 
@@ -236,7 +308,9 @@ def test_health_and_ready_need_no_token(client):
 
 
 def test_the_key_cannot_be_sent_and_surrogates_need_a_server_key(client, files, rule_nlp):
-    r = client.post("/deidentify", json={"text": REPORT, "mode": "surrogate", "key": "x" * 32}, headers=AUTH)
+    r = client.post(
+        "/deidentify", json={"text": REPORT, "mode": "surrogate", "key": "x" * 32}, headers=AUTH
+    )
     assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "key"]
     assert "x" * 32 not in r.text
     tokens, _key = files
@@ -249,46 +323,65 @@ def test_the_key_cannot_be_sent_and_surrogates_need_a_server_key(client, files, 
 def test_body_over_the_limit_is_413(client):
     big = json.dumps({"text": "Nombre: Eulalia. " * 300_000}).encode()  # about 5 MB
     assert len(big) > 5_000_000
-    r = client.post("/deidentify", content=big, headers={**AUTH, "content-type": "application/json"})
+    r = client.post(
+        "/deidentify", content=big, headers={**AUTH, "content-type": "application/json"}
+    )
     assert r.status_code == 413 and r.json()["error"] == "too_large"
     assert_no_echo(r)
 
     def chunks():  # no Content-Length: counted while it is read
         for _ in range(6):
             yield b" " * 1_000_000
-    r = client.post("/deidentify", content=chunks(), headers={**AUTH, "content-type": "application/json"})
+
+    r = client.post(
+        "/deidentify", content=chunks(), headers={**AUTH, "content-type": "application/json"}
+    )
     assert r.status_code == 413
 
 
-@pytest.mark.parametrize("content,status,loc", [
-    (b'{"text": "Nombre: Eulalia Marc\xf3 Bentabol"}', 400, None),  # latin-1 byte: not UTF-8
-    (b'{"text": "Nombre: Eulalia Marc\xc3\xb3 Bentabol"', 422, None),  # unterminated JSON
-    (b'{"text": 7734519}', 422, ["body", "text"]),
-    (b'{"texts": "Eulalia Marc\xc3\xb3 Bentabol"}', 422, ["body", "texts"]),
-    (b'{"text": "   \\n "}', 422, ["body", "text"]),
-    (b'{"texts": ["Nombre: Eulalia.", ""]}', 422, ["body", "texts"]),
-    (b'{"text": "Nombre: Eulalia \\ud800 Bentabol"}', 422, ["body", "text"]),
-    (b'{"text": "Nombre: Eulalia.", "texts": ["NHC: 7734519"]}', 422, ["body"]),
-    (b'{"text": "Nombre: Eulalia.", "mode": "Bentabol"}', 422, ["body", "mode"]),
-    (b'{"text": "Nombre: Eulalia.", "policy": {"deny": [{"label": "Bentabol", "strings": ["Eulalia"]}]}}',
-     422, ["body", "policy"]),
-    (b'{"text": "Nombre: Eulalia.", "known_phi": {"Bentabol": ["7734519"]}}', 422, ["body", "known_phi"]),
-    (b'["Eulalia Marc\xc3\xb3 Bentabol", "7734519"]', 422, ["body"]),
-    (b'', 422, ["body"]),
-])
+@pytest.mark.parametrize(
+    "content,status,loc",
+    [
+        (b'{"text": "Nombre: Eulalia Marc\xf3 Bentabol"}', 400, None),  # latin-1 byte: not UTF-8
+        (b'{"text": "Nombre: Eulalia Marc\xc3\xb3 Bentabol"', 422, None),  # unterminated JSON
+        (b'{"text": 7734519}', 422, ["body", "text"]),
+        (b'{"texts": "Eulalia Marc\xc3\xb3 Bentabol"}', 422, ["body", "texts"]),
+        (b'{"text": "   \\n "}', 422, ["body", "text"]),
+        (b'{"texts": ["Nombre: Eulalia.", ""]}', 422, ["body", "texts"]),
+        (b'{"text": "Nombre: Eulalia \\ud800 Bentabol"}', 422, ["body", "text"]),
+        (b'{"text": "Nombre: Eulalia.", "texts": ["NHC: 7734519"]}', 422, ["body"]),
+        (b'{"text": "Nombre: Eulalia.", "mode": "Bentabol"}', 422, ["body", "mode"]),
+        (
+            b'{"text": "Nombre: Eulalia.", "policy": {"deny": [{"label": "Bentabol", "strings": ["Eulalia"]}]}}',
+            422,
+            ["body", "policy"],
+        ),
+        (
+            b'{"text": "Nombre: Eulalia.", "known_phi": {"Bentabol": ["7734519"]}}',
+            422,
+            ["body", "known_phi"],
+        ),
+        (b'["Eulalia Marc\xc3\xb3 Bentabol", "7734519"]', 422, ["body"]),
+        (b"", 422, ["body"]),
+    ],
+)
 def test_bad_requests_are_4xx_and_never_echo_the_input(client, content, status, loc):
-    r = client.post("/deidentify", content=content, headers={**AUTH, "content-type": "application/json"})
+    r = client.post(
+        "/deidentify", content=content, headers={**AUTH, "content-type": "application/json"}
+    )
     assert r.status_code == status, r.text
     assert_no_echo(r, "Marc")
     body = r.json()
     assert "input" not in r.text
     if loc is not None:
         assert body["error"] == "invalid_request"
-        assert any(d["loc"][:len(loc)] == loc for d in body["detail"]), body
+        assert any(d["loc"][: len(loc)] == loc for d in body["detail"]), body
 
 
 def test_text_plain_body_is_422_without_echo(client):
-    r = client.post("/deidentify", content=REPORT.encode(), headers={**AUTH, "content-type": "text/plain"})
+    r = client.post(
+        "/deidentify", content=REPORT.encode(), headers={**AUTH, "content-type": "text/plain"}
+    )
     assert r.status_code == 422
     assert_no_echo(r)
 
@@ -297,8 +390,11 @@ def test_overload_gives_429_and_the_held_request_completes(files, rule_nlp):
     held = HeldPipeline(rule_nlp)
     with make_client(files, held, max_concurrent=1, max_queue=0) as c:  # no queue: refused at once
         answers = {}
-        first = threading.Thread(target=lambda: answers.setdefault(
-            "first", c.post("/deidentify", json={"text": REPORT}, headers=AUTH)))
+        first = threading.Thread(
+            target=lambda: answers.setdefault(
+                "first", c.post("/deidentify", json={"text": REPORT}, headers=AUTH)
+            )
+        )
         first.start()
         try:
             assert held.entered.wait(30)
@@ -311,7 +407,9 @@ def test_overload_gives_429_and_the_held_request_completes(files, rule_nlp):
             first.join(30)
         assert answers["first"].status_code == 200
         assert NHC not in answers["first"].json()["text"]
-        assert c.post("/analyze", json={"text": REPORT}, headers=AUTH).status_code == 200  # the slot is free
+        assert (
+            c.post("/analyze", json={"text": REPORT}, headers=AUTH).status_code == 200
+        )  # the slot is free
 
 
 def test_timeout_gives_504_and_frees_the_slot_when_the_work_ends(files, rule_nlp):
@@ -320,7 +418,9 @@ def test_timeout_gives_504_and_frees_the_slot_when_the_work_ends(files, rule_nlp
         r = c.post("/deidentify", json={"text": REPORT}, headers=AUTH)
         assert r.status_code == 504 and r.json()["error"] == "timeout"
         assert_no_echo(r)
-        assert c.post("/analyze", json={"text": REPORT}, headers=AUTH).status_code == 429  # still working
+        assert (
+            c.post("/analyze", json={"text": REPORT}, headers=AUTH).status_code == 429
+        )  # still working
         held.release.set()
         for _ in range(100):  # the worker thread ends promptly once released
             r = c.post("/analyze", json={"text": REPORT}, headers=AUTH)
@@ -342,7 +442,10 @@ def test_a_pipeline_error_is_500_naming_only_its_type(files, rule_nlp):
 
 
 def test_ready_is_503_until_a_model_is_loaded(files, tmp_path, caplog):
-    with caplog.at_level("ERROR"), make_client(files, None, model=str(tmp_path / "no-such-model")) as c:
+    with (
+        caplog.at_level("ERROR"),
+        make_client(files, None, model=str(tmp_path / "no-such-model")) as c,
+    ):
         for _ in range(200):  # the load runs in a thread at startup and fails at once
             if c.get("/ready").json()["status"] != "loading":
                 break
@@ -392,6 +495,7 @@ def test_the_vocab_does_not_grow_with_the_words_served(files):
 
 # -- what the server writes ----------------------------------------------------------------
 
+
 def test_metrics_count_requests_and_entities_and_hold_no_text(files, rule_nlp):
     with make_client(files, rule_nlp) as c:
         c.post("/deidentify", json={"text": REPORT}, headers=AUTH)
@@ -408,7 +512,9 @@ def test_metrics_count_requests_and_entities_and_hold_no_text(files, rule_nlp):
     assert 'meddocan_deid_requests_total{method="POST",route="/deidentify",status="401"} 1.0' in m
     assert 'meddocan_deid_requests_total{method="POST",route="/analyze",status="200"} 1.0' in m
     assert 'meddocan_deid_request_seconds_count{route="/deidentify"} 4.0' in m
-    n_ids = sum(1 for label, _s, _e in doc_spans(rule_nlp(REPORT)) if label == "ID_SUJETO_ASISTENCIA")
+    n_ids = sum(
+        1 for label, _s, _e in doc_spans(rule_nlp(REPORT)) if label == "ID_SUJETO_ASISTENCIA"
+    )
     assert f'meddocan_deid_entities_total{{label="ID_SUJETO_ASISTENCIA"}} {3.0 * n_ids}' in m
     assert 'meddocan_deid_texts_total{route="/deidentify"} 2.0' in m
     for s in SECRETS:
@@ -418,12 +524,32 @@ def test_metrics_count_requests_and_entities_and_hold_no_text(files, rule_nlp):
 def test_logs_hold_no_phi(files, rule_nlp, caplog):
     caplog.set_level(logging.DEBUG)
     with make_client(files, rule_nlp) as c:
-        assert c.post("/deidentify", json={"text": REPORT, "mode": "surrogate"}, headers=AUTH).status_code == 200
-        assert c.post("/analyze", json={"text": REPORT, "known_phi": {"NOMBRE_SUJETO_ASISTENCIA": [NAME]}},
-                      headers=AUTH).status_code == 200
-        assert c.post("/deidentify", json={"text": REPORT, "mode": NAME}, headers=AUTH).status_code == 422
-        assert c.post("/deidentify", content=b'{"text": "' + SURNAMES.encode("latin-1") + b'"}',
-                      headers={**AUTH, "content-type": "application/json"}).status_code == 400
+        assert (
+            c.post(
+                "/deidentify", json={"text": REPORT, "mode": "surrogate"}, headers=AUTH
+            ).status_code
+            == 200
+        )
+        assert (
+            c.post(
+                "/analyze",
+                json={"text": REPORT, "known_phi": {"NOMBRE_SUJETO_ASISTENCIA": [NAME]}},
+                headers=AUTH,
+            ).status_code
+            == 200
+        )
+        assert (
+            c.post("/deidentify", json={"text": REPORT, "mode": NAME}, headers=AUTH).status_code
+            == 422
+        )
+        assert (
+            c.post(
+                "/deidentify",
+                content=b'{"text": "' + SURNAMES.encode("latin-1") + b'"}',
+                headers={**AUTH, "content-type": "application/json"},
+            ).status_code
+            == 400
+        )
     service_lines = [r for r in caplog.records if r.name.startswith("meddocan_deid.service")]
     assert len(service_lines) >= 4  # one line per request at least
     everything = caplog.text + " ".join(str(r.args) for r in caplog.records)

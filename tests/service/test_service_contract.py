@@ -3,6 +3,7 @@ Retry-After, the bearer scheme in the OpenAPI schema (/docs' Authorize button), 
 name a wrong label (no PHI) but nothing of the text, the try-it page in English and Spanish,
 and the README's lines on tokens and extras. FastAPI's TestClient and, for the burst, uvicorn
 on 127.0.0.1; invented text only."""
+
 import configparser
 import re
 import socket
@@ -63,12 +64,15 @@ def client(token_file, rule_nlp):
 
 
 def post_in_thread(c, answers, key, path="/deidentify"):
-    t = threading.Thread(target=lambda: answers.setdefault(key, c.post(path, json={"text": REPORT}, headers=AUTH)))
+    t = threading.Thread(
+        target=lambda: answers.setdefault(key, c.post(path, json={"text": REPORT}, headers=AUTH))
+    )
     t.start()
     return t
 
 
 # -- admission: a bounded queue, then 429 with Retry-After -------------------------------------
+
 
 def test_a_request_over_the_concurrency_waits_in_the_queue_and_is_answered(token_file, rule_nlp):
     held = HeldPipeline(rule_nlp)
@@ -83,8 +87,10 @@ def test_a_request_over_the_concurrency_waits_in_the_queue_and_is_answered(token
             assert time.monotonic() < deadline, "the second request never queued"
             time.sleep(0.01)
         assert c.get("/ready").json()["waiting"] == 1
-        assert 'meddocan_deid_requests_waiting 1.0' in c.get("/metrics", headers=AUTH).text
-        third = c.post("/analyze", json={"text": REPORT}, headers=AUTH)  # the queue is full: at once
+        assert "meddocan_deid_requests_waiting 1.0" in c.get("/metrics", headers=AUTH).text
+        third = c.post(
+            "/analyze", json={"text": REPORT}, headers=AUTH
+        )  # the queue is full: at once
         assert third.status_code == 429 and third.json()["error"] == "busy"
         assert int(third.headers["Retry-After"]) >= 1
         assert NAME not in third.text and NHC not in third.text
@@ -97,7 +103,9 @@ def test_a_request_over_the_concurrency_waits_in_the_queue_and_is_answered(token
 
 def test_a_queued_request_gets_429_with_retry_after_when_its_wait_is_over(token_file, rule_nlp):
     held = HeldPipeline(rule_nlp)
-    with make_client(token_file, held, max_concurrent=1, max_queue=4, queue_wait=0.3, request_timeout=20) as c:
+    with make_client(
+        token_file, held, max_concurrent=1, max_queue=4, queue_wait=0.3, request_timeout=20
+    ) as c:
         answers = {}
         first = post_in_thread(c, answers, "first")
         try:
@@ -125,7 +133,9 @@ def burst(app, n: int, clients: int) -> Counter:
     """`n` POST /deidentify from `clients` threads at uvicorn on 127.0.0.1: the statuses."""
     import uvicorn
 
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning")
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
@@ -160,13 +170,18 @@ def burst(app, n: int, clients: int) -> Counter:
 
 def test_a_burst_over_the_concurrency_is_queued_not_refused(token_file, rule_nlp):
     """100 requests from 12 clients at a server that runs 4 at once: all answered."""
-    app = create_app(ServiceSettings(token_file=token_file, max_concurrent=4, max_queue=16, queue_wait=60), rule_nlp)
+    app = create_app(
+        ServiceSettings(token_file=token_file, max_concurrent=4, max_queue=16, queue_wait=60),
+        rule_nlp,
+    )
     statuses = burst(app, 100, 12)
     assert statuses == Counter({(200, False): 100}), statuses
 
 
 def test_without_a_queue_the_burst_gets_429s_and_each_has_retry_after(token_file, rule_nlp):
-    app = create_app(ServiceSettings(token_file=token_file, max_concurrent=1, max_queue=0), rule_nlp)
+    app = create_app(
+        ServiceSettings(token_file=token_file, max_concurrent=1, max_queue=0), rule_nlp
+    )
     statuses = burst(app, 60, 12)
     assert sum(statuses.values()) == 60 and statuses[(200, False)] >= 1
     assert statuses[(429, True)] >= 1 and set(statuses) <= {(200, False), (429, True)}, statuses
@@ -174,13 +189,20 @@ def test_without_a_queue_the_burst_gets_429s_and_each_has_retry_after(token_file
 
 # -- the OpenAPI schema: the bearer scheme on the routes that need a token ------------------------
 
+
 def test_the_openapi_schema_declares_the_bearer_scheme_on_the_protected_routes(client):
     schema = client.get("/openapi.json").json()
     assert schema["components"]["securitySchemes"]["bearer"] == {
-        "type": "http", "scheme": "bearer",
-        "description": "A token of the server's token file (`Authorization: Bearer <token>`)."}
-    secured = {path for path, ops in schema["paths"].items() for op in ops.values()
-               if {"bearer": []} in op.get("security", [])}
+        "type": "http",
+        "scheme": "bearer",
+        "description": "A token of the server's token file (`Authorization: Bearer <token>`).",
+    }
+    secured = {
+        path
+        for path, ops in schema["paths"].items()
+        for op in ops.values()
+        if {"bearer": []} in op.get("security", [])
+    }
     assert secured == PROTECTED
     assert {path for path in schema["paths"]} - secured <= PUBLIC  # /health, /ready: no token
     docs = client.get("/docs").text
@@ -196,8 +218,11 @@ def test_what_docs_sends_with_the_token_is_accepted_and_without_it_refused(clien
 
 # -- errors name a wrong label (no PHI), never the text ------------------------------------------
 
+
 def test_a_wrong_label_in_known_phi_is_named_with_the_closest_label(client):
-    r = client.post("/deidentify", json={"text": REPORT, "known_phi": {"NOMBRE_SUJETO": [NAME]}}, headers=AUTH)
+    r = client.post(
+        "/deidentify", json={"text": REPORT, "known_phi": {"NOMBRE_SUJETO": [NAME]}}, headers=AUTH
+    )
     assert r.status_code == 422
     msg = r.json()["detail"][0]["msg"]
     assert "'NOMBRE_SUJETO'" in msg and "did you mean NOMBRE_SUJETO_ASISTENCIA?" in msg
@@ -205,25 +230,51 @@ def test_a_wrong_label_in_known_phi_is_named_with_the_closest_label(client):
 
 
 def test_a_wrong_label_in_a_policy_is_named_but_a_name_used_as_a_label_is_not(client):
-    r = client.post("/deidentify", json={"text": REPORT, "policy": {"deny": [{"label": "FECHA_INGRESO",
-                                                                              "strings": [NAME]}]}}, headers=AUTH)
+    r = client.post(
+        "/deidentify",
+        json={"text": REPORT, "policy": {"deny": [{"label": "FECHA_INGRESO", "strings": [NAME]}]}},
+        headers=AUTH,
+    )
     assert r.status_code == 422 and "'FECHA_INGRESO'" in r.text and NAME not in r.text
-    r = client.post("/deidentify", json={"text": REPORT, "policy": {"deny": [{"label": "Albarrán",
-                                                                              "strings": [NAME]}]}}, headers=AUTH)
-    assert r.status_code == 422 and "<value>" in r.text and "Albarr" not in r.text and NAME not in r.text
+    r = client.post(
+        "/deidentify",
+        json={"text": REPORT, "policy": {"deny": [{"label": "Albarrán", "strings": [NAME]}]}},
+        headers=AUTH,
+    )
+    assert (
+        r.status_code == 422
+        and "<value>" in r.text
+        and "Albarr" not in r.text
+        and NAME not in r.text
+    )
 
 
 def test_a_wrong_entity_name_of_analyze_is_named(client):
-    r = client.post("/analyze", json={"text": REPORT, "entities": ["PERSON", "NOMBRE_PACIENTE"]}, headers=AUTH)
+    r = client.post(
+        "/analyze", json={"text": REPORT, "entities": ["PERSON", "NOMBRE_PACIENTE"]}, headers=AUTH
+    )
     assert r.status_code == 422 and "entities[1]: 'NOMBRE_PACIENTE'" in r.text
     r = client.post("/analyze", json={"text": REPORT, "entities": [NAME]}, headers=AUTH)
     assert r.status_code == 422 and NAME not in r.text
 
 
-@pytest.mark.parametrize("value,named", [
-    ("NOMBRE_SUJETO", True), ("ID_PACIENTE", True), ("HOSPITAL", True), ("keep", True), ("surrogate", True),
-    ("PERSON", True), ("GARCIA", False), ("Ana Ruiz", False), ("12345678Z", False), ("ID_12345", False),
-    ("ana_ruiz", False), ("X" * 30 + "_" + "Y" * 30, False)])
+@pytest.mark.parametrize(
+    "value,named",
+    [
+        ("NOMBRE_SUJETO", True),
+        ("ID_PACIENTE", True),
+        ("HOSPITAL", True),
+        ("keep", True),
+        ("surrogate", True),
+        ("PERSON", True),
+        ("GARCIA", False),
+        ("Ana Ruiz", False),
+        ("12345678Z", False),
+        ("ID_12345", False),
+        ("ana_ruiz", False),
+        ("X" * 30 + "_" + "Y" * 30, False),
+    ],
+)
 def test_only_label_shaped_or_known_names_may_be_named(value, named):
     assert nameable(value) is named
     assert (repr(value) in problem(f"unknown label {value!r}")) is named
@@ -238,22 +289,34 @@ def test_the_closest_label_is_a_label_or_none():
 
 # -- the try-it page in English and Spanish -----------------------------------------------------
 
+
 def test_the_page_follows_accept_language_and_the_switch(client):
     es = client.get("/", headers={"Accept-Language": "es-ES,es;q=0.9,en;q=0.5"})
     assert es.status_code == 200 and '<html lang="es">' in es.text and "Anonimizar" in es.text
     assert es.headers["Content-Language"] == "es" and "Accept-Language" in es.headers["Vary"]
     assert 'href="?lang=en"' in es.text and "De-identify" not in es.text
     en = client.get("/?lang=en", headers={"Accept-Language": "es"})  # the switch wins
-    assert '<html lang="en">' in en.text and "De-identify" in en.text and 'href="?lang=es"' in en.text
+    assert (
+        '<html lang="en">' in en.text and "De-identify" in en.text and 'href="?lang=es"' in en.text
+    )
     assert '<html lang="en">' in client.get("/").text  # no preference: English
     assert '<html lang="en">' in client.get("/?lang=xx", headers={"Accept-Language": "fr"}).text
     nonce = re.search(r"script-src 'nonce-([^']+)'", es.headers["Content-Security-Policy"]).group(1)
     assert f'<script nonce="{nonce}">' in es.text
 
 
-@pytest.mark.parametrize("header,best", [
-    ("es-ES,es;q=0.9,en;q=0.5", "es"), ("en-GB;q=0.4, es;q=0.8", "es"), ("fr, en;q=0.1", "en"),
-    ("es;q=0, en", "en"), ("*", "en"), ("", "en"), ("es;q=abc, en;q=0.2", "en")])
+@pytest.mark.parametrize(
+    "header,best",
+    [
+        ("es-ES,es;q=0.9,en;q=0.5", "es"),
+        ("en-GB;q=0.4, es;q=0.8", "es"),
+        ("fr, en;q=0.1", "en"),
+        ("es;q=0, en", "en"),
+        ("*", "en"),
+        ("", "en"),
+        ("es;q=abc, en;q=0.2", "en"),
+    ],
+)
 def test_accept_language_is_ranked_by_quality(header, best):
     assert page_language(None, header) == best
 
@@ -264,6 +327,7 @@ def test_accept_language_reads_a_bounded_number_of_ranges():
 
 # -- the README's lines ---------------------------------------------------------------------------
 
+
 def test_the_readme_names_the_routes_that_need_the_token_and_every_extra():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     line = next(line for line in readme.splitlines() if "need the bearer token" in line)
@@ -273,7 +337,11 @@ def test_the_readme_names_the_routes_that_need_the_token_and_every_extra():
     cfg.read(ROOT / "setup.cfg")
     extras = set(cfg["options.extras_require"])
     lines = readme.splitlines()
-    install = next(i for i, line in enumerate(lines) if line.startswith("pip install") and ".whl[service]" in line)
+    install = next(
+        i
+        for i, line in enumerate(lines)
+        if line.startswith("pip install") and ".whl[service]" in line
+    )
     named = set(re.findall(r"`([a-z]+)`", lines[install + 1]))  # the comment under it: every extra
     assert lines[install + 1].startswith("# extras:") and named == extras, extras ^ named
 

@@ -2,6 +2,7 @@
 requests go between its pieces and are answered, /ready and /metrics show it while it runs,
 and at its timeout its work stops, so that its slot is free again. Invented text only; no
 test asserts a wall-clock time."""
+
 import threading
 import time
 
@@ -52,11 +53,16 @@ def test_a_slow_request_stops_at_its_timeout_and_the_others_are_answered(tmp_pat
     slow = SlowPipeline(rule_nlp)
     long_text = ("Texto de " + SLOW_MARK + " sin datos.\n") * (10 * SHORT_CHARS // 30)
     pieces = len(long_text) // LONG_PIECE_CHARS
-    assert len(long_text) > SHORT_CHARS and pieces * PIECE_SECONDS > 8  # far longer than its timeout
+    assert (
+        len(long_text) > SHORT_CHARS and pieces * PIECE_SECONDS > 8
+    )  # far longer than its timeout
     with make_client(tmp_path, slow, request_timeout=2.0, max_concurrent=2) as client:
         answer = {}
-        thread = threading.Thread(target=lambda: answer.update(
-            r=client.post("/deidentify", json={"text": long_text}, headers=AUTH)))
+        thread = threading.Thread(
+            target=lambda: answer.update(
+                r=client.post("/deidentify", json={"text": long_text}, headers=AUTH)
+            )
+        )
         thread.start()
         engine = client.app.state.engine
         wait_for(lambda: engine.long_running == 1)
@@ -66,11 +72,15 @@ def test_a_slow_request_stops_at_its_timeout_and_the_others_are_answered(tmp_pat
         assert "meddocan_deid_requests_in_flight 1.0" in metrics
         assert "meddocan_deid_requests_long_running 1.0" in metrics
         ordinary = []
-        while engine.long_running and len(ordinary) < 20:  # ordinary requests while the slow one runs
+        while (
+            engine.long_running and len(ordinary) < 20
+        ):  # ordinary requests while the slow one runs
             r = client.post("/deidentify", json={"text": REPORT}, headers=AUTH)
             ordinary.append((r.status_code, engine.long_running))
         assert ordinary and all(code == 200 for code, _ in ordinary)
-        assert any(running for _, running in ordinary)  # answered while the slow one was still running
+        assert any(
+            running for _, running in ordinary
+        )  # answered while the slow one was still running
         thread.join(30)
         assert answer["r"].status_code == 504 and answer["r"].json()["error"] == "timeout"
         wait_for(lambda: engine.in_flight == 0)  # its work stopped: the slot is free again
@@ -83,7 +93,9 @@ def test_ready_says_busy_while_every_slot_is_taken(tmp_path, rule_nlp):
     slow = SlowPipeline(rule_nlp)
     long_text = ("Texto de " + SLOW_MARK + " sin datos.\n") * (2 * SHORT_CHARS // 30)
     with make_client(tmp_path, slow, request_timeout=1.0, max_concurrent=1, max_queue=0) as client:
-        thread = threading.Thread(target=lambda: client.post("/deidentify", json={"text": long_text}, headers=AUTH))
+        thread = threading.Thread(
+            target=lambda: client.post("/deidentify", json={"text": long_text}, headers=AUTH)
+        )
         thread.start()
         engine = client.app.state.engine
         wait_for(lambda: engine.in_flight == 1)

@@ -13,15 +13,19 @@ the text's character offsets, end exclusive):
 alignment as `scripts/convert.py` does. Errors name the file and the line, JSON line or
 task, never report text: the records hold PHI.
 """
+
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable, List
+from typing import List
 
 from ..errors import AnnotationError  # noqa: F401  (re-exported)
 from . import brat, doccano, labelstudio
 from .report import FORMATS, AnnotatedReport, Span, check_spans  # noqa: F401  (the package's names)
 
 
-def write_annotations(fmt: str, reports: Iterable[AnnotatedReport], dest: Path, model_version: str = "") -> Path:
+def write_annotations(
+    fmt: str, reports: Iterable[AnnotatedReport], dest: Path, model_version: str = ""
+) -> Path:
     """Write `reports` in `fmt` under the folder `dest`; returns the main file or folder.
     model_version: the pipeline that made the spans (Label Studio's `predictions`)."""
     reports, dest = list(reports), Path(dest)
@@ -34,7 +38,9 @@ def write_annotations(fmt: str, reports: Iterable[AnnotatedReport], dest: Path, 
     raise AnnotationError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
 
 
-def read_annotations(fmt: str, src: Path, *, use_predictions: bool = False, notes=None) -> List[AnnotatedReport]:
+def read_annotations(
+    fmt: str, src: Path, *, use_predictions: bool = False, notes=None
+) -> list[AnnotatedReport]:
     """The records of a BRAT folder, a Label Studio JSON export or a doccano JSONL file, checked
     (offsets inside the text, MEDDOCAN labels, unique doc ids). `notes` (a list) gets what
     was skipped (Label Studio tasks without an annotation)."""
@@ -51,7 +57,9 @@ def read_annotations(fmt: str, src: Path, *, use_predictions: bool = False, note
     for report in reports:
         check_spans(report)
         if report.doc_id in seen:
-            raise AnnotationError(f"{report.where}: document id {report.doc_id!r} repeats {seen[report.doc_id]}")
+            raise AnnotationError(
+                f"{report.where}: document id {report.doc_id!r} repeats {seen[report.doc_id]}"
+            )
         seen[report.doc_id] = report.where
     return reports
 

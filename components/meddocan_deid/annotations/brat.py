@@ -2,12 +2,12 @@
 with the 29 labels. Written as the deidentify run's `--private-dir` writes originals
 (a span across a line break as BRAT fragments) and read with the one BRAT module,
 `meddocan_deid.brat`."""
+
 from pathlib import Path
-from typing import List
 
 from ..brat import BratError, annotation_conf, format_fragment_ann, read_ann, read_text
-from ..files import atomic_write
 from ..errors import AnnotationError
+from ..files import atomic_write
 from .report import AnnotatedReport
 
 CONF = "annotation.conf"
@@ -18,7 +18,7 @@ def write_conf(folder: Path) -> None:
     atomic_write(Path(folder) / CONF, annotation_conf())
 
 
-def write(reports: List[AnnotatedReport], folder: Path) -> Path:
+def write(reports: list[AnnotatedReport], folder: Path) -> Path:
     """`doc_id.txt` (the text as is) and `doc_id.ann` per report; a doc id with `/` makes subfolders."""
     for r in reports:
         atomic_write(folder / f"{r.doc_id}.txt", r.text)
@@ -27,7 +27,7 @@ def write(reports: List[AnnotatedReport], folder: Path) -> Path:
     return folder
 
 
-def read(folder: Path) -> List[AnnotatedReport]:
+def read(folder: Path) -> list[AnnotatedReport]:
     """Every `.txt` under `folder` (recursive, hidden files skipped) with its `.ann` (none: no
     entities); the doc id is the path relative to `folder` without `.txt`."""
     if not folder.is_dir():
@@ -45,9 +45,18 @@ def read(folder: Path) -> List[AnnotatedReport]:
             raise AnnotationError(str(err)) from None
         # read_ann gives one entity per T line, in order: their line numbers, for messages
         lines = read_text(ann).splitlines() if ann.is_file() else []
-        numbers = [n for n, line in enumerate(lines, start=1) if line.strip() and line.startswith("T")]
-        reports.append(AnnotatedReport(rel.with_suffix("").as_posix(), text, spans, where=str(ann),
-                                       span_where=[f"{ann}:{n}" for n in numbers]))
+        numbers = [
+            n for n, line in enumerate(lines, start=1) if line.strip() and line.startswith("T")
+        ]
+        reports.append(
+            AnnotatedReport(
+                rel.with_suffix("").as_posix(),
+                text,
+                spans,
+                where=str(ann),
+                span_where=[f"{ann}:{n}" for n in numbers],
+            )
+        )
     if not reports:
         raise AnnotationError(f"{folder}: no .txt reports")
     return reports

@@ -5,29 +5,34 @@ Export: `doccano.jsonl`, `{"id": doc id, "text", "label": [[start, end, LABEL], 
 of a project with relations, `"entities": [{"start_offset", "end_offset", "label"}, ...]`.
 Offsets are characters of `text`. The doc id is `id`, else `doc_id`, else `line-N`.
 """
+
 import json
 from pathlib import Path
-from typing import List
 
-from ..files import atomic_write
 from ..errors import AnnotationError
+from ..files import atomic_write
 from .report import AnnotatedReport
 
 FILE = "doccano.jsonl"
 
 
-def write(reports: List[AnnotatedReport], folder: Path) -> Path:
+def write(reports: list[AnnotatedReport], folder: Path) -> Path:
     lines = []
     for r in reports:
         spans = sorted(r.spans, key=lambda s: (s[1], s[2], s[0]))
-        lines.append(json.dumps({"id": r.doc_id, "text": r.text, "label": [[s, e, lab] for lab, s, e in spans]},
-                                ensure_ascii=False) + "\n")
+        lines.append(
+            json.dumps(
+                {"id": r.doc_id, "text": r.text, "label": [[s, e, lab] for lab, s, e in spans]},
+                ensure_ascii=False,
+            )
+            + "\n"
+        )
     path = folder / FILE
     atomic_write(path, "".join(lines))
     return path
 
 
-def _spans(obj: dict, where: str) -> List[tuple]:
+def _spans(obj: dict, where: str) -> list[tuple]:
     if "entities" in obj and "label" not in obj:
         items = obj["entities"]
         if not isinstance(items, list):
@@ -35,7 +40,9 @@ def _spans(obj: dict, where: str) -> List[tuple]:
         out = []
         for j, e in enumerate(items):
             if not isinstance(e, dict) or not {"start_offset", "end_offset", "label"} <= set(e):
-                raise AnnotationError(f"{where}: entity {j} is not {{start_offset, end_offset, label}}")
+                raise AnnotationError(
+                    f"{where}: entity {j} is not {{start_offset, end_offset, label}}"
+                )
             out.append((e["label"], e["start_offset"], e["end_offset"]))
         return out
     items = obj.get("label", [])
@@ -49,11 +56,13 @@ def _spans(obj: dict, where: str) -> List[tuple]:
     return out
 
 
-def read(path: Path) -> List[AnnotatedReport]:
+def read(path: Path) -> list[AnnotatedReport]:
     try:
         fh = open(path, "rb")
     except OSError as err:
-        raise AnnotationError(f"{path}: cannot read ({err.strerror or type(err).__name__})") from None
+        raise AnnotationError(
+            f"{path}: cannot read ({err.strerror or type(err).__name__})"
+        ) from None
     reports = []
     with fh:
         for lineno, raw in enumerate(fh, start=1):
@@ -65,11 +74,15 @@ def read(path: Path) -> List[AnnotatedReport]:
             except UnicodeDecodeError as err:
                 raise AnnotationError(f"{where}: not valid UTF-8 (byte {err.start})") from None
             except json.JSONDecodeError as err:
-                raise AnnotationError(f"{where}: not valid JSON ({err.msg}, column {err.colno})") from None
+                raise AnnotationError(
+                    f"{where}: not valid JSON ({err.msg}, column {err.colno})"
+                ) from None
             if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
                 raise AnnotationError(f"{where}: expected an object with a 'text' string")
             doc_id = obj.get("id", obj.get("doc_id", f"line-{lineno}"))
-            reports.append(AnnotatedReport(str(doc_id), obj["text"], _spans(obj, where), where=where))
+            reports.append(
+                AnnotatedReport(str(doc_id), obj["text"], _spans(obj, where), where=where)
+            )
     if not reports:
         raise AnnotationError(f"{path}: no records")
     return reports

@@ -14,13 +14,13 @@ cancelled (latest `updated_at`), its `result` items of type `labels`; with
 count UTF-16 code units (text with characters outside the BMP, as a browser counts), they
 are converted.
 """
+
 import json
 from pathlib import Path
-from typing import List, Optional
 
 from .. import LABELS
-from ..files import atomic_write
 from ..errors import AnnotationError
+from ..files import atomic_write
 from .report import AnnotatedReport
 
 TASKS = "labelstudio.json"
@@ -30,27 +30,44 @@ FROM_NAME, TO_NAME = "label", "text"
 
 def labelling_config() -> str:
     labels = "\n".join(f'    <Label value="{label}"/>' for label in LABELS)
-    return (f'<View>\n  <Labels name="{FROM_NAME}" toName="{TO_NAME}">\n{labels}\n  </Labels>\n'
-            f'  <Text name="{TO_NAME}" value="$text"/>\n</View>\n')
+    return (
+        f'<View>\n  <Labels name="{FROM_NAME}" toName="{TO_NAME}">\n{labels}\n  </Labels>\n'
+        f'  <Text name="{TO_NAME}" value="$text"/>\n</View>\n'
+    )
 
 
-def result_items(text: str, spans) -> List[dict]:
-    return [{"id": f"T{n}", "from_name": FROM_NAME, "to_name": TO_NAME, "type": "labels",
-             "value": {"start": start, "end": end, "text": text[start:end], "labels": [label]}}
-            for n, (label, start, end) in enumerate(sorted(spans, key=lambda s: (s[1], s[2], s[0])), start=1)]
+def result_items(text: str, spans) -> list[dict]:
+    return [
+        {
+            "id": f"T{n}",
+            "from_name": FROM_NAME,
+            "to_name": TO_NAME,
+            "type": "labels",
+            "value": {"start": start, "end": end, "text": text[start:end], "labels": [label]},
+        }
+        for n, (label, start, end) in enumerate(
+            sorted(spans, key=lambda s: (s[1], s[2], s[0])), start=1
+        )
+    ]
 
 
-def write(reports: List[AnnotatedReport], folder: Path, model_version: str = "") -> Path:
-    tasks = [{"data": {"text": r.text, "doc_id": r.doc_id},
-              "predictions": [{"model_version": model_version, "result": result_items(r.text, r.spans)}]}
-             for r in reports]
+def write(reports: list[AnnotatedReport], folder: Path, model_version: str = "") -> Path:
+    tasks = [
+        {
+            "data": {"text": r.text, "doc_id": r.doc_id},
+            "predictions": [
+                {"model_version": model_version, "result": result_items(r.text, r.spans)}
+            ],
+        }
+        for r in reports
+    ]
     path = folder / TASKS
     atomic_write(path, json.dumps(tasks, ensure_ascii=False, indent=1))
     atomic_write(folder / CONFIG, labelling_config())
     return path
 
 
-def _utf16_to_chars(text: str) -> List[int]:
+def _utf16_to_chars(text: str) -> list[int]:
     """index in UTF-16 code units -> index in characters, for every boundary of `text`."""
     table = []
     for i, ch in enumerate(text):
@@ -61,15 +78,20 @@ def _utf16_to_chars(text: str) -> List[int]:
     return table
 
 
-def _pick(entries, use_cancelled: bool = False) -> Optional[dict]:
-    entries = [e for e in entries if isinstance(e, dict) and (use_cancelled or not e.get("was_cancelled"))]
+def _pick(entries, use_cancelled: bool = False) -> dict | None:
+    entries = [
+        e for e in entries if isinstance(e, dict) and (use_cancelled or not e.get("was_cancelled"))
+    ]
     if not entries:
         return None
     # the latest correction; entries without a date keep their list order (the last wins)
-    return max(enumerate(entries), key=lambda ie: (str(ie[1].get("updated_at") or ie[1].get("created_at") or ""), ie[0]))[1]
+    return max(
+        enumerate(entries),
+        key=lambda ie: (str(ie[1].get("updated_at") or ie[1].get("created_at") or ""), ie[0]),
+    )[1]
 
 
-def _spans(text: str, result, where: str) -> List[tuple]:
+def _spans(text: str, result, where: str) -> list[tuple]:
     if not isinstance(result, list):
         raise AnnotationError(f"{where}: 'result' is not a list")
     spans, table = [], None
@@ -98,7 +120,9 @@ def _spans(text: str, result, where: str) -> List[tuple]:
     return spans
 
 
-def read(path: Path, use_predictions: bool = False, notes: Optional[list] = None) -> List[AnnotatedReport]:
+def read(
+    path: Path, use_predictions: bool = False, notes: list | None = None
+) -> list[AnnotatedReport]:
     try:
         raw = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -108,7 +132,9 @@ def read(path: Path, use_predictions: bool = False, notes: Optional[list] = None
     try:
         tasks = json.loads(raw)
     except json.JSONDecodeError as err:
-        raise AnnotationError(f"{path}:{err.lineno}: not valid JSON ({err.msg}, column {err.colno})") from None
+        raise AnnotationError(
+            f"{path}:{err.lineno}: not valid JSON ({err.msg}, column {err.colno})"
+        ) from None
     if isinstance(tasks, dict):
         tasks = [tasks]
     if not isinstance(tasks, list):
@@ -117,7 +143,9 @@ def read(path: Path, use_predictions: bool = False, notes: Optional[list] = None
     for i, task in enumerate(tasks):
         where = f"{path}: task {i}"
         if not isinstance(task, dict) or not isinstance(task.get("data"), dict):
-            raise AnnotationError(f"{where}: not a task with a 'data' object (the JSON export, not JSON-MIN or CSV)")
+            raise AnnotationError(
+                f"{where}: not a task with a 'data' object (the JSON export, not JSON-MIN or CSV)"
+            )
         text = task["data"].get("text")
         if not isinstance(text, str):
             raise AnnotationError(f"{where}: 'data.text' is missing or not a string")
@@ -127,9 +155,17 @@ def read(path: Path, use_predictions: bool = False, notes: Optional[list] = None
         if chosen is None:
             skipped += 1
             continue
-        doc_id = task["data"].get("doc_id") or (f"task-{task['id']}" if "id" in task else f"task-{i}")
-        reports.append(AnnotatedReport(str(doc_id), text, _spans(text, chosen.get("result"), where), where=where))
+        doc_id = task["data"].get("doc_id") or (
+            f"task-{task['id']}" if "id" in task else f"task-{i}"
+        )
+        reports.append(
+            AnnotatedReport(
+                str(doc_id), text, _spans(text, chosen.get("result"), where), where=where
+            )
+        )
     if notes is not None and skipped:
-        notes.append(f"{path}: {skipped} of {len(tasks)} tasks have no annotation and were skipped"
-                     + ("" if use_predictions else " (--use-predictions takes the model's for them)"))
+        notes.append(
+            f"{path}: {skipped} of {len(tasks)} tasks have no annotation and were skipped"
+            + ("" if use_predictions else " (--use-predictions takes the model's for them)")
+        )
     return reports

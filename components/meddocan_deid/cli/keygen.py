@@ -1,11 +1,12 @@
 """`meddocan-deid keygen FILE`: make a surrogate key file (readable by its owner only)."""
+
 import os
 from pathlib import Path
 
 import typer
 
-from ..errors import KeygenError
 from ..deid.keys import random_key
+from ..errors import KeygenError
 
 KEYGEN_EPILOG = """\b
 Example:
@@ -29,7 +30,9 @@ def make_private_folder(folder: Path) -> None:
     except FileExistsError:
         pass
     except OSError as err:
-        raise KeygenError(f"{folder}: cannot create the key's folder ({err.strerror or type(err).__name__})") from None
+        raise KeygenError(
+            f"{folder}: cannot create the key's folder ({err.strerror or type(err).__name__})"
+        ) from None
     if not folder.is_dir():
         raise KeygenError(f"{folder}: not a folder")
 
@@ -40,8 +43,10 @@ def write_key_file(path: Path) -> None:
     in the environment variable MEDDOCAN_DEID_KEY."""
     path = Path(path)
     if path.exists() or path.is_symlink():
-        raise KeygenError(f"{path}: already exists; not overwritten (a lost key cannot be remade: "
-                          "move it away first if you really mean to replace it)")
+        raise KeygenError(
+            f"{path}: already exists; not overwritten (a lost key cannot be remade: "
+            "move it away first if you really mean to replace it)"
+        )
     if not path.parent.is_dir():
         make_private_folder(path.parent)
     try:
@@ -58,7 +63,9 @@ def write_key_file(path: Path) -> None:
         os.close(fd)
 
 
-def keygen(file: Path = typer.Argument(..., metavar="FILE", help="Key file to create (must not exist).")):
+def keygen(
+    file: Path = typer.Argument(..., metavar="FILE", help="Key file to create (must not exist)."),
+):
     """Write a new random surrogate key to FILE (mode 0600).
 
     The key decides every surrogate: the same key gives the same surrogates, so keep
@@ -70,6 +77,7 @@ def keygen(file: Path = typer.Argument(..., metavar="FILE", help="Key file to cr
     except KeygenError as err:
         typer.echo(f"meddocan-deid: {err}", err=True)
         raise typer.Exit(2)
-    typer.echo(f"wrote a new key to {file} (mode 0600; keep it secret and backed up)\n"
-               f"use it with: meddocan-deid deidentify INPUT OUTPUT --mode surrogate --key-file {file}")
-
+    typer.echo(
+        f"wrote a new key to {file} (mode 0600; keep it secret and backed up)\n"
+        f"use it with: meddocan-deid deidentify INPUT OUTPUT --mode surrogate --key-file {file}"
+    )

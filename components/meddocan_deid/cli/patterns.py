@@ -1,9 +1,11 @@
 """`meddocan-deid add-patterns MODEL DIR OUTPUT_MODEL`: save a pipeline with a hospital's own
 field keys (every `DIR/*.jsonl`, the form of configs/patterns/fields.jsonl) added to its
 `fields` component, so that runs need no `--extra-patterns`."""
+
 from pathlib import Path
 
 import typer
+
 from ..pipeline.fields import add_field_files, read_field_files
 
 ADD_PATTERNS_EPILOG = """\b
@@ -16,8 +18,12 @@ Example:
 def add_patterns_command(
     model: str = typer.Argument(..., metavar="MODEL", help="Installed pipeline name or path."),
     folder: Path = typer.Argument(..., metavar="DIR", help="Folder of *.jsonl field-key files."),
-    output_model: Path = typer.Argument(..., metavar="OUTPUT_MODEL", help="New pipeline folder (must not exist)."),
-    version_tag: str = typer.Option("keys", "--version-tag", help="Local version part: <version>+<tag> in the new meta."),
+    output_model: Path = typer.Argument(
+        ..., metavar="OUTPUT_MODEL", help="New pipeline folder (must not exist)."
+    ),
+    version_tag: str = typer.Option(
+        "keys", "--version-tag", help="Local version part: <version>+<tag> in the new meta."
+    ),
 ):
     """Save MODEL with the field keys of DIR added, as OUTPUT_MODEL."""
     import re
@@ -49,5 +55,8 @@ def add_patterns_command(
     nlp.meta["version"] = f"{base}+{local + '.' if local else ''}{version_tag}"
     nlp.to_disk(output_model)
     n_keys = sum(len(e["keys"]) + len(e["phrases"]) for e in added)
-    typer.echo(f"{len(added)} entries ({n_keys} keys and phrases) added -> {output_model} "
-               f"(version {nlp.meta['version']})", err=True)
+    typer.echo(
+        f"{len(added)} entries ({n_keys} keys and phrases) added -> {output_model} "
+        f"(version {nlp.meta['version']})",
+        err=True,
+    )

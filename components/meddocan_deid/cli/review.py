@@ -1,4 +1,5 @@
 """`meddocan-deid review`: the review site of an earlier run, rebuilt from its stored files."""
+
 from pathlib import Path
 
 import typer
@@ -10,13 +11,22 @@ from ..errors import InputError, RunError
 
 
 def review_command(
-    output: Path = typer.Argument(..., metavar="OUTPUT", help="Output folder of a deidentify run (.txt + .ann)."),
-    private_dir: Path = typer.Argument(..., metavar="PRIVATE_DIR", help="The --private-dir of that run (originals + .ann)."),
-    review_dir: Path = typer.Argument(..., metavar="REVIEW_DIR", help="Where to write the review site (not inside OUTPUT)."),
+    output: Path = typer.Argument(
+        ..., metavar="OUTPUT", help="Output folder of a deidentify run (.txt + .ann)."
+    ),
+    private_dir: Path = typer.Argument(
+        ..., metavar="PRIVATE_DIR", help="The --private-dir of that run (originals + .ann)."
+    ),
+    review_dir: Path = typer.Argument(
+        ..., metavar="REVIEW_DIR", help="Where to write the review site (not inside OUTPUT)."
+    ),
 ):
     """Write the review site of an earlier run from its stored files (OUTPUT and --private-dir)."""
-    typer.echo(f"meddocan-deid: warning: the review site in {review_dir} shows the original reports (PHI); "
-               "keep it private and never share it with the output", err=True)
+    typer.echo(
+        f"meddocan-deid: warning: the review site in {review_dir} shows the original reports (PHI); "
+        "keep it private and never share it with the output",
+        err=True,
+    )
     try:
         for folder, what in ((output, "OUTPUT"), (private_dir, "PRIVATE_DIR")):
             if not Path(folder).is_dir():

@@ -1,8 +1,8 @@
 """`meddocan-deid serve`: the HTTP service (meddocan_deid.service) under uvicorn."""
+
 import logging
 import os
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -18,21 +18,61 @@ LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 
 def serve(
-    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (default loopback only)."),
+    host: str = typer.Option(
+        "127.0.0.1", "--host", help="Address to listen on (default loopback only)."
+    ),
     port: int = typer.Option(8000, "--port", min=0, max=65535, help="Port."),
-    workers: int = typer.Option(1, "--workers", min=1, help="uvicorn worker processes (each loads its own pipeline)."),
-    token_file: Path = typer.Option(..., "--token-file", help="Bearer tokens, one a line (16+ characters each)."),
-    key_file: Optional[Path] = typer.Option(None, "--key-file", help="Surrogate key file (else env MEDDOCAN_DEID_KEY; none: no surrogate mode)."),
+    workers: int = typer.Option(
+        1, "--workers", min=1, help="uvicorn worker processes (each loads its own pipeline)."
+    ),
+    token_file: Path = typer.Option(
+        ..., "--token-file", help="Bearer tokens, one a line (16+ characters each)."
+    ),
+    key_file: Path | None = typer.Option(
+        None,
+        "--key-file",
+        help="Surrogate key file (else env MEDDOCAN_DEID_KEY; none: no surrogate mode).",
+    ),
     model: str = typer.Option(DEFAULT_MODEL, "--model", help="Installed pipeline name or path."),
     mode: str = typer.Option("tag", "--mode", help="Default mode: tag, mask, redact or surrogate."),
-    privacy: str = typer.Option("balanced", "--privacy", help="Default privacy level: balanced or high."),
-    max_body_bytes: int = typer.Option(500_000, "--max-body-bytes", min=1, help="Larger bodies get 413 (what one worker finishes within --timeout)."),
-    timeout: float = typer.Option(30.0, "--timeout", min=0.001, help="Seconds per request before a 504."),
-    max_concurrent: int = typer.Option(4, "--max-concurrent", min=1, help="Requests processed at once per worker; more wait in the queue."),
-    max_queue: int = typer.Option(16, "--max-queue", min=0, help="Requests that may wait for a slot per worker, first come first served; more get 429 with Retry-After."),
-    queue_wait: float = typer.Option(5.0, "--queue-wait", min=0, help="Seconds a request waits for a slot before a 429 with Retry-After."),
-    code: Optional[Path] = typer.Option(None, "--code", help="Python file to import first (custom spaCy components)."),
-    log_level: str = typer.Option("info", "--log-level", help="uvicorn log level (logs hold routes, statuses and counts, never text)."),
+    privacy: str = typer.Option(
+        "balanced", "--privacy", help="Default privacy level: balanced or high."
+    ),
+    max_body_bytes: int = typer.Option(
+        500_000,
+        "--max-body-bytes",
+        min=1,
+        help="Larger bodies get 413 (what one worker finishes within --timeout).",
+    ),
+    timeout: float = typer.Option(
+        30.0, "--timeout", min=0.001, help="Seconds per request before a 504."
+    ),
+    max_concurrent: int = typer.Option(
+        4,
+        "--max-concurrent",
+        min=1,
+        help="Requests processed at once per worker; more wait in the queue.",
+    ),
+    max_queue: int = typer.Option(
+        16,
+        "--max-queue",
+        min=0,
+        help="Requests that may wait for a slot per worker, first come first served; more get 429 with Retry-After.",
+    ),
+    queue_wait: float = typer.Option(
+        5.0,
+        "--queue-wait",
+        min=0,
+        help="Seconds a request waits for a slot before a 429 with Retry-After.",
+    ),
+    code: Path | None = typer.Option(
+        None, "--code", help="Python file to import first (custom spaCy components)."
+    ),
+    log_level: str = typer.Option(
+        "info",
+        "--log-level",
+        help="uvicorn log level (logs hold routes, statuses and counts, never text).",
+    ),
 ):
     """Serve POST /deidentify and /analyze (also Presidio's), /health, /ready, /metrics, / and /docs.
 
@@ -44,16 +84,33 @@ def serve(
     try:
         import uvicorn
 
-        from ..service.settings import ENV_SETTINGS, ServiceSettings, ServiceSettingsError, check_settings
+        from ..service.settings import (
+            ENV_SETTINGS,
+            ServiceSettings,
+            ServiceSettingsError,
+            check_settings,
+        )
     except ImportError as err:
-        typer.echo(f"meddocan-deid: serve needs the service extra: pip install 'meddocan-deid[service]' ({err.name})",
-                   err=True)
+        typer.echo(
+            f"meddocan-deid: serve needs the service extra: pip install 'meddocan-deid[service]' ({err.name})",
+            err=True,
+        )
         raise typer.Exit(2)
     try:
-        settings = ServiceSettings(model=model, token_file=token_file, key_file=key_file, mode=mode, privacy=privacy,
-                                   max_body_bytes=max_body_bytes, request_timeout=timeout,
-                                   max_concurrent=max_concurrent, max_queue=max_queue, queue_wait=queue_wait,
-                                   code=code, log_level=log_level.lower())
+        settings = ServiceSettings(
+            model=model,
+            token_file=token_file,
+            key_file=key_file,
+            mode=mode,
+            privacy=privacy,
+            max_body_bytes=max_body_bytes,
+            request_timeout=timeout,
+            max_concurrent=max_concurrent,
+            max_queue=max_queue,
+            queue_wait=queue_wait,
+            code=code,
+            log_level=log_level.lower(),
+        )
         check_settings(settings)  # a bad token or key file stops here, before any worker starts
     except ValidationError as err:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors())
@@ -63,12 +120,27 @@ def serve(
         typer.echo(f"meddocan-deid: {err}", err=True)
         raise typer.Exit(2)
     if host not in LOOPBACK:
-        typer.echo(f"meddocan-deid: warning: listening on {host}; put TLS in front of it (a reverse proxy)", err=True)
-    logging.basicConfig(level=logging.DEBUG if settings.log_level == "trace" else getattr(logging, settings.log_level.upper()),
-                        format="%(levelname)s %(name)s: %(message)s")
+        typer.echo(
+            f"meddocan-deid: warning: listening on {host}; put TLS in front of it (a reverse proxy)",
+            err=True,
+        )
+    logging.basicConfig(
+        level=logging.DEBUG
+        if settings.log_level == "trace"
+        else getattr(logging, settings.log_level.upper()),
+        format="%(levelname)s %(name)s: %(message)s",
+    )
     os.environ[ENV_SETTINGS] = settings.model_dump_json()
-    uvicorn.run("meddocan_deid.service.app:app_from_env", factory=True, host=host, port=port, workers=workers,
-                log_level=log_level, timeout_graceful_shutdown=int(timeout) + 5, server_header=False,
-                # the service logs each request (route, status, time); uvicorn's access log would
-                # also write the raw path and query string
-                access_log=False)
+    uvicorn.run(
+        "meddocan_deid.service.app:app_from_env",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level=log_level,
+        timeout_graceful_shutdown=int(timeout) + 5,
+        server_header=False,
+        # the service logs each request (route, status, time); uvicorn's access log would
+        # also write the raw path and query string
+        access_log=False,
+    )

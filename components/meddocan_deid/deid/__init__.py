@@ -4,6 +4,7 @@ operators, and the file I/O of the CLI.
 
 Detection stays in the spaCy pipeline; this package only rewrites texts from `doc.ents`.
 """
+
 from .api import deidentify
 from .deidentifier import Deidentifier, deidentify_records
 from .gazetteer import gazetteer_source, resolve_gazetteer
@@ -14,8 +15,23 @@ from .policy import Policy, PolicyError, load_policy
 from .records import Record, RecordResult
 
 __all__ = [
-    "MODES", "DeidKeyError", "Deidentifier", "DeidOptions", "DeidResult", "Record", "RecordResult", "Replacement",
-    "apply_operator", "deidentify", "deidentify_records", "gazetteer_source", "load_key", "random_key",
-    "read_tag_table", "resolve_gazetteer",
-    "Policy", "PolicyError", "load_policy",
+    "MODES",
+    "DeidKeyError",
+    "Deidentifier",
+    "DeidOptions",
+    "DeidResult",
+    "Record",
+    "RecordResult",
+    "Replacement",
+    "apply_operator",
+    "deidentify",
+    "deidentify_records",
+    "gazetteer_source",
+    "load_key",
+    "random_key",
+    "read_tag_table",
+    "resolve_gazetteer",
+    "Policy",
+    "PolicyError",
+    "load_policy",
 ]

@@ -1,6 +1,8 @@
 """`deidentify`: the Python API on a text or a processed Doc, through a `Deidentifier`."""
+
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from typing import Any, Mapping, Optional, Sequence, Union
+from typing import Any
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -15,17 +17,25 @@ from .policy import PolicyLike
 
 
 @lru_cache(maxsize=8)
-def load_pipeline(model: str = DEFAULT_MODEL, privacy: Optional[str] = None) -> Language:
+def load_pipeline(model: str = DEFAULT_MODEL, privacy: str | None = None) -> Language:
     """The pipeline `model` (a package name or a path) at the privacy level `privacy`
     (None: as saved), loaded once per process: later calls return the same object."""
     return load_with_privacy(model, privacy)
 
 
-def deidentify(doc_or_text: Union[Doc, str], mode: str = "tag", key: Optional[KeyLike] = None,
-               nlp: Optional[Language] = None, scope: Optional[str] = None, patient_id: Optional[str] = None,
-               options: Union[DeidOptions, Mapping[str, Any], None] = None, policy: PolicyLike = None,
-               known_phi: Optional[Mapping[str, Sequence[str]]] = None, model: str = DEFAULT_MODEL,
-               **option_fields: Any) -> DeidResult:
+def deidentify(
+    doc_or_text: Doc | str,
+    mode: str = "tag",
+    key: KeyLike | None = None,
+    nlp: Language | None = None,
+    scope: str | None = None,
+    patient_id: str | None = None,
+    options: DeidOptions | Mapping[str, Any] | None = None,
+    policy: PolicyLike = None,
+    known_phi: Mapping[str, Sequence[str]] | None = None,
+    model: str = DEFAULT_MODEL,
+    **option_fields: Any,
+) -> DeidResult:
     """De-identify a processed `Doc` (its `doc.ents`), or a text run through `nlp`
     (default: `load_pipeline(model)`, loaded once per process; a text over 20,000
     characters in pieces). For many texts, build one `Deidentifier` and call it.
@@ -50,10 +60,19 @@ def deidentify(doc_or_text: Union[Doc, str], mode: str = "tag", key: Optional[Ke
     else:
         options = as_options(options)
     if isinstance(doc_or_text, Doc):
-        deidentifier = Deidentifier(nlp, mode, key=key, options=options, policy=policy, vocab=doc_or_text.vocab)
+        deidentifier = Deidentifier(
+            nlp, mode, key=key, options=options, policy=policy, vocab=doc_or_text.vocab
+        )
     elif isinstance(doc_or_text, str):
-        deidentifier = Deidentifier(nlp if nlp is not None else load_pipeline(model), mode, key=key, options=options,
-                                    policy=policy)
+        deidentifier = Deidentifier(
+            nlp if nlp is not None else load_pipeline(model),
+            mode,
+            key=key,
+            options=options,
+            policy=policy,
+        )
     else:
         raise TypeError("deidentify expects a spaCy Doc or a str")
-    return deidentifier.deidentify(doc_or_text, scope=scope, patient_id=patient_id, known_phi=known_phi)
+    return deidentifier.deidentify(
+        doc_or_text, scope=scope, patient_id=patient_id, known_phi=known_phi
+    )

@@ -13,12 +13,13 @@ share `nlp.pipe` calls; a long one goes alone, piece by piece (deid/pieces.py), 
 deadline (`time_limit` seconds a report). The operator runs once on the whole text, so that the
 surrogates and the date offset of a report (keyed by its id or patient) are the same in every piece.
 """
+
 import logging
 import multiprocessing as mp
 import threading
 import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import islice
-from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from spacy.tokens import Doc
 
@@ -28,7 +29,15 @@ from .keys import DeidKeyError, KeyLike, as_key
 from .known_phi import validate_known_phi
 from .operators import DeidResult, Span, apply_operator
 from .options import DeidOptions, check_mode, label_operators
-from .pieces import PIPE_CHARS, ReportTimeout, doc_spans, groups, piece_limit, pipe_spans, text_spans
+from .pieces import (
+    PIPE_CHARS,
+    ReportTimeout,
+    doc_spans,
+    groups,
+    piece_limit,
+    pipe_spans,
+    text_spans,
+)
 from .policy import PolicyLike, as_policy, prepare_spans
 from .records import Record, RecordResult
 
@@ -39,7 +48,7 @@ DEFAULT_MAX_CHARS = 50_000_000
 # memory zones, which the pieces use, are not thread-safe)
 PIPELINE_LOCK = threading.Lock()
 # the Deidentifier inherited by forked workers (never pickled: the key stays in memory)
-_FORKED: Dict[str, object] = {}
+_FORKED: dict[str, object] = {}
 
 
 class Deidentifier:
@@ -51,62 +60,102 @@ class Deidentifier:
     operator. vocab: where the pipeline's own gazetteer is read (default: `nlp.vocab`; give a
     Doc's vocab when `nlp` is None). Raises ValueError for a bad mode or operator."""
 
-    def __init__(self, nlp=None, mode: str = "tag", *, key: Optional[KeyLike] = None,
-                 options: Optional[DeidOptions] = None, policy: PolicyLike = None, vocab=None):
+    def __init__(
+        self,
+        nlp=None,
+        mode: str = "tag",
+        *,
+        key: KeyLike | None = None,
+        options: DeidOptions | None = None,
+        policy: PolicyLike = None,
+        vocab=None,
+    ):
         self.nlp = nlp
         self.mode = check_mode(mode)
         options = options or DeidOptions()
         policy = as_policy(policy)
         self.options = policy.apply(options) if policy is not None else options
-        self.operators: Dict[str, str] = label_operators(mode, self.options)
+        self.operators: dict[str, str] = label_operators(mode, self.options)
         self.needs_key = "surrogate" in self.operators.values()
         if self.needs_key and key is None:
             raise DeidKeyError("surrogate mode needs a key")
         self._key_given = key  # for `configured`: a run that needs no key ignores it
-        self.key: Optional[bytes] = as_key(key) if self.needs_key else None
+        self.key: bytes | None = as_key(key) if self.needs_key else None
         self.vocab = vocab if vocab is not None else getattr(nlp, "vocab", None)
         # the pipeline's own gazetteer first: the same surrogates wherever the pipeline runs
-        self.gazetteer: Optional[Gazetteer] = (resolve_gazetteer(self.vocab, self.options.gazetteer)
-                                               if self.needs_key else None)
+        self.gazetteer: Gazetteer | None = (
+            resolve_gazetteer(self.vocab, self.options.gazetteer) if self.needs_key else None
+        )
         self.max_chars = self.options.max_chars or DEFAULT_MAX_CHARS
 
-    def configured(self, mode: str, options: Optional[DeidOptions] = None) -> "Deidentifier":
+    def configured(self, mode: str, options: DeidOptions | None = None) -> "Deidentifier":
         """A Deidentifier of the same pipeline and key in another mode or with other options."""
         return Deidentifier(self.nlp, mode, key=self._key_given, options=options, vocab=self.vocab)
 
     # -- one text --------------------------------------------------------------------------
-    def spans(self, text: str, deadline: Optional[float] = None) -> List[Span]:
+    def spans(self, text: str, deadline: float | None = None) -> list[Span]:
         """The entities the pipeline finds in `text` (in pieces when long), one text at a time."""
         with PIPELINE_LOCK:
             return text_spans(self.nlp, text, deadline)
 
-    def phi_spans(self, text: str, found: Iterable[Span],
-                  known_phi: Optional[Mapping[str, Sequence[str]]] = None) -> List[Span]:
+    def phi_spans(
+        self,
+        text: str,
+        found: Iterable[Span],
+        known_phi: Mapping[str, Sequence[str]] | None = None,
+    ) -> list[Span]:
         """The spans the operators get: the entities `found` after the policy (labels off,
         allow and deny lists) and the known identifiers."""
         return prepare_spans(text, found, self.options, known_phi)
 
-    def replace(self, text: str, found: Iterable[Span], *, scope: Optional[str] = None,
-                patient_id: Optional[str] = None,
-                known_phi: Optional[Mapping[str, Sequence[str]]] = None) -> Tuple[List[Span], DeidResult]:
+    def replace(
+        self,
+        text: str,
+        found: Iterable[Span],
+        *,
+        scope: str | None = None,
+        patient_id: str | None = None,
+        known_phi: Mapping[str, Sequence[str]] | None = None,
+    ) -> tuple[list[Span], DeidResult]:
         """(the spans replaced, the result) for `text` and the entities `found` in it: the
         policy and the known identifiers, then the operators. scope: the report id that keys
         the surrogates and the date offset (None: a digest of the text); patient_id: key by
         patient instead."""
         spans = self.phi_spans(text, found, known_phi)
         if patient_id is not None:
-            result = apply_operator(text, spans, self.mode, self.key, scope=f"patient:{patient_id}",
-                                    options=self.options, patient_scope=True, gazetteer=self.gazetteer,
-                                    operators=self.operators)
+            result = apply_operator(
+                text,
+                spans,
+                self.mode,
+                self.key,
+                scope=f"patient:{patient_id}",
+                options=self.options,
+                patient_scope=True,
+                gazetteer=self.gazetteer,
+                operators=self.operators,
+            )
         else:
-            result = apply_operator(text, spans, self.mode, self.key,
-                                    scope=None if scope is None else f"report:{scope}", options=self.options,
-                                    gazetteer=self.gazetteer, operators=self.operators)
+            result = apply_operator(
+                text,
+                spans,
+                self.mode,
+                self.key,
+                scope=None if scope is None else f"report:{scope}",
+                options=self.options,
+                gazetteer=self.gazetteer,
+                operators=self.operators,
+            )
         return spans, result
 
-    def deidentify(self, text_or_doc: Union[str, Doc], *, scope: Optional[str] = None,
-                   patient_id: Optional[str] = None, known_phi: Optional[Mapping[str, Sequence[str]]] = None,
-                   found: Optional[Iterable[Span]] = None) -> DeidResult:
+    def deidentify(
+        self,
+        text_or_doc: str | Doc,
+        *,
+        scope: str | None = None,
+        patient_id: str | None = None,
+        known_phi: Mapping[str, Sequence[str]] | None = None,
+        found: Iterable[Span] | None = None,
+    ) -> DeidResult:
         """De-identify a text (run through the pipeline, in pieces when long) or a processed
         Doc (its `doc.ents`); `found`: the entities of the text when already known. known_phi:
         label -> strings known for the patient, found wherever they occur."""
@@ -123,8 +172,14 @@ class Deidentifier:
         return self.replace(text, found, scope=scope, patient_id=patient_id, known_phi=known_phi)[1]
 
     # -- records -----------------------------------------------------------------------------
-    def deidentify_records(self, records: Iterable[Record], *, batch_size: int = 32,
-                           time_limit: Optional[float] = None, n_process: int = 1) -> Iterator[RecordResult]:
+    def deidentify_records(
+        self,
+        records: Iterable[Record],
+        *,
+        batch_size: int = 32,
+        time_limit: float | None = None,
+        n_process: int = 1,
+    ) -> Iterator[RecordResult]:
         """One `RecordResult` per record, in input order (see the module's docstring).
         Surrogates are keyed by the record's patient id when it has one, else by its id.
         `n_process` above 1 forks workers that inherit this Deidentifier (its pipeline and key)."""
@@ -136,8 +191,9 @@ class Deidentifier:
             return self._forked(iter(records), batch_size, time_limit, n_process)
         return self._records(iter(records), batch_size, time_limit)
 
-    def _forked(self, records: Iterator, batch_size: int, time_limit: Optional[float],
-                n_process: int) -> Iterator[RecordResult]:
+    def _forked(
+        self, records: Iterator, batch_size: int, time_limit: float | None, n_process: int
+    ) -> Iterator[RecordResult]:
         try:
             ctx = mp.get_context("fork")
         except ValueError:
@@ -145,18 +201,22 @@ class Deidentifier:
         _FORKED.update(deidentifier=self, time_limit=time_limit)
         try:
             with ctx.Pool(n_process) as pool:
-                for chunk_results in pool.imap(_forked_chunk, _chunks(records, batch_size), chunksize=1):
+                for chunk_results in pool.imap(
+                    _forked_chunk, _chunks(records, batch_size), chunksize=1
+                ):
                     yield from chunk_results
         finally:
             _FORKED.clear()
 
-    def _records(self, records: Iterator, batch_size: int, time_limit: Optional[float]) -> Iterator[RecordResult]:
+    def _records(
+        self, records: Iterator, batch_size: int, time_limit: float | None
+    ) -> Iterator[RecordResult]:
         while True:
             chunk = list(islice(records, batch_size))
             if not chunk:
                 return
-            results: List[Optional[RecordResult]] = [None] * len(chunk)
-            good: List[Tuple[int, Record]] = []
+            results: list[RecordResult | None] = [None] * len(chunk)
+            good: list[tuple[int, Record]] = []
             for i, record in enumerate(chunk):
                 reason = _check(record, self.max_chars)
                 if reason is None:
@@ -173,21 +233,30 @@ class Deidentifier:
 
     def _record_result(self, record: Record, found) -> RecordResult:
         try:
-            spans, result = self.replace(record.text, found, scope=str(record.id), patient_id=record.patient_id,
-                                         known_phi=record.known_phi)
+            spans, result = self.replace(
+                record.text,
+                found,
+                scope=str(record.id),
+                patient_id=record.patient_id,
+                known_phi=record.known_phi,
+            )
             return RecordResult(str(record.id), result.text, spans, "ok", result.replacements)
         except Exception as err:  # noqa: BLE001 - one bad record must not stop the batch
             logger.debug("record %s failed in the operator: %s", record.id, type(err).__name__)
-            return RecordResult(str(record.id), None, [],
-                                f"failed: error in the {self.mode} operator ({type(err).__name__})")
+            return RecordResult(
+                str(record.id),
+                None,
+                [],
+                f"failed: error in the {self.mode} operator ({type(err).__name__})",
+            )
 
-    def _record_spans(self, batch: List[Record], time_limit: Optional[float]) -> List[object]:
+    def _record_spans(self, batch: list[Record], time_limit: float | None) -> list[object]:
         """Per record, its entities or the exception that stopped it. Short records share
         `nlp.pipe` calls (a failing call is retried record by record, to isolate the bad one);
         a long record goes alone, piece by piece, against its own deadline."""
         nlp = self.nlp
         limit = piece_limit(nlp)
-        found: List[object] = [None] * len(batch)
+        found: list[object] = [None] * len(batch)
         short = [i for i, r in enumerate(batch) if len(r.text) <= limit]
         for group in groups([len(batch[i].text) for i in short], PIPE_CHARS):
             indices = [short[j] for j in group]
@@ -199,7 +268,9 @@ class Deidentifier:
                     try:
                         found[i] = pipe_spans(nlp, [batch[i].text])[0]
                     except Exception as err:  # noqa: BLE001
-                        logger.debug("record %s failed in the pipeline: %s", batch[i].id, type(err).__name__)
+                        logger.debug(
+                            "record %s failed in the pipeline: %s", batch[i].id, type(err).__name__
+                        )
                         found[i] = err
         for i, record in enumerate(batch):
             if len(record.text) > limit:
@@ -207,25 +278,37 @@ class Deidentifier:
                 try:
                     found[i] = text_spans(nlp, record.text, deadline)
                 except Exception as err:  # noqa: BLE001 - MemoryError and ReportTimeout included
-                    logger.debug("record %s failed in the pipeline: %s", record.id, type(err).__name__)
+                    logger.debug(
+                        "record %s failed in the pipeline: %s", record.id, type(err).__name__
+                    )
                     found[i] = err
         return found
 
 
-def deidentify_records(nlp, records: Iterable[Record], mode: str, key: Optional[KeyLike], *,
-                       batch_size: int = 32, options: Optional[DeidOptions] = None,
-                       time_limit: Optional[float] = None) -> Iterator[RecordResult]:
+def deidentify_records(
+    nlp,
+    records: Iterable[Record],
+    mode: str,
+    key: KeyLike | None,
+    *,
+    batch_size: int = 32,
+    options: DeidOptions | None = None,
+    time_limit: float | None = None,
+) -> Iterator[RecordResult]:
     """`Deidentifier(nlp, mode, key=key, options=options).deidentify_records(records, ...)`."""
     return Deidentifier(nlp, mode, key=key, options=options).deidentify_records(
-        records, batch_size=batch_size, time_limit=time_limit)
+        records, batch_size=batch_size, time_limit=time_limit
+    )
 
 
-def _forked_chunk(chunk: List[Record]) -> List[RecordResult]:
-    return list(_FORKED["deidentifier"]._records(iter(chunk), max(1, len(chunk)), _FORKED["time_limit"]))
+def _forked_chunk(chunk: list[Record]) -> list[RecordResult]:
+    return list(
+        _FORKED["deidentifier"]._records(iter(chunk), max(1, len(chunk)), _FORKED["time_limit"])
+    )
 
 
-def _chunks(records: Iterator, size: int) -> Iterator[List]:
-    chunk: List = []
+def _chunks(records: Iterator, size: int) -> Iterator[list]:
+    chunk: list = []
     for r in records:
         chunk.append(r)
         if len(chunk) >= size:
@@ -239,7 +322,7 @@ def _failed(record_id, reason: str) -> RecordResult:
     return RecordResult(str(record_id), None, [], f"failed: {reason}")
 
 
-def _check(record, max_chars: int) -> Optional[str]:
+def _check(record, max_chars: int) -> str | None:
     """The reason a record cannot be processed, or None."""
     if not isinstance(record, Record):
         return "not a Record"
@@ -252,7 +335,7 @@ def _check(record, max_chars: int) -> Optional[str]:
     return None
 
 
-def _error_of(err: BaseException, time_limit: Optional[float]) -> str:
+def _error_of(err: BaseException, time_limit: float | None) -> str:
     if isinstance(err, ReportTimeout):
         return f"took longer than the time limit ({time_limit:g} s a report)"
     # the exception's class only: messages of third-party code may quote the text

@@ -10,12 +10,12 @@ surrogates use Faker `es_ES` only and a warning is logged (once per process).
 The lists are the MEDDOCAN-Gazetteer (CC BY 4.0, Plan TL / the MEDDOCAN task organisers);
 the table keeps that attribution under its `__meta__` entry.
 """
+
 import logging
 import os
 import sys
 from functools import lru_cache
 from pathlib import Path
-from typing import Dict, FrozenSet, Optional, Tuple, Union
 
 from spacy.util import registry
 
@@ -42,12 +42,14 @@ FILES = {prefix: kind for prefix, (_label, kind) in GAZETTEER_FILES.items()}
 class Gazetteer:
     """source: the folder read, "pipeline" (the vocab's table) or None (Faker only)."""
 
-    def __init__(self, lists: Dict[str, Tuple[str, ...]], source: Optional[Union[Path, str]]):
+    def __init__(self, lists: dict[str, tuple[str, ...]], source: Path | str | None):
         self.lists = {kind: lists.get(kind, ()) for kind in FILES.values()}
         self.source = source
-        self.folded: Dict[str, FrozenSet[str]] = {k: frozenset(lookup_key(v) for v in vals) for k, vals in self.lists.items()}
+        self.folded: dict[str, frozenset[str]] = {
+            k: frozenset(lookup_key(v) for v in vals) for k, vals in self.lists.items()
+        }
 
-    def get(self, kind: str) -> Tuple[str, ...]:
+    def get(self, kind: str) -> tuple[str, ...]:
         return self.lists.get(kind, ())
 
     def contains(self, kind: str, value: str) -> bool:
@@ -61,7 +63,7 @@ class Gazetteer:
         return str(self.source)
 
 
-def resolve_folder(folder: Optional[Path] = None) -> Optional[Path]:
+def resolve_folder(folder: Path | None = None) -> Path | None:
     if folder is not None:
         return Path(folder)
     env = os.environ.get(ENV_GAZETTEER)
@@ -72,12 +74,12 @@ def resolve_folder(folder: Optional[Path] = None) -> Optional[Path]:
     return None
 
 
-def read_lists(folder: Path) -> Dict[str, Tuple[str, ...]]:
+def read_lists(folder: Path) -> dict[str, tuple[str, ...]]:
     """The lists of a gazetteer folder, by kind; a clear error naming the folder or file."""
     path = Path(folder)
     if not path.is_dir():
         raise ValueError(f"{path}: gazetteer folder not found")
-    lists: Dict[str, Tuple[str, ...]] = {}
+    lists: dict[str, tuple[str, ...]] = {}
     for file in sorted(path.glob("*.txt")):
         kind = FILES.get(file.name.split(" ")[0].split(".")[0])
         if kind is None:
@@ -92,20 +94,25 @@ def read_lists(folder: Path) -> Dict[str, Tuple[str, ...]]:
 
 
 @lru_cache(maxsize=8)
-def _load(folder: Optional[str]) -> Gazetteer:
+def _load(folder: str | None) -> Gazetteer:
     if folder is None:
-        print("meddocan-deid: no gazetteer folder found; surrogates use Faker es_ES only", file=sys.stderr)
-        logger.warning("no gazetteer in the pipeline nor as a folder: surrogates use Faker es_ES only")
+        print(
+            "meddocan-deid: no gazetteer folder found; surrogates use Faker es_ES only",
+            file=sys.stderr,
+        )
+        logger.warning(
+            "no gazetteer in the pipeline nor as a folder: surrogates use Faker es_ES only"
+        )
         return Gazetteer({}, None)
     return Gazetteer(read_lists(Path(folder)), Path(folder))
 
 
-def load_gazetteer(folder: Optional[Path] = None) -> Gazetteer:
+def load_gazetteer(folder: Path | None = None) -> Gazetteer:
     resolved = resolve_folder(folder)
     return _load(None if resolved is None else str(Path(resolved).resolve()))
 
 
-def store_in_vocab(vocab, folder: Path) -> Dict[str, int]:
+def store_in_vocab(vocab, folder: Path) -> dict[str, int]:
     """Write the lists of `folder` into `vocab.lookups` (table `meddocan_gazetteer`, one
     entry per kind, plus `__meta__` with the attribution), replacing an older table. The
     table is saved with the vocab (`nlp.to_disk`, `spacy package`). Returns kind -> size."""
@@ -120,10 +127,10 @@ def store_in_vocab(vocab, folder: Path) -> Dict[str, int]:
     return {kind: len(values) for kind, values in lists.items()}
 
 
-_FROM_VOCAB: Dict[int, Tuple[object, Gazetteer]] = {}
+_FROM_VOCAB: dict[int, tuple[object, Gazetteer]] = {}
 
 
-def from_vocab(vocab) -> Optional[Gazetteer]:
+def from_vocab(vocab) -> Gazetteer | None:
     """The gazetteer stored in `vocab.lookups`, or None when the pipeline carries none."""
     lookups = getattr(vocab, "lookups", None)
     if lookups is None or not lookups.has_table(TABLE):
@@ -142,7 +149,7 @@ def from_vocab(vocab) -> Optional[Gazetteer]:
     return gaz
 
 
-def resolve_gazetteer(vocab=None, folder: Optional[Path] = None) -> Gazetteer:
+def resolve_gazetteer(vocab=None, folder: Path | None = None) -> Gazetteer:
     """What the surrogates draw from: a folder the user names (`folder`, else the
     environment variable MEDDOCAN_GAZETTEER) wins; else the pipeline's own table when
     `vocab` has one; else `load_gazetteer()` (../shared/meddocan/gazetteer, else Faker only)."""
@@ -155,22 +162,25 @@ def resolve_gazetteer(vocab=None, folder: Optional[Path] = None) -> Gazetteer:
     return load_gazetteer(folder)
 
 
-def gazetteer_source(vocab=None, folder: Optional[Path] = None) -> str:
-    """"pipeline", the folder's path, or "faker-only": what surrogates of a run draw from."""
+def gazetteer_source(vocab=None, folder: Path | None = None) -> str:
+    """ "pipeline", the folder's path, or "faker-only": what surrogates of a run draw from."""
     return resolve_gazetteer(vocab, folder).source_name
 
 
 @registry.callbacks("meddocan_deid.store_gazetteer.v1")
-def make_store_gazetteer(path: Optional[Path] = None):
+def make_store_gazetteer(path: Path | None = None):
     """`[initialize.after_init]`: store the MEDDOCAN gazetteer lists of `path` in
     `nlp.vocab.lookups`, so that the saved (and packaged) pipeline carries them for the
     surrogates. A null path stores nothing; a missing folder stores nothing and warns."""
+
     def store_gazetteer(nlp):
         if path is None or not str(path):
             return nlp
         folder = Path(path)
         if not folder.is_dir():
-            logger.warning("%s: gazetteer folder not found; the pipeline carries no gazetteer", folder)
+            logger.warning(
+                "%s: gazetteer folder not found; the pipeline carries no gazetteer", folder
+            )
             return nlp
         sizes = store_in_vocab(nlp.vocab, folder)
         logger.info("stored the gazetteer of %s in the pipeline's vocab: %s", folder, sizes)

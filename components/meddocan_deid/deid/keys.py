@@ -8,13 +8,14 @@ Keys never come from the command line. `load_key` reads a key file or the enviro
 variable `MEDDOCAN_DEID_KEY`; `random_key` makes a fresh key that is kept in memory only.
 Nothing here logs or prints a key.
 """
+
 import hashlib
 import hmac
 import os
 import random
 import secrets
 from pathlib import Path
-from typing import Optional, Union
+from typing import Union
 
 from ..errors import DeidKeyError
 
@@ -31,11 +32,13 @@ def as_key(key: KeyLike) -> bytes:
         raise DeidKeyError("the key must be bytes or str")
     key = bytes(key)
     if len(key) < MIN_KEY_BYTES:
-        raise DeidKeyError(f"the key is too short ({len(key)} bytes, at least {MIN_KEY_BYTES} needed)")
+        raise DeidKeyError(
+            f"the key is too short ({len(key)} bytes, at least {MIN_KEY_BYTES} needed)"
+        )
     return key
 
 
-def load_key(key_file: Optional[Path] = None, environ=None) -> Optional[bytes]:
+def load_key(key_file: Path | None = None, environ=None) -> bytes | None:
     """The key from `key_file` (bytes, a trailing newline removed), else from the
     environment variable MEDDOCAN_DEID_KEY, else None."""
     environ = os.environ if environ is None else environ
@@ -44,7 +47,9 @@ def load_key(key_file: Optional[Path] = None, environ=None) -> Optional[bytes]:
         try:
             raw = path.read_bytes()
         except OSError as err:
-            raise DeidKeyError(f"{path}: cannot read the key file ({err.strerror or type(err).__name__})") from None
+            raise DeidKeyError(
+                f"{path}: cannot read the key file ({err.strerror or type(err).__name__})"
+            ) from None
         raw = raw.rstrip(b"\r\n")
         try:
             return as_key(raw)

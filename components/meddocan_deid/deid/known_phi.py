@@ -14,18 +14,20 @@ OTRO_NUMERO_IDENTIF) are matched with separators ignored: `45.873.912-K` matches
 Found mentions win over overlapping detected spans (`force_spans`, shared with the deny
 list of a policy): a detected span is trimmed to what lies outside them, or dropped.
 """
+
 import json
 import re
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Optional
 
-from ..errors import KnownPhiError
 from ..constants import LABELS
+from ..errors import KnownPhiError
+from ..formats.encodings import decode_bytes
 from ..labels import IDENTIFIER_LABELS
 from ..lexicon import NAME_LABELS, casefold_per_char, tagged_words
-from ..formats.encodings import decode_bytes
 
-Span = Tuple[str, int, int]
-KnownPhi = Dict[str, List[str]]
+Span = tuple[str, int, int]
+KnownPhi = dict[str, list[str]]
 
 # particles of Spanish (and Catalan, Galician) names: never searched alone
 STOPWORDS = frozenset(tagged_words("particles", "known_name"))
@@ -47,7 +49,7 @@ def _words_pattern(words: Sequence[str]) -> str:
     return r"[\s\-]+".join(re.escape(w) for w in words)
 
 
-def name_terms(value: str) -> List[str]:
+def name_terms(value: str) -> list[str]:
     """Patterns (on folded text) for a name: the whole name and every run of its words that
     starts and ends with a word of 3+ letters that is not a particle; longest first."""
     words = re.findall(r"[^\W\d_]+", casefold_per_char(value))
@@ -58,23 +60,23 @@ def name_terms(value: str) -> List[str]:
             continue
         for j in range(i, len(words)):
             if content[j]:
-                runs.add(tuple(words[i:j + 1]))
+                runs.add(tuple(words[i : j + 1]))
     return [_words_pattern(r) for r in sorted(runs, key=lambda r: (-sum(map(len, r)), r))]
 
 
-def id_term(value: str) -> Optional[str]:
+def id_term(value: str) -> str | None:
     chars = [c for c in casefold_per_char(value) if c.isalnum()]
     if not chars:
         return None
     return ID_SEPARATORS.join(re.escape(c) for c in chars)
 
 
-def literal_term(value: str) -> Optional[str]:
+def literal_term(value: str) -> str | None:
     words = casefold_per_char(value).split()
     return _words_pattern(words) if words else None
 
 
-def terms_for(label: str, value: str) -> List[str]:
+def terms_for(label: str, value: str) -> list[str]:
     if is_name_label(label):
         return name_terms(value)
     term = id_term(value) if is_id_label(label) else literal_term(value)
@@ -89,16 +91,16 @@ def compile_terms(terms: Iterable[str]) -> Optional["re.Pattern"]:
     return re.compile(r"(?<![^\W_])(?:" + "|".join(unique) + r")(?![^\W_])")
 
 
-def find_all(folded: str, pattern, label: str) -> List[Span]:
+def find_all(folded: str, pattern, label: str) -> list[Span]:
     return [(label, m.start(), m.end()) for m in pattern.finditer(folded) if m.end() > m.start()]
 
 
-def find_known(text: str, known: Optional[Mapping[str, Sequence[str]]]) -> List[Span]:
+def find_known(text: str, known: Mapping[str, Sequence[str]] | None) -> list[Span]:
     """Every mention of the known values in `text`, as (label, start, end)."""
     if not known:
         return []
     folded = casefold_per_char(text)
-    found: List[Span] = []
+    found: list[Span] = []
     for label, values in known.items():
         pattern = compile_terms(t for v in values for t in terms_for(label, v))
         if pattern is not None:
@@ -106,7 +108,7 @@ def find_known(text: str, known: Optional[Mapping[str, Sequence[str]]]) -> List[
     return found
 
 
-def _trim(text: str, start: int, end: int) -> Optional[Tuple[int, int]]:
+def _trim(text: str, start: int, end: int) -> tuple[int, int] | None:
     """The piece without separators at its ends, or None when nothing alphanumeric is left."""
     while start < end and not text[start].isalnum():
         start += 1
@@ -115,8 +117,9 @@ def _trim(text: str, start: int, end: int) -> Optional[Tuple[int, int]]:
     return (start, end) if start < end else None
 
 
-def force_spans(text: str, spans: Iterable[Span], forced: Iterable[Span],
-                keep_labels: Iterable[str] = ()) -> List[Span]:
+def force_spans(
+    text: str, spans: Iterable[Span], forced: Iterable[Span], keep_labels: Iterable[str] = ()
+) -> list[Span]:
     """`spans` with the `forced` ones added and winning: among forced spans the earlier
     given wins (callers order them). A forced span inside a detected span of the same label,
     or strictly inside a larger detected span of another label (a surname inside a
@@ -126,15 +129,17 @@ def force_spans(text: str, spans: Iterable[Span], forced: Iterable[Span],
     nothing alphanumeric is left); one of the same extent is relabelled."""
     spans = sorted(spans, key=lambda x: (x[1], x[2]))
     keep_labels = frozenset(keep_labels)
-    chosen: List[Span] = []
+    chosen: list[Span] = []
     for label, s, e in forced:
         if s >= e or any(s < ce and cs < e for _l, cs, ce in chosen):
             continue
-        if any(ds <= s and e <= de and (l == label or (l not in keep_labels and (ds, de) != (s, e)))
-               for l, ds, de in spans):
+        if any(
+            ds <= s and e <= de and (l == label or (l not in keep_labels and (ds, de) != (s, e)))
+            for l, ds, de in spans
+        ):
             continue
         chosen.append((label, s, e))
-    out: List[Span] = list(chosen)
+    out: list[Span] = list(chosen)
     for label, s, e in spans:
         pieces = [(s, e)]
         for _fl, fs, fe in chosen:
@@ -153,8 +158,12 @@ def force_spans(text: str, spans: Iterable[Span], forced: Iterable[Span],
     return sorted(out, key=lambda x: (x[1], x[2]))
 
 
-def add_known(text: str, spans: Iterable[Span], known: Optional[Mapping[str, Sequence[str]]],
-              keep_labels: Iterable[str] = ()) -> List[Span]:
+def add_known(
+    text: str,
+    spans: Iterable[Span],
+    known: Mapping[str, Sequence[str]] | None,
+    keep_labels: Iterable[str] = (),
+) -> list[Span]:
     """`spans` with every mention of the known values added, winning over overlapping ones."""
     found = find_known(text, known)
     if not found:
@@ -182,21 +191,25 @@ def validate_known_phi(value, where: str = "") -> KnownPhi:
     out: KnownPhi = {}
     for label, values in value.items():
         if label not in LABELS:
-            raise KnownPhiError(f"{where}'known_phi' has an unknown label {str(label)[:60]!r} "
-                                f"(expected one of the MEDDOCAN labels, e.g. NOMBRE_SUJETO_ASISTENCIA)")
+            raise KnownPhiError(
+                f"{where}'known_phi' has an unknown label {str(label)[:60]!r} "
+                f"(expected one of the MEDDOCAN labels, e.g. NOMBRE_SUJETO_ASISTENCIA)"
+            )
         if isinstance(values, str):
             values = [values]
         if not isinstance(values, (list, tuple)) or not all(isinstance(v, str) for v in values):
             raise KnownPhiError(f"{where}'known_phi' {label} must be a list of strings")
         if len(values) > MAX_VALUES:
-            raise KnownPhiError(f"{where}'known_phi' {label} has {len(values)} values (at most {MAX_VALUES})")
+            raise KnownPhiError(
+                f"{where}'known_phi' {label} has {len(values)} values (at most {MAX_VALUES})"
+            )
         kept = [v for v in values if v.strip()]
         if kept:
             out[label] = kept
     return out
 
 
-def merge_known(*items: Optional[Mapping[str, Sequence[str]]]) -> KnownPhi:
+def merge_known(*items: Mapping[str, Sequence[str]] | None) -> KnownPhi:
     """The union of several known_phi mappings (values de-duplicated, order kept)."""
     out: KnownPhi = {}
     for item in items:
@@ -208,21 +221,23 @@ def merge_known(*items: Optional[Mapping[str, Sequence[str]]]) -> KnownPhi:
     return out
 
 
-def pool_by_patient(entries: Iterable[Tuple[Optional[str], Optional[Mapping[str, Sequence[str]]]]]) -> Dict[str, KnownPhi]:
+def pool_by_patient(
+    entries: Iterable[tuple[str | None, Mapping[str, Sequence[str]] | None]],
+) -> dict[str, KnownPhi]:
     """patient id -> the union of the known_phi of all its reports (reports without a
     patient id are not pooled)."""
-    pooled: Dict[str, KnownPhi] = {}
+    pooled: dict[str, KnownPhi] = {}
     for patient, known in entries:
         if patient is not None and known:
             pooled[patient] = merge_known(pooled.get(patient), known)
     return pooled
 
 
-def pooled_known_phi(path, encoding: str = "utf-8") -> Dict[str, KnownPhi]:
+def pooled_known_phi(path, encoding: str = "utf-8") -> dict[str, KnownPhi]:
     """A first pass over a JSONL file: patient id -> the known_phi of all its reports.
     Lines that are not valid (JSON, ids, known_phi) are skipped here; the main pass
     reports them."""
-    pooled: Dict[str, KnownPhi] = {}
+    pooled: dict[str, KnownPhi] = {}
     try:
         fh = open(path, "rb")
     except OSError:
@@ -230,7 +245,7 @@ def pooled_known_phi(path, encoding: str = "utf-8") -> Dict[str, KnownPhi]:
     with fh:
         for raw in fh:
             try:
-                if b'known_phi' not in raw:
+                if b"known_phi" not in raw:
                     continue
                 line = decode_bytes(raw, encoding)[0]  # as the main pass reads it
                 if '"known_phi"' not in line:
@@ -247,8 +262,9 @@ def pooled_known_phi(path, encoding: str = "utf-8") -> Dict[str, KnownPhi]:
     return pooled
 
 
-def record_known_phi(value, patient: Optional[str], pooled: Mapping[str, KnownPhi],
-                     where: str) -> Tuple[Optional[KnownPhi], Optional[str]]:
+def record_known_phi(
+    value, patient: str | None, pooled: Mapping[str, KnownPhi], where: str
+) -> tuple[KnownPhi | None, str | None]:
     """(the known_phi a record uses: its own and its patient's, the problem or None)."""
     try:
         own = validate_known_phi(value, where)

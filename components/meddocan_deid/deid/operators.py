@@ -5,11 +5,13 @@ span: its label, its span in the original text and its span in the new text, so 
 caller can re-annotate the output. Spans are (label, start, end), end exclusive, sorted and
 not overlapping (as `doc.ents`).
 """
+
 import hashlib
 import logging
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from string import Formatter
-from typing import Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import NamedTuple
 
 from ..labels import DIGIT_RULES
 from ..lexicon import lookup_key
@@ -17,12 +19,17 @@ from .gazetteer import Gazetteer, load_gazetteer
 from .keys import Keyed, KeyLike
 from .options import DeidOptions, check_mode, label_operators
 from .surrogates import GENERATORS, POLICY_KEPT, Context, offset_for, shift_date
+from .surrogates.common import (
+    MAX_ATTEMPTS,
+    random_shape,
+    scramble_digits,
+    shares_digit_run,
+)
 from .surrogates.names import kinship_kept, name_field
-from .surrogates.common import MAX_ATTEMPTS, bounded_find, random_shape, scramble_digits, shares_digit_run
 
 logger = logging.getLogger("meddocan_deid.deid")
 
-Span = Tuple[str, int, int]
+Span = tuple[str, int, int]
 DATE_OFFSET_ATTEMPTS = 24
 # labels read with an exception of the digit-run rule (see surrogates.common.shares_digit_run)
 DIGIT_RULE_KINDS = DIGIT_RULES  # the label table's digit_rule column
@@ -36,20 +43,20 @@ class Replacement(NamedTuple):
     new_end: int
 
     @property
-    def old_span(self) -> Tuple[int, int]:
+    def old_span(self) -> tuple[int, int]:
         return (self.start, self.end)
 
     @property
-    def new_span(self) -> Tuple[int, int]:
+    def new_span(self) -> tuple[int, int]:
         return (self.new_start, self.new_end)
 
 
 class DeidResult(NamedTuple):
     text: str
-    replacements: List[Replacement]
+    replacements: list[Replacement]
 
 
-def check_spans(text: str, spans: Iterable[Span]) -> List[Span]:
+def check_spans(text: str, spans: Iterable[Span]) -> list[Span]:
     ordered = sorted(((str(l), int(s), int(e)) for l, s, e in spans), key=lambda x: (x[1], x[2]))
     last_end = 0
     for label, start, end in ordered:
@@ -61,7 +68,9 @@ def check_spans(text: str, spans: Iterable[Span]) -> List[Span]:
     return ordered
 
 
-def tag_text(label: str, value: str, options: DeidOptions, numbers: Dict[str, Dict[str, int]]) -> str:
+def tag_text(
+    label: str, value: str, options: DeidOptions, numbers: dict[str, dict[str, int]]
+) -> str:
     """`options.tag_format` for the span: {label} its name, {n} its value's number in the report
     (numbering on; without {n} in the template, `-{n}` follows {label}: `[LABEL-1]`)."""
     name = options.tag_names.get(label, label)
@@ -110,17 +119,27 @@ def _choose_date_offset(ctx: Context, text: str, spans: Sequence[Span], fixed: b
     return first
 
 
-def make_context(text: str, spans: Sequence[Span], key: KeyLike, scope: Optional[str],
-                 options: DeidOptions, patient_scope: bool = False,
-                 gazetteer: Optional[Gazetteer] = None) -> Context:
+def make_context(
+    text: str,
+    spans: Sequence[Span],
+    key: KeyLike,
+    scope: str | None,
+    options: DeidOptions,
+    patient_scope: bool = False,
+    gazetteer: Gazetteer | None = None,
+) -> Context:
     keyed = Keyed(key, scope if scope is not None else default_scope(text))
     kept = []
     phi = []
     for label, s, e in spans:
         value = text[s:e]
-        if options.label_modes.get(label) == "keep":  # left in clear by the policy: a surrogate may equal it
+        if (
+            options.label_modes.get(label) == "keep"
+        ):  # left in clear by the policy: a surrogate may equal it
             kept.append(value)
-        elif (label == "EDAD_SUJETO_ASISTENCIA" and options.keep_age) or (label == "SEXO_SUJETO_ASISTENCIA" and options.keep_sex):
+        elif (label == "EDAD_SUJETO_ASISTENCIA" and options.keep_age) or (
+            label == "SEXO_SUJETO_ASISTENCIA" and options.keep_sex
+        ):
             kept.append(value)
         else:
             phi.append(value)
@@ -143,7 +162,7 @@ class SurrogateOperator:
     of a code's shape, else the tag (never random letters for words); last, no surrogate
     shares a run of 3+ digits with its original (`keep_no_digit_run`)."""
 
-    def __init__(self, ctx: Context, options: DeidOptions, numbers: Dict[str, Dict[str, int]]):
+    def __init__(self, ctx: Context, options: DeidOptions, numbers: dict[str, dict[str, int]]):
         self.ctx = ctx
         self.options = options
         self.numbers = numbers
@@ -161,14 +180,19 @@ class SurrogateOperator:
         ctx.field = field  # `Nombre:` holds given names, `Apellidos:` surnames
         try:
             gen = GENERATORS.get(label)
-            if gen is None:  # a label outside MEDDOCAN: a code keeps its shape, words become the tag
+            if (
+                gen is None
+            ):  # a label outside MEDDOCAN: a code keeps its shape, words become the tag
                 new = self.new_shape("other", value) if is_code(value) else None
             else:
                 new = gen(value, label, ctx)
             if new is None:
                 return self.tag(label, value)
-            kept = label in POLICY_KEPT or (label == "FAMILIARES_SUJETO_ASISTENCIA" and self.options.keep_kinship
-                                            and kinship_kept(value))
+            kept = label in POLICY_KEPT or (
+                label == "FAMILIARES_SUJETO_ASISTENCIA"
+                and self.options.keep_kinship
+                and kinship_kept(value)
+            )
             if new == value and not kept:
                 # a generator that could not change the value: a code gets new characters of its
                 # shape; words never get random letters, they become the tag
@@ -197,10 +221,17 @@ class SurrogateOperator:
         return self.tag(label, value)
 
 
-def apply_operator(text: str, spans: Iterable[Span], mode: str, key: Optional[KeyLike] = None,
-                   scope: Optional[str] = None, options: Optional[DeidOptions] = None,
-                   patient_scope: bool = False, gazetteer: Optional[Gazetteer] = None,
-                   operators: Optional[Mapping[str, str]] = None) -> DeidResult:
+def apply_operator(
+    text: str,
+    spans: Iterable[Span],
+    mode: str,
+    key: KeyLike | None = None,
+    scope: str | None = None,
+    options: DeidOptions | None = None,
+    patient_scope: bool = False,
+    gazetteer: Gazetteer | None = None,
+    operators: Mapping[str, str] | None = None,
+) -> DeidResult:
     """De-identify `text` given its PHI spans. `scope` is the report id (or the patient id
     with `patient_scope=True`); None: a digest of the text. `mode` applies to every label
     but those of `options.label_modes` (a mode, or `keep`: annotated, left in clear).
@@ -212,15 +243,18 @@ def apply_operator(text: str, spans: Iterable[Span], mode: str, key: Optional[Ke
     if operators is None:
         operators = label_operators(mode, options)
     spans = check_spans(text, spans)
-    numbers: Dict[str, Dict[str, int]] = {}
+    numbers: dict[str, dict[str, int]] = {}
     surrogate = None
     if any(operators.get(label, mode) == "surrogate" for label, _s, _e in spans):
         if key is None:
             raise ValueError("surrogate mode needs a key")
-        surrogate = SurrogateOperator(make_context(text, spans, key, scope, options, patient_scope, gazetteer),
-                                      options, numbers)
-    out: List[str] = []
-    replacements: List[Replacement] = []
+        surrogate = SurrogateOperator(
+            make_context(text, spans, key, scope, options, patient_scope, gazetteer),
+            options,
+            numbers,
+        )
+    out: list[str] = []
+    replacements: list[Replacement] = []
     pos = 0
     new_pos = 0
     for label, start, end in spans:
@@ -228,8 +262,9 @@ def apply_operator(text: str, spans: Iterable[Span], mode: str, key: Optional[Ke
         new_pos += start - pos
         value = text[start:end]
         span_mode = operators.get(label, mode)
-        if span_mode == "keep" or (label == "FAMILIARES_SUJETO_ASISTENCIA" and options.keep_kinship
-                                   and kinship_kept(value)):
+        if span_mode == "keep" or (
+            label == "FAMILIARES_SUJETO_ASISTENCIA" and options.keep_kinship and kinship_kept(value)
+        ):
             # a kinship word alone identifies no one: kept in every mode (`Su madre falleció`)
             new = value
         elif span_mode == "tag":
@@ -239,7 +274,9 @@ def apply_operator(text: str, spans: Iterable[Span], mode: str, key: Optional[Ke
         elif span_mode == "redact":
             new = ""
         else:
-            new = surrogate(label, value, name_field(text, start) if label.startswith("NOMBRE_") else "")
+            new = surrogate(
+                label, value, name_field(text, start) if label.startswith("NOMBRE_") else ""
+            )
         out.append(new)
         replacements.append(Replacement(label, start, end, new_pos, new_pos + len(new)))
         new_pos += len(new)

@@ -9,14 +9,17 @@ characters go through one `nlp.pipe` call, in a spaCy memory zone, and only the 
 offsets are kept: a run's peak memory does not grow with the size of a report, its time grows
 linearly. `deadline` is checked between pieces (ReportTimeout).
 """
+
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Callable, Iterator, List, Optional, Tuple
 
 from spacy.tokens import Doc
 
 PIECE_CHARS = 20_000  # the largest piece the pipeline sees (about 1 s of CPU and 60 MB)
-PIECE_OVERLAP = 400  # a cut with no boundary: the next piece starts this far back (entities are far shorter)
+PIECE_OVERLAP = (
+    400  # a cut with no boundary: the next piece starts this far back (entities are far shorter)
+)
 PIPE_CHARS = 100_000  # characters of one nlp.pipe call
 # paragraph, line, sentence, clause, space: the first one found in a window's second half is the cut
 BOUNDARIES = ("\n\n", "\n", ". ", "? ", "! ", "; ", " ")
@@ -26,7 +29,7 @@ class ReportTimeout(Exception):
     """A report took longer than the run's time limit (checked between pieces)."""
 
 
-def doc_spans(doc: Doc) -> List[Tuple[str, int, int]]:
+def doc_spans(doc: Doc) -> list[tuple[str, int, int]]:
     """The entities of a processed Doc as (label, start, end) character offsets."""
     return [(ent.label_, ent.start_char, ent.end_char) for ent in doc.ents]
 
@@ -46,16 +49,16 @@ class Piece:
     keep_to: int
 
 
-def split_pieces(text: str, limit: int, overlap: Optional[int] = None) -> List[Piece]:
+def split_pieces(text: str, limit: int, overlap: int | None = None) -> list[Piece]:
     """The pieces of `text`, each at most `limit` characters: cut after the last boundary of
     `BOUNDARIES` in the window's second half; a window without one is cut at `limit` and the
     next piece starts `overlap` characters earlier (default: `PIECE_OVERLAP`, at most a
     quarter of `limit`). Consecutive pieces split their overlap in the middle."""
     overlap = min(PIECE_OVERLAP if overlap is None else overlap, limit // 4)
-    windows: List[Tuple[int, int]] = []
+    windows: list[tuple[int, int]] = []
     start = 0
     while len(text) - start > limit:
-        window = text[start:start + limit]
+        window = text[start : start + limit]
         cut = -1
         for sep in BOUNDARIES:
             i = window.rfind(sep, limit // 2)
@@ -77,9 +80,9 @@ def split_pieces(text: str, limit: int, overlap: Optional[int] = None) -> List[P
     return pieces
 
 
-def groups(sizes: List[int], budget: int) -> Iterator[List[int]]:
+def groups(sizes: list[int], budget: int) -> Iterator[list[int]]:
     """Indices of `sizes` in order, grouped so that a group's total is at most `budget` (or one item)."""
-    group: List[int] = []
+    group: list[int] = []
     total = 0
     for i, size in enumerate(sizes):
         if group and total + size > budget:
@@ -91,7 +94,9 @@ def groups(sizes: List[int], budget: int) -> Iterator[List[int]]:
         yield group
 
 
-def pipe_spans(nlp, texts: List[str], convert: Callable = doc_spans) -> List[List[Tuple[str, int, int]]]:
+def pipe_spans(
+    nlp, texts: list[str], convert: Callable = doc_spans
+) -> list[list[tuple[str, int, int]]]:
     """The entities of each text, in one `nlp.pipe` call inside a memory zone: the docs and
     the strings they added are gone when it returns. An exception in the pipeline is raised
     after the zone has closed (spaCy's zone leaves the vocab broken when one crosses it).
@@ -99,7 +104,7 @@ def pipe_spans(nlp, texts: List[str], convert: Callable = doc_spans) -> List[Lis
     zone = getattr(nlp, "memory_zone", None)
     if zone is None:
         return [convert(doc) for doc in nlp.pipe(texts)]
-    error: Optional[BaseException] = None
+    error: BaseException | None = None
     with zone():
         docs = nlp.pipe(texts)
         try:
@@ -113,8 +118,15 @@ def pipe_spans(nlp, texts: List[str], convert: Callable = doc_spans) -> List[Lis
     return spans
 
 
-def text_spans(nlp, text: str, deadline: Optional[float] = None, *, limit: Optional[int] = None,
-               budget: int = PIPE_CHARS, run: Optional[Callable[[List[str]], list]] = None) -> List[Tuple[str, int, int]]:
+def text_spans(
+    nlp,
+    text: str,
+    deadline: float | None = None,
+    *,
+    limit: int | None = None,
+    budget: int = PIPE_CHARS,
+    run: Callable[[list[str]], list] | None = None,
+) -> list[tuple[str, int, int]]:
     """The entities of a text of any length, in its offsets: in one piece when it fits, else
     piece by piece (pieces of at most `limit` characters, default `piece_limit(nlp)`, at most
     `budget` characters a call). Raises ReportTimeout when `deadline` (a `time.monotonic()`
@@ -126,12 +138,15 @@ def text_spans(nlp, text: str, deadline: Optional[float] = None, *, limit: Optio
     if len(text) <= limit:
         return run([text])[0]
     pieces = split_pieces(text, limit)
-    spans: List[Tuple[str, int, int]] = []
+    spans: list[tuple[str, int, int]] = []
     for group in groups([p.end - p.start for p in pieces], budget):
         if deadline is not None and time.monotonic() > deadline:
             raise ReportTimeout()
         chosen = [pieces[i] for i in group]
-        for piece, found in zip(chosen, run([text[p.start:p.end] for p in chosen])):
-            spans.extend((label, piece.start + s, piece.start + e, *rest) for label, s, e, *rest in found
-                         if piece.keep_from <= piece.start + s < piece.keep_to)
+        for piece, found in zip(chosen, run([text[p.start : p.end] for p in chosen])):
+            spans.extend(
+                (label, piece.start + s, piece.start + e, *rest)
+                for label, s, e, *rest in found
+                if piece.keep_from <= piece.start + s < piece.keep_to
+            )
     return spans

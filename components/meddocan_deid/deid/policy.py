@@ -29,27 +29,59 @@ and what is allowed. `Policy.apply(options)` gives the `DeidOptions` of a run;
 `prepare_spans(text, spans, options, known_phi)` applies the span rules (and the known
 identifiers of `meddocan_deid.deid.known_phi`) to the detected spans.
 """
+
 import json
 import re
 import tomllib
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Annotated, Any, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import (
+    Annotated,
+    Any,
+    Union,
+)
 
-from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model,
-                      model_validator)
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    create_model,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from ..constants import LABELS
+from ..errors import PolicyError
 from ..lexicon import casefold_per_char
 from .fingerprint import digest_of
-from .known_phi import (Span, add_known, compile_terms, find_all, find_known, force_spans, id_term, is_id_label,
-                        literal_term)
-from .options import DeidOptions, LABEL_MODES
-from ..errors import PolicyError
+from .known_phi import (
+    Span,
+    add_known,
+    compile_terms,
+    find_all,
+    find_known,
+    force_spans,
+    id_term,
+    is_id_label,
+    literal_term,
+)
+from .options import LABEL_MODES, DeidOptions
 
-TOP_KEYS = ("operators", "labels", "allow", "deny", "date_shift", "age_threshold", "privacy", "keep_kinship",
-            "field_keys")
+TOP_KEYS = (
+    "operators",
+    "labels",
+    "allow",
+    "deny",
+    "date_shift",
+    "age_threshold",
+    "privacy",
+    "keep_kinship",
+    "field_keys",
+)
 # the pipeline's privacy operating point (the `privacy` component's level)
 PRIVACY_LEVELS = ("balanced", "high")
 MAX_SHIFT_DAYS = 36525  # a century
@@ -59,38 +91,51 @@ MAX_AGE = 150
 @dataclass(frozen=True)
 class DenyRule:
     label: str
-    strings: Tuple[str, ...] = ()
-    regexes: Tuple["re.Pattern", ...] = ()
+    strings: tuple[str, ...] = ()
+    regexes: tuple["re.Pattern", ...] = ()
 
 
 @dataclass(frozen=True)
 class Policy:
     source: str = "<policy>"
     operators: Mapping[str, str] = field(default_factory=dict)
-    disabled: FrozenSet[str] = frozenset()
-    allow_strings: FrozenSet[str] = frozenset()
-    allow_regexes: Tuple["re.Pattern", ...] = ()
-    deny: Tuple[DenyRule, ...] = ()
-    date_shift: Optional[Tuple[int, int]] = None
-    age_threshold: Optional[int] = None
-    privacy: Optional[str] = None
-    keep_kinship: Optional[bool] = None
-    field_keys: Optional[Path] = None  # folder of field-key files; the run fingerprint digests what they hold
+    disabled: frozenset[str] = frozenset()
+    allow_strings: frozenset[str] = frozenset()
+    allow_regexes: tuple["re.Pattern", ...] = ()
+    deny: tuple[DenyRule, ...] = ()
+    date_shift: tuple[int, int] | None = None
+    age_threshold: int | None = None
+    privacy: str | None = None
+    keep_kinship: bool | None = None
+    field_keys: Path | None = (
+        None  # folder of field-key files; the run fingerprint digests what they hold
+    )
 
     def digest(self) -> str:
         """SHA-256 of what the policy says (not where it was read from): the run fingerprint's
         policy digest, the same for the same rules in TOML or JSON."""
-        return digest_of({
-            "operators": dict(self.operators), "disabled": self.disabled, "allow_strings": self.allow_strings,
-            "allow_regexes": [r.pattern for r in self.allow_regexes],
-            "deny": [{"label": d.label, "strings": list(d.strings), "regexes": [r.pattern for r in d.regexes]}
-                     for d in self.deny],
-            "date_shift": list(self.date_shift) if self.date_shift else None, "age_threshold": self.age_threshold,
-            **({"privacy": self.privacy} if self.privacy is not None else {}),
-            **({"keep_kinship": self.keep_kinship} if self.keep_kinship is not None else {}),
-        })
+        return digest_of(
+            {
+                "operators": dict(self.operators),
+                "disabled": self.disabled,
+                "allow_strings": self.allow_strings,
+                "allow_regexes": [r.pattern for r in self.allow_regexes],
+                "deny": [
+                    {
+                        "label": d.label,
+                        "strings": list(d.strings),
+                        "regexes": [r.pattern for r in d.regexes],
+                    }
+                    for d in self.deny
+                ],
+                "date_shift": list(self.date_shift) if self.date_shift else None,
+                "age_threshold": self.age_threshold,
+                **({"privacy": self.privacy} if self.privacy is not None else {}),
+                **({"keep_kinship": self.keep_kinship} if self.keep_kinship is not None else {}),
+            }
+        )
 
-    def apply(self, options: Optional[DeidOptions] = None) -> DeidOptions:
+    def apply(self, options: DeidOptions | None = None) -> DeidOptions:
         """`options` (default: the defaults) with this policy's operators, date range, age
         threshold, kinship setting and span rules."""
         options = options or DeidOptions()
@@ -107,10 +152,12 @@ class Policy:
 
     def allowed(self, value: str) -> bool:
         stripped = value.strip()
-        return stripped in self.allow_strings or any(p.fullmatch(stripped) for p in self.allow_regexes)
+        return stripped in self.allow_strings or any(
+            p.fullmatch(stripped) for p in self.allow_regexes
+        )
 
-    def deny_spans(self, text: str) -> List[Span]:
-        found: List[Span] = []
+    def deny_spans(self, text: str) -> list[Span]:
+        found: list[Span] = []
         folded = None
         for rule in self.deny:
             if rule.label in self.disabled:
@@ -122,22 +169,38 @@ class Policy:
                 if pattern is not None:
                     found.extend(find_all(folded, pattern, rule.label))
             for regex in rule.regexes:
-                found.extend((rule.label, m.start(), m.end()) for m in regex.finditer(text) if m.end() > m.start())
+                found.extend(
+                    (rule.label, m.start(), m.end())
+                    for m in regex.finditer(text)
+                    if m.end() > m.start()
+                )
         return found
 
 
-def prepare_spans(text: str, spans: Iterable[Span], options: Optional[DeidOptions] = None,
-                  known_phi: Optional[Mapping[str, Sequence[str]]] = None) -> List[Span]:
+def prepare_spans(
+    text: str,
+    spans: Iterable[Span],
+    options: DeidOptions | None = None,
+    known_phi: Mapping[str, Sequence[str]] | None = None,
+) -> list[Span]:
     """The spans the operator gets: the detected `spans` without labels that are off and
     without allowed texts, plus the known identifiers and the deny list's matches (in that
     order of precedence), which win over overlapping detected spans."""
-    policy: Optional[Policy] = getattr(options, "policy", None) if options is not None else None
+    policy: Policy | None = getattr(options, "policy", None) if options is not None else None
     spans = [(str(l), int(s), int(e)) for l, s, e in spans]
     if policy is None:
-        keep = {label for label, mode in options.label_modes.items() if mode == "keep"} if options else ()
+        keep = (
+            {label for label, mode in options.label_modes.items() if mode == "keep"}
+            if options
+            else ()
+        )
         return add_known(text, spans, known_phi, keep)
-    spans = [(l, s, e) for l, s, e in spans if l not in policy.disabled and not policy.allowed(text[s:e])]
-    known = find_known(text, {l: v for l, v in (known_phi or {}).items() if l not in policy.disabled})
+    spans = [
+        (l, s, e) for l, s, e in spans if l not in policy.disabled and not policy.allowed(text[s:e])
+    ]
+    known = find_known(
+        text, {l: v for l, v in (known_phi or {}).items() if l not in policy.disabled}
+    )
     deny = policy.deny_spans(text)
     if not known and not deny:
         return sorted(spans, key=lambda x: (x[1], x[2]))
@@ -150,6 +213,7 @@ def prepare_spans(text: str, spans: Iterable[Span], options: Optional[DeidOption
 
 # -- the file's schema (pydantic): each problem is reported as `<file>: <key>: <problem>` ------------
 
+
 def _problem(message: str) -> PydanticCustomError:
     return PydanticCustomError("policy", "{problem}", {"problem": message})
 
@@ -160,8 +224,10 @@ def _labels():
 
 def _label(value):
     if value not in _labels():
-        raise _problem(f"unknown label {str(value)[:60]!r} (allowed: the MEDDOCAN labels, e.g. "
-                       "NOMBRE_SUJETO_ASISTENCIA, FECHAS, HOSPITAL)")
+        raise _problem(
+            f"unknown label {str(value)[:60]!r} (allowed: the MEDDOCAN labels, e.g. "
+            "NOMBRE_SUJETO_ASISTENCIA, FECHAS, HOSPITAL)"
+        )
     return value
 
 
@@ -228,8 +294,8 @@ def _deny_list(value):
     return tuple(value)
 
 
-Strings = Annotated[Tuple[str, ...], BeforeValidator(_strings)]
-Regexes = Annotated[Tuple[Annotated[Any, AfterValidator(_regex)], ...], BeforeValidator(_strings)]
+Strings = Annotated[tuple[str, ...], BeforeValidator(_strings)]
+Regexes = Annotated[tuple[Annotated[Any, AfterValidator(_regex)], ...], BeforeValidator(_strings)]
 _STRICT = ConfigDict(extra="forbid", strict=True, arbitrary_types_allowed=True)
 
 
@@ -260,13 +326,18 @@ class _DateShift(BaseModel):
     @model_validator(mode="after")
     def _ordered(self):
         if self.min_days > self.max_days:
-            raise _problem(f"bad range: min_days ({self.min_days}) is above max_days ({self.max_days})")
+            raise _problem(
+                f"bad range: min_days ({self.min_days}) is above max_days ({self.max_days})"
+            )
         return self
 
 
 def _label_table(name: str, value_type, check):
     """A table keyed by the 29 labels (no other key), each value given checked by `check`."""
-    fields = {label: (Annotated[Optional[value_type], BeforeValidator(check)], None) for label in _labels()}
+    fields = {
+        label: (Annotated[value_type | None, BeforeValidator(check)], None)
+        for label in _labels()
+    }
     return create_model(name, __config__=_STRICT, **fields)
 
 
@@ -277,27 +348,44 @@ _Labels = _label_table("_Labels", bool, _on_off)
 class _PolicyFile(BaseModel):
     """The policy file as written; `to_policy` gives the Policy a run uses. The fields are
     in the order they are checked (TOP_KEYS)."""
+
     model_config = _STRICT
     operators: _Operators = Field(default_factory=_Operators)
     labels: _Labels = Field(default_factory=_Labels)
     allow: _Allow = Field(default_factory=_Allow)
-    deny: Annotated[Tuple[_Deny, ...], BeforeValidator(_deny_list)] = ()
-    date_shift: Optional[_DateShift] = None
-    age_threshold: Annotated[Optional[int], _int_in(1, MAX_AGE)] = None
-    privacy: Annotated[Optional[str], BeforeValidator(_privacy)] = None
-    keep_kinship: Annotated[Optional[bool], BeforeValidator(_kinship)] = None
-    field_keys: Annotated[Optional[str], BeforeValidator(_field_keys)] = None
+    deny: Annotated[tuple[_Deny, ...], BeforeValidator(_deny_list)] = ()
+    date_shift: _DateShift | None = None
+    age_threshold: Annotated[int | None, _int_in(1, MAX_AGE)] = None
+    privacy: Annotated[str | None, BeforeValidator(_privacy)] = None
+    keep_kinship: Annotated[bool | None, BeforeValidator(_kinship)] = None
+    field_keys: Annotated[str | None, BeforeValidator(_field_keys)] = None
 
     def to_policy(self, source: str, order: Sequence[str] = ()) -> Policy:
         """The Policy; `order`: the labels of the file's operators table in the file's order."""
         given = self.operators.model_dump(exclude_none=True)
         operators = {label: given[label] for label in [*order, *given] if label in given}
-        disabled = frozenset(label for label, on in self.labels.model_dump(exclude_none=True).items() if not on)
+        disabled = frozenset(
+            label for label, on in self.labels.model_dump(exclude_none=True).items() if not on
+        )
         deny = tuple(DenyRule(d.label, tuple(d.strings), tuple(d.regexes)) for d in self.deny)
-        date_shift = (self.date_shift.min_days, self.date_shift.max_days) if self.date_shift is not None else None
-        return Policy(source, operators, disabled, frozenset(self.allow.strings), tuple(self.allow.regexes), deny,
-                      date_shift, self.age_threshold, self.privacy, self.keep_kinship,
-                      Path(self.field_keys) if self.field_keys is not None else None)
+        date_shift = (
+            (self.date_shift.min_days, self.date_shift.max_days)
+            if self.date_shift is not None
+            else None
+        )
+        return Policy(
+            source,
+            operators,
+            disabled,
+            frozenset(self.allow.strings),
+            tuple(self.allow.regexes),
+            deny,
+            date_shift,
+            self.age_threshold,
+            self.privacy,
+            self.keep_kinship,
+            Path(self.field_keys) if self.field_keys is not None else None,
+        )
 
 
 def _allowed_keys(model) -> str:
@@ -305,7 +393,7 @@ def _allowed_keys(model) -> str:
 
 
 # the table each location of the file is validated by, for "unknown key" and "missing"
-def _model_at(loc: Tuple) -> Any:
+def _model_at(loc: tuple) -> Any:
     model = _PolicyFile
     for part in loc:
         if isinstance(part, int):
@@ -314,7 +402,10 @@ def _model_at(loc: Tuple) -> Any:
         if field is None:
             return model
         inner = field.annotation
-        for candidate in (inner, *getattr(inner, "__args__", ())):  # Optional[...] and Tuple[..., ...]
+        for candidate in (
+            inner,
+            *getattr(inner, "__args__", ()),
+        ):  # Optional[...] and Tuple[..., ...]
             if isinstance(candidate, type) and issubclass(candidate, BaseModel):
                 model = candidate
                 break
@@ -323,19 +414,21 @@ def _model_at(loc: Tuple) -> Any:
     return model
 
 
-MISSING_HINTS = {"label": "missing (allowed: a MEDDOCAN label)",
-                 "min_days": "missing (both min_days and max_days are needed)",
-                 "max_days": "missing (both min_days and max_days are needed)"}
+MISSING_HINTS = {
+    "label": "missing (allowed: a MEDDOCAN label)",
+    "min_days": "missing (both min_days and max_days are needed)",
+    "max_days": "missing (both min_days and max_days are needed)",
+}
 
 
-def _key(loc: Tuple) -> str:
+def _key(loc: tuple) -> str:
     key = ""
     for part in loc:
         key += f"[{part}]" if isinstance(part, int) else (f".{part}" if key else str(part))
     return key
 
 
-def _message(error: dict) -> Tuple[str, str]:
+def _message(error: dict) -> tuple[str, str]:
     """(key, problem) of one pydantic error, in the policy's own words."""
     loc = tuple(error["loc"])
     kind = error["type"]
@@ -361,12 +454,14 @@ def parse_policy(data, source: str = "<policy>") -> Policy:
         parsed = _PolicyFile.model_validate(dict(data))
     except ValidationError as err:
         key, problem = _message(err.errors(include_url=False)[0])
-        raise PolicyError(f"{source}: {key}: {problem}" if key else f"{source}: {problem}") from None
+        raise PolicyError(
+            f"{source}: {key}: {problem}" if key else f"{source}: {problem}"
+        ) from None
     ops = data.get("operators")
     return parsed.to_policy(source, list(ops) if isinstance(ops, Mapping) else ())
 
 
-def load_policy(path: Union[str, Path]) -> Policy:
+def load_policy(path: str | Path) -> Policy:
     """Read and validate a policy file (.toml or .json)."""
     path = Path(path)
     suffix = path.suffix.lower()
@@ -375,7 +470,9 @@ def load_policy(path: Union[str, Path]) -> Policy:
     try:
         raw = path.read_bytes()
     except OSError as err:
-        raise PolicyError(f"{path}: cannot read the policy ({err.strerror or type(err).__name__})") from None
+        raise PolicyError(
+            f"{path}: cannot read the policy ({err.strerror or type(err).__name__})"
+        ) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -389,7 +486,9 @@ def load_policy(path: Union[str, Path]) -> Policy:
     if not isinstance(data, dict):
         raise PolicyError(f"{path}: expected a table (a JSON object) at the top")
     policy = parse_policy(data, str(path))
-    if policy.field_keys is not None and not policy.field_keys.is_absolute():  # relative to the policy file
+    if (
+        policy.field_keys is not None and not policy.field_keys.is_absolute()
+    ):  # relative to the policy file
         policy = replace(policy, field_keys=Path(path).parent / policy.field_keys)
     return policy
 
@@ -397,7 +496,7 @@ def load_policy(path: Union[str, Path]) -> Policy:
 PolicyLike = Union[None, str, Path, Mapping[str, Any], Policy]
 
 
-def as_policy(policy: PolicyLike) -> Optional[Policy]:
+def as_policy(policy: PolicyLike) -> Policy | None:
     """A `Policy` from a `Policy`, the path of a .toml/.json policy file, or a dict of the
     same keys (what the service takes as JSON); None stays None."""
     if policy is None or isinstance(policy, Policy):
@@ -406,4 +505,6 @@ def as_policy(policy: PolicyLike) -> Optional[Policy]:
         return load_policy(policy)
     if isinstance(policy, Mapping):
         return parse_policy(policy, "<policy dict>")
-    raise TypeError("policy must be a Policy, a dict of policy keys, or the path of a .toml/.json policy file")
+    raise TypeError(
+        "policy must be a Policy, a dict of policy keys, or the path of a .toml/.json policy file"
+    )

@@ -15,28 +15,31 @@ forbids both), they open from file://. The pages are Jinja templates (deid/templ
 review.css) rendered with autoescape: displaCy escapes the report text, the environment every
 other value (labels, ids, flags, notes).
 """
+
 import html
 import statistics
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence
 
 from spacy import displacy
 
 from ..brat import AnnError, parse_ann, read_text, validate_ann
 from ..constants import LABELS
-from ..labels import COLOURS
+from ..errors import StoredDataError
 from ..files import atomic_write
 from ..formats.base import safe_stem
+from ..labels import COLOURS
 from .operators import Replacement
-from ..errors import StoredDataError
 
 MAX_ENTITY_CHARS = 60
 MAX_ENTITY_TOKENS = 8
 MIN_REPORTS_FOR_USUAL = 10  # below this, "far from usual" means nothing
-PHI_WARNING = ("These pages show protected health information (the original reports). "
-               "Keep them private; do not share this folder with the de-identified output.")
+PHI_WARNING = (
+    "These pages show protected health information (the original reports). "
+    "Keep them private; do not share this folder with the de-identified output."
+)
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
@@ -52,13 +55,15 @@ ENT_TEMPLATE = (
 TEMPLATES = Path(__file__).parent / "templates"  # review_*.html and review.css (package data)
 
 
-def label_colors(labels: Sequence[str] = LABELS) -> Dict[str, str]:
+def label_colors(labels: Sequence[str] = LABELS) -> dict[str, str]:
     """A light colour per label for displaCy: the label table's (`meddocan_deid.labels`:
     hand-picked for the frequent labels, golden-angle hues for the others), golden-angle hues
     by position (neighbours differ) for a label the table lacks."""
     colors = {}
     for i, label in enumerate(labels):
-        colors[label.upper()] = COLOURS.get(label.upper(), f"hsl({(i * 137.508) % 360:.0f}, 55%, 85%)")
+        colors[label.upper()] = COLOURS.get(
+            label.upper(), f"hsl({(i * 137.508) % 360:.0f}, 55%, 85%)"
+        )
     return colors
 
 
@@ -66,10 +71,11 @@ def label_colors(labels: Sequence[str] = LABELS) -> Dict[str, str]:
 class ReviewReport:
     """One report: the original, the de-identified text and the replacements between them
     (as `DeidResult.replacements`), or a failed report (`status` "failed: <reason>", no texts)."""
+
     id: str
-    original: Optional[str]
-    output: Optional[str]
-    replacements: List[Replacement] = field(default_factory=list)
+    original: str | None
+    output: str | None
+    replacements: list[Replacement] = field(default_factory=list)
     status: str = "ok"
 
     @property
@@ -80,19 +86,21 @@ class ReviewReport:
 @dataclass
 class ReviewRow:
     """A row of the index: no text of the report, only counts and flags."""
+
     id: str
-    href: Optional[str]
+    href: str | None
     status: str
-    counts: Dict[str, int]
-    flags: List[str]
+    counts: dict[str, int]
+    flags: list[str]
 
 
 def _e(value) -> str:
     return html.escape(str(value), quote=True)
 
 
-def report_flags(report: ReviewReport, *, max_chars: int = MAX_ENTITY_CHARS,
-                 max_tokens: int = MAX_ENTITY_TOKENS) -> List[str]:
+def report_flags(
+    report: ReviewReport, *, max_chars: int = MAX_ENTITY_CHARS, max_tokens: int = MAX_ENTITY_TOKENS
+) -> list[str]:
     """What needs a look in one report: failed, no PHI found, very long entities."""
     if not report.ok:
         return ["failed"]
@@ -100,14 +108,14 @@ def report_flags(report: ReviewReport, *, max_chars: int = MAX_ENTITY_CHARS,
     if not report.replacements:
         flags.append("no PHI found")
     for r in report.replacements:
-        value = report.original[r.start:r.end]
+        value = report.original[r.start : r.end]
         n_tokens = len(value.split())
         if len(value) > max_chars or n_tokens > max_tokens:
             flags.append(f"long entity: {r.label} ({len(value)} chars, {n_tokens} tokens)")
     return flags
 
 
-def usual_count_flags(rows: List[ReviewRow], *, min_reports: int = MIN_REPORTS_FOR_USUAL) -> None:
+def usual_count_flags(rows: list[ReviewRow], *, min_reports: int = MIN_REPORTS_FOR_USUAL) -> None:
     """Add a flag to rows whose count of a label (or total) is far above the run's usual:
     above mean + 3 standard deviations and at least mean + 3. Needs `min_reports` ok rows."""
     ok = [r for r in rows if r.status == "ok"]
@@ -123,19 +131,31 @@ def usual_count_flags(rows: List[ReviewRow], *, min_reports: int = MIN_REPORTS_F
                 row.flags.append(f"many {key}: {v} (usual {mean:.1f})")
 
 
-def _displacy(text: str, spans: List[dict], colors: Dict[str, str]) -> str:
-    return displacy.render({"text": text, "ents": spans, "title": None}, style="ent", manual=True, page=False,
-                           jupyter=False, options={"colors": colors, "template": ENT_TEMPLATE})
+def _displacy(text: str, spans: list[dict], colors: dict[str, str]) -> str:
+    return displacy.render(
+        {"text": text, "ents": spans, "title": None},
+        style="ent",
+        manual=True,
+        page=False,
+        jupyter=False,
+        options={"colors": colors, "template": ENT_TEMPLATE},
+    )
 
 
-def _spans(report: ReviewReport, side: str) -> List[dict]:
+def _spans(report: ReviewReport, side: str) -> list[dict]:
     other = "out" if side == "orig" else "orig"
     spans = []
     for i, r in enumerate(report.replacements, start=1):
         start, end = (r.start, r.end) if side == "orig" else (r.new_start, r.new_end)
         title = "go to the replacement" if side == "orig" else "go to the original"
-        spans.append({"start": start, "end": end, "label": _e(r.label),
-                      "params": {"id": f"{side}-{i}", "href": f"#{other}-{i}", "title": title}})
+        spans.append(
+            {
+                "start": start,
+                "end": end,
+                "label": _e(r.label),
+                "params": {"id": f"{side}-{i}", "href": f"#{other}-{i}", "title": title},
+            }
+        )
     return spans
 
 
@@ -147,8 +167,14 @@ def _templates():
     if not _ENV:
         from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-        _ENV.append(Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True, keep_trailing_newline=True,
-                                undefined=StrictUndefined))
+        _ENV.append(
+            Environment(
+                loader=FileSystemLoader(str(TEMPLATES)),
+                autoescape=True,
+                keep_trailing_newline=True,
+                undefined=StrictUndefined,
+            )
+        )
     return _ENV[0]
 
 
@@ -158,12 +184,21 @@ def _render(name: str, **values) -> str:
     return _templates().get_template(name).render(csp=Markup(CSP), warning=PHI_WARNING, **values)
 
 
-def legend(labels: Iterable[str], colors: Dict[str, str], counts: Optional[Dict[str, int]] = None) -> str:
-    return str(_templates().get_template("review_macros.html").module.legend(list(labels), colors, counts))
+def legend(
+    labels: Iterable[str], colors: dict[str, str], counts: dict[str, int] | None = None
+) -> str:
+    return str(
+        _templates().get_template("review_macros.html").module.legend(list(labels), colors, counts)
+    )
 
 
-def render_report_page(report: ReviewReport, *, mode: Optional[str] = None, colors: Optional[Dict[str, str]] = None,
-                       index_href: Optional[str] = "../index.html") -> str:
+def render_report_page(
+    report: ReviewReport,
+    *,
+    mode: str | None = None,
+    colors: dict[str, str] | None = None,
+    index_href: str | None = "../index.html",
+) -> str:
     """The page of one report: the original (PHI highlighted by label, displaCy) beside the
     de-identified text (each replacement highlighted); `#orig-<n>` and `#out-<n>` link the
     n-th PHI to its replacement and back."""
@@ -173,10 +208,17 @@ def render_report_page(report: ReviewReport, *, mode: Optional[str] = None, colo
 
     colors = colors or label_colors()
     counts = Counter(r.label for r in report.replacements)
-    return _render("review_page.html", title=f"Review: {report.id}", id=report.id, index_href=index_href,
-                   flags=report_flags(report), legend=Markup(legend(sorted(counts), colors, counts)), mode=mode,
-                   original=Markup(_displacy(report.original, _spans(report, "orig"), colors)),
-                   output=Markup(_displacy(report.output, _spans(report, "out"), colors)))
+    return _render(
+        "review_page.html",
+        title=f"Review: {report.id}",
+        id=report.id,
+        index_href=index_href,
+        flags=report_flags(report),
+        legend=Markup(legend(sorted(counts), colors, counts)),
+        mode=mode,
+        original=Markup(_displacy(report.original, _spans(report, "orig"), colors)),
+        output=Markup(_displacy(report.output, _spans(report, "out"), colors)),
+    )
 
 
 def page_name(report_id: str) -> str:
@@ -184,35 +226,57 @@ def page_name(report_id: str) -> str:
     return f"reports/{safe_stem(report_id)}.html"
 
 
-def summarize(report: ReviewReport, href: Optional[str] = None) -> ReviewRow:
-    return ReviewRow(report.id, href, report.status, dict(Counter(r.label for r in report.replacements)),
-                     report_flags(report))
+def summarize(report: ReviewReport, href: str | None = None) -> ReviewRow:
+    return ReviewRow(
+        report.id,
+        href,
+        report.status,
+        dict(Counter(r.label for r in report.replacements)),
+        report_flags(report),
+    )
 
 
-def render_index(rows: Sequence[ReviewRow], *, mode: Optional[str] = None, colors: Optional[Dict[str, str]] = None,
-                 notes: Sequence[str] = ()) -> str:
+def render_index(
+    rows: Sequence[ReviewRow],
+    *,
+    mode: str | None = None,
+    colors: dict[str, str] | None = None,
+    notes: Sequence[str] = (),
+) -> str:
     """The index: one row per report (counts per label, flags), reports with flags counted on top."""
-    return _render("review_index.html", title="De-identification review", rows=list(rows), mode=mode,
-                   colors=colors or label_colors(), flagged=sum(1 for r in rows if r.flags), notes=list(notes),
-                   max_chars=MAX_ENTITY_CHARS, max_tokens=MAX_ENTITY_TOKENS)
+    return _render(
+        "review_index.html",
+        title="De-identification review",
+        rows=list(rows),
+        mode=mode,
+        colors=colors or label_colors(),
+        flagged=sum(1 for r in rows if r.flags),
+        notes=list(notes),
+        max_chars=MAX_ENTITY_CHARS,
+        max_tokens=MAX_ENTITY_TOKENS,
+    )
 
 
 class ReviewSite:
     """Writes a review site report by report (pages at once, texts not kept) and the index
     on `close()`."""
 
-    def __init__(self, folder: Path, *, mode: Optional[str] = None, colors: Optional[Dict[str, str]] = None):
+    def __init__(
+        self, folder: Path, *, mode: str | None = None, colors: dict[str, str] | None = None
+    ):
         self.folder = Path(folder)
         self.mode = mode
         self.colors = colors or label_colors()
-        self.rows: List[ReviewRow] = []
-        self.notes: List[str] = []
+        self.rows: list[ReviewRow] = []
+        self.notes: list[str] = []
 
     def add(self, report: ReviewReport) -> ReviewRow:
         href = None
         if report.ok:
             href = page_name(report.id)
-            atomic_write(self.folder / href, render_report_page(report, mode=self.mode, colors=self.colors))
+            atomic_write(
+                self.folder / href, render_report_page(report, mode=self.mode, colors=self.colors)
+            )
         row = summarize(report, href)
         self.rows.append(row)
         return row
@@ -220,11 +284,15 @@ class ReviewSite:
     def close(self) -> Path:
         usual_count_flags(self.rows)
         index = self.folder / "index.html"
-        atomic_write(index, render_index(self.rows, mode=self.mode, colors=self.colors, notes=self.notes))
+        atomic_write(
+            index, render_index(self.rows, mode=self.mode, colors=self.colors, notes=self.notes)
+        )
         return index
 
 
-def write_review_site(folder: Path, reports: Iterable[ReviewReport], *, mode: Optional[str] = None) -> Path:
+def write_review_site(
+    folder: Path, reports: Iterable[ReviewReport], *, mode: str | None = None
+) -> Path:
     """Write the whole site for `reports` into `folder`; returns the path of index.html."""
     site = ReviewSite(folder, mode=mode)
     for report in reports:
@@ -232,11 +300,15 @@ def write_review_site(folder: Path, reports: Iterable[ReviewReport], *, mode: Op
     return site.close()
 
 
-def _entities(ann: str) -> Dict[int, tuple]:
-    return {int(tid[1:]): (label, frags[0][0], frags[-1][1]) for tid, label, frags, _ in parse_ann(ann)}
+def _entities(ann: str) -> dict[int, tuple]:
+    return {
+        int(tid[1:]): (label, frags[0][0], frags[-1][1]) for tid, label, frags, _ in parse_ann(ann)
+    }
 
 
-def report_from_files(report_id: str, original: str, private_ann: str, output: str, output_ann: str) -> ReviewReport:
+def report_from_files(
+    report_id: str, original: str, private_ann: str, output: str, output_ann: str
+) -> ReviewReport:
     """Rebuild a report from the files a run wrote: the original and its private `.ann`
     (`--private-dir`), the de-identified text and its shared `.ann` (`T<n>` pair them; a
     PHI missing from the shared `.ann` was redacted to nothing). Raises StoredDataError when
@@ -252,7 +324,7 @@ def report_from_files(report_id: str, original: str, private_ann: str, output: s
     orig, new = _entities(private_ann), _entities(output_ann)
     if set(new) - set(orig):
         raise StoredDataError(f"{report_id}: the output .ann has entities the private .ann lacks")
-    replacements: List[Replacement] = []
+    replacements: list[Replacement] = []
     delta = 0  # output offset minus original offset, after the previous PHI
     prev_end = prev_new_end = 0
     for n in sorted(orig):
@@ -262,13 +334,17 @@ def report_from_files(report_id: str, original: str, private_ann: str, output: s
         else:
             new_start = new_end = start + delta
         if original[prev_end:start] != output[prev_new_end:new_start]:
-            raise StoredDataError(f"{report_id}: the text before T{n} differs between the original and the output "
-                                  "(not the same run?)")
+            raise StoredDataError(
+                f"{report_id}: the text before T{n} differs between the original and the output "
+                "(not the same run?)"
+            )
         replacements.append(Replacement(label, start, end, new_start, new_end))
         delta = new_end - end
         prev_end, prev_new_end = end, new_end
     if original[prev_end:] != output[prev_new_end:]:
-        raise StoredDataError(f"{report_id}: the text after the last PHI differs between the original and the output")
+        raise StoredDataError(
+            f"{report_id}: the text after the last PHI differs between the original and the output"
+        )
     return ReviewReport(report_id, original, output, replacements)
 
 
@@ -277,16 +353,21 @@ def reports_from_folders(output: Path, private_dir: Path):
     failed row for each failure listed in `output/run_report.json` (when there is one)."""
     import json
 
-
     output, private_dir = Path(output), Path(private_dir)
     for txt in sorted(private_dir.rglob("*.txt")):
         stem = txt.relative_to(private_dir).with_suffix("").as_posix()
-        out_txt, out_ann, priv_ann = output / f"{stem}.txt", output / f"{stem}.ann", txt.with_suffix(".ann")
+        out_txt, out_ann, priv_ann = (
+            output / f"{stem}.txt",
+            output / f"{stem}.ann",
+            txt.with_suffix(".ann"),
+        )
         missing = [p for p in (out_txt, out_ann, priv_ann) if not p.is_file()]
         if missing:
             yield ReviewReport(stem, None, None, [], f"failed: {missing[0]} is missing")
             continue
-        yield report_from_files(stem, read_text(txt), read_text(priv_ann), read_text(out_txt), read_text(out_ann))
+        yield report_from_files(
+            stem, read_text(txt), read_text(priv_ann), read_text(out_txt), read_text(out_ann)
+        )
     run_report = output / "run_report.json"
     if run_report.is_file():
         recorded = json.loads(run_report.read_text(encoding="utf-8"))
@@ -296,7 +377,7 @@ def reports_from_folders(output: Path, private_dir: Path):
             yield ReviewReport(str(e.get("id")), None, None, [], "empty text")
 
 
-def run_mode(output: Path) -> Optional[str]:
+def run_mode(output: Path) -> str | None:
     """The mode recorded in `output/run_report.json`, if any."""
     import json
 

@@ -23,21 +23,17 @@ clear) and its reason in the status column; the run report names it by file and 
 empty text cell stays empty and its row is `ok`. A table is held in memory whole: for
 tables larger than memory, use `deidentify-spark` (the same operators and PHI columns).
 """
+
 import datetime as dt
 import re
 import time
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
+from typing import Any
 
 from ..constants import DEFAULT_MODEL, LABELS
-from ..lexicon import words
 from ..errors import InputError
-from .known_phi import KnownPhi, merge_known
-from .api import load_pipeline
-from .deidentifier import Deidentifier
-from .options import DeidOptions
-from .records import Record
 from ..formats import registry
 from ..formats.csv import DelimitedTable
 from ..formats.jsonl import JsonlTable
@@ -45,27 +41,40 @@ from ..formats.memory import PandasTable
 from ..formats.parquet import ArrowTable
 from ..formats.table import Table, is_missing
 from ..formats.xlsx import XlsxTable
+from ..lexicon import words
+from .api import load_pipeline
+from .deidentifier import Deidentifier
+from .known_phi import KnownPhi, merge_known
+from .options import DeidOptions
+from .records import Record
 
 STATUS_COLUMN = "deid_status"
 MONTHS = tuple(words("months"))
-DATE_SHAPES = (re.compile(r"^(\d{1,2})[/.\-](\d{1,2})[/.\-](\d{4})$"), re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})"))
+DATE_SHAPES = (
+    re.compile(r"^(\d{1,2})[/.\-](\d{1,2})[/.\-](\d{4})$"),
+    re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})"),
+)
 
 
-def table_format(path) -> Optional[str]:
+def table_format(path) -> str | None:
     """The table format of a file by its suffix (any case: csv, tsv, xlsx, parquet); None
     otherwise (a `.jsonl` file is a table only when its columns are named)."""
     return registry.table_format(path)
 
 
-def parse_phi_column(value: str) -> Tuple[str, str]:
+def parse_phi_column(value: str) -> tuple[str, str]:
     """`COLUMN:LABEL` -> (column, label); the last `:` separates them. ValueError naming the value."""
     column, sep, label = str(value).rpartition(":")
     if not sep or not column.strip() or not label.strip():
-        raise ValueError(f"PHI column {value!r}: expected COLUMN:LABEL, e.g. nombre:NOMBRE_SUJETO_ASISTENCIA")
+        raise ValueError(
+            f"PHI column {value!r}: expected COLUMN:LABEL, e.g. nombre:NOMBRE_SUJETO_ASISTENCIA"
+        )
     label = label.strip()
     if label not in LABELS:
-        raise ValueError(f"PHI column {value!r}: unknown label {label!r} (one of the MEDDOCAN labels, e.g. "
-                         "NOMBRE_SUJETO_ASISTENCIA, ID_SUJETO_ASISTENCIA, FECHAS)")
+        raise ValueError(
+            f"PHI column {value!r}: unknown label {label!r} (one of the MEDDOCAN labels, e.g. "
+            "NOMBRE_SUJETO_ASISTENCIA, ID_SUJETO_ASISTENCIA, FECHAS)"
+        )
     return column.strip(), label
 
 
@@ -80,15 +89,17 @@ class TableSpec:
     Raises ValueError for an unknown label or a column in two roles."""
 
     id_column: str
-    text_columns: Tuple[str, ...] = ()
+    text_columns: tuple[str, ...] = ()
     phi_columns: Mapping[str, str] = field(default_factory=dict)
-    patient_column: Optional[str] = None
+    patient_column: str | None = None
     status_column: str = STATUS_COLUMN
     phi_to_text: bool = True
-    sheet: Optional[str] = None
+    sheet: str | None = None
 
     def __post_init__(self):
-        texts = (self.text_columns,) if isinstance(self.text_columns, str) else tuple(self.text_columns)
+        texts = (
+            (self.text_columns,) if isinstance(self.text_columns, str) else tuple(self.text_columns)
+        )
         object.__setattr__(self, "text_columns", texts)
         object.__setattr__(self, "phi_columns", dict(self.phi_columns))
         for name in (self.id_column, self.status_column, *texts, *self.phi_columns):
@@ -98,20 +109,32 @@ class TableSpec:
             raise ValueError("name at least one text column or one PHI column")
         for col, label in self.phi_columns.items():
             if label not in LABELS:
-                raise ValueError(f"PHI column {col!r}: unknown label {label!r} (one of the MEDDOCAN labels)")
-        roles: Dict[str, str] = {}
-        for role, cols in (("text", texts), ("PHI", tuple(self.phi_columns)), ("status", (self.status_column,))):
+                raise ValueError(
+                    f"PHI column {col!r}: unknown label {label!r} (one of the MEDDOCAN labels)"
+                )
+        roles: dict[str, str] = {}
+        for role, cols in (
+            ("text", texts),
+            ("PHI", tuple(self.phi_columns)),
+            ("status", (self.status_column,)),
+        ):
             for col in cols:
                 if col in roles:
                     raise ValueError(f"column {col!r} is named twice ({roles[col]} and {role})")
                 roles[col] = role
         for role, col in (("id", self.id_column), ("patient", self.patient_column)):
             if col is not None and roles.get(col) in ("text", "status"):
-                raise ValueError(f"column {col!r} cannot be both the {role} column and a {roles[col]} column")
+                raise ValueError(
+                    f"column {col!r} cannot be both the {role} column and a {roles[col]} column"
+                )
 
-    def required(self) -> List[str]:
-        return [self.id_column, *self.text_columns, *self.phi_columns,
-                *([self.patient_column] if self.patient_column else [])]
+    def required(self) -> list[str]:
+        return [
+            self.id_column,
+            *self.text_columns,
+            *self.phi_columns,
+            *([self.patient_column] if self.patient_column else []),
+        ]
 
 
 @dataclass(frozen=True)
@@ -121,7 +144,7 @@ class TableSettings:
 
     batch_size: int = 32
     n_process: int = 1
-    time_limit: Optional[float] = None
+    time_limit: float | None = None
     encoding: str = "utf-8"
 
 
@@ -134,16 +157,17 @@ class TableResult:
     table: Any
     rows: int
     ok: int
-    failed: List[Dict[str, Any]]
-    status: List[str]
-    phi_per_label: Dict[str, int]
+    failed: list[dict[str, Any]]
+    status: list[str]
+    phi_per_label: dict[str, int]
     format: str
     seconds: float = 0.0
 
 
 # -- cells -------------------------------------------------------------------------------------
 
-def cell_text(value) -> Optional[str]:
+
+def cell_text(value) -> str | None:
     """A cell as text: None when empty; numbers without a spurious `.0`; a date as
     YYYY-MM-DD (a time only when it has one). ValueError for a list, an object or bytes."""
     if is_missing(value):
@@ -167,7 +191,7 @@ def cell_text(value) -> Optional[str]:
     raise ValueError(f"not a text value ({type(value).__name__})")
 
 
-def date_variants(value: str) -> List[str]:
+def date_variants(value: str) -> list[str]:
     """A date cell in the forms a note may use: 05/03/1980, 5/3/1980, 05-03-1980,
     05.03.1980, 1980-03-05, 5 de marzo de 1980 (only `value` when it is no date we read)."""
     day = month = year = None
@@ -179,13 +203,20 @@ def date_variants(value: str) -> List[str]:
             break
     if day is None or not (1 <= month <= 12 and 1 <= day <= 31):
         return [value]
-    forms = [value, f"{day:02d}/{month:02d}/{year}", f"{day}/{month}/{year}", f"{day:02d}-{month:02d}-{year}",
-             f"{day:02d}.{month:02d}.{year}", f"{year}-{month:02d}-{day:02d}", f"{day} de {MONTHS[month - 1]} de {year}",
-             f"{day:02d}/{month:02d}/{year % 100:02d}"]
+    forms = [
+        value,
+        f"{day:02d}/{month:02d}/{year}",
+        f"{day}/{month}/{year}",
+        f"{day:02d}-{month:02d}-{year}",
+        f"{day:02d}.{month:02d}.{year}",
+        f"{year}-{month:02d}-{day:02d}",
+        f"{day} de {MONTHS[month - 1]} de {year}",
+        f"{day:02d}/{month:02d}/{year % 100:02d}",
+    ]
     return list(dict.fromkeys(forms))
 
 
-def known_of(cells: Iterable[Tuple[str, str]]) -> KnownPhi:
+def known_of(cells: Iterable[tuple[str, str]]) -> KnownPhi:
     """(label, value) pairs of PHI cells -> known_phi (a date also in its usual forms)."""
     known: KnownPhi = {}
     for label, value in cells:
@@ -197,28 +228,40 @@ def known_of(cells: Iterable[Tuple[str, str]]) -> KnownPhi:
     return known
 
 
-def deidentify_cell(value: str, label: str, deidentifier: Deidentifier, *, row_id: str,
-                    patient_id: Optional[str]) -> Tuple[str, List[Tuple[str, int, int]]]:
+def deidentify_cell(
+    value: str, label: str, deidentifier: Deidentifier, *, row_id: str, patient_id: str | None
+) -> tuple[str, list[tuple[str, int, int]]]:
     """A whole-cell value replaced as one span of `label` covering it, in the scope of its row
     (its patient's, else its id's, as the row's texts), with the policy applied as to a span of
     the text; (new value, the spans replaced). A blank cell is returned as it is."""
     if not value.strip():
         return value, []
-    spans, result = deidentifier.replace(value, [(label, 0, len(value))], scope=row_id, patient_id=patient_id)
+    spans, result = deidentifier.replace(
+        value, [(label, 0, len(value))], scope=row_id, patient_id=patient_id
+    )
     return result.text, spans
 
 
 # -- reading ---------------------------------------------------------------------------------------
 
-def open_table(source, *, fmt: Optional[str] = None, sheet: Optional[str] = None, encoding: str = "utf-8") -> Table:
+
+def open_table(
+    source, *, fmt: str | None = None, sheet: str | None = None, encoding: str = "utf-8"
+) -> Table:
     """The table of `source`: a path (its format from `fmt` or its suffix), a pandas
     DataFrame, a pyarrow Table, or an object with `to_pandas()`. InputError naming the file."""
     if isinstance(source, (str, Path)):
         path = Path(source)
-        found = registry.get(fmt) if fmt in registry.FORMATS else None if fmt else registry.find(path)
+        found = (
+            registry.get(fmt) if fmt in registry.FORMATS else None if fmt else registry.find(path)
+        )
         if found is None or found.open_table is None:
-            tables = ", ".join(f.suffixes[0] for f in registry.FORMATS.values() if f.open_table is not None)
-            raise InputError(f"{path}: not a table ({path.suffix or 'no extension'}; expected {tables})")
+            tables = ", ".join(
+                f.suffixes[0] for f in registry.FORMATS.values() if f.open_table is not None
+            )
+            raise InputError(
+                f"{path}: not a table ({path.suffix or 'no extension'}; expected {tables})"
+            )
         if not path.is_file():
             raise InputError(f"{path}: input not found")
         return found.open_table(path, sheet=sheet, encoding=encoding)
@@ -229,31 +272,40 @@ def open_table(source, *, fmt: Optional[str] = None, sheet: Optional[str] = None
         return PandasTable(source)
     if hasattr(source, "to_pandas"):
         return PandasTable(source.to_pandas())
-    raise TypeError(f"a table is a path, a pandas DataFrame or a pyarrow Table, not {type(source).__name__}")
+    raise TypeError(
+        f"a table is a path, a pandas DataFrame or a pyarrow Table, not {type(source).__name__}"
+    )
 
 
 def check_columns(table: Table, spec: TableSpec) -> None:
     """Every named column is in the table and the status column is not (InputError naming both)."""
     missing = [c for c in spec.required() if c not in table.columns]
     if missing:
-        shown = ", ".join(repr(c) for c in table.columns[:40]) + (" ..." if len(table.columns) > 40 else "")
-        raise InputError(f"{table.name}: no column {', '.join(repr(c) for c in missing)} (columns: {shown})")
+        shown = ", ".join(repr(c) for c in table.columns[:40]) + (
+            " ..." if len(table.columns) > 40 else ""
+        )
+        raise InputError(
+            f"{table.name}: no column {', '.join(repr(c) for c in missing)} (columns: {shown})"
+        )
     if spec.status_column in table.columns:
-        raise InputError(f"{table.name}: the table already has a column {spec.status_column!r}; name another status "
-                         "column (--status-column)")
+        raise InputError(
+            f"{table.name}: the table already has a column {spec.status_column!r}; name another status "
+            "column (--status-column)"
+        )
 
 
 # -- the run ---------------------------------------------------------------------------------------
 
+
 @dataclass
 class _Row:
-    id: Optional[str] = None
-    patient: Optional[str] = None
-    reason: Optional[str] = None  # why the row failed
-    phi: List[Tuple[str, str, str]] = field(default_factory=list)  # (column, label, value)
+    id: str | None = None
+    patient: str | None = None
+    reason: str | None = None  # why the row failed
+    phi: list[tuple[str, str, str]] = field(default_factory=list)  # (column, label, value)
 
 
-def _rows(table: Table, spec: TableSpec) -> List[_Row]:
+def _rows(table: Table, spec: TableSpec) -> list[_Row]:
     rows = []
     for i in range(table.n):
         row = _Row()
@@ -279,21 +331,24 @@ def _rows(table: Table, spec: TableSpec) -> List[_Row]:
     return rows
 
 
-def _known(rows: List[_Row], spec: TableSpec) -> List[Optional[KnownPhi]]:
+def _known(rows: list[_Row], spec: TableSpec) -> list[KnownPhi | None]:
     """Per row, the known identifiers its texts get: its PHI cells and its patient's."""
     if not spec.phi_to_text:
         return [None] * len(rows)
     own = [known_of((label, v) for _c, label, v in row.phi) for row in rows]
-    pooled: Dict[str, KnownPhi] = {}
+    pooled: dict[str, KnownPhi] = {}
     for row, known in zip(rows, own):  # a row without an id still says what its patient is called
         if row.patient is not None and known:
             pooled[row.patient] = merge_known(pooled.get(row.patient), known)
-    return [merge_known(k, pooled.get(r.patient) if r.patient is not None else None) or None
-            for r, k in zip(rows, own)]
+    return [
+        merge_known(k, pooled.get(r.patient) if r.patient is not None else None) or None
+        for r, k in zip(rows, own)
+    ]
 
 
-def deidentify_loaded(table: Table, *, columns: TableSpec, deidentifier: Deidentifier,
-                      settings: TableSettings) -> Tuple[Dict[str, List[Optional[str]]], List[str], Dict[str, int]]:
+def deidentify_loaded(
+    table: Table, *, columns: TableSpec, deidentifier: Deidentifier, settings: TableSettings
+) -> tuple[dict[str, list[str | None]], list[str], dict[str, int]]:
     """(column -> new values, status per row, spans per label) of a table already read.
     Never raises for a bad row: its status says why."""
     spec = columns
@@ -301,9 +356,11 @@ def deidentify_loaded(table: Table, *, columns: TableSpec, deidentifier: Deident
     rows = _rows(table, spec)
     known = _known(rows, spec)
     n = table.n
-    updates: Dict[str, List[Optional[str]]] = {c: [None] * n for c in (*spec.text_columns, *spec.phi_columns)}
-    per_label: Dict[str, int] = {}
-    todo: List[Tuple[int, str]] = []
+    updates: dict[str, list[str | None]] = {
+        c: [None] * n for c in (*spec.text_columns, *spec.phi_columns)
+    }
+    per_label: dict[str, int] = {}
+    todo: list[tuple[int, str]] = []
     records = []
     for i, row in enumerate(rows):
         if row.reason is not None:
@@ -321,24 +378,31 @@ def deidentify_loaded(table: Table, *, columns: TableSpec, deidentifier: Deident
             records.append(Record(row.id, text, row.patient, known[i]))
     if records:
         # forked workers and batches as in a report run; one result per record, in order
-        results = deidentifier.deidentify_records(records, batch_size=settings.batch_size,
-                                                  time_limit=settings.time_limit, n_process=settings.n_process)
+        results = deidentifier.deidentify_records(
+            records,
+            batch_size=settings.batch_size,
+            time_limit=settings.time_limit,
+            n_process=settings.n_process,
+        )
         for (i, col), res in zip(todo, results):
             if res.ok:
                 updates[col][i] = res.text
                 for label, _s, _e in res.phi:
                     per_label[label] = per_label.get(label, 0) + 1
             elif rows[i].reason is None:
-                rows[i].reason = f"{col}: {res.status[len('failed: '):]}"
+                rows[i].reason = f"{col}: {res.status[len('failed: ') :]}"
     for i, row in enumerate(rows):
         if row.reason is not None or row.id is None:
             continue
         for col, label, value in row.phi:
             try:
-                updates[col][i], spans = deidentify_cell(value, label, deidentifier, row_id=row.id,
-                                                         patient_id=row.patient)
+                updates[col][i], spans = deidentify_cell(
+                    value, label, deidentifier, row_id=row.id, patient_id=row.patient
+                )
             except Exception as err:  # noqa: BLE001 - one bad cell fails its row, never the table
-                row.reason = f"{col}: error in the {deidentifier.mode} operator ({type(err).__name__})"
+                row.reason = (
+                    f"{col}: error in the {deidentifier.mode} operator ({type(err).__name__})"
+                )
                 break
             for lab, _s, _e in spans:
                 per_label[lab] = per_label.get(lab, 0) + 1
@@ -353,13 +417,13 @@ def deidentify_loaded(table: Table, *, columns: TableSpec, deidentifier: Deident
     return updates, status, per_label
 
 
-def kept_columns(spec: TableSpec) -> Tuple[str, ...]:
+def kept_columns(spec: TableSpec) -> tuple[str, ...]:
     """The columns a row that could not be read keeps in the output where they can be read:
     its id, unless the id is a PHI column."""
     return () if spec.id_column in spec.phi_columns else (spec.id_column,)
 
 
-def failed_rows(table: Table, spec: TableSpec, status: List[str]) -> List[Dict[str, Any]]:
+def failed_rows(table: Table, spec: TableSpec, status: list[str]) -> list[dict[str, Any]]:
     """The failed rows as the run report lists them: row number, file and line, id (unless
     the id column is a PHI column) and reason."""
     id_is_phi = spec.id_column in spec.phi_columns
@@ -367,22 +431,35 @@ def failed_rows(table: Table, spec: TableSpec, status: List[str]) -> List[Dict[s
     for i, s in enumerate(status):
         if s == "ok":
             continue
-        entry: Dict[str, Any] = {"row": i + 1, "where": f"{table.name}: {table.where(i)}"}
+        entry: dict[str, Any] = {"row": i + 1, "where": f"{table.name}: {table.where(i)}"}
         try:  # a row that could not be split is still named where its id can be read
-            rid = cell_text(table.salvage(i, spec.id_column)) if spec.id_column in table.columns else None
+            rid = (
+                cell_text(table.salvage(i, spec.id_column))
+                if spec.id_column in table.columns
+                else None
+            )
         except ValueError:
             rid = None
         if rid is not None and not id_is_phi:
             entry["id"] = rid
-        entry["reason"] = s[len("failed: "):]
+        entry["reason"] = s[len("failed: ") :]
         failed.append(entry)
     return failed
 
 
-def deidentify_table(source, *, columns: TableSpec, mode: str = "tag", key=None,
-                     output: Union[None, str, Path] = None, nlp=None, model: str = DEFAULT_MODEL,
-                     policy=None, options: Optional[DeidOptions] = None,
-                     settings: Optional[TableSettings] = None) -> TableResult:
+def deidentify_table(
+    source,
+    *,
+    columns: TableSpec,
+    mode: str = "tag",
+    key=None,
+    output: None | str | Path = None,
+    nlp=None,
+    model: str = DEFAULT_MODEL,
+    policy=None,
+    options: DeidOptions | None = None,
+    settings: TableSettings | None = None,
+) -> TableResult:
     """De-identify a table (see the module's docstring): `source` is a path (.csv, .tsv,
     .xlsx, .parquet, .jsonl) written to `output` in the same format, or a pandas DataFrame
     or pyarrow Table returned as one. nlp: a loaded pipeline (default: `load_pipeline(model)`);
@@ -391,29 +468,46 @@ def deidentify_table(source, *, columns: TableSpec, mode: str = "tag", key=None,
     missing key; a bad row is reported in the result, never raised."""
     start = time.time()
     settings = settings or TableSettings()
-    deidentifier = Deidentifier(nlp, mode, key=key, options=options, policy=policy)  # mode and key checked now
+    deidentifier = Deidentifier(
+        nlp, mode, key=key, options=options, policy=policy
+    )  # mode and key checked now
     is_path = isinstance(source, (str, Path))
     if is_path and output is None:
         raise ValueError("a table read from a file needs output=, the file to write")
     if is_path and Path(output).resolve() == Path(source).resolve():
         raise InputError(f"{output}: the output would replace the input table")
     if is_path and Path(output).suffix.lower() != Path(source).suffix.lower():
-        raise InputError(f"{output}: the output is written in the input's format: give it the suffix "
-                         f"{Path(source).suffix}")
+        raise InputError(
+            f"{output}: the output is written in the input's format: give it the suffix "
+            f"{Path(source).suffix}"
+        )
     table = open_table(source, sheet=columns.sheet, encoding=settings.encoding)
     check_columns(table, columns)
     if nlp is None and columns.text_columns:
-        deidentifier = Deidentifier(load_pipeline(model), mode, key=deidentifier.key, options=deidentifier.options)
-    updates, status, per_label = deidentify_loaded(table, columns=columns, deidentifier=deidentifier,
-                                                   settings=settings)
+        deidentifier = Deidentifier(
+            load_pipeline(model), mode, key=deidentifier.key, options=deidentifier.options
+        )
+    updates, status, per_label = deidentify_loaded(
+        table, columns=columns, deidentifier=deidentifier, settings=settings
+    )
     if is_path:
-        table.write(Path(output), updates, status, columns.status_column, keep=kept_columns(columns))
+        table.write(
+            Path(output), updates, status, columns.status_column, keep=kept_columns(columns)
+        )
         out = Path(output)
     else:
         out = table.result(updates, status, columns.status_column)
     failed = failed_rows(table, columns, status)
-    return TableResult(out, table.n, table.n - len(failed), failed, status, dict(sorted(per_label.items())),
-                       format_of(table), round(time.time() - start, 3))
+    return TableResult(
+        out,
+        table.n,
+        table.n - len(failed),
+        failed,
+        status,
+        dict(sorted(per_label.items())),
+        format_of(table),
+        round(time.time() - start, 3),
+    )
 
 
 def format_of(table: Table) -> str:

@@ -12,10 +12,19 @@ line (cli/deidentify.py) and Spark (cli/spark.py) only parse their options and c
 progress bar and the lines printed about failed reports; workers.py: the forked workers; heap.py:
 the loaded pipeline kept out of the garbage collector's full passes while it runs.
 """
+
 from ..errors import RunError
 from .config import REPORT_NAME, RunConfig
 from .report import RunReport
 from .runner import Run, run
 from .settings import resolve_key_and_options
 
-__all__ = ["REPORT_NAME", "Run", "RunConfig", "RunError", "RunReport", "resolve_key_and_options", "run"]
+__all__ = [
+    "REPORT_NAME",
+    "Run",
+    "RunConfig",
+    "RunError",
+    "RunReport",
+    "resolve_key_and_options",
+    "run",
+]

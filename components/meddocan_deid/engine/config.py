@@ -1,7 +1,8 @@
 """`RunConfig`: what one run is asked to do (the engine's input; see runner.py)."""
+
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Optional
+from typing import Any
 
 from ..constants import DEFAULT_MODEL
 from ..deid.options import DeidOptions
@@ -41,39 +42,39 @@ class RunConfig:
     input: Path
     output: Path
     mode: str
-    key: Optional[bytes] = field(default=None, repr=False)
+    key: bytes | None = field(default=None, repr=False)
     model: str = DEFAULT_MODEL
     n_process: int = 1
     batch_size: int = 32
     overwrite: bool = False
     options: DeidOptions = field(default_factory=DeidOptions)
-    report_path: Optional[Path] = None
-    private_dir: Optional[Path] = None
-    review_dir: Optional[Path] = None
-    policy_digest: Optional[str] = None
+    report_path: Path | None = None
+    private_dir: Path | None = None
+    review_dir: Path | None = None
+    policy_digest: str | None = None
     encoding: str = "utf-8"
-    privacy: Optional[str] = None
-    export_format: Optional[str] = None
-    report_options: Optional[Dict[str, Any]] = None
+    privacy: str | None = None
+    export_format: str | None = None
+    report_options: dict[str, Any] | None = None
     random_key: bool = False
-    progress: Optional[bool] = None
-    time_limit: Optional[float] = None
+    progress: bool | None = None
+    time_limit: float | None = None
     skip_unsupported: bool = False
-    table: Optional[TableSpec] = None
+    table: TableSpec | None = None
 
     @property
     def report_file(self) -> Path:
         return Path(self.report_path) if self.report_path else Path(self.output) / REPORT_NAME
 
     @property
-    def run_privacy(self) -> Optional[str]:
+    def run_privacy(self) -> str | None:
         """The privacy level the pipeline runs at: the config's, else the policy's (None: the model's)."""
         if self.privacy is None and getattr(self.options, "policy", None) is not None:
             return self.options.policy.privacy
         return self.privacy
 
     @property
-    def run_policy_digest(self) -> Optional[str]:
+    def run_policy_digest(self) -> str | None:
         if self.policy_digest is None and getattr(self.options, "policy", None) is not None:
             return self.options.policy.digest()
         return self.policy_digest

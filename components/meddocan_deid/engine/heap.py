@@ -7,9 +7,10 @@ lives as long as the run, so the run moves what is loaded into the collector's p
 generation (`gc.freeze`, also what keeps forked workers' pages shared) and gives it back
 at the end (`gc.unfreeze`), so that a process that then drops the pipeline frees it.
 """
+
 import gc
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 
 def pin_loaded_objects() -> None:

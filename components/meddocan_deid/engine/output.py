@@ -6,30 +6,36 @@ Resume: each written report's input digest (SHA-256 of the file's bytes, or of t
 line) is appended to `OUTPUT/.meddocan-deid-inputs.jsonl` after its `.txt`; a report is
 skipped only when its `.txt` exists and its recorded digest is that of the input now.
 """
+
 import errno
 import hashlib
 import json
 import os
 import re
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
 
 from ..brat import format_output_ann, format_private_ann
-from ..formats import registry
-from ..formats.base import DocumentError
 from ..deid.operators import Replacement
 from ..errors import InputError, OutputFullError, OutputLockedError
 from ..files import atomic_write
+from ..formats import registry
+from ..formats.base import DocumentError
 
 TMP_FILE = re.compile(r"^\..+\.(txt|ann|json|jsonl|docx)\.[A-Za-z0-9_]+\.tmp$")
 DIGESTS_NAME = ".meddocan-deid-inputs.jsonl"
 LOCK_NAME = ".meddocan-deid.lock"
 # a full disk or an exhausted quota: the run stops (every later write would fail too)
-DISK_FULL_ERRNOS = frozenset(e for e in (getattr(errno, "ENOSPC", None), getattr(errno, "EDQUOT", None)) if e)
+DISK_FULL_ERRNOS = frozenset(
+    e for e in (getattr(errno, "ENOSPC", None), getattr(errno, "EDQUOT", None)) if e
+)
 
 
 def is_disk_full(err: BaseException) -> bool:
-    return isinstance(err, OSError) and not isinstance(err, OutputFullError) and err.errno in DISK_FULL_ERRNOS
+    return (
+        isinstance(err, OSError)
+        and not isinstance(err, OutputFullError)
+        and err.errno in DISK_FULL_ERRNOS
+    )
 
 
 def output_paths(output: Path, stem: str):
@@ -37,8 +43,9 @@ def output_paths(output: Path, stem: str):
     return base.with_name(base.name + ".txt"), base.with_name(base.name + ".ann")
 
 
-def is_done(output: Path, stem: str, digest: Optional[str] = None,
-            digests: Optional[Dict[str, str]] = None) -> bool:
+def is_done(
+    output: Path, stem: str, digest: str | None = None, digests: dict[str, str] | None = None
+) -> bool:
     """The report's `.txt` exists and, when `digest` is given, the input digest recorded
     for it (`digests`, as read by `read_digests`) is `digest`."""
     if not output_paths(output, stem)[0].exists():
@@ -48,11 +55,11 @@ def is_done(output: Path, stem: str, digest: Optional[str] = None,
     return digests is not None and digests.get(stem) == digest
 
 
-def read_digests(output: Path) -> Dict[str, str]:
+def read_digests(output: Path) -> dict[str, str]:
     """stem -> the digest of the input its report was made from (the last line wins; a
     line cut by a kill is ignored)."""
     path = Path(output) / DIGESTS_NAME
-    found: Dict[str, str] = {}
+    found: dict[str, str] = {}
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
@@ -62,7 +69,11 @@ def read_digests(output: Path) -> Dict[str, str]:
             obj = json.loads(line)
         except ValueError:
             continue
-        if isinstance(obj, dict) and isinstance(obj.get("stem"), str) and isinstance(obj.get("sha256"), str):
+        if (
+            isinstance(obj, dict)
+            and isinstance(obj.get("stem"), str)
+            and isinstance(obj.get("sha256"), str)
+        ):
             found[obj["stem"]] = obj["sha256"]
     return found
 
@@ -80,7 +91,9 @@ def compact_digests(output: Path) -> None:
     if not path.exists():
         return
     found = read_digests(output)
-    atomic_write(path, "".join(json.dumps({"stem": k, "sha256": found[k]}) + "\n" for k in sorted(found)))
+    atomic_write(
+        path, "".join(json.dumps({"stem": k, "sha256": found[k]}) + "\n" for k in sorted(found))
+    )
 
 
 class RunLock:
@@ -105,8 +118,10 @@ class RunLock:
                         f"to end or choose another output folder (if no run is going on, remove {self.path})"
                     ) from None
                 if self.warn is not None:
-                    self.warn(f"{self.path}: stale lock of a run that is no longer running "
-                              f"({'pid ' + str(pid) if pid is not None else 'no pid'}); taking it over")
+                    self.warn(
+                        f"{self.path}: stale lock of a run that is no longer running "
+                        f"({'pid ' + str(pid) if pid is not None else 'no pid'}); taking it over"
+                    )
                 try:
                     self.path.unlink()
                 except FileNotFoundError:
@@ -120,7 +135,9 @@ class RunLock:
                 raise
             self.held = True
             return self
-        raise OutputLockedError(f"{self.path.parent}: another run took the lock {self.path} at the same time")
+        raise OutputLockedError(
+            f"{self.path.parent}: another run took the lock {self.path} at the same time"
+        )
 
     def release(self) -> None:
         if self.held:
@@ -138,7 +155,7 @@ class RunLock:
         self.release()
 
 
-def _lock_pid(path: Path) -> Optional[int]:
+def _lock_pid(path: Path) -> int | None:
     try:
         text = path.read_text(encoding="ascii").strip()
     except (OSError, UnicodeDecodeError):
@@ -160,13 +177,19 @@ def _running(pid: int) -> bool:
     return True
 
 
-def format_ann(new_text: str, replacements: List[Replacement]) -> str:
+def format_ann(new_text: str, replacements: list[Replacement]) -> str:
     """BRAT lines in the OUTPUT's offsets, each entity on its replacement (see meddocan_deid.brat)."""
     return format_output_ann(new_text, replacements)
 
 
-def write_report(output: Path, stem: str, new_text: str, replacements: List[Replacement], *,
-                 docx: Optional[Tuple[Path, str]] = None) -> None:
+def write_report(
+    output: Path,
+    stem: str,
+    new_text: str,
+    replacements: list[Replacement],
+    *,
+    docx: tuple[Path, str] | None = None,
+) -> None:
     """The `.ann` then the `.txt` of a report. docx: (the source `.docx`, the digest of its
     bytes when it was read): its de-identified `.docx` is written first.
     Raises OSError when the source cannot be rewritten (e.g. it changed since it was read)."""
@@ -179,27 +202,32 @@ def write_report(output: Path, stem: str, new_text: str, replacements: List[Repl
     atomic_write(txt, new_text)
 
 
-def _docx_bytes(docx: Tuple[Path, str], new_text: str, replacements: List[Replacement]) -> bytes:
+def _docx_bytes(docx: tuple[Path, str], new_text: str, replacements: list[Replacement]) -> bytes:
     source, digest = docx
     data = Path(source).read_bytes()
     try:
-        if hashlib.sha256(data).hexdigest() != digest:  # the same bytes give the same extracted text
+        if (
+            hashlib.sha256(data).hexdigest() != digest
+        ):  # the same bytes give the same extracted text
             raise DocumentError("the .docx changed while it was being de-identified; rerun it")
         return registry.get("docx").write_document(data, new_text, replacements)
     except DocumentError as err:  # the runner reports an OSError as a failed report, by name
         raise OSError(errno.EINVAL, str(err)) from None
 
 
-def check_private_dir(private_dir: Path, output: Path, input_path: Optional[Path] = None,
-                      what: str = "--private-dir") -> None:
+def check_private_dir(
+    private_dir: Path, output: Path, input_path: Path | None = None, what: str = "--private-dir"
+) -> None:
     """Refuse a folder for PHI (original annotations, review pages) that is the shared
     OUTPUT or inside it, or that is inside the INPUT folder (its files would be read
     as input by the next run)."""
     priv = Path(private_dir).resolve()
     out = Path(output).resolve()
     if priv == out or out in priv.parents:
-        raise InputError(f"{private_dir}: {what} must not be the output folder or inside it "
-                         f"(it holds PHI; the output is meant to be shared)")
+        raise InputError(
+            f"{private_dir}: {what} must not be the output folder or inside it "
+            f"(it holds PHI; the output is meant to be shared)"
+        )
     if input_path is not None:
         inp = Path(input_path).resolve()
         if inp.is_dir() and (priv == inp or inp in priv.parents):
@@ -208,7 +236,9 @@ def check_private_dir(private_dir: Path, output: Path, input_path: Optional[Path
         raise InputError(f"{private_dir}: {what} exists and is not a folder")
 
 
-def write_private(private_dir: Path, stem: str, original: str, replacements: List[Replacement]) -> None:
+def write_private(
+    private_dir: Path, stem: str, original: str, replacements: list[Replacement]
+) -> None:
     """The original text and its BRAT `.ann` (original offsets, original PHI), as `stem.txt`
     and `stem.ann` in the private folder: a BRAT collection of the originals whose `T<n>`
     are those of the shared `.ann`."""

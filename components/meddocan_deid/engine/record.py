@@ -1,19 +1,21 @@
 """What the run report records beyond counts (the options, the gazetteer used), the
 progress bar, and the lines printed about failed reports. Nothing here holds a key or text."""
+
 import re
 import sys
 import threading
 from enum import Enum
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any
 
 from ..formats.encodings import encoding_label
 
 MAX_FAILURE_LINES = 5
 
 
-def plain_options(params: Dict[str, Any]) -> Dict[str, Any]:
+def plain_options(params: dict[str, Any]) -> dict[str, Any]:
     """Command-line options as JSON data (paths as strings, enums as values)."""
+
     def plain(v):
         if isinstance(v, Enum):
             return v.value
@@ -36,7 +38,9 @@ class Progress:
         import click
 
         self._lock = threading.Lock()
-        self._bar = click.progressbar(length=total, label=label, file=sys.stderr, show_eta=True, show_pos=True)
+        self._bar = click.progressbar(
+            length=total, label=label, file=sys.stderr, show_eta=True, show_pos=True
+        )
         self._bar.__enter__()
 
     def update(self, n: int = 1) -> None:
@@ -56,15 +60,21 @@ def failure_reason(where: str, reason: str) -> str:
     return f"{where}: {reason}"
 
 
-def failure_lines(report: Dict[str, Any], encoding: str = "utf-8") -> List[str]:
+def failure_lines(report: dict[str, Any], encoding: str = "utf-8") -> list[str]:
     """Lines for stderr about failed reports (reasons name files and bytes, never text), with
     a hint about --encoding when a file could not be decoded."""
     failed = report.get("failed") or []
-    lines = [f"failed: {failure_reason(f.get('file', ''), f['reason'])}" for f in failed[:MAX_FAILURE_LINES]]
+    lines = [
+        f"failed: {failure_reason(f.get('file', ''), f['reason'])}"
+        for f in failed[:MAX_FAILURE_LINES]
+    ]
     if len(failed) > MAX_FAILURE_LINES:
         lines.append(f"... and {len(failed) - MAX_FAILURE_LINES} more (see the run report)")
-    undecodable = [f["reason"] for f in failed if " not valid " in f["reason"] and "(byte " in f["reason"]
-                   and "JSON" not in f["reason"]]
+    undecodable = [
+        f["reason"]
+        for f in failed
+        if " not valid " in f["reason"] and "(byte " in f["reason"] and "JSON" not in f["reason"]
+    ]
     if undecodable:
         label = encoding_label(encoding)
         n = len(undecodable)
@@ -74,8 +84,10 @@ def failure_lines(report: Dict[str, Any], encoding: str = "utf-8") -> List[str]:
         # is the fallback for a file whose encoding the detection is not sure of
         what = f"report{'s' if n != 1 else ''} not valid UTF-8 nor of an encoding detected with confidence"
         if label == "UTF-8":
-            advice = ("if they come from Windows or older systems, rerun with --encoding cp1252 "
-                      "(or --encoding latin-1), the encoding used when the detection is not sure")
+            advice = (
+                "if they come from Windows or older systems, rerun with --encoding cp1252 "
+                "(or --encoding latin-1), the encoding used when the detection is not sure"
+            )
         else:
             what += f", and not valid {label} (--encoding) either"
             advice = "check how they are encoded and rerun with --encoding NAME (e.g. utf-8, cp1252, latin-1)"
@@ -83,20 +95,24 @@ def failure_lines(report: Dict[str, Any], encoding: str = "utf-8") -> List[str]:
     return lines
 
 
-def table_failure_lines(report: Dict[str, Any], limit: int = MAX_FAILURE_LINES) -> List[str]:
+def table_failure_lines(report: dict[str, Any], limit: int = MAX_FAILURE_LINES) -> list[str]:
     """Lines for stderr about failed rows (file, line, id and reason; never a cell value)."""
     failed = report.get("failed") or []
-    lines = [f"failed: {f['where']}{' (id ' + str(f['id']) + ')' if 'id' in f else ''}: {f['reason']}"
-             for f in failed[:limit]]
+    lines = [
+        f"failed: {f['where']}{' (id ' + str(f['id']) + ')' if 'id' in f else ''}: {f['reason']}"
+        for f in failed[:limit]
+    ]
     if report["rows"]["failed"] > limit:
         lines.append(f"... and {report['rows']['failed'] - limit} more (see the run report)")
     return lines
 
 
-def not_read_lines(report: Dict[str, Any]) -> List[str]:
+def not_read_lines(report: dict[str, Any]) -> list[str]:
     """Lines for stderr about the input's files that were not read (file and reason)."""
     entries = report.get("not_read") or []
     lines = [f"not read: {e['file']}: {e['reason']}" for e in entries[:MAX_FAILURE_LINES]]
     if len(entries) > MAX_FAILURE_LINES:
-        lines.append(f"... and {len(entries) - MAX_FAILURE_LINES} more not read (see the run report)")
+        lines.append(
+            f"... and {len(entries) - MAX_FAILURE_LINES} more not read (see the run report)"
+        )
     return lines

@@ -15,32 +15,56 @@ A table (`config.table`, a TableSpec) goes to OUTPUT/<the input's name> in its f
 a temporary file renamed into place: a killed run leaves the earlier output or none, and a
 rerun does the whole table again; an existing output table is replaced only with `overwrite`.
 """
+
 import logging
 import sys
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional
 
 from .. import __version__
 from ..annotations import AnnotationError, export_private_dir
 from ..constants import DEFAULT_MODEL
 from ..deid import fingerprint as fp
 from ..deid.deidentifier import Deidentifier
-from ..deid.tables import (TableSettings, check_columns, deidentify_loaded, failed_rows, format_of, kept_columns,
-                           open_table)
-from ..formats.sources import check_paths, count_inputs, input_kind, iter_items, load_item, resolve_encoding
-from ..errors import InputError, OutputFullError
-from . import output
-from .output import (RunLock, check_private_dir, compact_digests, is_disk_full, is_done, read_digests, record_digest,
-                     remove_temp_files, write_json, write_private)
 from ..deid.options import DeidOptions
 from ..deid.review import ReviewReport, ReviewSite
-from ..errors import RunError
+from ..deid.tables import (
+    TableSettings,
+    check_columns,
+    deidentify_loaded,
+    failed_rows,
+    format_of,
+    kept_columns,
+    open_table,
+)
+from ..errors import InputError, OutputFullError, RunError
+from ..formats.sources import (
+    check_paths,
+    count_inputs,
+    input_kind,
+    iter_items,
+    load_item,
+    resolve_encoding,
+)
 from ..pipeline.fields import add_field_files
 from ..pipeline.privacy import set_privacy
+from . import output
 from .config import EXPORT_FORMATS, RunConfig
 from .heap import loaded_objects_pinned
+from .output import (
+    RunLock,
+    check_private_dir,
+    compact_digests,
+    is_disk_full,
+    is_done,
+    read_digests,
+    record_digest,
+    remove_temp_files,
+    write_json,
+    write_private,
+)
 from .record import Progress, failure_reason, plain_options
 from .report import RunReport
 from .settings import load_model
@@ -62,27 +86,40 @@ class Run:
         self.output = Path(config.output)
         self.encoding = config.encoding
         self.n_inputs = 0
-        self.gazetteer: Optional[str] = None
-        self.deidentifier: Optional[Deidentifier] = None
+        self.gazetteer: str | None = None
+        self.deidentifier: Deidentifier | None = None
         self.max_chars = 0
-        self.fingerprint: Dict[str, object] = {}
-        self.field_keys: Optional[str] = None  # digest of the run's extra field keys (--extra-patterns)
+        self.fingerprint: dict[str, object] = {}
+        self.field_keys: str | None = (
+            None  # digest of the run's extra field keys (--extra-patterns)
+        )
         self.replacing = False
         self.start = 0.0
         self.load_seconds = 0.0
-        self.counts = {"read": 0, "written": 0, "skipped": 0, "failed": 0, "empty": 0, "not_read": 0}
-        self.failed: List[dict] = []
-        self.not_read: List[dict] = []  # files of the input folder that are not reports, with the reason
-        self.empty: List[dict] = []  # input files with no text: a status of their own, not a failure
-        self.per_label: Dict[str, int] = {}
-        self.encodings: Dict[str, int] = {}
-        self._items: Dict[str, object] = {}  # id -> (stem, where, digest) until the result comes
-        self._originals: Dict[str, str] = {}  # kept only for the private folder and the review site
+        self.counts = {
+            "read": 0,
+            "written": 0,
+            "skipped": 0,
+            "failed": 0,
+            "empty": 0,
+            "not_read": 0,
+        }
+        self.failed: list[dict] = []
+        self.not_read: list[
+            dict
+        ] = []  # files of the input folder that are not reports, with the reason
+        self.empty: list[
+            dict
+        ] = []  # input files with no text: a status of their own, not a failure
+        self.per_label: dict[str, int] = {}
+        self.encodings: dict[str, int] = {}
+        self._items: dict[str, object] = {}  # id -> (stem, where, digest) until the result comes
+        self._originals: dict[str, str] = {}  # kept only for the private folder and the review site
         self._digests = None
         self.site = None
         self.bar = None
         self.table = None  # a table input, read whole by check_table
-        self.table_settings: Optional[TableSettings] = None
+        self.table_settings: TableSettings | None = None
 
     # -- before the lock -------------------------------------------------------------------
     def check_inputs(self) -> None:
@@ -92,13 +129,19 @@ class Run:
             input_kind(c.input)
             check_paths(c.input, c.output)
             self.encoding = resolve_encoding(c.encoding)
-            self.n_inputs = count_inputs(c.input)  # no report to read: an error, before loading the model
+            self.n_inputs = count_inputs(
+                c.input
+            )  # no report to read: an error, before loading the model
             if c.private_dir is not None:
                 check_private_dir(c.private_dir, c.output, c.input, "--private-dir")
             if c.export_format is not None and c.private_dir is None:
-                raise InputError("--export-format writes into --private-dir: give --private-dir DIR")
+                raise InputError(
+                    "--export-format writes into --private-dir: give --private-dir DIR"
+                )
             if c.export_format is not None and c.export_format not in EXPORT_FORMATS:
-                raise InputError(f"--export-format: {c.export_format!r} is not brat, labelstudio or doccano")
+                raise InputError(
+                    f"--export-format: {c.export_format!r} is not brat, labelstudio or doccano"
+                )
             if c.review_dir is not None:
                 check_private_dir(c.review_dir, c.output, c.input, "--review")
         except InputError as err:
@@ -111,19 +154,33 @@ class Run:
         source, out_dir = Path(c.input), self.output
         target = out_dir / source.name
         if c.private_dir is not None or c.review_dir is not None or c.export_format is not None:
-            raise RunError("--private-dir, --review and --export-format are for reports, not tables")
+            raise RunError(
+                "--private-dir, --review and --export-format are for reports, not tables"
+            )
         try:
             if out_dir.exists() and not out_dir.is_dir():
                 raise InputError(f"{out_dir}: output exists and is not a folder")
             if target.resolve() == source.resolve():
-                raise InputError(f"{out_dir}: the output table would replace the input; choose another output folder")
+                raise InputError(
+                    f"{out_dir}: the output table would replace the input; choose another output folder"
+                )
             if target.exists() and not c.overwrite:
-                raise InputError(f"{target}: the output table exists; give --overwrite to replace it")
+                raise InputError(
+                    f"{target}: the output table exists; give --overwrite to replace it"
+                )
             self.encoding = resolve_encoding(c.encoding)
-            self.table_settings = TableSettings(batch_size=c.batch_size, n_process=c.n_process,
-                                                time_limit=c.time_limit, encoding=self.encoding)
-            self.table = open_table(source, fmt="jsonl" if source.suffix.lower() == ".jsonl" else None,
-                                    sheet=c.table.sheet, encoding=self.encoding)
+            self.table_settings = TableSettings(
+                batch_size=c.batch_size,
+                n_process=c.n_process,
+                time_limit=c.time_limit,
+                encoding=self.encoding,
+            )
+            self.table = open_table(
+                source,
+                fmt="jsonl" if source.suffix.lower() == ".jsonl" else None,
+                sheet=c.table.sheet,
+                encoding=self.encoding,
+            )
             check_columns(self.table, c.table)
         except InputError as err:
             raise RunError(str(err)) from None
@@ -139,8 +196,9 @@ class Run:
             except ValueError as err:
                 raise RunError(str(err)) from None
         extra = self.config.options.extra_patterns
-        if extra is not None:  # a hospital's own field keys, for this run (the model on disk is unchanged)
-
+        if (
+            extra is not None
+        ):  # a hospital's own field keys, for this run (the model on disk is unchanged)
             try:
                 self.field_keys = fp.digest_of(add_field_files(self.nlp, extra))
             except ValueError as err:
@@ -155,13 +213,22 @@ class Run:
         except ValueError as err:
             raise RunError(str(err)) from None
         # the surrogates' source; None when no label uses the surrogate operator
-        self.gazetteer = self.deidentifier.gazetteer.source_name if self.deidentifier.needs_key else None
+        self.gazetteer = (
+            self.deidentifier.gazetteer.source_name if self.deidentifier.needs_key else None
+        )
 
     def make_fingerprint(self) -> None:
         c = self.config
-        self.fingerprint = fp.make_fingerprint(mode=c.mode, key=c.key, policy_digest=c.run_policy_digest, nlp=self.nlp,
-                                               model=c.model, library_version=__version__, options=c.options,
-                                               field_keys=self.field_keys)
+        self.fingerprint = fp.make_fingerprint(
+            mode=c.mode,
+            key=c.key,
+            policy_digest=c.run_policy_digest,
+            nlp=self.nlp,
+            model=c.model,
+            library_version=__version__,
+            options=c.options,
+            field_keys=self.field_keys,
+        )
 
     # -- the whole run -----------------------------------------------------------------------
     def execute(self) -> dict:
@@ -220,8 +287,12 @@ class Run:
     def check_resume(self) -> None:
         """Before anything is written: a refused run leaves the folder and its run report as they were."""
         try:
-            self.replacing = fp.check_resume(self.output, self.fingerprint, overwrite=self.config.overwrite,
-                                             random_key=self.config.random_key)
+            self.replacing = fp.check_resume(
+                self.output,
+                self.fingerprint,
+                overwrite=self.config.overwrite,
+                random_key=self.config.random_key,
+            )
         except fp.FingerprintMismatch as err:
             raise RunError(str(err)) from None
 
@@ -229,7 +300,9 @@ class Run:
         """The part of the run that writes, under the output folder's lock."""
         c = self.config
         fp.write_fingerprint(self.output, self.fingerprint, unfinished=self.replacing)
-        removed = remove_temp_files(self.output) + (remove_temp_files(c.private_dir) if c.private_dir is not None else 0)
+        removed = remove_temp_files(self.output) + (
+            remove_temp_files(c.private_dir) if c.private_dir is not None else 0
+        )
         if removed:
             logger.info("removed %d temporary files left by an interrupted run", removed)
         self._digests = read_digests(self.output)
@@ -260,16 +333,23 @@ class Run:
                 if item.not_read is not None:
                     if item.unsupported and not c.skip_unsupported:  # the exit code says so
                         self.counts["read"] += 1
-                        self.fail(item.id, f"{item.not_read} (or pass --skip-unsupported)", item.where)
+                        self.fail(
+                            item.id, f"{item.not_read} (or pass --skip-unsupported)", item.where
+                        )
                     else:
                         self.counts["not_read"] += 1
                         self.not_read.append({"file": item.where, "reason": item.not_read})
                     self._tick()
                     continue
                 self.counts["read"] += 1
-                item = load_item(item, self.max_chars, self.encoding)  # reads the bytes and their digest
-                if (item.digest is not None and not c.overwrite
-                        and is_done(self.output, item.stem, item.digest, self._digests)):
+                item = load_item(
+                    item, self.max_chars, self.encoding
+                )  # reads the bytes and their digest
+                if (
+                    item.digest is not None
+                    and not c.overwrite
+                    and is_done(self.output, item.stem, item.digest, self._digests)
+                ):
                     self.counts["skipped"] += 1
                     self._tick()
                     continue
@@ -277,7 +357,9 @@ class Run:
                     self.fail(item.id, item.error, item.where)
                     self._tick()
                     continue
-                if item.path is not None and not item.record.text.strip():  # an empty file: nothing to remove
+                if (
+                    item.path is not None and not item.record.text.strip()
+                ):  # an empty file: nothing to remove
                     self.counts["empty"] += 1
                     self.empty.append({"id": item.id, "file": item.where})
                     if self.site is not None:  # listed for the reviewer, as a failure is
@@ -300,13 +382,22 @@ class Run:
         stem, where, digest, docx = self._items.pop(res.id)
         original = self._originals.pop(res.id, None)
         if res.status != "ok":
-            self.fail(res.id, res.status[len("failed: "):] if res.status.startswith("failed: ") else res.status, where)
+            self.fail(
+                res.id,
+                res.status[len("failed: ") :] if res.status.startswith("failed: ") else res.status,
+                where,
+            )
             return
         try:
             if c.private_dir is not None:
                 write_private(c.private_dir, stem, original, res.replacements)
-            output.write_report(self.output, stem, res.text, res.replacements,
-                         docx=None if docx is None else (docx, digest))
+            output.write_report(
+                self.output,
+                stem,
+                res.text,
+                res.replacements,
+                docx=None if docx is None else (docx, digest),
+            )
             if digest is not None:
                 record_digest(self.output, stem, digest)
             if self.site is not None:
@@ -314,7 +405,9 @@ class Run:
         except OSError as err:
             if is_disk_full(err):
                 raise
-            self.fail(res.id, f"cannot write the output ({err.strerror or type(err).__name__})", where)
+            self.fail(
+                res.id, f"cannot write the output ({err.strerror or type(err).__name__})", where
+            )
             return
         self.counts["written"] += 1
         for label, _s, _e in res.phi:
@@ -326,8 +419,12 @@ class Run:
         if show:
             self.bar = Progress(self.n_inputs)
         try:
-            for res in self.deidentifier.deidentify_records(self.records(), batch_size=c.batch_size,
-                                                            time_limit=c.time_limit, n_process=c.n_process):
+            for res in self.deidentifier.deidentify_records(
+                self.records(),
+                batch_size=c.batch_size,
+                time_limit=c.time_limit,
+                n_process=c.n_process,
+            ):
                 self.write_result(res)
                 self._tick()
         finally:
@@ -340,16 +437,23 @@ class Run:
         OUTPUT/<the input's name>, then the run report."""
         c, table, spec = self.config, self.table, self.config.table
         target = self.output / Path(c.input).name
-        updates, status, per_label = deidentify_loaded(table, columns=spec, deidentifier=self.deidentifier,
-                                                       settings=self.table_settings)
+        updates, status, per_label = deidentify_loaded(
+            table, columns=spec, deidentifier=self.deidentifier, settings=self.table_settings
+        )
         table.write(target, updates, status, spec.status_column, keep=kept_columns(spec))
         failed = failed_rows(table, spec, status)
         report = self.report()
         report.kind, report.table, report.format = "table", str(target), format_of(table)
         report.options = c.report_options or {}
-        report.columns = {"id": spec.id_column, "text": list(spec.text_columns), "phi": dict(spec.phi_columns),
-                          "patient": spec.patient_column, "status": spec.status_column,
-                          "phi_to_text": spec.phi_to_text, **({"sheet": spec.sheet} if spec.sheet else {})}
+        report.columns = {
+            "id": spec.id_column,
+            "text": list(spec.text_columns),
+            "phi": dict(spec.phi_columns),
+            "patient": spec.patient_column,
+            "status": spec.status_column,
+            "phi_to_text": spec.phi_to_text,
+            **({"sheet": spec.sheet} if spec.sheet else {}),
+        }
         report.rows = {"read": table.n, "ok": table.n - len(failed), "failed": len(failed)}
         report.failed, report.phi_per_label = failed, dict(per_label)
         write_json(c.report_file, report.to_dict())
@@ -361,18 +465,41 @@ class Run:
         c = self.config
         meta = getattr(self.nlp, "meta", {}) or {}
         return RunReport(
-            mode=c.mode, input=str(c.input), output=str(self.output),
-            model={"name": f"{meta.get('lang', '')}_{meta.get('name', '')}".strip("_") or c.model,
-                   "version": meta.get("version")},
-            library_version=__version__, fingerprint=self.fingerprint,
-            options=c.report_options if c.report_options is not None else {
-                "mode": c.mode, "model": c.model, "n_process": c.n_process, "batch_size": c.batch_size,
-                "time_limit": c.time_limit, "skip_unsupported": c.skip_unsupported,
-                "overwrite": c.overwrite, "encoding": self.encoding, **plain_options(vars(c.options))},
-            encoding=self.encoding, encodings=dict(self.encodings), gazetteer=self.gazetteer,
-            n_process=c.n_process, batch_size=c.batch_size, counts=dict(self.counts), failed=self.failed,
-            not_read=self.not_read, empty=self.empty, phi_per_label=dict(self.per_label), seconds=time.time() - self.start,
-            model_load_seconds=self.load_seconds)
+            mode=c.mode,
+            input=str(c.input),
+            output=str(self.output),
+            model={
+                "name": f"{meta.get('lang', '')}_{meta.get('name', '')}".strip("_") or c.model,
+                "version": meta.get("version"),
+            },
+            library_version=__version__,
+            fingerprint=self.fingerprint,
+            options=c.report_options
+            if c.report_options is not None
+            else {
+                "mode": c.mode,
+                "model": c.model,
+                "n_process": c.n_process,
+                "batch_size": c.batch_size,
+                "time_limit": c.time_limit,
+                "skip_unsupported": c.skip_unsupported,
+                "overwrite": c.overwrite,
+                "encoding": self.encoding,
+                **plain_options(vars(c.options)),
+            },
+            encoding=self.encoding,
+            encodings=dict(self.encodings),
+            gazetteer=self.gazetteer,
+            n_process=c.n_process,
+            batch_size=c.batch_size,
+            counts=dict(self.counts),
+            failed=self.failed,
+            not_read=self.not_read,
+            empty=self.empty,
+            phi_per_label=dict(self.per_label),
+            seconds=time.time() - self.start,
+            model_load_seconds=self.load_seconds,
+        )
 
     def finish(self) -> RunReport:
         """Close the review site, export the private folder, write the run report; the
@@ -381,17 +508,30 @@ class Run:
         compact_digests(self.output)
         report = self.report()
         counts = self.counts
-        assert counts["read"] == counts["written"] + counts["skipped"] + counts["failed"] + counts["empty"]
+        assert (
+            counts["read"]
+            == counts["written"] + counts["skipped"] + counts["failed"] + counts["empty"]
+        )
         assert counts["not_read"] == len(self.not_read)
         if self.site is not None:
             if counts["skipped"]:
-                self.site.notes.append(f"{counts['skipped']} reports already written by an earlier run were skipped "
-                                       "and are not on this site (rerun with --overwrite to include them).")
+                self.site.notes.append(
+                    f"{counts['skipped']} reports already written by an earlier run were skipped "
+                    "and are not on this site (rerun with --overwrite to include them)."
+                )
             self.site.close()
         if c.export_format is not None:
             try:
-                report.export = {"format": c.export_format, "path": str(export_private_dir(
-                    c.private_dir, c.export_format, f"{report.model['name']}-{report.model['version']}"))}
+                report.export = {
+                    "format": c.export_format,
+                    "path": str(
+                        export_private_dir(
+                            c.private_dir,
+                            c.export_format,
+                            f"{report.model['name']}-{report.model['version']}",
+                        )
+                    ),
+                }
             except AnnotationError as err:
                 report.export = {"format": c.export_format, "error": str(err)}
         write_json(c.report_file, report.to_dict())
@@ -400,19 +540,49 @@ class Run:
         return report
 
 
-def run(input_path: Path, output: Path, mode: str, key: Optional[bytes], *, model: str = DEFAULT_MODEL,
-        n_process: int = 1, batch_size: int = 32, overwrite: bool = False, options: Optional[DeidOptions] = None,
-        report_path: Optional[Path] = None, nlp=None, progress: Optional[bool] = None,
-        private_dir: Optional[Path] = None, review_dir: Optional[Path] = None,
-        policy_digest: Optional[str] = None, encoding: str = "utf-8", cli_options: Optional[dict] = None,
-        privacy: Optional[str] = None, export_format: Optional[str] = None) -> dict:
+def run(
+    input_path: Path,
+    output: Path,
+    mode: str,
+    key: bytes | None,
+    *,
+    model: str = DEFAULT_MODEL,
+    n_process: int = 1,
+    batch_size: int = 32,
+    overwrite: bool = False,
+    options: DeidOptions | None = None,
+    report_path: Path | None = None,
+    nlp=None,
+    progress: bool | None = None,
+    private_dir: Path | None = None,
+    review_dir: Path | None = None,
+    policy_digest: str | None = None,
+    encoding: str = "utf-8",
+    cli_options: dict | None = None,
+    privacy: str | None = None,
+    export_format: str | None = None,
+) -> dict:
     """A run as one call: `Run(RunConfig(...), nlp).execute()`; returns the run report.
     `cli_options`: the command-line options recorded in the run report (see RunConfig)."""
-    config = RunConfig(input=input_path, output=output, mode=mode, key=key, model=model, n_process=n_process,
-                       batch_size=batch_size, overwrite=overwrite, options=options or DeidOptions(),
-                       report_path=report_path, private_dir=private_dir, review_dir=review_dir,
-                       policy_digest=policy_digest, encoding=encoding, privacy=privacy, export_format=export_format,
-                       report_options=cli_options, random_key=bool((cli_options or {}).get("random_key")),
-                       progress=progress)
+    config = RunConfig(
+        input=input_path,
+        output=output,
+        mode=mode,
+        key=key,
+        model=model,
+        n_process=n_process,
+        batch_size=batch_size,
+        overwrite=overwrite,
+        options=options or DeidOptions(),
+        report_path=report_path,
+        private_dir=private_dir,
+        review_dir=review_dir,
+        policy_digest=policy_digest,
+        encoding=encoding,
+        privacy=privacy,
+        export_format=export_format,
+        report_options=cli_options,
+        random_key=bool((cli_options or {}).get("random_key")),
+        progress=progress,
+    )
     return Run(config, nlp=nlp).execute()
-

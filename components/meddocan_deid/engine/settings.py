@@ -1,7 +1,9 @@
 """The key and the operator options of a run, from the options the command line and Spark share."""
+
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Mapping, Optional, Tuple
+from typing import Any
 
 from ..deid.keys import DeidKeyError, load_key
 from ..deid.keys import random_key as fresh_key
@@ -12,12 +14,23 @@ from ..pipeline.fields import read_field_files
 from ..pipeline.privacy import load_with_privacy
 
 
-def resolve_key_and_options(mode: str, *, key_file: Optional[Path], random_key: bool, tag_table: Optional[Path],
-                            tag_numbering: bool, keep_sex: bool, keep_age: bool, age_aggregate: str,
-                            gazetteer: Optional[Path], max_chars: int, policy: Optional[Path] = None,
-                            keep_kinship: Optional[bool] = None,
-                            extra_patterns: Optional[Path] = None,
-                            option_values: Optional[Mapping[str, Any]] = None) -> Tuple[Optional[bytes], DeidOptions]:
+def resolve_key_and_options(
+    mode: str,
+    *,
+    key_file: Path | None,
+    random_key: bool,
+    tag_table: Path | None,
+    tag_numbering: bool,
+    keep_sex: bool,
+    keep_age: bool,
+    age_aggregate: str,
+    gazetteer: Path | None,
+    max_chars: int,
+    policy: Path | None = None,
+    keep_kinship: bool | None = None,
+    extra_patterns: Path | None = None,
+    option_values: Mapping[str, Any] | None = None,
+) -> tuple[bytes | None, DeidOptions]:
     """The key and operator options of a run, shared by `deidentify` and `deidentify-spark` so
     that both read the key the same way: `--key-file`, else MEDDOCAN_DEID_KEY, else
     `--random-key`; never a command-line value. `keep_kinship` None: the policy's, else True
@@ -47,14 +60,23 @@ def resolve_key_and_options(mode: str, *, key_file: Optional[Path], random_key: 
             except DeidKeyError as err:
                 raise RunError(str(err)) from None
             if key is None:
-                raise RunError("surrogate mode needs a key: --key-file FILE or the environment variable "
-                               "MEDDOCAN_DEID_KEY (or --random-key for a throwaway key)")
+                raise RunError(
+                    "surrogate mode needs a key: --key-file FILE or the environment variable "
+                    "MEDDOCAN_DEID_KEY (or --random-key for a throwaway key)"
+                )
     try:
         names = read_tag_table(tag_table) if tag_table else {}
     except ValueError as err:
         raise RunError(str(err)) from None
-    options = DeidOptions(tag_names=names, tag_numbering=tag_numbering, keep_sex=keep_sex, keep_age=keep_age,
-                          age_aggregate=age_aggregate, gazetteer=gazetteer, max_chars=max_chars)
+    options = DeidOptions(
+        tag_names=names,
+        tag_numbering=tag_numbering,
+        keep_sex=keep_sex,
+        keep_age=keep_age,
+        age_aggregate=age_aggregate,
+        gazetteer=gazetteer,
+        max_chars=max_chars,
+    )
     if run_policy is not None:
         options = run_policy.apply(options)
     if keep_kinship is not None:
@@ -66,7 +88,6 @@ def resolve_key_and_options(mode: str, *, key_file: Optional[Path], random_key: 
     if options.gazetteer is not None and not Path(options.gazetteer).is_dir():
         raise RunError(f"{options.gazetteer}: gazetteer folder not found")
     if options.extra_patterns is not None:  # checked now, before the model loads
-
         try:
             read_field_files(options.extra_patterns)
         except ValueError as err:
@@ -74,7 +95,7 @@ def resolve_key_and_options(mode: str, *, key_file: Optional[Path], random_key: 
     return key, options
 
 
-def load_model(name: str, privacy: Optional[str] = None):
+def load_model(name: str, privacy: str | None = None):
     """The pipeline `name` at the privacy level `privacy`; RunError (one line naming the model)
     when it cannot be loaded."""
 
@@ -87,4 +108,6 @@ def load_model(name: str, privacy: Optional[str] = None):
         raise RunError(str(err)) from None
     except Exception as err:  # noqa: BLE001
         first = str(err).strip().splitlines()[0][:200] if str(err).strip() else ""
-        raise RunError(f"cannot load the model {name!r} ({type(err).__name__}{': ' + first if first else ''})") from None
+        raise RunError(
+            f"cannot load the model {name!r} ({type(err).__name__}{': ' + first if first else ''})"
+        ) from None

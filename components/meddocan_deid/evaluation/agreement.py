@@ -3,21 +3,22 @@ text of a sample of documents blind (never seeing the writer's gold); strict agr
 label is the F1 of one annotation against the other (symmetric: P and R swap), over exact
 (label, start, end) matches. `binary` is the same over spans whatever their label.
 """
+
 from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Dict, Iterable, List, Sequence, Tuple
 
 from ..brat import read_text
 from ..errors import MarkupError
 from .formats_set import SourceDoc, parse_markup
 
 
-def sample_ids(docs: Sequence[SourceDoc], per_writer: int, seed: int) -> List[str]:
+def sample_ids(docs: Sequence[SourceDoc], per_writer: int, seed: int) -> list[str]:
     """`per_writer` document ids of each writer, drawn with `seed`, sorted."""
-    by_writer: Dict[str, List[str]] = {}
+    by_writer: dict[str, list[str]] = {}
     for doc in docs:
         by_writer.setdefault(doc.doc_id.split("-", 1)[0], []).append(doc.doc_id)
     rng = random.Random(seed)
@@ -28,7 +29,7 @@ def sample_ids(docs: Sequence[SourceDoc], per_writer: int, seed: int) -> List[st
     return sorted(chosen)
 
 
-def read_annotations(folder: Path) -> Dict[str, Tuple[str, list]]:
+def read_annotations(folder: Path) -> dict[str, tuple[str, list]]:
     """doc id -> (plain text, entities) of every `<id>.txt` markup file in `folder`."""
     out = {}
     for path in sorted(Path(folder).glob("*.txt")):
@@ -40,7 +41,7 @@ def _f1(tp: int, a: int, b: int) -> float:
     return 2 * tp / (a + b) if a + b else 1.0
 
 
-def agreement(gold: Dict[str, SourceDoc], other: Dict[str, Tuple[str, list]]) -> Dict[str, dict]:
+def agreement(gold: dict[str, SourceDoc], other: dict[str, tuple[str, list]]) -> dict[str, dict]:
     """Per label and overall: counts in each annotation, exact matches and F1; `binary` over
     spans. Raises MarkupError when a document's plain text differs between the two."""
     n_gold: Counter = Counter()
@@ -57,14 +58,33 @@ def agreement(gold: Dict[str, SourceDoc], other: Dict[str, Tuple[str, list]]) ->
         n_other.update(label for label, _s, _e in b)
         matched.update(label for label, _s, _e in a & b)
         sa, sb = {(s, e) for _l, s, e in a}, {(s, e) for _l, s, e in b}
-        spans_gold, spans_other, spans_both = spans_gold + len(sa), spans_other + len(sb), spans_both + len(sa & sb)
-    table = {label: {"first": n_gold[label], "second": n_other[label], "matched": matched[label],
-                     "f1": _f1(matched[label], n_gold[label], n_other[label])}
-             for label in sorted(set(n_gold) | set(n_other))}
+        spans_gold, spans_other, spans_both = (
+            spans_gold + len(sa),
+            spans_other + len(sb),
+            spans_both + len(sa & sb),
+        )
+    table = {
+        label: {
+            "first": n_gold[label],
+            "second": n_other[label],
+            "matched": matched[label],
+            "f1": _f1(matched[label], n_gold[label], n_other[label]),
+        }
+        for label in sorted(set(n_gold) | set(n_other))
+    }
     total = (sum(matched.values()), sum(n_gold.values()), sum(n_other.values()))
-    table["overall"] = {"first": total[1], "second": total[2], "matched": total[0], "f1": _f1(*total)}
-    table["binary"] = {"first": spans_gold, "second": spans_other, "matched": spans_both,
-                       "f1": _f1(spans_both, spans_gold, spans_other)}
+    table["overall"] = {
+        "first": total[1],
+        "second": total[2],
+        "matched": total[0],
+        "f1": _f1(*total),
+    }
+    table["binary"] = {
+        "first": spans_gold,
+        "second": spans_other,
+        "matched": spans_both,
+        "f1": _f1(spans_both, spans_gold, spans_other),
+    }
     return table
 
 
@@ -82,7 +102,7 @@ def plain_copies(docs: Iterable[SourceDoc], ids: Sequence[str], folder: Path) ->
     return n
 
 
-def check_markup(plain: Path, marked: Path) -> List[str]:
+def check_markup(plain: Path, marked: Path) -> list[str]:
     """Problems of a second annotator's files: each `<id>.txt` in `marked` must parse and,
     without its markup, equal `plain/<id>.txt`; every plain file needs its marked copy."""
     problems = []
@@ -97,9 +117,13 @@ def check_markup(plain: Path, marked: Path) -> List[str]:
             problems.append(str(err))
             continue
         if text != read_text(path):
-            at = next((i for i, (a, b) in enumerate(zip(text, read_text(path))) if a != b),
-                      min(len(text), len(read_text(path))))
-            problems.append(f"{other}: the text without markup differs from {path} at character {at}")
+            at = next(
+                (i for i, (a, b) in enumerate(zip(text, read_text(path))) if a != b),
+                min(len(text), len(read_text(path))),
+            )
+            problems.append(
+                f"{other}: the text without markup differs from {path} at character {at}"
+            )
     return problems
 
 

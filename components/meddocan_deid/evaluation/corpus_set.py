@@ -14,14 +14,15 @@ Run as a module for a writer's own check (no spaCy needed)::
 
 Errors name the file, line and column, never the text.
 """
+
 from __future__ import annotations
 
 import argparse
 import csv
 import sys
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Dict, Iterable, List
 
 from ..errors import MarkupError
 from .formats_set import SourceDoc, read_sources
@@ -29,7 +30,7 @@ from .formats_set import SourceDoc, read_sources
 SPLITS = ("train", "dev")
 
 
-def read_writer(folder: Path) -> List[SourceDoc]:
+def read_writer(folder: Path) -> list[SourceDoc]:
     """One writer's documents, ids prefixed with the writer's folder name."""
     folder = Path(folder)
     docs = read_sources(folder)
@@ -38,12 +39,12 @@ def read_writer(folder: Path) -> List[SourceDoc]:
     return docs
 
 
-def read_splits(root: Path) -> Dict[str, str]:
+def read_splits(root: Path) -> dict[str, str]:
     """writer -> split, from ``<root>/writers.tsv`` (columns: writer, split, ...)."""
     path = Path(root) / "writers.tsv"
     if not path.exists():
         raise MarkupError(f"{path}: missing (each writer's split is read from it)")
-    splits: Dict[str, str] = {}
+    splits: dict[str, str] = {}
     with open(path, encoding="utf-8", newline="") as fh:
         for lineno, row in enumerate(csv.DictReader(fh, delimiter="\t"), start=2):
             split = (row.get("split") or "").strip()
@@ -53,12 +54,12 @@ def read_splits(root: Path) -> Dict[str, str]:
     return splits
 
 
-def read_corpus(root: Path, splits: Iterable[str] = SPLITS) -> List[SourceDoc]:
+def read_corpus(root: Path, splits: Iterable[str] = SPLITS) -> list[SourceDoc]:
     """Every document of the writers whose split is in `splits`, sorted by id."""
     root = Path(root)
     wanted = set(splits)
     known = read_splits(root)
-    docs: List[SourceDoc] = []
+    docs: list[SourceDoc] = []
     source = root / "source"
     for folder in sorted(p for p in source.iterdir() if p.is_dir()):
         if folder.name not in known:
@@ -89,7 +90,7 @@ def _check(folder: Path) -> int:
     return 0
 
 
-def main(argv: List[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Check one writer's folder of the written corpus.")
     parser.add_argument("command", choices=["check"])
     parser.add_argument("folder", type=Path)

@@ -6,20 +6,28 @@ document type and over the whole set: strict subtask-1 P/R/F1 (`metrics.evaluate
 code of `scripts/evaluate.py`), identifying-word recall and over-redaction
 (`metrics.privacy_scores`), and the same strict scores per label. Counts only, never text.
 """
+
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional
 
 from spacy.language import Language
 
 from ..brat import BratDocument, BratError, read_brat_dir
+from ..text_variants import variant
 from .metrics import evaluate, privacy_scores
 from .results import system_annotations
-from ..text_variants import variant
 
 _NUMBER = re.compile(r"_\d+$")
-KEYS = ("meddocan_s1_p", "meddocan_s1_r", "meddocan_s1_f", "meddocan_s1_tp", "meddocan_s1_fp", "meddocan_s1_fn")
+KEYS = (
+    "meddocan_s1_p",
+    "meddocan_s1_r",
+    "meddocan_s1_f",
+    "meddocan_s1_tp",
+    "meddocan_s1_fp",
+    "meddocan_s1_fn",
+)
 
 
 def doc_type(doc_id: str) -> str:
@@ -27,26 +35,30 @@ def doc_type(doc_id: str) -> str:
     return _NUMBER.sub("", doc_id)
 
 
-def read_set(folder: Path) -> List[BratDocument]:
+def read_set(folder: Path) -> list[BratDocument]:
     docs = list(read_brat_dir(folder))
     if not docs:
-        raise BratError(f"{folder}: no .txt reports (build the set with scripts/formats_set.py build)")
+        raise BratError(
+            f"{folder}: no .txt reports (build the set with scripts/formats_set.py build)"
+        )
     return docs
 
 
-def score(docs: Iterable[BratDocument], predictions: Dict[str, list]) -> Dict[str, object]:
+def score(docs: Iterable[BratDocument], predictions: dict[str, list]) -> dict[str, object]:
     """Scores of `predictions` (doc id -> [(label, start, end)]) against the documents' gold:
     {"overall": {...}, "types": {doc type: {...}}, "labels": {label: {p, r, f, support...}}}."""
     docs = list(docs)
-    groups: Dict[str, List[BratDocument]] = defaultdict(list)
+    groups: dict[str, list[BratDocument]] = defaultdict(list)
     for doc in docs:
         groups[doc_type(doc.doc_id)].append(doc)
 
-    def block(members: List[BratDocument]) -> Dict[str, object]:
+    def block(members: list[BratDocument]) -> dict[str, object]:
         gold = {d.doc_id: (d.text, d.entities) for d in members}
         system = {d.doc_id: predictions.get(d.doc_id, []) for d in members}
         strict = evaluate(gold, system)
-        privacy = privacy_scores({d.doc_id: d.text for d in members}, {d.doc_id: d.entities for d in members}, system)
+        privacy = privacy_scores(
+            {d.doc_id: d.text for d in members}, {d.doc_id: d.entities for d in members}, system
+        )
         row = {key: strict[key] for key in KEYS}
         row.update(privacy)
         row["n_docs"] = len(members)
@@ -64,8 +76,14 @@ def score(docs: Iterable[BratDocument], predictions: Dict[str, list]) -> Dict[st
     return {"overall": overall, "types": types, "labels": labels}
 
 
-def evaluate_formats(nlp: Language, folder: Path, *, batch_size: int = 16,
-                     docs: Optional[List[BratDocument]] = None, case: Optional[str] = None) -> Dict[str, object]:
+def evaluate_formats(
+    nlp: Language,
+    folder: Path,
+    *,
+    batch_size: int = 16,
+    docs: list[BratDocument] | None = None,
+    case: str | None = None,
+) -> dict[str, object]:
     """Run `nlp` over the set's reports and score its `doc.ents`. `case`: run it on the
     reports' `lower` or `upper` copies (meddocan_deid.text_variants, same offsets) and score
     against the original gold, which words are identifying read from the original text."""
@@ -79,12 +97,22 @@ def evaluate_formats(nlp: Language, folder: Path, *, batch_size: int = 16,
     return score(docs, predictions)
 
 
-def table_rows(scores: Dict[str, object]):
+def table_rows(scores: dict[str, object]):
     """(name, docs, gold, P, R, F1, identifying-word recall, over-redaction) per document
     type, then the whole set."""
+
     def row(name, r):
-        return (name, r["n_docs"], r["n_gold"], r["meddocan_s1_p"], r["meddocan_s1_r"], r["meddocan_s1_f"],
-                r["meddocan_phi_identifying_word_recall"], r["meddocan_over_redaction"])
+        return (
+            name,
+            r["n_docs"],
+            r["n_gold"],
+            r["meddocan_s1_p"],
+            r["meddocan_s1_r"],
+            r["meddocan_s1_f"],
+            r["meddocan_phi_identifying_word_recall"],
+            r["meddocan_over_redaction"],
+        )
+
     rows = [row(name, r) for name, r in scores["types"].items()]
     rows.append(row("all", scores["overall"]))
     return rows

@@ -9,13 +9,14 @@ the built set is ``<out>/<doctype>_<NN>.txt`` (the text without markup) and ``.a
 
 Errors name the file, line and column, never the report text.
 """
+
 from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterable, List, Tuple
 
 from .. import LABELS
 from ..brat import Annotation, format_ann, read_text, write_brat
@@ -30,13 +31,13 @@ class SourceDoc:
     doc_id: str
     doctype: str
     text: str
-    entities: List[Annotation]
+    entities: list[Annotation]
 
 
-def parse_markup(markup: str, path: str | Path = "<string>") -> Tuple[str, List[Annotation]]:
+def parse_markup(markup: str, path: str | Path = "<string>") -> tuple[str, list[Annotation]]:
     """Split marked-up text into the plain text and its (label, start, end) spans."""
-    out: List[str] = []
-    entities: List[Annotation] = []
+    out: list[str] = []
+    entities: list[Annotation] = []
     pos = 0  # length of the plain text so far
     for lineno, line in enumerate(markup.splitlines(keepends=True), start=1):
         i = 0
@@ -53,7 +54,7 @@ def parse_markup(markup: str, path: str | Path = "<string>") -> Tuple[str, List[
             end = line.find(CLOSE, opened + len(OPEN))
             if end == -1:
                 raise MarkupError(f"{where}: '[[' not closed by ']]' on the same line")
-            body = line[opened + len(OPEN):end]
+            body = line[opened + len(OPEN) : end]
             if OPEN in body:
                 raise MarkupError(f"{where}: '[[' inside a mention (mentions do not nest)")
             if SEP not in body:
@@ -79,7 +80,7 @@ def parse_markup(markup: str, path: str | Path = "<string>") -> Tuple[str, List[
     return "".join(out), entities
 
 
-def read_sources(source: Path) -> List[SourceDoc]:
+def read_sources(source: Path) -> list[SourceDoc]:
     """Parse every ``<doctype>/<doctype>_<NN>.txt`` under `source`, sorted by id."""
     source = Path(source)
     if not source.is_dir():
@@ -88,7 +89,9 @@ def read_sources(source: Path) -> List[SourceDoc]:
     for path in sorted(source.glob("*/*.txt")):
         match = SOURCE_NAME.fullmatch(path.name)
         if not match or match["doctype"] != path.parent.name:
-            raise MarkupError(f"{path}: expected the name <doctype>_<NN>.txt inside the folder <doctype>/")
+            raise MarkupError(
+                f"{path}: expected the name <doctype>_<NN>.txt inside the folder <doctype>/"
+            )
         text, entities = parse_markup(read_text(path), path)
         docs.append(SourceDoc(path.stem, match["doctype"], text, entities))
     if not docs:
@@ -96,7 +99,7 @@ def read_sources(source: Path) -> List[SourceDoc]:
     return docs
 
 
-def expected_files(docs: Iterable[SourceDoc]) -> Dict[str, str]:
+def expected_files(docs: Iterable[SourceDoc]) -> dict[str, str]:
     """File name -> content of the built set."""
     files = {}
     for doc in docs:
@@ -110,11 +113,11 @@ def write_set(docs: Iterable[SourceDoc], out: Path) -> None:
         write_brat(out, doc.doc_id, doc.text, doc.entities)
 
 
-def compare(docs: Iterable[SourceDoc], out: Path) -> Dict[str, List[str]]:
+def compare(docs: Iterable[SourceDoc], out: Path) -> dict[str, list[str]]:
     """Built files that are missing, differ from the sources, or come from no source."""
     expected = expected_files(docs)
     out = Path(out)
-    result: Dict[str, List[str]] = {"missing": [], "differs": [], "extra": []}
+    result: dict[str, list[str]] = {"missing": [], "differs": [], "extra": []}
     for name, content in sorted(expected.items()):
         path = out / name
         if not path.exists():
@@ -126,7 +129,7 @@ def compare(docs: Iterable[SourceDoc], out: Path) -> Dict[str, List[str]]:
     return result
 
 
-def summary(docs: Iterable[SourceDoc]) -> Tuple[List[Tuple[str, int, int]], Counter]:
+def summary(docs: Iterable[SourceDoc]) -> tuple[list[tuple[str, int, int]], Counter]:
     """Rows (doctype, reports, mentions) sorted by doctype, and the mentions per label."""
     reports: Counter = Counter()
     mentions: Counter = Counter()

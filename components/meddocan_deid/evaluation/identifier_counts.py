@@ -2,16 +2,17 @@
 `doc.spans["identifiers"]` compared with the entities the rest of the pipeline had made
 before it ran. Counts per kind, and an optional seeded sample with context for a person to
 review (written to a file, never printed)."""
+
 import random
 from collections import Counter, defaultdict
-from typing import Dict, Iterable, List, Tuple
+from collections.abc import Iterable
 
 from spacy.language import Language
 
 STATUSES = ("new", "changed", "relabelled", "same")
 
 
-def status_of(span, before: List[Tuple[int, int, str]]) -> str:
+def status_of(span, before: list[tuple[int, int, str]]) -> str:
     """new: no earlier entity overlaps it; same: an earlier entity had its offsets and label;
     relabelled: its offsets, another label; changed: earlier entities overlapped it otherwise."""
     overlapping = [b for b in before if b[0] < span.end_char and span.start_char < b[1]]
@@ -24,15 +25,22 @@ def status_of(span, before: List[Tuple[int, int, str]]) -> str:
     return "changed"
 
 
-def identifier_additions(nlp: Language, texts: Iterable[Tuple[str, str]], *, component: str = "identifiers",
-                         batch_size: int = 32) -> Tuple[Dict[str, Counter], List[Tuple[str, str, str, int, int]]]:
+def identifier_additions(
+    nlp: Language,
+    texts: Iterable[tuple[str, str]],
+    *,
+    component: str = "identifiers",
+    batch_size: int = 32,
+) -> tuple[dict[str, Counter], list[tuple[str, str, str, int, int]]]:
     """Run `nlp` without `component`, then `component` alone, on (id, text) pairs.
     Returns kind -> Counter of STATUSES, and every identifier as (doc id, kind, status, start, end)."""
     if component not in nlp.pipe_names:
-        raise ValueError(f"the pipeline has no {component!r} component (pipes: {', '.join(nlp.pipe_names)})")
+        raise ValueError(
+            f"the pipeline has no {component!r} component (pipes: {', '.join(nlp.pipe_names)})"
+        )
     recognizer = nlp.get_pipe(component)
-    counts: Dict[str, Counter] = defaultdict(Counter)
-    found: List[Tuple[str, str, str, int, int]] = []
+    counts: dict[str, Counter] = defaultdict(Counter)
+    found: list[tuple[str, str, str, int, int]] = []
     pairs = list(texts)
     docs = nlp.pipe((text for _id, text in pairs), batch_size=batch_size, disable=[component])
     for (doc_id, _text), doc in zip(pairs, docs):
@@ -46,7 +54,9 @@ def identifier_additions(nlp: Language, texts: Iterable[Tuple[str, str]], *, com
     return counts, found
 
 
-def review_sample(found, texts: Dict[str, str], size: int, seed: int = 0, context: int = 40) -> List[List[str]]:
+def review_sample(
+    found, texts: dict[str, str], size: int, seed: int = 0, context: int = 40
+) -> list[list[str]]:
     """A seeded sample of the identifiers that change the output (not `same`), each with its
     kind, status, label-free text and `context` characters around it, for a person to judge."""
     changes = [f for f in found if f[2] != "same"]
@@ -54,13 +64,13 @@ def review_sample(found, texts: Dict[str, str], size: int, seed: int = 0, contex
     rows = []
     for doc_id, kind, status, start, end in sorted(picked):
         text = texts[doc_id]
-        left = text[max(0, start - context):start].replace("\n", " ")
-        right = text[end:end + context].replace("\n", " ")
+        left = text[max(0, start - context) : start].replace("\n", " ")
+        right = text[end : end + context].replace("\n", " ")
         rows.append([doc_id, kind, status, left, text[start:end].replace("\n", " "), right])
     return rows
 
 
-def counts_table(counts: Dict[str, Counter]) -> List[List[str]]:
+def counts_table(counts: dict[str, Counter]) -> list[list[str]]:
     rows = []
     total = Counter()
     for kind in sorted(counts):

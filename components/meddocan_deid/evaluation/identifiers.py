@@ -18,12 +18,13 @@ with the `NO_PHI` entities left out of the gold.
 
 Messages name files, lines and documents, never report text.
 """
+
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..brat import Annotation, BratError, read_ann, read_text
 from .metrics import EvaluationError, evaluate, prf
@@ -41,7 +42,7 @@ class Planted:
     label: str
     start: int
     end: int
-    notes: Dict[str, str]
+    notes: dict[str, str]
 
     @property
     def section(self) -> str:
@@ -56,15 +57,15 @@ class Planted:
 class IdentifierDoc:
     doc_id: str
     text: str
-    gold: List[Annotation] = field(default_factory=list)  # every PHI entity, NO_PHI left out
-    identifiers: List[Planted] = field(default_factory=list)
-    lookalikes: List[Planted] = field(default_factory=list)
+    gold: list[Annotation] = field(default_factory=list)  # every PHI entity, NO_PHI left out
+    identifiers: list[Planted] = field(default_factory=list)
+    lookalikes: list[Planted] = field(default_factory=list)
 
 
-def _parse_notes(path: Path) -> Tuple[List[str], Dict[str, Dict[str, str]]]:
+def _parse_notes(path: Path) -> tuple[list[str], dict[str, dict[str, str]]]:
     """The T ids in file order, and T id -> note fields from the `#n<TAB>AnnotatorNotes Tk<TAB>key=value ...` lines."""
     t_ids = []
-    notes: Dict[str, Dict[str, str]] = {}
+    notes: dict[str, dict[str, str]] = {}
     for lineno, line in enumerate(read_text(path).splitlines(), start=1):
         if line.startswith("T"):
             t_ids.append(line.split("\t", 1)[0])
@@ -72,9 +73,13 @@ def _parse_notes(path: Path) -> Tuple[List[str], Dict[str, Dict[str, str]]]:
             parts = line.split("\t")
             ref = parts[1].split(" ") if len(parts) == 3 else []
             if len(ref) != 2 or ref[0] != "AnnotatorNotes":
-                raise BratError(f"{path}:{lineno}: expected '#<n>\\tAnnotatorNotes T<k>\\tkey=value ...'")
+                raise BratError(
+                    f"{path}:{lineno}: expected '#<n>\\tAnnotatorNotes T<k>\\tkey=value ...'"
+                )
             if ref[1] not in t_ids:
-                raise BratError(f"{path}:{lineno}: note for {ref[1]}, which no earlier T line defines")
+                raise BratError(
+                    f"{path}:{lineno}: note for {ref[1]}, which no earlier T line defines"
+                )
             fields = {}
             for item in parts[2].split():
                 key, sep, value = item.partition("=")
@@ -87,11 +92,13 @@ def _parse_notes(path: Path) -> Tuple[List[str], Dict[str, Dict[str, str]]]:
     return t_ids, notes
 
 
-def read_identifier_set(folder: Path) -> List[IdentifierDoc]:
+def read_identifier_set(folder: Path) -> list[IdentifierDoc]:
     """The documents of the set, sorted by id. Raises BratError naming the file and line."""
     folder = Path(folder)
     if not folder.is_dir():
-        raise BratError(f"{folder}: the identifier set folder does not exist (run scripts/make_identifier_set.py)")
+        raise BratError(
+            f"{folder}: the identifier set folder does not exist (run scripts/make_identifier_set.py)"
+        )
     docs = []
     for txt in sorted(folder.glob("*.txt")):
         text = read_text(txt)
@@ -106,7 +113,9 @@ def read_identifier_set(folder: Path) -> List[IdentifierDoc]:
             if label == NO_PHI:
                 if not fields or fields["kind"] != LOOKALIKE:
                     raise BratError(f"{ann}: {t_id} is NO_PHI without a kind=lookalike note")
-                doc.lookalikes.append(Planted(fields.get("type", "other"), label, start, end, fields))
+                doc.lookalikes.append(
+                    Planted(fields.get("type", "other"), label, start, end, fields)
+                )
                 continue
             doc.gold.append((label, start, end))
             if fields:
@@ -119,7 +128,7 @@ def read_identifier_set(folder: Path) -> List[IdentifierDoc]:
     return docs
 
 
-def _covered(start: int, end: int, text: str, spans: Sequence[Tuple[int, int]]) -> bool:
+def _covered(start: int, end: int, text: str, spans: Sequence[tuple[int, int]]) -> bool:
     """Every non-blank character of text[start:end] lies inside one of `spans`."""
     inside = [False] * (end - start)
     for s, e in spans:
@@ -135,8 +144,8 @@ def _rate(part: int, whole: int) -> float:
 def score_identifiers(
     docs: Sequence[IdentifierDoc],
     system: Mapping[str, Iterable[Annotation]],
-    token_bounds: Optional[Mapping[str, Tuple[set, set]]] = None,
-) -> Dict[str, object]:
+    token_bounds: Mapping[str, tuple[set, set]] | None = None,
+) -> dict[str, object]:
     """Scores of `system` (doc_id -> [(label, start, end)]) on the set.
 
     token_bounds: doc_id -> (token start offsets, token end offsets) of the pipeline's
@@ -144,11 +153,11 @@ def score_identifiers(
     Returns {"kinds": {kind: counts}, "sections": {...}, "invalid_checksum": {...},
     "overall": {...}, "lookalikes": {...}, "labels": {label: p/r/f...}, "meddocan_s1": {...}}.
     """
-    counters: Dict[str, Counter] = {}
-    sections: Dict[str, Counter] = {}
+    counters: dict[str, Counter] = {}
+    sections: dict[str, Counter] = {}
     invalid = Counter()
     look = Counter()
-    look_types: Dict[str, Counter] = {}
+    look_types: dict[str, Counter] = {}
     for doc in docs:
         if doc.doc_id not in system:
             raise EvaluationError(f"{doc.doc_id}: no prediction for this document")
@@ -176,8 +185,8 @@ def score_identifiers(
             look["hit"] += int(hit)
             look_types.setdefault(item.kind, Counter()).update({"n": 1, "hit": int(hit)})
 
-    def finish(c: Counter) -> Dict[str, object]:
-        row: Dict[str, object] = dict(c)
+    def finish(c: Counter) -> dict[str, object]:
+        row: dict[str, object] = dict(c)
         for key in ("n", "found", "found_label", "covered"):
             row.setdefault(key, 0)
         row["recall"] = _rate(row["found"], row["n"])
@@ -190,27 +199,40 @@ def score_identifiers(
         total.update(c)
     identifier_labels = sorted({i.label for d in docs for i in d.identifiers})
     # subtask-1 counts from the same code as `evaluate`; NO_PHI is not gold
-    s1 = evaluate({d.doc_id: (d.text, d.gold) for d in docs}, {d.doc_id: system[d.doc_id] for d in docs})
+    s1 = evaluate(
+        {d.doc_id: (d.text, d.gold) for d in docs}, {d.doc_id: system[d.doc_id] for d in docs}
+    )
     per_type = s1["meddocan_s1_per_type"]
     labels = {}
     for label in identifier_labels:
         row = per_type.get(label, {"tp": 0, "fp": 0, "fn": 0, "support": 0})
         p, r, f = prf(row["tp"], row["fp"], row["fn"])
-        labels[label] = {"p": p, "r": r, "f": f, "tp": row["tp"], "fp": row["fp"], "fn": row["fn"], "support": row["support"]}
+        labels[label] = {
+            "p": p,
+            "r": r,
+            "f": f,
+            "tp": row["tp"],
+            "fp": row["fp"],
+            "fn": row["fn"],
+            "support": row["support"],
+        }
     return {
         "n_docs": len(docs),
         "kinds": {kind: finish(counters[kind]) for kind in sorted(counters)},
         "sections": {name: finish(sections[name]) for name in sorted(sections)},
         "invalid_checksum": finish(invalid),
         "overall": finish(total),
-        "lookalikes": {"n": look["n"], "hit": look["hit"],
-                       "types": {t: dict(c) for t, c in sorted(look_types.items())}},
+        "lookalikes": {
+            "n": look["n"],
+            "hit": look["hit"],
+            "types": {t: dict(c) for t, c in sorted(look_types.items())},
+        },
         "labels": labels,
         "meddocan_s1": {k: s1[f"meddocan_s1_{k}"] for k in ("p", "r", "f", "tp", "fp", "fn")},
     }
 
 
-def evaluate_identifiers(nlp, folder: Path, *, batch_size: int = 32) -> Dict[str, object]:
+def evaluate_identifiers(nlp, folder: Path, *, batch_size: int = 32) -> dict[str, object]:
     """Run `nlp` over the set's reports and score its `doc.ents`."""
     docs = read_identifier_set(folder)
     system, bounds = {}, {}
@@ -222,10 +244,18 @@ def evaluate_identifiers(nlp, folder: Path, *, batch_size: int = 32) -> Dict[str
     return score_identifiers(docs, system, bounds)
 
 
-def table_rows(scores: Mapping[str, object]) -> List[Tuple[str, ...]]:
+def table_rows(scores: Mapping[str, object]) -> list[tuple[str, ...]]:
     """(kind, n, found, covered, recall, covered %) rows, then the overall row."""
     rows = []
     for kind, row in list(scores["kinds"].items()) + [("overall", scores["overall"])]:
-        rows.append((kind, str(row["n"]), str(row["found"]), str(row["covered"]),
-                     f"{100 * row['recall']:.1f}", f"{100 * row['covered_rate']:.1f}"))
+        rows.append(
+            (
+                kind,
+                str(row["n"]),
+                str(row["found"]),
+                str(row["covered"]),
+                f"{100 * row['recall']:.1f}",
+                f"{100 * row['covered_rate']:.1f}",
+            )
+        )
     return rows

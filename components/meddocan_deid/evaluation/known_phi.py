@@ -7,26 +7,29 @@ give them from its admission system. The gold mentions of those labels in the BO
 FOOTER are then checked against the predicted entities, before and after the known values
 are added (`meddocan_deid.deid.known_phi.add_known`). Counts only, never text.
 """
+
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, List, Sequence, Tuple
 
 from spacy.tokens import Doc
 
 from ..deid.known_phi import add_known, find_known
-from .results import gold_annotations, read_docbin
 from ..pipeline.sections import SECTIONS_KEY
+from .results import gold_annotations, read_docbin
 
 NAME = "NOMBRE_SUJETO_ASISTENCIA"
 GROUPS = {"name": (NAME,), "id": ("ID_SUJETO_ASISTENCIA", "ID_ASEGURAMIENTO")}
 KNOWN_LABELS = tuple(label for labels in GROUPS.values() for label in labels)
-Span = Tuple[str, int, int]
+Span = tuple[str, int, int]
 
 
 @dataclass
 class Counts:
     mentions: int = 0  # gold mentions in body and footer
-    findable: int = 0  # of those, covered by the known values' matches alone (the same value as the header's)
+    findable: int = (
+        0  # of those, covered by the known values' matches alone (the same value as the header's)
+    )
     covered_before: int = 0  # every character inside predicted entities (any label)
     covered_after: int = 0
     exact_before: int = 0  # a predicted entity with the same label and offsets
@@ -37,7 +40,7 @@ class Counts:
 class KnownPhiReport:
     reports: int = 0
     reports_with_known: int = 0  # reports whose header holds a gold name or ID
-    groups: Dict[str, Counts] = field(default_factory=lambda: {g: Counts() for g in GROUPS})
+    groups: dict[str, Counts] = field(default_factory=lambda: {g: Counts() for g in GROUPS})
     added_spans: int = 0  # spans that known_phi added or changed
     added_off_gold: int = 0  # of those, overlapping no gold entity at all (new false positives)
 
@@ -57,8 +60,8 @@ def covered(spans: Sequence[Span], start: int, end: int) -> bool:
     return len(chars) == end - start
 
 
-def header_known(doc: Doc, gold: Iterable[Span]) -> Dict[str, List[str]]:
-    known: Dict[str, List[str]] = {}
+def header_known(doc: Doc, gold: Iterable[Span]) -> dict[str, list[str]]:
+    known: dict[str, list[str]] = {}
     for label, s, e in gold:
         if label in KNOWN_LABELS and section_of(doc, s, e) == "header":
             value = doc.text[s:e]
@@ -76,7 +79,9 @@ def measure_doc(doc: Doc, gold: Sequence[Span], report: KnownPhiReport) -> None:
     report.reports_with_known += bool(known)
     new = set(after) - set(before)
     report.added_spans += len(new)
-    report.added_off_gold += sum(1 for _l, s, e in new if not any(gs < e and s < ge for _gl, gs, ge in gold))
+    report.added_off_gold += sum(
+        1 for _l, s, e in new if not any(gs < e and s < ge for _gl, gs, ge in gold)
+    )
     exact_before, exact_after = set(before), set(after)
     for group, labels in GROUPS.items():
         counts = report.groups[group]
@@ -105,21 +110,29 @@ def format_report(report: KnownPhiReport) -> str:
     def share(n, d):
         return f"{n / d:.4f}" if d else "-"
 
-    lines = [f"reports {report.reports}, with a gold name or ID in the header {report.reports_with_known}",
-             f"{'body+footer':<12}{'mentions':>9}{'findable':>9}{'covered before':>16}{'after':>14}"
-             f"{'exact before':>16}{'after':>14}"]
+    lines = [
+        f"reports {report.reports}, with a gold name or ID in the header {report.reports_with_known}",
+        f"{'body+footer':<12}{'mentions':>9}{'findable':>9}{'covered before':>16}{'after':>14}"
+        f"{'exact before':>16}{'after':>14}",
+    ]
     total = Counts()
     for group, c in report.groups.items():
         for k in vars(total):
             setattr(total, k, getattr(total, k) + getattr(c, k))
     for group, c in list(report.groups.items()) + [("all", total)]:
-        lines.append(f"{group:<12}{c.mentions:>9}{c.findable:>9}"
-                     f"{f'{c.covered_before} ({share(c.covered_before, c.mentions)})':>16}"
-                     f"{f'{c.covered_after} ({share(c.covered_after, c.mentions)})':>14}"
-                     f"{f'{c.exact_before} ({share(c.exact_before, c.mentions)})':>16}"
-                     f"{f'{c.exact_after} ({share(c.exact_after, c.mentions)})':>14}")
-    lines.append("findable: mentions that the header's known values match (same value); covered: every "
-                 "character inside predicted entities (any label); exact: same label and offsets")
-    lines.append(f"spans added or changed by known_phi: {report.added_spans}, "
-                 f"of which overlapping no gold entity: {report.added_off_gold}")
+        lines.append(
+            f"{group:<12}{c.mentions:>9}{c.findable:>9}"
+            f"{f'{c.covered_before} ({share(c.covered_before, c.mentions)})':>16}"
+            f"{f'{c.covered_after} ({share(c.covered_after, c.mentions)})':>14}"
+            f"{f'{c.exact_before} ({share(c.exact_before, c.mentions)})':>16}"
+            f"{f'{c.exact_after} ({share(c.exact_after, c.mentions)})':>14}"
+        )
+    lines.append(
+        "findable: mentions that the header's known values match (same value); covered: every "
+        "character inside predicted entities (any label); exact: same label and offsets"
+    )
+    lines.append(
+        f"spans added or changed by known_phi: {report.added_spans}, "
+        f"of which overlapping no gold entity: {report.added_off_gold}"
+    )
     return "\n".join(lines)

@@ -11,27 +11,28 @@ TP, FP and FN are summed over documents (micro average); P, R and F1 are 0.0 whe
 denominator is 0. Only documents present on both sides are scored and a document on one
 side only is an error (`EvaluationError`, naming the id, never the text).
 """
+
 from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..errors import EvaluationError  # noqa: F401  (re-exported)
 
-Annotation = Tuple[str, int, int]  # (label, start, end), end exclusive
-Span = Tuple[int, int]
+Annotation = tuple[str, int, int]  # (label, start, end), end exclusive
+Span = tuple[int, int]
 
 
-def prf(tp: int, fp: int, fn: int) -> Tuple[float, float, float]:
+def prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
     p = tp / (tp + fp) if tp + fp else 0.0
     r = tp / (tp + fn) if tp + fn else 0.0
     f = 2 * p * r / (p + r) if p + r else 0.0
     return p, r, f
 
 
-def merge_spans(spans: Iterable[Span], text: str) -> List[Span]:
+def merge_spans(spans: Iterable[Span], text: str) -> list[Span]:
     """Merge sorted spans whose gap in `text` holds no alphanumeric character.
 
     The gap is `text[last_end:next_start]`; it is empty (so it merges) when the spans
@@ -39,9 +40,9 @@ def merge_spans(spans: Iterable[Span], text: str) -> List[Span]:
     task, the merged span becomes (last start, next end), even if the next end is the
     smaller one.
     """
-    merged: List[Span] = []
+    merged: list[Span] = []
     for start, end in sorted(set(spans)):
-        if merged and not any(ch.isalnum() for ch in text[merged[-1][1]:start]):
+        if merged and not any(ch.isalnum() for ch in text[merged[-1][1] : start]):
             merged[-1] = (merged[-1][0], end)
         else:
             merged.append((start, end))
@@ -52,7 +53,7 @@ def _contained(span: Span, containers: Iterable[Span]) -> bool:
     return any(span[0] >= c[0] and span[1] <= c[1] for c in containers)
 
 
-def _merged_counts(text: str, gold: Set[Span], system: Set[Span]) -> Tuple[int, int, int]:
+def _merged_counts(text: str, gold: set[Span], system: set[Span]) -> tuple[int, int, int]:
     """Subtask 2 merged TP/FP/FN of one document."""
     tp = (gold & system) | (set(merge_spans(gold, text)) & set(merge_spans(system, text)))
     fp = sum(1 for s in system - gold if not _contained(s, tp))
@@ -60,36 +61,42 @@ def _merged_counts(text: str, gold: Set[Span], system: Set[Span]) -> Tuple[int, 
     return len(tp), fp, fn
 
 
-def _as_annotations(doc_id: str, side: str, entities: Iterable[Sequence]) -> Set[Annotation]:
-    result: Set[Annotation] = set()
+def _as_annotations(doc_id: str, side: str, entities: Iterable[Sequence]) -> set[Annotation]:
+    result: set[Annotation] = set()
     for ent in entities:
         try:
             label, start, end = ent
             result.add((str(label), int(start), int(end)))
         except (TypeError, ValueError):
-            raise EvaluationError(f"{doc_id}: {side} annotation is not (label, start, end)") from None
+            raise EvaluationError(
+                f"{doc_id}: {side} annotation is not (label, start, end)"
+            ) from None
     return result
 
 
-def _check_ids(gold_ids: Iterable[str], system_ids: Iterable[str]) -> List[str]:
+def _check_ids(gold_ids: Iterable[str], system_ids: Iterable[str]) -> list[str]:
     gold_ids, system_ids = set(gold_ids), set(system_ids)
     missing = sorted(gold_ids - system_ids)
     extra = sorted(system_ids - gold_ids)
     problems = []
     if missing:
-        problems.append(f"{len(missing)} gold document(s) missing from the system output: {', '.join(map(str, missing[:20]))}")
+        problems.append(
+            f"{len(missing)} gold document(s) missing from the system output: {', '.join(map(str, missing[:20]))}"
+        )
     if extra:
-        problems.append(f"{len(extra)} system document(s) not in the gold: {', '.join(map(str, extra[:20]))}")
+        problems.append(
+            f"{len(extra)} system document(s) not in the gold: {', '.join(map(str, extra[:20]))}"
+        )
     if problems:
         raise EvaluationError("; ".join(problems))
     return sorted(gold_ids, key=str)
 
 
 def evaluate(
-    gold: Mapping[str, Tuple[str, Iterable[Sequence]]],
+    gold: Mapping[str, tuple[str, Iterable[Sequence]]],
     system: Mapping[str, Iterable[Sequence]],
-    sentences: Optional[Mapping[str, int]] = None,
-) -> Dict[str, object]:
+    sentences: Mapping[str, int] | None = None,
+) -> dict[str, object]:
     """Score `system` against `gold`.
 
     gold: doc_id -> (text, iterable of (label, start, end)).
@@ -106,11 +113,13 @@ def evaluate(
     if sentences is not None:
         lacking = [d for d in doc_ids if d not in sentences]
         if lacking:
-            raise EvaluationError(f"no sentence count for {len(lacking)} document(s): {', '.join(map(str, lacking[:20]))}")
+            raise EvaluationError(
+                f"no sentence count for {len(lacking)} document(s): {', '.join(map(str, lacking[:20]))}"
+            )
     s1 = Counter()
     s2 = Counter()
     mg = Counter()
-    per_type: Dict[str, Counter] = {}
+    per_type: dict[str, Counter] = {}
     n_sentences = 0
     for doc_id in doc_ids:
         try:
@@ -122,7 +131,9 @@ def evaluate(
         for side, anns in (("gold", g), ("system", s)):
             for _, start, end in anns:
                 if not 0 <= start < end <= len(text):
-                    raise EvaluationError(f"{doc_id}: {side} offsets {start}-{end} outside the text (length {len(text)})")
+                    raise EvaluationError(
+                        f"{doc_id}: {side} offsets {start}-{end} outside the text (length {len(text)})"
+                    )
         # subtask 1 and its per-type breakdown
         s1["tp"] += len(g & s)
         s1["fp"] += len(s - g)
@@ -143,8 +154,12 @@ def evaluate(
         if sentences is not None:
             n_sentences += int(sentences[doc_id])
 
-    result: Dict[str, object] = {"meddocan_n_docs": len(doc_ids)}
-    for prefix, counts in (("meddocan_s1", s1), ("meddocan_s2_strict", s2), ("meddocan_s2_merged", mg)):
+    result: dict[str, object] = {"meddocan_n_docs": len(doc_ids)}
+    for prefix, counts in (
+        ("meddocan_s1", s1),
+        ("meddocan_s2_strict", s2),
+        ("meddocan_s2_merged", mg),
+    ):
         p, r, f = prf(counts["tp"], counts["fp"], counts["fn"])
         result.update({f"{prefix}_p": p, f"{prefix}_r": r, f"{prefix}_f": f})
         result.update({f"{prefix}_{k}": counts[k] for k in ("tp", "fp", "fn")})
@@ -155,7 +170,15 @@ def evaluate(
     for label in sorted(per_type):
         c = per_type[label]
         p, r, f = prf(c["tp"], c["fp"], c["fn"])
-        table[label] = {"p": p, "r": r, "f": f, "tp": c["tp"], "fp": c["fp"], "fn": c["fn"], "support": c["support"]}
+        table[label] = {
+            "p": p,
+            "r": r,
+            "f": f,
+            "tp": c["tp"],
+            "fp": c["fp"],
+            "fn": c["fn"],
+            "support": c["support"],
+        }
     result["meddocan_s1_per_type"] = table
     return result
 
@@ -171,13 +194,13 @@ def sentence_count(path: Path) -> int:
         return sum(1 for line in fh if line.strip())
 
 
-def count_sentences(folder: Path, doc_ids: Iterable[str]) -> Dict[str, int]:
+def count_sentences(folder: Path, doc_ids: Iterable[str]) -> dict[str, int]:
     """Sentence counts from the official sentence files: non-empty lines of `folder/ID.ann`.
 
     A missing file is an error naming the id (a silent skip would change the leak).
     """
     folder = Path(folder)
-    counts: Dict[str, int] = {}
+    counts: dict[str, int] = {}
     missing = []
     for doc_id in doc_ids:
         path = folder / f"{doc_id}.ann"
@@ -186,7 +209,9 @@ def count_sentences(folder: Path, doc_ids: Iterable[str]) -> Dict[str, int]:
             continue
         counts[doc_id] = sentence_count(path)
     if missing:
-        raise EvaluationError(f"{folder}: no sentence file for {len(missing)} document(s): {', '.join(missing[:20])}")
+        raise EvaluationError(
+            f"{folder}: no sentence file for {len(missing)} document(s): {', '.join(missing[:20])}"
+        )
     return counts
 
 
@@ -194,7 +219,7 @@ def count_sentences(folder: Path, doc_ids: Iterable[str]) -> Dict[str, int]:
 WORD_RE = re.compile(r"[^\W_]+")
 
 
-def _mask(length: int, spans: Iterable[Sequence]) -> List[bool]:
+def _mask(length: int, spans: Iterable[Sequence]) -> list[bool]:
     mask = [False] * length
     for _label, start, end in spans:
         for i in range(max(0, int(start)), min(length, int(end))):
@@ -202,7 +227,9 @@ def _mask(length: int, spans: Iterable[Sequence]) -> List[bool]:
     return mask
 
 
-def privacy_counts(text: str, gold: Iterable[Sequence], system: Iterable[Sequence]) -> Dict[str, int]:
+def privacy_counts(
+    text: str, gold: Iterable[Sequence], system: Iterable[Sequence]
+) -> dict[str, int]:
     """Word counts of what a release leaves, labels ignored.
 
     A PHI word has a character inside a gold entity; it is covered when every character lies
@@ -210,7 +237,9 @@ def privacy_counts(text: str, gold: Iterable[Sequence], system: Iterable[Sequenc
     A non-PHI word (no character in gold) is over-redacted when a character lies in a prediction.
     """
     gold_mask, system_mask = _mask(len(text), gold), _mask(len(text), system)
-    counts = dict.fromkeys(("phi_n", "phi_tp", "ident_n", "ident_tp", "nonphi_n", "nonphi_removed"), 0)
+    counts = dict.fromkeys(
+        ("phi_n", "phi_tp", "ident_n", "ident_tp", "nonphi_n", "nonphi_removed"), 0
+    )
     for match in WORD_RE.finditer(text):
         chars = range(match.start(), match.end())
         word = match.group()
@@ -227,13 +256,18 @@ def privacy_counts(text: str, gold: Iterable[Sequence], system: Iterable[Sequenc
     return counts
 
 
-def privacy_scores(texts: Dict[str, str], gold: Dict[str, Iterable[Sequence]],
-                   system: Dict[str, Iterable[Sequence]]) -> Dict[str, float]:
+def privacy_scores(
+    texts: dict[str, str],
+    gold: dict[str, Iterable[Sequence]],
+    system: dict[str, Iterable[Sequence]],
+) -> dict[str, float]:
     """meddocan_phi_word_recall, meddocan_phi_identifying_word_recall, meddocan_over_redaction
     (see privacy_counts) with their raw counts, summed over the documents."""
-    total: Dict[str, int] = {}
+    total: dict[str, int] = {}
     for doc_id, text in texts.items():
-        for key, value in privacy_counts(text, gold.get(doc_id, ()), system.get(doc_id, ())).items():
+        for key, value in privacy_counts(
+            text, gold.get(doc_id, ()), system.get(doc_id, ())
+        ).items():
             total[key] = total.get(key, 0) + value
     ratio = lambda a, b: total.get(a, 0) / total[b] if total.get(b) else 0.0  # noqa: E731
     return {

@@ -7,8 +7,9 @@ wholly removed: every character but blanks inside some predicted entity, whateve
 label (what a de-identified text needs; the strict scores are evaluate_formats'). Counts
 only, never text.
 """
+
 from collections import Counter
-from typing import Dict, Iterable, List, Tuple
+from collections.abc import Iterable
 
 from spacy.language import Language
 
@@ -16,7 +17,7 @@ from ..number_words import has_number_word
 from .formats_set import SourceDoc
 
 
-def wholly_covered(text: str, start: int, end: int, predicted: Iterable[Tuple[int, int]]) -> bool:
+def wholly_covered(text: str, start: int, end: int, predicted: Iterable[tuple[int, int]]) -> bool:
     """Every non-blank character of text[start:end] lies in one of the `predicted` ranges."""
     covered = set()
     for s, e in predicted:
@@ -25,7 +26,9 @@ def wholly_covered(text: str, start: int, end: int, predicted: Iterable[Tuple[in
     return all(i in covered for i in range(start, end) if not text[i].isspace())
 
 
-def score_number_words(docs: List[SourceDoc], predictions: Dict[str, List[Tuple[int, int]]]) -> Dict[str, object]:
+def score_number_words(
+    docs: list[SourceDoc], predictions: dict[str, list[tuple[int, int]]]
+) -> dict[str, object]:
     """{"labels": {label: {"n", "removed"}}, "overall": {"n", "removed", "docs"}} over the gold
     mentions with a number word; `predictions`: doc id -> [(start, end)] of the entities."""
     n, removed = Counter(), Counter()
@@ -36,12 +39,18 @@ def score_number_words(docs: List[SourceDoc], predictions: Dict[str, List[Tuple[
             n[label] += 1
             removed[label] += wholly_covered(doc.text, start, end, predictions.get(doc.doc_id, []))
     labels = {label: {"n": n[label], "removed": removed[label]} for label in sorted(n)}
-    return {"labels": labels,
-            "overall": {"n": sum(n.values()), "removed": sum(removed.values()), "docs": len(docs)}}
+    return {
+        "labels": labels,
+        "overall": {"n": sum(n.values()), "removed": sum(removed.values()), "docs": len(docs)},
+    }
 
 
-def evaluate_number_words(nlp: Language, docs: List[SourceDoc], *, batch_size: int = 16) -> Dict[str, object]:
+def evaluate_number_words(
+    nlp: Language, docs: list[SourceDoc], *, batch_size: int = 16
+) -> dict[str, object]:
     """Run `nlp` over the sources' texts and score its entities (score_number_words)."""
-    predictions = {doc.doc_id: [(e.start_char, e.end_char) for e in parsed.ents]
-                   for doc, parsed in zip(docs, nlp.pipe((d.text for d in docs), batch_size=batch_size))}
+    predictions = {
+        doc.doc_id: [(e.start_char, e.end_char) for e in parsed.ents]
+        for doc, parsed in zip(docs, nlp.pipe((d.text for d in docs), batch_size=batch_size))
+    }
     return score_number_words(docs, predictions)

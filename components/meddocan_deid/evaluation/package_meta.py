@@ -1,14 +1,24 @@
 """The meta.json fields of the packaged pipeline: its dev scores (from the metrics files of
 `evaluate` and `spacy evaluate`), its data sources with their licences, and its requirements."""
+
 import json
 from pathlib import Path
 
 # scores copied into meta.json "performance" when a metrics file has them
 PERFORMANCE_KEYS = (
-    "meddocan_s1_p", "meddocan_s1_r", "meddocan_s1_f", "meddocan_s1_leak",
-    "meddocan_s2_strict_p", "meddocan_s2_strict_r", "meddocan_s2_strict_f",
-    "meddocan_s2_merged_p", "meddocan_s2_merged_r", "meddocan_s2_merged_f",
-    "ents_p", "ents_r", "ents_f",
+    "meddocan_s1_p",
+    "meddocan_s1_r",
+    "meddocan_s1_f",
+    "meddocan_s1_leak",
+    "meddocan_s2_strict_p",
+    "meddocan_s2_strict_r",
+    "meddocan_s2_strict_f",
+    "meddocan_s2_merged_p",
+    "meddocan_s2_merged_r",
+    "meddocan_s2_merged_f",
+    "ents_p",
+    "ents_r",
+    "ents_f",
 )
 REQUIRED_KEYS = ("meddocan_s1_p", "meddocan_s1_r", "meddocan_s1_f")
 SOURCES = [
@@ -20,7 +30,7 @@ SOURCES = [
     },
     {
         "name": "MEDDOCAN gazetteer (names, surnames, streets, towns, hospitals, professions), "
-                "used as NER features by two of the five NERs of es_meddocan_deid and, stored in the pipeline's vocab, for the surrogates",
+        "used as NER features by two of the five NERs of es_meddocan_deid and, stored in the pipeline's vocab, for the surrogates",
         "url": "https://github.com/PlanTL-GOB-ES/SPACCC_MEDDOCAN",
         "license": "CC BY 4.0",
     },
@@ -45,7 +55,9 @@ def read_performance(paths) -> dict:
         try:
             scores = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            raise ValueError(f"{path}: metrics file not found (run `spacy project run evaluate` first)")
+            raise ValueError(
+                f"{path}: metrics file not found (run `spacy project run evaluate` first)"
+            )
         except json.JSONDecodeError as err:
             raise ValueError(f"{path}: not valid JSON ({err.msg}, line {err.lineno})")
         if not isinstance(scores, dict):
@@ -57,7 +69,9 @@ def read_performance(paths) -> dict:
     if paths:
         missing = [key for key in REQUIRED_KEYS if key not in performance]
         if missing:
-            raise ValueError(f"{', '.join(str(p) for p in paths)}: no {', '.join(missing)} (not a metrics file of scripts/evaluate.py)")
+            raise ValueError(
+                f"{', '.join(str(p) for p in paths)}: no {', '.join(missing)} (not a metrics file of scripts/evaluate.py)"
+            )
     return performance
 
 
@@ -68,9 +82,16 @@ def build_meta(library_version: str, performance: dict, pipe_names=()) -> dict:
     major, minor, _ = library_version.split(".")
     description = DESCRIPTION.format(ner=NER_SUMMARY["ner_vote" in pipe_names])
     # `spacy info` hides "performance", so the headline scores go in the description too
-    summary = [f"{name} {performance[key]:.4f}" for name, key in (
-        ("subtask-1 F1", "meddocan_s1_f"), ("leak", "meddocan_s1_leak"),
-        ("subtask-2 merged F1", "meddocan_s2_merged_f"), ("spaCy ents_f", "ents_f")) if key in performance]
+    summary = [
+        f"{name} {performance[key]:.4f}"
+        for name, key in (
+            ("subtask-1 F1", "meddocan_s1_f"),
+            ("leak", "meddocan_s1_leak"),
+            ("subtask-2 merged F1", "meddocan_s2_merged_f"),
+            ("spaCy ents_f", "ents_f"),
+        )
+        if key in performance
+    ]
     if summary:
         description += " Dev: " + ", ".join(summary) + "."
     return {

@@ -5,7 +5,8 @@ level "high" with the first k of its rules, for k = 0 (balanced) to all, plus re
 points (rule lists given apart, e.g. the raw generic NER everywhere), and scores each with
 the MEDDOCAN metrics. Rows hold numbers only, never report text.
 """
-from typing import Dict, List, Optional, Sequence, Tuple
+
+from collections.abc import Sequence
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -14,29 +15,50 @@ from ..pipeline.privacy import validate_rules
 from .metrics import EvaluationError
 from .results import doc_result, make_unique, score_results
 
-ROW_KEYS = ("meddocan_s1_p", "meddocan_s1_r", "meddocan_s1_f", "meddocan_s1_leak",
-            "meddocan_phi_word_recall", "meddocan_phi_identifying_word_recall",
-            "meddocan_phi_identifying_word_n", "meddocan_phi_identifying_word_tp",
-            "meddocan_over_redaction", "meddocan_over_redaction_removed")
+ROW_KEYS = (
+    "meddocan_s1_p",
+    "meddocan_s1_r",
+    "meddocan_s1_f",
+    "meddocan_s1_leak",
+    "meddocan_phi_word_recall",
+    "meddocan_phi_identifying_word_recall",
+    "meddocan_phi_identifying_word_n",
+    "meddocan_phi_identifying_word_tp",
+    "meddocan_over_redaction",
+    "meddocan_over_redaction_removed",
+)
 # the generic NER's PER/LOC/ORG taken everywhere, unfiltered: what the rules improve on
-RAW_UNION = [{"id": "raw/generic_everywhere", "source": "generic_ner", "sections": ["header", "body", "footer"],
-              "labels": {"PER": "NOMBRE_PERSONAL_SANITARIO", "LOC": "TERRITORIO", "ORG": "INSTITUCION"}}]
+RAW_UNION = [
+    {
+        "id": "raw/generic_everywhere",
+        "source": "generic_ner",
+        "sections": ["header", "body", "footer"],
+        "labels": {"PER": "NOMBRE_PERSONAL_SANITARIO", "LOC": "TERRITORIO", "ORG": "INSTITUCION"},
+    }
+]
 
 
-def curve_points(rules: Sequence[dict], references: Optional[Dict[str, List[dict]]] = None
-                 ) -> List[Tuple[str, List[dict]]]:
+def curve_points(
+    rules: Sequence[dict], references: dict[str, list[dict]] | None = None
+) -> list[tuple[str, list[dict]]]:
     """(name, rules) of each point: balanced, then one more rule at a time, then the references."""
     points = [("balanced", [])]
-    points += [(f"+ {rule.get('id', i)}", list(rules[:i + 1])) for i, rule in enumerate(rules)]
+    points += [(f"+ {rule.get('id', i)}", list(rules[: i + 1])) for i, rule in enumerate(rules)]
     points += [(name, validate_rules(extra)) for name, extra in (references or {}).items()]
     return points
 
 
-def privacy_curve(nlp: Language, references: Sequence[Doc], points: Sequence[Tuple[str, List[dict]]],
-                  batch_size: int = 32) -> List[Dict[str, object]]:
+def privacy_curve(
+    nlp: Language,
+    references: Sequence[Doc],
+    points: Sequence[tuple[str, list[dict]]],
+    batch_size: int = 32,
+) -> list[dict[str, object]]:
     """One row of scores per point (see ROW_KEYS), in the order given."""
     if "privacy" not in nlp.pipe_names:
-        raise EvaluationError("the pipeline has no 'privacy' component; rebuild it with configs/pipeline.cfg")
+        raise EvaluationError(
+            "the pipeline has no 'privacy' component; rebuild it with configs/pipeline.cfg"
+        )
     privacy = nlp.get_pipe("privacy")
     saved = (privacy.level, privacy.rules)
     with nlp.select_pipes(disable=["privacy"]):
@@ -49,7 +71,12 @@ def privacy_curve(nlp: Language, references: Sequence[Doc], points: Sequence[Tup
             for doc, ents in zip(predicted, base):
                 doc.ents = ents
                 privacy(doc)  # caches the generic entities on the doc at its first call
-            results = make_unique([doc_result(ref, doc, str(i)) for i, (ref, doc) in enumerate(zip(references, predicted))])
+            results = make_unique(
+                [
+                    doc_result(ref, doc, str(i))
+                    for i, (ref, doc) in enumerate(zip(references, predicted))
+                ]
+            )
             scores = score_results(results)
             rows.append({"point": name, **{key: scores.get(key) for key in ROW_KEYS}})
     finally:
@@ -57,20 +84,26 @@ def privacy_curve(nlp: Language, references: Sequence[Doc], points: Sequence[Tup
     return rows
 
 
-def curve_markdown(rows: Sequence[Dict[str, object]]) -> str:
-    lines = ["| operating point | s1 F1 | leak | identifying-word recall | uncovered identifying words | "
-             "PHI word recall | non-PHI words removed |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+def curve_markdown(rows: Sequence[dict[str, object]]) -> str:
+    lines = [
+        "| operating point | s1 F1 | leak | identifying-word recall | uncovered identifying words | "
+        "PHI word recall | non-PHI words removed |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for r in rows:
-        missed = int(r["meddocan_phi_identifying_word_n"]) - int(r["meddocan_phi_identifying_word_tp"])
-        lines.append(f"| {r['point']} | {r['meddocan_s1_f']:.4f} | {r['meddocan_s1_leak']:.5f} | "
-                     f"{r['meddocan_phi_identifying_word_recall']:.4f} | {missed} | "
-                     f"{r['meddocan_phi_word_recall']:.4f} | {r['meddocan_over_redaction']:.2%} "
-                     f"({r['meddocan_over_redaction_removed']}) |")
+        missed = int(r["meddocan_phi_identifying_word_n"]) - int(
+            r["meddocan_phi_identifying_word_tp"]
+        )
+        lines.append(
+            f"| {r['point']} | {r['meddocan_s1_f']:.4f} | {r['meddocan_s1_leak']:.5f} | "
+            f"{r['meddocan_phi_identifying_word_recall']:.4f} | {missed} | "
+            f"{r['meddocan_phi_word_recall']:.4f} | {r['meddocan_over_redaction']:.2%} "
+            f"({r['meddocan_over_redaction_removed']}) |"
+        )
     return "\n".join(lines) + "\n"
 
 
-def plot_curve(rows: Sequence[Dict[str, object]], path, title: str = "dev") -> None:
+def plot_curve(rows: Sequence[dict[str, object]], path, title: str = "dev") -> None:
     """Identifying-word recall against the share of non-PHI words removed, one marker per point."""
     import matplotlib
 
@@ -80,14 +113,27 @@ def plot_curve(rows: Sequence[Dict[str, object]], path, title: str = "dev") -> N
     steps = [r for r in rows if not str(r["point"]).startswith("raw/")]
     others = [r for r in rows if str(r["point"]).startswith("raw/")]
     fig, ax = plt.subplots(figsize=(7, 4.5), dpi=110)
-    ax.plot([100 * r["meddocan_over_redaction"] for r in steps],
-            [r["meddocan_phi_identifying_word_recall"] for r in steps], "o-", label="privacy rules, cumulative")
+    ax.plot(
+        [100 * r["meddocan_over_redaction"] for r in steps],
+        [r["meddocan_phi_identifying_word_recall"] for r in steps],
+        "o-",
+        label="privacy rules, cumulative",
+    )
     for r in steps:
-        ax.annotate(str(r["point"]).lstrip("+ "), (100 * r["meddocan_over_redaction"],
-                    r["meddocan_phi_identifying_word_recall"]), textcoords="offset points", xytext=(5, -10), fontsize=7)
+        ax.annotate(
+            str(r["point"]).lstrip("+ "),
+            (100 * r["meddocan_over_redaction"], r["meddocan_phi_identifying_word_recall"]),
+            textcoords="offset points",
+            xytext=(5, -10),
+            fontsize=7,
+        )
     for r in others:
-        ax.plot([100 * r["meddocan_over_redaction"]], [r["meddocan_phi_identifying_word_recall"]], "s",
-                label=str(r["point"]))
+        ax.plot(
+            [100 * r["meddocan_over_redaction"]],
+            [r["meddocan_phi_identifying_word_recall"]],
+            "s",
+            label=str(r["point"]),
+        )
     ax.axhline(0.997, color="grey", linestyle=":", linewidth=1, label="target recall 0.997")
     ax.axvline(3.0, color="grey", linestyle="--", linewidth=1, label="budget: 3% of non-PHI words")
     ax.set_xlabel("non-PHI words removed (%)")

@@ -26,9 +26,11 @@ leak (false negatives per sentence: lower is better, 0 when nothing is missed):
 Gold per example: user_data["meddocan_gold"] (all gold entities, including those that do
 not align to tokens) when present, else the reference entities. System: predicted ents.
 """
+
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from spacy.scorer import get_ner_prf
 from spacy.training import Example
@@ -37,20 +39,23 @@ from spacy.util import registry
 from .results import doc_result, make_unique, score_results
 
 
-def score_meddocan(examples: Iterable[Example], **kwargs) -> Dict[str, Any]:
+def score_meddocan(examples: Iterable[Example], **kwargs) -> dict[str, Any]:
     examples = list(examples)
-    scores: Dict[str, Any] = dict(get_ner_prf(examples, **kwargs))
-    results = make_unique([doc_result(eg.reference, eg.predicted, str(i)) for i, eg in enumerate(examples)])
+    scores: dict[str, Any] = dict(get_ner_prf(examples, **kwargs))
+    results = make_unique(
+        [doc_result(eg.reference, eg.predicted, str(i)) for i, eg in enumerate(examples)]
+    )
     meddocan = score_results(results)
     for key, value in meddocan.items():
         if isinstance(value, float):
             scores[key] = value
     scores["meddocan_s1_per_type"] = {
-        label: {k: row[k] for k in ("p", "r", "f")} for label, row in meddocan["meddocan_s1_per_type"].items()
+        label: {k: row[k] for k in ("p", "r", "f")}
+        for label, row in meddocan["meddocan_s1_per_type"].items()
     }
     return scores
 
 
 @registry.scorers("meddocan_deid.scorer.v1")
-def make_meddocan_scorer() -> Callable[..., Dict[str, Any]]:
+def make_meddocan_scorer() -> Callable[..., dict[str, Any]]:
     return score_meddocan

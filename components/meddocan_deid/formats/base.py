@@ -1,14 +1,15 @@
 """What every format shares: `Format` (how the registry describes a source and its sink),
 `Item` (one report of an input, as sources yield it), file names for ids, the extra a format
 needs, and DocumentError. Messages name files and problems, never text."""
+
 import hashlib
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional, Sequence, Tuple
 
-from ..errors import InputError
 from ..deid.records import Record
+from ..errors import InputError
 
 SAFE_ID = re.compile(r"[^A-Za-z0-9._-]")
 MAX_ID_CHARS = 120
@@ -40,22 +41,24 @@ class Format:
 
     name: str
     kind: str
-    suffixes: Tuple[str, ...] = ()
-    modules: Tuple[str, ...] = ()
-    extra: Optional[str] = None
-    read_text: Optional[Callable[..., str]] = None
-    write_document: Optional[Callable[[bytes, str, Sequence], bytes]] = None
-    open_table: Optional[Callable] = None
-    items: Optional[Callable] = None
+    suffixes: tuple[str, ...] = ()
+    modules: tuple[str, ...] = ()
+    extra: str | None = None
+    read_text: Callable[..., str] | None = None
+    write_document: Callable[[bytes, str, Sequence], bytes] | None = None
+    open_table: Callable | None = None
+    items: Callable | None = None
 
-    def missing(self) -> Optional[str]:
+    def missing(self) -> str | None:
         """Why this format cannot be read here (a library of its extra is not installed), or None."""
         for module in self.modules:
             try:
                 __import__(module)
             except ImportError:
-                return (f"reading .{self.name} needs the {self.extra} extra ({module} is not installed): "
-                        f"pip install 'meddocan-deid[{self.extra}]'")
+                return (
+                    f"reading .{self.name} needs the {self.extra} extra ({module} is not installed): "
+                    f"pip install 'meddocan-deid[{self.extra}]'"
+                )
         return None
 
 
@@ -66,17 +69,19 @@ class Item:
 
     id: str
     stem: str
-    path: Optional[Path] = None
-    record: Optional[Record] = None
-    error: Optional[str] = None
+    path: Path | None = None
+    record: Record | None = None
+    error: str | None = None
     where: str = ""  # the file (and line) it comes from, as failure messages name it
-    digest: Optional[str] = None  # SHA-256 of the input's bytes (the file, or the JSONL line)
-    encoding: Optional[str] = None  # the codec its text was decoded with
+    digest: str | None = None  # SHA-256 of the input's bytes (the file, or the JSONL line)
+    encoding: str | None = None  # the codec its text was decoded with
     # a file of a folder that is not read, and why (a kind the CLI cannot read, a hidden file, a
     # link to a folder): listed in the run report, never dropped in silence
-    not_read: Optional[str] = None
-    unsupported: bool = False  # not_read because of its kind: the exit code says so unless asked to skip
-    document: Optional[str] = None  # the name of its document format: its text is extracted
+    not_read: str | None = None
+    unsupported: bool = (
+        False  # not_read because of its kind: the exit code says so unless asked to skip
+    )
+    document: str | None = None  # the name of its document format: its text is extracted
 
 
 def safe_stem(raw_id: str) -> str:
@@ -89,7 +94,9 @@ def safe_stem(raw_id: str) -> str:
     return stem
 
 
-def document_item(rid: str, stem: str, path: Path, where: str, fmt: Format, *, folder: bool) -> Item:
+def document_item(
+    rid: str, stem: str, path: Path, where: str, fmt: Format, *, folder: bool
+) -> Item:
     """A document to read; without its extra, in a folder a file of a kind not read (a
     failure unless --skip-unsupported), given alone a failure, both naming the extra."""
     problem = fmt.missing()

@@ -2,10 +2,10 @@
 reports are; written UTF-8 with the input's line ends and BOM. Blank lines are no rows (as
 pandas reads them) and are not copied; a row with another number of fields than the header is
 a row that fails, written with its cells empty. TSV (formats/tsv.py) is this with tabs."""
+
 import csv
 import io
 from pathlib import Path
-from typing import Dict, List
 
 from ..errors import InputError
 from .base import Format
@@ -21,37 +21,49 @@ class DelimitedTable(Table):
         try:
             data = self.path.read_bytes()
         except OSError as err:
-            raise InputError(f"{path}: cannot read ({err.strerror or type(err).__name__})") from None
+            raise InputError(
+                f"{path}: cannot read ({err.strerror or type(err).__name__})"
+            ) from None
         try:
             text, self.encoding = decode_bytes(data, encoding)
         except UnicodeDecodeError as err:
-            raise InputError(f"{path}: not valid {encoding_label(encoding)} (byte {err.start})") from None
+            raise InputError(
+                f"{path}: not valid {encoding_label(encoding)} (byte {err.start})"
+            ) from None
         self.bom = text.startswith("\ufeff")
         text = text[1:] if self.bom else text
         first = text.find("\n")
         self.newline = "\r\n" if first > 0 and text[first - 1] == "\r" else "\n"
-        csv.field_size_limit(2**31 - 1)  # a clinical note is longer than the module's 128 KB default
+        csv.field_size_limit(
+            2**31 - 1
+        )  # a clinical note is longer than the module's 128 KB default
         reader = csv.reader(io.StringIO(text, newline=""), **self._dialect())
-        self.rows: List[List[str]] = []
-        self.lines: List[int] = []
-        self.errors: Dict[int, str] = {}
+        self.rows: list[list[str]] = []
+        self.lines: list[int] = []
+        self.errors: dict[int, str] = {}
         header = None
         start = 1
         try:
             for record in reader:
                 line = start
                 start = reader.line_num + 1
-                if not record or (len(record) == 1 and not record[0].strip() and header is not None):
+                if not record or (
+                    len(record) == 1 and not record[0].strip() and header is not None
+                ):
                     continue  # a blank line: no row
                 if header is None:
                     header = record
                     continue
                 if len(record) != len(header):
-                    self.errors[len(self.rows)] = f"{len(record)} fields, the header has {len(header)}"
+                    self.errors[len(self.rows)] = (
+                        f"{len(record)} fields, the header has {len(header)}"
+                    )
                 self.rows.append(record)
                 self.lines.append(line)
         except csv.Error as err:
-            raise InputError(f"{path}: line {reader.line_num}: not readable as {fmt.upper()} ({err})") from None
+            raise InputError(
+                f"{path}: line {reader.line_num}: not readable as {fmt.upper()} ({err})"
+            ) from None
         if header is None:
             raise InputError(f"{path}: empty file (no header row with the column names)")
         self.columns = [h.strip() for h in header]
@@ -81,8 +93,13 @@ class DelimitedTable(Table):
                 writer = csv.writer(fh, lineterminator=self.newline, **self._dialect())
                 writer.writerow(self.columns + [status_column])
                 for i, row in enumerate(self.rows):
-                    if i in self.errors:  # a row that could not be split: empty but for `keep`, where readable
-                        row = [self.salvage(i, col) or "" if col in keep else "" for col in self.columns]
+                    if (
+                        i in self.errors
+                    ):  # a row that could not be split: empty but for `keep`, where readable
+                        row = [
+                            self.salvage(i, col) or "" if col in keep else ""
+                            for col in self.columns
+                        ]
                     else:
                         row = list(row)
                     for col, values in updates.items():
@@ -90,8 +107,10 @@ class DelimitedTable(Table):
                     try:
                         writer.writerow(row + [status[i]])
                     except csv.Error:
-                        raise InputError(f"{self.path}: {self.where(i)}: a de-identified value holds a tab or a line "
-                                         "break, which TSV cannot hold") from None
+                        raise InputError(
+                            f"{self.path}: {self.where(i)}: a de-identified value holds a tab or a line "
+                            "break, which TSV cannot hold"
+                        ) from None
 
         _write_atomic(path, write)
 

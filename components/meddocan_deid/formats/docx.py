@@ -10,27 +10,47 @@ footers, footnotes, endnotes and comments; deleted text of tracked changes too (
 still in the file). Paragraphs end with a line break, each part with a blank line. The
 document's properties that hold free text (author, title, subject...) are emptied.
 """
+
 import io
 from bisect import bisect_left
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, List, Sequence, Tuple
 
-from .base import PAGE_BREAK, DocumentError, Format
+from .base import DocumentError, Format
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 # the parts of a .docx that hold text, by the end of their content type, in reading order
-DOCX_PARTS = ("header+xml", "document.main+xml", "document.macroEnabled.main+xml", "template.main+xml",
-              "footnotes+xml", "endnotes+xml", "footer+xml", "comments+xml")
-CORE_TEXT_PROPERTIES = ("author", "last_modified_by", "title", "subject", "keywords", "comments", "category",
-                        "content_status", "identifier")
+DOCX_PARTS = (
+    "header+xml",
+    "document.main+xml",
+    "document.macroEnabled.main+xml",
+    "template.main+xml",
+    "footnotes+xml",
+    "endnotes+xml",
+    "footer+xml",
+    "comments+xml",
+)
+CORE_TEXT_PROPERTIES = (
+    "author",
+    "last_modified_by",
+    "title",
+    "subject",
+    "keywords",
+    "comments",
+    "category",
+    "content_status",
+    "identifier",
+)
 
 
 # -- Word --------------------------------------------------------------------------------------
+
 
 @dataclass
 class _Segment:
     """A stretch [start, end) of the extracted text and the node it comes from: a text node
     (rewritten), a tab or break (removed when inside an entity) or None (a paragraph end)."""
+
     start: int
     end: int
     node: object = None
@@ -49,7 +69,7 @@ def _open_docx(data: bytes):
         raise DocumentError(f"not a readable .docx ({type(err).__name__})") from None
 
 
-def _text_parts(document) -> List[Tuple[object, object]]:
+def _text_parts(document) -> list[tuple[object, object]]:
     """(part, its XML root) of each part that holds text, in reading order."""
     from lxml import etree
 
@@ -64,7 +84,9 @@ def _text_parts(document) -> List[Tuple[object, object]]:
             try:
                 root = etree.fromstring(part.blob)
             except etree.XMLSyntaxError as err:
-                raise DocumentError(f"not a readable .docx ({part.partname}: {type(err).__name__})") from None
+                raise DocumentError(
+                    f"not a readable .docx ({part.partname}: {type(err).__name__})"
+                ) from None
         found.append((rank, str(part.partname), part, root))
     found.sort(key=lambda x: (x[0], x[1]))
     return [(part, root) for _rank, _name, part, root in found]
@@ -99,10 +121,10 @@ def _walk(root, emit: Callable[[str, object, bool], None]) -> None:
             ends.append(True if tag == W + "p" else None)
 
 
-def _docx_segments(document) -> Tuple[str, List[_Segment], list]:
+def _docx_segments(document) -> tuple[str, list[_Segment], list]:
     """The extracted text, its segments and the parts (to write back)."""
-    pieces: List[str] = []
-    segments: List[_Segment] = []
+    pieces: list[str] = []
+    segments: list[_Segment] = []
     pos = [0]
 
     def emit(text: str, node, editable: bool) -> None:
@@ -139,7 +161,11 @@ def write_document(data: bytes, new_text: str, replacements: Sequence) -> bytes:
     for idx, seg in enumerate(segments):
         # the replacements that overlap this segment
         i = max(0, bisect_left(starts, seg.start) - 1)
-        hits = [r for r in reps[i:bisect_left(starts, seg.end)] if r.start < seg.end and r.end > seg.start]
+        hits = [
+            r
+            for r in reps[i : bisect_left(starts, seg.end)]
+            if r.start < seg.end and r.end > seg.start
+        ]
         if not seg.editable:
             if hits and seg.node is not None:  # a tab or break inside an entity goes with it
                 seg.node.getparent().remove(seg.node)
@@ -147,13 +173,13 @@ def write_document(data: bytes, new_text: str, replacements: Sequence) -> bytes:
         out, pos = [], seg.start
         for r in hits:
             if r.start > pos:
-                out.append(original[pos:r.start])
+                out.append(original[pos : r.start])
             if owner.get(r.start) == idx:
-                out.append(new_text[r.new_start:r.new_end])
+                out.append(new_text[r.new_start : r.new_end])
             pos = max(pos, min(r.end, seg.end))
-        out.append(original[pos:seg.end])
+        out.append(original[pos : seg.end])
         value = "".join(out)
-        if value != original[seg.start:seg.end]:
+        if value != original[seg.start : seg.end]:
             seg.node.text = value
             seg.node.set(qn("xml:space"), "preserve")  # leading and trailing spaces are kept
     _clear_properties(document)
@@ -162,7 +188,9 @@ def write_document(data: bytes, new_text: str, replacements: Sequence) -> bytes:
 
     for part, root in parts:
         if getattr(part, "element", None) is None:
-            part._blob = etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
+            part._blob = etree.tostring(
+                root, xml_declaration=True, encoding="UTF-8", standalone=True
+            )
     buf = io.BytesIO()
     document.save(buf)
     return buf.getvalue()
@@ -189,11 +217,13 @@ def _clear_traces(document, parts) -> None:
             if rel.is_external:
                 rel._target = ""
         if part.content_type.endswith("custom-properties+xml"):
-            part._blob = (b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Properties xmlns='
-                          b'"http://schemas.openxmlformats.org/officeDocument/2006/custom-properties"/>')
+            part._blob = (
+                b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Properties xmlns='
+                b'"http://schemas.openxmlformats.org/officeDocument/2006/custom-properties"/>'
+            )
 
 
-def _owners(reps, segments: List[_Segment]) -> dict:
+def _owners(reps, segments: list[_Segment]) -> dict:
     """replacement start -> index of the first text segment it overlaps (where its new text goes)."""
     owner = {}
     seg_starts = [s.start for s in segments]
@@ -224,12 +254,25 @@ def _clear_properties(document) -> None:
                 continue
             changed = False
             for el in root:
-                if isinstance(el.tag, str) and el.tag.rsplit("}", 1)[-1] in ("Company", "Manager", "HyperlinkBase"):
+                if isinstance(el.tag, str) and el.tag.rsplit("}", 1)[-1] in (
+                    "Company",
+                    "Manager",
+                    "HyperlinkBase",
+                ):
                     el.text = ""
                     changed = True
             if changed:
-                part._blob = etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
+                part._blob = etree.tostring(
+                    root, xml_declaration=True, encoding="UTF-8", standalone=True
+                )
 
 
-FORMAT = Format("docx", "document", (".docx",), modules=("docx", "lxml"), extra="documents", read_text=read_text,
-                write_document=write_document)
+FORMAT = Format(
+    "docx",
+    "document",
+    (".docx",),
+    modules=("docx", "lxml"),
+    extra="documents",
+    read_text=read_text,
+    write_document=write_document,
+)

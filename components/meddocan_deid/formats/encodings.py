@@ -1,11 +1,11 @@
 """How input bytes become text: UTF-8 when they are, else a confident detection, else the fallback."""
+
 import codecs
-from typing import Optional, Tuple
 
 from charset_normalizer import from_bytes
 
 
-def decode_bytes(data: bytes, fallback: str = "utf-8") -> Tuple[str, str]:
+def decode_bytes(data: bytes, fallback: str = "utf-8") -> tuple[str, str]:
     """(text, codec name): UTF-8 when `data` is valid UTF-8 (strict); else the encoding
     charset-normalizer detects with confidence; else `fallback`. Detection is confident when
     the fallback is not among its candidates and every candidate decodes `data` to the same
@@ -22,7 +22,7 @@ def decode_bytes(data: bytes, fallback: str = "utf-8") -> Tuple[str, str]:
     return data.decode(fallback), fallback
 
 
-def _detect(data: bytes, fallback: str) -> Optional[Tuple[str, str]]:
+def _detect(data: bytes, fallback: str) -> tuple[str, str] | None:
     matches = list(from_bytes(data))
     if not matches:
         return None

@@ -2,10 +2,11 @@
 `known_phi` (pooled per patient in a first pass); each line's digest is that of its bytes. As a
 table, when its columns are named (a source and a sink): other keys kept, a line that is not a
 JSON object is a row that fails. Blank lines are no rows or reports."""
+
 import hashlib
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional
 
 from ..deid.known_phi import pooled_known_phi, record_known_phi
 from ..deid.records import Record
@@ -34,15 +35,23 @@ def items(path: Path, encoding: str = "utf-8", find=None) -> Iterator[Item]:
             try:
                 line, used = decode_bytes(raw, encoding)
             except UnicodeDecodeError as err:
-                yield Item(where, where, error=f"{loc}: not valid {encoding_label(encoding)} (byte {err.start})",
-                           where=loc)
+                yield Item(
+                    where,
+                    where,
+                    error=f"{loc}: not valid {encoding_label(encoding)} (byte {err.start})",
+                    where=loc,
+                )
                 continue
             try:
                 obj = json.loads(line)
             except ValueError:
                 yield Item(where, where, error=f"{loc}: not valid JSON", where=loc)
                 continue
-            if not isinstance(obj, dict) or not isinstance(obj.get("id"), (str, int)) or isinstance(obj.get("id"), bool):
+            if (
+                not isinstance(obj, dict)
+                or not isinstance(obj.get("id"), (str, int))
+                or isinstance(obj.get("id"), bool)
+            ):
                 yield Item(where, where, error=f"{loc}: no 'id' (string or integer)", where=loc)
                 continue
             rid = str(obj["id"])
@@ -67,21 +76,30 @@ def items(path: Path, encoding: str = "utf-8", find=None) -> Iterator[Item]:
             if problem is not None:
                 yield Item(rid, stem, error=problem, where=loc)
                 continue
-            yield Item(rid, stem, record=Record(rid, text, patient, known), where=loc, digest=digest, encoding=used)
+            yield Item(
+                rid,
+                stem,
+                record=Record(rid, text, patient, known),
+                where=loc,
+                digest=digest,
+                encoding=used,
+            )
 
 
 class JsonlTable(Table):
     def __init__(self, path: Path, encoding: str):
         self.path = Path(path)
         self.name = self.path.name
-        self.objs: List[Optional[dict]] = []
-        self.lines: List[int] = []
-        self.errors: Dict[int, str] = {}
-        seen: Dict[str, None] = {}
+        self.objs: list[dict | None] = []
+        self.lines: list[int] = []
+        self.errors: dict[int, str] = {}
+        seen: dict[str, None] = {}
         try:
             fh = open(self.path, "rb")
         except OSError as err:
-            raise InputError(f"{path}: cannot read ({err.strerror or type(err).__name__})") from None
+            raise InputError(
+                f"{path}: cannot read ({err.strerror or type(err).__name__})"
+            ) from None
         with fh:
             for lineno, raw in enumerate(fh, start=1):
                 if not raw.strip():
@@ -93,7 +111,9 @@ class JsonlTable(Table):
                         self.errors[len(self.objs)] = "not a JSON object"
                         obj = None
                 except UnicodeDecodeError as err:
-                    self.errors[len(self.objs)] = f"not valid {encoding_label(encoding)} (byte {err.start})"
+                    self.errors[len(self.objs)] = (
+                        f"not valid {encoding_label(encoding)} (byte {err.start})"
+                    )
                 except ValueError:
                     self.errors[len(self.objs)] = "not valid JSON"
                 for key in obj or ():

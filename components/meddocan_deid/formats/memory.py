@@ -1,7 +1,8 @@
 """Tables in memory (not files): a pandas DataFrame (the Python API, Spark's tests) and rows
 given as JSON objects (the service's table request). Their sink is `result`: the same kind of
 table back, with the replaced columns and the status column."""
-from typing import Any, Dict, List
+
+from typing import Any
 
 from .table import Table, _index
 
@@ -13,7 +14,7 @@ class PandasTable(Table):
         self.columns = list(self.keys)
         _index(self.columns, "the DataFrame")
         self.n = len(frame)
-        self._cache: Dict[str, list] = {}
+        self._cache: dict[str, list] = {}
 
     def value(self, i, col):
         values = self._cache.get(col)
@@ -35,7 +36,7 @@ class RowsTable(Table):
     """Rows given as JSON objects (the service's table request): the columns are the keys in
     the order first seen; a key a row lacks is a missing cell and stays absent in its row."""
 
-    def __init__(self, rows: List[Dict[str, Any]], name: str = "rows"):
+    def __init__(self, rows: list[dict[str, Any]], name: str = "rows"):
         self.rows = rows
         self.name = name
         self.columns = list(dict.fromkeys(k for row in rows for k in row))

@@ -1,7 +1,7 @@
 """Parquet tables (pyarrow; the `tables` extra): a source and a sink; also a pyarrow Table in
 memory (`ArrowTable(table)`). The replaced columns become strings."""
+
 from pathlib import Path
-from typing import Dict
 
 from ..errors import InputError
 from .base import Format
@@ -15,7 +15,7 @@ class ArrowTable(Table):
         self.columns = list(table.column_names)
         _index(self.columns, name)
         self.n = table.num_rows
-        self._cache: Dict[str, list] = {}
+        self._cache: dict[str, list] = {}
 
     @classmethod
     def read(cls, path: Path) -> "ArrowTable":
@@ -25,7 +25,9 @@ class ArrowTable(Table):
         try:
             table = pq.read_table(path)
         except Exception as err:  # noqa: BLE001 - pyarrow's errors on a damaged file
-            raise InputError(f"{path}: not a readable Parquet file ({type(err).__name__})") from None
+            raise InputError(
+                f"{path}: not a readable Parquet file ({type(err).__name__})"
+            ) from None
         return cls(table, Path(path).name)
 
     def value(self, i, col):
@@ -41,8 +43,12 @@ class ArrowTable(Table):
         for col, values in updates.items():
             j = table.schema.get_field_index(col)
             old = table.schema.field(j)
-            table = table.set_column(j, pa.field(col, pa.string(), True, old.metadata), pa.array(values, pa.string()))
-        return table.append_column(pa.field(status_column, pa.string(), False), pa.array(status, pa.string()))
+            table = table.set_column(
+                j, pa.field(col, pa.string(), True, old.metadata), pa.array(values, pa.string())
+            )
+        return table.append_column(
+            pa.field(status_column, pa.string(), False), pa.array(status, pa.string())
+        )
 
     def write(self, path, updates, status, status_column, keep=()):
         import pyarrow.parquet as pq
@@ -55,4 +61,6 @@ def open_table(path: Path, *, sheet=None, encoding: str = "utf-8") -> Table:
     return ArrowTable.read(path)
 
 
-FORMAT = Format("parquet", "table", (".parquet",), modules=("pyarrow",), extra="tables", open_table=open_table)
+FORMAT = Format(
+    "parquet", "table", (".parquet",), modules=("pyarrow",), extra="tables", open_table=open_table
+)

@@ -1,9 +1,11 @@
 """PDF with a text layer (pypdf; the `documents` extra): a document source. Its text is the
 pages' text, a blank line between pages; a PDF without text fails as "needs OCR". No sink: the
 de-identified text is written as `.txt` with its `.ann` (the text sink)."""
+
 import io
 
 from .base import PAGE_BREAK, DocumentError, Format
+
 
 def read_text(data: bytes, encoding: str = "utf-8") -> str:
     from pypdf import PdfReader
@@ -20,9 +22,13 @@ def read_text(data: bytes, encoding: str = "utf-8") -> str:
         raise DocumentError(f"not a readable PDF ({type(err).__name__})") from None
     text = PAGE_BREAK.join(p.strip("\n") for p in pages)
     if not text.strip():
-        raise DocumentError(f"no text layer ({len(pages)} page{'s' if len(pages) != 1 else ''}, "
-                            "a scanned PDF?): needs OCR")
+        raise DocumentError(
+            f"no text layer ({len(pages)} page{'s' if len(pages) != 1 else ''}, "
+            "a scanned PDF?): needs OCR"
+        )
     return text + "\n"
 
 
-FORMAT = Format("pdf", "document", (".pdf",), modules=("pypdf",), extra="documents", read_text=read_text)
+FORMAT = Format(
+    "pdf", "document", (".pdf",), modules=("pypdf",), extra="documents", read_text=read_text
+)

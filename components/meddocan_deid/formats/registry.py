@@ -5,37 +5,37 @@ Lookups: `get(name)`, `find(path)` (by the file's suffix, any case), `document_k
 `table_format(path)` (the name of a document or table format, else None; a `.jsonl` file holds
 reports and is a table only when its columns are named), `describe()` (what an input may be).
 """
+
 from pathlib import Path
-from typing import Dict, List, Optional
 
 from . import csv, docx, folder, jsonl, markdown, parquet, pdf, rtf, text, tsv, xlsx
 from .base import Format
 
 # in the order messages list them
 MODULES = (text, folder, jsonl, csv, tsv, xlsx, parquet, docx, pdf, rtf, markdown)
-FORMATS: Dict[str, Format] = {m.FORMAT.name: m.FORMAT for m in MODULES}
-BY_SUFFIX: Dict[str, Format] = {suffix: fmt for fmt in FORMATS.values() for suffix in fmt.suffixes}
+FORMATS: dict[str, Format] = {m.FORMAT.name: m.FORMAT for m in MODULES}
+BY_SUFFIX: dict[str, Format] = {suffix: fmt for fmt in FORMATS.values() for suffix in fmt.suffixes}
 
 
 def get(name: str) -> Format:
     return FORMATS[name]
 
 
-def find(path) -> Optional[Format]:
+def find(path) -> Format | None:
     """The format of a file by its suffix (any case), or None."""
     return BY_SUFFIX.get(Path(path).suffix.lower())
 
 
-def of_kind(kind: str) -> List[Format]:
+def of_kind(kind: str) -> list[Format]:
     return [fmt for fmt in FORMATS.values() if fmt.kind == kind]
 
 
-def document_kind(path) -> Optional[str]:
+def document_kind(path) -> str | None:
     fmt = find(path)
     return fmt.name if fmt is not None and fmt.kind == "document" else None
 
 
-def table_format(path) -> Optional[str]:
+def table_format(path) -> str | None:
     fmt = find(path)
     return fmt.name if fmt is not None and fmt.kind == "table" else None
 
@@ -47,5 +47,7 @@ def suffix_list(kind: str) -> str:
 
 def describe() -> str:
     """What an input may be, for messages."""
-    return (f"a {suffix_list('text')} file, a document ({suffix_list('document')}), a table "
-            f"({suffix_list('table')}), a folder or a {suffix_list('reports')} file")
+    return (
+        f"a {suffix_list('text')} file, a document ({suffix_list('document')}), a table "
+        f"({suffix_list('table')}), a folder or a {suffix_list('reports')} file"
+    )

@@ -8,11 +8,12 @@ Resume: each item carries the digest of its input's bytes (the file, or the JSON
 item's text is read as UTF-8 when it is valid UTF-8, else in the encoding charset-normalizer
 detects with confidence, else in the fallback (`--encoding`).
 """
+
 import codecs
 import hashlib
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from ..deid.records import Record
 from ..errors import InputError
@@ -64,11 +65,19 @@ def iter_items(input_path: Path, encoding: str = "utf-8") -> Iterator[Item]:
     input_path = Path(input_path)
     kind = input_kind(input_path)
     if kind == "table":
-        raise InputError(f"{input_path}: a table is read with its columns named: give --id-column and "
-                         "--text-column (or meddocan_deid.deid.tables.deidentify_table)")
+        raise InputError(
+            f"{input_path}: a table is read with its columns named: give --id-column and "
+            "--text-column (or meddocan_deid.deid.tables.deidentify_table)"
+        )
     if kind == "document":
-        yield document_item(input_path.stem, safe_stem(input_path.stem), input_path, input_path.name,
-                            registry.find(input_path), folder=False)
+        yield document_item(
+            input_path.stem,
+            safe_stem(input_path.stem),
+            input_path,
+            input_path.name,
+            registry.find(input_path),
+            folder=False,
+        )
         return
     yield from input_format(input_path).items(input_path, encoding, registry.find)
 
@@ -115,9 +124,13 @@ def resolve_encoding(name: str) -> str:
     try:
         info = codecs.lookup(name)
     except (LookupError, TypeError, ValueError):
-        raise InputError(f"--encoding {name!r}: unknown encoding (examples: utf-8, cp1252, latin-1)") from None
+        raise InputError(
+            f"--encoding {name!r}: unknown encoding (examples: utf-8, cp1252, latin-1)"
+        ) from None
     if not getattr(info, "_is_text_encoding", True):  # e.g. base64, rot13: bytes-to-bytes codecs
-        raise InputError(f"--encoding {name!r}: not a text encoding (examples: utf-8, cp1252, latin-1)")
+        raise InputError(
+            f"--encoding {name!r}: not a text encoding (examples: utf-8, cp1252, latin-1)"
+        )
     return info.name
 
 
@@ -132,7 +145,9 @@ def describe_folder(folder: Path) -> str:
     counts = Counter(p.suffix or "(no extension)" for p in _visible_files(Path(folder)))
     if not counts:
         return "the folder is empty"
-    found = ", ".join(f"{n} {ext}" for ext, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    found = ", ".join(
+        f"{n} {ext}" for ext, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    )
     return f"{found}, no .txt"
 
 
@@ -149,17 +164,31 @@ def count_inputs(input_path: Path) -> int:
         items = list(iter_items(input_path))
         n = len(items)
         if not any(item.not_read is None for item in items):
-            extra = next((item.not_read for item in items if item.not_read and " extra " in item.not_read), None)
-            advice = ("convert the reports to plain-text .txt files first" if extra is None
-                      else f"convert the reports to plain-text .txt files first, or: {extra}")
-            raise InputError(f"{input_path}: no .txt report to read ({describe_folder(input_path)}); {advice}")
+            extra = next(
+                (item.not_read for item in items if item.not_read and " extra " in item.not_read),
+                None,
+            )
+            advice = (
+                "convert the reports to plain-text .txt files first"
+                if extra is None
+                else f"convert the reports to plain-text .txt files first, or: {extra}"
+            )
+            raise InputError(
+                f"{input_path}: no .txt report to read ({describe_folder(input_path)}); {advice}"
+            )
         return n
     try:
         with open(input_path, "rb") as fh:
-            n = sum(1 for raw in fh if raw.strip())  # what iter_items yields: one item per non-blank line
+            n = sum(
+                1 for raw in fh if raw.strip()
+            )  # what iter_items yields: one item per non-blank line
     except OSError as err:
-        raise InputError(f"{input_path}: cannot read ({err.strerror or type(err).__name__})") from None
+        raise InputError(
+            f"{input_path}: cannot read ({err.strerror or type(err).__name__})"
+        ) from None
     if n == 0:
-        raise InputError(f"{input_path}: empty JSONL file (no report line; expected one JSON object per line "
-                         "with 'id' and 'text')")
+        raise InputError(
+            f"{input_path}: empty JSONL file (no report line; expected one JSON object per line "
+            "with 'id' and 'text')"
+        )
     return n

@@ -2,11 +2,12 @@
 (`write`, or `result` for tables in memory), the atomic write, the check that a format's library
 is installed, and the cell tests. Messages name the file, the line or row and the problem,
 never cell values."""
+
 import math
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 from ..errors import InputError
 
@@ -21,8 +22,10 @@ def need_module(fmt: str) -> None:
     try:
         __import__(module)
     except ImportError:
-        raise InputError(f"reading .{fmt} needs the tables extra ({module} is not installed): "
-                         "pip install 'meddocan-deid[tables]'") from None
+        raise InputError(
+            f"reading .{fmt} needs the tables extra ({module} is not installed): "
+            "pip install 'meddocan-deid[tables]'"
+        ) from None
 
 
 def _write_atomic(path: Path, write) -> None:
@@ -47,14 +50,15 @@ class Table:
     `result(...)` (in-memory tables) gives the table back with `updates` (column -> new value
     per row, None: empty) and the status column; `keep`: columns a row that could not be read
     keeps where `salvage` can read them (its id)."""
-    columns: List[str]
+
+    columns: list[str]
     n: int
     name: str = "<table>"
 
     def value(self, i: int, col: str) -> Any:
         raise NotImplementedError
 
-    def error(self, i: int) -> Optional[str]:
+    def error(self, i: int) -> str | None:
         return None
 
     def where(self, i: int) -> str:
@@ -66,8 +70,8 @@ class Table:
         return None if self.error(i) is not None else self.value(i, col)
 
 
-def _index(columns: List[str], where) -> Dict[str, int]:
-    index: Dict[str, int] = {}
+def _index(columns: list[str], where) -> dict[str, int]:
+    index: dict[str, int] = {}
     for j, col in enumerate(columns):
         if col in index:
             raise InputError(f"{where}: the column name {col!r} appears twice in the header")

@@ -2,8 +2,9 @@
 stem) and, through the output folder (engine/output.py), the sink of every report: its
 de-identified `.txt` and a BRAT `.ann`. Its bytes are read as UTF-8 when they are valid UTF-8,
 else in the encoding charset-normalizer detects with confidence, else in the fallback."""
+
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from .base import Format, Item, safe_stem
 from .encodings import decode_bytes

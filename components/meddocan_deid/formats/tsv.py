@@ -1,6 +1,7 @@
 """TSV tables (`.tsv`, `.tab`): a source and a sink. Plain TSV: no quoting, a field never
 holds a tab or a line break (a de-identified value that would is a failure naming the line);
 otherwise as CSV (formats/csv.py)."""
+
 from pathlib import Path
 
 from .base import Format

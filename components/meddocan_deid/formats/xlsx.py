@@ -1,8 +1,8 @@
 """Excel `.xlsx` tables (openpyxl; the `tables` extra): a source and a sink. One sheet (the
 first, or `--sheet`), formatting kept; the other sheets are not copied, the workbook's own
 properties that may name a person are emptied, links and comments of replaced cells removed."""
+
 from pathlib import Path
-from typing import Optional
 
 from ..errors import InputError
 from .base import Format
@@ -10,7 +10,7 @@ from .table import Table, _blank, _index, _write_atomic, need_module
 
 
 class XlsxTable(Table):
-    def __init__(self, path: Path, sheet: Optional[str]):
+    def __init__(self, path: Path, sheet: str | None):
         need_module("xlsx")
         from openpyxl import load_workbook
 
@@ -19,20 +19,28 @@ class XlsxTable(Table):
         try:
             self.wb = load_workbook(self.path)
         except Exception as err:  # noqa: BLE001 - zipfile, XML and openpyxl errors on a damaged file
-            raise InputError(f"{path}: not a readable Excel workbook ({type(err).__name__})") from None
+            raise InputError(
+                f"{path}: not a readable Excel workbook ({type(err).__name__})"
+            ) from None
         names = self.wb.sheetnames
         if sheet is not None and sheet not in names:
             # the sheet names are not repeated: a sheet may be named after a patient
-            raise InputError(f"{path}: no sheet of that name (the workbook has {len(names)} sheets)")
+            raise InputError(
+                f"{path}: no sheet of that name (the workbook has {len(names)} sheets)"
+            )
         self.ws = self.wb[sheet] if sheet is not None else self.wb.worksheets[0]
         header = [c.value for c in next(self.ws.iter_rows(min_row=1, max_row=1), ())]
         while header and _blank(header[-1]):
             header.pop()
         if not header:
-            raise InputError(f"{path}: sheet {self.ws.title!r} has no header row (the column names in row 1)")
+            raise InputError(
+                f"{path}: sheet {self.ws.title!r} has no header row (the column names in row 1)"
+            )
         for j, h in enumerate(header):
             if _blank(h):
-                raise InputError(f"{path}: sheet {self.ws.title!r}: column {j + 1} has no name in row 1")
+                raise InputError(
+                    f"{path}: sheet {self.ws.title!r}: column {j + 1} has no name in row 1"
+                )
         self.columns = [str(h).strip() for h in header]
         self.index = _index(self.columns, path)
         last = 1
@@ -59,8 +67,17 @@ class XlsxTable(Table):
                 cell.comment = None
         # the workbook's own properties may name the author or the patient
         props = self.wb.properties
-        for field in ("creator", "lastModifiedBy", "title", "subject", "description", "keywords", "category",
-                      "identifier", "contentStatus"):
+        for field in (
+            "creator",
+            "lastModifiedBy",
+            "title",
+            "subject",
+            "description",
+            "keywords",
+            "category",
+            "identifier",
+            "contentStatus",
+        ):
             setattr(props, field, None)
         ws._pivots = []  # a pivot cache holds the original cells
         j = len(self.columns) + 1
@@ -75,8 +92,10 @@ class XlsxTable(Table):
         _write_atomic(path, self.wb.save)
 
 
-def open_table(path: Path, *, sheet: Optional[str] = None, encoding: str = "utf-8") -> Table:
+def open_table(path: Path, *, sheet: str | None = None, encoding: str = "utf-8") -> Table:
     return XlsxTable(path, sheet)
 
 
-FORMAT = Format("xlsx", "table", (".xlsx",), modules=("openpyxl",), extra="tables", open_table=open_table)
+FORMAT = Format(
+    "xlsx", "table", (".xlsx",), modules=("openpyxl",), extra="tables", open_table=open_table
+)

@@ -18,10 +18,10 @@ bounded length before and after). A match lies inside such a window, and what a 
 matches inside a window it matches in the doc, so the spans are the same. Patterns with
 no such spec, or with `!`, run over the whole doc.
 """
+
 import json
 import re
 import warnings
-from typing import Dict, List, Optional, Tuple
 
 import numpy
 from spacy.attrs import ORTH
@@ -31,17 +31,42 @@ from spacy.pipeline.span_ruler import SpanRuler
 from spacy.tokens import Doc, Span
 
 # token attributes that are a function of the token's string alone (the lexeme's)
-LEXEME_ATTRS = frozenset({
-    "ORTH", "TEXT", "LOWER", "LENGTH", "SHAPE", "PREFIX", "SUFFIX", "IS_ALPHA", "IS_ASCII", "IS_DIGIT",
-    "IS_LOWER", "IS_UPPER", "IS_TITLE", "IS_PUNCT", "IS_SPACE", "IS_STOP", "IS_BRACKET", "IS_QUOTE",
-    "IS_LEFT_PUNCT", "IS_RIGHT_PUNCT", "IS_CURRENCY", "LIKE_NUM", "LIKE_EMAIL", "LIKE_URL",
-})
+LEXEME_ATTRS = frozenset(
+    {
+        "ORTH",
+        "TEXT",
+        "LOWER",
+        "LENGTH",
+        "SHAPE",
+        "PREFIX",
+        "SUFFIX",
+        "IS_ALPHA",
+        "IS_ASCII",
+        "IS_DIGIT",
+        "IS_LOWER",
+        "IS_UPPER",
+        "IS_TITLE",
+        "IS_PUNCT",
+        "IS_SPACE",
+        "IS_STOP",
+        "IS_BRACKET",
+        "IS_QUOTE",
+        "IS_LEFT_PUNCT",
+        "IS_RIGHT_PUNCT",
+        "IS_CURRENCY",
+        "LIKE_NUM",
+        "LIKE_EMAIL",
+        "LIKE_URL",
+    }
+)
 UNBOUNDED = 1 << 30
-MAX_CACHED_STRINGS = 100_000  # the per-string cache (a bool per anchor spec: about 20 MB) restarts past this
+MAX_CACHED_STRINGS = (
+    100_000  # the per-string cache (a bool per anchor spec: about 20 MB) restarts past this
+)
 _QUANTIFIER = re.compile(r"\{(\d*)(,?)(\d*)\}")
 
 
-def repetitions(op: Optional[str]) -> Tuple[int, int]:
+def repetitions(op: str | None) -> tuple[int, int]:
     """(fewest, most) tokens a token spec with operator `op` takes (`!` takes one)."""
     if op is None or op == "!":
         return 1, 1
@@ -60,7 +85,7 @@ def repetitions(op: Optional[str]) -> Tuple[int, int]:
     return fewest, most
 
 
-def _lexeme_spec(token: dict) -> Optional[dict]:
+def _lexeme_spec(token: dict) -> dict | None:
     """The spec without its operator when it tests lexeme attributes only."""
     spec = {key: value for key, value in token.items() if key.upper() != "OP"}
     if spec and all(key.upper() in LEXEME_ATTRS for key in spec):
@@ -68,7 +93,7 @@ def _lexeme_spec(token: dict) -> Optional[dict]:
     return None
 
 
-def anchors(pattern: List[dict]) -> List[Tuple[List[dict], int, int]]:
+def anchors(pattern: list[dict]) -> list[tuple[list[dict], int, int]]:
     """The anchors of a token pattern: each run of consecutive required lexeme-level
     tokens that take exactly one token each (or one such token that may repeat), as
     (their specs, most tokens a match has before the run, most tokens from the run's first
@@ -77,7 +102,10 @@ def anchors(pattern: List[dict]) -> List[Tuple[List[dict], int, int]]:
     if "!" in ops:
         return []
     reps = [repetitions(op) for op in ops]
-    specs = [_lexeme_spec(token) if fewest >= 1 else None for token, (fewest, _most) in zip(pattern, reps)]
+    specs = [
+        _lexeme_spec(token) if fewest >= 1 else None
+        for token, (fewest, _most) in zip(pattern, reps)
+    ]
     found, k = [], 0
     while k < len(pattern):
         if specs[k] is None:
@@ -94,18 +122,22 @@ def anchors(pattern: List[dict]) -> List[Tuple[List[dict], int, int]]:
     return found
 
 
-def _literal_strings(spec: dict) -> Optional[Tuple[str, List[str]]]:
+def _literal_strings(spec: dict) -> tuple[str, list[str]] | None:
     """("ORTH" or "LOWER", strings) when a spec only compares the token's text (ORTH, TEXT)
     or its lower case with strings (`"x"` or `{"IN": [...]}`)."""
     if len(spec) != 1:
         return None
-    (key, value), = spec.items()
+    ((key, value),) = spec.items()
     attr = {"ORTH": "ORTH", "TEXT": "ORTH", "LOWER": "LOWER"}.get(key.upper())
     if attr is None:
         return None
     if isinstance(value, str):
         return attr, [value]
-    if isinstance(value, dict) and list(value) == ["IN"] and all(isinstance(v, str) for v in value["IN"]):
+    if (
+        isinstance(value, dict)
+        and list(value) == ["IN"]
+        and all(isinstance(v, str) for v in value["IN"])
+    ):
         return attr, list(value["IN"])
     return None
 
@@ -132,14 +164,23 @@ class AnchoredSpanRuler(SpanRuler):
     def match(self, doc: Doc):
         self._require_patterns()
         if self._plan is None:
-            self._plan = _AnchorPlan(self.nlp.vocab, [p for p in self._patterns if isinstance(p["pattern"], list)],
-                                     validate=self.validate, fuzzy_compare=self.matcher_fuzzy_compare)
+            self._plan = _AnchorPlan(
+                self.nlp.vocab,
+                [p for p in self._patterns if isinstance(p["pattern"], list)],
+                validate=self.validate,
+                fuzzy_compare=self.matcher_fuzzy_compare,
+            )
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="\\[W036")
             matches = self._plan(doc) + list(self.phrase_matcher(doc))
         deduplicated_matches = set(
-            Span(doc, start, end, label=self._match_label_id_map[m_id]["label"],
-                 span_id=self._match_label_id_map[m_id]["id"])
+            Span(
+                doc,
+                start,
+                end,
+                label=self._match_label_id_map[m_id]["label"],
+                span_id=self._match_label_id_map[m_id]["id"],
+            )
             for m_id, start, end in matches
             if start != end
         )
@@ -149,12 +190,12 @@ class AnchoredSpanRuler(SpanRuler):
 class _AnchorPlan:
     """The token patterns of a ruler, each with its own Matcher and its anchors."""
 
-    def __init__(self, vocab, patterns: List[dict], *, validate: bool, fuzzy_compare):
+    def __init__(self, vocab, patterns: list[dict], *, validate: bool, fuzzy_compare):
         self.vocab = vocab
-        self.spec_ids: Dict[str, int] = {}
+        self.spec_ids: dict[str, int] = {}
         self.whole_doc = Matcher(vocab, validate=validate, fuzzy_compare=fuzzy_compare)
         # per windowed pattern: its Matcher, the spec ids it requires, its anchors (spec ids, before, after)
-        self.windowed: List[Tuple[Matcher, List[int], List[Tuple[Tuple[int, ...], int, int]]]] = []
+        self.windowed: list[tuple[Matcher, list[int], list[tuple[tuple[int, ...], int, int]]]] = []
         for entry in patterns:
             key = repr((entry["label"], entry.get("id", "")))  # the span ruler's match key
             found = anchors(entry["pattern"])
@@ -163,11 +204,14 @@ class _AnchorPlan:
                 continue
             matcher = Matcher(vocab, validate=validate, fuzzy_compare=fuzzy_compare)
             matcher.add(key, [entry["pattern"]])
-            runs = [(tuple(self._spec_id(spec) for spec in specs), before, after) for specs, before, after in found]
+            runs = [
+                (tuple(self._spec_id(spec) for spec in specs), before, after)
+                for specs, before, after in found
+            ]
             self.windowed.append((matcher, sorted({i for ids, _b, _a in runs for i in ids}), runs))
         # specs that compare the text or its lower case with strings: looked up by string;
         # the others (REGEX, flags, lengths...) are run by a Matcher of one-token patterns
-        self.by_string: Dict[Tuple[str, str], List[int]] = {}
+        self.by_string: dict[tuple[str, str], list[int]] = {}
         self.spec_matcher = Matcher(vocab, validate=validate, fuzzy_compare=fuzzy_compare)
         self.spec_keys = {}
         for spec_json, spec_id in self.spec_ids.items():
@@ -183,16 +227,18 @@ class _AnchorPlan:
             self.spec_keys[vocab.strings.as_int(name)] = spec_id
         # required spec ids per windowed pattern, padded with a column that is always found
         width = max((len(required) for _m, required, _r in self.windowed), default=1)
-        self.required = numpy.full((len(self.windowed), width), len(self.spec_ids), dtype=numpy.int64)
+        self.required = numpy.full(
+            (len(self.windowed), width), len(self.spec_ids), dtype=numpy.int64
+        )
         for row, (_m, required, _r) in enumerate(self.windowed):
-            self.required[row, :len(required)] = required
+            self.required[row, : len(required)] = required
         self._reset_cache()
 
     def _spec_id(self, spec: dict) -> int:
         return self.spec_ids.setdefault(json.dumps(spec, sort_keys=True), len(self.spec_ids))
 
     def _reset_cache(self) -> None:
-        self.rows: Dict[int, int] = {}
+        self.rows: dict[int, int] = {}
         self.table = numpy.zeros((1024, len(self.spec_ids)), dtype=bool)
 
     def _spec_table(self, orths: numpy.ndarray) -> numpy.ndarray:
@@ -203,7 +249,9 @@ class _AnchorPlan:
         if new:
             first = len(self.rows)
             if first + len(new) > len(self.table):
-                grown = numpy.zeros((max(2 * len(self.table), first + len(new)), len(self.spec_ids)), dtype=bool)
+                grown = numpy.zeros(
+                    (max(2 * len(self.table), first + len(new)), len(self.spec_ids)), dtype=bool
+                )
                 grown[:first] = self.table[:first]
                 self.table = grown
             for offset, orth in enumerate(new):
@@ -220,14 +268,14 @@ class _AnchorPlan:
                     self.table[first + start, self.spec_keys[key]] = True
         return self.table[[self.rows[orth] for orth in orths.tolist()]]
 
-    def __call__(self, doc: Doc) -> List[Tuple[int, int, int]]:
+    def __call__(self, doc: Doc) -> list[tuple[int, int, int]]:
         matches = list(self.whole_doc(doc)) if len(self.whole_doc) else []
         n = len(doc)
         if not self.windowed or n == 0:
             return matches
         table = self._spec_table(doc.to_array(ORTH))
         found = numpy.append(table.any(axis=0), True)
-        run_starts: Dict[Tuple[int, ...], numpy.ndarray] = {}  # this doc's anchor positions, by run
+        run_starts: dict[tuple[int, ...], numpy.ndarray] = {}  # this doc's anchor positions, by run
         for row in numpy.flatnonzero(found[self.required].all(axis=1)).tolist():
             matcher, _required, runs = self.windowed[row]
             best = None
@@ -237,9 +285,9 @@ class _AnchorPlan:
                     if len(ids) > n:
                         positions = numpy.zeros(0, dtype=numpy.int64)
                     else:
-                        at = table[:n - len(ids) + 1, ids[0]].copy()
+                        at = table[: n - len(ids) + 1, ids[0]].copy()
                         for offset, spec_id in enumerate(ids[1:], start=1):
-                            at &= table[offset:n - len(ids) + 1 + offset, spec_id]
+                            at &= table[offset : n - len(ids) + 1 + offset, spec_id]
                         positions = numpy.flatnonzero(at)
                     run_starts[ids] = positions
                 if best is None or len(positions) < len(best[0]):
@@ -251,7 +299,9 @@ class _AnchorPlan:
             ends = numpy.minimum(positions + after, n)
             # windows that overlap or touch are merged (ends grow with positions, `after` being fixed)
             breaks = numpy.flatnonzero(starts[1:] > ends[:-1]) + 1
-            for first, last in zip(numpy.r_[0, breaks].tolist(), numpy.r_[breaks, len(starts)].tolist()):
+            for first, last in zip(
+                numpy.r_[0, breaks].tolist(), numpy.r_[breaks, len(starts)].tolist()
+            ):
                 start, end = int(starts[first]), int(ends[last - 1])
                 matches.extend((key, start + s, start + e) for key, s, e in matcher(doc[start:end]))
         return matches
@@ -272,10 +322,29 @@ class _AnchorPlan:
         "scorer": {"@scorers": "spacy.overlapping_labeled_spans_scorer.v1", "spans_key": "ruler"},
     },
 )
-def make_anchored_span_ruler(nlp: Language, name: str, spans_key: Optional[str], spans_filter, annotate_ents: bool,
-                             ents_filter, phrase_matcher_attr, matcher_fuzzy_compare, validate: bool,
-                             overwrite: bool, scorer) -> AnchoredSpanRuler:
-    return AnchoredSpanRuler(nlp, name, spans_key=spans_key, spans_filter=spans_filter, annotate_ents=annotate_ents,
-                             ents_filter=ents_filter, phrase_matcher_attr=phrase_matcher_attr,
-                             matcher_fuzzy_compare=matcher_fuzzy_compare, validate=validate, overwrite=overwrite,
-                             scorer=scorer)
+def make_anchored_span_ruler(
+    nlp: Language,
+    name: str,
+    spans_key: str | None,
+    spans_filter,
+    annotate_ents: bool,
+    ents_filter,
+    phrase_matcher_attr,
+    matcher_fuzzy_compare,
+    validate: bool,
+    overwrite: bool,
+    scorer,
+) -> AnchoredSpanRuler:
+    return AnchoredSpanRuler(
+        nlp,
+        name,
+        spans_key=spans_key,
+        spans_filter=spans_filter,
+        annotate_ents=annotate_ents,
+        ents_filter=ents_filter,
+        phrase_matcher_attr=phrase_matcher_attr,
+        matcher_fuzzy_compare=matcher_fuzzy_compare,
+        validate=validate,
+        overwrite=overwrite,
+        scorer=scorer,
+    )

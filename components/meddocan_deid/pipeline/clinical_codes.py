@@ -33,10 +33,12 @@ How each kind is recognised (decided once, here):
   and `room` after `cama`, `hab.`, `habitación`, `box`; `ehr`: an EHR product's name (word
   list; names that are also people's names, `Selene`, only after an EHR cue).
 """
+
 from __future__ import annotations
 
 import re
-from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 from stdnum import luhn, verhoeff
 
@@ -53,8 +55,13 @@ LIST_GAP = 80  # characters between two codes of one list (a term in brackets be
 def snomed_id(value: str) -> bool:
     """A SNOMED CT id: 6 to 18 digits, no leading zero, the partition identifier of a short
     or extension id and a valid Verhoeff check digit."""
-    return (value.isdigit() and 6 <= len(value) <= 18 and value[0] != "0"
-            and value[-3:-1] in SNOMED_PARTITIONS and verhoeff.is_valid(value))
+    return (
+        value.isdigit()
+        and 6 <= len(value) <= 18
+        and value[0] != "0"
+        and value[-3:-1] in SNOMED_PARTITIONS
+        and verhoeff.is_valid(value)
+    )
 
 
 def meddra_code(value: str) -> bool:
@@ -104,19 +111,25 @@ def atc_code(value: str) -> bool:
     return ATC.fullmatch(value) is not None
 
 
-AMINO3 = ("Ala|Arg|Asn|Asp|Cys|Gln|Glu|Gly|His|Ile|Leu|Lys|Met|Phe|Pro|Ser|Thr|Trp|Tyr|Val|Sec|Pyl|Ter|Xaa")
+AMINO3 = "Ala|Arg|Asn|Asp|Cys|Gln|Glu|Gly|His|Ile|Leu|Lys|Met|Phe|Pro|Ser|Thr|Trp|Tyr|Val|Sec|Pyl|Ter|Xaa"
 AMINO = f"(?:{AMINO3}|[ACDEFGHIKLMNPQRSTVWY*])"
-_PROTEIN_CHANGE = (f"(?:{AMINO}\\d+(?:_{AMINO}\\d+)?"
-                   f"(?:delins{AMINO}+|del|dup|ins{AMINO}+|fs(?:Ter|\\*)?\\d*|ext(?:Ter|\\*)?-?\\d*|{AMINO}(?:fs(?:Ter|\\*)?\\d*)?|=|\\?)"
-                   f"|=|\\?|0)")
+_PROTEIN_CHANGE = (
+    f"(?:{AMINO}\\d+(?:_{AMINO}\\d+)?"
+    f"(?:delins{AMINO}+|del|dup|ins{AMINO}+|fs(?:Ter|\\*)?\\d*|ext(?:Ter|\\*)?-?\\d*|{AMINO}(?:fs(?:Ter|\\*)?\\d*)?|=|\\?)"
+    f"|=|\\?|0)"
+)
 PROTEIN = f"p\\.(?:\\({_PROTEIN_CHANGE}\\)|{_PROTEIN_CHANGE})"
 _POSITION = r"[*-]?\d+(?:[+-]\d+)?"
-_NUCLEOTIDE_CHANGE = (f"\\(?{_POSITION}(?:_{_POSITION})?\\)?"
-                      r"(?:[ACGTUacgtu]>[ACGTUacgtu]|delins[ACGTUacgtu]+|del[ACGTUacgtu]*|dup[ACGTUacgtu]*"
-                      r"|ins[ACGTUacgtu]+|inv|=|\[\d+\])")
+_NUCLEOTIDE_CHANGE = (
+    f"\\(?{_POSITION}(?:_{_POSITION})?\\)?"
+    r"(?:[ACGTUacgtu]>[ACGTUacgtu]|delins[ACGTUacgtu]+|del[ACGTUacgtu]*|dup[ACGTUacgtu]*"
+    r"|ins[ACGTUacgtu]+|inv|=|\[\d+\])"
+)
 NUCLEOTIDE = f"[cgmnr]\\.(?:\\({_NUCLEOTIDE_CHANGE}\\)|{_NUCLEOTIDE_CHANGE})"
-HGVS = re.compile(f"(?:(?:N[CGMRP]|X[MRP]|ENST|LRG)_?\\d+(?:\\.\\d+)?(?:\\([A-Z0-9]+\\))?:)?(?:{PROTEIN}|{NUCLEOTIDE})"
-                  r"|rs\d{3,}")
+HGVS = re.compile(
+    f"(?:(?:N[CGMRP]|X[MRP]|ENST|LRG)_?\\d+(?:\\.\\d+)?(?:\\([A-Z0-9]+\\))?:)?(?:{PROTEIN}|{NUCLEOTIDE})"
+    r"|rs\d{3,}"
+)
 
 
 def hgvs_variant(value: str) -> bool:
@@ -126,9 +139,11 @@ def hgvs_variant(value: str) -> bool:
 
 
 _SEX = r"(?:X{1,4}Y{0,3}|Y{1,2})"
-_CHANGE = (r"(?:[+-](?:\d{1,2}|[XY])(?:\[\d+\])?"
-           r"|(?:t|del|dup|inv|ins|i|r|der|add|rob|idic|dic|mar|fra)\([\dXY;]+\)(?:\([pq\d.;pq-]+\))?"
-           r"|mar\d?|\d{1,2}[pq][+-]?)")
+_CHANGE = (
+    r"(?:[+-](?:\d{1,2}|[XY])(?:\[\d+\])?"
+    r"|(?:t|del|dup|inv|ins|i|r|der|add|rob|idic|dic|mar|fra)\([\dXY;]+\)(?:\([pq\d.;pq-]+\))?"
+    r"|mar\d?|\d{1,2}[pq][+-]?)"
+)
 KARYOTYPE = re.compile(f"(?:4[4-9]|6[89]|9[0-2]),{_SEX}(?:,{_CHANGE})*(?:\\[\\d+\\])?")
 
 
@@ -137,14 +152,38 @@ def karyotype(value: str) -> bool:
     return KARYOTYPE.fullmatch(value) is not None
 
 
-CHECKS = {"snomed": snomed_id, "meddra": meddra_code, "loinc": loinc_code, "eudract": eudract_number,
-          "euct": euct_number, "nct": nct_number, "icd10": icd10_code, "atc": atc_code,
-          "hgvs": hgvs_variant, "karyotype": karyotype}
+CHECKS = {
+    "snomed": snomed_id,
+    "meddra": meddra_code,
+    "loinc": loinc_code,
+    "eudract": eudract_number,
+    "euct": euct_number,
+    "nct": nct_number,
+    "icd10": icd10_code,
+    "atc": atc_code,
+    "hgvs": hgvs_variant,
+    "karyotype": karyotype,
+}
 
 # --- finding them in a text ------------------------------------------------------------------
 
-KINDS = ("snomed", "meddra", "loinc", "eudract", "euct", "nct", "icd10", "atc", "hgvs", "karyotype",
-         "lot", "model", "bed", "room", "ehr")
+KINDS = (
+    "snomed",
+    "meddra",
+    "loinc",
+    "eudract",
+    "euct",
+    "nct",
+    "icd10",
+    "atc",
+    "hgvs",
+    "karyotype",
+    "lot",
+    "model",
+    "bed",
+    "room",
+    "ehr",
+)
 # kinds read after a cue word of their own: the cue is part of what is kept (`cama 12`)
 CUE_KINDS = ("lot", "bed", "room")
 # kinds recognised by their check alone, and those that need a cue or a list
@@ -178,14 +217,16 @@ class Code(NamedTuple):
 class CodeWords(NamedTuple):
     """The word lists a language gives the finder (meddocan_deid/pipeline/data/<lang>/clinical_codes.json)."""
 
-    cues: Dict[str, Sequence[str]]  # kind -> cue words (snomed, meddra, icd10, lot, model, bed, room, ehr)
+    cues: dict[
+        str, Sequence[str]
+    ]  # kind -> cue words (snomed, meddra, icd10, lot, model, bed, room, ehr)
     phi_keys: Sequence[str]  # keys that name a PHI value: `NHC`, `SIP`, `DNI`...
     brands: Sequence[str]  # device makers and brands, before a model number
     ehr_products: Sequence[str]  # EHR product names that name nothing else
     ehr_products_cued: Sequence[str]  # ... that are also people's names: after an EHR cue only
 
 
-def _words_regex(words: Iterable[str], flags: int = re.IGNORECASE) -> Optional[re.Pattern]:
+def _words_regex(words: Iterable[str], flags: int = re.IGNORECASE) -> re.Pattern | None:
     words = sorted(set(words), key=len, reverse=True)
     if not words:
         return None
@@ -198,7 +239,9 @@ class CodeFinder:
     def __init__(self, words: CodeWords, kinds: Sequence[str] = KINDS, cue_window: int = 40):
         unknown = set(kinds) - set(KINDS)
         if unknown:
-            raise ValueError(f"unknown clinical code kind(s) {sorted(unknown)} (known: {list(KINDS)})")
+            raise ValueError(
+                f"unknown clinical code kind(s) {sorted(unknown)} (known: {list(KINDS)})"
+            )
         self.kinds = tuple(kinds)
         self.cue_window = cue_window
         self._cues = {kind: _words_regex(words.cues.get(kind, ())) for kind in KINDS}
@@ -208,23 +251,36 @@ class CodeFinder:
         lot_cue = f"(?:{lot.pattern}|(?<!\\w)L\\.)" if lot is not None else r"(?<!\w)L\."
         connector = r"[ \t]*(?:n[º°o]\.?|núm\.?|número)?[ \t]*[:#]?[ \t]*"
         self._after_cue = {
-            kind: re.compile(f"(?P<cue>{cue}){connector}(?P<value>{_VALUE})(?![\\w-])", re.IGNORECASE if kind != "lot" else 0)
-            for kind, cue in (("lot", lot_cue), ("bed", self._pattern("bed")), ("room", self._pattern("room")),
-                              ("model", self._pattern("model")))
-            if cue is not None}
+            kind: re.compile(
+                f"(?P<cue>{cue}){connector}(?P<value>{_VALUE})(?![\\w-])",
+                re.IGNORECASE if kind != "lot" else 0,
+            )
+            for kind, cue in (
+                ("lot", lot_cue),
+                ("bed", self._pattern("bed")),
+                ("room", self._pattern("room")),
+                ("model", self._pattern("model")),
+            )
+            if cue is not None
+        }
         brands = _words_regex(words.brands, 0)
         # a brand, up to three words of its product line, then the model number (a digit in it)
-        self._brand_model = re.compile(
-            f"(?P<cue>{brands.pattern})(?:[ \\t]+(?:[A-Z][\\w+®™-]*|[ivxIVX]+)){{0,3}}?[ \t]+(?P<value>"
-            r"(?=[A-Za-z0-9/.-]*\d)[A-Z0-9][A-Za-z0-9]*(?:[-/.][A-Za-z0-9]+)*)(?![\w-])") if brands is not None else None
+        self._brand_model = (
+            re.compile(
+                f"(?P<cue>{brands.pattern})(?:[ \\t]+(?:[A-Z][\\w+®™-]*|[ivxIVX]+)){{0,3}}?[ \t]+(?P<value>"
+                r"(?=[A-Za-z0-9/.-]*\d)[A-Z0-9][A-Za-z0-9]*(?:[-/.][A-Za-z0-9]+)*)(?![\w-])"
+            )
+            if brands is not None
+            else None
+        )
         self._ehr = _words_regex(words.ehr_products, 0)
         self._ehr_cued = _words_regex(words.ehr_products_cued, 0)
 
-    def _pattern(self, kind: str) -> Optional[str]:
+    def _pattern(self, kind: str) -> str | None:
         regex = self._cues.get(kind)
         return regex.pattern if regex is not None else None
 
-    def _cue_before(self, kind: str, text: str, start: int) -> Optional[int]:
+    def _cue_before(self, kind: str, text: str, start: int) -> int | None:
         """Where the last cue of `kind` starts in the line before `start` (at most cue_window
         characters back), unless a PHI key stands between it and the code."""
         regex = self._cues.get(kind)
@@ -236,8 +292,11 @@ class CodeFinder:
         for m in regex.finditer(text, window_start, start):
             last = m
         # a sentence end between them, or a PHI key after the cue, and the cue is another's
-        if last is None or SENTENCE_END.search(text, last.end(), start) \
-                or self.keyed(text, start, after=last.end()):
+        if (
+            last is None
+            or SENTENCE_END.search(text, last.end(), start)
+            or self.keyed(text, start, after=last.end())
+        ):
             return None
         return last.start()
 
@@ -249,12 +308,14 @@ class CodeFinder:
         line_start = text.rfind("\n", 0, start) + 1
         window_start = max(line_start, start - self.cue_window, after)
         # a key of an earlier sentence names another value (`Historia en Diraya. EudraCT ...`)
-        return any(not SENTENCE_END.search(text, m.end(), start)
-                   for m in self._phi_keys.finditer(text, window_start, start))
+        return any(
+            not SENTENCE_END.search(text, m.end(), start)
+            for m in self._phi_keys.finditer(text, window_start, start)
+        )
 
-    def find(self, text: str) -> List[Code]:
+    def find(self, text: str) -> list[Code]:
         """Every code of the finder's kinds, by start (the longest at a place)."""
-        found: List[Code] = []
+        found: list[Code] = []
         kinds = set(self.kinds)
         for m in CANDIDATES["digits"].finditer(text):
             value = m.group()
@@ -282,7 +343,9 @@ class CodeFinder:
                 continue
             for m in regex.finditer(text):
                 value = m.group("value")
-                if kind in ("bed", "room") and not re.fullmatch(r"\d{1,4}[A-Za-z]?(?:[-/]\d{1,3}[A-Za-z]?)?", value):
+                if kind in ("bed", "room") and not re.fullmatch(
+                    r"\d{1,4}[A-Za-z]?(?:[-/]\d{1,3}[A-Za-z]?)?", value
+                ):
                     continue
                 if kind in ("lot", "model") and not any(c.isdigit() for c in value):
                     continue
@@ -294,8 +357,11 @@ class CodeFinder:
             for m in self._brand_model.finditer(text):
                 if not self.keyed(text, m.start("value"), after=m.end("cue")):
                     # the product line goes with the model (`Resonate OXV00`), the maker stays a maker
-                    line_start = m.end("cue") + len(text[m.end("cue"):m.start("value")]) \
-                        - len(text[m.end("cue"):m.start("value")].lstrip())
+                    line_start = (
+                        m.end("cue")
+                        + len(text[m.end("cue") : m.start("value")])
+                        - len(text[m.end("cue") : m.start("value")].lstrip())
+                    )
                     found.append(Code(m.start("value"), m.end("value"), "model", line_start))
         if "ehr" in kinds:
             for regex, cued in ((self._ehr, False), (self._ehr_cued, True)):
@@ -303,18 +369,18 @@ class CodeFinder:
                     if not cued or self._cue_before("ehr", text, m.start()) is not None:
                         found.append(Code(m.start(), m.end(), "ehr", m.start()))
         found.sort(key=lambda c: (c.start, -(c.end - c.start)))
-        out: List[Code] = []
+        out: list[Code] = []
         for code in found:
             if not out or code.start >= out[-1].end:
                 out.append(code)
         return out
 
-    def _listed(self, text: str, found: List[Code]) -> List[Code]:
+    def _listed(self, text: str, found: list[Code]) -> list[Code]:
         """Keep the kinds that need a cue (snomed, meddra, a three-character ICD-10 category)
         when one is before them on their line, or when they follow a kept code of their kind in
         a list (no sentence end, line break or PHI key between the two)."""
-        out: List[Code] = []
-        last_end: Dict[str, int] = {}
+        out: list[Code] = []
+        last_end: dict[str, int] = {}
         for code in sorted(found, key=lambda c: c.start):
             kind = "icd10" if code.kind == "icd10_category" else code.kind
             if code.kind not in NEED_CUE:
@@ -324,10 +390,13 @@ class CodeFinder:
                 continue
             cue = self._cue_before(kind, text, code.start)
             previous = last_end.get(kind)
-            listed = (previous is not None and code.start - previous <= LIST_GAP
-                      and not re.search(r"\n", text[previous:code.start])
-                      and not SENTENCE_END.search(text, previous, code.start)
-                      and not self.keyed(text, code.start, after=previous))
+            listed = (
+                previous is not None
+                and code.start - previous <= LIST_GAP
+                and not re.search(r"\n", text[previous : code.start])
+                and not SENTENCE_END.search(text, previous, code.start)
+                and not self.keyed(text, code.start, after=previous)
+            )
             if cue is not None or listed:
                 out.append(Code(code.start, code.end, kind, cue if cue is not None else code.start))
                 last_end[kind] = code.end

@@ -16,7 +16,7 @@ regexes, never the tokens one by one.
 """
 
 import re
-from typing import Callable, List, Optional
+from collections.abc import Callable
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -28,7 +28,7 @@ LABEL = "OTRO_NUMERO_IDENTIF"
 CUE_WINDOW = 24  # characters before a code in which a cue word makes it clinical
 
 
-def validate_patterns(patterns: List[dict]) -> List[dict]:
+def validate_patterns(patterns: list[dict]) -> list[dict]:
     for p in patterns:
         if p.get("kind") not in ("shape", "safe", "safe_after", "safe_cue", "never_phi"):
             raise ValueError(f"code_shapes pattern {p.get('id')!r}: unknown kind {p.get('kind')!r}")
@@ -40,8 +40,11 @@ def validate_patterns(patterns: List[dict]) -> List[dict]:
     return patterns
 
 
-@Language.factory("meddocan_code_shapes", default_config={"spans_key": SPANS_KEY, "label": LABEL},
-                  assigns=["doc.ents", "doc.spans"])
+@Language.factory(
+    "meddocan_code_shapes",
+    default_config={"spans_key": SPANS_KEY, "label": LABEL},
+    assigns=["doc.ents", "doc.spans"],
+)
 def make_code_shapes(nlp: Language, name: str, *, spans_key: str, label: str) -> "CodeShapes":
     return CodeShapes(nlp, name, spans_key=spans_key, label=label)
 
@@ -53,26 +56,50 @@ class CodeShapes(PatternState):
         self.name = name
         self.spans_key = spans_key
         self.label = label
-        self.patterns: List[dict] = []
+        self.patterns: list[dict] = []
         self._compile()
 
     def _compile(self) -> None:
-        by_kind = {k: [p for p in self.patterns if p["kind"] == k]
-                   for k in ("shape", "safe", "safe_after", "safe_cue", "never_phi")}
+        by_kind = {
+            k: [p for p in self.patterns if p["kind"] == k]
+            for k in ("shape", "safe", "safe_after", "safe_cue", "never_phi")
+        }
         never = [p["regex"] for p in by_kind["never_phi"]]
         self._never = re.compile("(?:" + "|".join(never) + ")") if never else None
-        self._shapes = [(re.compile(p["regex"]), p.get("min_length", 0), p.get("min_digits", 0), p.get("label", self.label))
-                        for p in by_kind["shape"]]
+        self._shapes = [
+            (
+                re.compile(p["regex"]),
+                p.get("min_length", 0),
+                p.get("min_digits", 0),
+                p.get("label", self.label),
+            )
+            for p in by_kind["shape"]
+        ]
         safe = [p["regex"] for p in by_kind["safe"]]
         self._safe = re.compile("(?:" + "|".join(safe) + ")", re.IGNORECASE) if safe else None
         after = [p["regex"] for p in by_kind["safe_after"]]
         self._after = re.compile("(?:" + "|".join(after) + ")") if after else None
-        words = sorted({w.lower() for p in by_kind["safe_cue"] for w in p["words"]}, key=len, reverse=True)
-        self._cue = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, words)) + r")(?!\w)[\s:.#nº°-]*(?:\S+\s+){0,2}$",
-                               re.IGNORECASE) if words else None
+        words = sorted(
+            {w.lower() for p in by_kind["safe_cue"] for w in p["words"]}, key=len, reverse=True
+        )
+        self._cue = (
+            re.compile(
+                r"(?<!\w)(?:"
+                + "|".join(map(re.escape, words))
+                + r")(?!\w)[\s:.#nº°-]*(?:\S+\s+){0,2}$",
+                re.IGNORECASE,
+            )
+            if words
+            else None
+        )
 
-    def initialize(self, get_examples: Optional[Callable] = None, *, nlp: Optional[Language] = None,
-                   patterns: Optional[List[dict]] = None) -> None:
+    def initialize(
+        self,
+        get_examples: Callable | None = None,
+        *,
+        nlp: Language | None = None,
+        patterns: list[dict] | None = None,
+    ) -> None:
         self.patterns = validate_patterns(list(patterns or []))
         self._compile()
 
@@ -83,9 +110,12 @@ class CodeShapes(PatternState):
             return True
         if self._after is not None and self._after.match(text, end):
             return True
-        return self._cue is not None and self._cue.search(text[max(0, start - CUE_WINDOW):start]) is not None
+        return (
+            self._cue is not None
+            and self._cue.search(text[max(0, start - CUE_WINDOW) : start]) is not None
+        )
 
-    def codes(self, text: str) -> List[tuple]:
+    def codes(self, text: str) -> list[tuple]:
         """(start, end, label) of every identifier-shaped group not on the safe list, the longest at a place."""
         found = []
         for regex, min_length, min_digits, label in self._shapes:

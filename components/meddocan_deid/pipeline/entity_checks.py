@@ -11,8 +11,9 @@ entity is. One lower-case word on a line written with capitals that is an inflec
 Spanish word (`aporta`, read as a town) is no name or place. Other rule entities, tokens and
 span groups are never changed.
 """
+
 import re
-from typing import Callable, List, Optional
+from collections.abc import Callable
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -71,17 +72,42 @@ def _word_before(doc: Doc, start: int, window: int, stops, hit) -> bool:
         "fallback_key": "fallback_entities",
         # one lower-case word of a cased line, an inflected form of a Spanish word (`aporta`,
         # `refiere`), is that word, not a name or a place the NER read into it
-        "common_word_labels": ["TERRITORIO", "CALLE", "PAIS", "HOSPITAL", "INSTITUCION", "CENTRO_SALUD",
-                               "NOMBRE_SUJETO_ASISTENCIA", "NOMBRE_PERSONAL_SANITARIO"],
+        "common_word_labels": [
+            "TERRITORIO",
+            "CALLE",
+            "PAIS",
+            "HOSPITAL",
+            "INSTITUCION",
+            "CENTRO_SALUD",
+            "NOMBRE_SUJETO_ASISTENCIA",
+            "NOMBRE_PERSONAL_SANITARIO",
+        ],
     },
     assigns=["doc.ents"],
 )
 class EntityChecks:
-    def __init__(self, nlp: Language, name: str, *, candidates_key: str, rules_key: str, sections_key: str,
-                 veto_id: str, max_tokens: int, places_key: str, country_id: str, country_label: str,
-                 country_relabel: List[str], kinship_words: List[str], relative_age_window: int,
-                 employer_cues: List[str], employer_window: int, fallback_key: str,
-                 common_word_labels: List[str], inflected: Optional[Callable[[str], bool]] = None):
+    def __init__(
+        self,
+        nlp: Language,
+        name: str,
+        *,
+        candidates_key: str,
+        rules_key: str,
+        sections_key: str,
+        veto_id: str,
+        max_tokens: int,
+        places_key: str,
+        country_id: str,
+        country_label: str,
+        country_relabel: list[str],
+        kinship_words: list[str],
+        relative_age_window: int,
+        employer_cues: list[str],
+        employer_window: int,
+        fallback_key: str,
+        common_word_labels: list[str],
+        inflected: Callable[[str], bool] | None = None,
+    ):
         """inflected: whether a lower-case word is an inflected Spanish form (default:
         spacy-lookups-data's lemma table, loaded on first use)."""
         self.name = name
@@ -110,8 +136,10 @@ class EntityChecks:
         footer = section_span(doc, "footer", self.sections_key)
         footer_start = footer.start if footer is not None else len(doc)
         rules = rule_entity_keys(doc, self.rules_key)
-        countries = {(s.start, s.end) for s in doc.spans.get(self.places_key, []) if s.id_ == self.country_id}
-        ents: List[Span] = []
+        countries = {
+            (s.start, s.end) for s in doc.spans.get(self.places_key, []) if s.id_ == self.country_id
+        }
+        ents: list[Span] = []
         changed = False
         jobs = {i for e in doc.ents if e.label_ == "PROFESION" for i in range(e.start, e.end)}
         for ent in doc.ents:
@@ -127,7 +155,7 @@ class EntityChecks:
                 continue
             # vetoes (pattern data, label `NO_PHI`) mark phrases the guidelines say are not
             # PHI ("médico de familia": a profession, not a relative)
-            if all(vetoed[ent.start:ent.end]):
+            if all(vetoed[ent.start : ent.end]):
                 changed = True
                 continue
             # no gold entity is longer than 12 words: a longer one is the NER running on past a
@@ -135,7 +163,11 @@ class EntityChecks:
             if len(ent) > self.max_tokens:
                 changed = True
                 number = next((t.i for t in ent if any(c.isdigit() for c in t.text)), None)
-                if ent.label_ == "CALLE" and number is not None and 0 < number - ent.start < self.max_tokens // 2:
+                if (
+                    ent.label_ == "CALLE"
+                    and number is not None
+                    and 0 < number - ent.start < self.max_tokens // 2
+                ):
                     ents.append(Span(doc, ent.start, number + 1, label=ent.label))
                 continue
             # exactly a country name is a PAIS whatever place-like label the NER gave it: in
@@ -151,8 +183,11 @@ class EntityChecks:
             # and an age with no relative before it is the patient's (`D. Luis Gil, de 63 años`):
             # the NER trained with invented relatives in prose tends to call any age after a name
             # a relative's
-            if ent.label_ == "FAMILIARES_SUJETO_ASISTENCIA" and AGE.fullmatch(ent.text) \
-                    and not self._after_relative(doc, ent, window=2 * self.relative_age_window):
+            if (
+                ent.label_ == "FAMILIARES_SUJETO_ASISTENCIA"
+                and AGE.fullmatch(ent.text)
+                and not self._after_relative(doc, ent, window=2 * self.relative_age_window)
+            ):
                 changed = True
                 ents.append(Span(doc, ent.start, ent.end, label="EDAD_SUJETO_ASISTENCIA"))
                 continue
@@ -167,10 +202,13 @@ class EntityChecks:
         # of its words names a person in this report (`Olmedo Rivas`: trusted_phi carries the name on)
         taken = set(i for e in ents for i in range(e.start, e.end))
         # (capitalised words only: `de`, `la` in `María de la Fuente` name no one)
-        person_words = {t.lower_ for e in ents if e.label_ in NAME_LABELS for t in e if t.text[:1].isupper()}
+        person_words = {
+            t.lower_ for e in ents if e.label_ in NAME_LABELS for t in e if t.text[:1].isupper()
+        }
         for span in doc.spans.get(self.fallback_key, []):
-            if not any(i in taken or vetoed[i] for i in range(span.start, span.end)) \
-                    and not any(t.lower_ in person_words for t in span if t.text[:1].isupper()):
+            if not any(i in taken or vetoed[i] for i in range(span.start, span.end)) and not any(
+                t.lower_ in person_words for t in span if t.text[:1].isupper()
+            ):
                 changed = True
                 ents.append(span)
         if changed:
@@ -186,7 +224,9 @@ class EntityChecks:
         text = doc.text
         line_start = text.rfind("\n", 0, ent.start_char) + 1
         line_end = text.find("\n", ent.end_char)
-        if not any(c.isupper() for c in text[line_start:line_end if line_end >= 0 else len(text)]):
+        if not any(
+            c.isupper() for c in text[line_start : line_end if line_end >= 0 else len(text)]
+        ):
             return False
         if self._inflected is None:
             self._inflected = load_inflected_forms()
@@ -196,14 +236,24 @@ class EntityChecks:
         """A cue word or a job (token of a PROFESION entity) within `employer_window` words
         before the entity, in its sentence part: `tornero en Talleres Gil S.L.`, `trabaja en el
         SEPE`."""
-        return _word_before(doc, ent.start, self.employer_window, {".", ";", ":", "(", ")"},
-                            lambda t: t.lower_ in cues or t.i in jobs)
+        return _word_before(
+            doc,
+            ent.start,
+            self.employer_window,
+            {".", ";", ":", "(", ")"},
+            lambda t: t.lower_ in cues or t.i in jobs,
+        )
 
     def _after_relative(self, doc: Doc, ent: Span, window: int = 0) -> bool:
         """A kinship word within `window` words (default `relative_age_window`) before the age,
         in its sentence part (no `.` or `;` in between): `su hija, de 12 años`, `madre de 70 años`."""
-        return _word_before(doc, ent.start, window or self.relative_age_window, {".", ";", ":"},
-                            lambda t: t.lower_ in self.kinship_words)
+        return _word_before(
+            doc,
+            ent.start,
+            window or self.relative_age_window,
+            {".", ";", ":"},
+            lambda t: t.lower_ in self.kinship_words,
+        )
 
     @staticmethod
     def _number_label(ent: Span, in_footer: bool) -> str:

@@ -7,8 +7,9 @@ institution or contact key; towns, hospitals, institutions and employers take in
 quote, places an abbreviation's final period; glued pieces of one label are joined. Rule
 entities, tokens and span groups are never changed.
 """
+
 import re
-from typing import AbstractSet, List
+from typing import AbstractSet
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -49,12 +50,27 @@ from .spans import EDGE_PUNCT, TITLES, rule_entity_keys
     assigns=["doc.ents"],
 )
 class EntityEdges:
-    def __init__(self, nlp: Language, name: str, *, rules_key: str, title_labels: List[str],
-                 place_labels: List[str], town_labels: List[str], department_words: List[str],
-                 role_words: List[str], institution_words: List[str], contact_words: List[str],
-                 abbreviation_labels: List[str], titles: List[str], town_connectors: List[str],
-                 town_articles: List[str], name_labels: List[str], name_connectors: List[str],
-                 name_articles: List[str]):
+    def __init__(
+        self,
+        nlp: Language,
+        name: str,
+        *,
+        rules_key: str,
+        title_labels: list[str],
+        place_labels: list[str],
+        town_labels: list[str],
+        department_words: list[str],
+        role_words: list[str],
+        institution_words: list[str],
+        contact_words: list[str],
+        abbreviation_labels: list[str],
+        titles: list[str],
+        town_connectors: list[str],
+        town_articles: list[str],
+        name_labels: list[str],
+        name_connectors: list[str],
+        name_articles: list[str],
+    ):
         self.name = name
         self.rules_key = rules_key
         self.title_labels = set(title_labels)
@@ -80,7 +96,7 @@ class EntityEdges:
         for ent in doc.ents:
             for i in range(ent.start, ent.end):
                 taken[i] = True
-        ents: List[Span] = []
+        ents: list[Span] = []
         for ent in doc.ents:
             if (ent.start, ent.end, ent.label) in rules:
                 ents.append(ent)
@@ -93,10 +109,22 @@ class EntityEdges:
                 while start < end - 1 and doc[start].lower_ in self.titles:
                     start += 1
                 # an initial before the name is part of it (`I. Arana`, `H. Villar Cano`)
-                if start >= 2 and start == ent.start and doc[start - 1].text == "." and not doc[start - 2].whitespace_ \
-                        and len(doc[start - 2].text) == 1 and doc[start - 2].text.isupper() \
-                        and not taken[start - 2] and not taken[start - 1] and doc[start - 2].lower_ not in self.titles \
-                        and not (start >= 3 and doc[start - 3].is_lower and doc[start - 3].lower_ not in {"y", "e", "i"}):
+                if (
+                    start >= 2
+                    and start == ent.start
+                    and doc[start - 1].text == "."
+                    and not doc[start - 2].whitespace_
+                    and len(doc[start - 2].text) == 1
+                    and doc[start - 2].text.isupper()
+                    and not taken[start - 2]
+                    and not taken[start - 1]
+                    and doc[start - 2].lower_ not in self.titles
+                    and not (
+                        start >= 3
+                        and doc[start - 3].is_lower
+                        and doc[start - 3].lower_ not in {"y", "e", "i"}
+                    )
+                ):
                     start -= 2  # (not after a lower-case word: `vitamina B. Arana refiere`)
             # a name ends where a role, a department, an institution or a contact key starts:
             # no gold name in train or dev holds an institution word after its first word,
@@ -104,20 +132,34 @@ class EntityEdges:
             if ent.label_ in self.title_labels:
                 for i in range(start + 1, end):
                     word = doc[i].lower_
-                    if doc[i].is_title and (word in self.role_words or word in self.institution_words
-                                            or word in self.contact_words or (
-                            word in self.department_words and i + 1 < end and doc[i + 1].lower_ == "de")):
+                    if doc[i].is_title and (
+                        word in self.role_words
+                        or word in self.institution_words
+                        or word in self.contact_words
+                        or (
+                            word in self.department_words
+                            and i + 1 < end
+                            and doc[i + 1].lower_ == "de"
+                        )
+                    ):
                         end = i
                         break
             # a hospital or institution ends where a department starts: a department is not PHI
             if ent.label_ in self.place_labels:
                 for i in range(start + 1, end - 1):
-                    if doc[i].lower_ in self.department_words and doc[i].is_title \
-                            and doc[i + 1].lower_ in {"de", "del", "d'"}:
+                    if (
+                        doc[i].lower_ in self.department_words
+                        and doc[i].is_title
+                        and doc[i + 1].lower_ in {"de", "del", "d'"}
+                    ):
                         end = i
                         break
             if ent.label_ in self.town_labels:
-                if start > 0 and doc[start - 1].text in self.town_head_articles and not taken[start - 1]:
+                if (
+                    start > 0
+                    and doc[start - 1].text in self.town_head_articles
+                    and not taken[start - 1]
+                ):
                     start -= 1
                     taken[start] = True
                 # no gold TERRITORIO in train or dev is followed by a `de <Name>` tail that no
@@ -126,8 +168,19 @@ class EntityEdges:
                 for i in range(end, tail):
                     taken[i] = True
                 end = tail
-            if ent.label_ in self.name_labels and doc[end - 1].is_alpha and doc[end - 1].text[:1].isupper():
-                tail = town_tail(doc, end, taken, self.name_connectors, self.name_articles, stops=self.department_words)
+            if (
+                ent.label_ in self.name_labels
+                and doc[end - 1].is_alpha
+                and doc[end - 1].text[:1].isupper()
+            ):
+                tail = town_tail(
+                    doc,
+                    end,
+                    taken,
+                    self.name_connectors,
+                    self.name_articles,
+                    stops=self.department_words,
+                )
                 for i in range(end, tail):
                     taken[i] = True
                 end = tail
@@ -135,26 +188,43 @@ class EntityEdges:
             end = close_quote(doc, start, end, taken)
             while start < end and doc[start].text in EDGE_PUNCT:
                 start += 1
-            while end > start and doc[end - 1].text in EDGE_PUNCT and not closes_quote(doc, start, end) \
-                    and not ends_abbreviation(doc, start, end - 1):
+            while (
+                end > start
+                and doc[end - 1].text in EDGE_PUNCT
+                and not closes_quote(doc, start, end)
+                and not ends_abbreviation(doc, start, end - 1)
+            ):
                 end -= 1
-            if ent.label_ in self.abbreviation_labels and ends_abbreviation(doc, start, end) and not taken[end]:
+            if (
+                ent.label_ in self.abbreviation_labels
+                and ends_abbreviation(doc, start, end)
+                and not taken[end]
+            ):
                 end += 1
             if end > start:
-                ents.append(ent if (start, end) == (ent.start, ent.end) else Span(doc, start, end, label=ent.label))
+                ents.append(
+                    ent
+                    if (start, end) == (ent.start, ent.end)
+                    else Span(doc, start, end, label=ent.label)
+                )
         doc.ents = ents
         return doc
 
 
-def join_glued(doc: Doc, rules) -> List[Span]:
+def join_glued(doc: Doc, rules) -> list[Span]:
     """Two NER entities of one label with no character between them are one (`E-` + `23400`):
     no two gold entities touch in train or dev."""
-    out: List[Span] = []
+    out: list[Span] = []
     for ent in doc.ents:
         prev = out[-1] if out else None
-        if prev is not None and prev.end == ent.start and prev.label == ent.label \
-                and not doc[prev.end - 1].whitespace_ and (prev.start, prev.end, prev.label) not in rules \
-                and (ent.start, ent.end, ent.label) not in rules:
+        if (
+            prev is not None
+            and prev.end == ent.start
+            and prev.label == ent.label
+            and not doc[prev.end - 1].whitespace_
+            and (prev.start, prev.end, prev.label) not in rules
+            and (ent.start, ent.end, ent.label) not in rules
+        ):
             out[-1] = Span(doc, prev.start, ent.end, label=ent.label)
         else:
             out.append(ent)
@@ -168,11 +238,15 @@ DOTTED_ABBREVIATION = re.compile(r"^[A-Z]{1,2}(?:\.[A-Z]{1,2})+$")
 def ends_abbreviation(doc: Doc, start: int, end: int) -> bool:
     """The span ends on a dotted abbreviation glued to the period after it (`México D.F` + `.`):
     every gold place in train and dev that ends in one holds its final period."""
-    return start < end < len(doc) and doc[end].text == "." and not doc[end - 1].whitespace_ \
+    return (
+        start < end < len(doc)
+        and doc[end].text == "."
+        and not doc[end - 1].whitespace_
         and DOTTED_ABBREVIATION.match(doc[end - 1].text) is not None
+    )
 
 
-QUOTES = {"\"", "“", "”"}
+QUOTES = {'"', "“", "”"}
 
 
 def _quote_count(doc: Doc, start: int, end: int) -> int:
@@ -184,15 +258,26 @@ def closes_quote(doc: Doc, start: int, end: int) -> bool:
     return doc[end - 1].text in QUOTES and _quote_count(doc, start, end) % 2 == 0
 
 
-def close_quote(doc: Doc, start: int, end: int, taken: List[bool]) -> int:
+def close_quote(doc: Doc, start: int, end: int, taken: list[bool]) -> int:
     """A name quoted inside an entity ends with its closing quote, which the guidelines keep."""
-    if end < len(doc) and doc[end].text in QUOTES and not taken[end] and _quote_count(doc, start, end) % 2 == 1:
+    if (
+        end < len(doc)
+        and doc[end].text in QUOTES
+        and not taken[end]
+        and _quote_count(doc, start, end) % 2 == 1
+    ):
         return end + 1
     return end
 
 
-def town_tail(doc: Doc, end: int, taken: List[bool], connectors: AbstractSet[str],
-              articles: AbstractSet[str], stops: AbstractSet[str] = frozenset()) -> int:
+def town_tail(
+    doc: Doc,
+    end: int,
+    taken: list[bool],
+    connectors: AbstractSet[str],
+    articles: AbstractSet[str],
+    stops: AbstractSet[str] = frozenset(),
+) -> int:
     """Where a place name ending at `end` really ends: it takes in each following
     connector (`de`/`del`) [article] + capitalised words that no entity holds (`del Rey`,
     `de San Juan`), up to a word of `stops` (`de Servicio...`)."""
@@ -201,8 +286,13 @@ def town_tail(doc: Doc, end: int, taken: List[bool], connectors: AbstractSet[str
         if j < len(doc) and doc[j].lower_ in articles and not taken[j]:
             j += 1
         k = j
-        while k < len(doc) and doc[k].is_alpha and doc[k].text[0].isupper() and not taken[k] \
-                and doc[k].lower_ not in stops:
+        while (
+            k < len(doc)
+            and doc[k].is_alpha
+            and doc[k].text[0].isupper()
+            and not taken[k]
+            and doc[k].lower_ not in stops
+        ):
             k += 1
         if k == j:
             break

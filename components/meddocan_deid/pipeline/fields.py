@@ -24,21 +24,23 @@ are entries of kind `name` too, with `next_line` and `salutation` layouts.
 """
 
 import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 
 from spacy.lang.es.stop_words import STOP_WORDS
 from spacy.language import Language
 from spacy.pipeline.span_ruler import prioritize_new_ents_filter
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc
 from spacy.util import filter_spans
 
-from ..lexicon import NAME_LABELS, lower_without_accents, tagged_words, words
 from .. import LABELS
+from ..lexicon import NAME_LABELS, lower_without_accents, tagged_words, words
 from .serialize import SerializedState
 
 SPANS_KEY = "fields"
-_ROLE_COMPLEMENT = re.compile(r"(?:[ \t]+(?:de|del|en|la|el|los|las|[a-záéíóúñüçà·']+)){0,5}?[ \t]*,[ \t]*")
+_ROLE_COMPLEMENT = re.compile(
+    r"(?:[ \t]+(?:de|del|en|la|el|los|las|[a-záéíóúñüçà·']+)){0,5}?[ \t]*,[ \t]*"
+)
 KINDS = ("name", "id", "date", "age", "sex", "place", "street", "text", "contact")
 # `Nº` in a key stands for every way Spanish and co-official forms write "number": `Nº`, `N.º`,
 # `Nº.`, `No.`, `N.`, `Núm.`, `Número`, `Nro.`, `N°`, each with an optional `de` or `d'` after it
@@ -52,27 +54,99 @@ _HYPHEN = r"(?:\s?-\s?|\s)"
 _LINE_END = re.compile(r"[\r\n]")
 # titles skipped at the start of a name value, folded as the text is (`Dña.` as `dna.`)
 TITLES = frozenset(lower_without_accents(t) for t in tagged_words("titles", "field_name"))
-PARTICLES = {"de", "del", "la", "las", "los", "y", "i", "da", "das", "do", "dos", "van", "von", "di", "el", "e"}
-MONTHS = ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "setiembre",
-          "octubre", "noviembre", "diciembre", "ene", "feb", "mar", "abr", "may", "jun", "jul", "ago", "sep", "sept",
-          "set", "oct", "nov", "dic",
-          # Catalan, Galician, Basque
-          "gener", "febrer", "marc", "maig", "juny", "juliol", "agost", "setembre", "octubre", "novembre", "desembre",
-          "xaneiro", "febreiro", "marzo", "maio", "xuño", "xullo", "outubro", "decembro",
-          "urtarrila", "otsaila", "martxoa", "apirila", "maiatza", "ekaina", "uztaila", "abuztua", "iraila",
-          "urria", "azaroa", "abendua")
+PARTICLES = {
+    "de",
+    "del",
+    "la",
+    "las",
+    "los",
+    "y",
+    "i",
+    "da",
+    "das",
+    "do",
+    "dos",
+    "van",
+    "von",
+    "di",
+    "el",
+    "e",
+}
+MONTHS = (
+    "enero",
+    "febrero",
+    "marzo",
+    "abril",
+    "mayo",
+    "junio",
+    "julio",
+    "agosto",
+    "septiembre",
+    "setiembre",
+    "octubre",
+    "noviembre",
+    "diciembre",
+    "ene",
+    "feb",
+    "mar",
+    "abr",
+    "may",
+    "jun",
+    "jul",
+    "ago",
+    "sep",
+    "sept",
+    "set",
+    "oct",
+    "nov",
+    "dic",
+    # Catalan, Galician, Basque
+    "gener",
+    "febrer",
+    "marc",
+    "maig",
+    "juny",
+    "juliol",
+    "agost",
+    "setembre",
+    "octubre",
+    "novembre",
+    "desembre",
+    "xaneiro",
+    "febreiro",
+    "marzo",
+    "maio",
+    "xuño",
+    "xullo",
+    "outubro",
+    "decembro",
+    "urtarrila",
+    "otsaila",
+    "martxoa",
+    "apirila",
+    "maiatza",
+    "ekaina",
+    "uztaila",
+    "abuztua",
+    "iraila",
+    "urria",
+    "azaroa",
+    "abendua",
+)
 _MONTH = "(?:" + "|".join(sorted(set(MONTHS), key=len, reverse=True)) + r")\.?"
 _ROMAN = r"(?:XII|XI|X|IX|VIII|VII|VI|V|IV|III|II|I)"
 _WEEKDAY = r"(?:lunes|martes|mi[eé]rcoles|jueves|viernes|s[aá]bado|domingo),?\s+"
 _DATE_FORMS = [
-    r"\d{4}[-/]\d{1,2}[-/]\d{1,2}",                                    # 2024-04-14, 2024/04/14
-    r"\d{1,2}\s?[-/.]\s?\d{1,2}\s?[-/.]\s?\d{2,4}",                  # 14/04/2024, 14.04.24
-    r"\d{1,2}\s?[-/.]\s?" + _ROMAN.lower() + r"\s?[-/.]\s?\d{2,4}",   # 3-iv-2024
-    r"\d{1,2}(?:\s+de\s+|\s+d['’]\s?|\s+)" + _MONTH + r"(?:\s+de)?[\s,.-]*\d{2,4}",  # 14 de abril de 2024, 14 d'abril
-    r"\d{1,2}\s?[-/]\s?" + _MONTH + r"\s?[-/]\s?\d{2,4}",              # 14-abr-2024
-    _MONTH + r"(?:\s+de)?[\s,-]*\d{4}",                              # abril de 2024
-    r"\d{1,2}(?:\s+de\s+|\s+d['’]\s?|\s+)" + _MONTH,                 # 14 de abril, 14 d'abril
-    r"(?:0?[1-9]|1[0-2])\s?[-/]\s?(?:1[89]|20)\d{2}",                   # 04/2024 (not a collegiate number `17-4209`)
+    r"\d{4}[-/]\d{1,2}[-/]\d{1,2}",  # 2024-04-14, 2024/04/14
+    r"\d{1,2}\s?[-/.]\s?\d{1,2}\s?[-/.]\s?\d{2,4}",  # 14/04/2024, 14.04.24
+    r"\d{1,2}\s?[-/.]\s?" + _ROMAN.lower() + r"\s?[-/.]\s?\d{2,4}",  # 3-iv-2024
+    r"\d{1,2}(?:\s+de\s+|\s+d['’]\s?|\s+)"
+    + _MONTH
+    + r"(?:\s+de)?[\s,.-]*\d{2,4}",  # 14 de abril de 2024, 14 d'abril
+    r"\d{1,2}\s?[-/]\s?" + _MONTH + r"\s?[-/]\s?\d{2,4}",  # 14-abr-2024
+    _MONTH + r"(?:\s+de)?[\s,-]*\d{4}",  # abril de 2024
+    r"\d{1,2}(?:\s+de\s+|\s+d['’]\s?|\s+)" + _MONTH,  # 14 de abril, 14 d'abril
+    r"(?:0?[1-9]|1[0-2])\s?[-/]\s?(?:1[89]|20)\d{2}",  # 04/2024 (not a collegiate number `17-4209`)
 ]
 # a date at the start of a value (matched on the folded text: lower case, no accents)
 DATE = re.compile("(?:" + _WEEKDAY + ")?(?:" + "|".join(_DATE_FORMS) + r")(?!\w)")
@@ -84,13 +158,29 @@ AGE = re.compile(
 )
 # Spanish, Catalan (`home`, `dona`, `masculí`), Galician (`muller`, `feminino`) and Basque
 # (`gizonezkoa`, `emakumezkoa`, `G`, `E`) values
-SEX = re.compile(r"(?:varon|mujer|hombre|masculino|femenino|home|dona|masculi|femeni|muller|feminino"
-                 r"|gizonezkoa|emakumezkoa|gizonezko|emakumezko|gizona|emakumea|[mfhvdge])(?![\w])")
+SEX = re.compile(
+    r"(?:varon|mujer|hombre|masculino|femenino|home|dona|masculi|femeni|muller|feminino"
+    r"|gizonezkoa|emakumezkoa|gizonezko|emakumezko|gizona|emakumea|[mfhvdge])(?![\w])"
+)
 # an identifier: digits, or letters and digits, with `-`, `/`, `.` or single blanks between digit groups
-ID_VALUE = re.compile(r"(?:[a-z]{1,6}[-/]){0,2}(?:[a-z]{1,6}[-/]?)?\d[\da-z./-]*(?: \d[\da-z./-]*)*")  # `desp-ml-2025-0173`
+ID_VALUE = re.compile(
+    r"(?:[a-z]{1,6}[-/]){0,2}(?:[a-z]{1,6}[-/]?)?\d[\da-z./-]*(?: \d[\da-z./-]*)*"
+)  # `desp-ml-2025-0173`
 _TIME_OF_DAY = re.compile(r"(?<![\d/.-])(?:[01]?\d|2[0-3])[:h.][0-5]\d(?::[0-5]\d)?(?![\d/.-])")
 # words that end a name typed without capitals: Spanish stop words but the particles of names
-CASELESS_STOP = frozenset(STOP_WORDS) - {"de", "del", "la", "las", "los", "y", "i", "da", "do", "dos", "das"}
+CASELESS_STOP = frozenset(STOP_WORDS) - {
+    "de",
+    "del",
+    "la",
+    "las",
+    "los",
+    "y",
+    "i",
+    "da",
+    "do",
+    "dos",
+    "das",
+}
 _SEPARATORS = re.compile(r"\s*(?:\||\t|\s{2,}|$)")
 
 
@@ -98,7 +188,7 @@ def caseless_line(text: str, start: int, end: int) -> bool:
     """The line holding [start, end) has letters and not one capital: typed in lower case."""
     a = text.rfind("\n", 0, start) + 1
     b = text.find("\n", end)
-    line = text[a:b if b != -1 else len(text)]
+    line = text[a : b if b != -1 else len(text)]
     return any(c.isalpha() for c in line) and not any(c.isupper() for c in line)
 
 
@@ -107,7 +197,7 @@ def capitals_line(text: str, start: int, end: int) -> bool:
     where a capital says nothing of a name (`MEDICO DE GUARDIA`, `FIRMA Y SELLO`)."""
     a = text.rfind("\n", 0, start) + 1
     b = text.find("\n", end)
-    line = text[a:b if b != -1 else len(text)]
+    line = text[a : b if b != -1 else len(text)]
     return any(c.isalpha() for c in line) and not any(c.islower() for c in line)
 
 
@@ -120,9 +210,20 @@ def key_regex(key: str) -> str:
             parts.append(_NUMBER)
             continue
         # a dot may be left out only where a word ends: `Pac.` matches `pac:`, not `paciente`
-        parts.append("".join(r"(?:\.\s?|(?!\w))" if c == "." else _APOSTROPHE if c in "'’´`"
-                             else _MIDDLE_DOT if c == "·" else _HYPHEN if c == "-" else re.escape(c)
-                             for c in word))
+        parts.append(
+            "".join(
+                r"(?:\.\s?|(?!\w))"
+                if c == "."
+                else _APOSTROPHE
+                if c in "'’´`"
+                else _MIDDLE_DOT
+                if c == "·"
+                else _HYPHEN
+                if c == "-"
+                else re.escape(c)
+                for c in word
+            )
+        )
     # a key ends at a word's end (`Pac.` must not match the start of `Paciente`)
     return r"\s*".join(parts) + (r"(?!\w)" if lower_without_accents(key)[-1].isalnum() else "")
 
@@ -141,7 +242,7 @@ def _literal_prefix(regex: str, size: int = 2) -> str:
             step = 1
         else:
             break
-        if regex[i + step:i + step + 1] in ("?", "*", "{"):
+        if regex[i + step : i + step + 1] in ("?", "*", "{"):
             break  # an optional character
         out += c
         i += step
@@ -160,10 +261,16 @@ class KeyTable:
         for order, regex in enumerate(sorted(table, key=len, reverse=True)):  # the longest key wins
             prefix = _literal_prefix(regex)
             if len(prefix) < 2:
-                prefix = "n" if regex.startswith(_NUMBER) else lower_without_accents(regex.lstrip("(?:\\"))[:1]
+                prefix = (
+                    "n"
+                    if regex.startswith(_NUMBER)
+                    else lower_without_accents(regex.lstrip("(?:\\"))[:1]
+                )
             groups.setdefault(prefix, []).append((order, regex, table[regex]))
-        self.groups = {p: (re.compile("|".join(f"({r})" for _, r, _ in items)), [(o, t) for o, _, t in items])
-                       for p, items in groups.items()}
+        self.groups = {
+            p: (re.compile("|".join(f"({r})" for _, r, _ in items)), [(o, t) for o, _, t in items])
+            for p, items in groups.items()
+        }
 
     def __bool__(self) -> bool:
         return bool(self.groups)
@@ -176,7 +283,7 @@ class KeyTable:
             if pos < end:
                 continue
             best = None
-            for prefix in (folded[pos:pos + 2], folded[pos]):
+            for prefix in (folded[pos : pos + 2], folded[pos]):
                 entry = self.groups.get(prefix)
                 if entry is None:
                     continue
@@ -194,42 +301,68 @@ class KeyTable:
 class FieldEntry:
     label: str
     kind: str
-    keys: Tuple[str, ...]
-    phrases: Tuple[str, ...]
-    layouts: Tuple[str, ...]  # extra layouts: "next_line" (signature), "salutation"
+    keys: tuple[str, ...]
+    phrases: tuple[str, ...]
+    layouts: tuple[str, ...]  # extra layouts: "next_line" (signature), "salutation"
 
 
-ENTRY_FIELDS = ("label", "kind", "keys", "phrases", "layouts", "lang")  # lang: the language of the keys (ca, gl, eu), a note only
+ENTRY_FIELDS = (
+    "label",
+    "kind",
+    "keys",
+    "phrases",
+    "layouts",
+    "lang",
+)  # lang: the language of the keys (ca, gl, eu), a note only
 
 
-def validate_entries(entries: Iterable[dict], source: str = "field keys") -> List[dict]:
+def validate_entries(entries: Iterable[dict], source: str = "field keys") -> list[dict]:
     clean = []
     for i, e in enumerate(entries, start=1):
         if not isinstance(e, dict):
-            raise ValueError(f"{source}: entry {i}: expected a JSON object with {', '.join(ENTRY_FIELDS)}")
+            raise ValueError(
+                f"{source}: entry {i}: expected a JSON object with {', '.join(ENTRY_FIELDS)}"
+            )
         unknown = sorted(str(k)[:40] for k in e if k not in ENTRY_FIELDS)
         if unknown:
-            raise ValueError(f"{source}: entry {i}: unknown field {unknown[0]!r} (allowed: {', '.join(ENTRY_FIELDS)})")
+            raise ValueError(
+                f"{source}: entry {i}: unknown field {unknown[0]!r} (allowed: {', '.join(ENTRY_FIELDS)})"
+            )
         if e.get("label") not in LABELS:
-            raise ValueError(f"{source}: entry {i}: unknown label (expected one of the MEDDOCAN labels)")
+            raise ValueError(
+                f"{source}: entry {i}: unknown label (expected one of the MEDDOCAN labels)"
+            )
         if e.get("kind") not in KINDS:
             raise ValueError(f"{source}: entry {i}: 'kind' must be one of {', '.join(KINDS)}")
         if not e.get("keys") and not e.get("phrases"):
             raise ValueError(f"{source}: entry {i}: needs 'keys' or 'phrases' (lists of strings)")
         for field in ("keys", "phrases", "layouts"):
-            if not isinstance(e.get(field, []), list) or not all(isinstance(k, str) and k.strip() for k in e.get(field, [])):
-                raise ValueError(f"{source}: entry {i}: '{field}' must be a list of non-empty strings")
-        if "lang" in e and not (isinstance(e["lang"], str) and re.fullmatch(r"[a-z]{2,3}", e["lang"])):
-            raise ValueError(f"{source}: entry {i}: 'lang' must be a language code such as 'ca', 'gl' or 'eu'")
-        entry = {"label": e["label"], "kind": e["kind"], "keys": list(e.get("keys", [])),
-                 "phrases": list(e.get("phrases", [])), "layouts": list(e.get("layouts", []))}
+            if not isinstance(e.get(field, []), list) or not all(
+                isinstance(k, str) and k.strip() for k in e.get(field, [])
+            ):
+                raise ValueError(
+                    f"{source}: entry {i}: '{field}' must be a list of non-empty strings"
+                )
+        if "lang" in e and not (
+            isinstance(e["lang"], str) and re.fullmatch(r"[a-z]{2,3}", e["lang"])
+        ):
+            raise ValueError(
+                f"{source}: entry {i}: 'lang' must be a language code such as 'ca', 'gl' or 'eu'"
+            )
+        entry = {
+            "label": e["label"],
+            "kind": e["kind"],
+            "keys": list(e.get("keys", [])),
+            "phrases": list(e.get("phrases", [])),
+            "layouts": list(e.get("layouts", [])),
+        }
         if "lang" in e:
             entry["lang"] = e["lang"]  # documentation only: every key counts in every report
         clean.append(entry)
     return clean
 
 
-def read_field_files(folder) -> List[Tuple[str, List[dict]]]:
+def read_field_files(folder) -> list[tuple[str, list[dict]]]:
     """The validated entries of every `*.jsonl` file of `folder` (a hospital's own keys, in the
     form of configs/patterns/fields.jsonl), by file name. Raises ValueError naming the file and
     the line or entry: a missing folder, a folder without `.jsonl` file, a line that is not a
@@ -242,7 +375,9 @@ def read_field_files(folder) -> List[Tuple[str, List[dict]]]:
         raise ValueError(f"{folder}: field-key folder not found")
     files = sorted(p for p in folder.glob("*.jsonl") if p.is_file())
     if not files:
-        raise ValueError(f"{folder}: no .jsonl field-key file (one JSON object a line, as configs/patterns/fields.jsonl)")
+        raise ValueError(
+            f"{folder}: no .jsonl field-key file (one JSON object a line, as configs/patterns/fields.jsonl)"
+        )
     out = []
     for path in files:
         try:
@@ -250,7 +385,9 @@ def read_field_files(folder) -> List[Tuple[str, List[dict]]]:
         except UnicodeDecodeError as err:
             raise ValueError(f"{path}: not valid UTF-8 (byte {err.start})") from None
         except OSError as err:
-            raise ValueError(f"{path}: cannot read ({err.strerror or type(err).__name__})") from None
+            raise ValueError(
+                f"{path}: cannot read ({err.strerror or type(err).__name__})"
+            ) from None
         entries = []
         for lineno, line in enumerate(lines, start=1):
             if not line.strip():
@@ -258,15 +395,17 @@ def read_field_files(folder) -> List[Tuple[str, List[dict]]]:
             try:
                 entries.append(json.loads(line))
             except ValueError as err:
-                raise ValueError(f"{path}: line {lineno}: not valid JSON ({getattr(err, 'msg', err)}, "
-                                 f"column {getattr(err, 'colno', '?')})") from None
+                raise ValueError(
+                    f"{path}: line {lineno}: not valid JSON ({getattr(err, 'msg', err)}, "
+                    f"column {getattr(err, 'colno', '?')})"
+                ) from None
         if not entries:
             raise ValueError(f"{path}: no entry")
         out.append((str(path), validate_entries(entries, str(path))))
     return out
 
 
-def add_field_files(nlp: Language, folder, component: str = "fields") -> List[dict]:
+def add_field_files(nlp: Language, folder, component: str = "fields") -> list[dict]:
     """Add the keys of every `*.jsonl` file of `folder` (`read_field_files`) to the pipeline's
     fields component; returns the entries added. ValueError when the pipeline has none."""
     if component not in getattr(nlp, "component_names", ()):
@@ -299,23 +438,56 @@ def add_field_files(nlp: Language, folder, component: str = "fields") -> List[di
     },
     assigns=["doc.ents", "doc.spans"],
 )
-def make_fields(nlp: Language, name: str, *, spans_key: str, rules_key: str, sections_key: str, phrase_window: int,
-                filler_words: List[str], name_stop_words: List[str], max_name_words: int,
-                prose_words: List[str], kinship_words: List[str], place_heads: List[str]) -> "Fields":
-    return Fields(nlp, name, spans_key=spans_key, rules_key=rules_key, sections_key=sections_key,
-                  phrase_window=phrase_window,
-                  filler_words=filler_words, name_stop_words=name_stop_words, max_name_words=max_name_words,
-                  prose_words=prose_words, kinship_words=kinship_words, place_heads=place_heads)
+def make_fields(
+    nlp: Language,
+    name: str,
+    *,
+    spans_key: str,
+    rules_key: str,
+    sections_key: str,
+    phrase_window: int,
+    filler_words: list[str],
+    name_stop_words: list[str],
+    max_name_words: int,
+    prose_words: list[str],
+    kinship_words: list[str],
+    place_heads: list[str],
+) -> "Fields":
+    return Fields(
+        nlp,
+        name,
+        spans_key=spans_key,
+        rules_key=rules_key,
+        sections_key=sections_key,
+        phrase_window=phrase_window,
+        filler_words=filler_words,
+        name_stop_words=name_stop_words,
+        max_name_words=max_name_words,
+        prose_words=prose_words,
+        kinship_words=kinship_words,
+        place_heads=place_heads,
+    )
 
 
 class Fields(SerializedState):
     """Keyed PHI fields in any section and layout (see the module docstring)."""
 
-    def __init__(self, nlp: Language, name: str, *, spans_key: str = SPANS_KEY, rules_key: str = "rule_entities",
-                 sections_key: str = "sections",
-                 phrase_window: int = 4, filler_words: Sequence[str] = (), name_stop_words: Sequence[str] = (),
-                 max_name_words: int = 7, prose_words: Sequence[str] = (), kinship_words: Sequence[str] = (),
-                 place_heads: Sequence[str] = ()):
+    def __init__(
+        self,
+        nlp: Language,
+        name: str,
+        *,
+        spans_key: str = SPANS_KEY,
+        rules_key: str = "rule_entities",
+        sections_key: str = "sections",
+        phrase_window: int = 4,
+        filler_words: Sequence[str] = (),
+        name_stop_words: Sequence[str] = (),
+        max_name_words: int = 7,
+        prose_words: Sequence[str] = (),
+        kinship_words: Sequence[str] = (),
+        place_heads: Sequence[str] = (),
+    ):
         self.name = name
         self.spans_key = spans_key
         self.rules_key = rules_key
@@ -327,12 +499,17 @@ class Fields(SerializedState):
         self.prose_words = {lower_without_accents(w) for w in prose_words}
         self.kinship_words = {lower_without_accents(w) for w in kinship_words}
         self.place_heads = {lower_without_accents(w) for w in place_heads}
-        self.entries: List[dict] = []
+        self.entries: list[dict] = []
         self._compile()
 
     # --- patterns -------------------------------------------------------------------
-    def initialize(self, get_examples: Optional[Callable] = None, *, nlp: Optional[Language] = None,
-                   patterns: Optional[Iterable[dict]] = None) -> None:
+    def initialize(
+        self,
+        get_examples: Callable | None = None,
+        *,
+        nlp: Language | None = None,
+        patterns: Iterable[dict] | None = None,
+    ) -> None:
         if patterns is not None:
             self.entries = validate_entries(patterns)
             self._compile()
@@ -352,7 +529,9 @@ class Fields(SerializedState):
                 phrases.setdefault(key_regex(p), target)
             for layout in e["layouts"]:
                 for k in e["keys"]:
-                    (next_line if layout == "next_line" else salutation).setdefault(key_regex(k), target)
+                    (next_line if layout == "next_line" else salutation).setdefault(
+                        key_regex(k), target
+                    )
 
         self._keys = KeyTable(keys)
         self._phrases = KeyTable(phrases)
@@ -360,18 +539,20 @@ class Fields(SerializedState):
         self._salutation = KeyTable(salutation)
 
     # --- finding keys and values ----------------------------------------------------
-    def _key_matches(self, folded: str) -> List[Tuple[int, int, Tuple[str, str], str]]:
+    def _key_matches(self, folded: str) -> list[tuple[int, int, tuple[str, str], str]]:
         """(key start, value start, target, layout) of every key with a separator."""
         found = []
         for m, target in self._keys.finditer(folded):
             s, e = m.start(), m.end()
             if s > 0 and (folded[s - 1].isalnum() or folded[s - 1] in "/-"):
                 continue
-            if e < len(folded) and folded[e].isalnum() and not folded[e - 1] in ".:":
+            if e < len(folded) and folded[e].isalnum() and folded[e - 1] not in ".:":
                 continue
             line_start = folded.rfind("\n", 0, s) + 1
             before = folded[line_start:s]
-            cell_start = not before.strip() or before.rstrip().endswith(("|", "\t")) or before.endswith("\t")
+            cell_start = (
+                not before.strip() or before.rstrip().endswith(("|", "\t")) or before.endswith("\t")
+            )
             rest = folded[e:]
             # `Nº de acceso (PACS): ...`, `Teléfono (móvil): ...`: a short note in brackets may sit before the colon
             colon = re.match(r"[ \t]*(?:\([^()\n]{1,20}\)[ \t]*)?[:：][ \t]*", rest)
@@ -384,7 +565,7 @@ class Fields(SerializedState):
             if not cell_start:
                 continue
             sep = re.match(r"[ \t]*(?:\||\t)[ \t]*|[ ]{2,}", rest)
-            if sep and not _LINE_END.match(rest[sep.end():sep.end() + 1] or "\n"):
+            if sep and not _LINE_END.match(rest[sep.end() : sep.end() + 1] or "\n"):
                 found.append((s, e + sep.end(), target, "cell"))
                 continue
             alone = re.match(r"[ \t]*\.?[ \t]*(?:\r?\n)[ \t]*", rest)
@@ -392,7 +573,7 @@ class Fields(SerializedState):
                 found.append((s, e + alone.end(), target, "next_line"))
         return found
 
-    def _value_end(self, text: str, start: int, key_starts: List[int]) -> int:
+    def _value_end(self, text: str, start: int, key_starts: list[int]) -> int:
         end = len(text)
         m = _LINE_END.search(text, start)
         if m:
@@ -408,8 +589,16 @@ class Fields(SerializedState):
         return end
 
     # --- values by kind -------------------------------------------------------------
-    def _value(self, text: str, folded: str, start: int, end: int, label: str, kind: str,
-               strict_start: bool = False) -> List[Tuple[int, int, str]]:
+    def _value(
+        self,
+        text: str,
+        folded: str,
+        start: int,
+        end: int,
+        label: str,
+        kind: str,
+        strict_start: bool = False,
+    ) -> list[tuple[int, int, str]]:
         while start < end and text[start] in " \t:.-–—=>":
             start += 1
         # (a name keeps the dot of a final initial: `J.R.G.`; `_name` decides)
@@ -422,12 +611,16 @@ class Fields(SerializedState):
             return self._name(text, folded, start, end, label)
         if kind == "id":
             m = ID_VALUE.match(fvalue)
-            if not m or not any(c.isdigit() for c in m.group()) or DATE.fullmatch(m.group().strip()):
+            if (
+                not m
+                or not any(c.isdigit() for c in m.group())
+                or DATE.fullmatch(m.group().strip())
+            ):
                 return []
             s, e = start + m.start(), start + m.end()
             # `nhc-150679`: the prefix is not part of the identifier (N17.1)
             prefix = re.match(r"[a-z]{2,6}[-/](?=\d)", folded[s:e])
-            if prefix and text[s:s + prefix.end()].islower():
+            if prefix and text[s : s + prefix.end()].islower():
                 s += prefix.end()
             while e > s and text[e - 1] in "./-":
                 e -= 1
@@ -451,8 +644,12 @@ class Fields(SerializedState):
         if kind == "street":
             return self._street(text, start, end, label)
         # text: an institution, a centre, a hospital, a profession: the whole value
-        if kind == "text" and not (value[0].isupper() or value[0].isdigit() or label == "PROFESION"
-                                   or caseless_line(text, start, end)):
+        if kind == "text" and not (
+            value[0].isupper()
+            or value[0].isdigit()
+            or label == "PROFESION"
+            or caseless_line(text, start, end)
+        ):
             return []
         stop = re.search(r"\s[(\[]|\s[-–]\s|;", value)
         if stop:
@@ -463,7 +660,9 @@ class Fields(SerializedState):
         for m in re.finditer(r"[^\s,()\[\]:;/]+|[,()\[\]:;/]", text[start:end]):
             yield start + m.start(), start + m.end(), m.group()
 
-    def _name(self, text: str, folded: str, start: int, end: int, label: str) -> List[Tuple[int, int, str]]:
+    def _name(
+        self, text: str, folded: str, start: int, end: int, label: str
+    ) -> list[tuple[int, int, str]]:
         words = list(self._words(text, start, end))
         # a line typed without capitals (`nombre: ana ruiz gil`): any word is a name word up to
         # a Spanish stop word (particles inside a name excepted), a digit or punctuation
@@ -473,7 +672,7 @@ class Fields(SerializedState):
         i = 0
         while i < len(words) and lower_without_accents(words[i][2]) in TITLES:
             i += 1
-        kept: List[Tuple[int, int, str]] = []
+        kept: list[tuple[int, int, str]] = []
         for s, e, w in words[i:]:
             f = lower_without_accents(w)
             if w == ",":
@@ -487,16 +686,25 @@ class Fields(SerializedState):
                 capital = f not in CASELESS_STOP and not (f in PARTICLES and not kept)
             else:
                 capital = w[0].isupper()
-            capital = capital and not f.rstrip(".") in self.name_stop_words
-            if initials or (capital and re.fullmatch(r"[\w'’.-]+", w) and any(c.isalpha() for c in w)
-                            and not any(c.isdigit() for c in w)):
+            capital = capital and f.rstrip(".") not in self.name_stop_words
+            if initials or (
+                capital
+                and re.fullmatch(r"[\w'’.-]+", w)
+                and any(c.isalpha() for c in w)
+                and not any(c.isdigit() for c in w)
+            ):
                 kept.append((s, e, w))
             elif f in PARTICLES and kept:
                 kept.append((s, e, w))
             else:
                 break
             # `Dr. Luis Gil. C/ Mayor 5`: a dot after a word (not an initial) ends the name
-            if w.endswith(".") and not initials and len(w) > 2 and not re.fullmatch(r"[A-ZÁÉÍÓÚÑ][a-záéíóúñ]?\.", w):
+            if (
+                w.endswith(".")
+                and not initials
+                and len(w) > 2
+                and not re.fullmatch(r"[A-ZÁÉÍÓÚÑ][a-záéíóúñ]?\.", w)
+            ):
                 break
             if len([k for k in kept if k[2] != ","]) >= self.max_name_words:
                 break
@@ -516,7 +724,7 @@ class Fields(SerializedState):
         groups.append(current)
         # the comma form is `SURNAMES, NAME` in capitals, or a value that ends with the name;
         # otherwise what follows a comma is something else (`Dr. Ana Gil, DIAVERUM S.A.`)
-        rest = text[groups[-1][-1][1]:end].strip(" .") if groups[-1] else ""
+        rest = text[groups[-1][-1][1] : end].strip(" .") if groups[-1] else ""
         if len(groups) > 1 and not (all(w[2].isupper() for w in groups[0]) or not rest):
             groups = groups[:1]
         out = []
@@ -527,12 +735,14 @@ class Fields(SerializedState):
                 continue
             e = group[-1][1]
             # a final dot stays only after an initial (`M.`), not after a word (`Gil.`)
-            while text[e - 1] == "." and not re.search(r"(?:^|[\s.])[A-ZÁÉÍÓÚÑ]\.$", text[group[0][0]:e]):
+            while text[e - 1] == "." and not re.search(
+                r"(?:^|[\s.])[A-ZÁÉÍÓÚÑ]\.$", text[group[0][0] : e]
+            ):
                 e -= 1
             out.append((group[0][0], e, label))
         return out
 
-    def _places(self, text: str, start: int, end: int, label: str) -> List[Tuple[int, int, str]]:
+    def _places(self, text: str, start: int, end: int, label: str) -> list[tuple[int, int, str]]:
         out = []
         for m in re.finditer(r"[^,()/;]+", text[start:end]):
             s, e = start + m.start(), start + m.end()
@@ -553,32 +763,47 @@ class Fields(SerializedState):
                     out.append((ps, pe, label))
         return out
 
-    def _street(self, text: str, start: int, end: int, label: str) -> List[Tuple[int, int, str]]:
+    def _street(self, text: str, start: int, end: int, label: str) -> list[tuple[int, int, str]]:
         value = text[start:end]
         # `C/ Mayor 5, 3º B, 28001 Madrid`: the street up to a postal code; what follows
         # it (the postal code and the town) are places
         cut = re.search(r",?\s*(?<!\d)(\d{5})(?!\d)", value)
         if cut and cut.start() > 0:
             street_end = start + cut.start()
-            return [(start, street_end, label)] + self._places(text, start + cut.start(1), end, "TERRITORIO")
+            return [(start, street_end, label)] + self._places(
+                text, start + cut.start(1), end, "TERRITORIO"
+            )
         return [(start, end, label)]
 
     # --- prose, signatures and salutations ----------------------------------------
-    def _phrase_values(self, text: str, folded: str) -> List[Tuple[int, int, str]]:
+    def _phrase_values(self, text: str, folded: str) -> list[tuple[int, int, str]]:
         out = []
         for m, target in self._phrases.finditer(folded):
             s, e = m.start(), m.end()
-            if s > 0 and folded[s - 1].isalnum() or e < len(folded) and folded[e].isalnum() and folded[e - 1].isalnum():
+            if (
+                s > 0
+                and folded[s - 1].isalnum()
+                or e < len(folded)
+                and folded[e].isalnum()
+                and folded[e - 1].isalnum()
+            ):
                 continue
             label, kind = target
-            if kind == "name" and set(folded[max(0, s - 20):s].replace("/", " ").split()[-1:]) & self.place_heads:
+            if (
+                kind == "name"
+                and set(folded[max(0, s - 20) : s].replace("/", " ").split()[-1:])
+                & self.place_heads
+            ):
                 continue  # `Hospital Dr. Peset`, `Calle Dr. Fleming`: a place named after someone
             if kind == "name" and "\n" in text[s:e]:
                 continue  # a cue at a line end (`3 D.` closing an address) names nobody on the next line
             if kind == "name" and len(text[s:e].strip(" .\t")) == 1:
                 # `D.` (Don) only with its dot, not after a number (`3º D.`, a door) or a doctor's title
-                if not text[s:e].rstrip().endswith(".") or re.search(r"\d\S*\s*$", text[max(0, s - 4):s]) \
-                        or folded[max(0, s - 6):s].split()[-1:] in (["dr."], ["dra."]):
+                if (
+                    not text[s:e].rstrip().endswith(".")
+                    or re.search(r"\d\S*\s*$", text[max(0, s - 4) : s])
+                    or folded[max(0, s - 6) : s].split()[-1:] in (["dr."], ["dra."])
+                ):
                     continue
             if kind == "name":
                 # a title or cue, then the name itself: no filler words in between (`el Dr. Gil`,
@@ -591,9 +816,14 @@ class Fields(SerializedState):
                     # a short lower-case complement and a comma, then a name of two words or more
                     m = _ROLE_COMPLEMENT.match(text, e, vend)
                     if m:
-                        names = [n for n in self._name(text, folded, m.end(), vend, label)[:1]
-                                 if len(text[n[0]:n[1]].split()) >= 2]
-                before = {w.rstrip(",") for w in folded[max(0, s - 30):s].split()[-3:]}  # `su hija, la Sra. ...`
+                        names = [
+                            n
+                            for n in self._name(text, folded, m.end(), vend, label)[:1]
+                            if len(text[n[0] : n[1]].split()) >= 2
+                        ]
+                before = {
+                    w.rstrip(",") for w in folded[max(0, s - 30) : s].split()[-3:]
+                }  # `su hija, la Sra. ...`
                 if label == "NOMBRE_SUJETO_ASISTENCIA" and before & self.kinship_words:
                     names = [(a, b, "FAMILIARES_SUJETO_ASISTENCIA") for a, b, _ in names]
                 out.extend(names)
@@ -614,22 +844,29 @@ class Fields(SerializedState):
                     out.extend(self._name(text, folded, i, vend, label))
                 elif kind == "id":
                     # in prose an identifier has four digits or more and is not a date
-                    out.extend(v for v in self._value(text, folded, i, vend, label, kind)
-                               if sum(c.isdigit() for c in text[v[0]:v[1]]) >= 4
-                               and not DATE.fullmatch(folded[v[0]:v[1]]))
+                    out.extend(
+                        v
+                        for v in self._value(text, folded, i, vend, label, kind)
+                        if sum(c.isdigit() for c in text[v[0] : v[1]]) >= 4
+                        and not DATE.fullmatch(folded[v[0] : v[1]])
+                    )
                 else:
                     out.extend(self._value(text, folded, i, vend, label, kind))
                 break
         return out
 
-    def _next_line_values(self, text: str, folded: str) -> List[Tuple[int, int, str]]:
+    def _next_line_values(self, text: str, folded: str) -> list[tuple[int, int, str]]:
         """`Atentamente,` / (blank lines) / `Dra. Ana Ruiz Gil`: the name on the first
         non-blank line after a signature cue."""
         out = []
         for m, target in self._next_line.finditer(folded):
             line_start = folded.rfind("\n", 0, m.start()) + 1
             line_end = folded.find("\n", m.end())
-            if line_end == -1 or folded[line_start:m.start()].strip() or folded[m.end():line_end].strip(" \t,.:"):
+            if (
+                line_end == -1
+                or folded[line_start : m.start()].strip()
+                or folded[m.end() : line_end].strip(" \t,.:")
+            ):
                 continue
             label, kind = target
             nxt = re.compile(r"\s*\n[ \t]*([^\n]+)").match(text, line_end)
@@ -637,7 +874,7 @@ class Fields(SerializedState):
                 out.extend(self._name(text, folded, nxt.start(1), nxt.end(1), label))
         return out
 
-    def _salutation_values(self, text: str, folded: str) -> List[Tuple[int, int, str]]:
+    def _salutation_values(self, text: str, folded: str) -> list[tuple[int, int, str]]:
         """`Estimada Sra. Ruiz:`, `Estimado Dr. Gil,`: the addressee, staff after a
         doctor's title, else the label of the entry (the patient)."""
         out = []
@@ -645,15 +882,15 @@ class Fields(SerializedState):
             label, _kind = target
             line_end = _LINE_END.search(text, m.end())
             vend = line_end.start() if line_end else len(text)
-            title = re.match(r"\s*(dr\.?|dra\.?|doctor|doctora)\s", folded[m.end():vend])
+            title = re.match(r"\s*(dr\.?|dra\.?|doctor|doctora)\s", folded[m.end() : vend])
             who = "NOMBRE_PERSONAL_SANITARIO" if title else label
             names = self._name(text, folded, m.end(), vend, who)
             # a salutation ends at its colon or comma: `Estimado compañero:` has no name
-            out.extend(n for n in names if text[n[1]:vend].lstrip()[:1] in (":", ",", ""))
+            out.extend(n for n in names if text[n[1] : vend].lstrip()[:1] in (":", ",", ""))
         return out
 
     # --- the component --------------------------------------------------------------
-    def find(self, text: str) -> List[Tuple[int, int, str]]:
+    def find(self, text: str) -> list[tuple[int, int, str]]:
         """(start, end, label) character spans of the field values in `text`."""
         folded = lower_without_accents(text)
         keys = self._key_matches(folded)
@@ -681,20 +918,32 @@ class Fields(SerializedState):
         # a referral footer (`Remitido por: Dr. ...`, what the section segmenter calls the
         # footer) is left to the NER for names: on MEDDOCAN dev, names taken there by key
         # ran into the street after them (staff-name F1 0.980 without, 0.915 with)
-        footer = next((s for s in doc.spans.get(self.sections_key, []) if s.label_ == "footer"), None)
+        footer = next(
+            (s for s in doc.spans.get(self.sections_key, []) if s.label_ == "footer"), None
+        )
         spans = []
         for start, end, label in self.find(doc.text):
             span = doc.char_span(start, end, label=label, alignment_mode="expand")
-            if span is None or not span.text.strip() or any(i in taken for i in range(span.start, span.end)):
+            if (
+                span is None
+                or not span.text.strip()
+                or any(i in taken for i in range(span.start, span.end))
+            ):
                 continue
-            if footer is not None and label in NAME_LABELS and footer.start <= span.start < footer.end:
+            if (
+                footer is not None
+                and label in NAME_LABELS
+                and footer.start <= span.start < footer.end
+            ):
                 continue
             spans.append(span)
         spans = filter_spans(spans)
         doc.spans[self.spans_key] = spans
         if spans:
             doc.spans[self.rules_key] = filter_spans(rules + spans)
-            doc.ents = prioritize_new_ents_filter(doc.ents, spans)  # the field values replace what they overlap
+            doc.ents = prioritize_new_ents_filter(
+                doc.ents, spans
+            )  # the field values replace what they overlap
         return doc
 
     # --- serialization --------------------------------------------------------------

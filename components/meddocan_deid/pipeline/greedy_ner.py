@@ -12,7 +12,8 @@ sentence starts, whitespace) and the same first-best choice; then `set_annotatio
 `BiluoPushDown.set_annotations`. A beam, a GPU, one maxout piece or extra state tokens keep
 spaCy's decoding (`uses_greedy_decoding`).
 """
-from typing import List, Optional, Sequence, Tuple
+
+from collections.abc import Sequence
 
 import numpy
 from spacy.language import Language
@@ -28,7 +29,7 @@ MOVE_OF_LETTER = {"B": BEGIN, "I": IN, "L": LAST, "U": UNIT, "O": OUT}
 # token.ent_iob: 0 missing, 1 inside, 2 outside, 3 begin
 IOB_I, IOB_O, IOB_B = 1, 2, 3
 
-Entity = Tuple[int, int, int]  # start, end, label hash
+Entity = tuple[int, int, int]  # start, end, label hash
 
 
 class GreedyEntityRecognizer(EntityRecognizer):
@@ -50,15 +51,20 @@ class GreedyEntityRecognizer(EntityRecognizer):
         if self.cfg["beam_width"] != 1 or not isinstance(self.model.ops, NumpyOps):
             return False
         lower = self.model.get_ref("lower")
-        return all(lower.has_dim(d) is True for d in ("nF", "nP")) and lower.get_dim("nF") == 3 \
+        return (
+            all(lower.has_dim(d) is True for d in ("nF", "nP"))
+            and lower.get_dim("nF") == 3
             and lower.get_dim("nP") >= 2
+        )
 
     def set_annotations(self, docs, states_or_beams):
         if not self.uses_greedy_decoding():
             return super().set_annotations(docs, states_or_beams)
         for doc, entities in zip(docs, states_or_beams):
-            spans = [Span(doc, start, end, label=label, kb_id=doc[start].ent_kb_id)
-                     for start, end, label in entities]
+            spans = [
+                Span(doc, start, end, label=label, kb_id=doc[start].ent_kb_id)
+                for start, end, label in entities
+            ]
             doc.set_ents(spans, default="unmodified")
             # as BiluoPushDown: tokens left missing become outside (blocked ones stay); only the
             # IOB changes, as there (a type set without an IOB is kept)
@@ -92,7 +98,10 @@ class ActionTable:
                     cols = slice(int(where[0]), int(where[-1]) + 1) if contiguous else where
                     self.columns[move, labelled] = (cols, self.label[where][None, :])
         # every label with its four moves: a preset entity of another label makes spaCy add it
-        by_move = [set(self.label[(self.move == m) & (self.label != 0)].tolist()) for m in (BEGIN, IN, LAST, UNIT)]
+        by_move = [
+            set(self.label[(self.move == m) & (self.label != 0)].tolist())
+            for m in (BEGIN, IN, LAST, UNIT)
+        ]
         self.complete_labels = set.intersection(*by_move) if by_move else set()
 
 
@@ -137,7 +146,12 @@ class TokenValidity:
         if (IN, True) in actions.columns:
             cols, labels = actions.columns[IN, True]
             in_preset = (p1_iob != 0) & (p1_iob != IOB_O) & (labels == p0_type)
-            opened[:, cols] = more & ~preset_b & (p1_iob != IOB_B) & numpy.where(preset_i, in_preset, p1_not_start)
+            opened[:, cols] = (
+                more
+                & ~preset_b
+                & (p1_iob != IOB_B)
+                & numpy.where(preset_i, in_preset, p1_not_start)
+            )
             self.needs_open_label[:, cols] = True
         if (LAST, True) in actions.columns:
             cols, labels = actions.columns[LAST, True]
@@ -146,7 +160,9 @@ class TokenValidity:
             self.needs_open_label[:, cols] = ~ends_preset
         if (UNIT, True) in actions.columns:
             cols, labels = actions.columns[UNIT, True]
-            closed[:, cols] = (p1_iob != IOB_I) & numpy.where(preset_b, labels == p0_type, p0_not_space)
+            closed[:, cols] = (p1_iob != IOB_I) & numpy.where(
+                preset_b, labels == p0_type, p0_not_space
+            )
         if (UNIT, False) in actions.columns:  # a preset token blocked from any entity
             cols, _ = actions.columns[UNIT, False]
             closed[:, cols] = (p0_type == 0) & preset_b
@@ -155,16 +171,21 @@ class TokenValidity:
             closed[:, cols] = ~preset_b & ~preset_i
         self.closed, self.opened = closed, opened
 
-    def at(self, actions: ActionTable, here: numpy.ndarray, is_open: numpy.ndarray,
-           open_label: numpy.ndarray) -> numpy.ndarray:
+    def at(
+        self,
+        actions: ActionTable,
+        here: numpy.ndarray,
+        is_open: numpy.ndarray,
+        open_label: numpy.ndarray,
+    ) -> numpy.ndarray:
         """(states x actions) validity of states at these token positions."""
         label_ok = ~self.needs_open_label[here] | (actions.label[None, :] == open_label[:, None])
         return numpy.where(is_open[:, None], self.opened[here] & label_ok, self.closed[here])
 
 
-def decode_greedy(ner: EntityRecognizer, docs: Sequence[Doc]) -> List[List[Entity]]:
+def decode_greedy(ner: EntityRecognizer, docs: Sequence[Doc]) -> list[list[Entity]]:
     """The entities of spaCy's greedy decoding, per doc."""
-    entities: List[List[Entity]] = [[] for _ in docs]
+    entities: list[list[Entity]] = [[] for _ in docs]
     lengths = numpy.asarray([len(doc) for doc in docs], dtype=numpy.int64)
     if not lengths.any():
         return entities
@@ -241,10 +262,22 @@ def decode_greedy(ner: EntityRecognizer, docs: Sequence[Doc]) -> List[List[Entit
     },
     default_score_weights={"ents_f": 1.0, "ents_p": 0.0, "ents_r": 0.0, "ents_per_type": None},
 )
-def make_greedy_ner(nlp: Language, name: str, *, model, moves, update_with_oracle_cut_size: int,
-                    incorrect_spans_key: Optional[str], scorer) -> GreedyEntityRecognizer:
+def make_greedy_ner(
+    nlp: Language,
+    name: str,
+    *,
+    model,
+    moves,
+    update_with_oracle_cut_size: int,
+    incorrect_spans_key: str | None,
+    scorer,
+) -> GreedyEntityRecognizer:
     return GreedyEntityRecognizer(
-        nlp.vocab, model, name=name, moves=moves,
+        nlp.vocab,
+        model,
+        name=name,
+        moves=moves,
         update_with_oracle_cut_size=update_with_oracle_cut_size,
-        incorrect_spans_key=incorrect_spans_key, scorer=scorer,
+        incorrect_spans_key=incorrect_spans_key,
+        scorer=scorer,
     )

@@ -8,7 +8,7 @@ Never touches tokens, sections or other span groups.
 
 import ipaddress
 import re
-from typing import Callable, Dict, Iterable, List, Optional, Tuple
+from collections.abc import Callable, Iterable
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -40,7 +40,7 @@ def _valid_nass(value: str) -> bool:
     if not digits.isdigit() or len(digits) != 12:
         return False
     province, number, check = int(digits[:2]), int(digits[2:10]), int(digits[10:])
-    base = number + province * 10 ** 7 if number < 10 ** 7 else int(digits[:10])
+    base = number + province * 10**7 if number < 10**7 else int(digits[:10])
     return base % 97 == check
 
 
@@ -65,8 +65,11 @@ def _valid_phone_es(value: str) -> bool:
         return False
     separators = set(re.findall(r"\D+", body))
     groups = re.split(r"\D+", body)
-    return (len(separators) <= 1 and all(len(g) >= 2 for g in groups)
-            and (len(groups) == 1 or len(groups[0]) <= 3))
+    return (
+        len(separators) <= 1
+        and all(len(g) >= 2 for g in groups)
+        and (len(groups) == 1 or len(groups[0]) <= 3)
+    )
 
 
 def _valid_phone_intl(value: str) -> bool:
@@ -79,7 +82,7 @@ def _valid_phone_intl(value: str) -> bool:
     return not digits.startswith("34") and 10 <= len(digits) <= 15 and len(set(digits)) > 1
 
 
-VALIDATORS: Dict[str, Callable[[str], bool]] = {
+VALIDATORS: dict[str, Callable[[str], bool]] = {
     "dni": lambda v: std_dni.is_valid(_compact(v)),
     "nie": lambda v: std_nie.is_valid(_compact(v)),
     "iban": lambda v: std_iban.is_valid(_compact(v)),
@@ -93,7 +96,7 @@ VALIDATORS: Dict[str, Callable[[str], bool]] = {
 CHECK_DIGIT_VALIDATORS = ("dni", "nie", "iban", "ccc", "nass")
 
 
-def validate_patterns(patterns: Iterable[dict]) -> List[dict]:
+def validate_patterns(patterns: Iterable[dict]) -> list[dict]:
     """Check each pattern (errors name its number and kind, never its text). A pattern
     (`configs/patterns/identifiers.jsonl`) is a `kind` with a `label`, a value regex
     (`pattern`), optional `keys` (regexes: `DNI`, `NASS`, `nhc-`...), a `prefix` kept out of
@@ -111,8 +114,15 @@ def validate_patterns(patterns: Iterable[dict]) -> List[dict]:
         if not p.get("keys") and not p.get("keyless"):
             raise ValueError(f"{where}: needs 'keys' or 'keyless': true")
         if p.get("validator") is not None and p["validator"] not in VALIDATORS:
-            raise ValueError(f"{where}: unknown validator {p['validator']!r} (known: {sorted(VALIDATORS)})")
-        for field in ("pattern", "prefix", "connector", *[f"keys[{k}]" for k in range(len(p.get("keys") or []))]):
+            raise ValueError(
+                f"{where}: unknown validator {p['validator']!r} (known: {sorted(VALIDATORS)})"
+            )
+        for field in (
+            "pattern",
+            "prefix",
+            "connector",
+            *[f"keys[{k}]" for k in range(len(p.get("keys") or []))],
+        ):
             regex = p["keys"][int(field[5:-1])] if field.startswith("keys[") else p.get(field)
             if regex is None:
                 continue
@@ -147,14 +157,19 @@ class _Kind:
             connector = p.get("connector", DEFAULT_CONNECTOR)
             prefix = p.get("prefix", "")
             # keys are case-insensitive; the value keeps its own case rule
-            self.keyed = re.compile(f"(?<!\\w)(?i:{keys}){connector}(?i:{prefix})(?<![\\w@]){value}", flags)
+            self.keyed = re.compile(
+                f"(?<!\\w)(?i:{keys}){connector}(?i:{prefix})(?<![\\w@]){value}", flags
+            )
             self.key_words = re.compile(f"(?i:{keys})")
 
-    def find(self, text: str) -> List[Tuple[int, int, bool]]:
+    def find(self, text: str) -> list[tuple[int, int, bool]]:
         """(start, end, keyed) of the values in `text`."""
         found = []
         if self.keyed is not None:
-            found += [(*_trim(text, m.start("value"), m.end("value")), True) for m in self.keyed.finditer(text)]
+            found += [
+                (*_trim(text, m.start("value"), m.end("value")), True)
+                for m in self.keyed.finditer(text)
+            ]
         if self.keyless is not None:
             for m in self.keyless.finditer(text):
                 start, end = _trim(text, m.start("value"), m.end("value"))
@@ -163,7 +178,7 @@ class _Kind:
         return [f for f in found if f[1] > f[0]]
 
 
-def _trim(text: str, start: int, end: int) -> Tuple[int, int]:
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     # the gold standard leaves a leading `+` or `(` out: `+34 612...` is `34 612...`
     while start < end and (text[start] in _LEADING or text[start].isspace()):
         start += 1
@@ -177,24 +192,38 @@ def _trim(text: str, start: int, end: int) -> Tuple[int, int]:
     default_config={"spans_key": SPANS_KEY, "rules_key": "rule_entities", "fields_key": "fields"},
     assigns=["doc.ents", "doc.spans"],
 )
-def make_identifiers(nlp: Language, name: str, *, spans_key: str, rules_key: str, fields_key: str) -> "Identifiers":
+def make_identifiers(
+    nlp: Language, name: str, *, spans_key: str, rules_key: str, fields_key: str
+) -> "Identifiers":
     return Identifiers(nlp, name, spans_key=spans_key, rules_key=rules_key, fields_key=fields_key)
 
 
 class Identifiers(PatternState):
     check_patterns = staticmethod(validate_patterns)
 
-    def __init__(self, nlp: Language, name: str, *, spans_key: str = SPANS_KEY,
-                 rules_key: str = "rule_entities", fields_key: str = "fields"):
+    def __init__(
+        self,
+        nlp: Language,
+        name: str,
+        *,
+        spans_key: str = SPANS_KEY,
+        rules_key: str = "rule_entities",
+        fields_key: str = "fields",
+    ):
         self.name = name
         self.spans_key = spans_key
         self.rules_key = rules_key
         self.fields_key = fields_key
-        self.patterns: List[dict] = []
+        self.patterns: list[dict] = []
         self._compile()
 
-    def initialize(self, get_examples: Optional[Callable] = None, *, nlp: Optional[Language] = None,
-                   patterns: Optional[Iterable[dict]] = None) -> None:
+    def initialize(
+        self,
+        get_examples: Callable | None = None,
+        *,
+        nlp: Language | None = None,
+        patterns: Iterable[dict] | None = None,
+    ) -> None:
         if patterns is not None:
             self.add_patterns(patterns)
 
@@ -205,9 +234,11 @@ class Identifiers(PatternState):
     def _compile(self) -> None:
         self._kinds = [_Kind(p) for p in self.patterns]
         keys = [k for p in self.patterns for k in p.get("keys") or []]
-        self._key_token = re.compile("|".join(f"(?:{k})" for k in keys), re.IGNORECASE) if keys else None
+        self._key_token = (
+            re.compile("|".join(f"(?:{k})" for k in keys), re.IGNORECASE) if keys else None
+        )
 
-    def candidates(self, doc: Doc) -> List[Tuple[Span, bool]]:
+    def candidates(self, doc: Doc) -> list[tuple[Span, bool]]:
         """Non-overlapping identifier spans (kind in `kb_id_`) and whether a key
         preceded each: keyed values first, then the longest."""
         found = []
@@ -223,15 +254,22 @@ class Identifiers(PatternState):
         for keyless, *_, span, kind in found:
             if taken.isdisjoint(range(span.start, span.end)):
                 taken.update(range(span.start, span.end))
-                spans.append((Span(doc, span.start, span.end, label=span.label, kb_id=kind), not keyless))
+                spans.append(
+                    (Span(doc, span.start, span.end, label=span.label, kb_id=kind), not keyless)
+                )
         return sorted(spans, key=lambda s: s[0].start)
 
-    def _sensible(self, doc: Doc, start: int, end: int) -> Optional[Tuple[int, int]]:
+    def _sensible(self, doc: Doc, start: int, end: int) -> tuple[int, int] | None:
         """The piece [start, end) of a trimmed entity without edge blanks, punctuation
         and identifier keys, if some word of 2+ letters or digits is left."""
+
         def edge(token) -> bool:
-            return token.is_space or token.text in EDGE_PUNCT or bool(
-                self._key_token is not None and self._key_token.fullmatch(token.text))
+            return (
+                token.is_space
+                or token.text in EDGE_PUNCT
+                or bool(self._key_token is not None and self._key_token.fullmatch(token.text))
+            )
+
         while start < end and edge(doc[start]):
             start += 1
         while end > start and edge(doc[end - 1]):
@@ -256,19 +294,29 @@ class Identifiers(PatternState):
         # the keyed field values (`fields`, any layout) are read by a generic value shape:
         # an identifier's own pattern knows its format better, so they do not protect a span
         fields = {(f.start, f.end, f.label) for f in doc.spans.get(self.fields_key, [])}
-        rules = [(r.start, r.end, r.label) for r in doc.spans.get(self.rules_key, [])
-                 if r.start < last and first < r.end and (r.start, r.end, r.label) not in fields]
+        rules = [
+            (r.start, r.end, r.label)
+            for r in doc.spans.get(self.rules_key, [])
+            if r.start < last and first < r.end and (r.start, r.end, r.label) not in fields
+        ]
         # A rule entity keeps its span (the gold-style header value) against a keyed
         # identifier of its label, and against any keyless one if it is an identifier
         # itself (`NASS: 765145412-1` is not a phone).
-        spans = [s for s, keyed in candidates if not any(
-            start < s.end and s.start < end and (label == s.label or (not keyed and label in labels))
-            for start, end, label in rules)]
+        spans = [
+            s
+            for s, keyed in candidates
+            if not any(
+                start < s.end
+                and s.start < end
+                and (label == s.label or (not keyed and label in labels))
+                for start, end, label in rules
+            )
+        ]
         doc.spans[self.spans_key] = spans
         if not spans:
             return doc
         covered = set(i for s in spans for i in range(s.start, s.end))
-        ents: List[Span] = list(spans)
+        ents: list[Span] = list(spans)
         for ent in doc.ents:
             inside = covered.intersection(range(ent.start, ent.end))
             if not inside:
@@ -277,8 +325,11 @@ class Identifiers(PatternState):
             for piece in ((ent.start, min(inside)), (max(inside) + 1, ent.end)):
                 kept = self._sensible(doc, *piece) if piece[1] > piece[0] else None
                 # what is left of a number entity without a digit is a word (`del`, `Marruecos):`)
-                if kept is not None and ent.label_.startswith(NUMBER_LABEL_PREFIXES) and not any(
-                        c.isdigit() for t in doc[kept[0]:kept[1]] for c in t.text):
+                if (
+                    kept is not None
+                    and ent.label_.startswith(NUMBER_LABEL_PREFIXES)
+                    and not any(c.isdigit() for t in doc[kept[0] : kept[1]] for c in t.text)
+                ):
                     kept = None
                 if kept is not None and covered.isdisjoint(range(*kept)):
                     ents.append(Span(doc, kept[0], kept[1], label=ent.label, kb_id=ent.kb_id))

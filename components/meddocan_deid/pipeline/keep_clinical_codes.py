@@ -18,7 +18,9 @@ its own cue, so the fields do not protect it (`Cama: 12` is a bed, not a person)
 Word lists (cues, PHI keys, brands, EHR products) are data per language
 (`pipeline/data/<lang>/clinical_codes.json`), saved with the pipeline.
 """
-from typing import Any, Dict, List, Optional, Sequence
+
+from collections.abc import Sequence
+from typing import Any
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -33,16 +35,20 @@ WORD_LIST = "clinical_codes"
 NAMED_BY_CUE = frozenset({*CUE_KINDS, "model", "ehr"})
 
 
-def default_words(lang: str = "es") -> List[dict]:
+def default_words(lang: str = "es") -> list[dict]:
     """The word list of `lang` as rows `{"word": ..., "uses": [...]}` (the serialized form)."""
     return [{"word": word, "uses": uses} for word, uses in word_uses(WORD_LIST, lang).items()]
 
 
 def code_words(rows: Sequence[dict]) -> CodeWords:
     """The finder's word lists from rows `{"word", "uses"}`."""
-    by_use: Dict[str, List[str]] = {}
+    by_use: dict[str, list[str]] = {}
     for row in rows:
-        if not isinstance(row, dict) or not isinstance(row.get("word"), str) or not isinstance(row.get("uses"), list):
+        if (
+            not isinstance(row, dict)
+            or not isinstance(row.get("word"), str)
+            or not isinstance(row.get("uses"), list)
+        ):
             raise ValueError("clinical code word rows need 'word' (a string) and 'uses' (a list)")
         for use in row["uses"]:
             by_use.setdefault(use, []).append(row["word"])
@@ -50,30 +56,65 @@ def code_words(rows: Sequence[dict]) -> CodeWords:
     known = {*cue_uses, "phi_key", "brand", "ehr_product", "ehr_product_cued"}
     unknown = set(by_use) - known
     if unknown:
-        raise ValueError(f"clinical code words: unknown use(s) {sorted(unknown)} (known: {sorted(known)})")
-    return CodeWords(cues={use: by_use.get(use, []) for use in cue_uses}, phi_keys=by_use.get("phi_key", []),
-                     brands=by_use.get("brand", []), ehr_products=by_use.get("ehr_product", []),
-                     ehr_products_cued=by_use.get("ehr_product_cued", []))
+        raise ValueError(
+            f"clinical code words: unknown use(s) {sorted(unknown)} (known: {sorted(known)})"
+        )
+    return CodeWords(
+        cues={use: by_use.get(use, []) for use in cue_uses},
+        phi_keys=by_use.get("phi_key", []),
+        brands=by_use.get("brand", []),
+        ehr_products=by_use.get("ehr_product", []),
+        ehr_products_cued=by_use.get("ehr_product_cued", []),
+    )
 
 
 @Language.factory(
     "meddocan_keep_clinical_codes",
-    default_config={"kinds": list(KINDS), "cue_window": 40, "spans_key": SPANS_KEY,
-                    "fields_key": "fields", "rules_key": "rule_entities"},
+    default_config={
+        "kinds": list(KINDS),
+        "cue_window": 40,
+        "spans_key": SPANS_KEY,
+        "fields_key": "fields",
+        "rules_key": "rule_entities",
+    },
     assigns=["doc.ents", "doc.spans"],
 )
-def make_keep_clinical_codes(nlp: Language, name: str, *, kinds: List[str], cue_window: int, spans_key: str,
-                             fields_key: str, rules_key: str) -> "KeepClinicalCodes":
-    return KeepClinicalCodes(nlp, name, kinds=kinds, cue_window=cue_window, spans_key=spans_key,
-                             fields_key=fields_key, rules_key=rules_key)
+def make_keep_clinical_codes(
+    nlp: Language,
+    name: str,
+    *,
+    kinds: list[str],
+    cue_window: int,
+    spans_key: str,
+    fields_key: str,
+    rules_key: str,
+) -> "KeepClinicalCodes":
+    return KeepClinicalCodes(
+        nlp,
+        name,
+        kinds=kinds,
+        cue_window=cue_window,
+        spans_key=spans_key,
+        fields_key=fields_key,
+        rules_key=rules_key,
+    )
 
 
 class KeepClinicalCodes(SerializedState):
     state_files = {"words": "words.jsonl"}
 
-    def __init__(self, nlp: Language, name: str, *, kinds: Sequence[str] = KINDS, cue_window: int = 40,
-                 spans_key: str = SPANS_KEY, fields_key: str = "fields", rules_key: str = "rule_entities",
-                 words: Optional[Sequence[dict]] = None):
+    def __init__(
+        self,
+        nlp: Language,
+        name: str,
+        *,
+        kinds: Sequence[str] = KINDS,
+        cue_window: int = 40,
+        spans_key: str = SPANS_KEY,
+        fields_key: str = "fields",
+        rules_key: str = "rule_entities",
+        words: Sequence[dict] | None = None,
+    ):
         self.name = name
         self.kinds = list(kinds)
         self.cue_window = cue_window
@@ -84,18 +125,25 @@ class KeepClinicalCodes(SerializedState):
         self._compile()
 
     def _compile(self) -> None:
-        self.finder = CodeFinder(code_words(self.words), kinds=self.kinds, cue_window=self.cue_window)
+        self.finder = CodeFinder(
+            code_words(self.words), kinds=self.kinds, cue_window=self.cue_window
+        )
 
-    def initialize(self, get_examples=None, *, nlp: Optional[Language] = None,
-                   words: Optional[Sequence[dict]] = None) -> None:
+    def initialize(
+        self,
+        get_examples=None,
+        *,
+        nlp: Language | None = None,
+        words: Sequence[dict] | None = None,
+    ) -> None:
         if words is not None:
             self.words = list(words)
             self._compile()
 
-    def get_state(self) -> Dict[str, List[Any]]:
+    def get_state(self) -> dict[str, list[Any]]:
         return {"words": self.words}
 
-    def set_state(self, state: Dict[str, List[Any]]) -> None:
+    def set_state(self, state: dict[str, list[Any]]) -> None:
         if "words" in state:
             self.words = list(state["words"])
         self._compile()
@@ -106,15 +154,22 @@ class KeepClinicalCodes(SerializedState):
             return doc
         text = doc.text
         codes = self.finder.find(text)
-        spans = [doc.char_span(c.start, c.end, label=c.kind, alignment_mode="expand") for c in codes]
+        spans = [
+            doc.char_span(c.start, c.end, label=c.kind, alignment_mode="expand") for c in codes
+        ]
         doc.spans[self.spans_key] = [s for s in spans if s is not None]
         if not codes:
             return doc
-        keyed = [(s.start_char, s.end_char) for key in (self.fields_key, self.rules_key)
-                 for s in doc.spans.get(key, [])]
+        keyed = [
+            (s.start_char, s.end_char)
+            for key in (self.fields_key, self.rules_key)
+            for s in doc.spans.get(key, [])
+        ]
         kept_chars = set()
         for code in codes:
-            if code.kind not in NAMED_BY_CUE and any(a < code.end and code.start < b for a, b in keyed):
+            if code.kind not in NAMED_BY_CUE and any(
+                a < code.end and code.start < b for a, b in keyed
+            ):
                 continue
             kept_chars.update(range(code.cue_start, code.end))
         ents, changed = [], False
@@ -131,7 +186,7 @@ class KeepClinicalCodes(SerializedState):
         return doc
 
     @staticmethod
-    def _outside(ent: Span, text: str, chars: set) -> Optional[Span]:
+    def _outside(ent: Span, text: str, chars: set) -> Span | None:
         """What is left of the entity outside the codes: None when no letter or digit of it is a
         code's (or its cue's), an empty span when all are, the rest when the codes are a head or
         a tail of it and the rest has two letters in whole tokens (`Boston Scientific` of
@@ -141,7 +196,7 @@ class KeepClinicalCodes(SerializedState):
         if not any(inside):
             return None
         if all(inside):
-            return ent.doc[ent.start:ent.start]
+            return ent.doc[ent.start : ent.start]
         head = next(k for k, flag in enumerate(inside) if not flag)
         tail = next(k for k, flag in enumerate(reversed(inside)) if not flag)
         if head + tail != sum(inside):

@@ -6,7 +6,7 @@ Reads `doc.ents`, the place spans of `doc.spans[places_key]`, the province candi
 towns TERRITORIO and its country PAIS fill the gaps between the NER's entities. Rule
 entities, tokens and span groups are never changed.
 """
-from typing import List, Optional, Set, Tuple
+
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -14,7 +14,7 @@ from spacy.tokens import Doc, Span
 from ..lexicon import words
 from .spans import rule_entity_keys
 
-Part = Tuple[int, int]
+Part = tuple[int, int]
 PART_SEPARATORS = {",", ";", "."}  # `Medizintechnik GmbH. Lübeck, Alemania`
 
 
@@ -45,10 +45,25 @@ PART_SEPARATORS = {",", ";", "."}  # `Medizintechnik GmbH. Lübeck, Alemania`
 class MakerAddress:
     # Reports name the maker of a drug or device in parentheses, with its town and country;
     # the NER, trained on few such lines, misses most of them.
-    def __init__(self, nlp: Language, name: str, *, places_key: str, candidates_key: str, province_id: str,
-                 rules_key: str, maker_label: str, town_label: str, relabel: List[str], max_tokens: int,
-                 max_part_tokens: int, company_suffixes: List[str], company_words: List[str],
-                 maker_name_links: List[str], dose_units: List[str]):
+    def __init__(
+        self,
+        nlp: Language,
+        name: str,
+        *,
+        places_key: str,
+        candidates_key: str,
+        province_id: str,
+        rules_key: str,
+        maker_label: str,
+        town_label: str,
+        relabel: list[str],
+        max_tokens: int,
+        max_part_tokens: int,
+        company_suffixes: list[str],
+        company_words: list[str],
+        maker_name_links: list[str],
+        dose_units: list[str],
+    ):
         self.name = name
         self.places_key = places_key
         self.candidates_key = candidates_key
@@ -79,15 +94,24 @@ class MakerAddress:
         return doc
 
     @staticmethod
-    def _drop_part_crossers(ents: List[Span], proposals: List[Tuple[int, int, str]],
-                            rules: Set[Tuple[int, int, int]]) -> List[Span]:
+    def _drop_part_crossers(
+        ents: list[Span], proposals: list[tuple[int, int, str]], rules: set[tuple[int, int, int]]
+    ) -> list[Span]:
         """An NER entity that runs across a separator between two parts of this address
         (`Santa Bárbara, California` as one entity) contradicts it: it goes."""
         start, end = min(p[0] for p in proposals), max(p[1] for p in proposals)
-        return [e for e in ents if (e.start, e.end, e.label) in rules or not (
-            start <= e.start and e.end <= end and any(t.text in PART_SEPARATORS for t in e[1:-1]))]
+        return [
+            e
+            for e in ents
+            if (e.start, e.end, e.label) in rules
+            or not (
+                start <= e.start
+                and e.end <= end
+                and any(t.text in PART_SEPARATORS for t in e[1:-1])
+            )
+        ]
 
-    def _read(self, doc: Doc, close: int, places: dict) -> List[Tuple[int, int, str]]:
+    def _read(self, doc: Doc, close: int, places: dict) -> list[tuple[int, int, str]]:
         """(start, end, label) of the parts of the parenthesis closed at `close`, when it ends
         with a known place (a `places_key` span or a province candidate). Its comma-separated
         parts are, from the end: the known places, the towns before them, the maker, and the
@@ -102,20 +126,23 @@ class MakerAddress:
             if part not in places:
                 break
             n_places += 1
-        run = parts[product_cut:len(parts) - n_places]
+        run = parts[product_cut : len(parts) - n_places]
         if not n_places or not run or n_places > 3:
             return []  # no known place at the end, or a list of places (town, region, country at most)
         roles = self._roles(doc, run)
         if roles is None:
             return []
-        out = [(s, e, self.maker_label if role == "maker" else self.town_label)
-               for (s, e), role in zip(run, roles) if role in {"maker", "town"}]
+        out = [
+            (s, e, self.maker_label if role == "maker" else self.town_label)
+            for (s, e), role in zip(run, roles)
+            if role in {"maker", "town"}
+        ]
         if not all(self._is_name(doc, (s, e)) for s, e, _ in out):
             return []
-        out += [(s, e, places[(s, e)]) for s, e in parts[len(parts) - n_places:]]
+        out += [(s, e, places[(s, e)]) for s, e in parts[len(parts) - n_places :]]
         return out
 
-    def _roles(self, doc: Doc, run: List[Part]) -> Optional[List[str]]:
+    def _roles(self, doc: Doc, run: list[Part]) -> list[str] | None:
         """product / maker / town / "" (unknown) for each part before the known places."""
         if len(run) == 1:
             return ["maker"]
@@ -128,14 +155,14 @@ class MakerAddress:
             return ["maker", "town"] if first else ["product", "maker"]
         if self._is_product(doc, run[0]):
             return ["product", "maker"]
-        if "®" in doc[run[0][0]:run[0][1]].text:
+        if "®" in doc[run[0][0] : run[0][1]].text:
             return ["", ""]  # `(Brand®, X, ...)`: X may be the maker or its town
         return ["maker", "town"]
 
     def _company(self, doc: Doc, part: Part) -> bool:
-        return any(t.lower_.strip(".") in self.company_words for t in doc[part[0]:part[1]])
+        return any(t.lower_.strip(".") in self.company_words for t in doc[part[0] : part[1]])
 
-    def _opening(self, doc: Doc, close: int) -> Optional[int]:
+    def _opening(self, doc: Doc, close: int) -> int | None:
         for i in range(close - 1, max(-1, close - self.max_tokens), -1):
             text = doc[i].text
             if text == "(":
@@ -144,15 +171,17 @@ class MakerAddress:
                 return None
         return None
 
-    def _parts(self, doc: Doc, start: int, end: int) -> Tuple[List[Part], int]:
+    def _parts(self, doc: Doc, start: int, end: int) -> tuple[list[Part], int]:
         """The parts between separators (`,` `;` `.`), and how many of them form the product
         (those before a `;`). A company suffix (`Co, Inc.`) is not a part of its own."""
-        parts: List[Part] = []
+        parts: list[Part] = []
         product_cut = 0
         s = start
         for i in range(start, end + 1):
             if i == end or doc[i].text in PART_SEPARATORS:
-                if i > s and not (parts and doc[s:i].text.replace(".", "").lower() in self.company_suffixes):
+                if i > s and not (
+                    parts and doc[s:i].text.replace(".", "").lower() in self.company_suffixes
+                ):
                     parts.append((s, i))
                 if i < end and doc[i].text == ";":
                     product_cut = len(parts)
@@ -160,16 +189,20 @@ class MakerAddress:
         return parts, product_cut
 
     def _is_product(self, doc: Doc, part: Part) -> bool:
-        tokens = doc[part[0]:part[1]]
-        return any(any(c.isdigit() for c in t.text) or t.lower_ in self.dose_units for t in tokens) \
-            or any(t.is_lower and t.lower_ not in self.maker_name_links for t in tokens)
+        tokens = doc[part[0] : part[1]]
+        return any(
+            any(c.isdigit() for c in t.text) or t.lower_ in self.dose_units for t in tokens
+        ) or any(t.is_lower and t.lower_ not in self.maker_name_links for t in tokens)
 
     def _is_name(self, doc: Doc, part: Part) -> bool:
-        tokens = doc[part[0]:part[1]]
-        return len(tokens) <= self.max_part_tokens and tokens[0].text[:1].isupper() \
+        tokens = doc[part[0] : part[1]]
+        return (
+            len(tokens) <= self.max_part_tokens
+            and tokens[0].text[:1].isupper()
             and not any(c.isdigit() for c in tokens.text)
+        )
 
-    def _apply(self, doc: Doc, proposals: List[Tuple[int, int, str]]) -> None:
+    def _apply(self, doc: Doc, proposals: list[tuple[int, int, str]]) -> None:
         """The parts only fill gaps: a part that overlaps an entity is left alone, except that
         an entity on exactly a part with another `relabel` label takes the part's label."""
         rules = rule_entity_keys(doc, self.rules_key)
@@ -177,13 +210,17 @@ class MakerAddress:
         kept = self._drop_part_crossers(ents, proposals, rules)
         changed = len(kept) != len(ents)
         ents = kept
-        taken: Set[int] = {i for e in ents for i in range(e.start, e.end)}
+        taken: set[int] = {i for e in ents for i in range(e.start, e.end)}
         by_span = {(e.start, e.end): k for k, e in enumerate(ents)}
         for s, e, label in proposals:
             k = by_span.get((s, e))
             if k is not None:
                 ent = ents[k]
-                if ent.label_ != label and ent.label_ in self.relabel and (s, e, ent.label) not in rules:
+                if (
+                    ent.label_ != label
+                    and ent.label_ in self.relabel
+                    and (s, e, ent.label) not in rules
+                ):
                     ents[k] = Span(doc, s, e, label=label)
                     changed = True
             elif not any(i in taken for i in range(s, e)):

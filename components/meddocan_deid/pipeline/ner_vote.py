@@ -12,35 +12,50 @@ around the rule entities, as the single NER of the default pipeline does.
 gets at least `min_votes` votes, the NER on `doc.ents` counting `ents_weight` times, and
 writes them, with the rule entities, to `doc.ents`.
 """
+
 from collections import Counter
-from typing import Iterable, Iterator, List, Tuple
+from collections.abc import Iterable, Iterator
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans, minibatch
 
 
-def _rule_entities(doc: Doc, rules_key: str) -> List[Span]:
+def _rule_entities(doc: Doc, rules_key: str) -> list[Span]:
     return list(doc.spans.get(rules_key, []))
 
 
 @Language.factory(
     "meddocan_ner_vote",
-    default_config={"votes_keys": ["ner_votes"], "rules_key": "rule_entities", "min_votes": 2, "ents_weight": 1},
+    default_config={
+        "votes_keys": ["ner_votes"],
+        "rules_key": "rule_entities",
+        "min_votes": 2,
+        "ents_weight": 1,
+    },
     assigns=["doc.ents"],
 )
 class NERVote:
     """Votes over the span groups `votes_keys` and the current `doc.ents` (the NER that ran on
     the whole report), which counts `ents_weight` times."""
 
-    def __init__(self, nlp: Language, name: str, votes_keys: List[str], rules_key: str, min_votes: int,
-                 ents_weight: int):
+    def __init__(
+        self,
+        nlp: Language,
+        name: str,
+        votes_keys: list[str],
+        rules_key: str,
+        min_votes: int,
+        ents_weight: int,
+    ):
         if ents_weight < 1:
             raise ValueError(f"{name}: ents_weight must be 1 or more, not {ents_weight}")
         total = len(votes_keys) + ents_weight
         if min_votes < 1 or min_votes > total:
-            raise ValueError(f"{name}: min_votes must be between 1 and {total} "
-                             f"(the votes of the NERs), not {min_votes}")
+            raise ValueError(
+                f"{name}: min_votes must be between 1 and {total} "
+                f"(the votes of the NERs), not {min_votes}"
+            )
         self.name = name
         self.votes_keys = list(votes_keys)
         self.rules_key = rules_key
@@ -50,26 +65,36 @@ class NERVote:
     def __call__(self, doc: Doc) -> Doc:
         rules = _rule_entities(doc, self.rules_key)
         rule_keys = {(s.start, s.end, s.label) for s in rules}
-        votes = Counter((e.start, e.end, e.label) for key in self.votes_keys for e in doc.spans.get(key, []))
+        votes = Counter(
+            (e.start, e.end, e.label) for key in self.votes_keys for e in doc.spans.get(key, [])
+        )
         for e in doc.ents:
             votes[(e.start, e.end, e.label)] += self.ents_weight
-        chosen = sorted(((start, end, -n), label) for (start, end, label), n in votes.items()
-                        if n >= self.min_votes and (start, end, label) not in rule_keys)
+        chosen = sorted(
+            ((start, end, -n), label)
+            for (start, end, label), n in votes.items()
+            if n >= self.min_votes and (start, end, label) not in rule_keys
+        )
         # rule entities first: filter_spans keeps the longest, and the earlier of equals;
         # of two labels for the same tokens, the one with more votes comes first
-        doc.ents = filter_spans(rules + [Span(doc, start, end, label=label) for (start, end, _), label in chosen])
+        doc.ents = filter_spans(
+            rules + [Span(doc, start, end, label=label) for (start, end, _), label in chosen]
+        )
         return doc
 
 
-def entity_windows(doc: Doc, rules_key: str, margin: int) -> List[Tuple[int, int]]:
+def entity_windows(doc: Doc, rules_key: str, margin: int) -> list[tuple[int, int]]:
     """Token windows, merged, of `margin` tokens around each entity of `doc.ents` that is
     not a rule entity. A window never cuts a rule entity in two."""
     rules = _rule_entities(doc, rules_key)
     rule_keys = {(s.start, s.end, s.label) for s in rules}
-    seeds = [(max(0, e.start - margin), min(len(doc), e.end + margin))
-             for e in doc.ents if (e.start, e.end, e.label) not in rule_keys]
+    seeds = [
+        (max(0, e.start - margin), min(len(doc), e.end + margin))
+        for e in doc.ents
+        if (e.start, e.end, e.label) not in rule_keys
+    ]
     cuts = sorted((s.start, s.end) for s in rules)
-    windows: List[Tuple[int, int]] = []
+    windows: list[tuple[int, int]] = []
     for start, end in sorted(seeds):
         for c_start, c_end in cuts:  # widen to the rule entities the edges fall in
             if c_start < start < c_end:
@@ -87,10 +112,15 @@ def window_doc(doc: Doc, start: int, end: int, rules_key: str) -> Doc:
     """A Doc of the tokens start..end: the rule entities in it as `doc.ents`, and every span
     group clipped to it (span-feature members read them)."""
     tokens = doc[start:end]
-    sub = Doc(doc.vocab, words=[t.text for t in tokens], spaces=[bool(t.whitespace_) for t in tokens])
+    sub = Doc(
+        doc.vocab, words=[t.text for t in tokens], spaces=[bool(t.whitespace_) for t in tokens]
+    )
     for key, group in doc.spans.items():
-        sub.spans[key] = [Span(sub, max(s.start, start) - start, min(s.end, end) - start, label=s.label)
-                          for s in group if s.start < end and s.end > start]
+        sub.spans[key] = [
+            Span(sub, max(s.start, start) - start, min(s.end, end) - start, label=s.label)
+            for s in group
+            if s.start < end and s.end > start
+        ]
     sub.ents = filter_spans([s for s in sub.spans.get(rules_key, [])])
     return sub
 
@@ -105,7 +135,15 @@ class NERMembers:
     `doc.ents` (the pipeline's NER) and writes its entities to `doc.spans[<its name>]` for
     the vote. The windows are cut once and each member starts from their rule entities."""
 
-    def __init__(self, nlp: Language, name: str, ners: List[str], rules_key: str, margin: int, batch_size: int):
+    def __init__(
+        self,
+        nlp: Language,
+        name: str,
+        ners: list[str],
+        rules_key: str,
+        margin: int,
+        batch_size: int,
+    ):
         if margin < 0:
             raise ValueError(f"{name}: margin must be 0 or more tokens, not {margin}")
         self.nlp = nlp
@@ -117,7 +155,9 @@ class NERMembers:
 
     def _member(self, ner: str):
         if ner not in self.nlp.component_names:
-            raise ValueError(f"{self.name}: the pipeline has no component '{ner}' to run as a member")
+            raise ValueError(
+                f"{self.name}: the pipeline has no component '{ner}' to run as a member"
+            )
         if ner not in self.nlp.disabled:
             # enabled, it would also run on the whole Doc and overwrite doc.ents
             raise ValueError(f"{self.name}: the member '{ner}' must be disabled ([nlp] disabled)")
@@ -130,8 +170,11 @@ class NERMembers:
         members = [(ner, self._member(ner)) for ner in self.ners]
         for batch in minibatch(docs, size=batch_size):
             windows = [entity_windows(doc, self.rules_key, self.margin) for doc in batch]
-            subs = [window_doc(doc, start, end, self.rules_key)
-                    for doc, doc_windows in zip(batch, windows) for start, end in doc_windows]
+            subs = [
+                window_doc(doc, start, end, self.rules_key)
+                for doc, doc_windows in zip(batch, windows)
+                for start, end in doc_windows
+            ]
             found = {ner: [[] for _ in batch] for ner in self.ners}
             for ner, member in members:
                 for sub in subs:  # back to the rule entities after the previous member
@@ -139,8 +182,10 @@ class NERMembers:
                 predicted = iter(member.pipe(subs, batch_size=self.batch_size))
                 for doc, doc_windows, doc_found in zip(batch, windows, found[ner]):
                     for start, _ in doc_windows:
-                        doc_found.extend(Span(doc, start + e.start, start + e.end, label=e.label)
-                                         for e in next(predicted).ents)
+                        doc_found.extend(
+                            Span(doc, start + e.start, start + e.end, label=e.label)
+                            for e in next(predicted).ents
+                        )
             for i, doc in enumerate(batch):
                 for ner in self.ners:
                     doc.spans[ner] = found[ner][i]

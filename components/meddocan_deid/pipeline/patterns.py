@@ -4,12 +4,12 @@ Reads JSONL pattern files and the MEDDOCAN gazetteer folder; returns patterns fo
 rulers (the callback that stores the gazetteer in the vocab is in deid/gazetteer.py). Never sees a
 Doc. Errors name the file and line, never pattern contents.
 """
+
 import json
 import logging
 import re
 from collections import defaultdict
 from pathlib import Path
-from typing import List, Optional, Tuple
 
 import srsly
 from spacy.util import registry
@@ -19,7 +19,7 @@ from ..errors import PatternFileError  # noqa: F401  (re-exported)
 logger = logging.getLogger("meddocan_deid")
 
 
-def load_patterns(path: Path, required=("pattern",)) -> List[dict]:
+def load_patterns(path: Path, required=("pattern",)) -> list[dict]:
     """The entries of a JSONL pattern file. An entry with `"also_upper": true` (a phrase)
     also counts written in capitals (`SERVICIO ANDALUZ DE SALUD`)."""
     path = Path(path)
@@ -42,30 +42,32 @@ def load_patterns(path: Path, required=("pattern",)) -> List[dict]:
             patterns.append(entry)
             if entry.pop("also_upper", False):  # letterheads print names in capitals
                 if not isinstance(entry["pattern"], str):
-                    raise PatternFileError(f"{path}:{lineno}: 'also_upper' needs a phrase (string) pattern")
+                    raise PatternFileError(
+                        f"{path}:{lineno}: 'also_upper' needs a phrase (string) pattern"
+                    )
                 if entry["pattern"].upper() != entry["pattern"]:
                     patterns.append({**entry, "pattern": entry["pattern"].upper()})
     return patterns
 
 
 @registry.misc("meddocan_deid.read_patterns.v1")
-def read_patterns(path: Path) -> List[dict]:
+def read_patterns(path: Path) -> list[dict]:
     return load_patterns(path)
 
 
 @registry.misc("meddocan_deid.read_code_shapes.v1")
-def read_code_shapes(path: Path) -> List[dict]:
+def read_code_shapes(path: Path) -> list[dict]:
     """Code shapes, safe patterns and cue words (configs/patterns/code_shapes.jsonl)."""
     return load_patterns(path, required=("kind", "id"))
 
 
 @registry.misc("meddocan_deid.read_field_keys.v1")
-def read_field_keys(path: Path) -> List[dict]:
+def read_field_keys(path: Path) -> list[dict]:
     return load_patterns(path, required=("label", "kind"))
 
 
 @registry.misc("meddocan_deid.read_pattern_files.v1")
-def read_pattern_files(paths: List[Path]) -> List[dict]:
+def read_pattern_files(paths: list[Path]) -> list[dict]:
     """The patterns of several JSONL files, in order (`phi_rules.jsonl`, then the word lists
     such as `institutions.jsonl`); errors name the file and line."""
     if isinstance(paths, (str, Path)):
@@ -73,7 +75,7 @@ def read_pattern_files(paths: List[Path]) -> List[dict]:
     return compact_token_patterns([entry for path in paths for entry in load_patterns(path)])
 
 
-def _literal_values(token: dict) -> Optional[Tuple[str, List[str]]]:
+def _literal_values(token: dict) -> tuple[str, list[str]] | None:
     """(attribute, strings) when a token spec only compares one attribute with literal
     strings (`{"ORTH": "S.L."}`, `{"LOWER": {"IN": [...]}}`, with or without an `OP`)."""
     keys = [key for key in token if key != "OP"]
@@ -82,12 +84,16 @@ def _literal_values(token: dict) -> Optional[Tuple[str, List[str]]]:
     attr, value = keys[0], token[keys[0]]
     if isinstance(value, str):
         return attr, [value]
-    if isinstance(value, dict) and list(value) == ["IN"] and all(isinstance(v, str) for v in value["IN"]):
+    if (
+        isinstance(value, dict)
+        and list(value) == ["IN"]
+        and all(isinstance(v, str) for v in value["IN"])
+    ):
         return attr, list(value["IN"])
     return None
 
 
-def compact_token_patterns(patterns: List[dict]) -> List[dict]:
+def compact_token_patterns(patterns: list[dict]) -> list[dict]:
     """The same patterns with fewer Matcher entries: token patterns that differ only in the
     literal strings of one token (same label, id, attribute and operator) become one pattern
     with an `IN` list. A span ruler finds the same spans (it deduplicates and sorts them),
@@ -98,26 +104,35 @@ def compact_token_patterns(patterns: List[dict]) -> List[dict]:
     merged_any = True
     while merged_any:  # a merge at one position can make patterns equal elsewhere
         merged_any = False
-        width = max((len(p["pattern"]) for p in patterns if isinstance(p["pattern"], list)), default=0)
+        width = max(
+            (len(p["pattern"]) for p in patterns if isinstance(p["pattern"], list)), default=0
+        )
         for pos in range(width):
             patterns, merged = _merge_at(patterns, pos)
             merged_any = merged_any or merged
     return patterns
 
 
-def _merge_at(patterns: List[dict], pos: int) -> Tuple[List[dict], bool]:
+def _merge_at(patterns: list[dict], pos: int) -> tuple[list[dict], bool]:
     """Merge the token patterns equal but for the literal strings of token `pos`; the merged
     pattern takes the place of the first of its group."""
     order, groups = [], defaultdict(list)
     for entry in patterns:
         tokens = entry["pattern"]
-        literal = _literal_values(tokens[pos]) if isinstance(tokens, list) and len(tokens) > pos else None
+        literal = (
+            _literal_values(tokens[pos]) if isinstance(tokens, list) and len(tokens) > pos else None
+        )
         if literal is None:
             order.append(entry)
             continue
         attr, values = literal
-        key = (json.dumps({k: v for k, v in entry.items() if k != "pattern"}, sort_keys=True),
-               json.dumps(tokens[:pos]), json.dumps(tokens[pos + 1:]), attr, tokens[pos].get("OP"))
+        key = (
+            json.dumps({k: v for k, v in entry.items() if k != "pattern"}, sort_keys=True),
+            json.dumps(tokens[:pos]),
+            json.dumps(tokens[pos + 1 :]),
+            attr,
+            tokens[pos].get("OP"),
+        )
         if key not in groups:
             order.append(key)
         groups[key].append((entry, values))
@@ -132,11 +147,13 @@ def _merge_at(patterns: List[dict], pos: int) -> Tuple[List[dict], bool]:
         token = {attr: {"IN": list(dict.fromkeys(v for _entry, values in members for v in values))}}
         if op is not None:
             token["OP"] = op
-        result.append({**first, "pattern": [*first["pattern"][:pos], token, *first["pattern"][pos + 1:]]})
+        result.append(
+            {**first, "pattern": [*first["pattern"][:pos], token, *first["pattern"][pos + 1 :]]}
+        )
     return result, merged
 
 
-def load_word_list(path: Path) -> List[str]:
+def load_word_list(path: Path) -> list[str]:
     """One lower-cased word a line; blank lines and `#` comments skipped."""
     path = Path(path)
     if not path.exists():
@@ -153,26 +170,28 @@ def load_word_list(path: Path) -> List[str]:
 
 
 @registry.misc("meddocan_deid.read_word_list.v1")
-def read_word_list(path: Path) -> List[str]:
+def read_word_list(path: Path) -> list[str]:
     return load_word_list(path)
 
 
-def load_name_list(path: Path) -> List[str]:
+def load_name_list(path: Path) -> list[str]:
     """One name a line, as written (`Cabezón de la Sal`); blank lines and `#` comments skipped."""
     path = Path(path)
     if not path.exists():
         raise PatternFileError(f"{path}: name list not found")
-    names = (line.split("#", 1)[0].strip() for line in path.read_text(encoding="utf-8").splitlines())
+    names = (
+        line.split("#", 1)[0].strip() for line in path.read_text(encoding="utf-8").splitlines()
+    )
     return [n for n in names if n]
 
 
 @registry.misc("meddocan_deid.read_name_list.v1")
-def read_name_list(path: Path) -> List[str]:
+def read_name_list(path: Path) -> list[str]:
     return load_name_list(path)
 
 
 @registry.misc("meddocan_deid.read_privacy_rules.v1")
-def read_privacy_rules(path: Path) -> List[dict]:
+def read_privacy_rules(path: Path) -> list[dict]:
     return load_patterns(path, required=("id", "source", "sections"))
 
 
@@ -190,11 +209,15 @@ GAZETTEER_FILES = {
     "Profesiones": ("profession", "professions"),
     "Territorio": ("region", "territories"),
 }
-GAZETTEER_LISTS = {prefix: label for prefix, (label, _kind) in GAZETTEER_FILES.items()}  # file prefix -> span label
-_STREET_NUMBER = re.compile(r"(?:,\s*(?:\d+[A-Za-z]?|s/n)?|\s+s/n)\s*$", re.IGNORECASE)  # `, 12`, `, S/N`, ` S/N`
+GAZETTEER_LISTS = {
+    prefix: label for prefix, (label, _kind) in GAZETTEER_FILES.items()
+}  # file prefix -> span label
+_STREET_NUMBER = re.compile(
+    r"(?:,\s*(?:\d+[A-Za-z]?|s/n)?|\s+s/n)\s*$", re.IGNORECASE
+)  # `, 12`, `, S/N`, ` S/N`
 
 
-def load_gazetteer_patterns(folder: Path) -> List[dict]:
+def load_gazetteer_patterns(folder: Path) -> list[dict]:
     """Phrase patterns ({"label", "pattern"}) from the MEDDOCAN gazetteer folder."""
     folder = Path(folder)
     if not folder.is_dir():
@@ -221,5 +244,5 @@ def load_gazetteer_patterns(folder: Path) -> List[dict]:
 
 
 @registry.misc("meddocan_deid.read_gazetteer.v1")
-def read_gazetteer(path: Path) -> List[dict]:
+def read_gazetteer(path: Path) -> list[dict]:
     return load_gazetteer_patterns(path)

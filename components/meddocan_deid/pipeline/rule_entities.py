@@ -12,7 +12,8 @@ other entity is). Never touches tokens, sections or the candidates; each pattern
 
 import re
 import unicodedata
-from typing import AbstractSet, Callable, Collection, Dict, List, NamedTuple, Optional, Tuple
+from collections.abc import Callable, Collection
+from typing import AbstractSet, NamedTuple
 
 from spacy.language import Language
 from spacy.pipeline.span_ruler import prioritize_new_ents_filter
@@ -69,7 +70,7 @@ def _town_key(name: str) -> str:
     return " ".join(w.lower() if w.lower() in TOWN_LINKS else w for w in name.split())
 
 
-def _faker_jobs() -> List[str]:
+def _faker_jobs() -> list[str]:
     """Faker's Spanish job titles of one word, lower case (`albañil`, `fontanero`)."""
     try:
         from faker.providers.job.es_ES import Provider
@@ -78,7 +79,7 @@ def _faker_jobs() -> List[str]:
     return [j.lower() for j in Provider.jobs if " " not in j and "/" not in j]
 
 
-def _town_forms(name: str) -> Tuple[str, ...]:
+def _town_forms(name: str) -> tuple[str, ...]:
     """The gazetteer writes 18 towns with the article last (`Coruña, A`, `Palmas de Gran
     Canaria, las`); reports write it first (`A Coruña`, `Las Palmas de Gran Canaria`)."""
     head, sep, article = name.rpartition(", ")
@@ -151,14 +152,37 @@ def _before_time(doc: Doc, start: int, end: int, time_lead: Collection[str]) -> 
     assigns=["doc.ents", "doc.spans"],
 )
 class RuleEntities(SerializedState):
-    def __init__(self, nlp: Language, name: str, *, candidates_key: str, sections_key: str, spans_key: str,
-                 fallback_key: str, footer_labels: Optional[List[str]], split_labels: List[str], kinship_words: List[str],
-                 titles: List[str], place_abbreviations: List[str], time_lead: List[str],
-                 age_context_words: List[str], possessives: List[str], trim_words: List[str],
-                 town_max_log_prob: float, town_name_heads: List[str], not_age_after: List[str],
-                 number_units: List[str], profession_verbs: List[str], profession_links: List[str],
-                 profession_copulas: List[str], profession_after: List[str], age_units: List[str],
-                 company_suffixes: List[str], company_links: List[str], annotate_ents: bool = True):
+    def __init__(
+        self,
+        nlp: Language,
+        name: str,
+        *,
+        candidates_key: str,
+        sections_key: str,
+        spans_key: str,
+        fallback_key: str,
+        footer_labels: list[str] | None,
+        split_labels: list[str],
+        kinship_words: list[str],
+        titles: list[str],
+        place_abbreviations: list[str],
+        time_lead: list[str],
+        age_context_words: list[str],
+        possessives: list[str],
+        trim_words: list[str],
+        town_max_log_prob: float,
+        town_name_heads: list[str],
+        not_age_after: list[str],
+        number_units: list[str],
+        profession_verbs: list[str],
+        profession_links: list[str],
+        profession_copulas: list[str],
+        profession_after: list[str],
+        age_units: list[str],
+        company_suffixes: list[str],
+        company_links: list[str],
+        annotate_ents: bool = True,
+    ):
         self.name = name
         self.candidates_key = candidates_key
         self.sections_key = sections_key
@@ -170,7 +194,9 @@ class RuleEntities(SerializedState):
         self.kinship_words = set(kinship_words)
         self.titles = set(titles)
         # a town's name after these is a person's (`Dr. Toledo`, `la señora Olmedo`)
-        self.titles_lower = {t.lower().rstrip(".") for t in titles} | set(tagged_words("titles", "address"))
+        self.titles_lower = {t.lower().rstrip(".") for t in titles} | set(
+            tagged_words("titles", "address")
+        )
         self.place_abbreviations = set(place_abbreviations)
         self.time_lead = set(time_lead)
         self.age_context_words = set(age_context_words)
@@ -181,12 +207,20 @@ class RuleEntities(SerializedState):
         self.number_units = set(number_units)
         self.town_name_heads = set(town_name_heads)
         self.profession_verbs, self.profession_links = set(profession_verbs), set(profession_links)
-        self.profession_copulas, self.profession_after = set(profession_copulas), set(profession_after)
+        self.profession_copulas, self.profession_after = (
+            set(profession_copulas),
+            set(profession_after),
+        )
         self.age_units = set(age_units)
         self.company_suffixes, self.company_links = set(company_suffixes), set(company_links)
-        self.professions: List[str] = []  # jobs, lower case (initialize, saved with the pipeline)
-        self._jobs = (None, None)  # (the vocab's gazetteer, first word -> the jobs it starts, longest first)
-        self.towns: List[str] = []  # more town names than the gazetteer's (initialize, saved with the pipeline)
+        self.professions: list[str] = []  # jobs, lower case (initialize, saved with the pipeline)
+        self._jobs = (
+            None,
+            None,
+        )  # (the vocab's gazetteer, first word -> the jobs it starts, longest first)
+        self.towns: list[
+            str
+        ] = []  # more town names than the gazetteer's (initialize, saved with the pipeline)
         self._towns = (None, frozenset())  # (the vocab's gazetteer, the town names)
         self._town_firsts = (None, frozenset())  # (the town names, their first words)
         self._log_prob = None
@@ -195,8 +229,14 @@ class RuleEntities(SerializedState):
         # doc.ents that disagree with the gold would leave it no valid action)
         self.annotate_ents = annotate_ents
 
-    def initialize(self, get_examples: Optional[Callable] = None, *, nlp: Optional[Language] = None,
-                   towns: Optional[List[str]] = None, professions: Optional[List[str]] = None) -> None:
+    def initialize(
+        self,
+        get_examples: Callable | None = None,
+        *,
+        nlp: Language | None = None,
+        towns: list[str] | None = None,
+        professions: list[str] | None = None,
+    ) -> None:
         """towns: town names to take after a place cue besides the gazetteer's (GeoNames places);
         professions: jobs (lower case, one or more words), to which Faker's es_ES jobs are added."""
         self.towns = sorted(set(towns or ()))
@@ -210,14 +250,19 @@ class RuleEntities(SerializedState):
         return {"towns": self.towns, "professions": self.professions}
 
     def set_state(self, state: dict) -> None:
-        self.towns, self.professions = list(state.get("towns", ())), list(state.get("professions", ()))
+        self.towns, self.professions = (
+            list(state.get("towns", ())),
+            list(state.get("professions", ())),
+        )
         self._towns, self._jobs = (None, frozenset()), (None, None)
 
     def __call__(self, doc: Doc) -> Doc:
         sections = {s.label_: s for s in doc.spans.get(self.sections_key, [])}
         candidates = sorted(doc.spans.get(self.candidates_key, []), key=lambda s: s.start)
-        header_keys = frozenset(c.start for c in candidates if c.id_ == "header/line")  # O(1) lookups
-        found: Dict[bool, List[Span]] = {False: [], True: []}  # is fallback -> spans
+        header_keys = frozenset(
+            c.start for c in candidates if c.id_ == "header/line"
+        )  # O(1) lookups
+        found: dict[bool, list[Span]] = {False: [], True: []}  # is fallback -> spans
         for cand in candidates:
             section_name, _, kind = cand.id_.partition("/")
             rule = RULE_KINDS.get(kind)
@@ -227,15 +272,24 @@ class RuleEntities(SerializedState):
                     rule = RULE_KINDS[MATCH]  # `any/<kind>` of a section kind: the match itself
                 else:
                     section = sections.get(section_name)
-                    if section is None or not (section.start <= cand.start and cand.end <= section.end):
+                    if section is None or not (
+                        section.start <= cand.start and cand.end <= section.end
+                    ):
                         continue  # a rule applies only inside its own section
-                    if section_name == "footer" and self.footer_labels is not None \
-                            and cand.label_ not in self.footer_labels:
+                    if (
+                        section_name == "footer"
+                        and self.footer_labels is not None
+                        and cand.label_ not in self.footer_labels
+                    ):
                         continue
                     rule = rule or RULE_KINDS[MATCH]
-            found[rule.fallback].extend(rule.handler(self, doc, cand, RuleContext(section, header_keys)))
+            found[rule.fallback].extend(
+                rule.handler(self, doc, cand, RuleContext(section, header_keys))
+            )
         entities = found[False] + self._professions(doc)
-        entities.extend(self._companies(doc))  # after the others: a rule's label wins over a company of the same span
+        entities.extend(
+            self._companies(doc)
+        )  # after the others: a rule's label wins over a company of the same span
         doc.spans[self.fallback_key] = filter_spans(found[True] + self._towns_anywhere(doc))
         # overlap policy: among rule entities the longest wins; written before the NER, which
         # keeps them and predicts around them
@@ -246,7 +300,7 @@ class RuleEntities(SerializedState):
             doc.ents = prioritize_new_ents_filter(doc.ents, entities)
         return doc
 
-    def _age(self, doc: Doc, cand: Span) -> List[Span]:
+    def _age(self, doc: Doc, cand: Span) -> list[Span]:
         """The age of the patient, not of a relative: `madre de 31 años de edad` is left
         to the NER (the guidelines make it FAMILIARES), and so is `su mujer de 80 años`."""
         start, end = cand.start, cand.end
@@ -254,13 +308,26 @@ class RuleEntities(SerializedState):
             start += 1
         while end > start and doc[end - 1].lower_ in self.age_context_words:
             end -= 1
-        after = [t.lower_ for t in doc[cand.end:cand.end + 2]]
-        if after[:1] and after[0] in self.not_age_after or after[:1] == ["de"] and after[1:] and after[1] in self.not_age_after:
+        after = [t.lower_ for t in doc[cand.end : cand.end + 2]]
+        if (
+            after[:1]
+            and after[0] in self.not_age_after
+            or after[:1] == ["de"]
+            and after[1:]
+            and after[1] in self.not_age_after
+        ):
             return []  # `el paciente, 2 años después`, `3 meses de evolución`: a time, not an age
-        if end > start and doc[end - 1].lower_ == "a" and end < len(doc) and (doc[end].like_num or doc[end].is_digit):
+        if (
+            end > start
+            and doc[end - 1].lower_ == "a"
+            and end < len(doc)
+            and (doc[end].like_num or doc[end].is_digit)
+        ):
             return []  # `de 35 a 40`: a range, not the abbreviation of `años`
-        before = {t.lower_ for t in doc[max(0, cand.start - 3):cand.start]}
-        if before & self.kinship_words or (cand.start > 0 and doc[cand.start - 1].lower_ in self.possessives):
+        before = {t.lower_ for t in doc[max(0, cand.start - 3) : cand.start]}
+        if before & self.kinship_words or (
+            cand.start > 0 and doc[cand.start - 1].lower_ in self.possessives
+        ):
             return []
         return [Span(doc, start, end, label=cand.label)] if end > start else []
 
@@ -275,7 +342,7 @@ class RuleEntities(SerializedState):
         return self._towns[1]
 
     @staticmethod
-    def _next_name(doc: Doc, end: int, label) -> List[Span]:
+    def _next_name(doc: Doc, end: int, label) -> list[Span]:
         """`y Marta` right after a name: the capitalised words after the link are a second name."""
         if end + 1 >= len(doc) or doc[end].lower_ not in NAME_LINKS or not doc[end + 1].is_title:
             return []
@@ -284,7 +351,7 @@ class RuleEntities(SerializedState):
             stop += 1
         return [Span(doc, end + 1, stop, label=label)] if stop > end + 1 else []
 
-    def _towns_anywhere(self, doc: Doc) -> List[Span]:
+    def _towns_anywhere(self, doc: Doc) -> list[Span]:
         """Every run of capitalised words (with `de`, `la`... inside) that is a gazetteer or
         GeoNames town, longest first; a run in capitals is read in title case (`PONFERRADA`), but
         not an acronym of four letters or fewer. A town is PHI wherever it stands (TERRITORIO),
@@ -301,17 +368,23 @@ class RuleEntities(SerializedState):
             text = doc[start:end].text
             return _town_key(text.title() if text.isupper() else text)
 
-        found: List[Span] = []
+        found: list[Span] = []
         i, n = 0, len(doc)
         while i < n:
             token = doc[i]
-            if not token.text[:1].isupper() or key(i, i + 1) not in firsts or self._inside_name(doc, i):
+            if (
+                not token.text[:1].isupper()
+                or key(i, i + 1) not in firsts
+                or self._inside_name(doc, i)
+            ):
                 i += 1
                 continue
             end = None
             for stop in range(min(n, i + 6), i, -1):
                 if not doc[stop - 1].text[:1].isupper() or any(
-                        not (t.text[:1].isupper() or t.lower_ in TOWN_LINKS) for t in doc[i + 1:stop - 1]):
+                    not (t.text[:1].isupper() or t.lower_ in TOWN_LINKS)
+                    for t in doc[i + 1 : stop - 1]
+                ):
                     continue
                 if key(i, stop) in towns:
                     end = stop
@@ -325,8 +398,12 @@ class RuleEntities(SerializedState):
             opening_word = len(words) == 1 and self._opening_word(doc, i)
             # one short word in capitals is an acronym (`CEA`, the tumour marker; the town is Cea)
             acronym = len(words) == 1 and words[0].isupper() and len(words[0]) <= 4
-            if (len(words) > 1 or len(words[0]) > 2) and not opening_word and not acronym \
-                    and not all(self._common_word(w) for w in words):
+            if (
+                (len(words) > 1 or len(words[0]) > 2)
+                and not opening_word
+                and not acronym
+                and not all(self._common_word(w) for w in words)
+            ):
                 found.append(Span(doc, i, end, label="TERRITORIO"))
             i = end
         return found
@@ -340,7 +417,12 @@ class RuleEntities(SerializedState):
         prev = doc[before]
         if prev.lower_.rstrip(".") in self.titles_lower:
             return True
-        return before == i - 1 and prev.text[:1].isupper() and prev.is_alpha and not self._sentence_start(doc, before)
+        return (
+            before == i - 1
+            and prev.text[:1].isupper()
+            and prev.is_alpha
+            and not self._sentence_start(doc, before)
+        )
 
     def _job_index(self, doc: Doc) -> dict:
         """First word -> the jobs (tuples of words) it starts, longest first: the pipeline's list,
@@ -348,10 +430,15 @@ class RuleEntities(SerializedState):
 
         gaz = from_vocab(doc.vocab)
         if gaz is not self._jobs[0] or self._jobs[1] is None:
-            jobs = set(self.professions) | ({g.lower() for g in gaz.get("professions")} if gaz is not None else set())
+            jobs = set(self.professions) | (
+                {g.lower() for g in gaz.get("professions")} if gaz is not None else set()
+            )
             for job in list(jobs):
                 head, _, rest = job.partition(" ")
-                for fem in (head[:-1] + "a" if head.endswith("o") else None, head + "a" if head.endswith("or") else None):
+                for fem in (
+                    head[:-1] + "a" if head.endswith("o") else None,
+                    head + "a" if head.endswith("or") else None,
+                ):
                     if fem:
                         jobs.add(f"{fem} {rest}".strip())
             index: dict = {}
@@ -364,7 +451,7 @@ class RuleEntities(SerializedState):
             self._jobs = (gaz, index)
         return self._jobs[1]
 
-    def _professions(self, doc: Doc) -> List[Span]:
+    def _professions(self, doc: Doc) -> list[Span]:
         """`trabaja como soldador`, `es camionera`, `Varón de 20 años, pescador,`, `agricultor
         jubilado`: a known job next to a cue is PROFESION (the job alone, no cue words)."""
         index = self._job_index(doc)
@@ -374,7 +461,10 @@ class RuleEntities(SerializedState):
             if not jobs:
                 i += 1
                 continue
-            end = next((i + len(w) for w in jobs if tuple(t.lower_ for t in doc[i:i + len(w)]) == w), None)
+            end = next(
+                (i + len(w) for w in jobs if tuple(t.lower_ for t in doc[i : i + len(w)]) == w),
+                None,
+            )
             if end is None:
                 i += 1
                 continue
@@ -385,9 +475,13 @@ class RuleEntities(SerializedState):
 
     def _job_cue(self, doc: Doc, start: int, end: int) -> bool:
         """A cue next to the job `doc[start:end]`."""
-        before = [t.lower_ for t in doc[max(0, start - 3):start] if not t.is_space]
-        after = [t.lower_ for t in doc[end:end + 2]]
-        if before[-2:-1] and before[-2] in self.profession_verbs and before[-1] in self.profession_links:
+        before = [t.lower_ for t in doc[max(0, start - 3) : start] if not t.is_space]
+        after = [t.lower_ for t in doc[end : end + 2]]
+        if (
+            before[-2:-1]
+            and before[-2] in self.profession_verbs
+            and before[-1] in self.profession_links
+        ):
             return True  # `trabaja como soldador`
         if before[-1:] and before[-1] in self.profession_copulas:
             return True  # `es camionera`
@@ -399,11 +493,11 @@ class RuleEntities(SerializedState):
             return True  # `agricultor jubilado`
         if after[:1] and after[0] in ("en", "para"):
             # `camionero en Transportes Gil S.L.`, `maestra en el CEIP ...`: the job and its employer
-            employer = [t for t in doc[end + 1:end + 3] if t.lower_ not in self.company_links][:1]
+            employer = [t for t in doc[end + 1 : end + 3] if t.lower_ not in self.company_links][:1]
             return bool(employer) and employer[0].text[:1].isupper()
         return False
 
-    def _companies(self, doc: Doc) -> List[Span]:
+    def _companies(self, doc: Doc) -> list[Span]:
         """`Talleres Hermanos Olmedo S.L.`, `Fruites del Segrià SAT`: capitalised words (small
         words between them) up to a company suffix; a leading function word stays out."""
         out = []
@@ -419,14 +513,27 @@ class RuleEntities(SerializedState):
                     j -= 1
                 else:
                     break
-            while start < i and (doc[start].lower_ in self.trim_words or doc[start].lower_ in self.company_links
-                                 or doc[start].lower_ in self.profession_copulas
-                                 or (self._sentence_start(doc, start) and self._dictionary_word(doc[start].lower_))):
-                start += 1  # `En Talleres Gil S.L.`, `Prótesis de Ortopedia Norte SL`: not the company's
+            while start < i and (
+                doc[start].lower_ in self.trim_words
+                or doc[start].lower_ in self.company_links
+                or doc[start].lower_ in self.profession_copulas
+                or (self._sentence_start(doc, start) and self._dictionary_word(doc[start].lower_))
+            ):
+                start += (
+                    1  # `En Talleres Gil S.L.`, `Prótesis de Ortopedia Norte SL`: not the company's
+                )
             if start < i:
                 # `S.C.A` + `.`: the tokenizer leaves the last dot of some suffixes apart
-                end = i + 1 + (i + 1 < len(doc) and doc[i + 1].text == "." and "." in token.text
-                               and not token.text.endswith("."))
+                end = (
+                    i
+                    + 1
+                    + (
+                        i + 1 < len(doc)
+                        and doc[i + 1].text == "."
+                        and "." in token.text
+                        and not token.text.endswith(".")
+                    )
+                )
                 out.append(Span(doc, start, end, label="INSTITUCION"))
         return out
 
@@ -437,7 +544,6 @@ class RuleEntities(SerializedState):
     def _dictionary_word(self, word: str) -> bool:
         """`word` (lower case) is a Spanish noun, adjective or verb lemma (`es_lemma_index`)."""
         if self._dictionary is None:
-
             self._dictionary = load_dictionary_words()
         return word in self._dictionary
 
@@ -456,22 +562,25 @@ class RuleEntities(SerializedState):
         """A frequent Spanish word that is also in the dictionary, or its plural is (`Mayor`,
         `Real`, `Puertas`); frequency alone would take in the big towns (`Madrid`, log-probability -10.4)."""
         if self._log_prob is None:
-
             self._log_prob = load_log_probs()
         w = word.lower()
         if self._log_prob(w) <= self.town_max_log_prob:
             return False
         return self._dictionary_form(w)
 
-    def _town(self, doc: Doc, cand: Span) -> List[Span]:
+    def _town(self, doc: Doc, cand: Span) -> list[Span]:
         """`vive en Tolosa`: the longest run of words after the cue that is a gazetteer town
         (case as written but for `de`, `los`...), not made of common Spanish words only; nothing after a
         capitalised word or abbreviation (`Hospital de Mérida`, `López de Haro`, `Ctra. de Logroño`:
         a name, not a place cue)."""
         towns = self._town_names(doc)
         before = cand.start - 1
-        if before > 0 and doc[before].text == "." and not doc[before - 1].whitespace_ \
-                and doc[before - 1].lower_ in self.town_name_heads:
+        if (
+            before > 0
+            and doc[before].text == "."
+            and not doc[before - 1].whitespace_
+            and doc[before - 1].lower_ in self.town_name_heads
+        ):
             before -= 1  # `Ctra. de Logroño`: an abbreviation before the cue, not a sentence end
         if not towns:
             return []
@@ -482,7 +591,11 @@ class RuleEntities(SerializedState):
         elif before >= 0 and doc[before].text[:1].isupper():
             # a capitalised word inside a sentence is a name; at its start (`Vive en`) it is a
             # cue unless it heads a name (`Hospital de`, `Calle de`)
-            sentence_start = before == 0 or doc[before - 1].text in SENTENCE_END or is_line_break(doc[before - 1])
+            sentence_start = (
+                before == 0
+                or doc[before - 1].text in SENTENCE_END
+                or is_line_break(doc[before - 1])
+            )
             if not sentence_start or doc[before].lower_.rstrip(".") in self.town_name_heads:
                 return []
         start = cand.start + 1
@@ -490,8 +603,15 @@ class RuleEntities(SerializedState):
         if doc[cand.start].is_punct or doc[cand.start].is_space:
             # a layout cue: all the words up to the comma or the line end are the town
             # (`Olmedo Rivas, 16 años` is a name that starts with a town's)
-            ends = [next(i for i in range(start, cand.end + 1) if i == cand.end or not doc[i].text[:1].isupper()
-                         and doc[i].lower_ not in TOWN_LINKS)]
+            ends = [
+                next(
+                    i
+                    for i in range(start, cand.end + 1)
+                    if i == cand.end
+                    or not doc[i].text[:1].isupper()
+                    and doc[i].lower_ not in TOWN_LINKS
+                )
+            ]
         for end in ends:
             if _town_key(doc[start:end].text) in towns and doc[end - 1].text[:1].isupper():
                 words = [t.text for t in doc[start:end] if t.text[:1].isupper()]
@@ -500,14 +620,18 @@ class RuleEntities(SerializedState):
                 return [Span(doc, start, end, label=cand.label)]
         return []
 
-    def _line_value(self, doc: Doc, key: Span, sec: Span, header_keys: AbstractSet[int]) -> List[Span]:
+    def _line_value(
+        self, doc: Doc, key: Span, sec: Span, header_keys: AbstractSet[int]
+    ) -> list[Span]:
         end = key.end
         while end < sec.end and not is_line_break(doc[end]) and end not in header_keys:
             end += 1
         label = key.label_
         if label == "FECHAS":
             end = _before_time(doc, key.end, end, self.time_lead)
-        start, end = strip_edges(doc, key.end, end, titles=self.titles if label.startswith("NOMBRE_") else ())
+        start, end = strip_edges(
+            doc, key.end, end, titles=self.titles if label.startswith("NOMBRE_") else ()
+        )
         if label.startswith("ID_"):
             # `CIPA: nhc-248135`: an identifier starts at its first digit
             while start < end and not has_digit(doc[start]):
@@ -518,32 +642,43 @@ class RuleEntities(SerializedState):
             return self._split(doc, start, end, key.label)
         return [Span(doc, start, end, label=key.label)]
 
-    def _split(self, doc: Doc, start: int, end: int, label) -> List[Span]:
+    def _split(self, doc: Doc, start: int, end: int, label) -> list[Span]:
         """`Tolosa, Gipuzkoa` and `Getafe - Madrid` are two places, `Vitoria-Gasteiz` one."""
         spans, chunk_start = [], start
         for i in range(start, end + 1):
-            if i == end or doc[i].text in SPLIT_PUNCT or (
-                    doc[i].text in SPACED_SPLIT_PUNCT and doc[i].whitespace_
-                    and not (i > start and doc[i - 1].lower_ in self.place_abbreviations)):
+            if (
+                i == end
+                or doc[i].text in SPLIT_PUNCT
+                or (
+                    doc[i].text in SPACED_SPLIT_PUNCT
+                    and doc[i].whitespace_
+                    and not (i > start and doc[i - 1].lower_ in self.place_abbreviations)
+                )
+            ):
                 s, e = strip_edges(doc, chunk_start, i)
                 if e > s:
                     spans.append(Span(doc, s, e, label=label))
                 chunk_start = i + 1
         return spans
 
-    def _number_value(self, doc: Doc, key: Span, sec: Span) -> List[Span]:
+    def _number_value(self, doc: Doc, key: Span, sec: Span) -> list[Span]:
         i = key.end
-        while i < sec.end and (doc[i].is_space and not is_line_break(doc[i]) or doc[i].text in {"+", ":", ".", "("}):
+        while i < sec.end and (
+            doc[i].is_space and not is_line_break(doc[i]) or doc[i].text in {"+", ":", ".", "("}
+        ):
             i += 1
         start = end = i
-        while i < sec.end and (has_digit(doc[i]) or doc[i].text in NUMBER_SEPARATORS
-                               or (doc[i].is_space and not is_line_break(doc[i]))):
+        while i < sec.end and (
+            has_digit(doc[i])
+            or doc[i].text in NUMBER_SEPARATORS
+            or (doc[i].is_space and not is_line_break(doc[i]))
+        ):
             if has_digit(doc[i]):
                 end = i + 1
             i += 1
         return [Span(doc, start, end, label=key.label)] if end > start else []
 
-    def _street(self, doc: Doc, head: Span, sec: Span) -> List[Span]:
+    def _street(self, doc: Doc, head: Span, sec: Span) -> list[Span]:
         end = street_end(doc, head, sec.end)
         return [Span(doc, head.start, end, label=head.label)] if end is not None else []
 
@@ -551,29 +686,36 @@ class RuleEntities(SerializedState):
 class RuleContext(NamedTuple):
     """Where a candidate stands: its section (None for the kinds that apply anywhere) and the
     starts of the header keys (a header value ends at the next key)."""
-    section: Optional[Span]
+
+    section: Span | None
     header_keys: AbstractSet[int]
 
 
 # (component, doc, candidate, context) -> the entities of one candidate
-RuleHandler = Callable[["RuleEntities", Doc, Span, RuleContext], List[Span]]
+RuleHandler = Callable[["RuleEntities", Doc, Span, RuleContext], list[Span]]
 
 
 class RuleKind(NamedTuple):
     handler: RuleHandler
     in_section: bool  # applies only inside the section its id names (`header/line`); else anywhere
-    fallback: bool  # its spans are fallback entities (entity_checks adds them where no other entity is)
+    fallback: (
+        bool  # its spans are fallback entities (entity_checks adds them where no other entity is)
+    )
 
 
 # the kind of a pattern id `<section>/<kind>` -> what the rule makes of its candidate
-RULE_KINDS: Dict[str, RuleKind] = {}
+RULE_KINDS: dict[str, RuleKind] = {}
 
 
-def rule_kind(kind: str, *, in_section: bool = False, fallback: bool = False) -> Callable[[RuleHandler], RuleHandler]:
+def rule_kind(
+    kind: str, *, in_section: bool = False, fallback: bool = False
+) -> Callable[[RuleHandler], RuleHandler]:
     """Register the handler of the pattern ids `<section>/<kind>`."""
+
     def register(handler: RuleHandler) -> RuleHandler:
         RULE_KINDS[kind] = RuleKind(handler, in_section, fallback)
         return handler
+
     return register
 
 
@@ -618,7 +760,11 @@ def _fallback_number(rules, doc, cand, ctx):
     end = cand.end
     while end > start + 1 and doc[end - 1].text in NUMBER_SEPARATORS:
         end -= 1
-    return [Span(doc, start, end, label=cand.label)] if sum(c.isdigit() for c in doc[start:end].text) >= 4 else []
+    return (
+        [Span(doc, start, end, label=cand.label)]
+        if sum(c.isdigit() for c in doc[start:end].text) >= 4
+        else []
+    )
 
 
 @rule_kind(AGE)
@@ -635,8 +781,9 @@ def _relative_age(rules, doc, cand, ctx):
 @rule_kind(RELATIVE_AGES)
 def _relative_ages(rules, doc, cand, ctx):
     numbers = [t.i for t in cand if t.is_digit]
-    return [Span(doc, i, i + 1, label=cand.label) for i in numbers[:-1]] \
-        + [Span(doc, numbers[-1], cand.end, label=cand.label)]
+    return [Span(doc, i, i + 1, label=cand.label) for i in numbers[:-1]] + [
+        Span(doc, numbers[-1], cand.end, label=cand.label)
+    ]
 
 
 @rule_kind(RELATIVE_NAME)
@@ -644,7 +791,9 @@ def _relative_name(rules, doc, cand, ctx):
     # (possessive,) kinship word, an optional comma or bracket, then the name: a relative's
     # name is FAMILIARES; the name is the match from its first capitalised word
     start = next(t.i for t in cand[1:] if t.is_title)
-    return [Span(doc, start, cand.end, label=cand.label)] + rules._next_name(doc, cand.end, cand.label)
+    return [Span(doc, start, cand.end, label=cand.label)] + rules._next_name(
+        doc, cand.end, cand.label
+    )
 
 
 @rule_kind(NAME_BEFORE)
@@ -655,8 +804,9 @@ def _name_before(rules, doc, cand, ctx):
     start = cand.start
     if start > 0 and (doc[start - 1].is_title or doc[start - 1].lower_ in {"de", "del"}):
         return []  # the whole run decides, not a part of it; after `de` it names a place (`Unidad de ...`)
-    if (end - start == 1 and rules._opening_word(doc, start)) \
-            or any(t.lower_ in rules.town_name_heads for t in doc[start:end]):
+    if (end - start == 1 and rules._opening_word(doc, start)) or any(
+        t.lower_ in rules.town_name_heads for t in doc[start:end]
+    ):
         return []
     return [Span(doc, start, end, label=cand.label)]
 
@@ -690,10 +840,20 @@ def _first_number(rules, doc, cand, ctx):
 @rule_kind(CUED_NUMBER)
 def _cued_number(rules, doc, cand, ctx):
     # the code starts at its first digit or at a unit's capitals (`UCI-04`, `cama B`)
-    start = next((t.i for t in cand[1:] if any(c.isdigit() for c in t.text) or re.fullmatch(r"[A-Z]{1,4}", t.text)),
-                 None)
+    start = next(
+        (
+            t.i
+            for t in cand[1:]
+            if any(c.isdigit() for c in t.text) or re.fullmatch(r"[A-Z]{1,4}", t.text)
+        ),
+        None,
+    )
     unit_after = cand.end < len(doc) and doc[cand.end].lower_ in rules.number_units
-    return [Span(doc, start, cand.end, label=cand.label)] if start is not None and not unit_after else []
+    return (
+        [Span(doc, start, cand.end, label=cand.label)]
+        if start is not None and not unit_after
+        else []
+    )
 
 
 @rule_kind(TRIM)

@@ -4,8 +4,8 @@ For tests and for measuring what a change of the pattern files adds (scripts/rul
 the pattern paths are those of a `configs/patterns` folder unless overridden
 (`{"paths.rule_patterns": ...}`), and `[initialize]` reads them as a full build does.
 """
+
 from pathlib import Path
-from typing import Dict, Optional
 
 import spacy
 from spacy.language import Language
@@ -26,11 +26,14 @@ PATTERN_FILES = {
 }
 
 
-def build_rule_pipeline(config_path: Path, patterns_dir: Path,
-                        overrides: Optional[Dict[str, str]] = None) -> Language:
+def build_rule_pipeline(
+    config_path: Path, patterns_dir: Path, overrides: dict[str, str] | None = None
+) -> Language:
     """An initialized pipeline of every component of `config_path` but tok2vec and ner."""
     paths = {key: str(Path(patterns_dir) / name) for key, name in PATTERN_FILES.items()}
-    config = spacy.util.load_config(config_path, overrides={**paths, **(overrides or {})}, interpolate=False)
+    config = spacy.util.load_config(
+        config_path, overrides={**paths, **(overrides or {})}, interpolate=False
+    )
     config["nlp"]["pipeline"] = [name for name in config["nlp"]["pipeline"] if name not in TRAINED]
     for name in TRAINED:
         config["components"].pop(name, None)

@@ -7,7 +7,7 @@ only; never touches tokens, entities or other span groups.
 
 import re
 from bisect import bisect_left
-from typing import Callable, Iterable, List, Optional
+from collections.abc import Callable, Iterable
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -18,7 +18,7 @@ SECTIONS_KEY = "sections"
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\n|\r|$)")
 
 
-def _validate(patterns: List[dict]) -> List[dict]:
+def _validate(patterns: list[dict]) -> list[dict]:
     """Section titles, as in medSpaCy's Sectionizer: each pattern has a `section`
     ("header" or "footer"), a `title` and a regular expression matched at the start of a
     line (after leading blanks)."""
@@ -29,8 +29,12 @@ def _validate(patterns: List[dict]) -> List[dict]:
         try:
             re.compile(p["pattern"])
         except re.error as err:
-            raise ValueError(f"section pattern {i} ({p.get('title', '')}): invalid regex: {err}") from None
-        clean.append({"section": p["section"], "title": p.get("title", ""), "pattern": p["pattern"]})
+            raise ValueError(
+                f"section pattern {i} ({p.get('title', '')}): invalid regex: {err}"
+            ) from None
+        clean.append(
+            {"section": p["section"], "title": p.get("title", ""), "pattern": p["pattern"]}
+        )
     return clean
 
 
@@ -43,11 +47,16 @@ class SectionSegmenter(SerializedState):
     def __init__(self, nlp: Language, name: str, *, spans_key: str = SECTIONS_KEY):
         self.name = name
         self.spans_key = spans_key
-        self.patterns: List[dict] = []
+        self.patterns: list[dict] = []
         self._compile()
 
-    def initialize(self, get_examples: Optional[Callable] = None, *, nlp: Optional[Language] = None,
-                   patterns: Optional[Iterable[dict]] = None) -> None:
+    def initialize(
+        self,
+        get_examples: Callable | None = None,
+        *,
+        nlp: Language | None = None,
+        patterns: Iterable[dict] | None = None,
+    ) -> None:
         if patterns is not None:
             self.patterns = _validate(list(patterns))
             self._compile()
@@ -55,7 +64,9 @@ class SectionSegmenter(SerializedState):
     def _compile(self) -> None:
         def alternation(section: str):
             parts = [f"(?:{p['pattern']})" for p in self.patterns if p["section"] == section]
-            return re.compile(r"[ \t]*(?:" + "|".join(parts) + ")", re.IGNORECASE) if parts else None
+            return (
+                re.compile(r"[ \t]*(?:" + "|".join(parts) + ")", re.IGNORECASE) if parts else None
+            )
 
         self._header = alternation("header")
         self._footer = alternation("footer")
@@ -67,7 +78,9 @@ class SectionSegmenter(SerializedState):
         later line that starts with a footer title and runs to the end; what is left is the
         body. A report without header or footer is all body."""
         header_end, footer_start = 0, len(text)
-        lines = [(m.start(), m.end(), m.group()) for m in _LINE.finditer(text) if m.end() > m.start()]
+        lines = [
+            (m.start(), m.end(), m.group()) for m in _LINE.finditer(text) if m.end() > m.start()
+        ]
         i = 0
         if self._header is not None:
             while i < len(lines) and not lines[i][2].strip():
@@ -99,10 +112,15 @@ class SectionSegmenter(SerializedState):
         # ("\n\n"): snap each boundary to one token index so that the sections
         # partition the tokens (a straddling token stays in the earlier section).
         token_starts = [token.idx for token in doc]
-        header_end, footer_start = (bisect_left(token_starts, c) for c in (header_end, footer_start))
+        header_end, footer_start = (
+            bisect_left(token_starts, c) for c in (header_end, footer_start)
+        )
         spans = []
-        for label, start, end in (("header", 0, header_end), ("body", header_end, footer_start),
-                                  ("footer", footer_start, len(doc))):
+        for label, start, end in (
+            ("header", 0, header_end),
+            ("body", header_end, footer_start),
+            ("footer", footer_start, len(doc)),
+        ):
             if end > start and doc[start:end].text.strip():
                 spans.append(Span(doc, start, end, label=label))
         doc.spans[self.spans_key] = spans
@@ -118,7 +136,7 @@ class SectionSegmenter(SerializedState):
         self._compile()
 
 
-def section_of(doc: Doc, start: int, end: int, spans_key: str = SECTIONS_KEY) -> Optional[str]:
+def section_of(doc: Doc, start: int, end: int, spans_key: str = SECTIONS_KEY) -> str | None:
     """The label of the section holding tokens [start, end), or None."""
     for span in doc.spans.get(spans_key, []):
         if span.start <= start and end <= span.end:

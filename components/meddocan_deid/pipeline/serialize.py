@@ -8,21 +8,23 @@ spaCy's own components) and `to_bytes`/`from_bytes` (a msgpack dict under the sa
 A file absent on disk (a pipeline saved before the state had it) leaves its key out of the
 state handed to `set_state`.
 """
+
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Dict, List
+from typing import Any
 
 import srsly
 from spacy import util
 
 
-def _write(path: Path, values: List[Any]) -> None:
+def _write(path: Path, values: list[Any]) -> None:
     if path.suffix == ".jsonl":
         srsly.write_jsonl(path, values)
     else:
         path.write_text("".join(f"{v}\n" for v in values), encoding="utf-8")
 
 
-def _read(path: Path) -> List[Any]:
+def _read(path: Path) -> list[Any]:
     if path.suffix == ".jsonl":
         return list(srsly.read_jsonl(path))
     return [line for line in path.read_text(encoding="utf-8").splitlines() if line]
@@ -32,37 +34,48 @@ class SerializedState:
     """Mixin: `to_disk`, `from_disk`, `to_bytes`, `from_bytes` from `state_files`,
     `get_state()` and `set_state(state)` (see the module docstring)."""
 
-    state_files: Dict[str, str] = {}
+    state_files: dict[str, str] = {}
 
-    def get_state(self) -> Dict[str, List[Any]]:
+    def get_state(self) -> dict[str, list[Any]]:
         raise NotImplementedError
 
-    def set_state(self, state: Dict[str, List[Any]]) -> None:
+    def set_state(self, state: dict[str, list[Any]]) -> None:
         raise NotImplementedError
 
     def to_bytes(self, *, exclude=tuple()) -> bytes:
         state = self.get_state()
-        return srsly.msgpack_dumps({key: state[key] for key in self.state_files if key not in exclude})
+        return srsly.msgpack_dumps(
+            {key: state[key] for key in self.state_files if key not in exclude}
+        )
 
     def from_bytes(self, data: bytes, *, exclude=tuple()):
         msg = srsly.msgpack_loads(data)
-        self.set_state({key: msg[key] for key in self.state_files if key in msg and key not in exclude})
+        self.set_state(
+            {key: msg[key] for key in self.state_files if key in msg and key not in exclude}
+        )
         return self
 
     def to_disk(self, path, *, exclude=tuple()) -> None:
         path = util.ensure_path(path)
         path.mkdir(parents=True, exist_ok=True)
         state = self.get_state()
-        util.to_disk(path, {file: (lambda p, values=state[key]: _write(p, values))
-                            for key, file in self.state_files.items()}, exclude)
+        util.to_disk(
+            path,
+            {
+                file: (lambda p, values=state[key]: _write(p, values))
+                for key, file in self.state_files.items()
+            },
+            exclude,
+        )
 
     def from_disk(self, path, *, exclude=tuple()):
-        state: Dict[str, List[Any]] = {}
+        state: dict[str, list[Any]] = {}
 
         def reader(key: str):
             def read(p: Path) -> None:
                 if p.exists():
                     state[key] = _read(p)
+
             return read
 
         util.from_disk(path, {file: reader(key) for key, file in self.state_files.items()}, exclude)
@@ -75,11 +88,11 @@ class PatternState(SerializedState):
     the patterns with `check_patterns` (the component module's validator) and compiles them."""
 
     state_files = {"patterns": "patterns.jsonl"}
-    check_patterns: Callable[[List[dict]], List[dict]]
+    check_patterns: Callable[[list[dict]], list[dict]]
 
-    def get_state(self) -> Dict[str, List[Any]]:
+    def get_state(self) -> dict[str, list[Any]]:
         return {"patterns": self.patterns}
 
-    def set_state(self, state: Dict[str, List[Any]]) -> None:
+    def set_state(self, state: dict[str, list[Any]]) -> None:
         self.patterns = self.check_patterns(list(state.get("patterns", [])))
         self._compile()

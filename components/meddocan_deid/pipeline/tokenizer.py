@@ -4,10 +4,11 @@ boundaries where PHI starts and ends in clinical reports.
 Reads the raw text; writes the tokens only (the boundaries spaCy's defaults miss, each
 rule commented with its case below); never sets entities, spans or sections.
 """
+
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from spacy.lang.char_classes import ALPHA, ALPHA_LOWER, ALPHA_UPPER
 from spacy.lang.es import Spanish

@@ -7,7 +7,6 @@ changes rule entities or tokens, and keeps no state from one document to the nex
 """
 
 import re
-from typing import List
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -46,10 +45,23 @@ PLACE_LABELS = {"HOSPITAL", "INSTITUCION"}
     assigns=["doc.ents", "doc.spans"],
 )
 class TrustedPHI:
-    def __init__(self, nlp: Language, name: str, *, rules_key: str, sections_key: str, spans_key: str,
-                 fields_key: str,
-                 exclude_rule_labels: List[str], ner_labels: List[str], min_length: int, place_words: List[str],
-                 name_labels: List[str], min_part_length: int, part_stop_words: List[str]):
+    def __init__(
+        self,
+        nlp: Language,
+        name: str,
+        *,
+        rules_key: str,
+        sections_key: str,
+        spans_key: str,
+        fields_key: str,
+        exclude_rule_labels: list[str],
+        ner_labels: list[str],
+        min_length: int,
+        place_words: list[str],
+        name_labels: list[str],
+        min_part_length: int,
+        part_stop_words: list[str],
+    ):
         self.name = name
         self.rules_key = rules_key
         self.fields_key = fields_key
@@ -94,19 +106,37 @@ class TrustedPHI:
         ents = list(doc.ents)
         changed = False
         for ent in list(ents):
-            if ent.label_ not in self.acronym_labels or ent.end >= len(doc) or doc[ent.end].text != "(":
+            if (
+                ent.label_ not in self.acronym_labels
+                or ent.end >= len(doc)
+                or doc[ent.end].text != "("
+            ):
                 continue
-            close = next((i for i in range(ent.end + 2, min(ent.end + 5, len(doc))) if doc[i].text == ")"), None)
-            acronym = doc[ent.end + 1:close].text if close is not None else ""
+            close = next(
+                (i for i in range(ent.end + 2, min(ent.end + 5, len(doc))) if doc[i].text == ")"),
+                None,
+            )
+            acronym = doc[ent.end + 1 : close].text if close is not None else ""
             # the place must read as one (`Complejo ...`, not `Colitis Ulcerosa (CU)`) and its
             # short name start with its first letter (`Servicio ... (CSM)` is another body's)
-            if not ACRONYM.match(acronym) or ent[0].lower_ not in self.place_words or acronym[0] != ent.text[0]:
+            if (
+                not ACRONYM.match(acronym)
+                or ent[0].lower_ not in self.place_words
+                or acronym[0] != ent.text[0]
+            ):
                 continue
             inside = [e for e in ents if e.start < close and ent.end + 1 < e.end]
-            if any((e.start, e.end, e.label) in rules or e.label == ent.label or e.start < ent.end + 1
-                   or e.end > close for e in inside):
+            if any(
+                (e.start, e.end, e.label) in rules
+                or e.label == ent.label
+                or e.start < ent.end + 1
+                or e.end > close
+                for e in inside
+            ):
                 continue
-            ents = [e for e in ents if e not in inside] + [Span(doc, ent.end + 1, close, label=ent.label)]
+            ents = [e for e in ents if e not in inside] + [
+                Span(doc, ent.end + 1, close, label=ent.label)
+            ]
             changed = True
         if changed:
             doc.ents = sorted(ents, key=lambda e: e.start)
@@ -119,8 +149,12 @@ class TrustedPHI:
         before = doc[span.start - 1] if span.start > 0 else None
         if after is not None and not after.is_space and after.text[:1].isupper():
             return True
-        return (before is not None and not before.is_space and before.text[:1].isupper()
-                and before.lower_.rstrip(".") not in TITLE_WORDS)
+        return (
+            before is not None
+            and not before.is_space
+            and before.text[:1].isupper()
+            and before.lower_.rstrip(".") not in TITLE_WORDS
+        )
 
     def __call__(self, doc: Doc) -> Doc:
         # a short name first, so that it is trusted too; then every other exact occurrence
@@ -134,13 +168,13 @@ class TrustedPHI:
         for ent in doc.ents:
             for i in range(ent.start, ent.end):
                 taken[i] = True
-        added: List[Span] = []
+        added: list[Span] = []
         text = doc.text  # Doc.text is rebuilt from the tokens on every access: read it once
         # longest strings first, so "Rivas Buendía" wins over "Rivas"
         for string in sorted(trusted, key=len, reverse=True):
             for m in re.finditer(r"(?<!\w)" + re.escape(string) + r"(?!\w)", text):
                 span = doc.char_span(m.start(), m.end(), label=trusted[string])
-                if span is None or any(taken[span.start:span.end]):
+                if span is None or any(taken[span.start : span.end]):
                     continue
                 for i in range(span.start, span.end):
                     taken[i] = True
@@ -151,11 +185,19 @@ class TrustedPHI:
             if label not in self.name_labels:
                 continue
             for part in re.split(r"[\s-]+", string):
-                if len(part) < self.min_part_length or not part[0].isupper() or part.lower() in self.part_stop_words:
+                if (
+                    len(part) < self.min_part_length
+                    or not part[0].isupper()
+                    or part.lower() in self.part_stop_words
+                ):
                     continue
                 for m in re.finditer(r"(?<![\w.@])" + re.escape(part) + r"(?![\w@])", text):
                     span = doc.char_span(m.start(), m.end(), label=label)
-                    if span is None or any(taken[span.start:span.end]) or self._in_other_name(doc, span):
+                    if (
+                        span is None
+                        or any(taken[span.start : span.end])
+                        or self._in_other_name(doc, span)
+                    ):
                         continue
                     for i in range(span.start, span.end):
                         taken[i] = True

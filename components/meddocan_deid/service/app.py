@@ -11,6 +11,7 @@ to try it, in English or Spanish), /docs and /redoc (OpenAPI, their files served
 Errors name the field and the problem, never the request's text (a wrong label name, which is
 no PHI, is named: service/problems.py); the logs hold routes, statuses, times and counts only.
 """
+
 import logging
 import threading
 from contextlib import asynccontextmanager
@@ -30,8 +31,10 @@ from .settings import ServiceSettings, check_settings, settings_from_env
 
 logger = logging.getLogger("meddocan_deid.service")
 
-DESCRIPTION = ("De-identification of Spanish clinical reports (MEDDOCAN PHI labels). The POST routes and "
-               "/metrics need a bearer token of the server's token file: press Authorize and paste it.")
+DESCRIPTION = (
+    "De-identification of Spanish clinical reports (MEDDOCAN PHI labels). The POST routes and "
+    "/metrics need a bearer token of the server's token file: press Authorize and paste it."
+)
 
 
 def create_app(settings: ServiceSettings, nlp: Any = None) -> FastAPI:
@@ -49,23 +52,44 @@ def create_app(settings: ServiceSettings, nlp: Any = None) -> FastAPI:
         yield
         engine.close()
 
-    app = FastAPI(title="meddocan-deid", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
-                  description=DESCRIPTION)
+    app = FastAPI(
+        title="meddocan-deid",
+        version=__version__,
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        description=DESCRIPTION,
+    )
     app.state.service = State(settings, engine, metrics)
     app.state.engine = engine
     app.state.metrics = metrics
     app.mount(DOCS_ASSETS, StaticFiles(directory=docs.docs_assets()), name="docs-assets")
-    for router in (docs.router, deidentify.router, analyze.router, status.router, status.protected, page.router):
+    for router in (
+        docs.router,
+        deidentify.router,
+        analyze.router,
+        status.router,
+        status.protected,
+        page.router,
+    ):
         app.include_router(router)
     add_handlers(app)
-    app.add_middleware(Guard, tokens=tokens, max_body_bytes=settings.max_body_bytes, metrics=metrics)
+    app.add_middleware(
+        Guard, tokens=tokens, max_body_bytes=settings.max_body_bytes, metrics=metrics
+    )
     return app
 
 
 def app_from_env():
     """The app of a `meddocan-deid serve` worker: settings from MEDDOCAN_DEID_SERVICE_SETTINGS."""
     settings = settings_from_env()
-    if not logging.getLogger().handlers:  # a worker process of --workers N: the level `serve` was given
-        level = logging.DEBUG if settings.log_level == "trace" else getattr(logging, settings.log_level.upper())
+    if (
+        not logging.getLogger().handlers
+    ):  # a worker process of --workers N: the level `serve` was given
+        level = (
+            logging.DEBUG
+            if settings.log_level == "trace"
+            else getattr(logging, settings.log_level.upper())
+        )
         logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     return create_app(settings)

@@ -17,16 +17,18 @@ lane piece by piece (`LONG_PIECE_CHARS` a call), runs a piece only while no ordi
 in flight, and stops at its deadline (the request's admission plus `request_timeout`),
 so that its slot is free again when its 504 is sent. `in_flight`, `queued`, `waiting` and
 `long_running` are what /ready and /metrics show."""
+
 import asyncio
 import collections
 import logging
 import math
 import threading
 import time
-from dataclasses import replace
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from dataclasses import replace
+from typing import Any
 
 from ..deid.deidentifier import Deidentifier
 from ..deid.keys import DeidKeyError
@@ -34,23 +36,25 @@ from ..deid.known_phi import KnownPhiError, validate_known_phi
 from ..deid.options import DeidOptions
 from ..deid.pieces import ReportTimeout, doc_spans, pipe_spans, text_spans
 from ..deid.policy import Policy, PolicyError, parse_policy, prepare_spans
-from ..formats.memory import RowsTable
 from ..deid.tables import TableSettings, TableSpec, check_columns, deidentify_loaded
 from ..engine.heap import pin_loaded_objects, release_loaded_objects
 from ..engine.settings import load_model
 from ..errors import InputError, RunError, ServiceError
+from ..formats.memory import RowsTable
 from ..presidio_entities import Found, entity_sources
 from .problems import problem
 from .settings import ServiceSettings
 
 logger = logging.getLogger("meddocan_deid.service")
 SHORT_CHARS = 20_000  # a request up to this many characters runs in the ordinary lane, in one call
-LONG_PIECE_CHARS = 2_000  # a long request's piece: about 0.1 s of pipeline, the longest an ordinary request waits
+LONG_PIECE_CHARS = (
+    2_000  # a long request's piece: about 0.1 s of pipeline, the longest an ordinary request waits
+)
 QUEUE_POLL_SECONDS = 0.005  # how often a queued request looks for a free slot
 MEAN_WEIGHT = 0.2  # weight of the latest request in the running mean of the time per request
 
 
-def field_error(loc: Tuple, message: str) -> ServiceError:
+def field_error(loc: tuple, message: str) -> ServiceError:
     return ServiceError(422, "invalid_request", message, loc=("body",) + tuple(loc))
 
 
@@ -62,16 +66,20 @@ def _problem(err: Exception) -> str:
 
 
 class Engine:
-    def __init__(self, settings: ServiceSettings, key: Optional[bytes], nlp: Any = None):
+    def __init__(self, settings: ServiceSettings, key: bytes | None, nlp: Any = None):
         self.settings = settings
         self._key = key
         self.nlp = nlp
-        self.deidentifier: Optional[Deidentifier] = Deidentifier(nlp, key=key) if nlp is not None else None
+        self.deidentifier: Deidentifier | None = (
+            Deidentifier(nlp, key=key) if nlp is not None else None
+        )
         self.state = "ready" if nlp is not None else "loading"
         self._turn = threading.Condition(threading.Lock())
         self._busy = False  # a pipeline call holds the turn
         self._ordinary_waiting = 0
-        self._ordinary_active = 0  # ordinary requests admitted and not finished: a long piece waits for none
+        self._ordinary_active = (
+            0  # ordinary requests admitted and not finished: a long piece waits for none
+        )
         self._slots = threading.BoundedSemaphore(settings.max_concurrent)
         # one thread a lane: the calls are serialised by the turn anyway, and each further thread
         # that ran the pipeline would keep its own malloc arena at its largest report's size
@@ -81,8 +89,12 @@ class Engine:
         self.in_flight = 0  # admitted and not answered by the work yet
         self.running = 0  # started in a lane
         self.long_running = 0
-        self._queue: collections.deque = collections.deque()  # tickets of the requests waiting for a slot
-        self._mean_seconds: Optional[float] = None  # running mean of the time an admitted request takes
+        self._queue: collections.deque = (
+            collections.deque()
+        )  # tickets of the requests waiting for a slot
+        self._mean_seconds: float | None = (
+            None  # running mean of the time an admitted request takes
+        )
         if nlp is not None:
             self._check_privacy_default()
 
@@ -91,7 +103,9 @@ class Engine:
         """Load the pipeline (in a thread at startup: /ready says when it is done)."""
         start = time.time()
         try:
-            self.nlp = load_model(self.settings.model, None)  # the CLI's loader: one line naming the model
+            self.nlp = load_model(
+                self.settings.model, None
+            )  # the CLI's loader: one line naming the model
             self._check_privacy_default()
             self.deidentifier = Deidentifier(self.nlp, key=self._key)
             pin_loaded_objects()  # the worker keeps its pipeline: full collections skip it (engine/heap.py)
@@ -112,28 +126,42 @@ class Engine:
         release_loaded_objects()
 
     # -- request options -----------------------------------------------------------------
-    def options(self, req) -> Tuple[DeidOptions, Optional[dict], str]:
+    def options(self, req) -> tuple[DeidOptions, dict | None, str]:
         """(the DeidOptions, the known identifiers, the privacy level) of a request."""
         options = DeidOptions(tag_numbering=bool(getattr(req, "tag_numbering", False)))
-        policy: Optional[Policy] = None
+        policy: Policy | None = None
         if req.policy is not None:
             try:
                 policy = parse_policy(req.policy, source="policy")
             except PolicyError as err:
                 raise field_error(("policy",), _problem(err)) from None
-            if policy.field_keys is not None:  # a request names no server folder: the served pipeline has its keys
-                raise field_error(("policy", "field_keys"), "not accepted by the service: serve a pipeline saved "
-                                                            "with the keys (meddocan-deid add-patterns)")
+            if (
+                policy.field_keys is not None
+            ):  # a request names no server folder: the served pipeline has its keys
+                raise field_error(
+                    ("policy", "field_keys"),
+                    "not accepted by the service: serve a pipeline saved "
+                    "with the keys (meddocan-deid add-patterns)",
+                )
             options = policy.apply(options)
-        if getattr(req, "options", None) is not None:  # validated by the schema (DeidOptions' fields)
-            options = replace(options, **{name: getattr(req.options, name) for name in req.options.model_fields_set})
+        if (
+            getattr(req, "options", None) is not None
+        ):  # validated by the schema (DeidOptions' fields)
+            options = replace(
+                options,
+                **{name: getattr(req.options, name) for name in req.options.model_fields_set},
+            )
         try:
             known = validate_known_phi(req.known_phi) if req.known_phi is not None else None
         except KnownPhiError as err:
             raise field_error(("known_phi",), _problem(err)) from None
-        privacy = req.privacy or (policy.privacy if policy is not None else None) or self.settings.privacy
+        privacy = (
+            req.privacy or (policy.privacy if policy is not None else None) or self.settings.privacy
+        )
         if privacy != "balanced" and "privacy" not in self.nlp.pipe_names:
-            raise field_error(("privacy",), "this server's pipeline has no privacy component (only 'balanced')")
+            raise field_error(
+                ("privacy",), "this server's pipeline has no privacy component (only 'balanced')"
+            )
         return options, known, privacy
 
     def configured(self, mode: str, options: DeidOptions) -> Deidentifier:
@@ -144,8 +172,10 @@ class Engine:
         try:
             return self.deidentifier.configured(mode, options)
         except DeidKeyError:
-            raise field_error(("mode",), "surrogates are not available: the server has no key "
-                                         "(start it with --key-file)") from None
+            raise field_error(
+                ("mode",),
+                "surrogates are not available: the server has no key (start it with --key-file)",
+            ) from None
 
     def check_key(self, mode: str, options: DeidOptions) -> None:
         self.configured(mode, options)
@@ -168,9 +198,13 @@ class Engine:
         return max(1, min(math.ceil(self.settings.request_timeout), math.ceil(ahead * per_request)))
 
     def _busy_error(self, why: str) -> ServiceError:
-        return ServiceError(429, "busy", f"{self.settings.max_concurrent} requests are being processed and {why}; "
-                                         "retry after the seconds of the Retry-After header",
-                            headers={"Retry-After": str(self.retry_after())})
+        return ServiceError(
+            429,
+            "busy",
+            f"{self.settings.max_concurrent} requests are being processed and {why}; "
+            "retry after the seconds of the Retry-After header",
+            headers={"Retry-After": str(self.retry_after())},
+        )
 
     async def _admit(self) -> None:
         """A slot, at once when one is free and no request waits, else after the requests ahead
@@ -178,8 +212,11 @@ class Engine:
         if not self._queue and self._slots.acquire(blocking=False):
             return
         if len(self._queue) >= self.settings.max_queue:
-            raise self._busy_error(f"{self.settings.max_queue} are waiting" if self.settings.max_queue
-                                   else "this server queues none")
+            raise self._busy_error(
+                f"{self.settings.max_queue} are waiting"
+                if self.settings.max_queue
+                else "this server queues none"
+            )
         ticket = object()
         self._queue.append(ticket)
         give_up = time.monotonic() + self.settings.queue_wait
@@ -188,16 +225,20 @@ class Engine:
                 if self._queue[0] is ticket and self._slots.acquire(blocking=False):
                     return
                 if time.monotonic() >= give_up:
-                    raise self._busy_error(f"this request waited {self.settings.queue_wait:g} s for a slot")
+                    raise self._busy_error(
+                        f"this request waited {self.settings.queue_wait:g} s for a slot"
+                    )
                 await asyncio.sleep(QUEUE_POLL_SECONDS)
         finally:
             self._queue.remove(ticket)
 
     def _took(self, seconds: float) -> None:
         mean = self._mean_seconds
-        self._mean_seconds = seconds if mean is None else (1 - MEAN_WEIGHT) * mean + MEAN_WEIGHT * seconds
+        self._mean_seconds = (
+            seconds if mean is None else (1 - MEAN_WEIGHT) * mean + MEAN_WEIGHT * seconds
+        )
 
-    def _take_turn(self, ordinary: bool, deadline: Optional[float] = None) -> None:
+    def _take_turn(self, ordinary: bool, deadline: float | None = None) -> None:
         """Wait for the pipeline; a long request's piece waits until no ordinary request is in
         flight at all (ReportTimeout at its deadline), so that ordinary requests never queue behind it."""
         with self._turn:
@@ -207,7 +248,9 @@ class Engine:
                 while self._busy or (not ordinary and self._ordinary_active):
                     if deadline is not None and time.monotonic() > deadline:
                         raise ReportTimeout()
-                    self._turn.wait(None if deadline is None else max(0.01, deadline - time.monotonic()))
+                    self._turn.wait(
+                        None if deadline is None else max(0.01, deadline - time.monotonic())
+                    )
                 if not ordinary and deadline is not None and time.monotonic() > deadline:
                     raise ReportTimeout()  # woken after its deadline: a long piece never starts late
             finally:
@@ -221,7 +264,7 @@ class Engine:
             self._turn.notify_all()
 
     @contextmanager
-    def _pipeline(self, privacy: str, ordinary: bool = True, deadline: Optional[float] = None):
+    def _pipeline(self, privacy: str, ordinary: bool = True, deadline: float | None = None):
         """The pipeline at `privacy`, held for this thread during the block (in its turn)."""
         self._take_turn(ordinary, deadline)
         try:
@@ -237,14 +280,27 @@ class Engine:
         finally:
             self._give_turn()
 
-    def spans(self, texts: Sequence[str], privacy: str, ordinary: bool = True,
-              deadline: Optional[float] = None, convert: Callable = doc_spans) -> List[list]:
+    def spans(
+        self,
+        texts: Sequence[str],
+        privacy: str,
+        ordinary: bool = True,
+        deadline: float | None = None,
+        convert: Callable = doc_spans,
+    ) -> list[list]:
         """The entities of `texts` (`convert(doc)` of each), in one pipeline call at `privacy`, in its turn."""
         with self._pipeline(privacy, ordinary, deadline) as nlp:
             return pipe_spans(nlp, list(texts), convert)
 
-    def table(self, rows: List[Dict[str, Any]], spec: TableSpec, mode: str, options: DeidOptions, privacy: str,
-              deadline: Optional[float] = None) -> Tuple[List[Dict[str, Any]], Dict[str, int]]:
+    def table(
+        self,
+        rows: list[dict[str, Any]],
+        spec: TableSpec,
+        mode: str,
+        options: DeidOptions,
+        privacy: str,
+        deadline: float | None = None,
+    ) -> tuple[list[dict[str, Any]], dict[str, int]]:
         """The rows of a table request de-identified as `meddocan_deid.deid.tables` does a
         table file (PHI columns replaced and known identifiers of the row's texts and of the
         patient's rows, a status column), and the spans replaced per label. The pipeline is
@@ -256,34 +312,70 @@ class Engine:
             raise field_error(("columns",), str(err).replace("rows: ", "", 1)) from None
         deidentifier = self.configured(mode, options)
         with self._pipeline(privacy, True, deadline):
-            updates, status, per_label = deidentify_loaded(table, columns=spec, deidentifier=deidentifier,
-                                                           settings=TableSettings())
+            updates, status, per_label = deidentify_loaded(
+                table, columns=spec, deidentifier=deidentifier, settings=TableSettings()
+            )
         return table.result(updates, status, spec.status_column), per_label
 
-    def found(self, texts: Sequence[str], privacy: str, deadline: Optional[float],
-              convert: Callable = doc_spans) -> List[list]:
+    def found(
+        self,
+        texts: Sequence[str],
+        privacy: str,
+        deadline: float | None,
+        convert: Callable = doc_spans,
+    ) -> list[list]:
         """The entities of each text: in one call for an ordinary request, else piece by piece."""
         limit = getattr(self.nlp, "max_length", 1_000_000)
         for i, t in enumerate(texts):
             if len(t) > limit:
-                raise field_error(("texts", i) if len(texts) > 1 else ("text",),
-                                  f"text too long ({len(t)} characters, limit {limit})")
+                raise field_error(
+                    ("texts", i) if len(texts) > 1 else ("text",),
+                    f"text too long ({len(t)} characters, limit {limit})",
+                )
         if sum(len(t) for t in texts) <= SHORT_CHARS:
             return self.spans(texts, privacy, convert=convert)
-        return [text_spans(self.nlp, t, deadline, limit=LONG_PIECE_CHARS, budget=LONG_PIECE_CHARS,
-                           run=lambda pieces: self.spans(pieces, privacy, ordinary=False, deadline=deadline,
-                                                         convert=convert))
-                for t in texts]
+        return [
+            text_spans(
+                self.nlp,
+                t,
+                deadline,
+                limit=LONG_PIECE_CHARS,
+                budget=LONG_PIECE_CHARS,
+                run=lambda pieces: self.spans(
+                    pieces, privacy, ordinary=False, deadline=deadline, convert=convert
+                ),
+            )
+            for t in texts
+        ]
 
-    def deidentify(self, texts: Sequence[str], mode: str, options: DeidOptions, known: Optional[dict],
-                   privacy: str, scope: Optional[str], patient_id: Optional[str], deadline: Optional[float] = None):
+    def deidentify(
+        self,
+        texts: Sequence[str],
+        mode: str,
+        options: DeidOptions,
+        known: dict | None,
+        privacy: str,
+        scope: str | None,
+        patient_id: str | None,
+        deadline: float | None = None,
+    ):
         deidentifier = self.configured(mode, options)
         found = self.found(texts, privacy, deadline)
-        return [deidentifier.replace(text, spans, scope=scope, patient_id=patient_id, known_phi=known)[1]
-                for text, spans in zip(texts, found)]
+        return [
+            deidentifier.replace(text, spans, scope=scope, patient_id=patient_id, known_phi=known)[
+                1
+            ]
+            for text, spans in zip(texts, found)
+        ]
 
-    def analyze(self, text: str, options: DeidOptions, known: Optional[dict], privacy: str,
-                deadline: Optional[float] = None) -> List[Found]:
+    def analyze(
+        self,
+        text: str,
+        options: DeidOptions,
+        known: dict | None,
+        privacy: str,
+        deadline: float | None = None,
+    ) -> list[Found]:
         """The entities of `text` after the policy and the known identifiers, as (label, start,
         end, source) (`presidio_entities.entity_sources`; "known": a known identifier or a deny
         list match of the request; a detected entity they trimmed keeps its source)."""
@@ -294,10 +386,14 @@ class Engine:
             if (label, start, end) in exact:
                 return exact[(label, start, end)]
             # a forced span inside a detected one of its label is dropped: what lies inside is a piece
-            return next((src for l, s, e, src in found if l == label and s <= start and end <= e), "known")
+            return next(
+                (src for l, s, e, src in found if l == label and s <= start and end <= e), "known"
+            )
 
-        return [(label, start, end, source(label, start, end))
-                for label, start, end in prepare_spans(text, [f[:3] for f in found], options, known)]
+        return [
+            (label, start, end, source(label, start, end))
+            for label, start, end in prepare_spans(text, [f[:3] for f in found], options, known)
+        ]
 
     @staticmethod
     def is_long(texts: Sequence[str]) -> bool:
@@ -350,19 +446,29 @@ class Engine:
             raise
         try:
             return await asyncio.wait_for(asyncio.shield(future), self.settings.request_timeout)
-        except (asyncio.TimeoutError, ReportTimeout):  # the work may reach its deadline first
+        except (TimeoutError, ReportTimeout):  # the work may reach its deadline first
             future.add_done_callback(_consume)
-            raise ServiceError(504, "timeout", f"the request took longer than {self.settings.request_timeout:g} s "
-                                               "(the server's limit)") from None
+            raise ServiceError(
+                504,
+                "timeout",
+                f"the request took longer than {self.settings.request_timeout:g} s "
+                "(the server's limit)",
+            ) from None
 
 
 def _consume(future) -> None:
-    if not future.cancelled() and future.exception() is not None and not isinstance(future.exception(), ReportTimeout):
-        logger.warning("a timed-out request failed afterwards (%s)", type(future.exception()).__name__)
+    if (
+        not future.cancelled()
+        and future.exception() is not None
+        and not isinstance(future.exception(), ReportTimeout)
+    ):
+        logger.warning(
+            "a timed-out request failed afterwards (%s)", type(future.exception()).__name__
+        )
 
 
-def entity_counts(labels) -> Dict[str, int]:
-    out: Dict[str, int] = {}
+def entity_counts(labels) -> dict[str, int]:
+    out: dict[str, int] = {}
     for label in labels:
         out[label] = out.get(label, 0) + 1
     return out

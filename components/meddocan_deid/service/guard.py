@@ -1,6 +1,7 @@
 """`Guard`: the pure ASGI middleware around the app: bearer auth, the body size limit (the
 body is read here, up to the limit, before the app sees it), request metrics and a last
 catch that turns an unexpected exception into a 500 naming only its type."""
+
 import logging
 import time
 
@@ -9,7 +10,9 @@ from .problems import json_error
 logger = logging.getLogger("meddocan_deid.service")
 
 # the routes that hold no data and need no token (routes/docs.py, routes/page.py, routes/status.py)
-PUBLIC = frozenset({"/health", "/ready", "/", "/docs", "/redoc", "/openapi.json", "/docs/oauth2-redirect"})
+PUBLIC = frozenset(
+    {"/health", "/ready", "/", "/docs", "/redoc", "/openapi.json", "/docs/oauth2-redirect"}
+)
 # Swagger UI's and ReDoc's files, from the fastapi-offline package (no CDN): public as the docs
 DOCS_ASSETS = "/docs/assets"
 # the routes that need `Authorization: Bearer <token>`
@@ -38,7 +41,9 @@ class Guard:
         path = scope.get("path", "")
         route = route_label(path)
         method = scope.get("method", "")
-        method = method if method in METHODS else "OTHER"  # metric labels stay few, whatever clients send
+        method = (
+            method if method in METHODS else "OTHER"
+        )  # metric labels stay few, whatever clients send
         status = {"code": 500}
         start = time.perf_counter()
 
@@ -52,7 +57,9 @@ class Guard:
             if response is None and method in ("POST", "PUT", "PATCH"):
                 body, too_big = await self._read_body(scope, receive)
                 if too_big:
-                    response = json_error(413, "too_large", f"the body is over the limit of {self.max_body} bytes")
+                    response = json_error(
+                        413, "too_large", f"the body is over the limit of {self.max_body} bytes"
+                    )
                 else:
                     receive = _replay(body, receive)
             if response is not None:
@@ -63,7 +70,9 @@ class Guard:
             logger.error("%s %s: internal error (%s)", method, route, type(err).__name__)
             status["code"] = 500
             try:
-                await json_error(500, "internal", f"internal error ({type(err).__name__})")(scope, receive, send)
+                await json_error(500, "internal", f"internal error ({type(err).__name__})")(
+                    scope, receive, send
+                )
             except Exception:  # noqa: BLE001 - the response had already started
                 pass
         finally:
@@ -80,9 +89,17 @@ class Guard:
             if name == b"authorization":
                 auth = value.decode("latin-1")
                 break
-        if auth is None or not auth.startswith("Bearer ") or not self.tokens.check(auth[len("Bearer "):].strip()):
-            return json_error(401, "unauthorized", "a valid 'Authorization: Bearer <token>' header is needed",
-                              headers={"WWW-Authenticate": "Bearer"})
+        if (
+            auth is None
+            or not auth.startswith("Bearer ")
+            or not self.tokens.check(auth[len("Bearer ") :].strip())
+        ):
+            return json_error(
+                401,
+                "unauthorized",
+                "a valid 'Authorization: Bearer <token>' header is needed",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
         return None
 
     async def _read_body(self, scope, receive):

@@ -6,10 +6,11 @@ underscores, no digit: a wrong label, `NOMBRE_SUJETO`) or a name of the service'
 vocabulary (labels, Presidio names, operators, modes, privacy levels); any other quoted value
 becomes `<value>`. A wrong label-shaped name gets the closest label as a suggestion.
 """
+
 import difflib
 import logging
 import re
-from typing import Iterable, Optional
+from collections.abc import Iterable
 
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
@@ -32,10 +33,12 @@ QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 
 def nameable(value: str) -> bool:
     """Whether an error may repeat `value`: a name of the service's vocabulary or label-shaped."""
-    return len(value) <= MAX_NAMED_CHARS and (value in VOCABULARY or LABEL_SHAPED.fullmatch(value) is not None)
+    return len(value) <= MAX_NAMED_CHARS and (
+        value in VOCABULARY or LABEL_SHAPED.fullmatch(value) is not None
+    )
 
 
-def closest_label(value: str, names: Iterable[str] = LABELS) -> Optional[str]:
+def closest_label(value: str, names: Iterable[str] = LABELS) -> str | None:
     """The label (or name of `names`) closest to a label-shaped `value`, if one is close."""
     names = list(names)
     if value in names:
@@ -77,7 +80,9 @@ def clean_errors(errors) -> list:
     """pydantic's errors without `input`, `ctx` values or URLs: the field and the problem only."""
     out = []
     for e in errors:
-        out.append({"loc": list(e.get("loc", ())), "type": e.get("type", ""), "msg": e.get("msg", "")})
+        out.append(
+            {"loc": list(e.get("loc", ())), "type": e.get("type", ""), "msg": e.get("msg", "")}
+        )
     return jsonable_encoder(out)
 
 
@@ -86,17 +91,28 @@ def add_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
-        return JSONResponse({"error": "invalid_request", "detail": clean_errors(exc.errors())}, status_code=422)
+        return JSONResponse(
+            {"error": "invalid_request", "detail": clean_errors(exc.errors())}, status_code=422
+        )
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException):
-        code = {400: "bad_request", 404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "error")
-        return json_error(exc.status_code, code, str(exc.detail), headers=getattr(exc, "headers", None))
+        code = {400: "bad_request", 404: "not_found", 405: "method_not_allowed"}.get(
+            exc.status_code, "error"
+        )
+        return json_error(
+            exc.status_code, code, str(exc.detail), headers=getattr(exc, "headers", None)
+        )
 
     @app.exception_handler(ServiceError)
     async def _service_error(request: Request, exc: ServiceError):
         if exc.loc is not None:
-            return JSONResponse({"error": exc.code, "detail": [{"loc": list(exc.loc), "type": "value_error",
-                                                                "msg": exc.message}]},
-                                status_code=exc.status, headers=exc.headers)
+            return JSONResponse(
+                {
+                    "error": exc.code,
+                    "detail": [{"loc": list(exc.loc), "type": "value_error", "msg": exc.message}],
+                },
+                status_code=exc.status,
+                headers=exc.headers,
+            )
         return json_error(exc.status, exc.code, exc.message, headers=exc.headers)

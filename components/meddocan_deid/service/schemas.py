@@ -1,20 +1,30 @@
 """Request and response bodies of the service (pydantic). Validation errors name the
 field and the problem; the service's 422 handler removes the offending input."""
-from typing import Any, Dict, List, Literal, Optional
+
+from typing import Any, Literal
 
 import regex
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from ..constants import MODES
 from ..deid.options import option_model
-from ..presidio_entities import DEFAULT_REGEX_FLAGS
 from ..deid.tables import TableSpec
-from ..presidio_entities import ENTITY_NAMES
+from ..presidio_entities import DEFAULT_REGEX_FLAGS, ENTITY_NAMES
 from .problems import problem
 
 # the allow_list flags a request may set: the `regex` module's (Presidio's), whose ASCII is
 # not `re`'s; the others are version and fuzzy-matching switches
-REGEX_FLAGS = int(regex.IGNORECASE | regex.MULTILINE | regex.DOTALL | regex.VERBOSE | regex.ASCII | regex.UNICODE)
+REGEX_FLAGS = int(
+    regex.IGNORECASE | regex.MULTILINE | regex.DOTALL | regex.VERBOSE | regex.ASCII | regex.UNICODE
+)
 
 Mode = Literal[MODES]  # tag, mask, redact, surrogate
 # the de-identification options a request may set: DeidOptions' fields but the server's paths
@@ -40,26 +50,48 @@ class Options(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    policy: Optional[Dict[str, Any]] = Field(
-        None, description="A policy as in a policy file (operators, labels, allow, deny, date_shift, "
-                          "age_threshold, privacy), checked by the same code.")
-    privacy: Optional[Privacy] = Field(None, description="balanced or high (default: the policy's, else the server's).")
-    known_phi: Optional[Dict[str, Any]] = Field(
-        None, description='Label -> strings known for the patient, e.g. {"ID_SUJETO_ASISTENCIA": ["45873912K"]}.')
-    options: Optional[RequestOptions] = Field(
-        None, description='De-identification options by name (meddocan_deid.deid.DeidOptions), e.g. '
-                          '{"tag_numbering": true, "keep_sex": false}; they win over the policy\'s.')
+    policy: dict[str, Any] | None = Field(
+        None,
+        description="A policy as in a policy file (operators, labels, allow, deny, date_shift, "
+        "age_threshold, privacy), checked by the same code.",
+    )
+    privacy: Privacy | None = Field(
+        None, description="balanced or high (default: the policy's, else the server's)."
+    )
+    known_phi: dict[str, Any] | None = Field(
+        None,
+        description='Label -> strings known for the patient, e.g. {"ID_SUJETO_ASISTENCIA": ["45873912K"]}.',
+    )
+    options: RequestOptions | None = Field(
+        None,
+        description="De-identification options by name (meddocan_deid.deid.DeidOptions), e.g. "
+        '{"tag_numbering": true, "keep_sex": false}; they win over the policy\'s.',
+    )
 
 
 class DeidentifyRequest(Options):
-    text: Optional[str] = Field(None, description="One report (give text or texts).")
-    texts: Optional[List[str]] = Field(None, min_length=1, max_length=MAX_TEXTS, description="Several reports.")
-    mode: Optional[Mode] = Field(None, description="tag, mask, redact or surrogate (default: the server's).")
-    scope: Optional[str] = Field(None, min_length=1, max_length=MAX_ID_CHARS,
-                                 description="Report id keying the surrogates and date offset (with text only).")
-    patient_id: Optional[str] = Field(None, min_length=1, max_length=MAX_ID_CHARS,
-                                      description="Key the surrogates by patient: one patient's reports share them.")
-    tag_numbering: bool = Field(False, description="tag mode: number the distinct values of a label.")
+    text: str | None = Field(None, description="One report (give text or texts).")
+    texts: list[str] | None = Field(
+        None, min_length=1, max_length=MAX_TEXTS, description="Several reports."
+    )
+    mode: Mode | None = Field(
+        None, description="tag, mask, redact or surrogate (default: the server's)."
+    )
+    scope: str | None = Field(
+        None,
+        min_length=1,
+        max_length=MAX_ID_CHARS,
+        description="Report id keying the surrogates and date offset (with text only).",
+    )
+    patient_id: str | None = Field(
+        None,
+        min_length=1,
+        max_length=MAX_ID_CHARS,
+        description="Key the surrogates by patient: one patient's reports share them.",
+    )
+    tag_numbering: bool = Field(
+        False, description="tag mode: number the distinct values of a label."
+    )
 
     @field_validator("text")
     @classmethod
@@ -89,24 +121,40 @@ class DeidentifyRequest(Options):
 class TableRequest(Options):
     """A table as JSON rows, de-identified as `meddocan-deid deidentify` does a table file."""
 
-    rows: List[Dict[str, Any]] = Field(..., min_length=1, max_length=MAX_ROWS,
-                                       description="The table's rows, each an object of column -> value.")
-    id_column: str = Field(..., min_length=1, description="The row id (names failed rows; keys surrogates).")
-    text_columns: List[str] = Field([], description="Free-text columns for the pipeline.")
-    phi_columns: Dict[str, str] = Field({}, description='Column -> MEDDOCAN label, e.g. {"nombre": '
-                                                         '"NOMBRE_SUJETO_ASISTENCIA"}.')
-    patient_column: Optional[str] = Field(None, description="Rows of one patient share known identifiers and "
-                                                            "surrogates.")
-    status_column: str = Field("deid_status", min_length=1, description="The added column: ok or failed: reason.")
-    mode: Optional[Mode] = Field(None, description="tag, mask, redact or surrogate (default: the server's).")
+    rows: list[dict[str, Any]] = Field(
+        ...,
+        min_length=1,
+        max_length=MAX_ROWS,
+        description="The table's rows, each an object of column -> value.",
+    )
+    id_column: str = Field(
+        ..., min_length=1, description="The row id (names failed rows; keys surrogates)."
+    )
+    text_columns: list[str] = Field([], description="Free-text columns for the pipeline.")
+    phi_columns: dict[str, str] = Field(
+        {}, description='Column -> MEDDOCAN label, e.g. {"nombre": "NOMBRE_SUJETO_ASISTENCIA"}.'
+    )
+    patient_column: str | None = Field(
+        None, description="Rows of one patient share known identifiers and surrogates."
+    )
+    status_column: str = Field(
+        "deid_status", min_length=1, description="The added column: ok or failed: reason."
+    )
+    mode: Mode | None = Field(
+        None, description="tag, mask, redact or surrogate (default: the server's)."
+    )
     _table_spec: Any = PrivateAttr(None)
 
     @model_validator(mode="after")
     def _spec(self):
         try:
-            self._table_spec = TableSpec(id_column=self.id_column, text_columns=tuple(self.text_columns),
-                                         phi_columns=self.phi_columns, patient_column=self.patient_column,
-                                         status_column=self.status_column)
+            self._table_spec = TableSpec(
+                id_column=self.id_column,
+                text_columns=tuple(self.text_columns),
+                phi_columns=self.phi_columns,
+                patient_column=self.patient_column,
+                status_column=self.status_column,
+            )
         except ValueError as err:
             raise ValueError(str(err)) from None
         return self
@@ -119,8 +167,11 @@ class TableRequest(Options):
 class TableResponse(BaseModel):
     mode: str
     privacy: str
-    rows: List[Dict[str, Any]] = Field(..., description="The same rows in the same order, text and PHI columns "
-                                                        "replaced, with the status column.")
+    rows: list[dict[str, Any]] = Field(
+        ...,
+        description="The same rows in the same order, text and PHI columns "
+        "replaced, with the status column.",
+    )
     failed: int
 
 
@@ -130,28 +181,52 @@ class AnalyzeRequest(Options):
     with Presidio's meaning; `entities` filter and `allow_list` apply to the native answer too."""
 
     text: str = Field(..., description="One report.")
-    language: Optional[Literal["es"]] = Field(None, description="Presidio's field; with it the answer is Presidio's list.")
-    format: Optional[Literal["native", "presidio"]] = Field(None, description="presidio: Presidio analyzer's list.")
-    entities: Optional[List[str]] = Field(
-        None, description="Only these: MEDDOCAN labels and/or Presidio entity names (PERSON, LOCATION...; "
-                          "docs/presidio.md).")
-    entity_names: Optional[Literal["presidio", "meddocan"]] = Field(
-        None, description="Names in Presidio's answer (default: MEDDOCAN labels when every requested entity is "
-                          "one, else Presidio names). The native answer always has MEDDOCAN labels.")
-    score_threshold: Optional[float] = Field(None, ge=0, le=1, description="Presidio's field: minimum score.")
+    language: Literal["es"] | None = Field(
+        None, description="Presidio's field; with it the answer is Presidio's list."
+    )
+    format: Literal["native", "presidio"] | None = Field(
+        None, description="presidio: Presidio analyzer's list."
+    )
+    entities: list[str] | None = Field(
+        None,
+        description="Only these: MEDDOCAN labels and/or Presidio entity names (PERSON, LOCATION...; "
+        "docs/presidio.md).",
+    )
+    entity_names: Literal["presidio", "meddocan"] | None = Field(
+        None,
+        description="Names in Presidio's answer (default: MEDDOCAN labels when every requested entity is "
+        "one, else Presidio names). The native answer always has MEDDOCAN labels.",
+    )
+    score_threshold: float | None = Field(
+        None, ge=0, le=1, description="Presidio's field: minimum score."
+    )
     allow_list_match: Literal["exact", "regex"] = Field(
-        "exact", description="Presidio's field: exact, an entity whose text is in allow_list; regex, one in "
-                             "which a regex of allow_list is found.")
-    regex_flags: int = Field(DEFAULT_REGEX_FLAGS, description="Presidio's field: flags of the allow_list "
-                                                              "regexes, Python `regex` module's (default "
-                                                              "DOTALL|MULTILINE|IGNORECASE).")
+        "exact",
+        description="Presidio's field: exact, an entity whose text is in allow_list; regex, one in "
+        "which a regex of allow_list is found.",
+    )
+    regex_flags: int = Field(
+        DEFAULT_REGEX_FLAGS,
+        description="Presidio's field: flags of the allow_list "
+        "regexes, Python `regex` module's (default "
+        "DOTALL|MULTILINE|IGNORECASE).",
+    )
     # after allow_list_match and regex_flags: its validator reads them
-    allow_list: Optional[List[str]] = Field(None, description="Presidio's field: texts never reported.")
-    context: Optional[List[str]] = Field(None, description="Presidio's field: accepted, not used (the pipeline "
-                                                           "reads the report's own context).")
-    correlation_id: Optional[str] = Field(None, max_length=MAX_ID_CHARS, description="Presidio's field (ignored).")
-    return_decision_process: Optional[bool] = Field(
-        None, description="Presidio's field: each result of Presidio's answer carries its analysis_explanation.")
+    allow_list: list[str] | None = Field(
+        None, description="Presidio's field: texts never reported."
+    )
+    context: list[str] | None = Field(
+        None,
+        description="Presidio's field: accepted, not used (the pipeline "
+        "reads the report's own context).",
+    )
+    correlation_id: str | None = Field(
+        None, max_length=MAX_ID_CHARS, description="Presidio's field (ignored)."
+    )
+    return_decision_process: bool | None = Field(
+        None,
+        description="Presidio's field: each result of Presidio's answer carries its analysis_explanation.",
+    )
 
     @field_validator("text")
     @classmethod
@@ -164,16 +239,22 @@ class AnalyzeRequest(Options):
         if value is not None:
             for i, name in enumerate(value):
                 if name not in ENTITY_NAMES:
-                    raise ValueError(problem(f"entities[{i}]: {name!r} is neither a MEDDOCAN label (e.g. "
-                                             "NOMBRE_SUJETO_ASISTENCIA, FECHAS) nor a Presidio name of the "
-                                             "mapping (e.g. PERSON, LOCATION)"))
+                    raise ValueError(
+                        problem(
+                            f"entities[{i}]: {name!r} is neither a MEDDOCAN label (e.g. "
+                            "NOMBRE_SUJETO_ASISTENCIA, FECHAS) nor a Presidio name of the "
+                            "mapping (e.g. PERSON, LOCATION)"
+                        )
+                    )
         return value
 
     @field_validator("regex_flags")
     @classmethod
     def _regex_flags(cls, value):
         if value < 0 or value & ~REGEX_FLAGS:
-            raise ValueError("only the regex module's IGNORECASE, MULTILINE, DOTALL, VERBOSE, ASCII, UNICODE flags")
+            raise ValueError(
+                "only the regex module's IGNORECASE, MULTILINE, DOTALL, VERBOSE, ASCII, UNICODE flags"
+            )
         return value
 
     @field_validator("allow_list")
@@ -186,9 +267,14 @@ class AnalyzeRequest(Options):
                 except (regex.error, ValueError):
                     raise ValueError(f"allow_list[{i}]: not a valid regular expression") from None
             try:  # Presidio joins them with `|`
-                regex.compile("|".join(t for t in value if t), flags=info.data.get("regex_flags", DEFAULT_REGEX_FLAGS))
+                regex.compile(
+                    "|".join(t for t in value if t),
+                    flags=info.data.get("regex_flags", DEFAULT_REGEX_FLAGS),
+                )
             except (regex.error, ValueError):
-                raise ValueError("allow_list: the regular expressions do not combine with '|'") from None
+                raise ValueError(
+                    "allow_list: the regular expressions do not combine with '|'"
+                ) from None
         return value
 
 
@@ -205,35 +291,35 @@ class Replaced(Entity):
 
 class DeidentifiedText(BaseModel):
     text: str
-    entities: List[Replaced]
+    entities: list[Replaced]
 
 
 class DeidentifyResponse(BaseModel):
     mode: str
     privacy: str
-    text: Optional[str] = None  # for a `text` request
-    entities: Optional[List[Replaced]] = None
-    results: Optional[List[DeidentifiedText]] = None  # for a `texts` request
+    text: str | None = None  # for a `text` request
+    entities: list[Replaced] | None = None
+    results: list[DeidentifiedText] | None = None  # for a `texts` request
 
 
 class AnalyzeResponse(BaseModel):
     privacy: str
-    entities: List[Entity]
+    entities: list[Entity]
 
 
 class PresidioExplanation(BaseModel):
     """Presidio's AnalysisExplanation: why an entity was reported (pattern_name: its source)."""
 
     recognizer: str
-    pattern_name: Optional[str] = None
-    pattern: Optional[str] = None
+    pattern_name: str | None = None
+    pattern: str | None = None
     original_score: float
     score: float
-    textual_explanation: Optional[str] = None
+    textual_explanation: str | None = None
     score_context_improvement: float = 0
     supportive_context_word: str = ""
-    validation_result: Optional[bool] = None
-    regex_flags: Optional[int] = None
+    validation_result: bool | None = None
+    regex_flags: int | None = None
 
 
 class PresidioResult(BaseModel):
@@ -243,4 +329,4 @@ class PresidioResult(BaseModel):
     start: int
     end: int
     score: float
-    analysis_explanation: Optional[PresidioExplanation] = None
+    analysis_explanation: PresidioExplanation | None = None

@@ -1,7 +1,28 @@
 """De-identification of Spark DataFrames (`pip install meddocan-deid[spark]`); see spark/dataframe.py.
 pyspark is imported only inside the functions."""
-from .dataframe import (DEID_TEXT_COL, DEFAULT_MODEL, LOAD_LOG_ENV, PHI_COL, PHI_TYPE, STATUS_COL, deidentify_dataframe,
-                        get_model, load_models, make_session)
 
-__all__ = ["DEID_TEXT_COL", "DEFAULT_MODEL", "LOAD_LOG_ENV", "PHI_COL", "PHI_TYPE", "STATUS_COL", "deidentify_dataframe",
-           "get_model", "load_models", "make_session"]
+from .dataframe import (
+    DEFAULT_MODEL,
+    DEID_TEXT_COL,
+    LOAD_LOG_ENV,
+    PHI_COL,
+    PHI_TYPE,
+    STATUS_COL,
+    deidentify_dataframe,
+    get_model,
+    load_models,
+    make_session,
+)
+
+__all__ = [
+    "DEID_TEXT_COL",
+    "DEFAULT_MODEL",
+    "LOAD_LOG_ENV",
+    "PHI_COL",
+    "PHI_TYPE",
+    "STATUS_COL",
+    "deidentify_dataframe",
+    "get_model",
+    "load_models",
+    "make_session",
+]

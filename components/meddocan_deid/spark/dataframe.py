@@ -21,12 +21,13 @@ to the executors in a broadcast variable (never in the plan, never logged); the 
 folder resolved on the driver is shipped with `SparkContext.addFile`, so every executor uses
 the same lists as the driver whatever its working directory.
 """
+
 import json
 import os
 import tempfile
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Dict, Iterator, List, Mapping, Optional, Tuple
 
 from ..constants import DEFAULT_MODEL, LABELS
 from ..deid.deidentifier import Deidentifier
@@ -54,11 +55,11 @@ PHI_POOLED_COL = "_meddocan_phi_pooled"
 # marks "no gazetteer" on the executors (the driver found none): Faker only, as on the driver
 _NO_GAZETTEER = ""
 
-_MODELS: Dict[str, object] = {}
-_EMPTY_DIR: List[str] = []
+_MODELS: dict[str, object] = {}
+_EMPTY_DIR: list[str] = []
 
 
-def get_model(name: str, privacy: Optional[str] = None):
+def get_model(name: str, privacy: str | None = None):
     """The pipeline `name` (privacy: its privacy level, None: as saved), loaded once per Python process."""
     nlp = _MODELS.get((name, privacy))
     if nlp is None:
@@ -78,7 +79,7 @@ def _empty_dir() -> str:
     return _EMPTY_DIR[0]
 
 
-def _executor_options(options: DeidOptions, gazetteer_file: Optional[str]) -> DeidOptions:
+def _executor_options(options: DeidOptions, gazetteer_file: str | None) -> DeidOptions:
     if gazetteer_file is None:  # no surrogate, or none named: resolved as the CLI does
         return options
     if gazetteer_file == _NO_GAZETTEER:
@@ -114,7 +115,7 @@ def _row_known(own, pooled):
     except KnownPhiError as err:
         return None, str(err)
     others = []
-    for value in ([] if pooled is None or isinstance(pooled, float) else list(pooled)):
+    for value in [] if pooled is None or isinstance(pooled, float) else list(pooled):
         try:
             others.append(validate_known_phi(value))
         except KnownPhiError:
@@ -127,20 +128,21 @@ class _Columns:
     """The columns a partition reads: id, text, patient, error (a row fails with its value),
     PHI columns ((column, label) pairs; `phi_to_text`: their values are the texts' known
     identifiers) and the columns dropped from the output."""
+
     id: str
     text: str
-    patient: Optional[str] = None
-    error: Optional[str] = None
-    phi: Tuple[Tuple[str, str], ...] = ()
+    patient: str | None = None
+    error: str | None = None
+    phi: tuple[tuple[str, str], ...] = ()
     phi_to_text: bool = True
-    drop: Tuple[str, ...] = ()
+    drop: tuple[str, ...] = ()
 
 
-def _phi_cells(pdf, cols: _Columns) -> Tuple[List[List[Tuple[str, str, str]]], List[Optional[str]]]:
+def _phi_cells(pdf, cols: _Columns) -> tuple[list[list[tuple[str, str, str]]], list[str | None]]:
     """Per row its PHI cells (column, label, value as text) and the problem of a cell that is no text."""
     n = len(pdf)
-    cells: List[List[Tuple[str, str, str]]] = [[] for _ in range(n)]
-    problems: List[Optional[str]] = [None] * n
+    cells: list[list[tuple[str, str, str]]] = [[] for _ in range(n)]
+    problems: list[str | None] = [None] * n
     for col, label in cols.phi:
         for i, value in enumerate(pdf[col].tolist()):
             try:
@@ -153,20 +155,28 @@ def _phi_cells(pdf, cols: _Columns) -> Tuple[List[List[Tuple[str, str, str]]], L
     return cells, problems
 
 
-def _phi_known(cells, pooled) -> Dict[str, List[str]]:
+def _phi_known(cells, pooled) -> dict[str, list[str]]:
     """The known identifiers a row's PHI cells and its patient's give its text."""
     known = known_of((label, v) for _c, label, v in cells)
-    for value in ([] if pooled is None or isinstance(pooled, float) else list(pooled)):
+    for value in [] if pooled is None or isinstance(pooled, float) else list(pooled):
         try:
             obj = json.loads(value) if isinstance(value, str) else {}
         except ValueError:
             continue
-        pairs = [(label, v) for label, vs in obj.items() if isinstance(vs, list) for v in vs if isinstance(v, str)]
+        pairs = [
+            (label, v)
+            for label, vs in obj.items()
+            if isinstance(vs, list)
+            for v in vs
+            if isinstance(v, str)
+        ]
         known = merge_known(known, known_of(pairs))
     return known
 
 
-def _records(pdf, cols: _Columns, phi_cells=None, phi_problems=None) -> Tuple[List[Optional[Record]], List[Optional[str]]]:
+def _records(
+    pdf, cols: _Columns, phi_cells=None, phi_problems=None
+) -> tuple[list[Record | None], list[str | None]]:
     """One Record per row (None for a row that fails before the pipeline) and its reason."""
     ids = pdf[cols.id].tolist()
     texts = pdf[cols.text].tolist()
@@ -175,11 +185,14 @@ def _records(pdf, cols: _Columns, phi_cells=None, phi_problems=None) -> Tuple[Li
     owns, pooleds = _known(pdf, len(ids))
     phi_cells = phi_cells or [[] for _ in ids]
     phi_problems = phi_problems or [None] * len(ids)
-    phi_pooled = pdf[PHI_POOLED_COL].tolist() if PHI_POOLED_COL in pdf.columns else [None] * len(ids)
-    records: List[Optional[Record]] = []
-    reasons: List[Optional[str]] = []
+    phi_pooled = (
+        pdf[PHI_POOLED_COL].tolist() if PHI_POOLED_COL in pdf.columns else [None] * len(ids)
+    )
+    records: list[Record | None] = []
+    reasons: list[str | None] = []
     for rid, text, patient, error, own, pooled, cells, problem, pooled_phi in zip(
-            ids, texts, patients, errors, owns, pooleds, phi_cells, phi_problems, phi_pooled):
+        ids, texts, patients, errors, owns, pooleds, phi_cells, phi_problems, phi_pooled
+    ):
         reason = None
         known = None
         if not _missing(error):
@@ -210,20 +223,27 @@ def _records(pdf, cols: _Columns, phi_cells=None, phi_problems=None) -> Tuple[Li
     return records, reasons
 
 
-def _deid_phi_cells(records, cells, status, deidentifier: Deidentifier) -> Dict[str, list]:
+def _deid_phi_cells(records, cells, status, deidentifier: Deidentifier) -> dict[str, list]:
     """column -> its new value per row (None where the row failed); a cell that fails
     fails its row (status updated)."""
     n = len(status)
-    new: Dict[str, list] = {}
+    new: dict[str, list] = {}
     for i in range(n):
         if status[i] != "ok" or not cells[i]:
             continue
         for col, label, value in cells[i]:
             try:
-                new.setdefault(col, [None] * n)[i] = deidentify_cell(value, label, deidentifier, row_id=records[i].id,
-                                                                     patient_id=records[i].patient_id)[0]
+                new.setdefault(col, [None] * n)[i] = deidentify_cell(
+                    value,
+                    label,
+                    deidentifier,
+                    row_id=records[i].id,
+                    patient_id=records[i].patient_id,
+                )[0]
             except Exception as err:  # noqa: BLE001 - one bad cell fails its row, never the batch
-                status[i] = f"failed: {col}: error in the {deidentifier.mode} operator ({type(err).__name__})"
+                status[i] = (
+                    f"failed: {col}: error in the {deidentifier.mode} operator ({type(err).__name__})"
+                )
                 break
     for i in range(n):  # a failed row keeps no PHI cell
         if status[i] != "ok":
@@ -234,10 +254,10 @@ def _deid_phi_cells(records, cells, status, deidentifier: Deidentifier) -> Dict[
 
 def _process(pdf, deidentifier: Deidentifier, batch_size, cols: _Columns):
     n = len(pdf)
-    deid: List[Optional[str]] = [None] * n
-    phi: List[list] = [[] for _ in range(n)]
-    status: List[str] = ["failed: not processed"] * n
-    phi_new: Dict[str, list] = {}
+    deid: list[str | None] = [None] * n
+    phi: list[list] = [[] for _ in range(n)]
+    status: list[str] = ["failed: not processed"] * n
+    phi_new: dict[str, list] = {}
     try:
         cells, problems = _phi_cells(pdf, cols)
         records, reasons = _records(pdf, cols, cells, problems)
@@ -250,7 +270,9 @@ def _process(pdf, deidentifier: Deidentifier, batch_size, cols: _Columns):
             status[i] = res.status
             if res.ok:
                 deid[i] = res.text
-                phi[i] = [{"label": label, "start": int(s), "end": int(e)} for label, s, e in res.phi]
+                phi[i] = [
+                    {"label": label, "start": int(s), "end": int(e)} for label, s, e in res.phi
+                ]
         if cols.phi:
             phi_new = _deid_phi_cells(records, cells, status, deidentifier)
             for i in range(n):
@@ -272,21 +294,27 @@ def _process(pdf, deidentifier: Deidentifier, batch_size, cols: _Columns):
     return out
 
 
-def _partition_fn(model, privacy, mode, key_bc, options, gazetteer_file, batch_size, cols: _Columns):
+def _partition_fn(
+    model, privacy, mode, key_bc, options, gazetteer_file, batch_size, cols: _Columns
+):
     """The function run by mapInPandas (pickled into the plan: it holds no key, only the
     broadcast handle)."""
 
     def fn(batches: Iterator) -> Iterator:
         key = key_bc.value if key_bc is not None else None
-        deidentifier = Deidentifier(get_model(model, privacy), mode, key=key,
-                                    options=_executor_options(options, gazetteer_file))
+        deidentifier = Deidentifier(
+            get_model(model, privacy),
+            mode,
+            key=key,
+            options=_executor_options(options, gazetteer_file),
+        )
         for pdf in batches:
             yield _process(pdf, deidentifier, batch_size, cols)
 
     return fn
 
 
-def _ship_gazetteer(spark, options: DeidOptions) -> Tuple[DeidOptions, Optional[str]]:
+def _ship_gazetteer(spark, options: DeidOptions) -> tuple[DeidOptions, str | None]:
     """Resolve the gazetteer on the driver (as the CLI does) and ship it to the executors.
     Returns the options without the driver path and the name to look up with SparkFiles;
     None when the user named no folder: the executors then take the pipeline's own table
@@ -308,18 +336,33 @@ def _ship_gazetteer(spark, options: DeidOptions) -> Tuple[DeidOptions, Optional[
         # addFile keeps the folder's base name; two folders with one name would clash
         names = set(shipped.values())
         if folder.name in names:
-            raise ValueError(f"{folder}: another gazetteer folder named {folder.name!r} was already shipped")
+            raise ValueError(
+                f"{folder}: another gazetteer folder named {folder.name!r} was already shipped"
+            )
         sc.addFile(str(folder), recursive=True)
         shipped[str(folder)] = folder.name
     return replace(options, gazetteer=None), shipped[str(folder)]
 
 
-def deidentify_dataframe(df, mode: str, key: Optional[bytes] = None, *, model: str = DEFAULT_MODEL,
-                         id_col: str = "id", text_col: str = "text", patient_col: Optional[str] = None,
-                         batch_size: int = 32, options: Optional[DeidOptions] = None,
-                         error_col: Optional[str] = None, keep_text: bool = False, policy=None,
-                         known_col: Optional[str] = None, privacy: Optional[str] = None,
-                         phi_cols: Optional[Mapping[str, str]] = None, phi_to_text: bool = True):
+def deidentify_dataframe(
+    df,
+    mode: str,
+    key: bytes | None = None,
+    *,
+    model: str = DEFAULT_MODEL,
+    id_col: str = "id",
+    text_col: str = "text",
+    patient_col: str | None = None,
+    batch_size: int = 32,
+    options: DeidOptions | None = None,
+    error_col: str | None = None,
+    keep_text: bool = False,
+    policy=None,
+    known_col: str | None = None,
+    privacy: str | None = None,
+    phi_cols: Mapping[str, str] | None = None,
+    phi_to_text: bool = True,
+):
     """De-identify the `text_col` of every row of `df` (a Spark DataFrame).
 
     id_col: the report id (any type; its string keys the surrogates, as in the CLI);
@@ -338,7 +381,6 @@ def deidentify_dataframe(df, mode: str, key: Optional[bytes] = None, *, model: s
     missing column, an unknown label or a name clash."""
     from pyspark.sql.types import StringType, StructField, StructType, _parse_datatype_string
 
-
     # the mode, the operators and the key settled on the driver, as the executors will
     settled = Deidentifier(None, mode, key=key, options=options, policy=policy)
     options = settled.options
@@ -347,7 +389,9 @@ def deidentify_dataframe(df, mode: str, key: Optional[bytes] = None, *, model: s
     if privacy is None and options.policy is not None:
         privacy = options.policy.privacy
     if privacy is not None and privacy not in PRIVACY_LEVELS:
-        raise ValueError(f"unknown privacy level {privacy!r} (expected one of {', '.join(PRIVACY_LEVELS)})")
+        raise ValueError(
+            f"unknown privacy level {privacy!r} (expected one of {', '.join(PRIVACY_LEVELS)})"
+        )
     spark = df.sparkSession
     columns = df.columns
     phi_cols = dict(phi_cols or {})
@@ -356,15 +400,24 @@ def deidentify_dataframe(df, mode: str, key: Optional[bytes] = None, *, model: s
             raise ValueError(f"no column {col!r} in the DataFrame (columns: {', '.join(columns)})")
     for col, label in phi_cols.items():
         if label not in LABELS:
-            raise ValueError(f"PHI column {col!r}: unknown label {label!r} (one of the MEDDOCAN labels)")
+            raise ValueError(
+                f"PHI column {col!r}: unknown label {label!r} (one of the MEDDOCAN labels)"
+            )
         if col in (id_col, text_col, error_col, known_col):
-            raise ValueError(f"column {col!r} cannot be a PHI column and the id, text, error or known column")
+            raise ValueError(
+                f"column {col!r} cannot be a PHI column and the id, text, error or known column"
+            )
     drop = [c for c in (None if keep_text else text_col, error_col, known_col) if c is not None]
-    kept = [StructField(f.name, StringType(), True) if f.name in phi_cols else f
-            for f in df.schema.fields if f.name not in drop]
+    kept = [
+        StructField(f.name, StringType(), True) if f.name in phi_cols else f
+        for f in df.schema.fields
+        if f.name not in drop
+    ]
     clash = {f.name for f in kept} & {DEID_TEXT_COL, PHI_COL, STATUS_COL}
     if clash:
-        raise ValueError(f"the DataFrame already has the output column(s) {', '.join(sorted(clash))}")
+        raise ValueError(
+            f"the DataFrame already has the output column(s) {', '.join(sorted(clash))}"
+        )
     if known_col is not None:
         df = _with_known(df, known_col, patient_col)
         drop += [KNOWN_JSON_COL, KNOWN_POOLED_COL]
@@ -376,15 +429,22 @@ def deidentify_dataframe(df, mode: str, key: Optional[bytes] = None, *, model: s
     if settled.needs_key:
         key_bc = spark.sparkContext.broadcast(settled.key)
         options, gazetteer_file = _ship_gazetteer(spark, options)
-    schema = StructType(kept + [StructField(DEID_TEXT_COL, _parse_datatype_string("string"), True),
-                                StructField(PHI_COL, _parse_datatype_string(PHI_TYPE), False),
-                                StructField(STATUS_COL, _parse_datatype_string("string"), False)])
-    cols = _Columns(id_col, text_col, patient_col, error_col, tuple(phi_cols.items()), phi_to_text, tuple(drop))
+    schema = StructType(
+        kept
+        + [
+            StructField(DEID_TEXT_COL, _parse_datatype_string("string"), True),
+            StructField(PHI_COL, _parse_datatype_string(PHI_TYPE), False),
+            StructField(STATUS_COL, _parse_datatype_string("string"), False),
+        ]
+    )
+    cols = _Columns(
+        id_col, text_col, patient_col, error_col, tuple(phi_cols.items()), phi_to_text, tuple(drop)
+    )
     fn = _partition_fn(model, privacy, mode, key_bc, options, gazetteer_file, batch_size, cols)
     return df.mapInPandas(fn, schema)
 
 
-def _with_known(df, known_col: str, patient_col: Optional[str]):
+def _with_known(df, known_col: str, patient_col: str | None):
     """`df` plus the row's known_phi as a JSON string and, per patient, the list of the
     known_phi of all its rows (a group-by and a left join; the input columns keep their order)."""
     from pyspark.sql import functions as F
@@ -397,8 +457,11 @@ def _with_known(df, known_col: str, patient_col: Optional[str]):
     if patient_col is None:
         return df.withColumn(KNOWN_POOLED_COL, F.lit(None).cast("array<string>"))
     key = F.col(patient_col).cast("string")
-    pooled = (df.where(key.isNotNull() & F.col(KNOWN_JSON_COL).isNotNull())
-              .groupBy(key.alias(_POOL_KEY)).agg(F.collect_list(KNOWN_JSON_COL).alias(KNOWN_POOLED_COL)))
+    pooled = (
+        df.where(key.isNotNull() & F.col(KNOWN_JSON_COL).isNotNull())
+        .groupBy(key.alias(_POOL_KEY))
+        .agg(F.collect_list(KNOWN_JSON_COL).alias(KNOWN_POOLED_COL))
+    )
     return df.join(pooled, key == pooled[_POOL_KEY], "left").drop(_POOL_KEY)
 
 
@@ -407,19 +470,34 @@ def _with_phi_pooled(df, phi_cols: Mapping[str, str], patient_col: str):
     objects label -> values; a group-by and a left join, as `_with_known`)."""
     from pyspark.sql import functions as F
 
-    by_label: Dict[str, List[str]] = {}
+    by_label: dict[str, list[str]] = {}
     for col, label in phi_cols.items():
         by_label.setdefault(label, []).append(col)
-    cells = F.to_json(F.struct(*[
-        F.filter(F.array(*[F.col(c).cast("string") for c in cols]), lambda v: v.isNotNull() & (F.trim(v) != ""))
-        .alias(label) for label, cols in by_label.items()]))
+    cells = F.to_json(
+        F.struct(
+            *[
+                F.filter(
+                    F.array(*[F.col(c).cast("string") for c in cols]),
+                    lambda v: v.isNotNull() & (F.trim(v) != ""),
+                ).alias(label)
+                for label, cols in by_label.items()
+            ]
+        )
+    )
     key = F.col(patient_col).cast("string")
-    pooled = (df.where(key.isNotNull()).groupBy(key.alias(_POOL_KEY))
-              .agg(F.collect_list(cells).alias(PHI_POOLED_COL)))
+    pooled = (
+        df.where(key.isNotNull())
+        .groupBy(key.alias(_POOL_KEY))
+        .agg(F.collect_list(cells).alias(PHI_POOLED_COL))
+    )
     return df.join(pooled, key == pooled[_POOL_KEY], "left").drop(_POOL_KEY)
 
 
-def make_session(master: Optional[str] = None, app_name: str = "meddocan-deid", conf: Optional[Dict[str, str]] = None):
+def make_session(
+    master: str | None = None,
+    app_name: str = "meddocan-deid",
+    conf: dict[str, str] | None = None,
+):
     """A SparkSession for a de-identification run (or the active one when there is one, e.g.
     under spark-submit or in tests; its settings are then left as they are).
 
@@ -432,7 +510,9 @@ def make_session(master: Optional[str] = None, app_name: str = "meddocan-deid", 
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
-    submitted = "PYSPARK_GATEWAY_PORT" in os.environ  # started by spark-submit: its master and python
+    submitted = (
+        "PYSPARK_GATEWAY_PORT" in os.environ
+    )  # started by spark-submit: its master and python
     if not submitted and (master is None or master.startswith("local")):
         import sys
 
@@ -451,8 +531,13 @@ def make_session(master: Optional[str] = None, app_name: str = "meddocan-deid", 
         # local mode: the shuffle and broadcast files under spark.local.dir hold texts and the
         # key; encrypt them (Spark makes the secret itself in local mode). A cluster keeps its
         # own security settings (see the README).
-        settings.update({"spark.authenticate": "true", "spark.network.crypto.enabled": "true",
-                         "spark.io.encryption.enabled": "true"})
+        settings.update(
+            {
+                "spark.authenticate": "true",
+                "spark.network.crypto.enabled": "true",
+                "spark.io.encryption.enabled": "true",
+            }
+        )
     settings.update(conf or {})
     for k, v in settings.items():
         builder = builder.config(k, v)
@@ -461,7 +546,7 @@ def make_session(master: Optional[str] = None, app_name: str = "meddocan-deid", 
     return spark
 
 
-def load_models(spark, model: str, n_tasks: Optional[int] = None) -> int:
+def load_models(spark, model: str, n_tasks: int | None = None) -> int:
     """Load `model` in the executors' Python workers before a timed run (a small job of
     `n_tasks` tasks, default the default parallelism). Returns the number of distinct worker
     processes that answered."""

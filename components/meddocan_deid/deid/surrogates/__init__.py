@@ -5,35 +5,54 @@ a sex when the options say not to keep them, and any value for which no surrogat
 kind fits (a date that is not one, an unknown profession, an acronym): letters of a word are
 never replaced by random letters. Codes (identifiers, phone numbers) keep their shape.
 Dates, codes and postal codes dictated in words get their surrogate in words (spelled.py)."""
-from typing import Callable, Dict, Optional
+
+from collections.abc import Callable
+from typing import Dict, Optional
 
 from ...labels import KEPT_LABELS, SURROGATES
-from .common import Context
 from . import contact, dates, identifiers, institutions, names, person, places, spelled, streets
+from .common import Context
 from .dates import offset_for, shift_date
 
-MODULES = {"contact": contact, "dates": dates, "identifiers": identifiers, "institutions": institutions,
-           "names": names, "person": person, "places": places, "streets": streets}
+MODULES = {
+    "contact": contact,
+    "dates": dates,
+    "identifiers": identifiers,
+    "institutions": institutions,
+    "names": names,
+    "person": person,
+    "places": places,
+    "streets": streets,
+}
 
 
-def _generator(name: str) -> Callable[[str, str, Context], Optional[str]]:
+def _generator(name: str) -> Callable[[str, str, Context], str | None]:
     module, function = name.split(".", 1)
     return getattr(MODULES[module], function)
 
 
 # label -> its generator, `module.function` in the label table (meddocan_deid.labels)
-_GENERATORS: Dict[str, Callable[[str, str, Context], Optional[str]]] = {
-    label: _generator(name) for label, name in SURROGATES.items()}
+_GENERATORS: dict[str, Callable[[str, str, Context], str | None]] = {
+    label: _generator(name) for label, name in SURROGATES.items()
+}
 
 # a value dictated in words gets its surrogate in words (spelled.py): dates, the codes whose
 # generator writes digits (identifiers and phones, by the label table), postal codes
-_CODE_LABELS = tuple(label for label, name in SURROGATES.items()
-                     if name in ("identifiers.identifiers", "identifiers.phones"))
-GENERATORS: Dict[str, Callable[[str, str, Context], Optional[str]]] = {
-    label: (spelled.dates_in_words(gen) if label == "FECHAS"
-            else spelled.codes_in_words(gen) if label in _CODE_LABELS
-            else spelled.codes_in_words(gen, postal=True) if label == "TERRITORIO"
-            else gen)
+_CODE_LABELS = tuple(
+    label
+    for label, name in SURROGATES.items()
+    if name in ("identifiers.identifiers", "identifiers.phones")
+)
+GENERATORS: dict[str, Callable[[str, str, Context], str | None]] = {
+    label: (
+        spelled.dates_in_words(gen)
+        if label == "FECHAS"
+        else spelled.codes_in_words(gen)
+        if label in _CODE_LABELS
+        else spelled.codes_in_words(gen, postal=True)
+        if label == "TERRITORIO"
+        else gen
+    )
     for label, gen in _GENERATORS.items()
 }
 

@@ -1,8 +1,9 @@
 """What every surrogate module shares: the per-report context, keyed Faker, shapes and case."""
+
 import random
 import re
 import string
-from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple
+from collections.abc import Callable, Iterable
 
 from ...lexicon import lookup_key, tagged_words
 from ..gazetteer import Gazetteer
@@ -31,7 +32,7 @@ def seeded_faker(seed: int):
     return fk
 
 
-def random_shape(rng: random.Random, text: str, first_digits: Optional[str] = None) -> str:
+def random_shape(rng: random.Random, text: str, first_digits: str | None = None) -> str:
     """Digit for digit, letter for letter (case kept), everything else kept."""
     out = []
     seen_digit = False
@@ -51,7 +52,9 @@ def random_shape(rng: random.Random, text: str, first_digits: Optional[str] = No
 
 
 _LOWER_WORDS = set(tagged_words("particles", "title_case"))
-_ROMAN = re.compile(r"^(?=[ivxlcdm]+$)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$", re.I)
+_ROMAN = re.compile(
+    r"^(?=[ivxlcdm]+$)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$", re.I
+)
 
 
 def smart_title(text: str) -> str:
@@ -64,7 +67,12 @@ def smart_title(text: str) -> str:
             out.append(low)
         elif _ROMAN.match(word) and i > 0:
             out.append(word.upper())
-        elif len(word) > 1 and "." in word and word.replace(".", "").isupper() and len(word.replace(".", "")) <= 4:
+        elif (
+            len(word) > 1
+            and "." in word
+            and word.replace(".", "").isupper()
+            and len(word.replace(".", "")) <= 4
+        ):
             out.append(word)  # S.L., C.S.
         else:
             out.append("-".join(p[:1].upper() + p[1:].lower() for p in word.split("-")))
@@ -92,14 +100,16 @@ def bounded_find(haystack: str, needle: str) -> bool:
         end = start + len(needle)
         before = haystack[start - 1] if start else ""
         after = haystack[end] if end < len(haystack) else ""
-        if not (before.isalnum() and needle[:1].isalnum()) and not (after.isalnum() and needle[-1:].isalnum()):
+        if not (before.isalnum() and needle[:1].isalnum()) and not (
+            after.isalnum() and needle[-1:].isalnum()
+        ):
             return True
         start = haystack.find(needle, start + 1)
     return False
 
 
 def _grams(digits: str, n: int):
-    return {digits[i:i + n] for i in range(len(digits) - n + 1)}
+    return {digits[i : i + n] for i in range(len(digits) - n + 1)}
 
 
 _PHONE_PREFIX = re.compile(r"^\s*\(?(?:\+|00)\s?\d{2,3}\)?")
@@ -127,7 +137,7 @@ def shares_digit_run(surrogate: str, original: str, kind: str = "", n: int = DIG
         return False
     grams = _grams(o, n)
     s = re.sub(r"[^0-9]", "", surrogate)
-    return any(s[i:i + n] in grams for i in range(len(s) - n + 1))
+    return any(s[i : i + n] in grams for i in range(len(s) - n + 1))
 
 
 def scramble_digits(rng: random.Random, text: str) -> str:
@@ -140,25 +150,33 @@ class Context:
     gazetteer, the date offset, and the PHI strings of the report that no surrogate may
     reproduce. Surrogates are cached per (kind, value): the same string, the same surrogate."""
 
-    def __init__(self, keyed: Keyed, gazetteer: Gazetteer, options: DeidOptions,
-                 phi_strings: Iterable[str] = (), kept_strings: Iterable[str] = ()):
+    def __init__(
+        self,
+        keyed: Keyed,
+        gazetteer: Gazetteer,
+        options: DeidOptions,
+        phi_strings: Iterable[str] = (),
+        kept_strings: Iterable[str] = (),
+    ):
         self.keyed = keyed
         self.gaz = gazetteer
         self.options = options
         kept = {lookup_key(s) for s in kept_strings}
         folded = {lookup_key(s) for s in phi_strings}
-        self.forbidden_exact: FrozenSet[str] = frozenset(folded | kept)
-        self.forbidden_long: Tuple[str, ...] = tuple(sorted(s for s in folded - kept if len(s) >= 3))
+        self.forbidden_exact: frozenset[str] = frozenset(folded | kept)
+        self.forbidden_long: tuple[str, ...] = tuple(
+            sorted(s for s in folded - kept if len(s) >= 3)
+        )
         tokens = set()
         for s in folded:
             tokens.update(t for t in re.findall(r"[^\W\d_]+", s) if len(t) >= 2)
-        self.forbidden_tokens: FrozenSet[str] = frozenset(tokens)
-        self.cache: Dict[Tuple[str, str], Optional[str]] = {}
+        self.forbidden_tokens: frozenset[str] = frozenset(tokens)
+        self.cache: dict[tuple[str, str], str | None] = {}
         self.date_offset: int = 0
         self.field: str = ""  # the role the header field gives the value at hand (names.name_field)
-        self._letters: Optional[Dict[str, str]] = None
+        self._letters: dict[str, str] | None = None
         # per-report state of a generator module (places: the province map of the report)
-        self.state: Dict[str, object] = {}
+        self.state: dict[str, object] = {}
 
     # -- validity -------------------------------------------------------------------
     def acceptable(self, candidate: str, original: str) -> bool:
@@ -172,9 +190,15 @@ class Context:
         return bool(candidate) and c != lookup_key(original) and c not in self.forbidden_tokens
 
     # -- keyed drawing --------------------------------------------------------------
-    def draw(self, kind: str, original: str, make: Callable[[random.Random, int], Optional[str]],
-             check: Optional[Callable[[str, str], bool]] = None, key_value: Optional[str] = None,
-             shape_fallback: bool = True) -> Optional[str]:
+    def draw(
+        self,
+        kind: str,
+        original: str,
+        make: Callable[[random.Random, int], str | None],
+        check: Callable[[str, str], bool] | None = None,
+        key_value: str | None = None,
+        shape_fallback: bool = True,
+    ) -> str | None:
         """The first acceptable candidate of make(rng, attempt) for attempts 0, 1, ...
         When none is: with `shape_fallback`, a random string of the original's shape (codes:
         identifiers, phone numbers); without it, None, so that the caller writes the tag
@@ -205,7 +229,7 @@ class Context:
         self.cache[(kind, value)] = result
         return result
 
-    def letter_map(self) -> Dict[str, str]:
+    def letter_map(self) -> dict[str, str]:
         """A keyed permutation of A-Z without fixed points, per scope: names starting with
         A all get surrogates starting with the same letter (guidelines 3.2), and an initial
         `A.` gets that letter too."""
@@ -215,11 +239,13 @@ class Context:
             shuffled = letters[:]
             rng.shuffle(shuffled)
             # rotate by one over the shuffled order: a derangement
-            self._letters = {shuffled[i]: shuffled[(i + 1) % len(shuffled)] for i in range(len(shuffled))}
+            self._letters = {
+                shuffled[i]: shuffled[(i + 1) % len(shuffled)] for i in range(len(shuffled))
+            }
         return self._letters
 
 
-def choose(rng: random.Random, items, predicate: Optional[Callable[[str], bool]] = None):
+def choose(rng: random.Random, items, predicate: Callable[[str], bool] | None = None):
     if predicate is None:
         return rng.choice(items) if len(items) else None
     pool = [x for x in items if predicate(x)]

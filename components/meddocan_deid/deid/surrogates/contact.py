@@ -5,14 +5,28 @@ hotmail...), else at an invented domain with the original's top-level domain (`.
 `.com`, `.cat`); upper case kept. URL: the scheme, `www.`, the top-level domain and the
 presence of a path and a trailing slash of the original, around an invented domain.
 IP and MAC addresses: see `identifiers` (same version, private stays private, same case)."""
+
 import re
 
 from .common import Context, random_shape, seeded_faker
 from .identifiers import identifiers, kind_of
 
-FREE_MAIL = ("gmail", "hotmail", "yahoo", "outlook", "live", "msn", "terra", "telefonica", "ono", "icloud")
-URL = re.compile(r"^(?P<scheme>[a-z][a-z0-9+.-]*://)?(?P<www>www\d?\.)?(?P<host>[^/?#\s]+?)(?P<path>[/?#].*)?$",
-                 re.IGNORECASE)
+FREE_MAIL = (
+    "gmail",
+    "hotmail",
+    "yahoo",
+    "outlook",
+    "live",
+    "msn",
+    "terra",
+    "telefonica",
+    "ono",
+    "icloud",
+)
+URL = re.compile(
+    r"^(?P<scheme>[a-z][a-z0-9+.-]*://)?(?P<www>www\d?\.)?(?P<host>[^/?#\s]+?)(?P<path>[/?#].*)?$",
+    re.IGNORECASE,
+)
 
 
 def _tld(host: str, default: str = "es") -> str:
@@ -44,10 +58,18 @@ def urls(text: str, label: str, ctx: Context) -> str:
 
     def make(rng, attempt):
         fk = seeded_faker(rng.getrandbits(64))
-        url = (m.group("scheme") or "") + (m.group("www") or "") + f"{fk.domain_word()}.{_tld(m.group('host'))}"
+        url = (
+            (m.group("scheme") or "")
+            + (m.group("www") or "")
+            + f"{fk.domain_word()}.{_tld(m.group('host'))}"
+        )
         path = m.group("path")
         if path:
-            url += "/" + fk.uri_path(deep=max(1, min(3, path.strip("/").count("/") + 1))) if path.strip("/") else ""
+            url += (
+                "/" + fk.uri_path(deep=max(1, min(3, path.strip("/").count("/") + 1)))
+                if path.strip("/")
+                else ""
+            )
             if path.endswith("/") or path == "/":
                 url += "/"
         return _case(text, url)

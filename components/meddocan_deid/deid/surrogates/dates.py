@@ -18,28 +18,55 @@ A value that is not a date read here (`la semana pasada`, a holiday, `lunes 10` 
 month, a word labelled by mistake) gets no surrogate: the generator returns None and the
 operator writes the tag.
 """
+
 import calendar
 import datetime as dt
 import re
 from functools import lru_cache
-from typing import Dict, FrozenSet, List, NamedTuple, Optional, Tuple
+from typing import NamedTuple
 
 from ...lexicon import lookup_key
 from .common import Context
 from .tables import rows
 
 MIN_SHIFT, MAX_SHIFT = 32, 730
-LANGS = ("es", "ca", "gl", "eu")  # the order an ambiguous date is read in (`abril de 2021`: Spanish)
+LANGS = (
+    "es",
+    "ca",
+    "gl",
+    "eu",
+)  # the order an ambiguous date is read in (`abril de 2021`: Spanish)
 NUMERIC = "num"  # the language of a date written in digits only
 # `2.003` is a year, `08.2005` is not; `d'` (Catalan) is a word of its own
 TOKEN = re.compile(r"\d+(?:\.\d{3}(?!\d))?|[^\W\d_]+['’](?=[^\W\d_])|[^\W\d_]+")
 ORDINALS = ("º", "ª")  # `1º de mayo`
 # Basque case endings, written on numbers (`14a`, `5ean`, `2021eko`) and on month and weekday
 # names (`otsailaren`, `martxoan`); the form after a vowel first, then after a consonant
-EU_ENDINGS = {"a": ("a", "a"), "aren": ("aren", "aren"), "an": ("an", "ean"), "ko": ("ko", "eko"),
-              "tik": ("tik", "etik"), "ra": ("ra", "era"), "rako": ("rako", "erako"), "n": ("n", "ean")}
-EU_READ = {"a": "a", "aren": "aren", "an": "an", "ean": "an", "n": "an", "ko": "ko", "eko": "ko",
-           "tik": "tik", "etik": "tik", "ra": "ra", "era": "ra", "rako": "rako", "erako": "rako"}
+EU_ENDINGS = {
+    "a": ("a", "a"),
+    "aren": ("aren", "aren"),
+    "an": ("an", "ean"),
+    "ko": ("ko", "eko"),
+    "tik": ("tik", "etik"),
+    "ra": ("ra", "era"),
+    "rako": ("rako", "erako"),
+    "n": ("n", "ean"),
+}
+EU_READ = {
+    "a": "a",
+    "aren": "aren",
+    "an": "an",
+    "ean": "an",
+    "n": "an",
+    "ko": "ko",
+    "eko": "ko",
+    "tik": "tik",
+    "etik": "tik",
+    "ra": "ra",
+    "era": "ra",
+    "rako": "rako",
+    "erako": "rako",
+}
 EU_NUMBER_ENDINGS = ("a", "an", "ean", "n", "ko", "eko")
 ROMAN_MONTHS = ("I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII")
 SEASON_MIDDLE = {1: 5, 2: 8, 3: 11, 4: 2}  # spring, summer, autumn, winter: their middle month
@@ -56,20 +83,21 @@ class Word(NamedTuple):
 class DateReading(NamedTuple):
     """What `read_date` finds in a date: its fields (None where the date has none), the
     languages it can be read in ({"num"} for digits only) and the one it is read in."""
-    day: Optional[int]
-    month: Optional[int]
-    year: Optional[int]
-    weekday: Optional[int]  # 1 Monday ... 7 Sunday
-    season: Optional[int]  # 1 spring ... 4 winter
-    langs: FrozenSet[str]
+
+    day: int | None
+    month: int | None
+    year: int | None
+    weekday: int | None  # 1 Monday ... 7 Sunday
+    season: int | None  # 1 spring ... 4 winter
+    langs: frozenset[str]
     lang: str
 
 
 @lru_cache(maxsize=1)
 def _calendar():
-    forms: Dict[str, List[Word]] = {}
-    names: Dict[Tuple[str, str, int], Tuple[str, Tuple[str, ...]]] = {}
-    connectors: Dict[str, set] = {}
+    forms: dict[str, list[Word]] = {}
+    names: dict[tuple[str, str, int], tuple[str, tuple[str, ...]]] = {}
+    connectors: dict[str, set] = {}
     for lang, kind, index, spelled in rows("calendar.tsv"):
         parts = spelled.split("|")
         if kind == "connector":
@@ -84,12 +112,15 @@ def _calendar():
             ending = "a" if lang == "eu" and not abbreviated else ""
             forms.setdefault(lookup_key(p), []).append(Word(kind, lang, i, abbreviated, ending))
     # Basque names with a case ending other than the bare `-a`: stem (name less its `a`) + ending
-    stems = {lookup_key(full)[:-1]: (kind, i) for (kind, lang, i), (full, _a) in names.items()
-             if lang == "eu" and kind in ("month", "weekday")}
+    stems = {
+        lookup_key(full)[:-1]: (kind, i)
+        for (kind, lang, i), (full, _a) in names.items()
+        if lang == "eu" and kind in ("month", "weekday")
+    }
     return forms, names, {k: frozenset(v) for k, v in connectors.items()}, stems
 
 
-def _words(token: str) -> List[Word]:
+def _words(token: str) -> list[Word]:
     forms, _names, _connectors, stems = _calendar()
     f = lookup_key(token)
     if f in forms:
@@ -104,6 +135,7 @@ def _words(token: str) -> List[Word]:
 
 class _Item:
     """One token of a date: a number (with a glued ending), a calendar word or a connector."""
+
     __slots__ = ("start", "end", "text", "kind", "words", "langs", "ending", "role")
 
     def __init__(self, m, kind, words=(), langs=frozenset()):
@@ -113,9 +145,9 @@ class _Item:
         self.role = ""
 
 
-def _items(text: str) -> Optional[List[_Item]]:
+def _items(text: str) -> list[_Item] | None:
     _forms, _names, connectors, _stems = _calendar()
-    items: List[_Item] = []
+    items: list[_Item] = []
     for m in TOKEN.finditer(text):
         tok = m.group()
         if tok[0].isdigit():
@@ -135,8 +167,14 @@ def _items(text: str) -> Optional[List[_Item]]:
         if words:
             kinds = {w.kind for w in words}
             kind = "month" if "month" in kinds else sorted(kinds)[0]
-            items.append(_Item(m, kind, [w for w in words if w.kind == kind],
-                               frozenset(w.lang for w in words if w.kind == kind)))
+            items.append(
+                _Item(
+                    m,
+                    kind,
+                    [w for w in words if w.kind == kind],
+                    frozenset(w.lang for w in words if w.kind == kind),
+                )
+            )
         elif tok.casefold().replace("’", "'") in connectors:
             items.append(_Item(m, "connector", langs=connectors[tok.casefold().replace("’", "'")]))
         else:
@@ -144,7 +182,7 @@ def _items(text: str) -> Optional[List[_Item]]:
     return items or None
 
 
-def _languages(items: List[_Item]) -> Tuple[FrozenSet[str], str]:
+def _languages(items: list[_Item]) -> tuple[frozenset[str], str]:
     named = [it for it in items if it.kind in ("month", "weekday", "season")]
     if not named:
         return frozenset({NUMERIC}), NUMERIC
@@ -156,7 +194,7 @@ def _languages(items: List[_Item]) -> Tuple[FrozenSet[str], str]:
     return langs, lang
 
 
-def _assign_roles(items: List[_Item]) -> bool:
+def _assign_roles(items: list[_Item]) -> bool:
     """Set each item's role (day, month, month_word, year, weekday, season); False when the
     tokens do not make a date."""
     months = [it for it in items if it.kind in ("month", "roman")]
@@ -185,7 +223,9 @@ def _assign_roles(items: List[_Item]) -> bool:
                 it.role = "year" if len(it.text.replace(".", "")) == 4 else "day"
         for it in after:
             if not it.role:
-                it.role = "day" if any(b.role == "year" for b in before) and len(it.text) <= 2 else "year"
+                it.role = (
+                    "day" if any(b.role == "year" for b in before) and len(it.text) <= 2 else "year"
+                )
         roles = [it.role for it in before + after]
         return len(roles) == len(set(roles))
     if any(it.ending for it in nums):
@@ -208,7 +248,9 @@ def _assign_roles(items: List[_Item]) -> bool:
             roles = ("day", "month", "year")
     elif len(nums) == 2:
         a, b = values
-        roles = ("month", "year") if len(b.replace(".", "")) == 4 or int(b) > 12 else ("day", "month")
+        roles = (
+            ("month", "year") if len(b.replace(".", "")) == 4 or int(b) > 12 else ("day", "month")
+        )
     elif len(nums) == 1 and len(values[0].replace(".", "")) == 4:
         roles = ("year",)
     else:
@@ -257,7 +299,7 @@ def _analyse(text: str):
     return items, day, month, year, weekday, season, langs, lang
 
 
-def read_date(text: str) -> Optional[DateReading]:
+def read_date(text: str) -> DateReading | None:
     """The fields and the language of `text` as a date, or None when it is not one we read."""
     try:
         found = _analyse(text)
@@ -278,7 +320,13 @@ def offset_for(ctx: Context, attempt: int = 0) -> int:
     if fixed_range is not None:  # a policy's range holds for every attempt
         low, high = fixed_range
     else:
-        low, high = (MIN_SHIFT, MAX_SHIFT) if attempt < 8 else (MAX_SHIFT, 3653) if attempt < 16 else (3653, 18263)
+        low, high = (
+            (MIN_SHIFT, MAX_SHIFT)
+            if attempt < 8
+            else (MAX_SHIFT, 3653)
+            if attempt < 16
+            else (3653, 18263)
+        )
     days = rng.randint(low, high)
     return days if rng.random() < 0.5 else -days
 
@@ -359,14 +407,14 @@ def _clamp(year: int, month: int, day: int) -> dt.date:
     return dt.date(year, month, min(day, calendar.monthrange(year, month)[1]))
 
 
-def _shift(date: dt.date, days: int) -> Optional[dt.date]:
+def _shift(date: dt.date, days: int) -> dt.date | None:
     try:
         return date + dt.timedelta(days=days)
     except OverflowError:
         return None
 
 
-def shift_date(text: str, offset: int) -> Optional[str]:
+def shift_date(text: str, offset: int) -> str | None:
     """`text` shifted by `offset` days in its own format and language; None when it is not
     a date we read."""
     try:
@@ -375,12 +423,12 @@ def shift_date(text: str, offset: int) -> Optional[str]:
         return None  # an odd shape gets the tag; it never fails a report
 
 
-def _shift_date(text: str, offset: int) -> Optional[str]:
+def _shift_date(text: str, offset: int) -> str | None:
     found = _analyse(text)
     if found is None:
         return None
     items, day, month, year, weekday, season, _langs, lang = found
-    new: Dict[str, Optional[int]] = {}
+    new: dict[str, int | None] = {}
     step = 1 if offset > 0 else -1
     if season is not None and year is not None:  # its middle month moves; at least one season
         middle = SEASON_MIDDLE[season]
@@ -388,7 +436,9 @@ def _shift_date(text: str, offset: int) -> Optional[str]:
         if shifted is None:
             return None
         new_season = {3: 1, 4: 1, 5: 1, 6: 2, 7: 2, 8: 2, 9: 3, 10: 3, 11: 3}.get(shifted.month, 4)
-        new_year = shifted.year + (1 if shifted.month == 12 else 0)  # December: the next year's winter
+        new_year = shifted.year + (
+            1 if shifted.month == 12 else 0
+        )  # December: the next year's winter
         if (new_season, new_year) == (season, year):  # still the same season: the next one
             new_season = (season - 1 + step) % 4 + 1
             # winter belongs to the year of its January: autumn -> next year's winter and back
@@ -418,10 +468,10 @@ def _shift_date(text: str, offset: int) -> Optional[str]:
     if weekday is not None and new.get("weekday") is None:
         new["weekday"] = (weekday - 1 + offset) % 7 + 1
     numeric = not any(it.role in ("month_word", "month_roman") for it in items)
-    pieces: List[str] = []
+    pieces: list[str] = []
     pos = 0
     for i, it in enumerate(items):
-        gap = text[pos:it.start]
+        gap = text[pos : it.start]
         pos = it.end
         body, ending = it.text, it.ending
         if it.role == "day":
@@ -434,12 +484,19 @@ def _shift_date(text: str, offset: int) -> Optional[str]:
         elif it.role == "month":
             out = _num_text(body, new["month"])
         elif it.role == "year":
-            out = _year_text(body, new["year"]) + (_eu_case(ending, _eu_number_ending(new["year"], ending)) if ending else "")
+            out = _year_text(body, new["year"]) + (
+                _eu_case(ending, _eu_number_ending(new["year"], ending)) if ending else ""
+            )
         elif it.role == "month_word":
             out = _name(it, lang, new["month"])
             prev = items[i - 1] if i else None
-            if (lang == "ca" and prev is not None and prev.kind == "connector" and not gap.strip()
-                    and prev.text.casefold().replace("’", "'") in ("de", "d'")):
+            if (
+                lang == "ca"
+                and prev is not None
+                and prev.kind == "connector"
+                and not gap.strip()
+                and prev.text.casefold().replace("’", "'") in ("de", "d'")
+            ):
                 # Catalan elision: `de febrer`, `d'abril`
                 elided = lookup_key(out)[:1] in "aeiou"
                 d = prev.text[0]
@@ -460,7 +517,7 @@ def _shift_date(text: str, offset: int) -> Optional[str]:
     return "".join(pieces)
 
 
-def dates(text: str, label: str, ctx: Context) -> Optional[str]:
+def dates(text: str, label: str, ctx: Context) -> str | None:
     """FECHAS: the date shifted by the scope's offset (the operator chose it so that no
     shifted date of a report reproduces another PHI string); None (the tag) when the value
     is not a date read here."""
@@ -471,5 +528,10 @@ def dates(text: str, label: str, ctx: Context) -> Optional[str]:
     def make(rng, attempt):
         return shifted if attempt == 0 else None
 
-    return ctx.draw("date", text, make, check=lambda c, o: c is not None and lookup_key(c) != lookup_key(o),
-                    shape_fallback=False)
+    return ctx.draw(
+        "date",
+        text,
+        make,
+        check=lambda c, o: c is not None and lookup_key(c) != lookup_key(o),
+        shape_fallback=False,
+    )

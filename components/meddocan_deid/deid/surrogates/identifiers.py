@@ -10,10 +10,11 @@ get a new value of the same kind, with a valid check character where the kind ha
 (python-stdnum), keeping separators, grouping and case. Anything else (NHC, CIP, employee
 numbers...) gets random characters of the same shape (digit for digit, letter for letter
 with its case, everything else kept)."""
+
 import ipaddress
 import re
 import string
-from typing import Callable, Dict, Optional
+from collections.abc import Callable
 
 from stdnum import iban as std_iban
 from stdnum.es import ccc as std_ccc
@@ -28,17 +29,57 @@ PLATE_LETTERS = "BCDFGHJKLMNPRSTVWXYZ"
 # provincial plates (until 2000): the province's code, by length
 PROVINCES = {
     1: ("A", "B", "C", "H", "J", "L", "M", "O", "P", "S", "T", "V", "Z"),
-    2: ("AB", "AL", "AV", "BA", "BI", "BU", "CA", "CC", "CE", "CO", "CR", "CS", "CU", "GC", "GI", "GR", "GU",
-        "HU", "LE", "LO", "LU", "MA", "ML", "MU", "NA", "OU", "PM", "PO", "SA", "SE", "SG", "SO", "SS", "TE",
-        "TF", "TO", "VA", "VI", "ZA"),
+    2: (
+        "AB",
+        "AL",
+        "AV",
+        "BA",
+        "BI",
+        "BU",
+        "CA",
+        "CC",
+        "CE",
+        "CO",
+        "CR",
+        "CS",
+        "CU",
+        "GC",
+        "GI",
+        "GR",
+        "GU",
+        "HU",
+        "LE",
+        "LO",
+        "LU",
+        "MA",
+        "ML",
+        "MU",
+        "NA",
+        "OU",
+        "PM",
+        "PO",
+        "SA",
+        "SE",
+        "SG",
+        "SO",
+        "SS",
+        "TE",
+        "TF",
+        "TO",
+        "VA",
+        "VI",
+        "ZA",
+    ),
 }
 VIN_CHARS = "ABCDEFGHJKLMNPRSTUVWXYZ0123456789"  # no I, O, Q
 _VIN_VALUES = {c: (i % 9) + 1 for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZ")}
 _VIN_VALUES.update({"S": 2, "T": 3, "U": 4, "V": 5, "W": 6, "X": 7, "Y": 8, "Z": 9})
 _VIN_VALUES.update({d: int(d) for d in string.digits})
 _VIN_WEIGHTS = (8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5, 4, 3, 2)
-MAC = re.compile(r"(?:[0-9A-Fa-f]{2}([:-]))(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa-f]{2}|"
-                 r"[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}")
+MAC = re.compile(
+    r"(?:[0-9A-Fa-f]{2}([:-]))(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa-f]{2}|"
+    r"[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}"
+)
 
 
 def compact(text: str) -> str:
@@ -49,8 +90,10 @@ def reformat(template: str, value: str) -> str:
     """The characters of `value` in the alphanumeric positions of `template`: separators,
     grouping and lower case kept (`45.873.912-k` + `12345678Z` -> `12.345.678-z`)."""
     chars = iter(value)
-    return "".join((next(chars).lower() if ch.islower() else next(chars)) if ch.isalnum() else ch
-                   for ch in template)
+    return "".join(
+        (next(chars).lower() if ch.islower() else next(chars)) if ch.isalnum() else ch
+        for ch in template
+    )
 
 
 def _digits(rng, n: int) -> str:
@@ -69,12 +112,12 @@ def nuss_is_valid(number: str) -> bool:
     if not re.fullmatch(r"\d{12}", number):
         return False
     province, body, control = int(number[:2]), int(number[2:10]), int(number[10:])
-    base = province * 10 ** 7 + body if body < 10 ** 7 else int(number[:10])
+    base = province * 10**7 + body if body < 10**7 else int(number[:10])
     return base % 97 == control
 
 
 # -- the kinds ---------------------------------------------------------------------------
-def kind_of(text: str, label: str = "") -> Optional[str]:
+def kind_of(text: str, label: str = "") -> str | None:
     """The kind of identifier `text` reads as, or None (random same-shape characters)."""
     try:
         return "ipv%d" % ipaddress.ip_address(text).version
@@ -89,20 +132,31 @@ def kind_of(text: str, label: str = "") -> Optional[str]:
         return "dni"
     if re.fullmatch(r"[XYZ]\d{7}[A-Z]", c):
         return "nie"
-    if re.fullmatch(r"[A-Z]{2}\d{2}[A-Z0-9]{11,30}", c) and ((c[:2] == "ES" and len(c) == 24) or std_iban.is_valid(c)):
+    if re.fullmatch(r"[A-Z]{2}\d{2}[A-Z0-9]{11,30}", c) and (
+        (c[:2] == "ES" and len(c) == 24) or std_iban.is_valid(c)
+    ):
         return "iban"
-    if re.fullmatch(r"\d{20}", c) and (std_ccc.is_valid(c) or re.fullmatch(r"\d{4}\D\d{4}\D\d{2}\D\d{10}", text)):
+    if re.fullmatch(r"\d{20}", c) and (
+        std_ccc.is_valid(c) or re.fullmatch(r"\d{4}\D\d{4}\D\d{2}\D\d{10}", text)
+    ):
         return "ccc"
-    if re.fullmatch(r"\d{12}", c) and (label == "ID_ASEGURAMIENTO" or nuss_is_valid(c)
-                                       or re.fullmatch(r"\d{2}\D\d{8}\D\d{2}", text)):
+    if re.fullmatch(r"\d{12}", c) and (
+        label == "ID_ASEGURAMIENTO"
+        or nuss_is_valid(c)
+        or re.fullmatch(r"\d{2}\D\d{8}\D\d{2}", text)
+    ):
         return "nuss"
     if re.fullmatch(r"\d{4}[ -]?[%s]{3}" % PLATE_LETTERS, up):
         return "plate"
     m = re.fullmatch(r"([A-Z]{1,2})[ -]?\d{4}[ -]?[A-Z]{1,2}", up)
     if m and m.group(1) in PROVINCES[len(m.group(1))]:
         return "provincial_plate"
-    if (re.fullmatch(r"[A-HJ-NPR-Z0-9]{17}", c) and re.search(r"\d", c) and re.search(r"[A-Z]", c)
-            and (label == "IDENTIF_VEHICULOS_NRSERIE" or vin_check(c) == c[8])):
+    if (
+        re.fullmatch(r"[A-HJ-NPR-Z0-9]{17}", c)
+        and re.search(r"\d", c)
+        and re.search(r"[A-Z]", c)
+        and (label == "IDENTIF_VEHICULOS_NRSERIE" or vin_check(c) == c[8])
+    ):
         return "vin"
     return None
 
@@ -129,7 +183,10 @@ def _iban(rng, text):
     if country == "ES":
         bban = _ccc_number(rng)
     else:  # same shape; the IBAN checksum is valid, a national one is not looked at
-        bban = "".join(rng.choice(string.digits) if ch.isdigit() else rng.choice(string.ascii_uppercase) for ch in c[4:])
+        bban = "".join(
+            rng.choice(string.digits) if ch.isdigit() else rng.choice(string.ascii_uppercase)
+            for ch in c[4:]
+        )
     return country + std_iban.calc_check_digits(country + "00" + bban) + bban
 
 
@@ -139,7 +196,7 @@ def _ccc(rng, text):
 
 def _nuss(rng, text):
     province = rng.randint(1, 53)
-    number = f"{province:02d}{rng.randint(10 ** 7, 10 ** 8 - 1)}"  # 8 digits: both rules agree
+    number = f"{province:02d}{rng.randint(10**7, 10**8 - 1)}"  # 8 digits: both rules agree
     return number + f"{int(number) % 97:02d}"
 
 
@@ -199,10 +256,18 @@ def _ip(rng, text):
 
 
 # kind -> (make(rng, text) -> value, whether the value goes through `reformat`)
-MAKERS: Dict[str, Callable] = {
-    "dni": (_dni, True), "nie": (_nie, True), "iban": (_iban, True), "ccc": (_ccc, True), "nuss": (_nuss, True),
-    "plate": (_plate, True), "provincial_plate": (_provincial_plate, True), "vin": (_vin, True),
-    "mac": (_mac, False), "ipv4": (_ip, False), "ipv6": (_ip, False),
+MAKERS: dict[str, Callable] = {
+    "dni": (_dni, True),
+    "nie": (_nie, True),
+    "iban": (_iban, True),
+    "ccc": (_ccc, True),
+    "nuss": (_nuss, True),
+    "plate": (_plate, True),
+    "provincial_plate": (_provincial_plate, True),
+    "vin": (_vin, True),
+    "mac": (_mac, False),
+    "ipv4": (_ip, False),
+    "ipv6": (_ip, False),
 }
 
 
@@ -216,7 +281,9 @@ def identifiers(text: str, label: str, ctx: Context) -> str:
         value = make(rng, text)
         return reformat(text, value) if keep_format else value
 
-    return ctx.draw("id-" + kind, text, draw, key_value=compact(text) if keep_format else text.lower())
+    return ctx.draw(
+        "id-" + kind, text, draw, key_value=compact(text) if keep_format else text.lower()
+    )
 
 
 PHONE_PREFIX = re.compile(r"^(?:\(?(?:\+|00)\s?\d{2,3}\)?[\s.-]*)")
@@ -251,13 +318,20 @@ def phones(text: str, label: str, ctx: Context) -> str:
     digits random, the format kept. Short numbers (extensions) get random digits."""
     m = PHONE_PREFIX.match(text)
     prefix = m.group() if m else ""
-    rest = text[len(prefix):]
+    rest = text[len(prefix) :]
     digits = [c for c in rest if c.isdigit()]
     first = digits[0] if digits else ""
     if len(digits) >= 2 and (first in "6789" or len(digits) == 9):
         pool = MOBILE_PREFIXES if first in "67" else LANDLINE_PREFIXES
-        return ctx.draw("phone", text, lambda rng, attempt: prefix + phone_shape(rng, rest, pool), key_value=text)
-    return ctx.draw("phone", text, lambda rng, attempt: prefix + random_shape(rng, rest), key_value=text)
+        return ctx.draw(
+            "phone",
+            text,
+            lambda rng, attempt: prefix + phone_shape(rng, rest, pool),
+            key_value=text,
+        )
+    return ctx.draw(
+        "phone", text, lambda rng, attempt: prefix + random_shape(rng, rest), key_value=text
+    )
 
 
 def postal_code(rng, text: str) -> str:
@@ -272,5 +346,7 @@ def is_postal_code(text: str) -> bool:
 
 def territory_code(text: str, label: str, ctx: Context) -> str:
     if is_postal_code(text):
-        return ctx.draw("postcode", text, lambda rng, attempt: postal_code(rng, text), key_value=text)
+        return ctx.draw(
+            "postcode", text, lambda rng, attempt: postal_code(rng, text), key_value=text
+        )
     return identifiers(text, label, ctx)

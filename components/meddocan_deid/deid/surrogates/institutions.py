@@ -18,9 +18,11 @@ rest alone (`12 de Octubre` -> `San Rafael`); an acronym, a value that is all he
 Roja`, `Audiencia Nacional`) or an INSTITUCION of no kind read gets no surrogate (None: the
 tag).
 """
+
 import re
 from functools import lru_cache
-from typing import NamedTuple, Optional, Pattern, Tuple
+from re import Pattern
+from typing import NamedTuple
 
 from ...lexicon import lookup_key
 from .common import Context, case_like, choose, scramble_digits
@@ -38,25 +40,27 @@ class Kind(NamedTuple):
     name: str
     position: str  # start, end or bare
     labels: str  # * or a label
-    head: Optional[Pattern]
-    templates: Tuple[str, ...]
+    head: Pattern | None
+    templates: tuple[str, ...]
 
 
 @lru_cache(maxsize=1)
-def kinds() -> Tuple[Kind, ...]:
+def kinds() -> tuple[Kind, ...]:
     out = []
     for name, position, labels, regex, templates in rows("institutions.tsv"):
         if position == "start":
             head = re.compile(r"^(?:" + regex + ")" + BOUNDARY)
         elif position == "end":
-            head = re.compile(r"(?<=[\s,.])(?:" + regex + r")[.,;]*$")  # `S.L..` (a span with the full stop)
+            head = re.compile(
+                r"(?<=[\s,.])(?:" + regex + r")[.,;]*$"
+            )  # `S.L..` (a span with the full stop)
         else:
             head = None
         out.append(Kind(name, position, labels, head, tuple(t for t in templates.split("|") if t)))
     return tuple(out)
 
 
-def _slot(rng, ctx: Context, slot: str, town, province=None) -> Optional[str]:
+def _slot(rng, ctx: Context, slot: str, town, province=None) -> str | None:
     if slot in ("surname", "given", "person"):
         male, female, *_rest = name_lists(ctx.gaz)
         surname = choose(rng, _rest[3])
@@ -65,22 +69,40 @@ def _slot(rng, ctx: Context, slot: str, town, province=None) -> Optional[str]:
     if slot == "town":
         return town() if town is not None else _report_town(rng, ctx)
     if slot == "province":
-        return province() if province is not None else geo().names[report_places(ctx).surrogate(ctx, None)]
+        return (
+            province()
+            if province is not None
+            else geo().names[report_places(ctx).surrogate(ctx, None)]
+        )
     return choose(rng, words(slot))
 
 
-def _report_town(rng, ctx: Context) -> Optional[str]:
+def _report_town(rng, ctx: Context) -> str | None:
     return choose(rng, report_towns(ctx))
 
 
-def fill(rng, ctx: Context, kind: str, label: Optional[str] = None, town=None,
-         templates: Optional[Tuple[str, ...]] = None, province=None) -> Optional[str]:
+def fill(
+    rng,
+    ctx: Context,
+    kind: str,
+    label: str | None = None,
+    town=None,
+    templates: tuple[str, ...] | None = None,
+    province=None,
+) -> str | None:
     """One of the templates of `kind` (of its bare row for `label` when given) with its
     slots filled; `town`, `province`: functions giving the {town} and {province} slots
     (None: a town or the province of the report's surrogate province). None when a slot
     has no value."""
     if templates is None:
-        templates = next((k.templates for k in kinds() if k.name == kind and (label is None or k.labels == label)), ())
+        templates = next(
+            (
+                k.templates
+                for k in kinds()
+                if k.name == kind and (label is None or k.labels == label)
+            ),
+            (),
+        )
     template = choose(rng, templates)
     if template is None:
         return None
@@ -103,10 +125,10 @@ class Parsed(NamedTuple):
     sep: str  # between the head and the rest
     rest: str  # replaced
     suffix: str  # a company's legal form, kept
-    templates: Tuple[str, ...]
+    templates: tuple[str, ...]
 
 
-def parse(value: str, label: str) -> Optional[Parsed]:
+def parse(value: str, label: str) -> Parsed | None:
     """The kind, head, rest and legal form of an organisation's name; None when no kind fits."""
     f = lookup_key(value)
     aligned = len(f) == len(value)  # the patterns read the folded text, positions must agree
@@ -117,7 +139,10 @@ def parse(value: str, label: str) -> Optional[Parsed]:
                 m = kind.head.search(f)
                 if m and value[: m.start()].strip(" ,"):
                     body = value[: m.start()].rstrip(" ,")
-                    suffix, suffix_kind = value[len(body):], kind  # with the space or comma before it
+                    suffix, suffix_kind = (
+                        value[len(body) :],
+                        kind,
+                    )  # with the space or comma before it
                     break
     fb = f[: len(body)] if aligned else ""
     # before a legal form, a company's trade word is a head too (`Construcciones X S.L.`)
@@ -127,13 +152,15 @@ def parse(value: str, label: str) -> Optional[Parsed]:
                 continue
             m = kind.head.match(fb)
             if m:
-                after = body[m.end():]
+                after = body[m.end() :]
                 rest = after.strip()
                 if not rest:
                     if suffix_kind is not None:
                         break  # `Construcciones S.L.`: the legal form's templates
                     return None  # all head (`Hospital`, `Audiencia Nacional`): the tag
-                sep = after[: len(after) - len(after.lstrip())] or ("" if body[m.end() - 1:m.end()] == "'" else " ")
+                sep = after[: len(after) - len(after.lstrip())] or (
+                    "" if body[m.end() - 1 : m.end()] == "'" else " "
+                )
                 return Parsed(kind.name, body[: m.end()], sep, rest, suffix, kind.templates)
     if suffix_kind is not None:
         return Parsed(suffix_kind.name, "", "", body, suffix, suffix_kind.templates)
@@ -149,7 +176,11 @@ def _rest_town(ctx: Context, rest: str):
     """The {town} slot when the original's rest is a town (`de Getafe`): its TERRITORIO
     surrogate, so that a report's town and its town hall agree; else None."""
     core = _TOWN_REST.sub("", rest).strip()
-    if core and lookup_key(core) not in geo().by_name and (lookup_key(core) in geo().town_codes or ctx.gaz.contains("towns", core)):
+    if (
+        core
+        and lookup_key(core) not in geo().by_name
+        and (lookup_key(core) in geo().town_codes or ctx.gaz.contains("towns", core))
+    ):
         return lambda: town_for(ctx, core)
     return None
 
@@ -163,11 +194,13 @@ def regional_bodies():
         acronym = next((n for n in names if n.replace("-", "").isupper()), "")
         written[(community, kind)] = (name, acronym)
         for n in [name] + names:
-            found.setdefault(lookup_key(n), (community, kind, n == acronym or (n.isupper() and " " not in n)))
+            found.setdefault(
+                lookup_key(n), (community, kind, n == acronym or (n.isupper() and " " not in n))
+            )
     return found, written
 
 
-def _regional(ctx: Context, value: str) -> Optional[str]:
+def _regional(ctx: Context, value: str) -> str | None:
     """A region's body as the body of the same kind of the report's surrogate community."""
     found, written = regional_bodies()
     hit = found.get(lookup_key(value))
@@ -177,15 +210,23 @@ def _regional(ctx: Context, value: str) -> Optional[str]:
     g = geo()
     places = report_places(ctx)
     own = g.community_provinces[community]
-    code = next((c for c in places.found if c in own), own[0])  # the report's province of that community
+    code = next(
+        (c for c in places.found if c in own), own[0]
+    )  # the report's province of that community
     name, short = written.get((g.community[places.surrogate(ctx, code)], kind), ("", ""))
     new = short if acronym and short else name
     if not new:
         return ""  # no body of that kind there: the tag
-    return new.upper() if value.isupper() and len(value) > 4 else new.lower() if value.islower() else new
+    return (
+        new.upper()
+        if value.isupper() and len(value) > 4
+        else new.lower()
+        if value.islower()
+        else new
+    )
 
 
-def _listed(ctx: Context, value: str) -> Optional[str]:
+def _listed(ctx: Context, value: str) -> str | None:
     """A work-accident mutual or a health insurer: another of the same list."""
     for name in ("mutual", "insurer"):
         pool = words(name)
@@ -193,7 +234,13 @@ def _listed(ctx: Context, value: str) -> Optional[str]:
             new = ctx.draw(name, value, lambda rng, a: choose(rng, pool), shape_fallback=False)
             if new is None:
                 return ""
-            return new.upper() if value.isupper() and len(value) > 4 else new.lower() if value.islower() else new
+            return (
+                new.upper()
+                if value.isupper() and len(value) > 4
+                else new.lower()
+                if value.islower()
+                else new
+            )
     return None
 
 
@@ -205,7 +252,7 @@ def _rest_province(ctx: Context, rest: str):
     return (lambda: province_for(ctx, core, code)) if code else None
 
 
-def organisations(text: str, label: str, ctx: Context) -> Optional[str]:
+def organisations(text: str, label: str, ctx: Context) -> str | None:
     """HOSPITAL, INSTITUCION, CENTRO_SALUD: see the module; None (the tag) when no kind fits."""
     value = text.strip()
     if not value:
@@ -216,7 +263,7 @@ def organisations(text: str, label: str, ctx: Context) -> Optional[str]:
         if new is not None:
             if not new or not ctx.acceptable(new, value):
                 return None
-            return text[:start] + new + text[start + len(value):]
+            return text[:start] + new + text[start + len(value) :]
     parsed = parse(value, label)
     if parsed is None:
         return None
@@ -237,23 +284,28 @@ def organisations(text: str, label: str, ctx: Context) -> Optional[str]:
     def check(candidate: str, original: str) -> bool:
         # the head and the ending are the original's own words (`Hospital General` may be another
         # PHI span of the report): the rest alone must not reproduce a PHI string
-        rest = candidate[len(parsed.head) + len(parsed.sep): len(candidate) - len(parsed.suffix)]
-        return (lookup_key(candidate) != lookup_key(original) and lookup_key(candidate) not in ctx.forbidden_exact
-                and ctx.acceptable(rest, parsed.rest))
+        rest = candidate[len(parsed.head) + len(parsed.sep) : len(candidate) - len(parsed.suffix)]
+        return (
+            lookup_key(candidate) != lookup_key(original)
+            and lookup_key(candidate) not in ctx.forbidden_exact
+            and ctx.acceptable(rest, parsed.rest)
+        )
 
-    new = ctx.draw("organisation", value, make, check=check, key_value=lookup_key(value), shape_fallback=False)
+    new = ctx.draw(
+        "organisation", value, make, check=check, key_value=lookup_key(value), shape_fallback=False
+    )
     if new is None or lookup_key(new) == lookup_key(value):
         return None
-    return text[:start] + new + text[start + len(value):]
+    return text[:start] + new + text[start + len(value) :]
 
 
-def hospitals(text: str, label: str, ctx: Context) -> Optional[str]:
+def hospitals(text: str, label: str, ctx: Context) -> str | None:
     return organisations(text, label, ctx)
 
 
-def institutions(text: str, label: str, ctx: Context) -> Optional[str]:
+def institutions(text: str, label: str, ctx: Context) -> str | None:
     return organisations(text, label, ctx)
 
 
-def health_centres(text: str, label: str, ctx: Context) -> Optional[str]:
+def health_centres(text: str, label: str, ctx: Context) -> str | None:
     return organisations(text, label, ctx)

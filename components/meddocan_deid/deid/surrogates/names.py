@@ -12,9 +12,9 @@ particles (de, del, la, y...) and titles (Dr., Sra.) stay. The first letter of a
 surrogate follows the scope's letter permutation when a candidate exists, so "A. Ferrer"
 and "Ana Ferrer" stay coherent. Case (UPPER/Title/lower) is kept.
 """
+
 import re
 from functools import lru_cache
-from typing import Optional
 
 from ...lexicon import lookup_key, tagged_words, words
 from ..gazetteer import Gazetteer
@@ -34,7 +34,9 @@ def name_lists(gaz: Gazetteer):
     male_f = frozenset(lookup_key(n) for n in male)
     female_f = frozenset(lookup_key(n) for n in female)
     surnames = {lookup_key(n): n for n in gaz.get("surnames") if " " not in n}
-    surnames.update({lookup_key(n): n for n in Provider.last_names if " " not in n})  # Faker's spelling has accents
+    surnames.update(
+        {lookup_key(n): n for n in Provider.last_names if " " not in n}
+    )  # Faker's spelling has accents
     first_f = male_f | female_f | frozenset(lookup_key(n) for n in gaz.get("first_names"))
     # surrogate surnames that do not read as first names ("Jacinto" is in the surname list too)
     surnames_t = tuple(sorted(v for k, v in surnames.items() if k not in first_f))
@@ -60,14 +62,16 @@ def gender(token: str, gaz: Gazetteer) -> str:
 
 
 GIVEN, SURNAME = "given", "surname"
-_FIELD = re.compile(r"(?i)(?P<full>nombre\s+y\s+apellidos?|nombre\s+completo)\s*:?\s*$|"
-                    r"(?P<surname>apellidos?)\s*:?\s*$|(?P<given>nombre)\s*:?\s*$")
+_FIELD = re.compile(
+    r"(?i)(?P<full>nombre\s+y\s+apellidos?|nombre\s+completo)\s*:?\s*$|"
+    r"(?P<surname>apellidos?)\s*:?\s*$|(?P<given>nombre)\s*:?\s*$"
+)
 
 
 def name_field(text: str, start: int) -> str:
     """The role the header field before `start` (on its line) gives a name: GIVEN after
     `Nombre:`, SURNAME after `Apellidos:`, "" otherwise (`Nombre y apellidos:` too)."""
-    line = text[text.rfind("\n", 0, start) + 1:start]
+    line = text[text.rfind("\n", 0, start) + 1 : start]
     m = _FIELD.search(line[-40:])
     if m is None or m.group("full"):
         return ""
@@ -100,7 +104,7 @@ def token_roles(words, gaz: Gazetteer, field: str = "", after_title: bool = Fals
     return [GIVEN] * given + [SURNAME] * (n - given)
 
 
-def _name_token(ctx: Context, token: str, role: str = "") -> Optional[str]:
+def _name_token(ctx: Context, token: str, role: str = "") -> str | None:
     gaz = ctx.gaz
     male, female, *_rest = name_lists(gaz)
     surnames = _rest[3]
@@ -134,10 +138,13 @@ def map_words(text: str, replace) -> str:
     return WORD.sub(replace, text)
 
 
-def name_surrogate(text: str, ctx: Context, keep_words=frozenset(), field: str = "") -> Optional[str]:
+def name_surrogate(
+    text: str, ctx: Context, keep_words=frozenset(), field: str = ""
+) -> str | None:
     """Replace every name token of `text`; punctuation, spaces and particles stay. `field`:
     the role the text's field gives it (see `name_field`). None when a token has no
     acceptable surrogate (the tag, never random letters)."""
+
     def kind_of(m) -> str:  # per word: "keep", "title", "initial" or "name"
         word = m.group()
         low = lookup_key(word)
@@ -157,7 +164,7 @@ def name_surrogate(text: str, ctx: Context, keep_words=frozenset(), field: str =
     roles = iter(token_roles(name_words, ctx.gaz, field, after_title="title" in kinds))
     out, pos = [], 0
     for m, k in zip(matches, kinds):
-        out.append(text[pos:m.start()])
+        out.append(text[pos : m.start()])
         word = m.group()
         if k in ("keep", "title"):
             out.append(word)
@@ -173,7 +180,7 @@ def name_surrogate(text: str, ctx: Context, keep_words=frozenset(), field: str =
     return "".join(out)
 
 
-def names(text: str, label: str, ctx: Context) -> Optional[str]:
+def names(text: str, label: str, ctx: Context) -> str | None:
     """A name's surrogate; None (the tag) when it has no name word to replace (`Dr.` alone),
     so that no caller falls back to random letters."""
     new = name_surrogate(text, ctx, field=getattr(ctx, "field", ""))
@@ -202,8 +209,16 @@ KIN = _kin_table()
 
 def _kin_surrogate(ctx: Context, word: str) -> str:
     g, number, _ = KIN[lookup_key(word)]
-    pool = tuple(sorted(w for _k, (gg, nn, w) in KIN.items() if gg == g and nn == number and lookup_key(w) != lookup_key(word)
-                        and w not in ("mujer", "mujeres")))
+    pool = tuple(
+        sorted(
+            w
+            for _k, (gg, nn, w) in KIN.items()
+            if gg == g
+            and nn == number
+            and lookup_key(w) != lookup_key(word)
+            and w not in ("mujer", "mujeres")
+        )
+    )
 
     def make(rng, attempt):
         # a kinship word that is not another PHI of the report, else any other one
@@ -211,7 +226,9 @@ def _kin_surrogate(ctx: Context, word: str) -> str:
         rng.shuffle(order)
         return next((w for w in order if ctx.acceptable(w, word)), order[0] if order else None)
 
-    return case_like(word, ctx.draw("kin", word, make, check=lambda c, o: lookup_key(c) != lookup_key(o)))
+    return case_like(
+        word, ctx.draw("kin", word, make, check=lambda c, o: lookup_key(c) != lookup_key(o))
+    )
 
 
 # words that stand for a relative without naming one, and the words around them in a span
@@ -231,14 +248,19 @@ def kinship_kept(text: str) -> bool:
     name, whatever its case (`su hija carmen` in a note typed in lower case)."""
     words = WORD.findall(text)
     # a capital after the first word is a surname that reads as a kinship word (`Pareja Mayor`, `la Nieto`)
-    return (bool(words) and not any(c.isdigit() for c in text) and all(is_kin_word(w) for w in words)
-            and not any(w[:1].isupper() for w in words[1:]))
+    return (
+        bool(words)
+        and not any(c.isdigit() for c in text)
+        and all(is_kin_word(w) for w in words)
+        and not any(w[:1].isupper() for w in words[1:])
+    )
 
 
-def relatives(text: str, label: str, ctx: Context) -> Optional[str]:
+def relatives(text: str, label: str, ctx: Context) -> str | None:
     """FAMILIARES_SUJETO_ASISTENCIA: kinship words swapped for one of the same gender and
     number (unless keep_kinship), other kinship and function words kept, every other word
     as a name, whatever its case (lower-case notes write names in lower case)."""
+
     def replace(m) -> str:
         word = m.group()
         if lookup_key(word) in KIN:
@@ -261,7 +283,11 @@ def relatives(text: str, label: str, ctx: Context) -> Optional[str]:
         # no kinship word and no name we know (`pareja`, `cónyuge`): a kinship word
         last = lookup_key(WORD.findall(text)[-1]) if WORD.findall(text) else ""
         g = "F" if last.endswith("a") else "M"
-        pool = tuple(sorted(w for (gg, nn, w) in KIN.values() if gg == g and nn == "sg" and w not in ("mujer",)))
+        pool = tuple(
+            sorted(
+                w for (gg, nn, w) in KIN.values() if gg == g and nn == "sg" and w not in ("mujer",)
+            )
+        )
         new = case_like(text, ctx.draw("kin", text, lambda rng, a: choose(rng, pool)))
     if new == text and WORD.search(text):
         return None  # a title alone (`dona`, `Sr.`): nothing to replace, the tag (never random letters)

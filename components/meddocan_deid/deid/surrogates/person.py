@@ -1,7 +1,8 @@
 """Ages, sex, professions and other personal details."""
+
 import re
 from functools import lru_cache
-from typing import Dict, List, NamedTuple, Optional, Tuple
+from typing import NamedTuple
 
 from ...lexicon import lookup_key, tagged_words
 from .common import Context, choose, random_shape
@@ -84,9 +85,11 @@ def _plural_word(word: str) -> str:
 def profession_table():
     """(entries, index): `data/professions.tsv`, and folded form -> [(entry, gender, number)]
     with gender M, F or N (the same word for both) and number sg or pl."""
-    entries = tuple(Profession(r[0], r[1], r[2], (r[3] if len(r) > 3 and r[3] else "es"))
-                    for r in rows("professions.tsv"))
-    index: Dict[str, List[Tuple[Profession, str, str]]] = {}
+    entries = tuple(
+        Profession(r[0], r[1], r[2], (r[3] if len(r) > 3 and r[3] else "es"))
+        for r in rows("professions.tsv")
+    )
+    index: dict[str, list[tuple[Profession, str, str]]] = {}
     for entry in entries:
         for form, gender in ((entry.masculine, "M"), (entry.feminine, "F")):
             gender = "N" if entry.invariable else gender
@@ -97,7 +100,7 @@ def profession_table():
     return entries, index
 
 
-def read_profession(text: str) -> Optional[Tuple[Profession, str, str]]:
+def read_profession(text: str) -> tuple[Profession, str, str] | None:
     """(entry, gender, number) of a profession: the whole value, else its longest first
     words (`ingeniero informático de sistemas` -> `ingeniero informático`); None if unknown."""
     _entries, index = profession_table()
@@ -118,7 +121,7 @@ def _case(template: str, form: str) -> str:
     return form
 
 
-def professions(text: str, label: str, ctx: Context) -> Optional[str]:
+def professions(text: str, label: str, ctx: Context) -> str | None:
     """PROFESION: another profession of the same ISCO-08 major group, of the original's
     gender (an invariable word gets an invariable one) and number, in its language when the
     table has several of that group, else in Spanish; None (the tag) when the profession is
@@ -128,8 +131,14 @@ def professions(text: str, label: str, ctx: Context) -> Optional[str]:
         return None
     entry, gender, number = found
     entries, _index = profession_table()
-    same_group = [e for e in entries if e.group == entry.group and e is not entry
-                  and (gender != "N" or e.invariable) and not e.masculine.isupper()]  # `ATS`: read, not written
+    same_group = [
+        e
+        for e in entries
+        if e.group == entry.group
+        and e is not entry
+        and (gender != "N" or e.invariable)
+        and not e.masculine.isupper()
+    ]  # `ATS`: read, not written
     same_lang = [e for e in same_group if e.lang == entry.lang]
     pool = same_lang if len(same_lang) >= 2 else [e for e in same_group if e.lang == "es"]
 
@@ -143,7 +152,7 @@ def professions(text: str, label: str, ctx: Context) -> Optional[str]:
     return ctx.draw("profession", text, make, shape_fallback=False)
 
 
-def others(text: str, label: str, ctx: Context) -> Optional[str]:
+def others(text: str, label: str, ctx: Context) -> str | None:
     """Free-form PHI (OTROS_SUJETO_ASISTENCIA): a code (`AB-1234`, letters beside digits)
     gets random characters of the same shape; a bank account (IBAN, CCC: guideline P28.1) a
     valid one; an organisation of a kind read by `institutions` (an employer: `Talleres X

@@ -13,9 +13,10 @@ name) followed by a space and a new name (the gazetteer's street names, else nam
 and place words); numbers, floors and doors keep their shape with new digits (`s/n` kept).
 Hospitals, institutions and health centres are in `institutions`.
 """
+
 import re
 from functools import lru_cache
-from typing import Dict, List, NamedTuple, Optional, Tuple
+from typing import NamedTuple
 
 from ...lexicon import lookup_key
 from ..gazetteer import Gazetteer
@@ -23,17 +24,19 @@ from .common import MAX_ATTEMPTS, Context, case_like, choose, smart_title
 from .tables import rows, words
 
 CEUTA_MELILLA = ("51", "52")
-POSTAL = re.compile(r"(?P<pre>(?:E|CP|C\.P\.)?[\s:.-]*)(?P<code>\d{5})(?P<post>[\s.-]*)", re.IGNORECASE)
+POSTAL = re.compile(
+    r"(?P<pre>(?:E|CP|C\.P\.)?[\s:.-]*)(?P<code>\d{5})(?P<post>[\s.-]*)", re.IGNORECASE
+)
 
 
 class Geo(NamedTuple):
-    names: Dict[str, str]  # province code -> name written
-    community: Dict[str, str]  # province code -> community name written
-    by_name: Dict[str, str]  # folded province name or spelling -> code
-    communities: Dict[str, str]  # folded community name or spelling -> community name written
-    community_provinces: Dict[str, Tuple[str, ...]]
-    towns: Dict[str, Tuple[str, ...]]  # code -> towns (GeoNames spelling)
-    town_codes: Dict[str, Tuple[str, ...]]  # folded town -> codes
+    names: dict[str, str]  # province code -> name written
+    community: dict[str, str]  # province code -> community name written
+    by_name: dict[str, str]  # folded province name or spelling -> code
+    communities: dict[str, str]  # folded community name or spelling -> community name written
+    community_provinces: dict[str, tuple[str, ...]]
+    towns: dict[str, tuple[str, ...]]  # code -> towns (GeoNames spelling)
+    town_codes: dict[str, tuple[str, ...]]  # folded town -> codes
 
 
 @lru_cache(maxsize=1)
@@ -47,21 +50,27 @@ def geo() -> Geo:
     for name, *rest in rows("communities.tsv"):
         for spelling in [name] + [v for v in (rest[0] if rest else "").split("|") if v]:
             communities[lookup_key(spelling)] = name
-    community_provinces: Dict[str, List[str]] = {}
+    community_provinces: dict[str, list[str]] = {}
     for code, comm in sorted(community.items()):
         community_provinces.setdefault(comm, []).append(code)
-    towns: Dict[str, List[str]] = {}
-    town_codes: Dict[str, List[str]] = {}
+    towns: dict[str, list[str]] = {}
+    town_codes: dict[str, list[str]] = {}
     for code, town in rows("towns.tsv"):
         towns.setdefault(code, []).append(town)
         town_codes.setdefault(lookup_key(town), []).append(code)
-    return Geo(names, community, by_name, communities, {k: tuple(v) for k, v in community_provinces.items()},
-               {k: tuple(sorted(set(v))) for k, v in towns.items()},
-               {k: tuple(sorted(set(v))) for k, v in town_codes.items()})
+    return Geo(
+        names,
+        community,
+        by_name,
+        communities,
+        {k: tuple(v) for k, v in community_provinces.items()},
+        {k: tuple(sorted(set(v))) for k, v in towns.items()},
+        {k: tuple(sorted(set(v))) for k, v in town_codes.items()},
+    )
 
 
 @lru_cache(maxsize=8)
-def _gazetteer_spelling(gaz: Gazetteer) -> Dict[str, str]:
+def _gazetteer_spelling(gaz: Gazetteer) -> dict[str, str]:
     """Folded town -> the gazetteer's spelling (`Alcoy/Alcoi` gives both names)."""
     spelled = {}
     for entry in gaz.get("towns"):
@@ -72,16 +81,18 @@ def _gazetteer_spelling(gaz: Gazetteer) -> Dict[str, str]:
 
 
 @lru_cache(maxsize=512)
-def town_pool(code: str, gaz: Gazetteer) -> Tuple[str, ...]:
+def town_pool(code: str, gaz: Gazetteer) -> tuple[str, ...]:
     """The towns of province `code`: those the gazetteer also lists, in its spelling (with
     accents), else GeoNames' (no accents)."""
     g = geo()
     spelled = _gazetteer_spelling(gaz)
-    pool = tuple(sorted({spelled[lookup_key(t)] for t in g.towns.get(code, ()) if lookup_key(t) in spelled}))
+    pool = tuple(
+        sorted({spelled[lookup_key(t)] for t in g.towns.get(code, ()) if lookup_key(t) in spelled})
+    )
     return pool or g.towns.get(code, ())
 
 
-def province_of(value: str) -> Optional[str]:
+def province_of(value: str) -> str | None:
     """The province code a place names: a postal code (its first two digits), a province
     (any spelling), or a town of a single province; None otherwise."""
     g = geo()
@@ -99,6 +110,7 @@ def province_of(value: str) -> Optional[str]:
 class ReportPlaces:
     """The provinces one report names and the surrogate province of each (per scope: the
     same key and scope give the same map whatever the order of the spans)."""
+
     def __init__(self, ctx: Context):
         named, coded = set(), set()
         for s in ctx.forbidden_exact:  # the report's PHI strings, folded
@@ -111,27 +123,35 @@ class ReportPlaces:
         self.found = sorted(named | coded)
         # a province named in words first: a 5-digit number may be an identifier, not a postal code
         self.main = min(named) if named else (min(coded) if coded else None)
-        self.map: Dict[Optional[str], str] = {}
+        self.map: dict[str | None, str] = {}
         for code in self.found:
             self.map[code] = self._draw(ctx, code)
 
-    def _draw(self, ctx: Context, code: Optional[str]) -> str:
+    def _draw(self, ctx: Context, code: str | None) -> str:
         g = geo()
         taken = set(self.map.values())
         if code in CEUTA_MELILLA:  # the two autonomous cities map to each other
             return CEUTA_MELILLA[1 - CEUTA_MELILLA.index(code)]
         community = g.community.get(code) if code else None
-        candidates = [c for c in sorted(g.names) if c not in CEUTA_MELILLA and c != code and c not in self.found
-                      and g.community[c] != community]
+        candidates = [
+            c
+            for c in sorted(g.names)
+            if c not in CEUTA_MELILLA
+            and c != code
+            and c not in self.found
+            and g.community[c] != community
+        ]
         free = [c for c in candidates if c not in taken] or candidates
         original = g.names.get(code, "") if code else ""
         for attempt in range(MAX_ATTEMPTS):
             pick = ctx.keyed.rng("province", code or "", attempt).choice(free)
-            if ctx.acceptable(g.names[pick], original) and ctx.acceptable(g.community[pick], original):
+            if ctx.acceptable(g.names[pick], original) and ctx.acceptable(
+                g.community[pick], original
+            ):
                 return pick
         return free[0]
 
-    def surrogate(self, ctx: Context, code: Optional[str]) -> str:
+    def surrogate(self, ctx: Context, code: str | None) -> str:
         """The surrogate province of `code` (None: of the report's first province)."""
         code = code if code is not None else self.main
         if code not in self.map:
@@ -146,21 +166,23 @@ def report_places(ctx: Context) -> ReportPlaces:
     return places
 
 
-def _town_province(ctx: Context, town: str) -> Optional[str]:
+def _town_province(ctx: Context, town: str) -> str | None:
     codes = geo().town_codes.get(lookup_key(town.strip()), ())
     if not codes:
         return None
     found = report_places(ctx).found
-    return next((c for c in codes if c in found), codes[0])  # a name of several provinces: the report's
+    return next(
+        (c for c in codes if c in found), codes[0]
+    )  # a name of several provinces: the report's
 
 
-def report_towns(ctx: Context) -> Tuple[str, ...]:
+def report_towns(ctx: Context) -> tuple[str, ...]:
     """The towns of the report's first surrogate province (for a place the tables do not know)."""
     places = report_places(ctx)
     return town_pool(places.surrogate(ctx, None), ctx.gaz)
 
 
-def town_for(ctx: Context, text: str) -> Optional[str]:
+def town_for(ctx: Context, text: str) -> str | None:
     """A town of the surrogate of `text`'s province (the report's first one when `text` is
     not a town we know), keyed by `text`, in `text`'s case; None when none is acceptable."""
     places = report_places(ctx)
@@ -169,7 +191,7 @@ def town_for(ctx: Context, text: str) -> Optional[str]:
     return None if value is None else case_like(text, value)
 
 
-def postal_code_for(ctx: Context, text: str) -> Optional[str]:
+def postal_code_for(ctx: Context, text: str) -> str | None:
     """A postal code of the surrogate province of `text`'s, prefix (`E-`, `CP`) kept."""
     m = POSTAL.fullmatch(text)
     places = report_places(ctx)
@@ -181,16 +203,18 @@ def postal_code_for(ctx: Context, text: str) -> Optional[str]:
     return ctx.draw("postcode", text, make, key_value=lookup_key(text), shape_fallback=False)
 
 
-def province_for(ctx: Context, text: str, code: str) -> Optional[str]:
+def province_for(ctx: Context, text: str, code: str) -> str | None:
     value = geo().names[report_places(ctx).surrogate(ctx, code)]
     return case_like(text, value) if ctx.acceptable(value, text) else None
 
 
-def community_for(ctx: Context, text: str, community: str) -> Optional[str]:
+def community_for(ctx: Context, text: str, community: str) -> str | None:
     g = geo()
     places = report_places(ctx)
     own = g.community_provinces[community]
-    code = next((c for c in places.found if c in own), own[0])  # the report's province of that community
+    code = next(
+        (c for c in places.found if c in own), own[0]
+    )  # the report's province of that community
     value = g.community[places.surrogate(ctx, code)]
     return case_like(text, value) if ctx.acceptable(value, text) else None
 
@@ -198,7 +222,7 @@ def community_for(ctx: Context, text: str, community: str) -> Optional[str]:
 _PARTS = re.compile(r"(\s*[/()]\s*|\s*,\s*|\s+-\s+)")
 
 
-def territories(text: str, label: str, ctx: Context) -> Optional[str]:
+def territories(text: str, label: str, ctx: Context) -> str | None:
     """TERRITORIO: a postal code, a province, a community, a town (see the module) or a
     continent; `Móstoles (Madrid)` and `Barcelona/Barcelona` part by part; None (the tag)
     for digits and words we cannot read as one of these."""
@@ -217,7 +241,9 @@ def territories(text: str, label: str, ctx: Context) -> Optional[str]:
         return _around(text, community_for(ctx, value, g.communities[f]))
     continents = words("continent")
     if f in {lookup_key(c) for c in continents}:
-        new = ctx.draw("continent", value, lambda rng, a: choose(rng, continents), shape_fallback=False)
+        new = ctx.draw(
+            "continent", value, lambda rng, a: choose(rng, continents), shape_fallback=False
+        )
         return _around(text, None if new is None else case_like(value, new))
     parts = _PARTS.split(value)
     if len(parts) > 1:
@@ -234,16 +260,16 @@ def territories(text: str, label: str, ctx: Context) -> Optional[str]:
     return _around(text, town_for(ctx, value))
 
 
-def _around(text: str, new: Optional[str]) -> Optional[str]:
+def _around(text: str, new: str | None) -> str | None:
     """`new` with the spaces around `text` kept."""
     if new is None:
         return None
     stripped = text.strip()
     start = text.index(stripped)
-    return text[:start] + new + text[start + len(stripped):]
+    return text[:start] + new + text[start + len(stripped) :]
 
 
-def countries(text: str, label: str, ctx: Context) -> Optional[str]:
+def countries(text: str, label: str, ctx: Context) -> str | None:
     from faker.providers.address.es_ES import Provider
 
     pool = tuple(sorted(set(Provider.countries)))
@@ -269,16 +295,18 @@ def _street_heads():
     return pattern(prefix), pattern(suffix, anchor_end=True)
 
 
-NAME_REST = re.compile(r"(?P<name>[^,\d]*?)(?P<rest>\s*(?:,|\bn\.?\s?º|\bnº|\bnúm|\bnum\.|\bs/n|\bkm|\d).*)?$",
-                       re.IGNORECASE | re.DOTALL)
+NAME_REST = re.compile(
+    r"(?P<name>[^,\d]*?)(?P<rest>\s*(?:,|\bn\.?\s?º|\bnº|\bnúm|\bnum\.|\bs/n|\bkm|\d).*)?$",
+    re.IGNORECASE | re.DOTALL,
+)
 
 
-def split_street(text: str) -> Tuple[str, str, str, str]:
+def split_street(text: str) -> tuple[str, str, str, str]:
     """(prefix head, name, suffix head, rest) of a street value; empty parts are ""."""
     prefix_re, suffix_re = _street_heads()
     m = prefix_re.match(text)
     head = m.group() if m else ""
-    after = text[len(head):]
+    after = text[len(head) :]
     nm = NAME_REST.match(after.lstrip())
     name, rest = (nm.group("name"), nm.group("rest") or "") if nm else (after.lstrip(), "")
     suffix = ""
@@ -291,7 +319,7 @@ def split_street(text: str) -> Tuple[str, str, str, str]:
 
 
 @lru_cache(maxsize=8)
-def street_names(gaz: Gazetteer) -> Tuple[str, ...]:
+def street_names(gaz: Gazetteer) -> tuple[str, ...]:
     """The gazetteer's street names without their head words, numbers or notes."""
     prefix_re, _suffix_re = _street_heads()
     out = set()
@@ -299,10 +327,15 @@ def street_names(gaz: Gazetteer) -> Tuple[str, ...]:
         name = entry.split(",")[0].strip()
         m = prefix_re.match(name)
         if m:
-            name = name[m.end():].strip()
+            name = name[m.end() :].strip()
         # a plain name: no number, note, abbreviation or second address (`CT X. CAMÍ Y`)
-        if (len(name) >= 3 and len(name.split()) <= 6 and not any(c.isdigit() for c in name)
-                and not re.search(r"[().,/]|\bkm\b", name, re.I) and not prefix_re.match(name)):
+        if (
+            len(name) >= 3
+            and len(name.split()) <= 6
+            and not any(c.isdigit() for c in name)
+            and not re.search(r"[().,/]|\bkm\b", name, re.I)
+            and not prefix_re.match(name)
+        ):
             out.add(name)
     return tuple(sorted(out))
 
@@ -331,18 +364,22 @@ def _rest_surrogate(rng, rest: str) -> str:
             elif len(tok) == 1 and tok.isupper() and tok.isalpha():
                 # a door letter after a number or a floor (`3 B`, `2º B`), not the `N` of `Nº`
                 before = "".join(tokens[:i]).rstrip()
-                after = "".join(tokens[i + 1:])
+                after = "".join(tokens[i + 1 :])
                 door = before[-1:].isdigit() or before[-1:] in ("º", "ª")
-                out.append(rng.choice("ABCDEFGH") if door and after[:1] not in ("º", ".", "/") else tok)
+                out.append(
+                    rng.choice("ABCDEFGH") if door and after[:1] not in ("º", ".", "/") else tok
+                )
             else:
                 out.append(tok)
     return "".join(out)
 
 
-_CAPITALISED = re.compile(r"[A-ZÁÉÍÓÚÑÀÈÒÇ][^\W\d_]+(?:[ '-](?:(?:de|del|la|las|los|el|d'|i|y) )?[A-ZÁÉÍÓÚÑÀÈÒÇ][^\W\d_]+)*")
+_CAPITALISED = re.compile(
+    r"[A-ZÁÉÍÓÚÑÀÈÒÇ][^\W\d_]+(?:[ '-](?:(?:de|del|la|las|los|el|d'|i|y) )?[A-ZÁÉÍÓÚÑÀÈÒÇ][^\W\d_]+)*"
+)
 
 
-def _rest_places(ctx: Context, rest: str) -> Optional[str]:
+def _rest_places(ctx: Context, rest: str) -> str | None:
     """A town or a province written after a street's number (`Calle X, 9, Toro (Zamora)`):
     the report's surrogate of it, as a TERRITORIO value gets; None when it has none."""
     g = geo()
@@ -358,7 +395,7 @@ def _rest_places(ctx: Context, rest: str) -> Optional[str]:
             continue
         if new is None:
             return None
-        out.append(rest[pos:m.start()] + new)
+        out.append(rest[pos : m.start()] + new)
         pos = m.end()
     return "".join(out) + rest[pos:]
 

@@ -12,29 +12,32 @@ result is checked to read back (meddocan_deid.number_words) to the surrogate's d
 value with a digit, or with words that are not numbers, goes to the generator as it is.
 Ages need nothing: they are kept as written (person.ages).
 """
+
 import functools
 import re
-from typing import Callable, List, Optional, Tuple
+from collections.abc import Callable
 
 from ...number_words import NumberRun, number_runs, read_digits, spell, spell_group
 from .common import Context, case_like
 
-Generator = Callable[[str, str, Context], Optional[str]]
-CODE_GAP = re.compile(r"[\s,\-.]*(?:letra\s+)?[A-Za-z]?[\s.]*")  # between and after the groups: blanks, a DNI letter
+Generator = Callable[[str, str, Context], str | None]
+CODE_GAP = re.compile(
+    r"[\s,\-.]*(?:letra\s+)?[A-Za-z]?[\s.]*"
+)  # between and after the groups: blanks, a DNI letter
 _DIGITS = re.compile(r"\d+º?")
 _BARRA = re.compile(r"(?<=\d)\s+barra\s+(?=\d)", re.IGNORECASE)
 
 
-def _in_words(text: str) -> Optional[List[NumberRun]]:
+def _in_words(text: str) -> list[NumberRun] | None:
     if any(c.isdigit() for c in text):
         return None
     return number_runs(text) or None
 
 
-def _digit_form(text: str, runs: List[NumberRun]) -> str:
+def _digit_form(text: str, runs: list[NumberRun]) -> str:
     out, pos = [], 0
     for run in runs:
-        out += [text[pos:run.start], run.digits]
+        out += [text[pos : run.start], run.digits]
         pos = run.end
     return "".join(out + [text[pos:]])
 
@@ -45,8 +48,9 @@ def _cased(template: str, words: str) -> str:
 
 def dates_in_words(generator: Generator) -> Generator:
     """FECHAS: a date in words is shifted as its digit form and written back in words."""
+
     @functools.wraps(generator)
-    def dates(text: str, label: str, ctx: Context) -> Optional[str]:
+    def dates(text: str, label: str, ctx: Context) -> str | None:
         runs = _in_words(text)
         if runs is None:
             return generator(text, label, ctx)
@@ -64,35 +68,48 @@ def dates_in_words(generator: Generator) -> Generator:
         numbers = list(_DIGITS.finditer(new))
         out, pos = [], 0
         for i, m in enumerate(numbers):
-            template = text[runs[min(i, len(runs) - 1)].start:runs[min(i, len(runs) - 1)].end]
+            template = text[runs[min(i, len(runs) - 1)].start : runs[min(i, len(runs) - 1)].end]
             value = m.group()
             words = "primero" if value.endswith("º") else spell(int(value))
-            out += [new[pos:m.start()], _cased(template, words)]
+            out += [new[pos : m.start()], _cased(template, words)]
             pos = m.end()
         return "".join(out + [new[pos:]])
+
     return dates
 
 
-def _groups(text: str, runs: List[NumberRun]) -> Optional[Tuple[List[str], str]]:
+def _groups(text: str, runs: list[NumberRun]) -> tuple[list[str], str] | None:
     """The gaps between the runs of a code in words (each a blank, a comma, a DNI letter) and
     what follows the last one; None when other words are in it."""
-    pieces = [text[:runs[0].start]] + [text[a.end:b.start] for a, b in zip(runs, runs[1:])] + [text[runs[-1].end:]]
-    if pieces[0].strip() or not all(CODE_GAP.fullmatch(p) for p in pieces[1:]) or any(r.ordinal for r in runs):
+    pieces = (
+        [text[: runs[0].start]]
+        + [text[a.end : b.start] for a, b in zip(runs, runs[1:])]
+        + [text[runs[-1].end :]]
+    )
+    if (
+        pieces[0].strip()
+        or not all(CODE_GAP.fullmatch(p) for p in pieces[1:])
+        or any(r.ordinal for r in runs)
+    ):
         return None
     return pieces[1:-1], pieces[-1]
 
 
-def _pieces(text: str, runs: List[NumberRun], gaps: List[str], tail: str) -> List[Tuple[str, int, str]]:
+def _pieces(
+    text: str, runs: list[NumberRun], gaps: list[str], tail: str
+) -> list[tuple[str, int, str]]:
     """(words, number of digits, what follows) of each group as dictated: text2num reads
     `cero cero nueve` as one number (`009`), dictation says three."""
     pieces = []
     for i, run in enumerate(runs):
         after = gaps[i] if i < len(gaps) else tail
-        words = text[run.start:run.end]
+        words = text[run.start : run.end]
         zeros = len(run.digits) - len(run.digits.lstrip("0"))
         parts = words.split(None, zeros) if zeros else [words]
         if len(parts) == zeros + 1:  # each leading `cero` a group of its own
-            pieces += [(w, 1, " ") for w in parts[:-1]] + [(parts[-1], len(run.digits) - zeros, after)]
+            pieces += [(w, 1, " ") for w in parts[:-1]] + [
+                (parts[-1], len(run.digits) - zeros, after)
+            ]
         elif len(parts) == zeros and len(run.digits) == zeros:  # only zeros
             pieces += [(w, 1, " ") for w in parts[:-1]] + [(parts[-1], 1, after)]
         else:
@@ -100,12 +117,14 @@ def _pieces(text: str, runs: List[NumberRun], gaps: List[str], tail: str) -> Lis
     return pieces
 
 
-def _spell_code(text: str, runs: List[NumberRun], new_digits: str, gaps: List[str], tail: str) -> str:
+def _spell_code(
+    text: str, runs: list[NumberRun], new_digits: str, gaps: list[str], tail: str
+) -> str:
     """`new_digits` in words, in the original's groups (their lengths), gaps and case."""
     pieces = _pieces(text, runs, gaps, tail)
     groups, pos = [], 0
     for _, n, _ in pieces:
-        groups.append(new_digits[pos:pos + n])
+        groups.append(new_digits[pos : pos + n])
         pos += n
     for by_digit in (False, True):
         out = []
@@ -121,8 +140,9 @@ def _spell_code(text: str, runs: List[NumberRun], new_digits: str, gaps: List[st
 def codes_in_words(generator: Generator, postal: bool = False) -> Generator:
     """Phones, faxes, identifiers (and with `postal`, postal codes: TERRITORIO) in words: a new
     value from the generator's digits, written in words in the original's groups."""
+
     @functools.wraps(generator)
-    def codes(text: str, label: str, ctx: Context) -> Optional[str]:
+    def codes(text: str, label: str, ctx: Context) -> str | None:
         runs = _in_words(text)
         parts = _groups(text, runs) if runs else None
         if parts is None:
@@ -146,4 +166,5 @@ def codes_in_words(generator: Generator, postal: bool = False) -> Generator:
         if letter:  # the generator's (valid) check letter in place of the original's
             tail = re.sub(r"[A-Za-z](?=\W*$)", letter.group()[0], tail)
         return _spell_code(text, runs, new_digits, gaps, tail)
+
     return codes

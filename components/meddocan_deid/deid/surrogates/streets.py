@@ -2,8 +2,8 @@
 invented one, as institutions make them), the numbers and the places after it re-drawn. Apart
 from `places`, since a street name may be invented as an institution's is, and institutions
 read places."""
+
 import re
-from typing import Optional
 
 from ...lexicon import lookup_key
 from .common import Context, case_like, choose
@@ -11,7 +11,7 @@ from .institutions import fill
 from .places import _rest_places, _rest_surrogate, smart, split_street, street_names
 
 
-def streets(text: str, label: str, ctx: Context) -> Optional[str]:
+def streets(text: str, label: str, ctx: Context) -> str | None:
     """CALLE: head word kept (then one space), a new street name, numbers re-drawn; None
     (the tag) when there is nothing to replace or no acceptable name."""
     head, name, suffix, rest = split_street(text)
@@ -21,18 +21,32 @@ def streets(text: str, label: str, ctx: Context) -> Optional[str]:
     if rest is None:
         return None
     gazetteer_names = street_names(ctx.gaz)
-    gap = text[len(head):len(text) - len(text[len(head):].lstrip())]  # between the head and what follows
+    gap = text[
+        len(head) : len(text) - len(text[len(head) :].lstrip())
+    ]  # between the head and what follows
 
     def make(rng, attempt):
         new_name = ""
         if name.strip():
-            new_name = choose(rng, gazetteer_names) if gazetteer_names else fill(rng, ctx, "street", label="CALLE")
+            new_name = (
+                choose(rng, gazetteer_names)
+                if gazetteer_names
+                else fill(rng, ctx, "street", label="CALLE")
+            )
             if new_name is None:
                 return None
-            new_name = new_name.upper() if name.strip().isupper() else case_like(name.strip(), smart(new_name))
+            new_name = (
+                new_name.upper()
+                if name.strip().isupper()
+                else case_like(name.strip(), smart(new_name))
+            )
             if head:  # `Calle de la Isla`, not `Calle De la Isla`
-                new_name = re.sub(r"^(De|Del|Dels|Da|Do|Das|Dos)(?= )", lambda m: m.group().lower(), new_name)
-            out = (head.rstrip() + " " if head else "") + new_name + (" " + suffix if suffix else "")
+                new_name = re.sub(
+                    r"^(De|Del|Dels|Da|Do|Das|Dos)(?= )", lambda m: m.group().lower(), new_name
+                )
+            out = (
+                (head.rstrip() + " " if head else "") + new_name + (" " + suffix if suffix else "")
+            )
         else:
             out = head.rstrip() + (gap or " ") if head else ""
         return out + _rest_surrogate(rng, rest)

@@ -1,14 +1,14 @@
 """The surrogates' word lists and tables: tab-separated files in `data/`, shipped with the
 package (setup.cfg package_data), read once per process. Lines starting with `#` are comments."""
-from functools import lru_cache
+
+from functools import cache
 from pathlib import Path
-from typing import Dict, Tuple
 
 DATA = Path(__file__).resolve().parent / "data"
 
 
-@lru_cache(maxsize=None)
-def rows(name: str) -> Tuple[Tuple[str, ...], ...]:
+@cache
+def rows(name: str) -> tuple[tuple[str, ...], ...]:
     """The rows of `data/<name>`, each a tuple of its tab-separated fields."""
     path = DATA / name
     out = []
@@ -19,15 +19,15 @@ def rows(name: str) -> Tuple[Tuple[str, ...], ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=None)
-def words(list_name: str) -> Tuple[str, ...]:
+@cache
+def words(list_name: str) -> tuple[str, ...]:
     """The values of one list of `data/words.tsv` (saints, place words, trades...), in file order."""
     return tuple(value for name, value, *_ in rows("words.tsv") if name == list_name)
 
 
-@lru_cache(maxsize=None)
-def word_lists() -> Dict[str, Tuple[str, ...]]:
-    lists: Dict[str, list] = {}
+@cache
+def word_lists() -> dict[str, tuple[str, ...]]:
+    lists: dict[str, list] = {}
     for name, value, *_ in rows("words.tsv"):
         lists.setdefault(name, []).append(value)
     return {k: tuple(v) for k, v in lists.items()}

@@ -1,8 +1,8 @@
 """The words surrogates are made of, for checks: a surrogate word outside these (and outside
 its original) was not drawn from a list, i.e. it would be made-up letters."""
+
 import re
 from functools import lru_cache
-from typing import FrozenSet
 
 from ...lexicon import lookup_key
 from ..gazetteer import Gazetteer
@@ -19,7 +19,7 @@ def words_of(text: str):
 
 
 @lru_cache(maxsize=8)
-def drawn_words(gaz: Gazetteer) -> FrozenSet[str]:
+def drawn_words(gaz: Gazetteer) -> frozenset[str]:
     """Every folded word the generators write from a list: the gazetteer's lists, Faker
     es_ES's names, countries and jobs, and the tables of `data/` (calendar, professions,
     provinces, communities, towns, institutions' templates and heads, street heads, words)."""
@@ -27,10 +27,20 @@ def drawn_words(gaz: Gazetteer) -> FrozenSet[str]:
     from faker.providers.person.es_ES import Provider as Person
 
     texts = [v for values in gaz.lists.values() for v in values]
-    texts += list(Person.first_names_male) + list(Person.first_names_female) + list(Person.last_names)
+    texts += (
+        list(Person.first_names_male) + list(Person.first_names_female) + list(Person.last_names)
+    )
     texts += list(Address.countries)
-    for name in ("calendar.tsv", "professions.tsv", "provinces.tsv", "communities.tsv", "towns.tsv",
-                 "words.tsv", "street_heads.tsv", "regional.tsv"):
+    for name in (
+        "calendar.tsv",
+        "professions.tsv",
+        "provinces.tsv",
+        "communities.tsv",
+        "towns.tsv",
+        "words.tsv",
+        "street_heads.tsv",
+        "regional.tsv",
+    ):
         texts += [field for row in rows(name) for field in row]
     # Basque dates: the case endings of numbers (`2021eko`) and of month and weekday names
     texts += list(EU_NUMBER_ENDINGS) + list(ROMAN_MONTHS)

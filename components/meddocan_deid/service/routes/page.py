@@ -2,10 +2,10 @@
 with its request). In English or Spanish: `?lang=en|es`, else the browser's Accept-Language,
 else English; the page links to the other language. Its texts are data
 (templates/page_text.json)."""
+
 import json
 import secrets
 from pathlib import Path
-from typing import List, Optional, Tuple
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
@@ -16,15 +16,16 @@ from .common import State, state
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 TEXTS = json.loads((TEMPLATES / "page_text.json").read_text(encoding="utf-8"))
-LANGUAGES: Tuple[str, ...] = tuple(TEXTS)  # the first is the default
+LANGUAGES: tuple[str, ...] = tuple(TEXTS)  # the first is the default
 MAX_LANGUAGE_RANGES = 20  # of an Accept-Language header: a header is not a place for work
 
 router = APIRouter(include_in_schema=False)
-_template = Environment(loader=FileSystemLoader(str(TEMPLATES)),
-                        autoescape=select_autoescape(["html"])).get_template("index.html")
+_template = Environment(
+    loader=FileSystemLoader(str(TEMPLATES)), autoescape=select_autoescape(["html"])
+).get_template("index.html")
 
 
-def accepted_languages(header: Optional[str]) -> List[str]:
+def accepted_languages(header: str | None) -> list[str]:
     """The primary language tags of an Accept-Language header, best first (`q=0` left out)."""
     ranked = []
     for i, part in enumerate((header or "").split(",")[:MAX_LANGUAGE_RANGES]):
@@ -41,7 +42,7 @@ def accepted_languages(header: Optional[str]) -> List[str]:
     return [tag for _q, _i, tag in sorted(ranked)]
 
 
-def page_language(asked: Optional[str], header: Optional[str]) -> str:
+def page_language(asked: str | None, header: str | None) -> str:
     if asked in LANGUAGES:
         return asked
     for tag in accepted_languages(header):
@@ -53,14 +54,34 @@ def page_language(asked: Optional[str], header: Optional[str]) -> str:
 
 
 @router.get("/", response_class=HTMLResponse)
-async def index(request: Request, lang: Optional[str] = Query(None, description="en or es"),
-                s: State = Depends(state)):
+async def index(
+    request: Request,
+    lang: str | None = Query(None, description="en or es"),
+    s: State = Depends(state),
+):
     chosen = page_language(lang, request.headers.get("accept-language"))
     nonce = secrets.token_urlsafe(16)
-    csp = (f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; connect-src 'self'; "
-           "img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-    html = _template.render(nonce=nonce, version=__version__, mode=s.settings.mode, modes=MODES, lang=chosen,
-                            t=TEXTS[chosen], languages=[(code, TEXTS[code]["name"]) for code in LANGUAGES])
-    return HTMLResponse(html, headers={"Content-Security-Policy": csp, "X-Content-Type-Options": "nosniff",
-                                       "Referrer-Policy": "no-referrer", "Cache-Control": "no-store",
-                                       "Content-Language": chosen, "Vary": "Accept-Language"})
+    csp = (
+        f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; connect-src 'self'; "
+        "img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    )
+    html = _template.render(
+        nonce=nonce,
+        version=__version__,
+        mode=s.settings.mode,
+        modes=MODES,
+        lang=chosen,
+        t=TEXTS[chosen],
+        languages=[(code, TEXTS[code]["name"]) for code in LANGUAGES],
+    )
+    return HTMLResponse(
+        html,
+        headers={
+            "Content-Security-Policy": csp,
+            "X-Content-Type-Options": "nosniff",
+            "Referrer-Policy": "no-referrer",
+            "Cache-Control": "no-store",
+            "Content-Language": chosen,
+            "Vary": "Accept-Language",
+        },
+    )

@@ -1,4 +1,5 @@
 """GET /health and /ready (no token: they hold no data) and GET /metrics (token needed)."""
+
 from fastapi import APIRouter, Depends, Security
 from fastapi.responses import JSONResponse, PlainTextResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -22,8 +23,12 @@ async def ready(s: State = Depends(state)):
     while `max_concurrent` requests are in flight ("busy": a request would wait in the
     queue). Counts requests in flight, queued, waiting for a slot and in the long lane."""
     engine = s.engine
-    counts = {"in_flight": engine.in_flight, "queued": engine.queued, "waiting": engine.waiting,
-              "long_running": engine.long_running}
+    counts = {
+        "in_flight": engine.in_flight,
+        "queued": engine.queued,
+        "waiting": engine.waiting,
+        "long_running": engine.long_running,
+    }
     if engine.state != "ready":
         return JSONResponse({"status": engine.state, **counts}, status_code=503)
     if engine.in_flight >= s.settings.max_concurrent:
