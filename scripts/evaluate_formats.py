@@ -64,7 +64,7 @@ def main(
         raise typer.Exit(2)
     if not set_dir.is_dir():
         typer.echo(
-            f"{set_dir}: no such folder (the report-layout set; build it with scripts/formats_set.py)",
+            f"{set_dir}: no such folder (the report-layout set; build it with experiments/formats_set.py)",
             err=True,
         )
         raise typer.Exit(1)

@@ -57,7 +57,7 @@ def main(
 ) -> None:
     if not set_dir.is_dir():
         typer.echo(
-            f"{set_dir}: no such folder (the identifier set; write it with scripts/make_identifier_set.py)",
+            f"{set_dir}: no such folder (the identifier set; write it with experiments/make_identifier_set.py)",
             err=True,
         )
         raise typer.Exit(1)

@@ -1,4 +1,4 @@
-"""The formats set builder (meddocan_deid.evaluation.formats_set, scripts/formats_set.py)
+"""The formats set builder (meddocan_deid.evaluation.formats_set, experiments/formats_set.py)
 on invented strings, and `check` on the committed set."""
 
 import subprocess
@@ -11,7 +11,7 @@ from meddocan_deid.brat import read_brat_dir
 from meddocan_deid.evaluation.formats_set import MarkupError, compare, parse_markup, read_sources
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-SCRIPT = ROOT / "scripts" / "formats_set.py"
+SCRIPT = ROOT / "experiments" / "formats_set.py"
 
 MARKUP = (
     "Paciente | [[NOMBRE_SUJETO_ASISTENCIA|Lucía Ferrándiz Roig]] | NHC | [[ID_SUJETO_ASISTENCIA|4410297]]\n"

@@ -132,7 +132,7 @@ def test_the_committed_list_is_lexicon_words_or_hand_terms(shipped_words):
 
 def load_script():
     spec = importlib.util.spec_from_file_location(
-        "clinical_words_script", ROOT / "scripts" / "clinical_words.py"
+        "clinical_words_script", ROOT / "experiments" / "clinical_words.py"
     )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

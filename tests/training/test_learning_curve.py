@@ -73,7 +73,7 @@ def test_dev_folds_partition_the_reports(n, k, sizes):
 def test_bad_options_give_one_line_and_write_nothing(tmp_path, options, message):
     table = tmp_path / "curve.md"
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "learning_curve.py"), "configs/ner.cfg", "configs/pipeline.cfg",
+        [sys.executable, str(ROOT / "experiments" / "learning_curve.py"), "configs/ner.cfg", "configs/pipeline.cfg",
          str(tmp_path / "missing_train.spacy"), str(tmp_path / "missing_dev.spacy"), str(tmp_path / "out"), str(table),
          *options],
         cwd=ROOT, capture_output=True, text=True, timeout=120)

@@ -1,4 +1,4 @@
-"""Self-training data: scripts/silver.py labels unannotated reports with a pipeline, and the
+"""Self-training data: experiments/silver.py labels unannotated reports with a pipeline, and the
 gold + silver corpus reader feeds both to training. Invented reports; no corpus needed."""
 import subprocess
 import sys
@@ -36,7 +36,7 @@ def work(tmp_path_factory):
 
 
 def run_silver(work, background, output):
-    return subprocess.run([sys.executable, str(ROOT / "scripts" / "silver.py"), str(work / "model"),
+    return subprocess.run([sys.executable, str(ROOT / "experiments" / "silver.py"), str(work / "model"),
                            str(background), str(output)], capture_output=True, text=True, timeout=300)
 
 
@@ -55,7 +55,7 @@ def test_silver_writes_each_report_with_its_entities(work):
 
 
 def test_silver_leaves_weak_labels_missing(work, tmp_path):
-    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "silver.py"), str(work / "model"),
+    proc = subprocess.run([sys.executable, str(ROOT / "experiments" / "silver.py"), str(work / "model"),
                            str(work / "background"), str(tmp_path / "silver.spacy"),
                            "--missing-labels", "NOMBRE_PERSONAL_SANITARIO"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]

@@ -1,7 +1,7 @@
 """Score a pipeline on the invented set of hospital report layouts (`assets/formats/`).
 
 The set is BRAT (`<doctype>_<NN>.txt` + `.ann`, built from `assets/formats/source/` by
-`scripts/formats_set.py`); the document type is the file name without its number. Per
+`experiments/formats_set.py`); the document type is the file name without its number. Per
 document type and over the whole set: strict subtask-1 P/R/F1 (`metrics.evaluate`, the
 code of `scripts/evaluate.py`), identifying-word recall and over-redaction
 (`metrics.privacy_scores`), and the same strict scores per label. Counts only, never text.
@@ -39,7 +39,7 @@ def read_set(folder: Path) -> list[BratDocument]:
     docs = list(read_brat_dir(folder))
     if not docs:
         raise BratError(
-            f"{folder}: no .txt reports (build the set with scripts/formats_set.py build)"
+            f"{folder}: no .txt reports (build the set with experiments/formats_set.py build)"
         )
     return docs
 

@@ -97,7 +97,7 @@ def read_identifier_set(folder: Path) -> list[IdentifierDoc]:
     folder = Path(folder)
     if not folder.is_dir():
         raise BratError(
-            f"{folder}: the identifier set folder does not exist (run scripts/make_identifier_set.py)"
+            f"{folder}: the identifier set folder does not exist (run experiments/make_identifier_set.py)"
         )
     docs = []
     for txt in sorted(folder.glob("*.txt")):

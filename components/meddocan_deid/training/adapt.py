@@ -58,7 +58,7 @@ class Gold:
 
 @dataclass
 class Settings:
-    """Defaults: the setting of docs/adaptation.md (2026-11-24) that kept MEDDOCAN dev within 0.005
+    """Defaults: the setting of docs/experiments/2026-11-23-adaptation.md (2026-11-24) that kept MEDDOCAN dev within 0.005
     of the shipped pipeline while learning the local layout."""
     local_share: float = 0.25
     folds: int = 5

@@ -1,7 +1,7 @@
 """Training corpus of gold reports plus silver (pipeline-labelled) background reports.
 
 Self-training: the full pipeline labels the unannotated background reports
-(`scripts/silver.py`), and the next NER learns from those labels beside the gold
+(`experiments/silver.py`), and the next NER learns from those labels beside the gold
 ones. The gold reports are read `gold_copies` times so that they keep weight against
 the five-times larger silver set. With no silver path the reader is the plain gold
 corpus, so one training config serves both the teacher and the student.
