@@ -35,7 +35,7 @@ def score(root: Path, second: Path) -> None:
         table = agreement(gold, read_annotations(second))
     except MarkupError as err:
         typer.echo(f"error: {err}", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     typer.echo(f"documents {len(read_annotations(second))}")
     typer.echo(f"{'label':<34}{'writer':>8}{'second':>8}{'matched':>8}{'F1':>8}")
     for label, row in table.items():

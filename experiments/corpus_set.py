@@ -21,7 +21,7 @@ def main(
         docs = read_corpus(root, SPLITS)
     except MarkupError as err:
         typer.echo(f"error: {err}", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     writers, types = Counter(), Counter()
     mentions_w, mentions_t = Counter(), Counter()
     for doc in docs:

@@ -44,12 +44,12 @@ def main(
         docs = read_sources(folder)
     except MarkupError as err:
         typer.echo(f"error: {err}", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     try:
         nlp = spacy.load(model)
     except OSError as err:
         typer.echo(f"{model}: cannot load the pipeline ({err})", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     scores = evaluate_number_words(nlp, docs, batch_size=batch_size)
     print_scores(scores)
     if output is not None:

@@ -36,7 +36,7 @@ def _sources(source: Path):
         return read_sources(source)
     except MarkupError as err:
         typer.echo(f"error: {err}", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
 
 
 @app.command()

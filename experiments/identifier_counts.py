@@ -41,7 +41,7 @@ def main(
         counts, found = identifier_additions(nlp, texts.items())
     except ValueError as err:
         typer.echo(f"{model}: {err}", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     typer.echo(
         f"reports: {len(texts)}; identifiers per kind (new: no entity there before; changed: "
         "earlier entities overlapped it otherwise; relabelled: same offsets, other label; same: already found)"

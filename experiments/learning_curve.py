@@ -66,7 +66,7 @@ def main(
         )
     except CurveError as err:
         typer.echo(str(err), err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     table.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(table, "\n".join(lines) + "\n")
     typer.echo("\n".join(lines))

@@ -1429,7 +1429,7 @@ def make_report(index: int, v: Values, codes: int = 0) -> Report:
         else rng.sample(LOOKALIKES, 3)
     )
     planted = []
-    for i, kind in enumerate(body_kinds):
+    for kind in body_kinds:
         planted.append(keyed(v, kind, "body", wrap=(wrap_body_dni and kind == "dni")))
     sentence = clinical_code if codes else lookalike
     sentences: list[list[Part]] = [*planted, *(sentence(v, w) for w in looks)]

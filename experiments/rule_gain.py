@@ -18,6 +18,7 @@ import typer
 
 import meddocan_deid  # noqa: F401  (registers the factories)
 from meddocan_deid.brat import read_brat_dir
+from meddocan_deid.pipeline.rules_only import build_rule_pipeline
 
 ROOT = Path(__file__).resolve().parent.parent
 PATTERNS = ROOT / "configs" / "patterns"

@@ -188,7 +188,7 @@ def main(
                     code = _original_province(value)
                     if code is not None:
                         groups[code].append(new)
-            for code, news in groups.items():
+            for news in groups.values():
                 if len(news) < 2:
                     continue
                 places["groups"] += 1

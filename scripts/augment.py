@@ -72,7 +72,7 @@ def main(
         )
     except (AugmentError, ValueError) as err:
         typer.echo(str(err), err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     docs = list(DocBin().from_disk(input_path).get_docs(nlp.vocab))
     out = DocBin(store_user_data=True)
     made = []

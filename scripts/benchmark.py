@@ -127,7 +127,7 @@ def main(
         shares = component_seconds(nlp, texts, batch_size)
         sizes = []  # a size may come back (16,64,16): drift over the run shows
         for size in [int(s) for s in batch_sizes.split(",") if s.strip()]:
-            tokens, seconds = throughput(lambda ts: run_pipeline(ts, size), texts)
+            tokens, seconds = throughput(lambda ts, size=size: run_pipeline(ts, size), texts)
             sizes.append((size, tokens / seconds, len(texts) / seconds))
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     tok_rate, full_rate, pinned_rate = (

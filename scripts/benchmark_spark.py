@@ -112,7 +112,7 @@ def run_spark_master(script_args, master, out: Path, env) -> dict:
         "--spark-output",
         str(out),
     ]
-    r = subprocess.run(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    r = subprocess.run(args, env=env, capture_output=True, text=True)
     if r.returncode != 0:
         tail = [ln for ln in r.stderr.strip().splitlines() if "Error" in ln or "Exception" in ln][
             -1:

@@ -47,7 +47,7 @@ def main(
         )
     except (EvaluationError, ValueError) as err:
         typer.echo(str(err), err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
 
 
 if __name__ == "__main__":

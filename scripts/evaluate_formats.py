@@ -73,7 +73,7 @@ def main(
         nlp = spacy.load(model, config=config)
     except OSError as err:
         typer.echo(f"{model}: cannot load the pipeline ({err})", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     try:
         docs = read_set(set_dir)
         scores = evaluate_formats(
@@ -81,7 +81,7 @@ def main(
         )
     except (BratError, EvaluationError) as err:
         typer.echo(f"error: {err}", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     print_scores(scores)
     if output is not None:
         output.parent.mkdir(parents=True, exist_ok=True)

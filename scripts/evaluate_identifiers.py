@@ -65,12 +65,12 @@ def main(
         nlp = spacy.load(model)
     except OSError as err:
         typer.echo(f"{model}: cannot load the pipeline ({err})", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     try:
         scores = evaluate_identifiers(nlp, set_dir, batch_size=batch_size)
     except (BratError, EvaluationError) as err:
         typer.echo(f"error: {err}", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     print_scores(scores)
     output.parent.mkdir(parents=True, exist_ok=True)
     srsly.write_json(output, scores)

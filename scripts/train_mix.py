@@ -56,7 +56,7 @@ def main(
             out.add(doc)
     except (MarkupError, ValueError) as err:
         typer.echo(f"error: {err}", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     output.parent.mkdir(parents=True, exist_ok=True)
     out.to_disk(output)
     for origin, n in sorted(stats.docs.items()):

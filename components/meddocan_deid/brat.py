@@ -197,7 +197,7 @@ def validate_ann(text: str, ann: str) -> int:
     AnnError naming the first bad line."""
     seen = set()
     n = 0
-    for lineno, (tid, label, frags, surface) in enumerate(parse_ann(ann), start=1):
+    for tid, label, frags, surface in parse_ann(ann):
         where = f"entity {tid} ({label})"
         if tid in seen:
             raise AnnError(f"{where}: duplicate id")

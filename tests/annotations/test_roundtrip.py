@@ -124,14 +124,15 @@ def test_labelstudio_without_annotation_is_skipped_unless_predictions_asked(
 
 def test_labelstudio_takes_the_latest_annotation_not_cancelled(tmp_path):
     text = "Nombre: Ana Ruiz.\n"
-    ann = (
-        lambda s, e, lab: {
+
+    def ann(s, e, lab):
+        return {
             "type": "labels",
             "from_name": "label",
-            "to_name": "text",  # noqa: E731
+            "to_name": "text",
             "value": {"start": s, "end": e, "text": text[s:e], "labels": [lab]},
         }
-    )
+
     task = {
         "id": 7,
         "data": {"text": text},

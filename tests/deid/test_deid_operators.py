@@ -534,7 +534,7 @@ def test_faker_only_without_gazetteer(tmp_path):
     """An empty gazetteer folder: every surrogate still comes out (Faker es_ES)."""
     opts = DeidOptions(gazetteer=tmp_path)
     res = apply_operator(SAMPLE, SAMPLE_SPANS, "surrogate", KEY, scope="r1", options=opts)
-    for (label, s, e), r in zip(SAMPLE_SPANS, res.replacements):
+    for (_label, s, e), r in zip(SAMPLE_SPANS, res.replacements):
         assert res.text[r.new_start : r.new_end] and lookup_key(
             res.text[r.new_start : r.new_end]
         ) != lookup_key(SAMPLE[s:e])

@@ -87,7 +87,7 @@ def test_known_wins_over_overlapping_ner_entities():
     ]
     nlp = spacy.blank("es")
     doc = nlp(text)
-    doc.ents = [doc.char_span(s, e, label=l, alignment_mode="expand") for l, s, e in ner]
+    doc.ents = [doc.char_span(s, e, label=lab, alignment_mode="expand") for lab, s, e in ner]
     result = deidentify(doc, mode="tag", known_phi=KNOWN)
     assert (
         result.text
@@ -138,7 +138,7 @@ def test_known_inside_or_across_detected_entities(text, entity, expected):
         [(entity[0], start, start + len(entity[1]))],
         {"NOMBRE_SUJETO_ASISTENCIA": ["Ana Ruiz Gil"]},
     )
-    assert [(l, text[s:e]) for l, s, e in spans] == expected
+    assert [(lab, text[s:e]) for lab, s, e in spans] == expected
 
 
 @pytest.mark.parametrize(
@@ -300,7 +300,7 @@ def test_known_phi_eval_counts_body_and_footer_mentions():
         at("Sierra", "NOMBRE_PERSONAL_SANITARIO"),
     ]
     predicted = [gold[0], gold[1], gold[4]]
-    doc.ents = [doc.char_span(s, e, label=l) for l, s, e in predicted]
+    doc.ents = [doc.char_span(s, e, label=lab) for lab, s, e in predicted]
     report = KnownPhiReport()
     measure_doc(doc, gold, report)
     name, ids = report.groups["name"], report.groups["id"]

@@ -16,7 +16,6 @@ task, never report text: the records hold PHI.
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import List
 
 from ..errors import AnnotationError  # noqa: F401  (re-exported)
 from . import brat, doccano, labelstudio

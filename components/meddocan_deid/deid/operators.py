@@ -57,7 +57,9 @@ class DeidResult(NamedTuple):
 
 
 def check_spans(text: str, spans: Iterable[Span]) -> list[Span]:
-    ordered = sorted(((str(l), int(s), int(e)) for l, s, e in spans), key=lambda x: (x[1], x[2]))
+    ordered = sorted(
+        ((str(label), int(s), int(e)) for label, s, e in spans), key=lambda x: (x[1], x[2])
+    )
     last_end = 0
     for label, start, end in ordered:
         if not 0 <= start < end <= len(text):

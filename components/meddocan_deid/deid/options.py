@@ -231,7 +231,7 @@ def parse_option(item: str) -> tuple[str, Any]:
         raise ValueError(f"--option expects NAME=VALUE, got {item.split('=')[0]!r}")
     if name not in SETTABLE:
         raise ValueError(f"--option {name}: unknown option (expected one of {', '.join(SETTABLE)})")
-    if get_type_hints(DeidOptions)[name] in (str, Optional[str], Path, Optional[Path]):
+    if get_type_hints(DeidOptions)[name] in (str, str | None, Path, Path | None):
         return name, value
     try:
         return name, json.loads(value)

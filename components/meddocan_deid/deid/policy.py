@@ -36,11 +36,7 @@ import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import (
-    Annotated,
-    Any,
-    Union,
-)
+from typing import Annotated, Any
 
 from pydantic import (
     AfterValidator,
@@ -187,7 +183,7 @@ def prepare_spans(
     without allowed texts, plus the known identifiers and the deny list's matches (in that
     order of precedence), which win over overlapping detected spans."""
     policy: Policy | None = getattr(options, "policy", None) if options is not None else None
-    spans = [(str(l), int(s), int(e)) for l, s, e in spans]
+    spans = [(str(label), int(s), int(e)) for label, s, e in spans]
     if policy is None:
         keep = (
             {label for label, mode in options.label_modes.items() if mode == "keep"}
@@ -196,10 +192,12 @@ def prepare_spans(
         )
         return add_known(text, spans, known_phi, keep)
     spans = [
-        (l, s, e) for l, s, e in spans if l not in policy.disabled and not policy.allowed(text[s:e])
+        (label, s, e)
+        for label, s, e in spans
+        if label not in policy.disabled and not policy.allowed(text[s:e])
     ]
     known = find_known(
-        text, {l: v for l, v in (known_phi or {}).items() if l not in policy.disabled}
+        text, {label: v for label, v in (known_phi or {}).items() if label not in policy.disabled}
     )
     deny = policy.deny_spans(text)
     if not known and not deny:
@@ -493,7 +491,7 @@ def load_policy(path: str | Path) -> Policy:
     return policy
 
 
-PolicyLike = Union[None, str, Path, Mapping[str, Any], Policy]
+PolicyLike = None | str | Path | Mapping[str, Any] | Policy
 
 
 def as_policy(policy: PolicyLike) -> Policy | None:

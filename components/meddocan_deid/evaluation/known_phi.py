@@ -116,7 +116,7 @@ def format_report(report: KnownPhiReport) -> str:
         f"{'exact before':>16}{'after':>14}",
     ]
     total = Counts()
-    for group, c in report.groups.items():
+    for c in report.groups.values():
         for k in vars(total):
             setattr(total, k, getattr(total, k) + getattr(c, k))
     for group, c in list(report.groups.items()) + [("all", total)]:

@@ -54,12 +54,12 @@ def read_performance(paths) -> dict:
         path = Path(path)
         try:
             scores = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        except FileNotFoundError as err:
             raise ValueError(
                 f"{path}: metrics file not found (run `spacy project run evaluate` first)"
-            )
+            ) from err
         except json.JSONDecodeError as err:
-            raise ValueError(f"{path}: not valid JSON ({err.msg}, line {err.lineno})")
+            raise ValueError(f"{path}: not valid JSON ({err.msg}, line {err.lineno})") from err
         if not isinstance(scores, dict):
             raise ValueError(f"{path}: expected a JSON object of scores")
         for key in PERFORMANCE_KEYS:

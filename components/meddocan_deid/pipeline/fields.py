@@ -896,7 +896,7 @@ class Fields(SerializedState):
         keys = self._key_matches(folded)
         key_starts = sorted(k[0] for k in keys)
         out = []
-        for s, vstart, (label, kind), layout in keys:
+        for _key_start, vstart, (label, kind), layout in keys:
             if layout == "next_line":
                 line_end = _LINE_END.search(text, vstart)
                 vend = line_end.start() if line_end else len(text)

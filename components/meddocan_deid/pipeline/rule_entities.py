@@ -13,7 +13,8 @@ other entity is). Never touches tokens, sections or the candidates; each pattern
 import re
 import unicodedata
 from collections.abc import Callable, Collection
-from typing import AbstractSet, NamedTuple
+from collections.abc import Set as AbstractSet
+from typing import NamedTuple
 
 from spacy.language import Language
 from spacy.pipeline.span_ruler import prioritize_new_ents_filter

@@ -190,7 +190,7 @@ def _languages(items: list[_Item]) -> tuple[frozenset[str], str]:
     langs = frozenset.intersection(*sets) if sets else frozenset()
     if not langs:  # words of two languages: the calendar words decide
         langs = frozenset.intersection(*[it.langs for it in named]) or named[0].langs
-    lang = next(l for l in LANGS if l in langs)
+    lang = next(code for code in LANGS if code in langs)
     return langs, lang
 
 

@@ -120,7 +120,7 @@ def nuss_is_valid(number: str) -> bool:
 def kind_of(text: str, label: str = "") -> str | None:
     """The kind of identifier `text` reads as, or None (random same-shape characters)."""
     try:
-        return "ipv%d" % ipaddress.ip_address(text).version
+        return f"ipv{ipaddress.ip_address(text).version}"
     except ValueError:
         pass
     if MAC.fullmatch(text):
@@ -146,7 +146,7 @@ def kind_of(text: str, label: str = "") -> str | None:
         or re.fullmatch(r"\d{2}\D\d{8}\D\d{2}", text)
     ):
         return "nuss"
-    if re.fullmatch(r"\d{4}[ -]?[%s]{3}" % PLATE_LETTERS, up):
+    if re.fullmatch(rf"\d{{4}}[ -]?[{PLATE_LETTERS}]{{3}}", up):
         return "plate"
     m = re.fullmatch(r"([A-Z]{1,2})[ -]?\d{4}[ -]?[A-Z]{1,2}", up)
     if m and m.group(1) in PROVINCES[len(m.group(1))]:

@@ -231,7 +231,9 @@ def _listed(ctx: Context, value: str) -> str | None:
     for name in ("mutual", "insurer"):
         pool = words(name)
         if lookup_key(value) in {lookup_key(v) for v in pool}:
-            new = ctx.draw(name, value, lambda rng, a: choose(rng, pool), shape_fallback=False)
+            new = ctx.draw(
+                name, value, lambda rng, a, pool=pool: choose(rng, pool), shape_fallback=False
+            )
             if new is None:
                 return ""
             return (
