@@ -3,7 +3,8 @@ left out at a time, scored on MEDDOCAN dev and on the held-out sets as written, 
 and in capitals (pooled over the sets). A group whose removal moves no column beyond the
 spread between training seeds adds nothing measurable. Numbers only.
 
-    python experiments/ablation_sets.py training/pipeline corpus/dev.spacy assets/formats assets/prose_heldout assets/heldout_types --output metrics/ablation_sets.md
+    python experiments/ablation_sets.py training/pipeline corpus/dev.spacy assets/formats \
+        assets/prose_heldout assets/heldout_types --output metrics/ablation_sets.md
 """
 
 from collections.abc import Sequence
@@ -73,8 +74,10 @@ def main(
         recall, share = zip(*(pooled(nlp, sets, docs, case) for case in CASES))
         line = (
             f"| {'full pipeline' if left_out is None else 'without ' + left_out} | "
-            f"{dev_scores['meddocan_s1_f']:.4f} | {dev_scores['meddocan_phi_identifying_word_recall']:.4f} | "
-            f"{' / '.join(f'{r:.4f}' for r in recall)} | {' / '.join(f'{100 * s:.2f}%' for s in share)} |"
+            f"{dev_scores['meddocan_s1_f']:.4f} | "
+            f"{dev_scores['meddocan_phi_identifying_word_recall']:.4f} | "
+            f"{' / '.join(f'{r:.4f}' for r in recall)} | "
+            f"{' / '.join(f'{100 * s:.2f}%' for s in share)} |"
         )
         typer.echo(line)
         lines.append(line)

@@ -3,7 +3,8 @@ characters made of background reports put end to end (nothing is written to the 
 de-identified by `meddocan-deid deidentify` in a fresh process measured by /usr/bin/time.
 Memory should stay flat with the size (pieces of 20,000 characters) and time grow linearly.
 
-    python experiments/benchmark_long.py es_meddocan_deid ../shared/meddocan/background --sizes 50000,5000000,50000000
+    python experiments/benchmark_long.py es_meddocan_deid ../shared/meddocan/background \
+        --sizes 50000,5000000,50000000
 """
 
 import json

@@ -1,6 +1,7 @@
 """A burst of requests at the service, bounded, on 127.0.0.1 only (not a test of the suite).
 
-    python experiments/burst_service.py MODEL REPORTS_DIR [-n 100] [--clients 12] [--max-concurrent 4]
+    python experiments/burst_service.py MODEL REPORTS_DIR [-n 100] [--clients 12] \
+        [--max-concurrent 4]
         [--max-queue Q] [--queue-wait S] [--max-seconds 300]
 
 Starts the app (`create_app`, the pipeline MODEL loaded once) under uvicorn in this process on
@@ -129,9 +130,10 @@ def main() -> int:
         wall = time.perf_counter() - started
         server.should_exit = True
         thread.join(30)
+    settings = ", ".join(f"{k} {v}" for k, v in sorted(queue.items())) or "queue settings not given"
     print(
-        f"{sum(statuses.values())} requests, {args.clients} clients, max_concurrent {args.max_concurrent}, "
-        f"{', '.join(f'{k} {v}' for k, v in sorted(queue.items())) or 'queue settings not given'}: {wall:.1f} s"
+        f"{sum(statuses.values())} requests, {args.clients} clients, "
+        f"max_concurrent {args.max_concurrent}, {settings}: {wall:.1f} s"
     )
     print("statuses: " + ", ".join(f"{k}: {v}" for k, v in sorted(statuses.items())))
     if retry_after:

@@ -49,9 +49,9 @@ def main(pipeline: str, folder: Path, limit: int = 0, batch_size: int = 64):
         not numpy.array_equal(x.to_array(ATTRS), y.to_array(ATTRS)) for x, y in zip(a, b)
     )
     typer.echo(
-        f"{folder}: docs {len(a)}, tokens {sum(map(len, a))}, entities {sum(len(d.ents) for d in a)}, "
-        f"differing docs {differing}; spacy ner {seconds['spacy ner']:.2f} s, "
-        f"meddocan_ner {seconds['meddocan_ner']:.2f} s"
+        f"{folder}: docs {len(a)}, tokens {sum(map(len, a))}, entities "
+        f"{sum(len(d.ents) for d in a)}, differing docs {differing}; spacy ner "
+        f"{seconds['spacy ner']:.2f} s, meddocan_ner {seconds['meddocan_ner']:.2f} s"
     )
     raise typer.Exit(1 if differing else 0)
 

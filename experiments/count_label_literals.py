@@ -56,7 +56,8 @@ def main() -> None:
                 + ", ".join(f"line {n} ({k} labels)" for n, k in sorted(found))
             )
     print(
-        f"total: {total} literals naming 2+ labels in {files} files ({len(labels)} labels in the table)"
+        f"total: {total} literals naming 2+ labels in {files} files ({len(labels)} labels in the "
+        "table)"
     )
 
 

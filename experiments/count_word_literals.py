@@ -7,12 +7,12 @@ finds the collection literals (set, tuple, list, frozenset({...}), dict keys and
 values; pairs of a tuple of pairs count with it) of at least MIN_ITEMS strings that are all
 single words (letters, an optional inner or final `.`, `'` or `-`), and counts those with at
 least MIN_ITEMS Spanish words making at least a quarter of them (month lists mix Spanish,
-Catalan, Galician and Basque): Spanish word forms that are not English ones (spaCy's stop words, the forms
-and lemmas of its lemma tables, from spacy-lookups-data) or words with a Spanish letter (á é í ó ú ü ñ). A word of the word lists
-(`pipeline/data/es/`) counts as Spanish too. Docstrings and other lone strings are not counted;
-nor are collections in capitals only (label names, Roman numerals) or all capitalised (names).
-Prints per file the collections (line, variable, number of words) and the totals: files,
-collections, string literals. `--list` also prints the collections' first words.
+Catalan, Galician and Basque): Spanish word forms that are not English ones (spaCy's stop words, the
+forms and lemmas of its lemma tables, from spacy-lookups-data) or words with a Spanish letter (á é í
+ó ú ü ñ). A word of the word lists (`pipeline/data/es/`) counts as Spanish too. Docstrings and other
+lone strings are not counted; nor are collections in capitals only (label names, Roman numerals) or
+all capitalised (names). Prints per file the collections (line, variable, number of words) and the
+totals: files, collections, string literals. `--list` also prints the collections' first words.
 """
 
 import argparse

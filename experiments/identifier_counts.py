@@ -44,7 +44,8 @@ def main(
         raise typer.Exit(1) from None
     typer.echo(
         f"reports: {len(texts)}; identifiers per kind (new: no entity there before; changed: "
-        "earlier entities overlapped it otherwise; relabelled: same offsets, other label; same: already found)"
+        "earlier entities overlapped it otherwise; relabelled: same offsets, other label; same: "
+        "already found)"
     )
     typer.echo("\t".join(["kind", *STATUSES, "all"]))
     for row in counts_table(counts):
@@ -56,7 +57,8 @@ def main(
             writer.writerow(["doc", "kind", "status", "left", "span", "right"])
             writer.writerows(review_sample(found, texts, sample, seed))
         typer.echo(
-            f"sample of {min(sample, sum(r != 'same' for _d, _k, r, _s, _e in found))} -> {sample_out} (holds report text: do not share)"
+            f"sample of {min(sample, sum(r != 'same' for _d, _k, r, _s, _e in found))} -> "
+            f"{sample_out} (holds report text: do not share)"
         )
 
 

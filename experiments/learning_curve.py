@@ -42,7 +42,8 @@ def main(
         int,
         typer.Option(
             "--dev-folds",
-            help="K >= 2: add the train + dev row by K-fold cross-validation over dev; 0: no such row",
+            help="K >= 2: add the train + dev row by K-fold cross-validation over dev; 0: no "
+            "such row",
         ),
     ] = 0,
     max_steps: Annotated[int, typer.Option(help="Training steps of each NER")] = 4000,

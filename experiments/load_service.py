@@ -148,7 +148,8 @@ def main() -> None:
         "--max-seconds",
         type=float,
         default=1800,
-        help="stop sending after this, all phases together; also the CLI run's limit (default 1800)",
+        help="stop sending after this, all phases together; also the CLI run's limit (default "
+        "1800)",
     )
     ap.add_argument("--start-seconds", type=float, default=300, help="wait at most this for /ready")
     ap.add_argument(
@@ -317,8 +318,9 @@ def main() -> None:
         log_errors = sum(line.startswith(("ERROR", "CRITICAL")) for line in log_lines)
 
     print(
-        f"model {args.model}: {len(texts)} distinct reports, mode {args.mode}, {args.clients} clients, "
-        f"{args.workers} worker(s); server ready after {ready_s:.1f} s; cores {os.cpu_count()}"
+        f"model {args.model}: {len(texts)} distinct reports, mode {args.mode}, {args.clients} "
+        f"clients, {args.workers} worker(s); server ready after {ready_s:.1f} s; cores "
+        f"{os.cpu_count()}"
     )
     print(
         "load average (1 min) at the start, after the CLI run, at the end: "
@@ -328,13 +330,14 @@ def main() -> None:
     n_errors = sum(all_errors.values())
     print(f"warm-up: {args.warmup} requests, ok {warm_ok}")
     print(
-        f"timed: requests {timed_sent} (of {args.n}), ok {len(timed)}, errors {sum(timed_errors.values())} "
-        f"{timed_errors or ''}"
+        f"timed: requests {timed_sent} (of {args.n}), ok {len(timed)}, errors "
+        f"{sum(timed_errors.values())} {timed_errors or ''}"
     )
     service_rate = len(timed) / seconds if seconds > 0 else float("nan")
     per_worker = service_rate / args.workers
     print(
-        f"service: {service_rate:.2f} reports/s over {seconds:.1f} s, {per_worker:.2f} reports/s per worker"
+        f"service: {service_rate:.2f} reports/s over {seconds:.1f} s, {per_worker:.2f} reports/s "
+        "per worker"
     )
     print(
         "latency p50 {:.0f} ms, p95 {:.0f} ms, p99 {:.0f} ms".format(
@@ -345,16 +348,18 @@ def main() -> None:
         cli_rate = cli["written_per_second"]
         ratio = per_worker / cli_rate
         print(
-            f"CLI (meddocan-deid deidentify, 1 process, batch {args.cli_batch_size}, files written): "
-            f"{cli['reports'].get('written', 0)} reports, {cli_rate:.2f} reports/s "
-            f"(model load {cli['model_load_seconds']:.1f} s excluded), {cli['chars']:.0f} chars/report"
+            f"CLI (meddocan-deid deidentify, 1 process, batch {args.cli_batch_size}, files "
+            f"written): {cli['reports'].get('written', 0)} reports, {cli_rate:.2f} reports/s "
+            f"(model load {cli['model_load_seconds']:.1f} s excluded), {cli['chars']:.0f} "
+            "chars/report"
         )
         print(f"ratio service per worker / CLI: {ratio:.2f}")
         checks.append((f"ratio >= {args.min_ratio:g}", ratio >= args.min_ratio))
     growth = 100 * (rss_end - rss_warm) / rss_warm
     print(
-        f"server resident memory: {rss_warm / 1024:.0f} MB after the warm-up, {rss_end / 1024:.0f} MB after "
-        f"{sent_after_warmup} more requests (of {memory_requests}): growth {growth:+.1f}%"
+        f"server resident memory: {rss_warm / 1024:.0f} MB after the warm-up, "
+        f"{rss_end / 1024:.0f} MB after {sent_after_warmup} more requests (of "
+        f"{memory_requests}): growth {growth:+.1f}%"
     )
     print(
         "resident memory after k requests (after the warm-up): "

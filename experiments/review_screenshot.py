@@ -14,10 +14,12 @@ from meddocan_deid.deid import apply_operator
 from meddocan_deid.deid.review import ReviewReport, page_name, write_review_site
 
 TEXT = (
-    "Datos del paciente.\nNombre: Eulalia Marcó Bentabol. NHC: 7730215.\n"
+    "Datos del paciente.\n"
+    "Nombre: Eulalia Marcó Bentabol. NHC: 7730215.\n"
     "Domicilio: Avda. de los Almendros, 44. 30012 Murcia.\n"
     "Fecha de ingreso: 14/03/2019. Mujer de 38 años.\n"
-    "Informe clínico: acude a Urgencias del Hospital Virgen del Ejemplo por dolor abdominal de 3 días.\n"
+    "Informe clínico: acude a Urgencias del Hospital Virgen del Ejemplo por dolor abdominal de 3 "
+    "días.\n"
     "Remitido por: Dr. Baltasar Ojeda Riquelme. Correo: bojeda@ejemplo-salud.es\n"
 )
 PHI = [

@@ -3,8 +3,9 @@
 against the current ones. Prints counts only, never report text.
 
     git show HEAD~3:configs/patterns/phi_rules.jsonl > /tmp/old_rules.jsonl
-    python experiments/rule_gain.py assets/meddocan/corpus/dev/brat --before-rules /tmp/old_rules.jsonl \
-        --before-institutions /dev/null --gazetteer ../shared/meddocan/gazetteer
+    python experiments/rule_gain.py assets/meddocan/corpus/dev/brat \
+        --before-rules /tmp/old_rules.jsonl --before-institutions /dev/null \
+        --gazetteer ../shared/meddocan/gazetteer
 
 An added entity (in the current output, not in the previous one) is `exact` (a gold entity
 with the same span and label), `overlap` (it overlaps a gold entity) or `false`; `lost`
@@ -68,8 +69,8 @@ def main(
         counts["lost"] += len(old - new)
     added = counts["exact"] + counts["overlap"] + counts["false"]
     typer.echo(
-        f"reports {docs}: added {added} (exact gold {counts['exact']}, overlapping gold {counts['overlap']}, "
-        f"false {counts['false']}); lost {counts['lost']}"
+        f"reports {docs}: added {added} (exact gold {counts['exact']}, overlapping gold "
+        f"{counts['overlap']}, false {counts['false']}); lost {counts['lost']}"
     )
     for (label, kind), n in sorted(by_label.items()):
         typer.echo(f"  {label:<32}{kind:<8}{n:>5}")

@@ -1,7 +1,8 @@
 """Check that surrogates read like the originals: run a pipeline in surrogate mode over BRAT
 sets and count, per label, what became what. Prints counts only, never document text.
 
-    python experiments/surrogate_check.py es_meddocan_deid assets/formats assets/prose_heldout assets/heldout_types
+    python experiments/surrogate_check.py es_meddocan_deid assets/formats assets/prose_heldout \
+        assets/heldout_types
 
 Each report is de-identified with `meddocan_deid.deidentify(doc, mode="surrogate",
 key=KEY, scope=<file name>)` under a fixed test key, on the pipeline's entities (or the
@@ -194,7 +195,8 @@ def main(
                 places["groups"] += 1
                 places["agree"] += any(all(_province_fits(n, c) for n in news) for c in geo().names)
     typer.echo(
-        f"model: {model}; entities: {entities}; reports: {n_docs}; sets: {' '.join(str(s) for s in sets)}"
+        f"model: {model}; entities: {entities}; reports: {n_docs}; sets: "
+        f"{' '.join(str(s) for s in sets)}"
     )
     typer.echo(f"{'label':<32}{'spans':>7}{'tags':>6}{'kept':>6}{'words':>7}{'scrambled':>10}")
     for label in sorted(spans, key=lambda lab: -spans[lab]):
@@ -213,11 +215,12 @@ def main(
         f"in the original's language {dates['same language']}"
     )
     typer.echo(
-        f"professions: {jobs['known']} in the table; surrogates in the same ISCO group {jobs['same group']}, "
-        f"gender agreeing {jobs['gender agrees']}"
+        f"professions: {jobs['known']} in the table; surrogates in the same ISCO group "
+        f"{jobs['same group']}, gender agreeing {jobs['gender agrees']}"
     )
     typer.echo(
-        f"places: {places['groups']} groups of 2+ places of one province in a report; agreeing {places['agree']}"
+        f"places: {places['groups']} groups of 2+ places of one province in a report; agreeing "
+        f"{places['agree']}"
     )
 
 

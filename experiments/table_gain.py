@@ -150,7 +150,8 @@ def write_note(p: dict, rng) -> Note:
 
 
 def make_table(path: Path, rows: int, seed: int) -> list[dict]:
-    """The CSV of `rows` rows (patients with one to five rows each) and, per row, its note's gold."""
+    """The CSV of `rows` rows (patients with one to five rows each)
+    and, per row, its note's gold."""
     import random
 
     from faker import Faker
@@ -239,7 +240,8 @@ def main(
     nlp = load_pipeline(model)
     typer.echo(
         f"model {model} loaded in {time.time() - start:.1f}s; table {src} ({len(table)} rows, "
-        f"{len({r['paciente'] for r in table})} patients, {sum(len(r['_gold']) for r in table)} values in notes)"
+        f"{len({r['paciente'] for r in table})} patients, {sum(len(r['_gold']) for r in table)} "
+        "values in notes)"
     )
     settings = TableSettings(batch_size=batch_size)
     in_cols, in_rows = read_csv(src)
@@ -292,8 +294,8 @@ def main(
             f"{same_others}/{len(in_rows)} rows"
         )
         typer.echo(
-            f"  PHI column values left in clear: {in_clear} (of {len(table) * len(PHI)}); full names and "
-            f"NHCs found anywhere in the output: {anywhere} (of {len(values)})"
+            f"  PHI column values left in clear: {in_clear} (of {len(table) * len(PHI)}); full "
+            f"names and NHCs found anywhere in the output: {anywhere} (of {len(values)})"
         )
         if results[name] is not None:
             for kind in ("all", "name", "nhc", "date"):
@@ -304,7 +306,9 @@ def main(
                 )
     fed, not_fed = results[runs[0][0]]["all"], results[runs[1][0]]["all"]
     typer.echo(
-        f"\nrecall with the PHI columns {fed[0] / fed[1]:.4f}, without {not_fed[0] / not_fed[1]:.4f} "
+        "\n"
+        f"recall with the PHI columns {fed[0] / fed[1]:.4f}, without "
+        f"{not_fed[0] / not_fed[1]:.4f} "
         f"({fed[0] - not_fed[0]:+d} words)"
     )
 

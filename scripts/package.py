@@ -40,7 +40,8 @@ def main(
     version: str = typer.Option("0.1.0"),
     target: str = typer.Option(
         "",
-        help="Install the pipeline wheel into this folder (pip --target) instead of this environment",
+        help="Install the pipeline wheel into this folder (pip --target) instead of this "
+        "environment",
     ),
     metrics: list[Path] = typer.Option(
         [], help="Metrics JSON for meta.json performance (repeatable; later files win)"

@@ -84,7 +84,8 @@ def import_graph() -> tuple[dict[str, set[str]], list[tuple[str, str, int]]]:
 
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str]:
-    """One import cycle as [a, b, ..., a], or [] when there is none (an iterative depth-first search)."""
+    """One import cycle as [a, b, ..., a], or [] when there is none (an
+    iterative depth-first search)."""
     state: dict[str, int] = {}  # 1: on the current path, 2: done
     for start in sorted(graph):
         if state.get(start):

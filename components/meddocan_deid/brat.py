@@ -64,14 +64,16 @@ def read_ann(path: Path, text: str) -> list[Annotation]:
         frags = [f.split(" ") for f in offsets.split(";")]
         if not label or not all(len(f) == 2 and f[0].isdigit() and f[1].isdigit() for f in frags):
             raise BratError(
-                f"{path}:{lineno}: expected '<LABEL> <start> <end>' (or fragments '<start> <end>;<start> <end>')"
+                f"{path}:{lineno}: expected '<LABEL> <start> <end>' (or fragments '<start> "
+                "<end>;<start> <end>')"
             )
         frags = [(int(s), int(e)) for s, e in frags]
         last = 0
         for s, e in frags:
             if not 0 <= s < e <= len(text) or s < last:
                 raise BratError(
-                    f"{path}:{lineno}: offsets {s}-{e} outside the text (length {len(text)}) or out of order"
+                    f"{path}:{lineno}: offsets {s}-{e} outside the text (length {len(text)}) or "
+                    "out of order"
                 )
             last = e
         # BRAT writes an entity that crosses a line break as fragments: one span when only
@@ -100,7 +102,8 @@ def _one_line(surface: str) -> str:
 
 
 def read_brat_dir(path: Path) -> Iterator[BratDocument]:
-    """Yield the documents of a BRAT folder, sorted by id. A `.txt` without `.ann` has no entities."""
+    """Yield the documents of a BRAT folder, sorted by id. A `.txt`
+    without `.ann` has no entities."""
     path = Path(path)
     if not path.is_dir():
         raise BratError(f"{path}: not a folder")
@@ -183,7 +186,8 @@ def parse_ann(ann: str) -> list[tuple[str, str, list[tuple[int, int]], str]]:
         m = _LINE.match(line)
         if not m:
             raise AnnError(
-                f"line {lineno}: expected 'T<n>\\t<LABEL> <start> <end>[;<start> <end>...]\\t<text>'"
+                f"line {lineno}: expected 'T<n>\\t<LABEL> <start> <end>[;<start> "
+                "<end>...]\\t<text>'"
             )
         frags = [tuple(int(x) for x in f.split(" ")) for f in m.group(3).split(";")]
         out.append((f"T{m.group(1)}", m.group(2), frags, m.group(4)))
@@ -206,7 +210,8 @@ def validate_ann(text: str, ann: str) -> int:
         for s, e in frags:
             if not last <= s < e <= len(text):
                 raise AnnError(
-                    f"{where}: fragment {s}-{e} empty, unordered or outside the text (length {len(text)})"
+                    f"{where}: fragment {s}-{e} empty, unordered or outside the text (length "
+                    f"{len(text)})"
                 )
             last = e
         if " ".join(text[s:e] for s, e in frags) != surface:

@@ -98,7 +98,8 @@ ID_LABELS = [
 
 
 def spelled_code(value: str) -> bool:
-    """A value without digits whose number words read as three digits or more over two words or more."""
+    """A value without digits whose number words read as three digits or
+    more over two words or more."""
     runs = [] if any(c.isdigit() for c in value) else number_runs(value)
     return len("".join(r.digits for r in runs)) >= 3 and len(value.split()) >= 2
 
@@ -187,7 +188,8 @@ def reports(draw):
 )
 def test_no_phi_string_survives(report, mode, scope):
     text, spans = report
-    # kinship words are kept by default (they identify no one): swapped here, so that every PHI string is tested
+    # kinship words are kept by default (they identify no one): swapped here, so
+    # that every PHI string is tested
     res = apply_operator(
         text, spans, mode, KEY, scope=scope, options=DeidOptions(keep_kinship=False)
     )

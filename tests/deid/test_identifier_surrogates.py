@@ -75,7 +75,12 @@ CASES = [
     ),
     ("IDENTIF_VEHICULOS_NRSERIE", "4821 KLM", rf"\d{{4}} [{PLATE_LETTERS}]{{3}}", None),
     ("IDENTIF_VEHICULOS_NRSERIE", "4821-KLM", rf"\d{{4}}-[{PLATE_LETTERS}]{{3}}", None),
-    ("IDENTIF_VEHICULOS_NRSERIE", "GR-4521-BZ", rf"[A-Z]{{2}}-\d{{4}}-[{PLATE_LETTERS}]{{2}}", None),
+    (
+        "IDENTIF_VEHICULOS_NRSERIE",
+        "GR-4521-BZ",
+        rf"[A-Z]{{2}}-\d{{4}}-[{PLATE_LETTERS}]{{2}}",
+        None,
+    ),
     ("IDENTIF_VEHICULOS_NRSERIE", "M 4521 K", rf"[A-Z] \d{{4}} [{PLATE_LETTERS}]", None),
     (
         "IDENTIF_VEHICULOS_NRSERIE",

@@ -269,10 +269,13 @@ def test_known_phi_of_a_label_that_the_policy_turns_off_is_ignored():
 
 
 def test_known_phi_eval_counts_body_and_footer_mentions():
-
     from meddocan_deid.evaluation.known_phi import KnownPhiReport, format_report, measure_doc
 
-    text = "Nombre: Pedro Alba Soto. NHC: 7712345.\nEl Sr. Alba acude con NHC 77-12345 y su hijo Pedro.\nFirma: Dra. Sierra."
+    text = (
+        "Nombre: Pedro Alba Soto. NHC: 7712345.\n"
+        "El Sr. Alba acude con NHC 77-12345 y su hijo Pedro.\n"
+        "Firma: Dra. Sierra."
+    )
     nlp = spacy.blank("es")
     doc = nlp(text)
     body_start = text.index("El Sr.")

@@ -14,8 +14,8 @@ from meddocan_deid.deid.policy import Policy, PolicyError, load_policy, parse_po
 
 KEY = b"0123456789abcdef0123456789abcdef"
 TEXT = (
-    "Paciente: Lucía Berrocal Pinto. Mujer de 93 años. Ingresa el 12/03/2019 en la Clínica Sol de Poniente "
-    "por enfermedad de Parkinson y síndrome de Brugada. Profesión: carpintera."
+    "Paciente: Lucía Berrocal Pinto. Mujer de 93 años. Ingresa el 12/03/2019 en la Clínica Sol "
+    "de Poniente por enfermedad de Parkinson y síndrome de Brugada. Profesión: carpintera."
 )
 
 
@@ -85,7 +85,8 @@ def test_valid_policies(tmp_path, text, check):
 INVALID = [
     (
         'colour = "red"\n',
-        "colour: unknown key (allowed: operators, labels, allow, deny, date_shift, age_threshold, privacy, keep_kinship, field_keys)",
+        "colour: unknown key (allowed: operators, labels, allow, deny, date_shift, "
+        "age_threshold, privacy, keep_kinship, field_keys)",
     ),
     ('privacy = "maximum"\n', "privacy: unknown level 'maximum' (allowed: balanced, high)"),
     ("privacy = 3\n", "privacy: unknown level '3' (allowed: balanced, high)"),
@@ -412,6 +413,8 @@ def test_known_identifiers_win_over_the_deny_list():
     text = "Paciente Olga Paz Ríos, ingresa."
     policy = parse_policy({"deny": [{"label": "TERRITORIO", "strings": ["Paz Ríos"]}]})
     spans = prepare_spans(text, [], policy.apply(), {"NOMBRE_SUJETO_ASISTENCIA": ["Olga Paz Ríos"]})
-    assert [(lab, text[s:e]) for lab, s, e in spans] == [("NOMBRE_SUJETO_ASISTENCIA", "Olga Paz Ríos")]
+    assert [(lab, text[s:e]) for lab, s, e in spans] == [
+        ("NOMBRE_SUJETO_ASISTENCIA", "Olga Paz Ríos")
+    ]
     spans = prepare_spans(text, [], policy.apply())
     assert [(lab, text[s:e]) for lab, s, e in spans] == [("TERRITORIO", "Paz Ríos")]

@@ -14,11 +14,14 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 SCRIPT = ROOT / "experiments" / "formats_set.py"
 
 MARKUP = (
-    "Paciente | [[NOMBRE_SUJETO_ASISTENCIA|Lucía Ferrándiz Roig]] | NHC | [[ID_SUJETO_ASISTENCIA|4410297]]\n"
+    "Paciente | [[NOMBRE_SUJETO_ASISTENCIA|Lucía Ferrándiz Roig]] | NHC | "
+    "[[ID_SUJETO_ASISTENCIA|4410297]]\n"
     "\n"
-    "Edad:\t[[EDAD_SUJETO_ASISTENCIA|81 años]] [sic] [[SEXO_SUJETO_ASISTENCIA|mujer]]; ingreso el "
+    "Edad:\t[[EDAD_SUJETO_ASISTENCIA|81 años]] [sic] [[SEXO_SUJETO_ASISTENCIA|mujer]]; ingreso "
+    "el "
     "[[FECHAS|3-IV-2024]] a las 10:15.\n"
-    "Fdo.: Dra. [[NOMBRE_PERSONAL_SANITARIO|Olga Miravet]]  Nº Col. [[ID_TITULACION_PERSONAL_SANITARIO|46/4612345]]\n"
+    "Fdo.: Dra. [[NOMBRE_PERSONAL_SANITARIO|Olga Miravet]]  Nº Col. "
+    "[[ID_TITULACION_PERSONAL_SANITARIO|46/4612345]]\n"
 )
 
 

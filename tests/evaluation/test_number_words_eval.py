@@ -1,5 +1,5 @@
-"""experiments/evaluate_number_words.py counts, per label and in all, the gold mentions with a number
-word that the predicted entities wholly remove; numbers only. Two invented documents."""
+"""experiments/evaluate_number_words.py counts, per label and in all, the gold mentions with a
+number word that the predicted entities wholly remove; numbers only. Two invented documents."""
 
 import importlib.util
 from pathlib import Path

@@ -18,7 +18,8 @@ WORDS = ROOT / "configs" / "patterns" / "clinical_words.txt"
 HAND = ROOT / "configs" / "patterns" / "clinical_terms.txt"
 CLINICAL = ["Disnea", "Urgencias", "Cardiología", "TAC", "EPOC"]
 TEXT = (
-    "Informe clínico del paciente:\nDisnea de esfuerzo. Valorada en Urgencias por Cardiología con TAC, "
+    "Informe clínico del paciente:\n"
+    "Disnea de esfuerzo. Valorada en Urgencias por Cardiología con TAC, "
     "sin EPOC conocida. Vive en Quelvoria con Arnaldo Pizarrete.\n"
 )
 

@@ -302,7 +302,9 @@ def test_acronym_after_a_place_takes_its_label(rule_nlp, text, ner, expected):
 
 def test_a_trusted_name_part_alone_is_the_same_person(rule_nlp):
     doc = rule_nlp(
-        "Paciente: Lucía Ferrer Ibáñez\n\nEvolución: Ferrer refiere mejoría; la Sra. Ibáñez-Gómez no.\n"
+        "Paciente: Lucía Ferrer Ibáñez\n"
+        "\n"
+        "Evolución: Ferrer refiere mejoría; la Sra. Ibáñez-Gómez no.\n"
     )
     found = [(e.label_, e.text) for e in doc.spans["trusted_phi"]]
     assert ("NOMBRE_SUJETO_ASISTENCIA", "Ferrer") in found

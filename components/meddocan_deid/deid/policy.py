@@ -2,7 +2,8 @@
 
     age_threshold = 89                      # surrogate: ages at or above it are aggregated
     keep_kinship = true                     # surrogate: keep kinship words of relatives (default)
-    field_keys = "hospital_keys"            # folder of *.jsonl field keys (relative to this file), as --extra-patterns
+    # a folder of *.jsonl field keys (relative to this file), as --extra-patterns
+    field_keys = "hospital_keys"
 
     [operators]                             # per label: tag, mask, redact, surrogate or keep
     SEXO_SUJETO_ASISTENCIA = "keep"         # keep: detected and annotated, left in clear
@@ -11,11 +12,11 @@
     [labels]                                # per label on/off; off: not PHI at all
     PROFESION = false
 
-    [allow]                                 # never PHI: detected spans whose whole text matches are dropped
+    [allow]                                 # never PHI: detected spans whose whole text matches
     strings = ["Parkinson"]
     regexes = ['(?i)s[ií]ndrome de \\w+']
 
-    [[deny]]                                # always PHI: found anywhere, winning over overlapping spans
+    [[deny]]                                # always PHI: found anywhere, over overlapping spans
     label = "HOSPITAL"
     strings = ["Clínica Costa Azul"]        # case- and accent-insensitive, whole words
     regexes = ['HCA-\\d{4}']                # as written (Python `re`)
@@ -24,9 +25,9 @@
     min_days = 30
     max_days = 365
 
-`load_policy(path)` validates everything (a pydantic schema, `_PolicyFile`) and raises `PolicyError` naming the file, the key
-and what is allowed. `Policy.apply(options)` gives the `DeidOptions` of a run;
-`prepare_spans(text, spans, options, known_phi)` applies the span rules (and the known
+`load_policy(path)` validates everything (a pydantic schema, `_PolicyFile`) and raises `PolicyError`
+naming the file, the key and what is allowed. `Policy.apply(options)` gives the `DeidOptions` of a
+run; `prepare_spans(text, spans, options, known_phi)` applies the span rules (and the known
 identifiers of `meddocan_deid.deid.known_phi`) to the detected spans.
 """
 
@@ -209,7 +210,7 @@ def prepare_spans(
     return force_spans(text, spans, known + deny, keep)
 
 
-# -- the file's schema (pydantic): each problem is reported as `<file>: <key>: <problem>` ------------
+# -- the file's schema (pydantic): each problem is reported as `<file>: <key>: <problem>` --
 
 
 def _problem(message: str) -> PydanticCustomError:
@@ -333,8 +334,7 @@ class _DateShift(BaseModel):
 def _label_table(name: str, value_type, check):
     """A table keyed by the 29 labels (no other key), each value given checked by `check`."""
     fields = {
-        label: (Annotated[value_type | None, BeforeValidator(check)], None)
-        for label in _labels()
+        label: (Annotated[value_type | None, BeforeValidator(check)], None) for label in _labels()
     }
     return create_model(name, __config__=_STRICT, **fields)
 

@@ -46,10 +46,10 @@ CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 # displaCy's ent template with an id and a link; {text} is escaped by displaCy, the other
 # fields are escaped or generated here
 ENT_TEMPLATE = (
-    '<mark class="entity" id="{id}" data-label="{label}" style="background: {bg}; padding: 0.2em 0.4em; '
-    'margin: 0 0.15em; line-height: 1.9; border-radius: 0.35em;">'
-    '<a href="{href}" title="{title}" style="color: inherit; text-decoration: none">{text}'
-    '<span class="label">{label}</span></a></mark>'
+    '<mark class="entity" id="{id}" data-label="{label}" style="background: {bg}; padding: 0.2em '
+    '0.4em; margin: 0 0.15em; line-height: 1.9; border-radius: 0.35em;"><a href="{href}" '
+    'title="{title}" style="color: inherit; text-decoration: none">{text}<span '
+    'class="label">{label}</span></a></mark>'
 )
 
 TEMPLATES = Path(__file__).parent / "templates"  # review_*.html and review.css (package data)
@@ -243,7 +243,8 @@ def render_index(
     colors: dict[str, str] | None = None,
     notes: Sequence[str] = (),
 ) -> str:
-    """The index: one row per report (counts per label, flags), reports with flags counted on top."""
+    """The index: one row per report (counts per label, flags),
+    reports with flags counted on top."""
     return _render(
         "review_index.html",
         title="De-identification review",

@@ -3,9 +3,15 @@ identifiers (PHI columns), in CSV, TSV, Excel `.xlsx`, Parquet, JSONL, or a pand
 DataFrame or pyarrow Table in memory (formats: meddocan_deid/formats/).
 
     from meddocan_deid.deid.tables import TableSpec, deidentify_table
-    spec = TableSpec(id_column="id", text_columns=("nota",), patient_column="paciente",
-                     phi_columns={"nombre": "NOMBRE_SUJETO_ASISTENCIA", "nhc": "ID_SUJETO_ASISTENCIA"})
-    result = deidentify_table("notas.csv", columns=spec, mode="surrogate", key=key, output="salida/notas.csv")
+    spec = TableSpec(
+        id_column="id",
+        text_columns=("nota",),
+        patient_column="paciente",
+        phi_columns={"nombre": "NOMBRE_SUJETO_ASISTENCIA", "nhc": "ID_SUJETO_ASISTENCIA"},
+    )
+    result = deidentify_table(
+        "notas.csv", columns=spec, mode="surrogate", key=key, output="salida/notas.csv"
+    )
 
 The output has the same columns in the same order and the same rows in the same order: the
 text columns de-identified by the pipeline, each PHI column cell replaced with the run's
@@ -63,7 +69,8 @@ def table_format(path) -> str | None:
 
 
 def parse_phi_column(value: str) -> tuple[str, str]:
-    """`COLUMN:LABEL` -> (column, label); the last `:` separates them. ValueError naming the value."""
+    """`COLUMN:LABEL` -> (column, label); the last `:` separates them.
+    ValueError naming the value."""
     column, sep, label = str(value).rpartition(":")
     if not sep or not column.strip() or not label.strip():
         raise ValueError(
@@ -289,8 +296,8 @@ def check_columns(table: Table, spec: TableSpec) -> None:
         )
     if spec.status_column in table.columns:
         raise InputError(
-            f"{table.name}: the table already has a column {spec.status_column!r}; name another status "
-            "column (--status-column)"
+            f"{table.name}: the table already has a column {spec.status_column!r}; name another "
+            "status column (--status-column)"
         )
 
 

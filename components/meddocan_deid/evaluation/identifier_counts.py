@@ -33,7 +33,8 @@ def identifier_additions(
     batch_size: int = 32,
 ) -> tuple[dict[str, Counter], list[tuple[str, str, str, int, int]]]:
     """Run `nlp` without `component`, then `component` alone, on (id, text) pairs.
-    Returns kind -> Counter of STATUSES, and every identifier as (doc id, kind, status, start, end)."""
+    Returns kind -> Counter of STATUSES, and every identifier as (doc
+    id, kind, status, start, end)."""
     if component not in nlp.pipe_names:
         raise ValueError(
             f"the pipeline has no {component!r} component (pipes: {', '.join(nlp.pipe_names)})"

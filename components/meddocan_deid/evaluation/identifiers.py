@@ -63,7 +63,8 @@ class IdentifierDoc:
 
 
 def _parse_notes(path: Path) -> tuple[list[str], dict[str, dict[str, str]]]:
-    """The T ids in file order, and T id -> note fields from the `#n<TAB>AnnotatorNotes Tk<TAB>key=value ...` lines."""
+    """The T ids in file order, and T id -> note fields from the `#n<TAB>AnnotatorNotes
+    Tk<TAB>key=value ...` lines."""
     t_ids = []
     notes: dict[str, dict[str, str]] = {}
     for lineno, line in enumerate(read_text(path).splitlines(), start=1):
@@ -97,7 +98,8 @@ def read_identifier_set(folder: Path) -> list[IdentifierDoc]:
     folder = Path(folder)
     if not folder.is_dir():
         raise BratError(
-            f"{folder}: the identifier set folder does not exist (run experiments/make_identifier_set.py)"
+            f"{folder}: the identifier set folder does not exist (run "
+            "experiments/make_identifier_set.py)"
         )
     docs = []
     for txt in sorted(folder.glob("*.txt")):

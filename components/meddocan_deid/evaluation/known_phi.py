@@ -111,7 +111,8 @@ def format_report(report: KnownPhiReport) -> str:
         return f"{n / d:.4f}" if d else "-"
 
     lines = [
-        f"reports {report.reports}, with a gold name or ID in the header {report.reports_with_known}",
+        f"reports {report.reports}, with a gold name or ID in the header "
+        f"{report.reports_with_known}",
         f"{'body+footer':<12}{'mentions':>9}{'findable':>9}{'covered before':>16}{'after':>14}"
         f"{'exact before':>16}{'after':>14}",
     ]

@@ -81,7 +81,8 @@ def _check_ids(gold_ids: Iterable[str], system_ids: Iterable[str]) -> list[str]:
     problems = []
     if missing:
         problems.append(
-            f"{len(missing)} gold document(s) missing from the system output: {', '.join(map(str, missing[:20]))}"
+            f"{len(missing)} gold document(s) missing from the system output: "
+            f"{', '.join(map(str, missing[:20]))}"
         )
     if extra:
         problems.append(
@@ -114,7 +115,8 @@ def evaluate(
         lacking = [d for d in doc_ids if d not in sentences]
         if lacking:
             raise EvaluationError(
-                f"no sentence count for {len(lacking)} document(s): {', '.join(map(str, lacking[:20]))}"
+                f"no sentence count for {len(lacking)} document(s): "
+                f"{', '.join(map(str, lacking[:20]))}"
             )
     s1 = Counter()
     s2 = Counter()
@@ -132,7 +134,8 @@ def evaluate(
             for _, start, end in anns:
                 if not 0 <= start < end <= len(text):
                     raise EvaluationError(
-                        f"{doc_id}: {side} offsets {start}-{end} outside the text (length {len(text)})"
+                        f"{doc_id}: {side} offsets {start}-{end} outside the text (length "
+                        f"{len(text)})"
                     )
         # subtask 1 and its per-type breakdown
         s1["tp"] += len(g & s)

@@ -30,7 +30,8 @@ SOURCES = [
     },
     {
         "name": "MEDDOCAN gazetteer (names, surnames, streets, towns, hospitals, professions), "
-        "used as NER features by two of the five NERs of es_meddocan_deid and, stored in the pipeline's vocab, for the surrogates",
+        "used as NER features by two of the five NERs of es_meddocan_deid and, stored in the "
+        "pipeline's vocab, for the surrogates",
         "url": "https://github.com/PlanTL-GOB-ES/SPACCC_MEDDOCAN",
         "license": "CC BY 4.0",
     },
@@ -70,7 +71,8 @@ def read_performance(paths) -> dict:
         missing = [key for key in REQUIRED_KEYS if key not in performance]
         if missing:
             raise ValueError(
-                f"{', '.join(str(p) for p in paths)}: no {', '.join(missing)} (not a metrics file of scripts/evaluate.py)"
+                f"{', '.join(str(p) for p in paths)}: no {', '.join(missing)} (not a metrics "
+                "file of scripts/evaluate.py)"
             )
     return performance
 

@@ -86,8 +86,8 @@ def privacy_curve(
 
 def curve_markdown(rows: Sequence[dict[str, object]]) -> str:
     lines = [
-        "| operating point | s1 F1 | leak | identifying-word recall | uncovered identifying words | "
-        "PHI word recall | non-PHI words removed |",
+        "| operating point | s1 F1 | leak | identifying-word recall | uncovered identifying "
+        "words | PHI word recall | non-PHI words removed |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in rows:

@@ -59,7 +59,8 @@ def pipeline_sentence_count(doc: Doc) -> int:
 def doc_result(reference: Doc, predicted: Doc, fallback_id: str) -> DocResult:
     if predicted.text != reference.text:
         raise EvaluationError(
-            f"{reference.user_data.get(ID_KEY, fallback_id)}: predicted text differs from the reference text"
+            f"{reference.user_data.get(ID_KEY, fallback_id)}: predicted text differs from the "
+            "reference text"
         )
     n = reference.user_data.get(SENTENCES_KEY)
     return DocResult(
@@ -179,11 +180,13 @@ def per_type_markdown(scores: dict[str, object]) -> str:
     for label in sorted(table, key=lambda lab: (-table[lab]["support"], lab)):
         row = table[label]
         lines.append(
-            f"| {label} | {row['support']} | {100 * row['p']:.2f} | {100 * row['r']:.2f} | {100 * row['f']:.2f} |"
+            f"| {label} | {row['support']} | {100 * row['p']:.2f} | {100 * row['r']:.2f} | "
+            f"{100 * row['f']:.2f} |"
         )
     lines.append(
-        f"| **micro** | {scores['meddocan_s1_tp'] + scores['meddocan_s1_fn']} | {100 * scores['meddocan_s1_p']:.2f} "
-        f"| {100 * scores['meddocan_s1_r']:.2f} | {100 * scores['meddocan_s1_f']:.2f} |"
+        f"| **micro** | {scores['meddocan_s1_tp'] + scores['meddocan_s1_fn']} | "
+        f"{100 * scores['meddocan_s1_p']:.2f} | {100 * scores['meddocan_s1_r']:.2f} | "
+        f"{100 * scores['meddocan_s1_f']:.2f} |"
     )
     return "\n".join(lines) + "\n"
 

@@ -194,7 +194,8 @@ class _AnchorPlan:
         self.vocab = vocab
         self.spec_ids: dict[str, int] = {}
         self.whole_doc = Matcher(vocab, validate=validate, fuzzy_compare=fuzzy_compare)
-        # per windowed pattern: its Matcher, the spec ids it requires, its anchors (spec ids, before, after)
+        # per windowed pattern: its Matcher, the spec ids it requires, its
+        # anchors (spec ids, before, after)
         self.windowed: list[tuple[Matcher, list[int], list[tuple[tuple[int, ...], int, int]]]] = []
         for entry in patterns:
             key = repr((entry["label"], entry.get("id", "")))  # the span ruler's match key
@@ -297,7 +298,8 @@ class _AnchorPlan:
                 continue
             starts = numpy.maximum(positions - before, 0)
             ends = numpy.minimum(positions + after, n)
-            # windows that overlap or touch are merged (ends grow with positions, `after` being fixed)
+            # windows that overlap or touch are merged (ends grow with
+            # positions, `after` being fixed)
             breaks = numpy.flatnonzero(starts[1:] > ends[:-1]) + 1
             for first, last in zip(
                 numpy.r_[0, breaks].tolist(), numpy.r_[breaks, len(starts)].tolist()

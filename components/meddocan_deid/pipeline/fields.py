@@ -1,14 +1,15 @@
 """Fields anywhere: `Key: value` PHI in any section and any layout, keys as data.
 
-Reads `doc.text`, the rule entities (`doc.spans[rules_key]`) and the sections; writes the field entities
-to `doc.spans[spans_key]`, adds them to `doc.spans[rules_key]` (so that the later
+Reads `doc.text`, the rule entities (`doc.spans[rules_key]`) and the sections; writes the field
+entities to `doc.spans[spans_key]`, adds them to `doc.spans[rules_key]` (so that the later
 components treat them as rule entities: the NER predicts around them, the checks keep
 them, trusted-PHI propagation trusts them) and to `doc.ents`. It never changes a rule
 entity that was already there (MEDDOCAN's header rules win) nor the tokens.
 
 The field keys are data (`configs/patterns/fields.jsonl`, one entry per label and value
 kind; entries with a `lang` code hold the Catalan/Valencian (`ca`), Galician (`gl`) and
-Basque (`eu`) keys, which count in every report like the Spanish ones). A key counts in these layouts, in any section:
+Basque (`eu`) keys, which count in every report like the Spanish ones). A key counts in
+these layouts, in any section:
   `Key: value`, `KEY: VALUE`          a colon after the key, anywhere in a line
   `Key<TAB>value`, `Key | value |`    the key opens a line or a cell (after a tab or pipe)
   `Key    value`                      the key opens a line, two or more blanks after it
@@ -162,7 +163,8 @@ SEX = re.compile(
     r"(?:varon|mujer|hombre|masculino|femenino|home|dona|masculi|femeni|muller|feminino"
     r"|gizonezkoa|emakumezkoa|gizonezko|emakumezko|gizona|emakumea|[mfhvdge])(?![\w])"
 )
-# an identifier: digits, or letters and digits, with `-`, `/`, `.` or single blanks between digit groups
+# an identifier: digits, or letters and digits, with `-`, `/`, `.` or
+# single blanks between digit groups
 ID_VALUE = re.compile(
     r"(?:[a-z]{1,6}[-/]){0,2}(?:[a-z]{1,6}[-/]?)?\d[\da-z./-]*(?: \d[\da-z./-]*)*"
 )  # `desp-ml-2025-0173`
@@ -326,7 +328,8 @@ def validate_entries(entries: Iterable[dict], source: str = "field keys") -> lis
         unknown = sorted(str(k)[:40] for k in e if k not in ENTRY_FIELDS)
         if unknown:
             raise ValueError(
-                f"{source}: entry {i}: unknown field {unknown[0]!r} (allowed: {', '.join(ENTRY_FIELDS)})"
+                f"{source}: entry {i}: unknown field {unknown[0]!r} (allowed: "
+                f"{', '.join(ENTRY_FIELDS)})"
             )
         if e.get("label") not in LABELS:
             raise ValueError(
@@ -376,7 +379,8 @@ def read_field_files(folder) -> list[tuple[str, list[dict]]]:
     files = sorted(p for p in folder.glob("*.jsonl") if p.is_file())
     if not files:
         raise ValueError(
-            f"{folder}: no .jsonl field-key file (one JSON object a line, as configs/patterns/fields.jsonl)"
+            f"{folder}: no .jsonl field-key file (one JSON object a line, as "
+            "configs/patterns/fields.jsonl)"
         )
     out = []
     for path in files:
@@ -424,7 +428,8 @@ def add_field_files(nlp: Language, folder, component: str = "fields") -> list[di
         "rules_key": "rule_entities",
         "sections_key": "sections",
         "phrase_window": 4,
-        # words between a key phrase and its value in prose: `número de historia clínica es el 12345`
+        # words between a key phrase and its value in prose: `número
+        # de historia clínica es el 12345`
         "filler_words": words("field_filler_words"),
         # capitalised words that end a name value: roles, services and section words after a name
         "name_stop_words": words("name_stop_words"),
@@ -554,7 +559,8 @@ class Fields(SerializedState):
                 not before.strip() or before.rstrip().endswith(("|", "\t")) or before.endswith("\t")
             )
             rest = folded[e:]
-            # `Nº de acceso (PACS): ...`, `Teléfono (móvil): ...`: a short note in brackets may sit before the colon
+            # `Nº de acceso (PACS): ...`, `Teléfono (móvil): ...`: a short note in
+            # brackets may sit before the colon
             colon = re.match(r"[ \t]*(?:\([^()\n]{1,20}\)[ \t]*)?[:：][ \t]*", rest)
             previous = before.split()[-1] if before.split() else ""
             if colon and previous in self.prose_words:
@@ -796,9 +802,11 @@ class Fields(SerializedState):
             ):
                 continue  # `Hospital Dr. Peset`, `Calle Dr. Fleming`: a place named after someone
             if kind == "name" and "\n" in text[s:e]:
-                continue  # a cue at a line end (`3 D.` closing an address) names nobody on the next line
+                # a cue at a line end (`3 D.` closing an address) names nobody on the next line
+                continue
             if kind == "name" and len(text[s:e].strip(" .\t")) == 1:
-                # `D.` (Don) only with its dot, not after a number (`3º D.`, a door) or a doctor's title
+                # `D.` (Don) only with its dot, not after a number (`3º
+                # D.`, a door) or a doctor's title
                 if (
                     not text[s:e].rstrip().endswith(".")
                     or re.search(r"\d\S*\s*$", text[max(0, s - 4) : s])
@@ -812,8 +820,9 @@ class Fields(SerializedState):
                 vend = line_end.start() if line_end else len(text)
                 names = self._name(text, folded, e, vend, label)
                 if not names and label == "NOMBRE_PERSONAL_SANITARIO":
-                    # `la psicóloga de la unidad, Catalina Vidal`, `la logopeda, Irene Mateos`: a role,
-                    # a short lower-case complement and a comma, then a name of two words or more
+                    # `la psicóloga de la unidad, Catalina Vidal`, `la logopeda, Irene Mateos`: a
+                    # role, a short lower-case complement and a comma,
+                    # then a name of two words or more
                     m = _ROLE_COMPLEMENT.match(text, e, vend)
                     if m:
                         names = [

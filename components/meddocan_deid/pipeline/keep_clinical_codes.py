@@ -7,8 +7,8 @@ from `doc.ents` every entity whose letters and digits all lie inside codes (with
 words for a lot, a bed or a room: `cama 12`; a model with its product line); an entity that
 runs on into a code at its end or start keeps the rest, in whole tokens, if it has two
 letters (`Boston Scientific` of `Boston Scientific Resonate OXV00`), else goes. It never adds
-an entity, and never touches tokens or other span groups. It runs after every component that sets entities but
-`privacy` (which only adds).
+an entity, and never touches tokens or other span groups. It runs after every component that sets
+entities but `privacy` (which only adds).
 
 An entity stays when a key names its value as PHI: a PHI key (`NHC`, `SIP`, `DNI`...) in the
 line before the code (the finder does not find it), or, for a code recognised by its own check

@@ -26,7 +26,8 @@ EXTRA_PREFIXES = [
 ]
 
 EXTRA_SUFFIXES = [
-    rf"(?<=[0-9{_UP}º])\.",  # `2A.`, `3 B.`, `1º.`: a period after a digit or capital is punctuation
+    # `2A.`, `3 B.`, `1º.`: a period after a digit or capital is punctuation
+    rf"(?<=[0-9{_UP}º])\.",
     r"(?<=[^.]\.)\.",  # `5 Der..`: two periods are an abbreviation and a full stop
     r"\.\.\.+",  # an ellipsis stays one token (replaces spaCy's `\.\.+`)
     rf"(?<=[{ALPHA}]{{2}})-",  # `Niño-.`

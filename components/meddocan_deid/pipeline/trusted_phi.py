@@ -1,9 +1,10 @@
 """Trusted-PHI propagation ("PHI de confianza").
 
 Reads `doc.ents`, the header rule entities (`doc.spans[rules_key]`), the keyed field
-values of any section (`doc.spans[fields_key]`) and the `sections` spans; writes `doc.ents` and the propagated spans to `doc.spans[spans_key]`: a trusted
-string labels its other unlabelled occurrences, and a place's acronym takes its label. Never
-changes rule entities or tokens, and keeps no state from one document to the next.
+values of any section (`doc.spans[fields_key]`) and the `sections` spans; writes `doc.ents` and the
+propagated spans to `doc.spans[spans_key]`: a trusted string labels its other unlabelled
+occurrences, and a place's acronym takes its label. Never changes rule entities or tokens, and keeps
+no state from one document to the next.
 """
 
 import re

@@ -187,7 +187,8 @@ def _rest_town(ctx: Context, rest: str):
 
 @lru_cache(maxsize=1)
 def regional_bodies():
-    """(folded name or acronym -> (community, kind, is an acronym), (community, kind) -> (name, acronym))."""
+    """(folded name or acronym -> (community, kind, is an acronym),
+    (community, kind) -> (name, acronym))."""
     found, written = {}, {}
     for community, kind, name, others in rows("regional.tsv"):
         names = [n for n in others.split("|") if n]

@@ -375,7 +375,8 @@ def _rest_surrogate(rng, rest: str) -> str:
 
 
 _CAPITALISED = re.compile(
-    r"[A-ZÁÉÍÓÚÑÀÈÒÇ][^\W\d_]+(?:[ '-](?:(?:de|del|la|las|los|el|d'|i|y) )?[A-ZÁÉÍÓÚÑÀÈÒÇ][^\W\d_]+)*"
+    r"[A-ZÁÉÍÓÚÑÀÈÒÇ][^\W\d_]+"
+    r"(?:[ '-](?:(?:de|del|la|las|los|el|d'|i|y) )?[A-ZÁÉÍÓÚÑÀÈÒÇ][^\W\d_]+)*"
 )
 
 
