@@ -61,13 +61,13 @@ def read_ann(path: Path, text: str) -> list[Annotation]:
         if len(parts) < 2:
             raise BratError(f"{path}:{lineno}: expected 'T<n>\\t<LABEL> <start> <end>\\t<text>'")
         label, _, offsets = parts[1].partition(" ")
-        frags = [f.split(" ") for f in offsets.split(";")]
-        if not label or not all(len(f) == 2 and f[0].isdigit() and f[1].isdigit() for f in frags):
+        pairs = [f.split(" ") for f in offsets.split(";")]
+        if not label or not all(len(f) == 2 and f[0].isdigit() and f[1].isdigit() for f in pairs):
             raise BratError(
                 f"{path}:{lineno}: expected '<LABEL> <start> <end>' (or fragments '<start> "
                 "<end>;<start> <end>')"
             )
-        frags = [(int(s), int(e)) for s, e in frags]
+        frags = [(int(s), int(e)) for s, e in pairs]
         last = 0
         for s, e in frags:
             if not 0 <= s < e <= len(text) or s < last:
@@ -189,7 +189,8 @@ def parse_ann(ann: str) -> list[tuple[str, str, list[tuple[int, int]], str]]:
                 f"line {lineno}: expected 'T<n>\\t<LABEL> <start> <end>[;<start> "
                 "<end>...]\\t<text>'"
             )
-        frags = [tuple(int(x) for x in f.split(" ")) for f in m.group(3).split(";")]
+        # the pattern allows exactly two numbers a fragment
+        frags = [(int(f.split(" ")[0]), int(f.split(" ")[1])) for f in m.group(3).split(";")]
         out.append((f"T{m.group(1)}", m.group(2), frags, m.group(4)))
     return out
 

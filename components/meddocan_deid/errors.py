@@ -53,7 +53,7 @@ class OutputFullError(MeddocanDeidError, OSError):
         self.written = written
 
     def __str__(self) -> str:
-        return self.strerror
+        return self.strerror or super().__str__()
 
 
 class FingerprintMismatch(MeddocanDeidError, ValueError):

@@ -47,6 +47,8 @@ class MeddocanRecognizer(EntityRecognizer):
     labels when every requested entity is one, else Presidio names. scores: source -> score,
     over `presidio_entities.SOURCE_SCORES`."""
 
+    name: str  # set by presidio's EntityRecognizer.__init__ (the recognizer's name)
+
     def __init__(
         self,
         *,
@@ -108,7 +110,8 @@ class MeddocanRecognizer(EntityRecognizer):
                 recognizer=self.name,
                 original_score=score,
                 pattern_name=source,
-                validation_result=True if source == "checked_identifier" else None,
+                # presidio's own default is None, though it annotates the argument `bool`
+                validation_result=True if source == "checked_identifier" else None,  # type: ignore[arg-type]
                 textual_explanation=explanation_text(label, name, source),
             )
             results.append(

@@ -52,7 +52,7 @@ def read_annotations(
         reports = doccano.read(src)
     else:
         raise AnnotationError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
-    seen = {}
+    seen: dict[str, str] = {}
     for report in reports:
         check_spans(report)
         if report.doc_id in seen:

@@ -28,7 +28,7 @@ def shape(text: str) -> str:
 @dataclass
 class AlignmentReport:
     total: dict[str, int] = field(default_factory=collections.Counter)
-    misaligned: dict[str, int] = field(default_factory=collections.Counter)
+    misaligned: collections.Counter[str] = field(default_factory=collections.Counter)
     examples: dict[str, list[str]] = field(default_factory=lambda: collections.defaultdict(list))
     expanded: int = 0
     n_docs: int = 0

@@ -8,7 +8,7 @@ read them from here: `option_model` is the pydantic model of the fields a caller
 """
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from string import Formatter
@@ -165,10 +165,11 @@ def option_model(request: bool = False):
     if request not in _MODELS:
         hints = get_type_hints(DeidOptions)
         names = REQUEST_SETTABLE if request else SETTABLE
-        specs = {}
+        specs: dict[str, Any] = {}
         for f in fields(DeidOptions):
             if f.name in names:
-                default = f.default if f.default is not MISSING else f.default_factory()
+                # every option has a default or a default factory
+                default = f.default_factory() if f.default_factory is not MISSING else f.default
                 specs[f.name] = (hints[f.name], Field(default, description=f.metadata["help"]))
 
         def known_labels(value):
@@ -177,7 +178,7 @@ def option_model(request: bool = False):
                 raise ValueError(f"unknown label {unknown[0]!r}")
             return value
 
-        validators = (
+        validators: dict[str, Callable[..., Any]] = (
             {"check_labels": field_validator("tag_names")(known_labels)}
             if "tag_names" in names
             else {}

@@ -37,7 +37,7 @@ import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import (
     AfterValidator,
@@ -136,7 +136,10 @@ class Policy:
         """`options` (default: the defaults) with this policy's operators, date range, age
         threshold, kinship setting and span rules."""
         options = options or DeidOptions()
-        changes = {"label_modes": {**options.label_modes, **self.operators}, "policy": self}
+        changes: dict[str, Any] = {
+            "label_modes": {**options.label_modes, **self.operators},
+            "policy": self,
+        }
         if self.field_keys is not None and options.extra_patterns is None:
             changes["extra_patterns"] = self.field_keys
         if self.date_shift is not None:
@@ -185,7 +188,7 @@ def prepare_spans(
     order of precedence), which win over overlapping detected spans."""
     policy: Policy | None = getattr(options, "policy", None) if options is not None else None
     spans = [(str(label), int(s), int(e)) for label, s, e in spans]
-    if policy is None:
+    if policy is None or options is None:
         keep = (
             {label for label, mode in options.label_modes.items() if mode == "keep"}
             if options
@@ -333,14 +336,19 @@ class _DateShift(BaseModel):
 
 def _label_table(name: str, value_type, check):
     """A table keyed by the 29 labels (no other key), each value given checked by `check`."""
-    fields = {
+    fields: dict[str, Any] = {
         label: (Annotated[value_type | None, BeforeValidator(check)], None) for label in _labels()
     }
     return create_model(name, __config__=_STRICT, **fields)
 
 
-_Operators = _label_table("_Operators", str, _operator)
-_Labels = _label_table("_Labels", bool, _on_off)
+if TYPE_CHECKING:
+    # built at run time with one field per label; a static checker sees a pydantic model
+    _Operators = BaseModel
+    _Labels = BaseModel
+else:
+    _Operators = _label_table("_Operators", str, _operator)
+    _Labels = _label_table("_Labels", bool, _on_off)
 
 
 class _PolicyFile(BaseModel):
@@ -392,7 +400,7 @@ def _allowed_keys(model) -> str:
 
 # the table each location of the file is validated by, for "unknown key" and "missing"
 def _model_at(loc: tuple) -> Any:
-    model = _PolicyFile
+    model: type[BaseModel] = _PolicyFile
     for part in loc:
         if isinstance(part, int):
             continue
@@ -426,7 +434,7 @@ def _key(loc: tuple) -> str:
     return key
 
 
-def _message(error: dict) -> tuple[str, str]:
+def _message(error: Mapping[str, Any]) -> tuple[str, str]:
     """(key, problem) of one pydantic error, in the policy's own words."""
     loc = tuple(error["loc"])
     kind = error["type"]

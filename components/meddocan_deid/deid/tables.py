@@ -36,7 +36,7 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from ..constants import DEFAULT_MODEL, LABELS
 from ..errors import InputError
@@ -60,6 +60,17 @@ DATE_SHAPES = (
     re.compile(r"^(\d{1,2})[/.\-](\d{1,2})[/.\-](\d{4})$"),
     re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})"),
 )
+
+
+# what a table of a file format and an in-memory table give back (formats/: `write`, `result`)
+@runtime_checkable
+class WritableTable(Protocol):
+    def write(self, path: Path, updates, status, status_column: str, keep=()) -> None: ...
+
+
+@runtime_checkable
+class InMemoryTable(Protocol):
+    def result(self, updates, status, status_column: str) -> Any: ...
 
 
 def table_format(path) -> str | None:
@@ -201,14 +212,17 @@ def cell_text(value) -> str | None:
 def date_variants(value: str) -> list[str]:
     """A date cell in the forms a note may use: 05/03/1980, 5/3/1980, 05-03-1980,
     05.03.1980, 1980-03-05, 5 de marzo de 1980 (only `value` when it is no date we read)."""
-    day = month = year = None
+    found: tuple[int, int, int] | None = None
     for i, shape in enumerate(DATE_SHAPES):
         m = shape.match(value.strip())
         if m:
             a, b, c = (int(x) for x in m.groups())
-            day, month, year = (a, b, c) if i == 0 else (c, b, a)
+            found = (a, b, c) if i == 0 else (c, b, a)
             break
-    if day is None or not (1 <= month <= 12 and 1 <= day <= 31):
+    if found is None:
+        return [value]
+    day, month, year = found
+    if not (1 <= month <= 12 and 1 <= day <= 31):
         return [value]
     forms = [
         value,
@@ -370,7 +384,7 @@ def deidentify_loaded(
     todo: list[tuple[int, str]] = []
     records = []
     for i, row in enumerate(rows):
-        if row.reason is not None:
+        if row.reason is not None or row.id is None:  # failed, or empty
             continue
         for col in spec.text_columns:
             try:
@@ -475,19 +489,20 @@ def deidentify_table(
     missing key; a bad row is reported in the result, never raised."""
     start = time.time()
     settings = settings or TableSettings()
-    deidentifier = Deidentifier(
-        nlp, mode, key=key, options=options, policy=policy
-    )  # mode and key checked now
-    is_path = isinstance(source, (str, Path))
-    if is_path and output is None:
-        raise ValueError("a table read from a file needs output=, the file to write")
-    if is_path and Path(output).resolve() == Path(source).resolve():
-        raise InputError(f"{output}: the output would replace the input table")
-    if is_path and Path(output).suffix.lower() != Path(source).suffix.lower():
-        raise InputError(
-            f"{output}: the output is written in the input's format: give it the suffix "
-            f"{Path(source).suffix}"
-        )
+    # mode and key checked now
+    deidentifier = Deidentifier(nlp, mode, key=key, options=options, policy=policy)
+    target: Path | None = None  # the file written, for a table read from a file
+    if isinstance(source, (str, Path)):
+        if output is None:
+            raise ValueError("a table read from a file needs output=, the file to write")
+        target = Path(output)
+        if target.resolve() == Path(source).resolve():
+            raise InputError(f"{output}: the output would replace the input table")
+        if target.suffix.lower() != Path(source).suffix.lower():
+            raise InputError(
+                f"{output}: the output is written in the input's format: give it the suffix "
+                f"{Path(source).suffix}"
+            )
     table = open_table(source, sheet=columns.sheet, encoding=settings.encoding)
     check_columns(table, columns)
     if nlp is None and columns.text_columns:
@@ -497,12 +512,14 @@ def deidentify_table(
     updates, status, per_label = deidentify_loaded(
         table, columns=columns, deidentifier=deidentifier, settings=settings
     )
-    if is_path:
-        table.write(
-            Path(output), updates, status, columns.status_column, keep=kept_columns(columns)
-        )
-        out = Path(output)
+    if target is not None:
+        if not isinstance(table, WritableTable):
+            raise InputError(f"{target}: tables of this format cannot be written")
+        table.write(target, updates, status, columns.status_column, keep=kept_columns(columns))
+        out = target
     else:
+        if not isinstance(table, InMemoryTable):
+            raise InputError(f"{table.name}: this table cannot be returned in memory")
         out = table.result(updates, status, columns.status_column)
     failed = failed_rows(table, columns, status)
     return TableResult(

@@ -73,7 +73,7 @@ def review_sample(
 
 def counts_table(counts: dict[str, Counter]) -> list[list[str]]:
     rows = []
-    total = Counter()
+    total: Counter[str] = Counter()
     for kind in sorted(counts):
         c = counts[kind]
         total.update(c)

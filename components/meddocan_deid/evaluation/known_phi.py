@@ -53,7 +53,7 @@ def section_of(doc: Doc, start: int, end: int) -> str:
 
 
 def covered(spans: Sequence[Span], start: int, end: int) -> bool:
-    chars = set()
+    chars: set[int] = set()
     for _label, s, e in spans:
         if s < end and start < e:
             chars.update(range(max(s, start), min(e, end)))

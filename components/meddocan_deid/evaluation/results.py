@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from spacy.language import Language
 from spacy.tokens import Doc, DocBin
@@ -88,7 +89,7 @@ def sentence_source(results: Sequence[DocResult]) -> str:
     return "official" if results and all(r.n_sentences is not None for r in results) else "pipeline"
 
 
-def score_results(results: Sequence[DocResult]) -> dict[str, object]:
+def score_results(results: Sequence[DocResult]) -> dict[str, Any]:
     """metrics.evaluate over the results, with the leak from the official sentence counts
     (`meddocan_s1_leak`) or, when any report lacks one, from the pipeline's own sentences
     (`meddocan_s1_leak_pipeline`, never under the official key)."""
@@ -161,7 +162,7 @@ def run_model(
     return results, stats
 
 
-def summary_rows(scores: dict[str, object]) -> list[tuple[str, str, str, str]]:
+def summary_rows(scores: dict[str, Any]) -> list[tuple[str, str, str, str]]:
     """(metric, P, R, F1) rows of the headline numbers, formatted as percentages."""
     rows = []
     for name, prefix in (
@@ -169,11 +170,12 @@ def summary_rows(scores: dict[str, object]) -> list[tuple[str, str, str, str]]:
         ("subtask 2 strict", "meddocan_s2_strict"),
         ("subtask 2 merged", "meddocan_s2_merged"),
     ):
-        rows.append((name, *(f"{100 * scores[f'{prefix}_{k}']:.2f}" for k in ("p", "r", "f"))))
+        p, r, f = (f"{100 * scores[f'{prefix}_{k}']:.2f}" for k in ("p", "r", "f"))
+        rows.append((name, p, r, f))
     return rows
 
 
-def per_type_markdown(scores: dict[str, object]) -> str:
+def per_type_markdown(scores: dict[str, Any]) -> str:
     """Markdown table of the subtask-1 scores by type: label, support, P, R, F1 (percent)."""
     lines = ["| label | support | P | R | F1 |", "| --- | ---: | ---: | ---: | ---: |"]
     table = scores["meddocan_s1_per_type"]

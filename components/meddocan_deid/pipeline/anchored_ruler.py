@@ -117,7 +117,7 @@ def anchors(pattern: list[dict]) -> list[tuple[list[dict], int, int]]:
                 end += 1
         before = min(UNBOUNDED, sum(most for _fewest, most in reps[:k]))
         after = min(UNBOUNDED, sum(most for _fewest, most in reps[k:]))
-        found.append((specs[k:end], before, after))
+        found.append(([s for s in specs[k:end] if s is not None], before, after))
         k = end
     return found
 
@@ -144,6 +144,8 @@ def _literal_strings(spec: dict) -> tuple[str, list[str]] | None:
 
 class AnchoredSpanRuler(SpanRuler):
     """A `span_ruler` whose token patterns run only in the windows where they can match."""
+
+    _plan: "_AnchorPlan | None" = None  # built at the first match, dropped when patterns change
 
     def clear(self) -> None:
         super().clear()
@@ -265,8 +267,8 @@ class _AnchorPlan:
             if len(self.spec_matcher):
                 # one token per distinct string: a lexeme spec sees the same string as in the doc
                 words = Doc(self.vocab, words=strings, spaces=[False] * len(strings))
-                for key, start, _end in self.spec_matcher(words):
-                    self.table[first + start, self.spec_keys[key]] = True
+                for match_id, start, _end in self.spec_matcher(words):
+                    self.table[first + start, self.spec_keys[match_id]] = True
         return self.table[[self.rows[orth] for orth in orths.tolist()]]
 
     def __call__(self, doc: Doc) -> list[tuple[int, int, int]]:
@@ -293,6 +295,8 @@ class _AnchorPlan:
                     run_starts[ids] = positions
                 if best is None or len(positions) < len(best[0]):
                     best = (positions, before, after)
+            if best is None:  # a windowed pattern has at least one run
+                continue
             positions, before, after = best
             if not len(positions):
                 continue

@@ -372,8 +372,8 @@ class CodeFinder:
                     )
                     found.append(Code(m.start("value"), m.end("value"), "model", line_start))
         if "ehr" in kinds:
-            for regex, cued in ((self._ehr, False), (self._ehr_cued, True)):
-                for m in regex.finditer(text) if regex is not None else ():
+            for ehr, cued in ((self._ehr, False), (self._ehr_cued, True)):
+                for m in ehr.finditer(text) if ehr is not None else ():
                     if not cued or self._cue_before("ehr", text, m.start()) is not None:
                         found.append(Code(m.start(), m.end(), "ehr", m.start()))
         found.sort(key=lambda c: (c.start, -(c.end - c.start)))

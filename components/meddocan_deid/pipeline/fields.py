@@ -290,7 +290,7 @@ class KeyTable:
                 if entry is None:
                     continue
                 m = entry[0].match(folded, pos)
-                if m:
+                if m and m.lastindex is not None:  # the key's group
                     order, target = entry[1][m.lastindex - 1]
                     if best is None or order < best[0]:
                         best = (order, m, target)
@@ -414,9 +414,12 @@ def add_field_files(nlp: Language, folder, component: str = "fields") -> list[di
     fields component; returns the entries added. ValueError when the pipeline has none."""
     if component not in getattr(nlp, "component_names", ()):
         raise ValueError(f"the pipeline has no {component!r} component to add field keys to")
+    fields = nlp.get_pipe(component)
+    if not isinstance(fields, Fields):
+        raise ValueError(f"the pipeline's {component!r} component is not meddocan_fields")
     added = []
     for source, entries in read_field_files(folder):
-        nlp.get_pipe(component).add_patterns(entries, source)
+        fields.add_patterns(entries, source)
         added.extend(entries)
     return added
 
@@ -525,7 +528,11 @@ class Fields(SerializedState):
         self._compile()
 
     def _compile(self) -> None:
-        keys, phrases, next_line, salutation = {}, {}, {}, {}
+        # key regex -> (label, kind), per layout
+        keys: dict[str, tuple[str, str]] = {}
+        phrases: dict[str, tuple[str, str]] = {}
+        next_line: dict[str, tuple[str, str]] = {}
+        salutation: dict[str, tuple[str, str]] = {}
         for e in self.entries:
             target = (e["label"], e["kind"])
             for k in e["keys"]:
@@ -720,7 +727,8 @@ class Fields(SerializedState):
             return []
         # `RUIZ GIL, ANA`: surnames and first name separated by a comma are two mentions
         # (guideline M1.1: one mention only when separated by blanks or hyphens)
-        groups, current = [], []
+        groups: list[list[tuple[int, int, str]]] = []
+        current: list[tuple[int, int, str]] = []
         for word in kept:
             if word[2] == ",":
                 groups.append(current)
@@ -886,7 +894,7 @@ class Fields(SerializedState):
     def _salutation_values(self, text: str, folded: str) -> list[tuple[int, int, str]]:
         """`Estimada Sra. Ruiz:`, `Estimado Dr. Gil,`: the addressee, staff after a
         doctor's title, else the label of the entry (the patient)."""
-        out = []
+        out: list[tuple[int, int, str]] = []
         for m, target in self._salutation.finditer(folded):
             label, _kind = target
             line_end = _LINE_END.search(text, m.end())
@@ -921,7 +929,7 @@ class Fields(SerializedState):
 
     def __call__(self, doc: Doc) -> Doc:
         rules = list(doc.spans.get(self.rules_key, []))
-        taken = set()
+        taken: set[int] = set()
         for span in rules:
             taken.update(range(span.start, span.end))
         # a referral footer (`Remitido por: Dr. ...`, what the section segmenter calls the

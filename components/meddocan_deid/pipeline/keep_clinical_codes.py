@@ -121,7 +121,8 @@ class KeepClinicalCodes(SerializedState):
         self.spans_key = spans_key
         self.fields_key = fields_key
         self.rules_key = rules_key
-        self.words = list(words) if words is not None else default_words(nlp.lang)
+        # a pipeline without a language gets the default list (Spanish)
+        self.words = list(words) if words is not None else default_words(nlp.lang or "es")
         self._compile()
 
     def _compile(self) -> None:
@@ -165,7 +166,7 @@ class KeepClinicalCodes(SerializedState):
             for key in (self.fields_key, self.rules_key)
             for s in doc.spans.get(key, [])
         ]
-        kept_chars = set()
+        kept_chars: set[int] = set()
         for code in codes:
             if code.kind not in NAMED_BY_CUE and any(
                 a < code.end and code.start < b for a, b in keyed

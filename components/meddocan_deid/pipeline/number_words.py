@@ -194,7 +194,7 @@ class NumberWords:
             return []
         runs = number_runs(text, folded)
         found: list[tuple[int, int, str]] = []
-        used = set()
+        used: set[int] = set()
         for group in self._groups(text, runs):
             hit = self._code(folded, group)
             if hit is not None:

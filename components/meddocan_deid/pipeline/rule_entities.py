@@ -12,7 +12,7 @@ other entity is). Never touches tokens, sections or the candidates; each pattern
 
 import re
 import unicodedata
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from collections.abc import Set as AbstractSet
 from typing import NamedTuple
 
@@ -21,7 +21,7 @@ from spacy.pipeline.span_ruler import prioritize_new_ents_filter
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from ..deid.gazetteer import from_vocab
+from ..deid.gazetteer import Gazetteer, from_vocab
 from ..lexicon import tagged_words, words
 from .privacy import load_dictionary_words, load_log_probs
 from .sections import SECTIONS_KEY
@@ -241,17 +241,16 @@ class RuleEntities(SerializedState):
         self.age_units = set(age_units)
         self.company_suffixes, self.company_links = set(company_suffixes), set(company_links)
         self.professions: list[str] = []  # jobs, lower case (initialize, saved with the pipeline)
-        self._jobs = (
-            None,
-            None,
-        )  # (the vocab's gazetteer, first word -> the jobs it starts, longest first)
-        self.towns: list[
-            str
-        ] = []  # more town names than the gazetteer's (initialize, saved with the pipeline)
-        self._towns = (None, frozenset())  # (the vocab's gazetteer, the town names)
-        self._town_firsts = (None, frozenset())  # (the town names, their first words)
-        self._log_prob = None
-        self._dictionary = None
+        # (the vocab's gazetteer, first word -> the jobs it starts, longest first)
+        self._jobs: tuple[Gazetteer | None, dict[str, list[tuple[str, ...]]] | None] = (None, None)
+        # more town names than the gazetteer's (initialize, saved with the pipeline)
+        self.towns: list[str] = []
+        # (the vocab's gazetteer, the town names)
+        self._towns: tuple[Gazetteer | None, frozenset[str]] = (None, frozenset())
+        # (the town names, their first words)
+        self._town_firsts: tuple[AbstractSet[str] | None, frozenset[str]] = (None, frozenset())
+        self._log_prob: Callable[[str], float] | None = None
+        self._dictionary: frozenset[str] | None = None
         # False: only doc.spans (an NER in training reads them as features; preset
         # doc.ents that disagree with the gold would leave it no valid action)
         self.annotate_ents = annotate_ents
@@ -456,7 +455,8 @@ class RuleEntities(SerializedState):
         the gazetteer's professions, and the feminine forms (`-o`/`-or` -> `-a`/`-ora`)."""
 
         gaz = from_vocab(doc.vocab)
-        if gaz is not self._jobs[0] or self._jobs[1] is None:
+        cached_gaz, index = self._jobs
+        if gaz is not cached_gaz or index is None:
             jobs = set(self.professions) | (
                 {g.lower() for g in gaz.get("professions")} if gaz is not None else set()
             )
@@ -468,15 +468,15 @@ class RuleEntities(SerializedState):
                 ):
                     if fem:
                         jobs.add(f"{fem} {rest}".strip())
-            index: dict = {}
+            index = {}
             for job in jobs:
-                words = tuple(job.split())
-                if words:
-                    index.setdefault(words[0], []).append(words)
-            for words in index.values():
-                words.sort(key=len, reverse=True)
+                job_words = tuple(job.split())
+                if job_words:
+                    index.setdefault(job_words[0], []).append(job_words)
+            for starting in index.values():
+                starting.sort(key=len, reverse=True)
             self._jobs = (gaz, index)
-        return self._jobs[1]
+        return index
 
     def _professions(self, doc: Doc) -> list[Span]:
         """`trabaja como soldador`, `es camionera`, `Varón de 20 años, pescador,`, `agricultor
@@ -630,7 +630,7 @@ class RuleEntities(SerializedState):
             if not sentence_start or doc[before].lower_.rstrip(".") in self.town_name_heads:
                 return []
         start = cand.start + 1
-        ends = range(cand.end, start, -1)
+        ends: Sequence[int] = range(cand.end, start, -1)
         if doc[cand.start].is_punct or doc[cand.start].is_space:
             # a layout cue: all the words up to the comma or the line end are the town
             # (`Olmedo Rivas, 16 años` is a name that starts with a town's)

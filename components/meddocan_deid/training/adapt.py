@@ -30,9 +30,11 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import spacy
 from spacy.language import Language
+from spacy.pipeline import EntityRecognizer, TrainablePipe
 from spacy.tokens import DocBin
 from spacy.training import Example
 from thinc.api import Adam
@@ -221,13 +223,22 @@ def missing_labels(nlp: Language, golds: Sequence[Gold], what: str) -> list[str]
     foreign = sorted(used - set(LABELS))
     if foreign:
         raise AdaptError(f"{what}: labels outside the MEDDOCAN set: {', '.join(foreign)}")
-    return sorted(used - set(nlp.get_pipe("ner").labels))
+    return sorted(used - set(_ner(nlp).labels))
+
+
+def _ner(nlp: Language) -> EntityRecognizer:
+    ner = nlp.get_pipe("ner")
+    if not isinstance(ner, EntityRecognizer):
+        raise AdaptError(
+            f"the pipeline's 'ner' is a {type(ner).__name__}, not an entity recognizer"
+        )
+    return ner
 
 
 def add_labels(nlp: Language, labels: Sequence[str]) -> None:
     """Give the trained NER new labels: spaCy resizes its output layer,
     the other weights are kept."""
-    ner = nlp.get_pipe("ner")
+    ner = _ner(nlp)
     for label in labels:
         ner.add_label(label)
 
@@ -274,7 +285,7 @@ def fine_tune(
             if step % 50 == 0 or step == settings.max_steps:
                 log(f"    step {step}: NER loss {losses.get('ner', 0.0):.1f}")
                 losses = {}
-    if settings.average:
+    if settings.average and optimizer.averages is not None:
         keep_averages(nlp, names, optimizer.averages)
     return nlp
 
@@ -283,7 +294,10 @@ def keep_averages(nlp: Language, names: Sequence[str], averages: dict) -> None:
     """Set the components' weights to the optimizer's running averages, for good (thinc's
     `use_params` does it only inside a context)."""
     for name in names:
-        for node in nlp.get_pipe(name).model.walk():
+        pipe = nlp.get_pipe(name)
+        if not isinstance(pipe, TrainablePipe):
+            continue  # no weights
+        for node in pipe.model.walk():
             for param in node.param_names:
                 key = (node.id, param)
                 if key in averages:
@@ -343,7 +357,7 @@ def cross_validate(
     plan = []
     for i, held in enumerate(folds):
         pool = [g for j, fold in enumerate(folds) if j != i for g in fold]
-        record = {"held_out": [g.doc_id for g in held], "trained": {}}
+        record: dict[str, Any] = {"held_out": [g.doc_id for g in held], "trained": {}}
         cache: dict[int, list[DocResult]] = {}
         dev_cache: dict[int, dict[str, float]] = {}
         for size in settings.train_sizes:

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import srsly
 from spacy.language import Language
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Span
 
 from ..errors import AugmentError  # noqa: F401  (re-exported)
 from ..evaluation.results import GOLD_KEY, ID_KEY
@@ -152,7 +152,8 @@ class Resources:
 def _segments(
     text: str, ents: Sequence[tuple[int, int, str]], start: int, end: int
 ) -> list[Segment]:
-    out, pos = [], start
+    out: list[Segment] = []
+    pos = start
     for s, e, label in ents:
         if s < start or e > end:
             continue
@@ -391,7 +392,7 @@ def _footer_groups(footer: list[Segment]) -> tuple[list[list[Segment]], list[str
     of the same kind joined by text without letters, digits or line breaks; and for each
     group the text just before it (for the title of a name)."""
 
-    def kind(label: str) -> str:
+    def kind(label: str | None) -> str | None:
         if label in ("CALLE", "TERRITORIO", "PAIS"):
             return "place"
         return label
@@ -609,7 +610,7 @@ class Augmenter:
         signer = next((i for i, g in enumerate(groups) if g[0][1] == _STAFF), None)
         layout = rng.choice(FOOTER_LAYOUTS) if signer is not None else "original"
         info["footer"] = layout
-        if layout == "original":
+        if layout == "original" or signer is None:
             return list(footer), None
         title = _title_before(before[signer]) or rng.choice(("", "Dr. ", "Dra. "))
         lines: list[list[Segment]] = []
@@ -639,7 +640,11 @@ class Augmenter:
                 ncol = [moved.entities]
         for g in ncol:
             lines.append(_fill(rng.choice(res.phrases["ncol"]), {"ncol": g}))
-        prefixes = {"NUMERO_TELEFONO": "phone", "NUMERO_FAX": "fax", "CORREO_ELECTRONICO": "email"}
+        prefixes: dict[str | None, str] = {
+            "NUMERO_TELEFONO": "phone",
+            "NUMERO_FAX": "fax",
+            "CORREO_ELECTRONICO": "email",
+        }
         for g in rest:
             if g[0][1] == "ID_TITULACION_PERSONAL_SANITARIO":
                 continue
@@ -662,7 +667,8 @@ def make_doc(nlp: Language, segments: Sequence[Segment]) -> tuple[Doc, int]:
         text_parts.append(text)
         pos += len(text)
     doc = nlp.make_doc("".join(text_parts))
-    spans, dropped = [], 0
+    spans: list[Span] = []
+    dropped = 0
     for s, e, label in ents:
         span = doc.char_span(s, e, label=label, alignment_mode="strict")
         if span is None or (spans and span.start < spans[-1].end):

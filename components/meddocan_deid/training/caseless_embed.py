@@ -77,7 +77,10 @@ def _features_forward(
         rows = table[inverse.reshape(-1)]
         start = 0
         for doc in docs:
-            out.append(model.ops.asarray2i(rows[start : start + len(doc)], dtype="uint64"))
+            # a numpy array is what thinc's Ints2d stands for
+            out.append(
+                model.ops.asarray2i(cast(Ints2d, rows[start : start + len(doc)]), dtype="uint64")
+            )
             start += len(doc)
 
     def backprop(d_features: list[Ints2d]) -> list[Doc]:
@@ -93,7 +96,7 @@ def caseless_multi_hash_embed(
     """spaCy's MultiHashEmbed (same layers, seeds and sizes) over `caseless_features`."""
     if len(rows) != len(attrs):
         raise ValueError(f"Mismatched lengths: {len(rows)} vs {len(attrs)}")
-    embeddings = [
+    embeddings: list[Model[Ints2d, Floats2d]] = [
         HashEmbed(width, rows[i], column=i, seed=8 + i, dropout=0.0) for i in range(len(attrs))
     ]
     concat_size = width * (len(embeddings) + include_static_vectors)

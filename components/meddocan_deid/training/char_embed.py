@@ -32,6 +32,6 @@ def hash_char_embed(
     # the byte layer inside spaCy's CharacterEmbed.v2, without its own NORM table and Maxout
     chars = _character_embed.CharacterEmbed(nM=nM, nC=nC)
     mix = Maxout(width, width + nM * nC, nP=3, normalize=True, dropout=0.0)
-    model = chain(concatenate(words, chars), with_array(mix))
+    model: Model[list[Doc], list[Floats2d]] = chain(concatenate(words, chars), with_array(mix))
     model.set_dim("nO", width)
     return model

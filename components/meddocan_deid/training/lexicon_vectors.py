@@ -249,7 +249,7 @@ def write_word2vec(classes: dict[str, set[str]], path: Path) -> int:
     returns the number of words (before their case forms)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     words_ = sorted(w for w in classes if " " not in w)
-    rows = {}
+    rows: dict[str, str] = {}
     for word in words_:
         vector = " ".join("1" if cls in classes[word] else "0" for cls in CLASSES)
         for form in case_forms(word):

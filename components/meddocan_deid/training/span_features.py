@@ -11,10 +11,11 @@ too (`[training] annotating_components`).
 """
 
 from collections.abc import Callable
+from typing import cast
 
 import numpy
 from spacy.ml.models.tok2vec import MultiHashEmbed
-from spacy.strings import hash_string
+from spacy.strings import hash_string  # type: ignore[attr-defined]  # in strings.pyx, not its .pyi
 from spacy.tokens import Doc
 from spacy.util import registry
 from thinc.api import HashEmbed, Maxout, Model, chain, concatenate, with_array
@@ -32,7 +33,7 @@ def span_feature_ids(span_keys: list[str]) -> Model[list[Doc], list[Ints2d]]:
 
 def _ids_forward(model: Model, docs: list[Doc], is_train: bool) -> tuple[list[Ints2d], Callable]:
     keys: list[str] = model.attrs["span_keys"]
-    outputs = []
+    outputs: list[Ints2d] = []
     for doc in docs:
         ids = numpy.empty((len(doc), len(keys)), dtype="uint64")
         for column, key in enumerate(keys):
@@ -45,7 +46,8 @@ def _ids_forward(model: Model, docs: list[Doc], is_train: bool) -> tuple[list[In
                 ids[span.start, column] = feature(key, "B", span.label_)
                 if span.end > span.start + 1:
                     ids[span.start + 1 : span.end, column] = feature(key, "I", span.label_)
-        outputs.append(model.ops.asarray(ids, dtype="uint64"))
+        # a numpy array is what thinc's Ints2d stands for
+        outputs.append(model.ops.asarray2i(cast(Ints2d, ids), dtype="uint64"))
 
     def backprop(d_outputs: list[Floats2d]) -> list[Doc]:
         return []
@@ -68,12 +70,14 @@ def span_feature_embed(
     )
     if not span_keys:
         return words
-    columns = [
+    columns: list[Model[Ints2d, Floats2d]] = [
         HashEmbed(feature_width, feature_rows, column=i, seed=7 + i) for i in range(len(span_keys))
     ]
-    spans = chain(span_feature_ids(span_keys), with_array(concatenate(*columns)))
+    spans: Model[list[Doc], list[Floats2d]] = chain(
+        span_feature_ids(span_keys), with_array(concatenate(*columns))
+    )
     mix = Maxout(width, width + feature_width * len(span_keys), nP=3, normalize=True, dropout=0.0)
-    model = chain(concatenate(words, spans), with_array(mix))
+    model: Model[list[Doc], list[Floats2d]] = chain(concatenate(words, spans), with_array(mix))
     model.set_dim("nO", width)
     model.attrs["span_keys"] = list(span_keys)
     return model

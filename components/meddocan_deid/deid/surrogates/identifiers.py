@@ -12,6 +12,7 @@ numbers...) gets random characters of the same shape (digit for digit, letter fo
 with its case, everything else kept)."""
 
 import ipaddress
+import random
 import re
 import string
 from collections.abc import Callable
@@ -256,7 +257,7 @@ def _ip(rng, text):
 
 
 # kind -> (make(rng, text) -> value, whether the value goes through `reformat`)
-MAKERS: dict[str, Callable] = {
+MAKERS: dict[str, tuple[Callable[[random.Random, str], str], bool]] = {
     "dni": (_dni, True),
     "nie": (_nie, True),
     "iban": (_iban, True),

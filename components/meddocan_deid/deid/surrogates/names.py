@@ -272,7 +272,7 @@ def relatives(text: str, label: str, ctx: Context) -> str | None:
             return word
         return name
 
-    unreplaced = []  # a name with no acceptable surrogate: the whole value gets the tag
+    unreplaced: list[str] = []  # a name with no acceptable surrogate: the value gets the tag
     new = map_words(text, replace)
     if unreplaced:
         return None
