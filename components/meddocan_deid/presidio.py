@@ -110,10 +110,10 @@ class MeddocanRecognizer(EntityRecognizer):
                 recognizer=self.name,
                 original_score=score,
                 pattern_name=source,
-                # presidio's own default is None, though it annotates the argument `bool`
-                validation_result=True if source == "checked_identifier" else None,  # type: ignore[arg-type]
                 textual_explanation=explanation_text(label, name, source),
             )
+            if source == "checked_identifier":  # otherwise None, presidio's default
+                explanation.validation_result = True
             results.append(
                 RecognizerResult(
                     entity_type=name if naming == "presidio" else label,
