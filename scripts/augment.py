@@ -36,7 +36,8 @@ def main(
     ),
     prose_sentences: int = typer.Option(
         0,
-        help="Up to this many invented sentences per copy that put PHI in prose with surrogate values (0: none)",
+        help="Up to this many invented sentences per copy that put PHI in prose with surrogate "
+        "values (0: none)",
     ),
     prose_resources: Path = typer.Option(
         Path("configs/augment"), help="Folder with prose.jsonl and prose_values.jsonl"
@@ -72,7 +73,7 @@ def main(
         )
     except (AugmentError, ValueError) as err:
         typer.echo(str(err), err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     docs = list(DocBin().from_disk(input_path).get_docs(nlp.vocab))
     out = DocBin(store_user_data=True)
     made = []

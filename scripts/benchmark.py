@@ -55,7 +55,8 @@ def component_seconds(nlp, texts: list[str], batch_size: int) -> dict[str, float
 
 def presidio_seconds(python: str, folder: Path, limit: int) -> dict:
     """Presidio's analyzer over the same reports, in its own environment: its JSON line."""
-    # its environment sees nothing of this one's (PYTHONPATH would bring this project's entry points)
+    # its environment sees nothing of this one's (PYTHONPATH would
+    # bring this project's entry points)
     env = {
         key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")
     }
@@ -127,7 +128,7 @@ def main(
         shares = component_seconds(nlp, texts, batch_size)
         sizes = []  # a size may come back (16,64,16): drift over the run shows
         for size in [int(s) for s in batch_sizes.split(",") if s.strip()]:
-            tokens, seconds = throughput(lambda ts: run_pipeline(ts, size), texts)
+            tokens, seconds = throughput(lambda ts, size=size: run_pipeline(ts, size), texts)
             sizes.append((size, tokens / seconds, len(texts) / seconds))
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     tok_rate, full_rate, pinned_rate = (
@@ -154,8 +155,8 @@ def main(
     )
     typer.echo(f"ratio tokenizer/full: 1/{tok_rate / full_rate:.1f}")
     typer.echo(
-        f"full, run as the CLI/service/Spark run it (loaded objects pinned): {pinned_rate:,.0f} tokens/s "
-        f"{len(texts) / pinned_s:,.1f} reports/s, ratio 1/{tok_rate / pinned_rate:.1f}"
+        f"full, run as the CLI/service/Spark run it (loaded objects pinned): {pinned_rate:,.0f} "
+        f"tokens/s {len(texts) / pinned_s:,.1f} reports/s, ratio 1/{tok_rate / pinned_rate:.1f}"
     )
     typer.echo(f"ratio {ours}/tokenizer: {pinned_rate / tok_rate:.4f}")
     if general is not None:
@@ -177,7 +178,8 @@ def main(
         presidio_rate = full_tokens / result["seconds"]  # our tokens: the same unit as ours
         typer.echo(
             f"presidio analyzer ({result['versions']}): {presidio_rate:,.0f} tokens/s "
-            f"{len(texts) / result['seconds']:,.1f} reports/s (tokens counted by {ours}'s tokenizer)"
+            f"{len(texts) / result['seconds']:,.1f} reports/s (tokens counted by {ours}'s "
+            "tokenizer)"
         )
         typer.echo(f"ratio {ours}/presidio: {pinned_rate / presidio_rate:.3f}")
     typer.echo(f"peak memory (max RSS): {peak_mb:,.0f} MB")

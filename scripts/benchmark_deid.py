@@ -77,7 +77,8 @@ def run_cli(args, env) -> dict:
     r = subprocess.run(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if r.returncode not in (0, 1):
         sys.exit(
-            f"the CLI failed (exit {r.returncode}): {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ''}"
+            f"the CLI failed (exit {r.returncode}): "
+            f"{r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ''}"
         )
     return json.loads((Path(args[5]) / "run_report.json").read_text(encoding="utf-8"))
 
@@ -95,7 +96,8 @@ def throughput(model, inp, work, n, mode, batch_size, env):
         outs[n_process] = outputs(out)
         print(
             f"--n-process {n_process}: {c['written']}/{n} written, {c['failed']} failed, "
-            f"{rep['written_per_second']:.1f} reports/s (model load {rep['model_load_seconds']:.1f}s, wall {wall:.1f}s)"
+            f"{rep['written_per_second']:.1f} reports/s (model load "
+            f"{rep['model_load_seconds']:.1f}s, wall {wall:.1f}s)"
         )
     print(f"ratio n2/n1: {rates[2] / rates[1]:.2f}")
     print(f"outputs identical with 1 and 2 processes: {outs[1] == outs[2]}")
@@ -119,12 +121,14 @@ def kill_resume(model, inp, work, n, mode, batch_size, env, min_written):
     before = sum(1 for _ in out.rglob("*.txt")) if out.is_dir() else 0
     tmp_before = len(list(out.rglob("*.tmp"))) if out.is_dir() else 0
     print(
-        f"killed with SIGKILL after {before}/{n} reports ({tmp_before} temporary files at that moment)"
+        f"killed with SIGKILL after {before}/{n} reports ({tmp_before} temporary files at that "
+        "moment)"
     )
     rep = run_cli(args, env)
     c = rep["reports"]
     print(
-        f"rerun: read {c['read']}, written {c['written']}, skipped {c['skipped']}, failed {c['failed']}"
+        f"rerun: read {c['read']}, written {c['written']}, skipped {c['skipped']}, failed "
+        f"{c['failed']}"
     )
     txts = [p.relative_to(out).with_suffix("").as_posix() for p in out.rglob("*.txt")]
     anns = [p.relative_to(out).with_suffix("").as_posix() for p in out.rglob("*.ann")]
@@ -132,8 +136,8 @@ def kill_resume(model, inp, work, n, mode, batch_size, env, min_written):
     duplicates = len(folded) - len(set(folded))
     leftover = [p for p in out.rglob("*") if p.name.endswith(".tmp")]
     print(
-        f"reports written {len(txts)} / expected {n}; .ann files {len(anns)}; duplicates {duplicates}; "
-        f"leftover temporary files {len(leftover)}"
+        f"reports written {len(txts)} / expected {n}; .ann files {len(anns)}; duplicates "
+        f"{duplicates}; leftover temporary files {len(leftover)}"
     )
     clean = work / "out_clean"
     run_cli(cli_args(model, inp, clean, mode, 1, batch_size), env)
@@ -173,7 +177,8 @@ def main():
         inp = work / "in"
         n = select_inputs(a.input_dir, inp, a.limit)
         print(
-            f"{n} reports from {a.input_dir}, mode {a.mode}, batch size {a.batch_size}, model {a.model}"
+            f"{n} reports from {a.input_dir}, mode {a.mode}, batch size {a.batch_size}, model "
+            f"{a.model}"
         )
         if a.kill_resume:
             code = kill_resume(a.model, inp, work, n, a.mode, a.batch_size, env, a.kill_after)

@@ -51,7 +51,8 @@ def single_machine(model, inp: Path, out: Path, mode, batch_size, n_process, env
     r = subprocess.run(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if r.returncode not in (0, 1):
         sys.exit(
-            f"the CLI failed (exit {r.returncode}): {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ''}"
+            f"the CLI failed (exit {r.returncode}): "
+            f"{r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ''}"
         )
     rep = json.loads((out / "run_report.json").read_text(encoding="utf-8"))
     rep["wall"] = time.time() - t0
@@ -112,7 +113,7 @@ def run_spark_master(script_args, master, out: Path, env) -> dict:
         "--spark-output",
         str(out),
     ]
-    r = subprocess.run(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    r = subprocess.run(args, env=env, capture_output=True, text=True)
     if r.returncode != 0:
         tail = [ln for ln in r.stderr.strip().splitlines() if "Error" in ln or "Exception" in ln][
             -1:
@@ -186,7 +187,8 @@ def main():
         single_rate = rep["written_per_second"]
         print(
             f"single-machine CLI --n-process 2: {single_rate:.1f} reports/s "
-            f"({rep['reports']['written']}/{n} written; model load {rep['model_load_seconds']:.1f}s, wall {rep['wall']:.1f}s)"
+            f"({rep['reports']['written']}/{n} written; model load "
+            f"{rep['model_load_seconds']:.1f}s, wall {rep['wall']:.1f}s)"
         )
         child_args = [model, str(inp), "--mode", args.mode, "--batch-size", str(args.batch_size)]
         rates = {}
@@ -197,10 +199,10 @@ def main():
             rows = res["rows"]
             rates[master] = rows["ok"] / res["seconds"] if res["seconds"] else float("nan")
             print(
-                f"spark {master}: {rates[master]:.1f} reports/s ({rows['ok']}/{n} ok, {rows['failed']} failed, "
-                f"rows in {rows['in']} out {rows['out']}; run {res['seconds']:.1f}s; session start "
-                f"{res['session_seconds']:.1f}s, model warm-up {res['warmup_seconds']:.1f}s in "
-                f"{res['workers_warmed']} workers)"
+                f"spark {master}: {rates[master]:.1f} reports/s ({rows['ok']}/{n} ok, "
+                f"{rows['failed']} failed, rows in {rows['in']} out {rows['out']}; run "
+                f"{res['seconds']:.1f}s; session start {res['session_seconds']:.1f}s, model "
+                f"warm-up {res['warmup_seconds']:.1f}s in {res['workers_warmed']} workers)"
             )
         if "local[1]" in rates and "local[2]" in rates:
             print(
@@ -208,7 +210,8 @@ def main():
             )
         if "local[2]" in rates and single_rate:
             print(
-                f"local[2] / single-machine --n-process 2: {rates['local[2]'] / single_rate:.2f} (target >= 0.70)"
+                f"local[2] / single-machine --n-process 2: {rates['local[2]'] / single_rate:.2f} "
+                "(target >= 0.70)"
             )
         compared, differ = compare(out, work / "single")
         print(

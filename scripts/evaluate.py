@@ -5,9 +5,9 @@ subtask 2 strict and merged).
     python scripts/evaluate.py MODEL corpus/dev.spacy --output-dir metrics
 
 DATA_PATH is a DocBin written by scripts/convert.py, or the corpus folder: then every
-split but the training data (train.spacy, train_aug.spacy) is evaluated (dev, and test when present). For each split it writes
-`<split><suffix>.json` and a per-type Markdown table `<split><suffix>_per_type.md`.
-Prints numbers only, never report text.
+split but the training data (train.spacy, train_aug.spacy) is evaluated (dev, and test when
+present). For each split it writes `<split><suffix>.json` and a per-type Markdown table
+`<split><suffix>_per_type.md`. Prints numbers only, never report text.
 """
 
 from pathlib import Path
@@ -47,7 +47,7 @@ def main(
         )
     except (EvaluationError, ValueError) as err:
         typer.echo(str(err), err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
 
 
 if __name__ == "__main__":

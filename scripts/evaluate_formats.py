@@ -1,12 +1,14 @@
 """Score a pipeline on the invented report-layout set (reports as hospitals write them).
 
-    python scripts/evaluate_formats.py training/pipeline assets/formats --output metrics/formats.json
+    python scripts/evaluate_formats.py training/pipeline assets/formats \
+        --output metrics/formats.json
 
 Prints, per document type and for the whole set, strict subtask-1 P/R/F1, identifying-word
 recall (capitalised or digit-bearing PHI words left fully covered) and over-redaction (the
 share of non-PHI words removed), then strict P/R/F1 per label. Optionally at another
 privacy level (`--privacy high`), or on the reports in lower case or in capitals (`--case
-lower|upper`: same offsets, the original gold; identifying words are read from the original). Prints numbers only, never report text.
+lower|upper`: same offsets, the original gold; identifying words are read from the original). Prints
+numbers only, never report text.
 """
 
 from pathlib import Path
@@ -23,7 +25,8 @@ from meddocan_deid.evaluation.metrics import EvaluationError
 
 def print_scores(scores: dict) -> None:
     typer.echo(
-        f"{'document type':<22}{'docs':>5}{'gold':>6}{'P':>8}{'R':>8}{'F1':>8}{'ident.R':>9}{'over-red.':>10}"
+        f"{'document type':<22}{'docs':>5}{'gold':>6}{'P':>8}{'R':>8}{'F1':>8}"
+        f"{'ident.R':>9}{'over-red.':>10}"
     )
     for name, n, gold, p, r, f, ident, over in table_rows(scores):
         typer.echo(
@@ -64,7 +67,8 @@ def main(
         raise typer.Exit(2)
     if not set_dir.is_dir():
         typer.echo(
-            f"{set_dir}: no such folder (the report-layout set; build it with scripts/formats_set.py)",
+            f"{set_dir}: no such folder (the report-layout set; build it with "
+            "experiments/formats_set.py)",
             err=True,
         )
         raise typer.Exit(1)
@@ -73,7 +77,7 @@ def main(
         nlp = spacy.load(model, config=config)
     except OSError as err:
         typer.echo(f"{model}: cannot load the pipeline ({err})", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     try:
         docs = read_set(set_dir)
         scores = evaluate_formats(
@@ -81,7 +85,7 @@ def main(
         )
     except (BratError, EvaluationError) as err:
         typer.echo(f"error: {err}", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     print_scores(scores)
     if output is not None:
         output.parent.mkdir(parents=True, exist_ok=True)

@@ -2,7 +2,8 @@
 removed on each evaluation set, as written, in lower case and in capitals (same offsets, the
 original gold: `meddocan_deid.text_variants`), the pipeline loaded once. Numbers only.
 
-    python scripts/evaluate_heldout.py training/pipeline assets/formats assets/prose_heldout assets/heldout_types --output metrics/heldout.json
+    python scripts/evaluate_heldout.py training/pipeline assets/formats assets/prose_heldout \
+        assets/heldout_types --output metrics/heldout.json
 """
 
 from pathlib import Path

@@ -1,6 +1,7 @@
 """Score a pipeline on the identifier evaluation set (identifiers MEDDOCAN lacks).
 
-    python scripts/evaluate_identifiers.py training/pipeline assets/identifiers --output metrics/identifiers.json
+    python scripts/evaluate_identifiers.py training/pipeline assets/identifiers \
+        --output metrics/identifiers.json
 
 Prints, per identifier kind, how many gold values the pipeline found exactly (any label)
 and how many it covered (every character inside predicted entities), the precision per
@@ -32,18 +33,21 @@ def print_scores(scores: dict) -> None:
     )
     for name, row in scores["sections"].items():
         typer.echo(
-            f"  {name:<8} n={row['n']:<5} recall {100 * row['recall']:.1f}%  covered {100 * row['covered_rate']:.1f}%"
+            f"  {name:<8} n={row['n']:<5} recall {100 * row['recall']:.1f}%  covered "
+            f"{100 * row['covered_rate']:.1f}%"
         )
     bad = scores["invalid_checksum"]
     typer.echo(
-        f"keyed values with a wrong check letter: {bad['found']}/{bad['n']} found, {bad['covered']} covered"
+        f"keyed values with a wrong check letter: {bad['found']}/{bad['n']} found, "
+        f"{bad['covered']} covered"
     )
     look = scores["lookalikes"]
     typer.echo(f"look-alikes overlapped by a prediction: {look['hit']} of {look['n']} (target 0)")
     typer.echo(f"{'label':<32}{'support':>8}{'P':>8}{'R':>8}{'fp':>6}")
     for label, row in scores["labels"].items():
         typer.echo(
-            f"{label:<32}{row['support']:>8}{100 * row['p']:>8.1f}{100 * row['r']:>8.1f}{row['fp']:>6}"
+            f"{label:<32}{row['support']:>8}{100 * row['p']:>8.1f}{100 * row['r']:>8.1f}"
+            f"{row['fp']:>6}"
         )
 
 
@@ -57,7 +61,8 @@ def main(
 ) -> None:
     if not set_dir.is_dir():
         typer.echo(
-            f"{set_dir}: no such folder (the identifier set; write it with scripts/make_identifier_set.py)",
+            f"{set_dir}: no such folder (the identifier set; write it with "
+            "experiments/make_identifier_set.py)",
             err=True,
         )
         raise typer.Exit(1)
@@ -65,12 +70,12 @@ def main(
         nlp = spacy.load(model)
     except OSError as err:
         typer.echo(f"{model}: cannot load the pipeline ({err})", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     try:
         scores = evaluate_identifiers(nlp, set_dir, batch_size=batch_size)
     except (BratError, EvaluationError) as err:
         typer.echo(f"error: {err}", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     print_scores(scores)
     output.parent.mkdir(parents=True, exist_ok=True)
     srsly.write_json(output, scores)

@@ -1,8 +1,9 @@
 """Write the lexicon vectors: one dimension per word class (first name, surname, town, part of
-a place name, nickname, common word, number word ...), in lower case, with a capital and in capitals, as spaCy
-vectors that the NER's tok2vec reads (meddocan_deid.training.lexicon_vectors).
+a place name, nickname, common word, number word ...), in lower case, with a capital and in
+capitals, as spaCy vectors that the NER's tok2vec reads (meddocan_deid.training.lexicon_vectors).
 
-    python scripts/lexicon_vectors.py corpus/lexicon_vectors --gazetteer ../shared/meddocan/gazetteer
+    python scripts/lexicon_vectors.py corpus/lexicon_vectors \
+        --gazetteer ../shared/meddocan/gazetteer
 """
 
 from collections import Counter

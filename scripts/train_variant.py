@@ -61,7 +61,7 @@ def main(
         "", help="spaCy vectors model for the tok2vec (include_static_vectors)"
     ),
     init_tok2vec: str = typer.Option("", help="Pretrained tok2vec weights (spacy pretrain)"),
-    silver: str = typer.Option("", help="Silver DocBin for self-training (scripts/silver.py)"),
+    silver: str = typer.Option("", help="Silver DocBin for self-training (experiments/silver.py)"),
     gold_copies: int = typer.Option(1, help="Times the gold reports are read per epoch"),
     span_keys: str = typer.Option(
         "",

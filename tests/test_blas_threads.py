@@ -1,5 +1,6 @@
 """Importing the package before numpy starts OpenBLAS with one thread (the NER's speed:
-docs/speed.md); a value the user set, or a numpy already loaded, is left alone."""
+docs/experiments/2026-11-27-speed.md); a value the user set, or a numpy
+already loaded, is left alone."""
 
 import os
 import subprocess

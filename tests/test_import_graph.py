@@ -55,6 +55,9 @@ def targets(module: str, is_package: bool, node, known: dict[str, Path]) -> list
     return out
 
 
+FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
 def import_graph() -> tuple[dict[str, set[str]], list[tuple[str, str, int]]]:
     """(module -> the package modules it imports at module level, the function-level imports
     of package modules as (module, imported, line))."""
@@ -63,28 +66,26 @@ def import_graph() -> tuple[dict[str, set[str]], list[tuple[str, str, int]]]:
     in_functions: list[tuple[str, str, int]] = []
     for module, path in known.items():
         edges: set[str] = set()
-
-        def visit(node, in_function: bool) -> None:
+        is_init = path.name == "__init__.py"
+        # (node, whether it lies inside a function or lambda)
+        stack = [(ast.parse(path.read_text(encoding="utf-8")), False)]
+        while stack:
+            node, in_function = stack.pop()
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, (ast.Import, ast.ImportFrom)):
-                    for target in targets(module, path.name == "__init__.py", child, known):
+                    for target in targets(module, is_init, child, known):
                         if in_function:
                             in_functions.append((module, target, child.lineno))
                         else:
                             edges.add(target)
-                visit(
-                    child,
-                    in_function
-                    or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)),
-                )
-
-        visit(ast.parse(path.read_text(encoding="utf-8")), False)
+                stack.append((child, in_function or isinstance(child, FUNCTION_NODES)))
         graph[module] = edges
     return graph, in_functions
 
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str]:
-    """One import cycle as [a, b, ..., a], or [] when there is none (an iterative depth-first search)."""
+    """One import cycle as [a, b, ..., a], or [] when there is none (an
+    iterative depth-first search)."""
     state: dict[str, int] = {}  # 1: on the current path, 2: done
     for start in sorted(graph):
         if state.get(start):

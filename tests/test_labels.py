@@ -21,7 +21,8 @@ from meddocan_deid.presidio_entities import (
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = Path(meddocan_deid.__file__).parent
-# the modules that held these facts before the table; a label's name in them now is a use, not a fact
+# the modules that held these facts before the table; a label's name
+# in them now is a use, not a fact
 READERS = (
     "constants.py",
     "presidio_entities.py",

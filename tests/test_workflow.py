@@ -25,7 +25,8 @@ SHARED = (ROOT.parent / "shared" / "meddocan").resolve()
 def project(tmp_path_factory):
     if not (SHARED / "corpus").is_dir():
         pytest.fail(
-            f"{SHARED}/corpus is missing: the workflow test needs the MEDDOCAN copy beside the checkout"
+            f"{SHARED}/corpus is missing: the workflow test needs the MEDDOCAN copy beside the "
+            "checkout"
         )
     work = tmp_path_factory.mktemp("project")
     for name in (

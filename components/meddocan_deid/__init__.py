@@ -14,7 +14,7 @@ __version__ = "0.1.0"
 # worker when numpy loads. Inference needs no threaded BLAS (thinc's gemm is blis, one
 # thread), so a process that imports this package before numpy (the CLI, the service, the
 # batch tools) starts OpenBLAS with one thread: the NER takes about a quarter less time
-# (docs/speed.md). A value set by the user is kept.
+# (docs/experiments/2026-11-27-speed.md). A value set by the user is kept.
 if "numpy" not in _sys.modules:
     _os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 

@@ -61,17 +61,19 @@ def read_ann(path: Path, text: str) -> list[Annotation]:
         if len(parts) < 2:
             raise BratError(f"{path}:{lineno}: expected 'T<n>\\t<LABEL> <start> <end>\\t<text>'")
         label, _, offsets = parts[1].partition(" ")
-        frags = [f.split(" ") for f in offsets.split(";")]
-        if not label or not all(len(f) == 2 and f[0].isdigit() and f[1].isdigit() for f in frags):
+        pairs = [f.split(" ") for f in offsets.split(";")]
+        if not label or not all(len(f) == 2 and f[0].isdigit() and f[1].isdigit() for f in pairs):
             raise BratError(
-                f"{path}:{lineno}: expected '<LABEL> <start> <end>' (or fragments '<start> <end>;<start> <end>')"
+                f"{path}:{lineno}: expected '<LABEL> <start> <end>' (or fragments '<start> "
+                "<end>;<start> <end>')"
             )
-        frags = [(int(s), int(e)) for s, e in frags]
+        frags = [(int(s), int(e)) for s, e in pairs]
         last = 0
         for s, e in frags:
             if not 0 <= s < e <= len(text) or s < last:
                 raise BratError(
-                    f"{path}:{lineno}: offsets {s}-{e} outside the text (length {len(text)}) or out of order"
+                    f"{path}:{lineno}: offsets {s}-{e} outside the text (length {len(text)}) or "
+                    "out of order"
                 )
             last = e
         # BRAT writes an entity that crosses a line break as fragments: one span when only
@@ -100,7 +102,8 @@ def _one_line(surface: str) -> str:
 
 
 def read_brat_dir(path: Path) -> Iterator[BratDocument]:
-    """Yield the documents of a BRAT folder, sorted by id. A `.txt` without `.ann` has no entities."""
+    """Yield the documents of a BRAT folder, sorted by id. A `.txt`
+    without `.ann` has no entities."""
     path = Path(path)
     if not path.is_dir():
         raise BratError(f"{path}: not a folder")
@@ -183,9 +186,11 @@ def parse_ann(ann: str) -> list[tuple[str, str, list[tuple[int, int]], str]]:
         m = _LINE.match(line)
         if not m:
             raise AnnError(
-                f"line {lineno}: expected 'T<n>\\t<LABEL> <start> <end>[;<start> <end>...]\\t<text>'"
+                f"line {lineno}: expected 'T<n>\\t<LABEL> <start> <end>[;<start> "
+                "<end>...]\\t<text>'"
             )
-        frags = [tuple(int(x) for x in f.split(" ")) for f in m.group(3).split(";")]
+        # the pattern allows exactly two numbers a fragment
+        frags = [(int(f.split(" ")[0]), int(f.split(" ")[1])) for f in m.group(3).split(";")]
         out.append((f"T{m.group(1)}", m.group(2), frags, m.group(4)))
     return out
 
@@ -197,7 +202,7 @@ def validate_ann(text: str, ann: str) -> int:
     AnnError naming the first bad line."""
     seen = set()
     n = 0
-    for lineno, (tid, label, frags, surface) in enumerate(parse_ann(ann), start=1):
+    for tid, label, frags, surface in parse_ann(ann):
         where = f"entity {tid} ({label})"
         if tid in seen:
             raise AnnError(f"{where}: duplicate id")
@@ -206,7 +211,8 @@ def validate_ann(text: str, ann: str) -> int:
         for s, e in frags:
             if not last <= s < e <= len(text):
                 raise AnnError(
-                    f"{where}: fragment {s}-{e} empty, unordered or outside the text (length {len(text)})"
+                    f"{where}: fragment {s}-{e} empty, unordered or outside the text (length "
+                    f"{len(text)})"
                 )
             last = e
         if " ".join(text[s:e] for s, e in frags) != surface:

@@ -53,7 +53,7 @@ class OutputFullError(MeddocanDeidError, OSError):
         self.written = written
 
     def __str__(self) -> str:
-        return self.strerror
+        return self.strerror or super().__str__()
 
 
 class FingerprintMismatch(MeddocanDeidError, ValueError):
@@ -73,7 +73,8 @@ class KnownPhiError(MeddocanDeidError, ValueError):
 
 
 class StoredDataError(MeddocanDeidError, ValueError):
-    """Stored output and private files that do not belong together (message: file and place, never text)."""
+    """Stored output and private files that do not belong together (message:
+    file and place, never text)."""
 
 
 # -- BRAT and annotation files --------------------------------------------------------------
@@ -97,7 +98,8 @@ class PatternFileError(MeddocanDeidError, ValueError):
 
 
 class GenericModelError(MeddocanDeidError, RuntimeError):
-    """The general-Spanish model is missing or cannot be loaded; the message says how to install it."""
+    """The general-Spanish model is missing or cannot be loaded; the
+    message says how to install it."""
 
 
 # -- evaluation and training ----------------------------------------------------------------

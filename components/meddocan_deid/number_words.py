@@ -19,7 +19,8 @@ from text_to_num import Token, find_numbers
 from .lexicon import casefold_per_char, words
 
 WORD = re.compile(r"[^\W\d_]+")
-BREAK = "\u00b6"  # what a word, a digit or a line break between number words is read as: it ends any run
+# what a word, a digit or a line break between number words is read as: it ends any run
+BREAK = "\u00b6"
 _UNITS = (
     "cero uno dos tres cuatro cinco seis siete ocho nueve diez once doce trece catorce quince "
     "dieciséis diecisiete dieciocho diecinueve veinte veintiuno veintidós veintitrés veinticuatro "

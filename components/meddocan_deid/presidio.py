@@ -47,6 +47,8 @@ class MeddocanRecognizer(EntityRecognizer):
     labels when every requested entity is one, else Presidio names. scores: source -> score,
     over `presidio_entities.SOURCE_SCORES`."""
 
+    name: str  # set by presidio's EntityRecognizer.__init__ (the recognizer's name)
+
     def __init__(
         self,
         *,
@@ -108,9 +110,10 @@ class MeddocanRecognizer(EntityRecognizer):
                 recognizer=self.name,
                 original_score=score,
                 pattern_name=source,
-                validation_result=True if source == "checked_identifier" else None,
                 textual_explanation=explanation_text(label, name, source),
             )
+            if source == "checked_identifier":  # otherwise None, presidio's default
+                explanation.validation_result = True
             results.append(
                 RecognizerResult(
                     entity_type=name if naming == "presidio" else label,

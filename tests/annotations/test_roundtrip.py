@@ -28,10 +28,15 @@ from meddocan_deid.pipeline.tokenizer import blank_pipeline
 ROOT = Path(__file__).resolve().parent.parent.parent
 REPORTS = {
     "ana": (
-        "Datos del paciente.\nNombre: Ana.\nApellidos: Ruiz Gil.\nNHC: 5192837.\nEdad: 16 años Sexo: M.\n"
+        "Datos del paciente.\n"
+        "Nombre: Ana.\n"
+        "Apellidos: Ruiz Gil.\n"
+        "NHC: 5192837.\n"
+        "Edad: 16 años Sexo: M.\n"
         "Médico: Luis Albarrán Tejero NºCol: 28 31 64120.\n"
         "Informe clínico del paciente: paciente de 16 años, ingresa el 17 de marzo de 2003.\n"
-        "Remitido por: Dr. Luis Albarrán Tejero. Teléfono: 915 37 48 21 E-mail: lalbarran@example.com\n"
+        "Remitido por: Dr. Luis Albarrán Tejero. Teléfono: 915 37 48 21 E-mail: "
+        "lalbarran@example.com\n"
     ),
     "sub/pedro": (
         "Datos del paciente.\nNombre: Pedro.\nApellidos: Sanz Vidal.\nNHC: 7700123.\n"
@@ -124,14 +129,15 @@ def test_labelstudio_without_annotation_is_skipped_unless_predictions_asked(
 
 def test_labelstudio_takes_the_latest_annotation_not_cancelled(tmp_path):
     text = "Nombre: Ana Ruiz.\n"
-    ann = (
-        lambda s, e, lab: {
+
+    def ann(s, e, lab):
+        return {
             "type": "labels",
             "from_name": "label",
-            "to_name": "text",  # noqa: E731
+            "to_name": "text",
             "value": {"start": s, "end": e, "text": text[s:e], "labels": [lab]},
         }
-    )
+
     task = {
         "id": 7,
         "data": {"text": text},
@@ -269,7 +275,8 @@ def good_doccano():
         # BRAT: the .ann line
         (
             "brat",
-            f"T1\tNOMBRE_SUJETO_ASISTENCIA {S} {E}\t{MARKER}\nT2\tNOMBRE_SUJETO_ASISTENCIA {S} {E + 3}\t{MARKER}\n",
+            f"T1\tNOMBRE_SUJETO_ASISTENCIA {S} {E}\t{MARKER}\n"
+            f"T2\tNOMBRE_SUJETO_ASISTENCIA {S} {E + 3}\t{MARKER}\n",
             "r.ann:2",
             "does not match",
         ),

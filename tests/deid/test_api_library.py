@@ -57,7 +57,8 @@ def test_the_pipeline_loads_once_per_process_and_name(monkeypatch, rule_nlp):
 
 
 def test_two_calls_load_the_model_once(monkeypatch, rule_nlp):
-    """Counted at spaCy's loader, below every loader of the package: the second call loads nothing."""
+    """Counted at spaCy's loader, below every loader of the package:
+    the second call loads nothing."""
     loads = []
 
     def counting_spacy_load(name, *args, **kwargs):

@@ -78,7 +78,8 @@ SPANS = spans_of(
         (
             "tag",
             DeidOptions(tag_names={"NOMBRE_SUJETO_ASISTENCIA": "PACIENTE"}),
-            "Nombre: [PACIENTE]. Apellidos: [PACIENTE]. Remitido por [NOMBRE_PERSONAL_SANITARIO] y por [NOMBRE_PERSONAL_SANITARIO].",
+            "Nombre: [PACIENTE]. Apellidos: [PACIENTE]. Remitido por [NOMBRE_PERSONAL_SANITARIO] "
+            "y por [NOMBRE_PERSONAL_SANITARIO].",
         ),
         ("mask", None, "Nombre: ***. Apellidos: **** ***. Remitido por *** y por ****."),
         (
@@ -110,8 +111,8 @@ def test_numbering_same_value_same_number():
     spans = spans_of(text, *[("NOMBRE_SUJETO_ASISTENCIA", v) for v in ("Ana", "Luis", "Ana")])
     res = apply_operator(text, spans, "tag", options=DeidOptions(tag_numbering=True))
     assert (
-        res.text
-        == "[NOMBRE_SUJETO_ASISTENCIA-1] vio a [NOMBRE_SUJETO_ASISTENCIA-2]; [NOMBRE_SUJETO_ASISTENCIA-1] llamó."
+        res.text == "[NOMBRE_SUJETO_ASISTENCIA-1] vio a [NOMBRE_SUJETO_ASISTENCIA-2]; "
+        "[NOMBRE_SUJETO_ASISTENCIA-1] llamó."
     )
 
 
@@ -153,11 +154,13 @@ def test_surrogate_needs_key_and_known_mode():
         ("2003-06-10", r"\d{4}-\d\d-\d\d"),
         (
             "23 de octubre de 1972",
-            r"\d{1,2} de (enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre) de \d{4}",
+            r"\d{1,2} de (enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|"
+            r"octubre|noviembre|diciembre) de \d{4}",
         ),
         (
             "octubre de 2005",
-            r"(enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre) de \d{4}",
+            r"(enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|"
+            r"diciembre) de \d{4}",
         ),
         ("Octubre de 2002", r"[A-Z][a-z]+ de \d{4}"),
         ("OCTUBRE 2002", r"[A-Z]+ \d{4}"),
@@ -534,7 +537,7 @@ def test_faker_only_without_gazetteer(tmp_path):
     """An empty gazetteer folder: every surrogate still comes out (Faker es_ES)."""
     opts = DeidOptions(gazetteer=tmp_path)
     res = apply_operator(SAMPLE, SAMPLE_SPANS, "surrogate", KEY, scope="r1", options=opts)
-    for (label, s, e), r in zip(SAMPLE_SPANS, res.replacements):
+    for (_label, s, e), r in zip(SAMPLE_SPANS, res.replacements):
         assert res.text[r.new_start : r.new_end] and lookup_key(
             res.text[r.new_start : r.new_end]
         ) != lookup_key(SAMPLE[s:e])
@@ -551,7 +554,8 @@ def test_gazetteer_is_used(tmp_path):
     (tmp_path / "Direcciones (Addresses).txt").write_text(
         "CALLE INVENTADA DEL NORTE, 3\n", encoding="utf-8"
     )
-    # every town of the tables, spelled with its first `a` accented: the surrogate takes this spelling
+    # every town of the tables, spelled with its first `a` accented:
+    # the surrogate takes this spelling
     spelled = {t.replace("a", "á", 1) for towns in geo().towns.values() for t in towns if "a" in t}
     (tmp_path / "Municipios (Cities and towns).txt").write_text(
         "\n".join(sorted(spelled)) + "\n", encoding="utf-8"

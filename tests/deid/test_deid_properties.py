@@ -49,9 +49,9 @@ DATE_FORMATS = [
     (lambda d: d.strftime("%Y-%m-%d"), r"\d{4}-\d\d-\d\d"),
     (
         lambda d: f"{d.day} de {MONTHS[d.month - 1]} de {d.year}",
-        r"\d{1,2} de (%s) de \d{4}" % "|".join(MONTHS),
+        rf"\d{{1,2}} de ({'|'.join(MONTHS)}) de \d{{4}}",
     ),
-    (lambda d: f"{MONTHS[d.month - 1]} de {d.year}", r"(%s) de \d{4}" % "|".join(MONTHS)),
+    (lambda d: f"{MONTHS[d.month - 1]} de {d.year}", rf"({'|'.join(MONTHS)}) de \d{{4}}"),
     (lambda d: f"{MONTHS[d.month - 1].capitalize()} {d.year}", r"[A-Z][a-z]+ \d{4}"),
     (lambda d: str(d.year), r"\d{4}"),
     (lambda d: f"{str(d.year)[0]}.{str(d.year)[1:]}", r"\d\.\d{3}"),
@@ -98,7 +98,8 @@ ID_LABELS = [
 
 
 def spelled_code(value: str) -> bool:
-    """A value without digits whose number words read as three digits or more over two words or more."""
+    """A value without digits whose number words read as three digits or
+    more over two words or more."""
     runs = [] if any(c.isdigit() for c in value) else number_runs(value)
     return len("".join(r.digits for r in runs)) >= 3 and len(value.split()) >= 2
 
@@ -187,13 +188,14 @@ def reports(draw):
 )
 def test_no_phi_string_survives(report, mode, scope):
     text, spans = report
-    # kinship words are kept by default (they identify no one): swapped here, so that every PHI string is tested
+    # kinship words are kept by default (they identify no one): swapped here, so
+    # that every PHI string is tested
     res = apply_operator(
         text, spans, mode, KEY, scope=scope, options=DeidOptions(keep_kinship=False)
     )
     # non-PHI text is kept, in order
-    pieces, pos, npos = [], 0, 0
-    for (label, s, e), r in zip(spans, res.replacements):
+    pos, npos = 0, 0
+    for (_label, s, e), r in zip(spans, res.replacements):
         assert res.text[npos : r.new_start] == text[pos:s]
         pos, npos = e, r.new_end
     assert res.text[npos:] == text[pos:]

@@ -53,7 +53,7 @@ def test_the_kinship_and_particle_words_still_work():
 def test_no_spanish_word_list_is_left_outside_the_components():
     """The counting script finds word-list literals only in pipeline/ (the components' own)."""
     out = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "count_word_literals.py")],
+        [sys.executable, str(ROOT / "experiments" / "count_word_literals.py")],
         capture_output=True,
         text=True,
         timeout=300,

@@ -62,7 +62,8 @@ def test_the_surrogate_operator_owns_its_fallbacks():
     ctx = make_context(text, spans, KEY, "r1", options)
     surrogate = SurrogateOperator(ctx, options, {})
     code = surrogate("OTRO_CODIGO", "ZX-4471")
-    # a label without a generator: a code keeps its shape with new characters, no run of 3 digits kept
+    # a label without a generator: a code keeps its shape with new
+    # characters, no run of 3 digits kept
     assert (
         code != "ZX-4471"
         and len(code) == 7

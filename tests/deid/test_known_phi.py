@@ -87,7 +87,7 @@ def test_known_wins_over_overlapping_ner_entities():
     ]
     nlp = spacy.blank("es")
     doc = nlp(text)
-    doc.ents = [doc.char_span(s, e, label=l, alignment_mode="expand") for l, s, e in ner]
+    doc.ents = [doc.char_span(s, e, label=lab, alignment_mode="expand") for lab, s, e in ner]
     result = deidentify(doc, mode="tag", known_phi=KNOWN)
     assert (
         result.text
@@ -138,7 +138,7 @@ def test_known_inside_or_across_detected_entities(text, entity, expected):
         [(entity[0], start, start + len(entity[1]))],
         {"NOMBRE_SUJETO_ASISTENCIA": ["Ana Ruiz Gil"]},
     )
-    assert [(l, text[s:e]) for l, s, e in spans] == expected
+    assert [(lab, text[s:e]) for lab, s, e in spans] == expected
 
 
 @pytest.mark.parametrize(
@@ -269,10 +269,13 @@ def test_known_phi_of_a_label_that_the_policy_turns_off_is_ignored():
 
 
 def test_known_phi_eval_counts_body_and_footer_mentions():
-
     from meddocan_deid.evaluation.known_phi import KnownPhiReport, format_report, measure_doc
 
-    text = "Nombre: Pedro Alba Soto. NHC: 7712345.\nEl Sr. Alba acude con NHC 77-12345 y su hijo Pedro.\nFirma: Dra. Sierra."
+    text = (
+        "Nombre: Pedro Alba Soto. NHC: 7712345.\n"
+        "El Sr. Alba acude con NHC 77-12345 y su hijo Pedro.\n"
+        "Firma: Dra. Sierra."
+    )
     nlp = spacy.blank("es")
     doc = nlp(text)
     body_start = text.index("El Sr.")
@@ -300,7 +303,7 @@ def test_known_phi_eval_counts_body_and_footer_mentions():
         at("Sierra", "NOMBRE_PERSONAL_SANITARIO"),
     ]
     predicted = [gold[0], gold[1], gold[4]]
-    doc.ents = [doc.char_span(s, e, label=l) for l, s, e in predicted]
+    doc.ents = [doc.char_span(s, e, label=lab) for lab, s, e in predicted]
     report = KnownPhiReport()
     measure_doc(doc, gold, report)
     name, ids = report.groups["name"], report.groups["id"]

@@ -14,8 +14,8 @@ from meddocan_deid.deid.policy import Policy, PolicyError, load_policy, parse_po
 
 KEY = b"0123456789abcdef0123456789abcdef"
 TEXT = (
-    "Paciente: Lucía Berrocal Pinto. Mujer de 93 años. Ingresa el 12/03/2019 en la Clínica Sol de Poniente "
-    "por enfermedad de Parkinson y síndrome de Brugada. Profesión: carpintera."
+    "Paciente: Lucía Berrocal Pinto. Mujer de 93 años. Ingresa el 12/03/2019 en la Clínica Sol "
+    "de Poniente por enfermedad de Parkinson y síndrome de Brugada. Profesión: carpintera."
 )
 
 
@@ -85,7 +85,8 @@ def test_valid_policies(tmp_path, text, check):
 INVALID = [
     (
         'colour = "red"\n',
-        "colour: unknown key (allowed: operators, labels, allow, deny, date_shift, age_threshold, privacy, keep_kinship, field_keys)",
+        "colour: unknown key (allowed: operators, labels, allow, deny, date_shift, "
+        "age_threshold, privacy, keep_kinship, field_keys)",
     ),
     ('privacy = "maximum"\n', "privacy: unknown level 'maximum' (allowed: balanced, high)"),
     ("privacy = 3\n", "privacy: unknown level '3' (allowed: balanced, high)"),
@@ -245,7 +246,7 @@ def test_trimmed_entity_keeps_its_outside_part():
     start = text.index("Hospital")
     policy = parse_policy({"deny": [{"label": "TERRITORIO", "strings": ["Río Claro Norte"]}]})
     spans = prepare_spans(text, [("HOSPITAL", start, text.index(" Claro"))], policy.apply())
-    assert [(l, text[s:e]) for l, s, e in spans] == [
+    assert [(lab, text[s:e]) for lab, s, e in spans] == [
         ("HOSPITAL", "Hospital"),
         ("TERRITORIO", "Río Claro Norte"),
     ]
@@ -273,7 +274,7 @@ def test_deny_match_inside_a_larger_entity(keep, expected):
     spans = prepare_spans(
         text, [("HOSPITAL", start, text.index(".", start))], parse_policy(data).apply()
     )
-    assert [(l, text[s:e]) for l, s, e in spans] == expected
+    assert [(lab, text[s:e]) for lab, s, e in spans] == expected
 
 
 @pytest.mark.parametrize("low,high", [(5, 5), (40, 60), (1000, 1200)])
@@ -412,6 +413,8 @@ def test_known_identifiers_win_over_the_deny_list():
     text = "Paciente Olga Paz Ríos, ingresa."
     policy = parse_policy({"deny": [{"label": "TERRITORIO", "strings": ["Paz Ríos"]}]})
     spans = prepare_spans(text, [], policy.apply(), {"NOMBRE_SUJETO_ASISTENCIA": ["Olga Paz Ríos"]})
-    assert [(l, text[s:e]) for l, s, e in spans] == [("NOMBRE_SUJETO_ASISTENCIA", "Olga Paz Ríos")]
+    assert [(lab, text[s:e]) for lab, s, e in spans] == [
+        ("NOMBRE_SUJETO_ASISTENCIA", "Olga Paz Ríos")
+    ]
     spans = prepare_spans(text, [], policy.apply())
-    assert [(l, text[s:e]) for l, s, e in spans] == [("TERRITORIO", "Paz Ríos")]
+    assert [(lab, text[s:e]) for lab, s, e in spans] == [("TERRITORIO", "Paz Ríos")]

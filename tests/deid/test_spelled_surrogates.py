@@ -189,7 +189,8 @@ def test_a_dictated_report_through_the_rule_pipeline(rule_nlp):
     import meddocan_deid
 
     text = (
-        "Informe clínico del paciente:\nvarón de setenta y nueve años; acude el tres de marzo de dos mil "
+        "Informe clínico del paciente:\n"
+        "varón de setenta y nueve años; acude el tres de marzo de dos mil "
         "veintiséis; teléfono seis uno cero cuarenta y dos treinta y tres diecinueve.\n"
     )
     doc = rule_nlp(text)

@@ -379,7 +379,10 @@ def test_a_regions_bodies_follow_the_reports_places():
     from meddocan_deid.deid.surrogates.institutions import regional_bodies
 
     _found, written = regional_bodies()
-    text = "Vive en Sevilla. Atendido por el Servicio Andaluz de Salud; ayuda de la Junta de Andalucía.\n"
+    text = (
+        "Vive en Sevilla. Atendido por el Servicio Andaluz de Salud; ayuda de la Junta de "
+        "Andalucía.\n"
+    )
     ents = [
         ("TERRITORIO", "Sevilla"),
         ("INSTITUCION", "Servicio Andaluz de Salud"),

@@ -33,7 +33,7 @@ def people():
     fake = Faker("es_ES")
     fake.seed_instance(20240611)
     out = []
-    for i in range(4):
+    for _ in range(4):
         given, s1, s2 = fake.first_name(), fake.last_name(), fake.last_name()
         out.append(
             {

@@ -20,7 +20,8 @@ def test_python_api():
     doc = spacy.blank("es")("Ana vio a Ana y a Eva.")
     doc.ents = [Span(doc, i, i + 1, "NOMBRE_SUJETO_ASISTENCIA") for i in (0, 3, 6)]
     assert meddocan_deid.deidentify(doc, options={"tag_format": "<{label}>"}).text == (
-        "<NOMBRE_SUJETO_ASISTENCIA> vio a <NOMBRE_SUJETO_ASISTENCIA> y a <NOMBRE_SUJETO_ASISTENCIA>."
+        "<NOMBRE_SUJETO_ASISTENCIA> vio a <NOMBRE_SUJETO_ASISTENCIA> y a "
+        "<NOMBRE_SUJETO_ASISTENCIA>."
     )
     numbered = meddocan_deid.deidentify(
         doc,

@@ -1,4 +1,4 @@
-"""scripts/compare_runs.py: two trees of runs compared byte for byte, run reports without
+"""experiments/compare_runs.py: two trees of runs compared byte for byte, run reports without
 their timings. Every text here is invented."""
 
 import importlib.util
@@ -12,7 +12,7 @@ ROOT = Path(__file__).parent.parent.parent
 
 def _script():
     spec = importlib.util.spec_from_file_location(
-        "compare_runs", ROOT / "scripts" / "compare_runs.py"
+        "compare_runs", ROOT / "experiments" / "compare_runs.py"
     )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -1,4 +1,4 @@
-"""The formats set builder (meddocan_deid.evaluation.formats_set, scripts/formats_set.py)
+"""The formats set builder (meddocan_deid.evaluation.formats_set, experiments/formats_set.py)
 on invented strings, and `check` on the committed set."""
 
 import subprocess
@@ -11,14 +11,17 @@ from meddocan_deid.brat import read_brat_dir
 from meddocan_deid.evaluation.formats_set import MarkupError, compare, parse_markup, read_sources
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-SCRIPT = ROOT / "scripts" / "formats_set.py"
+SCRIPT = ROOT / "experiments" / "formats_set.py"
 
 MARKUP = (
-    "Paciente | [[NOMBRE_SUJETO_ASISTENCIA|Lucía Ferrándiz Roig]] | NHC | [[ID_SUJETO_ASISTENCIA|4410297]]\n"
+    "Paciente | [[NOMBRE_SUJETO_ASISTENCIA|Lucía Ferrándiz Roig]] | NHC | "
+    "[[ID_SUJETO_ASISTENCIA|4410297]]\n"
     "\n"
-    "Edad:\t[[EDAD_SUJETO_ASISTENCIA|81 años]] [sic] [[SEXO_SUJETO_ASISTENCIA|mujer]]; ingreso el "
+    "Edad:\t[[EDAD_SUJETO_ASISTENCIA|81 años]] [sic] [[SEXO_SUJETO_ASISTENCIA|mujer]]; ingreso "
+    "el "
     "[[FECHAS|3-IV-2024]] a las 10:15.\n"
-    "Fdo.: Dra. [[NOMBRE_PERSONAL_SANITARIO|Olga Miravet]]  Nº Col. [[ID_TITULACION_PERSONAL_SANITARIO|46/4612345]]\n"
+    "Fdo.: Dra. [[NOMBRE_PERSONAL_SANITARIO|Olga Miravet]]  Nº Col. "
+    "[[ID_TITULACION_PERSONAL_SANITARIO|46/4612345]]\n"
 )
 
 

@@ -1,6 +1,6 @@
 """The shipped identifier evaluation set (assets/identifiers) and its scorer.
 
-The reports are invented (scripts/make_identifier_set.py); the small hand-made reports
+The reports are invented (experiments/make_identifier_set.py); the small hand-made reports
 below are invented too.
 """
 
@@ -65,7 +65,7 @@ def test_shipped_set_is_the_generator_output(tmp_path):
     proc = subprocess.run(
         [
             sys.executable,
-            str(ROOT / "scripts" / "make_identifier_set.py"),
+            str(ROOT / "experiments" / "make_identifier_set.py"),
             str(tmp_path),
             "--n-reports",
             "96",

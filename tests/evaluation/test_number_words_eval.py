@@ -1,5 +1,5 @@
-"""scripts/evaluate_number_words.py counts, per label and in all, the gold mentions with a number
-word that the predicted entities wholly remove; numbers only. Two invented documents."""
+"""experiments/evaluate_number_words.py counts, per label and in all, the gold mentions with a
+number word that the predicted entities wholly remove; numbers only. Two invented documents."""
 
 import importlib.util
 from pathlib import Path
@@ -18,7 +18,7 @@ SET = Path(__file__).parent / "number_words_set"
 
 def _script():
     spec = importlib.util.spec_from_file_location(
-        "evaluate_number_words", ROOT / "scripts" / "evaluate_number_words.py"
+        "evaluate_number_words", ROOT / "experiments" / "evaluate_number_words.py"
     )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

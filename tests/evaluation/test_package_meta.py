@@ -1,5 +1,6 @@
-"""meddocan_deid.evaluation.package_meta, used by scripts/package.py: the meta.json it gives `spacy package` carries the dev scores of the
-metrics files, the data sources with their licence, and the requirements. Invented scores."""
+"""meddocan_deid.evaluation.package_meta, used by scripts/package.py: the meta.json it gives `spacy
+package` carries the dev scores of the metrics files, the data sources with their licence, and the
+requirements. Invented scores."""
 
 import json
 import subprocess

@@ -49,7 +49,8 @@ def run(nlp, text, ents, rules=()):
         ),
         # a street head inside a hospital starts the street when it has a number
         (
-            "Servicio de Neumología Hospital de Pontevedra Avda. Outeiro Crespo, 2 36002 Pontevedra",
+            "Servicio de Neumología Hospital de Pontevedra Avda. Outeiro Crespo, 2 36002 "
+            "Pontevedra",
             [("Hospital", "2", "HOSPITAL")],
             [("HOSPITAL", "Hospital de Pontevedra"), ("CALLE", "Avda. Outeiro Crespo, 2")],
         ),
@@ -77,7 +78,8 @@ def run(nlp, text, ents, rules=()):
         ),
         # a place that ends in a house number holds a street with no head, after its `de <Name>`
         (
-            "Dr. Karra Amillano. Instituto Oncológico de Guipúzcoa Arrietabea, 44 E-20012 San Sebastián",
+            "Dr. Karra Amillano. Instituto Oncológico de Guipúzcoa Arrietabea, 44 E-20012 San "
+            "Sebastián",
             [("Instituto", "44", "INSTITUCION")],
             [("INSTITUCION", "Instituto Oncológico de Guipúzcoa"), ("CALLE", "Arrietabea, 44")],
         ),
@@ -87,7 +89,8 @@ def run(nlp, text, ents, rules=()):
             [("INSTITUCION", "Universidad de Valencia"), ("CALLE", "Serrà Molins Nº 1")],
         ),
         (
-            "Instituto de Medicina Legal, Ciudad de la Justicia Fiscal Luis Portillo, 6 29010 Málaga",
+            "Instituto de Medicina Legal, Ciudad de la Justicia Fiscal Luis Portillo, 6 29010 "
+            "Málaga",
             [("Ciudad", "6", "INSTITUCION")],
             [("INSTITUCION", "Ciudad de la Justicia"), ("CALLE", "Fiscal Luis Portillo, 6")],
         ),

@@ -17,12 +17,14 @@ PATTERNS = Path(__file__).parents[2] / "configs" / "patterns"
 
 TEXTS = [
     "Nombre: Ana Pérez Gil. Domicilio: C/ Mayor 12, 3º B. Localidad/ Provincia: Soria\n",
-    "Paciente de 45 años natural de Villanueva de la Serena, trabaja en Talleres Gil S.L. desde 2010.",
+    "Paciente de 45 años natural de Villanueva de la Serena, trabaja en Talleres Gil S.L. desde "
+    "2010.",
     "Ingresa el 12 de marzo de 2015 en el Hospital Universitario 12 de Octubre (Madrid).",
     "Su madre, Carmen, de 70 años, y sus hijos de 5, 7 y 9 años viven en Cabezón de la Sal.",
     "Remitido por el Centro de Salud San Blas, Área Básica de Salud Norte 2, cama 14-B, hab. 302.",
     "Fecha de nacimiento: 03/04/1950\nNHC: 1234567\nNASS: 28 12345678 90\nTeléfono: 600 123 456",
-    "Correo: ana.perez@example.org Fax 91 555 12 34 C.P. 28001 Juzgado de Primera Instancia nº 3 de Vigo",
+    "Correo: ana.perez@example.org Fax 91 555 12 34 C.P. 28001 Juzgado de Primera Instancia nº 3 "
+    "de Vigo",
     "",
     "   \n\n  ",
     "de",

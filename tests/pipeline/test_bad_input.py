@@ -24,7 +24,13 @@ MARKER = "Zorionak Etxeberria"  # an invented, distinctive name
         "\ufeff",
         "\x00\x01\x02",
         "Informe clínico sin cabecera: paciente estable.\n",
-        "Datos del paciente.\r\nNombre: Ana.\r\nSexo:\r\n\r\nInforme clínico.\r\n\r\nRemitido por: Fax:\r\n",
+        "Datos del paciente.\r\n"
+        "Nombre: Ana.\r\n"
+        "Sexo:\r\n"
+        "\r\n"
+        "Informe clínico.\r\n"
+        "\r\n"
+        "Remitido por: Fax:\r\n",
         "Datos del paciente.\n\tNombre:\tAna Ruiz.\n\tEdad:\t16 años\n\n\tInforme\tclínico.\n",
         "Datos del paciente.\rNombre: Ana Ruiz.\rInforme clínico.\r",  # old Mac line endings
         "Nombre:",
@@ -166,7 +172,8 @@ END = START + len(MARKER)
             1,
         ),  # end past the text
         (
-            f"T1\tEDAD_SUJETO_ASISTENCIA 0 4\tPaci\nT2\tNOMBRE_SUJETO_ASISTENCIA 9999 10005\t{MARKER}\n",
+            "T1\tEDAD_SUJETO_ASISTENCIA 0 4\tPaci\n"
+            f"T2\tNOMBRE_SUJETO_ASISTENCIA 9999 10005\t{MARKER}\n",
             2,
         ),
         (f"T1\tNOMBRE_SUJETO_ASISTENCIA {END} {START}\t{MARKER}\n", 1),  # end before start

@@ -123,7 +123,10 @@ def test_not_karyotypes(value):
 
 
 def test_snomed_needs_a_cue_or_a_list(finder):
-    text = "Codificado en SNOMED CT: 22298006 (infarto agudo de miocardio), 44054006 (diabetes tipo 2)."
+    text = (
+        "Codificado en SNOMED CT: 22298006 (infarto agudo de miocardio), 44054006 (diabetes tipo "
+        "2)."
+    )
     assert found(finder, text) == [("22298006", "snomed"), ("44054006", "snomed")]
     assert found(finder, "Se le asigna el número 22298006 en la consulta.") == []
     # a wrong check digit after the cue is no SNOMED id
@@ -138,8 +141,9 @@ def test_meddra_after_its_cue(finder):
 
 def test_codes_recognised_alone_in_sentences(finder):
     text = (
-        "Glucosa (LOINC 2345-7). Incluida en el ensayo 2015-001234-56 (NCT01234567; EU CT 2023-501234-12-00). "
-        "Diagnóstico de alta C34.1; tratamiento C10AA05. Variante TP53 p.(Arg175His) y cariotipo 47,XY,+21."
+        "Glucosa (LOINC 2345-7). Incluida en el ensayo 2015-001234-56 (NCT01234567; EU CT "
+        "2023-501234-12-00). Diagnóstico de alta C34.1; tratamiento C10AA05. Variante TP53 "
+        "p.(Arg175His) y cariotipo 47,XY,+21."
     )
     assert found(finder, text) == [
         ("2345-7", "loinc"),
@@ -165,8 +169,8 @@ def test_icd10_category_after_a_cue_or_in_a_list(finder):
 
 def test_lot_model_bed_room_and_ehr(finder):
     text = (
-        "Vacuna administrada, lote FH8476; apósito L. 4521B. Marcapasos Medtronic Adapta ADDR01, modelo 5076-52. "
-        "Ingresa en la cama 12 de la hab. 214. Registrado en Diraya."
+        "Vacuna administrada, lote FH8476; apósito L. 4521B. Marcapasos Medtronic Adapta ADDR01, "
+        "modelo 5076-52. Ingresa en la cama 12 de la hab. 214. Registrado en Diraya."
     )
     codes = {
         (text[c.start : c.end], c.kind, text[c.cue_start : c.start].strip())

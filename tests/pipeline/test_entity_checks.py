@@ -101,8 +101,9 @@ def run_span(nlp, text, first, last, label):
 
 
 RUNAWAY = (
-    "vive con sus padres en la calle Ramon Rubiales Ferrandiz, 23, sin antecedentes de patología orgánica, "
-    "psiquiátrica o abuso de tóxicos, ingresada en neurología por alteraciones de conducta"
+    "vive con sus padres en la calle Ramon Rubiales Ferrandiz, 23, sin antecedentes de patología "
+    "orgánica, psiquiátrica o abuso de tóxicos, ingresada en neurología por alteraciones de "
+    "conducta"
 )
 
 

@@ -17,8 +17,8 @@ def nlp():
 def run(nlp, text, ents, rules=()):
     """ents/rules: (first token, end token, label)."""
     doc = nlp.make_doc(text)
-    doc.ents = [Span(doc, s, e, label=l) for s, e, l in list(ents) + list(rules)]
-    doc.spans["rule_entities"] = [Span(doc, s, e, label=l) for s, e, l in rules]
+    doc.ents = [Span(doc, s, e, label=lab) for s, e, lab in list(ents) + list(rules)]
+    doc.spans["rule_entities"] = [Span(doc, s, e, label=lab) for s, e, lab in rules]
     doc = nlp.get_pipe("entity_edges")(doc)
     return [(e.label_, e.text) for e in doc.ents]
 

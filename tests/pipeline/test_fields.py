@@ -91,7 +91,8 @@ def ents(nlp, text):
         ),
         # key phrases in prose, then an identifier-like value within a few words
         (
-            "La paciente, identificada con el número de historia clínica 7788991, acude con DNI 12345678Z.\n",
+            "La paciente, identificada con el número de historia clínica 7788991, acude con DNI "
+            "12345678Z.\n",
             [("ID_SUJETO_ASISTENCIA", "7788991"), ("ID_SUJETO_ASISTENCIA", "12345678Z")],
         ),
         (
@@ -119,7 +120,8 @@ def test_field_values(rule_nlp, text, expected):
 @pytest.mark.parametrize(
     "text",
     [
-        "Informe clínico del paciente: Varón de 45 años que acude por disnea.\n",  # a key after `del` is prose
+        # a key after `del` is prose
+        "Informe clínico del paciente: Varón de 45 años que acude por disnea.\n",
         "Estimado compañero:\nLe remito a esta paciente.\n",  # no name in the salutation
         "Estudio: TAC de tórax con 64 cortes.\n",  # an identifier needs its digits first
         "Muestra: sangre venosa.\n",
@@ -127,7 +129,8 @@ def test_field_values(rule_nlp, text, expected):
         "Ingreso: programado\n",  # a date key with no date
         "Historia actual: refiere dolor desde hace 3 días.\n",
         "acude a control en su estudio 2 semanas después\n",  # prose identifiers need four digits
-        "Fecha de ingreso del número de historia clínica: 14/04/2024\n",  # a date is not an identifier
+        # a date is not an identifier
+        "Fecha de ingreso del número de historia clínica: 14/04/2024\n",
     ],
 )
 def test_no_field_value(rule_nlp, text):
@@ -139,7 +142,9 @@ def test_no_field_value(rule_nlp, text):
 def test_value_ends_at_next_key_pipe_tab_and_line(rule_nlp):
     found = values(
         rule_nlp,
-        "Paciente: Ana Ruiz NHC: 123456\nPaciente: Luis Gil | Cama: 12\nPaciente: Eva Sanz\tHab.: 4\n",
+        "Paciente: Ana Ruiz NHC: 123456\n"
+        "Paciente: Luis Gil | Cama: 12\n"
+        "Paciente: Eva Sanz\tHab.: 4\n",
     )
     assert ("NOMBRE_SUJETO_ASISTENCIA", "Ana Ruiz") in found
     assert ("NOMBRE_SUJETO_ASISTENCIA", "Luis Gil") in found
@@ -147,7 +152,8 @@ def test_value_ends_at_next_key_pipe_tab_and_line(rule_nlp):
 
 
 def test_key_decides_patient_or_staff(rule_nlp):
-    """The same name is the patient's after `Paciente:` and staff after `Médico:`, not by position."""
+    """The same name is the patient's after `Paciente:` and staff after
+    `Médico:`, not by position."""
     assert ents(rule_nlp, "Paciente: Carmen Ortega Vidal\n") == [
         ("NOMBRE_SUJETO_ASISTENCIA", "Carmen Ortega Vidal")
     ]
@@ -263,7 +269,8 @@ def test_title_and_patient_cues_in_prose(rule_nlp, text, expected):
 @pytest.mark.parametrize(
     "text",
     [
-        "El paciente con Diabetes tipo 2 acude a revisión.\n",  # no filler words between a cue and a name
+        # no filler words between a cue and a name
+        "El paciente con Diabetes tipo 2 acude a revisión.\n",
         "Se avisa al doctor de guardia.\n",
         "Se informa a la Enfermera Gestora de Casos.\n",  # a role written in capitals is not a name
         "Valoración por Terapeuta Ocupacional y Trabajadora Social.\n",
@@ -476,7 +483,8 @@ def test_key_table_longest_key_wins_across_groups():
     ],
 )
 def test_name_fields_typed_in_lower_case(rule_nlp, text, expected):
-    # invented; a line without capitals: the key still counts, the name is its words up to a stop word
+    # invented; a line without capitals: the key still counts, the name
+    # is its words up to a stop word
     found = [
         (e.label_, e.text) for e in rule_nlp(text).ents if e.label_ in {lab for lab, _ in expected}
     ]

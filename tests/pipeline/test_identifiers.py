@@ -310,7 +310,8 @@ REPORT = (
     "Informe clínico: mujer de 40 años con DNI 30291745D y móvil 612 34 56 78. "
     "Su hija escribe desde rosa.q@ejemplo.es.\n"
     "\n"
-    "Remitido por: Dr. Tomás Ibarra Sol. Teléfono: 976 55 44 33. Cuenta ES64 2085 0103 9003 3014 7852.\n"
+    "Remitido por: Dr. Tomás Ibarra Sol. Teléfono: 976 55 44 33. Cuenta ES64 2085 0103 9003 3014 "
+    "7852.\n"
 )
 
 

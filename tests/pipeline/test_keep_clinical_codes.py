@@ -8,7 +8,8 @@ from meddocan_deid.pipeline.keep_clinical_codes import KeepClinicalCodes, defaul
 
 
 def tagged(nlp, text, *values, label="OTRO_NUMERO_IDENTIF"):
-    """A doc of `text` with every occurrence of each value entity-tagged, as the NER or a rule might."""
+    """A doc of `text` with every occurrence of each value entity-tagged,
+    as the NER or a rule might."""
     doc = nlp.make_doc(text)
     starts = [(i, v) for v in values for i in range(len(text)) if text.startswith(v, i)]
     doc.ents = sorted(

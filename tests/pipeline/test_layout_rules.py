@@ -162,7 +162,8 @@ def test_health_centre(rule_nlp, sentence, expected):
         ("Tarjeta sanitaria del Institut Català de la Salut.", ["Institut Català de la Salut"]),
         ("Incapacidad tramitada por el INSS y la Mutua Universal.", ["INSS", "Mutua Universal"]),
         ("Póliza de IB-Salut y de Asepeyo.", ["IB-Salut", "Asepeyo"]),
-        # clinical abbreviations with the same letters: sleep apnoea, inhaled corticosteroids, spinal cord stimulation
+        # clinical abbreviations with the same letters: sleep apnoea, inhaled
+        # corticosteroids, spinal cord stimulation
         ("SAS grave con CPAP nocturna.", []),
         ("Tratamiento del SAS con CPAP.", []),
         ("ICS a dosis altas y LABA.", []),
@@ -199,7 +200,8 @@ def test_health_service_and_insurer(rule_nlp, sentence, expected):
 @pytest.mark.parametrize(
     "sentence,institution,employer",
     [
-        # a patient's employer is OTROS_SUJETO_ASISTENCIA (guideline P28.1), another company INSTITUCION
+        # a patient's employer is OTROS_SUJETO_ASISTENCIA (guideline
+        # P28.1), another company INSTITUCION
         ("Trabaja en Talleres Gil Sánchez S.L. desde 2010.", [], ["Talleres Gil Sánchez S.L."]),
         (
             "Operario de Construcciones Ruiz y Vidal, S.A. en obra.",

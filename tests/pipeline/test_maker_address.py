@@ -36,7 +36,8 @@ def run(nlp, text, ents=()):
         ),
         # maker, town, US state, country
         (
-            "Se implantó una prótesis (Quelmar Medical Corporation, Springvale, Ohio, EE.UU.) sin incidencias.",
+            "Se implantó una prótesis (Quelmar Medical Corporation, Springvale, Ohio, EE.UU.) "
+            "sin incidencias.",
             [
                 ("INSTITUCION", "Quelmar Medical Corporation"),
                 ("TERRITORIO", "Springvale"),
@@ -56,7 +57,8 @@ def run(nlp, text, ents=()):
         ),
         # a period separates parts too, and a company suffix alone is no part of its own
         (
-            "Se implantó una malla (Quelmar Medizintechnik GmbH. Lübeck, Alemania) sin incidencias.",
+            "Se implantó una malla (Quelmar Medizintechnik GmbH. Lübeck, Alemania) sin "
+            "incidencias.",
             [
                 ("INSTITUCION", "Quelmar Medizintechnik GmbH"),
                 ("TERRITORIO", "Lübeck"),
@@ -82,10 +84,13 @@ def test_maker_addresses_are_labelled(nlp, text, expected):
     "text",
     [
         "Paciente remitida desde su centro (Zamora) para estudio.",  # only a place: no maker
-        "Se pautó Fotrexil (Fotrexil, Brenal, Zamora, Ávila, Soria, Lugo) cada 12 h.",  # a list of places
+        # a list of places
+        "Se pautó Fotrexil (Fotrexil, Brenal, Zamora, Ávila, Soria, Lugo) cada 12 h.",
         "Tomaba ibuprofeno (600 mg, cada 8 horas, España) sin mejoría.",  # parts that are not names
-        "Se pautó Fotrexil (Fotrexil, Laboratorios Brenal, 12 unidades) cada 12 h.",  # does not end with a place
-        "Se pautó Fotrexil (Fotrexil, Laboratorios Brenal, Zamora cada 12 h.",  # no closing parenthesis
+        # does not end with a place
+        "Se pautó Fotrexil (Fotrexil, Laboratorios Brenal, 12 unidades) cada 12 h.",
+        # no closing parenthesis
+        "Se pautó Fotrexil (Fotrexil, Laboratorios Brenal, Zamora cada 12 h.",
     ],
 )
 def test_other_parentheses_are_left_alone(nlp, text):
@@ -93,7 +98,10 @@ def test_other_parentheses_are_left_alone(nlp, text):
 
 
 def test_an_entity_on_a_part_takes_its_label_and_overlaps_are_left_alone(nlp):
-    text = "Tratada con Dalfen 30 mg (Dalfen 30 mg, Corvex, Zamora) y con Fotrexil (Fotrexil 20 mg, Brenal Iberia, Soria)."
+    text = (
+        "Tratada con Dalfen 30 mg (Dalfen 30 mg, Corvex, Zamora) y con Fotrexil (Fotrexil 20 mg, "
+        "Brenal Iberia, Soria)."
+    )
     out = run(nlp, text, ents=[("Corvex", "TERRITORIO"), ("Brenal", "PROFESION")])
     assert out == [
         ("INSTITUCION", "Corvex"),
@@ -127,7 +135,10 @@ def test_places_are_pattern_data(nlp):
 
 
 def test_an_entity_across_two_parts_gives_way(nlp):
-    text = "Prótesis (Quelmar Medical Corporation, Springvale, Ohio, EE.UU.) y (Zamora, Soria) en 2010, 2011."
+    text = (
+        "Prótesis (Quelmar Medical Corporation, Springvale, Ohio, EE.UU.) y (Zamora, Soria) en "
+        "2010, 2011."
+    )
     out = run(nlp, text, ents=[("Springvale, Ohio", "CALLE"), ("Zamora, Soria", "CALLE")])
     assert out == [
         ("INSTITUCION", "Quelmar Medical Corporation"),

@@ -180,7 +180,8 @@ def test_lower_case_and_capitals_alike(nlp, text):
         "dos de los tres de cada cuatro",
         "uno de tres de noventa",
         "Un día tres veces y otro día dos.",
-        "teléfono: tomar seiscientos doce treinta y cuatro cincuenta y seis setenta y ocho miligramos",
+        "teléfono: tomar seiscientos doce treinta y cuatro cincuenta y seis setenta y ocho "
+        "miligramos",
         "historia: cuatro mil quinientas unidades",
         "NHC pendiente. Cuatro, cinco, ocho y dos comprimidos.",
     ],

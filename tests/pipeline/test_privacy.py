@@ -17,8 +17,10 @@ from meddocan_deid.pipeline.privacy import (
 
 HEADER = "Datos del paciente.\nNombre: Elvira.\nApellidos: Sanmartín Oroz.\n\n"
 BODY = (
-    "Paciente trasladada desde Villaverde del Monte por disnea. Refiere que Quelvoria tiene fiebre.\n"
-    "Tratada en Urgencias con Ventolín.\n\n"
+    "Paciente trasladada desde Villaverde del Monte por disnea. Refiere que Quelvoria tiene "
+    "fiebre.\n"
+    "Tratada en Urgencias con Ventolín.\n"
+    "\n"
 )
 FOOTER = (
     "Remitido por: Dra. Maite Berrocal. Unidad de Neumología. Avenida Olmos 14, 31500 Tudela.\n"

@@ -18,7 +18,8 @@ WORDS = ROOT / "configs" / "patterns" / "clinical_words.txt"
 HAND = ROOT / "configs" / "patterns" / "clinical_terms.txt"
 CLINICAL = ["Disnea", "Urgencias", "Cardiología", "TAC", "EPOC"]
 TEXT = (
-    "Informe clínico del paciente:\nDisnea de esfuerzo. Valorada en Urgencias por Cardiología con TAC, "
+    "Informe clínico del paciente:\n"
+    "Disnea de esfuerzo. Valorada en Urgencias por Cardiología con TAC, "
     "sin EPOC conocida. Vive en Quelvoria con Arnaldo Pizarrete.\n"
 )
 
@@ -132,7 +133,7 @@ def test_the_committed_list_is_lexicon_words_or_hand_terms(shipped_words):
 
 def load_script():
     spec = importlib.util.spec_from_file_location(
-        "clinical_words_script", ROOT / "scripts" / "clinical_words.py"
+        "clinical_words_script", ROOT / "experiments" / "clinical_words.py"
     )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -187,7 +187,8 @@ def test_staff_named_after_a_role(rule_nlp, sentence, expected):
     [
         # minutes list the staff with their specialty in brackets
         (
-            "Asisten los doctores Luis Javier Mora Ruiz (Neumología) y Eva Salas (Oncología Radioterápica).",
+            "Asisten los doctores Luis Javier Mora Ruiz (Neumología) y Eva Salas (Oncología "
+            "Radioterápica).",
             ["Luis Javier Mora Ruiz", "Eva Salas"],
         ),
         ("Presenta el caso Marta Gil Ros (Anatomia Patològica).", ["Marta Gil Ros"]),
@@ -246,7 +247,8 @@ def test_streets_in_prose(rule_nlp, sentence, expected):
 
 
 def test_a_street_in_prose_gives_way_to_a_field(rule_nlp):
-    # the fallback street never cuts an entity that another rule found (the field takes the floor letter)
+    # the fallback street never cuts an entity that another rule found
+    # (the field takes the floor letter)
     assert labelled(rule_nlp, "Domicilio: C/ Mayor 5, 3º B, 28001 Madrid\n", "CALLE") == [
         "C/ Mayor 5, 3º B"
     ]

@@ -43,8 +43,8 @@ def doc(rule_nlp):
 
 
 def test_surname_propagates_to_exact_token_bounded_occurrences(doc):
-    labelled = [(l, s) for l, t, s in ents(doc) if t == "Olmedo Rivas"]
-    assert all(l == "NOMBRE_SUJETO_ASISTENCIA" for l, _ in labelled)
+    labelled = [(lab, s) for lab, t, s in ents(doc) if t == "Olmedo Rivas"]
+    assert all(lab == "NOMBRE_SUJETO_ASISTENCIA" for lab, _ in labelled)
     starts = [s for _, s in labelled]
     header_start = REPORT.index("Olmedo Rivas")
     expected = [
@@ -84,16 +84,16 @@ def test_propagated_spans_are_recorded(doc):
 def test_other_header_values_propagate(doc):
     names = [
         s
-        for l, t, s in ents(doc)
-        if (l, t) == ("NOMBRE_PERSONAL_SANITARIO", "Luis Albarrán Tejero")
+        for lab, t, s in ents(doc)
+        if (lab, t) == ("NOMBRE_PERSONAL_SANITARIO", "Luis Albarrán Tejero")
     ]
     assert names == occurrences(REPORT, "Luis Albarrán Tejero")
-    ages = [s for l, t, s in ents(doc) if (l, t) == ("EDAD_SUJETO_ASISTENCIA", "16 años")]
+    ages = [s for lab, t, s in ents(doc) if (lab, t) == ("EDAD_SUJETO_ASISTENCIA", "16 años")]
     assert ages == occurrences(REPORT, "16 años")
 
 
 def test_sex_letter_is_never_propagated(doc):
-    sex = [t for l, t, _ in ents(doc) if l == "SEXO_SUJETO_ASISTENCIA"]
+    sex = [t for lab, t, _ in ents(doc) if lab == "SEXO_SUJETO_ASISTENCIA"]
     assert sex == ["M"]  # only the header value, not `M. Olmedo` in the body
 
 
@@ -105,7 +105,7 @@ def test_short_strings_are_not_propagated(doc):
 @pytest.mark.parametrize("sex", ["H", "M", "Mujer", "Varón"])
 def test_sex_values_of_any_length_are_not_propagated(rule_nlp, sex):
     doc = rule_nlp(f"Datos del paciente.\nSexo: {sex}.\n\nInforme clínico: {sex} estable. {sex}.\n")
-    assert [t for l, t, _ in ents(doc)] == [sex]
+    assert [t for lab, t, _ in ents(doc)] == [sex]
     assert list(doc.spans["trusted_phi"]) == []
 
 
@@ -163,10 +163,10 @@ def test_hospital_and_institution_from_ner_propagate(rule_nlp):
         [("HOSPITAL", "Hospital Central", 0), ("INSTITUCION", "Fundación Arrieta Kelmar", 0)],
     )
     assert [
-        s for l, t, s in ents(doc) if (l, t) == ("HOSPITAL", "Hospital Central")
+        s for lab, t, s in ents(doc) if (lab, t) == ("HOSPITAL", "Hospital Central")
     ] == occurrences(TEXT, "Hospital Central")
     assert [
-        s for l, t, s in ents(doc) if (l, t) == ("INSTITUCION", "Fundación Arrieta Kelmar")
+        s for lab, t, s in ents(doc) if (lab, t) == ("INSTITUCION", "Fundación Arrieta Kelmar")
     ] == occurrences(TEXT, "Fundación Arrieta Kelmar")
 
 
@@ -181,7 +181,7 @@ def test_a_relative_from_ner_propagates(rule_nlp):
     doc = run_with_ner(rule_nlp, FAMILY_TEXT, [("FAMILIARES_SUJETO_ASISTENCIA", "cuñada", 0)])
     # the three whole words, not the start of `cuñadas`
     assert [
-        s for l, t, s in ents(doc) if (l, t) == ("FAMILIARES_SUJETO_ASISTENCIA", "cuñada")
+        s for lab, t, s in ents(doc) if (lab, t) == ("FAMILIARES_SUJETO_ASISTENCIA", "cuñada")
     ] == occurrences(FAMILY_TEXT, "cuñada")[:3]
     assert len(doc.spans["trusted_phi"]) == 2
 
@@ -219,7 +219,7 @@ def test_already_labelled_occurrences_are_not_overwritten(rule_nlp):
         "Olmedo Rivas",
         text.index("paciente Olmedo") + len("paciente "),
     ) in got
-    assert [t for l, t, _ in got if l == "NOMBRE_SUJETO_ASISTENCIA"] == [
+    assert [t for lab, t, _ in got if lab == "NOMBRE_SUJETO_ASISTENCIA"] == [
         "Olmedo Rivas",
         "Olmedo Rivas",
     ]
@@ -297,12 +297,14 @@ def test_component_is_stateless(rule_nlp):
 )
 def test_acronym_after_a_place_takes_its_label(rule_nlp, text, ner, expected):
     doc = run_with_ner(rule_nlp, text, ner)
-    assert [(l, t) for l, t, _ in ents(doc)] == expected
+    assert [(lab, t) for lab, t, _ in ents(doc)] == expected
 
 
 def test_a_trusted_name_part_alone_is_the_same_person(rule_nlp):
     doc = rule_nlp(
-        "Paciente: Lucía Ferrer Ibáñez\n\nEvolución: Ferrer refiere mejoría; la Sra. Ibáñez-Gómez no.\n"
+        "Paciente: Lucía Ferrer Ibáñez\n"
+        "\n"
+        "Evolución: Ferrer refiere mejoría; la Sra. Ibáñez-Gómez no.\n"
     )
     found = [(e.label_, e.text) for e in doc.spans["trusted_phi"]]
     assert ("NOMBRE_SUJETO_ASISTENCIA", "Ferrer") in found

@@ -37,7 +37,8 @@ BODY = "Informe clínico del paciente:\n{}\n"
 @pytest.mark.parametrize(
     "component,setting,value,text,ents,default,overridden",
     [
-        # a floor word after the house number keeps the street whole; without it, the words are a town
+        # a floor word after the house number keeps the street whole;
+        # without it, the words are a town
         (
             "address_parts",
             "address_unit_words",

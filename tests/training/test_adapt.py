@@ -1,6 +1,7 @@
 """The adapt step on invented reports: a tiny NER pipeline (meddocan tokenizer, small tok2vec +
 NER, trained a few steps) stands for the shipped one; four local reports, K-fold learning curve,
 a final fine-tuning and the versioned pipeline with its adaptation record."""
+
 import json
 import random
 import subprocess
@@ -14,8 +15,15 @@ from spacy.training import Example
 
 from meddocan_deid import LABELS
 from meddocan_deid.evaluation.results import GOLD_KEY, ID_KEY
-from meddocan_deid.training.adapt import (AdaptError, Settings, batches, cross_validate, local_version,
-                                          parse_sizes, read_gold)
+from meddocan_deid.training.adapt import (
+    AdaptError,
+    Settings,
+    batches,
+    cross_validate,
+    local_version,
+    parse_sizes,
+    read_gold,
+)
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 TINY = """
@@ -64,9 +72,15 @@ use_upper = true
 width = 32
 upstream = "*"
 """
-# invented: MEDDOCAN-like reports name the patient after "Nombre:"; the local hospital after "Paciente"
+# invented: MEDDOCAN-like reports name the patient after "Nombre:"; the
+# local hospital after "Paciente"
 NAMES = ["Ana", "Eva", "Luis", "Pedro", "Marta", "Rosa", "Juan", "Sara", "Irene", "Hugo"]
-LOCAL_WORDS = ["Zorionak", "Itziar", "Koldobika", "Garazi"]  # the local reports' names: never in the record
+LOCAL_WORDS = [
+    "Zorionak",
+    "Itziar",
+    "Koldobika",
+    "Garazi",
+]  # the local reports' names: never in the record
 
 
 def report(doc_id, name, local):
@@ -99,16 +113,23 @@ def data(tmp_path_factory):
     folder = tmp_path_factory.mktemp("adapt")
     general = [report(f"m{i}", NAMES[i], False) for i in range(6)]
     local = [report(f"h{i}", LOCAL_WORDS[i], True) for i in range(4)]
-    paths = {"train": write_docbin(folder / "train.spacy", general),
-             "dev": write_docbin(folder / "dev.spacy", [report(f"d{i}", NAMES[6 + i], False) for i in range(3)]),
-             "local": write_docbin(folder / "local.spacy", local)}
+    paths = {
+        "train": write_docbin(folder / "train.spacy", general),
+        "dev": write_docbin(
+            folder / "dev.spacy", [report(f"d{i}", NAMES[6 + i], False) for i in range(3)]
+        ),
+        "local": write_docbin(folder / "local.spacy", local),
+    }
     # the "shipped" pipeline: the tiny NER, every MEDDOCAN label, a few steps on the general reports
     config = spacy.util.load_config_from_str(TINY)
     nlp = spacy.util.load_model_from_config(config, auto_fill=True)
     ner = nlp.get_pipe("ner")
     for label in LABELS:
         ner.add_label(label)
-    examples = [Example.from_dict(nlp.make_doc(t), {"entities": [(s, e, lab) for lab, s, e in sp]}) for _, t, sp in general]
+    examples = [
+        Example.from_dict(nlp.make_doc(t), {"entities": [(s, e, lab) for lab, s, e in sp]})
+        for _, t, sp in general
+    ]
     optimizer = nlp.initialize(lambda: examples)
     for _ in range(5):
         nlp.update(examples, sgd=optimizer)
@@ -128,7 +149,9 @@ def test_batches_mix_local_and_general_by_share():
     drawn = [x for _ in range(30) for x in next(stream)]
     assert sum(x.startswith("l") for x in drawn) == 60  # 2 of every 8
     assert set(x for x in drawn if x.startswith("l")) == set(local)  # every local report, in passes
-    assert all(x.startswith("l") for x in next(batches(local, [], 0.5, 4, rng)))  # no general data: all local
+    assert all(
+        x.startswith("l") for x in next(batches(local, [], 0.5, 4, rng))
+    )  # no general data: all local
     assert not any(x.startswith("l") for x in next(batches(local, general, 0.0, 4, rng)))
 
 
@@ -148,7 +171,10 @@ def test_cross_validation_never_scores_a_report_it_trained_on(data):
     settings = Settings(folds=2, train_sizes=(1, 5), max_steps=2, batch_size=2)
     before, rows, plan = cross_validate(str(data["base"]), local, general, settings)
     assert before["n_docs"] == 4 and [r.size for r in rows] == [1, 5]
-    assert rows[0].trained == [1, 1] and rows[1].trained == [2, 2]  # size 5 clipped to the 2 outside the fold
+    assert rows[0].trained == [1, 1] and rows[1].trained == [
+        2,
+        2,
+    ]  # size 5 clipped to the 2 outside the fold
     held = [set(p["held_out"]) for p in plan]
     assert held[0].isdisjoint(held[1]) and held[0] | held[1] == {g.doc_id for g in local}
     for p in plan:
@@ -159,11 +185,36 @@ def test_cross_validation_never_scores_a_report_it_trained_on(data):
 
 def test_fine_tuning_learns_the_local_reports_and_keeps_a_record(data):
     out = data["folder"] / "run"
-    cmd = [sys.executable, str(ROOT / "scripts" / "adapt.py"), str(data["local"]), str(data["base"]), str(data["train"]),
-           str(data["dev"]), str(out), "--name", "Hospital A", "--folds", "2", "--train-sizes", "1,2",
-           "--max-steps", "25", "--batch-size", "4", "--local-share", "0.5", "--learn-rate", "0.01"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env={"PYTHONPATH": str(ROOT / "components"),
-                                                                      "PATH": "/usr/bin:/bin"}, timeout=300)
+    cmd = [
+        sys.executable,
+        str(ROOT / "scripts" / "adapt.py"),
+        str(data["local"]),
+        str(data["base"]),
+        str(data["train"]),
+        str(data["dev"]),
+        str(out),
+        "--name",
+        "Hospital A",
+        "--folds",
+        "2",
+        "--train-sizes",
+        "1,2",
+        "--max-steps",
+        "25",
+        "--batch-size",
+        "4",
+        "--local-share",
+        "0.5",
+        "--learn-rate",
+        "0.01",
+    ]
+    proc = subprocess.run(
+        cmd,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(ROOT / "components"), "PATH": "/usr/bin:/bin"},
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     for word in LOCAL_WORDS:
         assert word not in proc.stdout + proc.stderr
@@ -179,7 +230,10 @@ def test_fine_tuning_learns_the_local_reports_and_keeps_a_record(data):
     # the adapted NER finds the local layout's names, which the shipped one was never shown
     adapted, shipped = spacy.load(out / "pipeline"), spacy.load(data["base"])
     texts = [report("x", "Begoña", True)[1], report("y", "Unai", True)[1]]
-    found = lambda nlp: sum(any(e.label_ == "NOMBRE_SUJETO_ASISTENCIA" for e in nlp(t).ents) for t in texts)  # noqa: E731
+
+    def found(nlp):
+        return sum(any(e.label_ == "NOMBRE_SUJETO_ASISTENCIA" for e in nlp(t).ents) for t in texts)
+
     assert found(adapted) > found(shipped)
     assert "MEDDOCAN dev (3 reports)" in (out / "adapt.md").read_text(encoding="utf-8")
 
@@ -199,10 +253,21 @@ def test_package_merges_extra_meta(tmp_path):
     package = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(package)
     extra = tmp_path / "extra.json"
-    extra.write_text(json.dumps({"adaptation": {"local_reports": 4}, "description": "adapted"}), encoding="utf-8")
+    extra.write_text(
+        json.dumps({"adaptation": {"local_reports": 4}, "description": "adapted"}), encoding="utf-8"
+    )
     out = tmp_path / "meta.json"
-    package.main(tmp_path, tmp_path / "pk", name="x", version="0.1.0+local.a", target="", metrics=[],
-                 meta_out=out, extra_meta=extra, install=False)
+    package.main(
+        tmp_path,
+        tmp_path / "pk",
+        name="x",
+        version="0.1.0+local.a",
+        target="",
+        metrics=[],
+        meta_out=out,
+        extra_meta=extra,
+        install=False,
+    )
     meta = json.loads(out.read_text(encoding="utf-8"))
     assert meta["adaptation"] == {"local_reports": 4} and meta["description"] == "adapted"
     assert meta["sources"]  # the rest of the package meta is kept
@@ -211,13 +276,16 @@ def test_package_merges_extra_meta(tmp_path):
 def test_labels_the_ner_lacks_are_added_with_a_notice(data, tmp_path):
     """A local label the shipped NER never learned: the NER gets it (output layer resized, its
     predictions unchanged until trained), adapt says so once, and learns it."""
-    from meddocan_deid.training.adapt import Gold, add_labels, adapt, fine_tune, missing_labels
+    from meddocan_deid.training.adapt import Gold, adapt, add_labels, fine_tune, missing_labels
 
     config = spacy.util.load_config_from_str(TINY)
     nlp = spacy.util.load_model_from_config(config, auto_fill=True)
     nlp.get_pipe("ner").add_label("NOMBRE_SUJETO_ASISTENCIA")  # a one-label "shipped" NER
     general = [report(f"m{i}", NAMES[i], False) for i in range(6)]
-    examples = [Example.from_dict(nlp.make_doc(t), {"entities": [(s, e, lab) for lab, s, e in sp]}) for _, t, sp in general]
+    examples = [
+        Example.from_dict(nlp.make_doc(t), {"entities": [(s, e, lab) for lab, s, e in sp]})
+        for _, t, sp in general
+    ]
     optimizer = nlp.initialize(lambda: examples)
     for _ in range(5):
         nlp.update(examples, sgd=optimizer)
@@ -238,16 +306,36 @@ def test_labels_the_ner_lacks_are_added_with_a_notice(data, tmp_path):
     assert new == ["ID_SUJETO_ASISTENCIA"]
     add_labels(shipped, new)
     assert "ID_SUJETO_ASISTENCIA" in shipped.get_pipe("ner").labels
-    assert [[(e.start_char, e.end_char, e.label_) for e in d.ents] for d in shipped.pipe(texts)] == before
+    assert [
+        [(e.start_char, e.end_char, e.label_) for e in d.ents] for d in shipped.pipe(texts)
+    ] == before
 
-    tuned = fine_tune(str(tmp_path / "one_label"), golds, [], Settings(max_steps=30, batch_size=4, learn_rate=0.01), 0)
+    tuned = fine_tune(
+        str(tmp_path / "one_label"),
+        golds,
+        [],
+        Settings(max_steps=30, batch_size=4, learn_rate=0.01),
+        0,
+    )
     assert any(e.label_ == "ID_SUJETO_ASISTENCIA" for d in tuned.pipe(texts) for e in d.ents)
 
     lines = []
-    adapt(str(tmp_path / "one_label"), tmp_path / "local.spacy", data["train"], data["dev"], tmp_path / "run", "h",
-          Settings(folds=2, train_sizes=(1,), max_steps=2, batch_size=2), log=lines.append)
+    adapt(
+        str(tmp_path / "one_label"),
+        tmp_path / "local.spacy",
+        data["train"],
+        data["dev"],
+        tmp_path / "run",
+        "h",
+        Settings(folds=2, train_sizes=(1,), max_steps=2, batch_size=2),
+        log=lines.append,
+    )
     notices = [line for line in lines if line.startswith("notice:")]
-    assert len(notices) == 1 and "lacks 1 label(s)" in notices[0] and notices[0].endswith("ID_SUJETO_ASISTENCIA")
+    assert (
+        len(notices) == 1
+        and "lacks 1 label(s)" in notices[0]
+        and notices[0].endswith("ID_SUJETO_ASISTENCIA")
+    )
     saved = spacy.load(tmp_path / "run" / "pipeline")
     assert "ID_SUJETO_ASISTENCIA" in saved.get_pipe("ner").labels
 
@@ -260,8 +348,12 @@ def same_weights(nlp_a, nlp_b, name):
     import numpy
 
     def weights(nlp):
-        return [node.get_param(p) for node in nlp.get_pipe(name).model.walk() for p in node.param_names
-                if node.has_param(p)]
+        return [
+            node.get_param(p)
+            for node in nlp.get_pipe(name).model.walk()
+            for p in node.param_names
+            if node.has_param(p)
+        ]
 
     a, b = weights(nlp_a), weights(nlp_b)
     return len(a) == len(b) and all(numpy.array_equal(x, y) for x, y in zip(a, b))
@@ -284,10 +376,22 @@ def test_frozen_tok2vec_averages_and_dev_per_size(data):
     runs = {}
     for average in (False, True):
         fix_random_seed(0)
-        runs[average] = fine_tune(str(data["base"]), local, general,
-                                  Settings(max_steps=4, batch_size=4, learn_rate=0.01, average=average), 0)
+        runs[average] = fine_tune(
+            str(data["base"]),
+            local,
+            general,
+            Settings(max_steps=4, batch_size=4, learn_rate=0.01, average=average),
+            0,
+        )
     assert not same_weights(runs[True], runs[False], "ner")
     dev = read_gold(data["dev"], "dev")
-    _before, rows, _plan = cross_validate(str(data["base"]), local, general,
-                                          Settings(folds=2, train_sizes=(1, 5), max_steps=2, batch_size=2), dev=dev)
-    assert all(r.dev["n_docs"] == 3 for r in rows)  # the first fold's model of each size, on every dev report
+    _before, rows, _plan = cross_validate(
+        str(data["base"]),
+        local,
+        general,
+        Settings(folds=2, train_sizes=(1, 5), max_steps=2, batch_size=2),
+        dev=dev,
+    )
+    assert all(
+        r.dev["n_docs"] == 3 for r in rows
+    )  # the first fold's model of each size, on every dev report

@@ -1,6 +1,7 @@
 """Format augmentation (meddocan_deid.training.augment, scripts/augment.py) on invented
 reports in the MEDDOCAN template: copies keep every gold entity (label, text up to
 case), are seeded, and show each layout."""
+
 import collections
 import subprocess
 import sys
@@ -11,9 +12,18 @@ from spacy.tokens import DocBin
 
 from meddocan_deid.evaluation.results import ID_KEY
 from meddocan_deid.pipeline.tokenizer import blank_pipeline
-from meddocan_deid.training.augment import (AUGMENT_KEY, FOOTER_LAYOUTS, HEADER_LAYOUTS, NAME_MODES,
-                                            AugmentError, Augmenter, Resources, augment_docs,
-                                            layout_counts, parse_header)
+from meddocan_deid.training.augment import (
+    AUGMENT_KEY,
+    FOOTER_LAYOUTS,
+    HEADER_LAYOUTS,
+    NAME_MODES,
+    Augmenter,
+    AugmentError,
+    Resources,
+    augment_docs,
+    layout_counts,
+    parse_header,
+)
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 RESOURCES = ROOT / "configs" / "augment"
@@ -21,54 +31,67 @@ SECTIONS = ROOT / "configs" / "patterns" / "sections.jsonl"
 
 # Invented reports: (text with [value|LABEL] marks, id)
 REPORTS = [
-    ("inv-1", "Datos del paciente.\n"
-              "Nombre:  [Lucía|NOMBRE_SUJETO_ASISTENCIA].\n"
-              "Apellidos: [Berrocal Zafra|NOMBRE_SUJETO_ASISTENCIA].\n"
-              "NHC: [7712034|ID_SUJETO_ASISTENCIA].\n"
-              "NASS: [41 11223344 55|ID_ASEGURAMIENTO].\n"
-              "Domicilio: [Calle del Olmo Seco, 12|CALLE].\n"
-              "Localidad/ Provincia: [Villafría|TERRITORIO], [Burgos|TERRITORIO].\n"
-              "CP: [09199|TERRITORIO].\n"
-              "Datos asistenciales.\n"
-              "Fecha de nacimiento: [03/04/1961|FECHAS].\n"
-              "País: [España|PAIS].\n"
-              "Edad: [58 años|EDAD_SUJETO_ASISTENCIA] Sexo: [M|SEXO_SUJETO_ASISTENCIA].\n"
-              "Fecha de Ingreso: [11/02/2019|FECHAS].\n"
-              "Servicio: Neumología.\n"
-              "Médico: [Tomás Arriaga Pellicer|NOMBRE_PERSONAL_SANITARIO]  NºCol: [09 09 12345|ID_TITULACION_PERSONAL_SANITARIO].\n"
-              "Informe clínico del paciente: [Mujer|SEXO_SUJETO_ASISTENCIA] de [58 años|EDAD_SUJETO_ASISTENCIA] con tos de tres semanas.\n"
-              "En la radiografía se aprecia un infiltrado basal derecho.\n"
-              "Se pauta antibiótico y mejora en una semana.\n"
-              "Remitido por: Dr. [Tomás Arriaga Pellicer|NOMBRE_PERSONAL_SANITARIO]. Servicio de Neumología. "
-              "[Hospital Comarcal del Arlanza|HOSPITAL]. [Avenida de los Tilos, 4|CALLE]. [09199|TERRITORIO] "
-              "[Villafría|TERRITORIO] ([España|PAIS]). Teléfono: [947 000 111|NUMERO_TELEFONO]. "
-              "Correo electrónico: [tarriaga@invented.es|CORREO_ELECTRONICO]\n"),
-    ("inv-2", "Datos del paciente.\n"
-              "Nombre: [Bruno|NOMBRE_SUJETO_ASISTENCIA].\n"
-              "Apellidos: [Quintanilla Oter|NOMBRE_SUJETO_ASISTENCIA].\n"
-              "NHC: [5520981|ID_SUJETO_ASISTENCIA].\n"
-              "Domicilio: [Plaza Mayor, 7|CALLE].\n"
-              "Localidad/ Provincia: [Tordesecas|TERRITORIO].\n"
-              "CP: [47001|TERRITORIO].\n"
-              "Datos asistenciales.\n"
-              "Fecha de nacimiento: [21/09/1990|FECHAS].\n"
-              "País de nacimiento: [Portugal|PAIS].\n"
-              "Edad: [29 años|EDAD_SUJETO_ASISTENCIA] Sexo: [H|SEXO_SUJETO_ASISTENCIA].\n"
-              "Fecha de Ingreso: [02/01/2020|FECHAS].\n"
-              "Episodio: [88123|ID_CONTACTO_ASISTENCIAL].\n"
-              "Médico: [Irene Sáez Gorostiza|NOMBRE_PERSONAL_SANITARIO] NºCol: [47 47 54321|ID_TITULACION_PERSONAL_SANITARIO].\n"
-              "Historia Actual: [Varón|SEXO_SUJETO_ASISTENCIA] de [29 años|EDAD_SUJETO_ASISTENCIA] que consulta por dolor lumbar.\n"
-              "Exploración sin hallazgos.\n"
-              "Remitido por: Dra. [Irene Sáez Gorostiza|NOMBRE_PERSONAL_SANITARIO] "
-              "Correo electrónico: [isaez@invented.org|CORREO_ELECTRONICO]\n"),
+    (
+        "inv-1",
+        "Datos del paciente.\n"
+        "Nombre:  [Lucía|NOMBRE_SUJETO_ASISTENCIA].\n"
+        "Apellidos: [Berrocal Zafra|NOMBRE_SUJETO_ASISTENCIA].\n"
+        "NHC: [7712034|ID_SUJETO_ASISTENCIA].\n"
+        "NASS: [41 11223344 55|ID_ASEGURAMIENTO].\n"
+        "Domicilio: [Calle del Olmo Seco, 12|CALLE].\n"
+        "Localidad/ Provincia: [Villafría|TERRITORIO], [Burgos|TERRITORIO].\n"
+        "CP: [09199|TERRITORIO].\n"
+        "Datos asistenciales.\n"
+        "Fecha de nacimiento: [03/04/1961|FECHAS].\n"
+        "País: [España|PAIS].\n"
+        "Edad: [58 años|EDAD_SUJETO_ASISTENCIA] Sexo: [M|SEXO_SUJETO_ASISTENCIA].\n"
+        "Fecha de Ingreso: [11/02/2019|FECHAS].\n"
+        "Servicio: Neumología.\n"
+        "Médico: [Tomás Arriaga Pellicer|NOMBRE_PERSONAL_SANITARIO]  NºCol: [09 09 "
+        "12345|ID_TITULACION_PERSONAL_SANITARIO].\n"
+        "Informe clínico del paciente: [Mujer|SEXO_SUJETO_ASISTENCIA] de [58 "
+        "años|EDAD_SUJETO_ASISTENCIA] con tos de tres semanas.\n"
+        "En la radiografía se aprecia un infiltrado basal derecho.\n"
+        "Se pauta antibiótico y mejora en una semana.\n"
+        "Remitido por: Dr. [Tomás Arriaga Pellicer|NOMBRE_PERSONAL_SANITARIO]. Servicio de "
+        "Neumología. "
+        "[Hospital Comarcal del Arlanza|HOSPITAL]. [Avenida de los Tilos, 4|CALLE]. "
+        "[09199|TERRITORIO] "
+        "[Villafría|TERRITORIO] ([España|PAIS]). Teléfono: [947 000 111|NUMERO_TELEFONO]. "
+        "Correo electrónico: [tarriaga@invented.es|CORREO_ELECTRONICO]\n",
+    ),
+    (
+        "inv-2",
+        "Datos del paciente.\n"
+        "Nombre: [Bruno|NOMBRE_SUJETO_ASISTENCIA].\n"
+        "Apellidos: [Quintanilla Oter|NOMBRE_SUJETO_ASISTENCIA].\n"
+        "NHC: [5520981|ID_SUJETO_ASISTENCIA].\n"
+        "Domicilio: [Plaza Mayor, 7|CALLE].\n"
+        "Localidad/ Provincia: [Tordesecas|TERRITORIO].\n"
+        "CP: [47001|TERRITORIO].\n"
+        "Datos asistenciales.\n"
+        "Fecha de nacimiento: [21/09/1990|FECHAS].\n"
+        "País de nacimiento: [Portugal|PAIS].\n"
+        "Edad: [29 años|EDAD_SUJETO_ASISTENCIA] Sexo: [H|SEXO_SUJETO_ASISTENCIA].\n"
+        "Fecha de Ingreso: [02/01/2020|FECHAS].\n"
+        "Episodio: [88123|ID_CONTACTO_ASISTENCIAL].\n"
+        "Médico: [Irene Sáez Gorostiza|NOMBRE_PERSONAL_SANITARIO] NºCol: [47 47 "
+        "54321|ID_TITULACION_PERSONAL_SANITARIO].\n"
+        "Historia Actual: [Varón|SEXO_SUJETO_ASISTENCIA] de [29 años|EDAD_SUJETO_ASISTENCIA] que "
+        "consulta por dolor lumbar.\n"
+        "Exploración sin hallazgos.\n"
+        "Remitido por: Dra. [Irene Sáez Gorostiza|NOMBRE_PERSONAL_SANITARIO] "
+        "Correo electrónico: [isaez@invented.org|CORREO_ELECTRONICO]\n",
+    ),
 ]
 
 
 def make_gold(nlp, doc_id, marked):
     import re
+
     text, ents, pos = "", [], 0
     for m in re.finditer(r"\[([^|\]]+)\|([A-Z_]+)\]", marked):
-        text += marked[pos:m.start()]
+        text += marked[pos : m.start()]
         ents.append((len(text), len(text) + len(m.group(1)), m.group(2)))
         text += m.group(1)
         pos = m.end()
@@ -124,8 +147,13 @@ def test_every_entity_is_a_gold_entity_and_none_is_lost(nlp, resources, gold):
 
 def test_body_lines_are_kept_in_order(nlp, resources, gold):
     for original, copy in many_copies(nlp, resources, gold, seeds=range(10)):
-        body = [line for line in original.text.split("\n")[:-1]
-                if line.startswith(("Informe clínico", "Historia Actual", "En la ", "Se pauta", "Exploración sin"))]
+        body = [
+            line
+            for line in original.text.split("\n")[:-1]
+            if line.startswith(
+                ("Informe clínico", "Historia Actual", "En la ", "Se pauta", "Exploración sin")
+            )
+        ]
         lines = copy.text.split("\n")
         positions = [lines.index(line) for line in body]
         assert positions == sorted(positions)
@@ -135,8 +163,14 @@ def test_same_seed_same_output_other_seed_differs(nlp, resources, gold):
     def run(seed):
         augmenter = Augmenter(nlp, resources, seed=seed)
         docs = [d for d, _ in augment_docs(gold, augmenter, 2)]
-        return [(d.text, [(e.start_char, e.end_char, e.label_) for e in d.ents],
-                 d.user_data.get(AUGMENT_KEY)) for d in docs]
+        return [
+            (
+                d.text,
+                [(e.start_char, e.end_char, e.label_) for e in d.ents],
+                d.user_data.get(AUGMENT_KEY),
+            )
+            for d in docs
+        ]
 
     first = run(3)
     assert len(first) == 3 * len(gold)
@@ -157,7 +191,7 @@ def test_layouts_occur_and_show_in_the_text(nlp, resources, gold):
     assert set(counts["prose"]) == {"salutation", "patient", "staff"}
     assert sum(n for titles, n in counts["titles"].items() if titles > 0)
     assert counts["footer_ncol_moved"][True]
-    for original, copy in pairs:
+    for _original, copy in pairs:
         info = copy.user_data[AUGMENT_KEY]
         start, end = info["header_chars"]
         head = copy.text[start:end]
@@ -166,15 +200,23 @@ def test_layouts_occur_and_show_in_the_text(nlp, resources, gold):
         if info["header"] == "table":
             assert " | " in head
         if info["header"] == "caps":
-            header_ents = [e for e in copy.ents if start <= e.start_char and e.end_char <= end
-                           and any(c.isalpha() for c in e.text)]
+            header_ents = [
+                e
+                for e in copy.ents
+                if start <= e.start_char and e.end_char <= end and any(c.isalpha() for c in e.text)
+            ]
             assert header_ents and all(e.text == e.text.upper() for e in header_ents)
         if info["header"] == "stacked":
             keys = set(sum(resources.keys.values(), []))
-            assert sum(line.rstrip(":") in keys for line in head.split("\n")) >= 5  # keys on lines of their own
+            assert (
+                sum(line.rstrip(":") in keys for line in head.split("\n")) >= 5
+            )  # keys on lines of their own
         if info["names"] == "reversed" and info["header"] != "table":
-            assert any(e.text.casefold() in ("berrocal zafra", "quintanilla oter") and
-                       copy.text[e.end_char:e.end_char + 2] == ", " for e in copy.ents)
+            assert any(
+                e.text.casefold() in ("berrocal zafra", "quintanilla oter")
+                and copy.text[e.end_char : e.end_char + 2] == ", "
+                for e in copy.ents
+            )
         tail = copy.text.casefold()
         if info["footer"] == "signed_electronically":
             assert "firmado electrónicamente" in tail
@@ -189,24 +231,34 @@ def test_layouts_occur_and_show_in_the_text(nlp, resources, gold):
 def test_parse_header_splits_keys_and_joins_values(nlp, gold):
     doc = gold[0]
     header_end = doc.text.index("Informe clínico")
-    fields = parse_header(doc.text, [(e.start_char, e.end_char, e.label_) for e in doc.ents], header_end)
+    fields = parse_header(
+        doc.text, [(e.start_char, e.end_char, e.label_) for e in doc.ents], header_end
+    )
     by_key = {f.key: f for f in fields}
     assert [t for t, lab in by_key["Edad"].value] == ["58 años"]
     assert [t for t, lab in by_key["Sexo"].value] == ["M"]
-    assert [lab for _, lab in by_key["Localidad/ Provincia"].value] == ["TERRITORIO", None, "TERRITORIO"]
+    assert [lab for _, lab in by_key["Localidad/ Provincia"].value] == [
+        "TERRITORIO",
+        None,
+        "TERRITORIO",
+    ]
     assert by_key["Servicio"].value == [("Neumología", None)]
     assert by_key["Datos del paciente"].title and not by_key["Datos del paciente"].value
     assert [t for t, _ in by_key["NºCol"].value] == ["09 09 12345"]
-    assert sum(len(f.entities) for f in fields) == sum(1 for e in doc.ents if e.end_char <= header_end)
+    assert sum(len(f.entities) for f in fields) == sum(
+        1 for e in doc.ents if e.end_char <= header_end
+    )
 
 
 def test_bad_resources_name_the_file_and_line(tmp_path):
     with pytest.raises(AugmentError, match="header_keys.jsonl: file not found"):
         Resources.from_dir(tmp_path, SECTIONS)
-    (tmp_path / "header_keys.jsonl").write_text((RESOURCES / "header_keys.jsonl").read_text(encoding="utf-8"),
-                                                encoding="utf-8")
-    (tmp_path / "phrases.jsonl").write_text('{"kind": "title", "text": "X"}\n{"kind": "nope", "text": "Y"}\n',
-                                            encoding="utf-8")
+    (tmp_path / "header_keys.jsonl").write_text(
+        (RESOURCES / "header_keys.jsonl").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    (tmp_path / "phrases.jsonl").write_text(
+        '{"kind": "title", "text": "X"}\n{"kind": "nope", "text": "Y"}\n', encoding="utf-8"
+    )
     with pytest.raises(AugmentError, match=r"phrases.jsonl:2: needs 'kind'"):
         Resources.from_dir(tmp_path, SECTIONS)
 
@@ -219,9 +271,25 @@ def test_script_writes_originals_and_copies(nlp, gold, tmp_path):
 
     def run(output, seed):
         result = subprocess.run(
-            [sys.executable, str(ROOT / "scripts" / "augment.py"), str(tmp_path / "train.spacy"), str(output),
-             "--copies", "2", "--seed", str(seed), "--resources", str(RESOURCES), "--sections", str(SECTIONS)],
-            capture_output=True, text=True, timeout=300, cwd=ROOT)
+            [
+                sys.executable,
+                str(ROOT / "scripts" / "augment.py"),
+                str(tmp_path / "train.spacy"),
+                str(output),
+                "--copies",
+                "2",
+                "--seed",
+                str(seed),
+                "--resources",
+                str(RESOURCES),
+                "--sections",
+                str(SECTIONS),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=ROOT,
+        )
         assert result.returncode == 0, result.stderr
         return result.stdout, [d.text for d in DocBin().from_disk(output).get_docs(nlp.vocab)]
 
@@ -231,6 +299,16 @@ def test_script_writes_originals_and_copies(nlp, gold, tmp_path):
     assert "header:" in out and "footer:" in out
     assert texts[0] == gold[0].text and texts[3] == gold[1].text
     assert len(set(texts)) == len(texts)  # two different copies of each report
-    bad = subprocess.run([sys.executable, str(ROOT / "scripts" / "augment.py"), str(tmp_path / "none.spacy"),
-                          str(tmp_path / "c.spacy")], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    bad = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "augment.py"),
+            str(tmp_path / "none.spacy"),
+            str(tmp_path / "c.spacy"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
     assert bad.returncode == 1 and "none.spacy: DocBin not found" in bad.stderr

@@ -1,4 +1,5 @@
 """The case-blind embedding reads every feature from the word's lower-case form."""
+
 import numpy
 import spacy
 from spacy.util import registry
@@ -29,7 +30,10 @@ def test_spacys_featureextractor_sees_case_where_this_one_does_not():
 
 
 def test_the_embedding_is_registered_and_gives_one_vector_per_token():
-    assert registry.architectures.get("meddocan_deid.CaselessMultiHashEmbed.v1") is caseless_multi_hash_embed
+    assert (
+        registry.architectures.get("meddocan_deid.CaselessMultiHashEmbed.v1")
+        is caseless_multi_hash_embed
+    )
     nlp = spacy.blank("es")
     docs = [nlp("Ana vive en TERUEL"), nlp("ana vive en teruel")]
     model = caseless_multi_hash_embed(16, ATTRS, [50, 50, 50, 50], False)
@@ -37,5 +41,7 @@ def test_the_embedding_is_registered_and_gives_one_vector_per_token():
     out = model.predict(docs)
     assert [o.shape for o in out] == [(4, 16), (4, 16)]
     assert numpy.allclose(out[0], out[1])
-    restored = caseless_multi_hash_embed(16, ATTRS, [50, 50, 50, 50], False).from_bytes(model.to_bytes())
+    restored = caseless_multi_hash_embed(16, ATTRS, [50, 50, 50, 50], False).from_bytes(
+        model.to_bytes()
+    )
     assert numpy.allclose(restored.predict(docs)[0], out[0])

@@ -1,5 +1,7 @@
 """The learning curve (meddocan_deid.training.learning_curve; its script for the option
-checks): nested train samples and dev folds, on invented reports (the run itself is tested after the workflow, in test_workflow.py)."""
+checks): nested train samples and dev folds, on invented reports (the run itself is tested after the
+workflow, in test_workflow.py)."""
+
 import subprocess
 import sys
 from pathlib import Path
@@ -22,22 +24,28 @@ def invented_docs(n):
     return docs
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("0.25,0.5,1", [0.25, 0.5, 1.0]),
-    ("1", [1.0]),
-    (" 0.1 , 0.9 ", [0.1, 0.9]),
-    ("", []),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("0.25,0.5,1", [0.25, 0.5, 1.0]),
+        ("1", [1.0]),
+        (" 0.1 , 0.9 ", [0.1, 0.9]),
+        ("", []),
+    ],
+)
 def test_parse_fractions_valid(text, expected):
     assert curve.parse_fractions(text) == expected
 
 
-@pytest.mark.parametrize("text,message", [
-    ("0", "--fractions: 0 is not in (0, 1]"),
-    ("1.5", "--fractions: 1.5 is not in (0, 1]"),
-    ("-0.2", "--fractions: -0.2 is not in (0, 1]"),
-    ("half", "--fractions: 'half' is not a number"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("0", "--fractions: 0 is not in (0, 1]"),
+        ("1.5", "--fractions: 1.5 is not in (0, 1]"),
+        ("-0.2", "--fractions: -0.2 is not in (0, 1]"),
+        ("half", "--fractions: 'half' is not a number"),
+    ],
+)
 def test_parse_fractions_invalid(text, message):
     with pytest.raises(curve.CurveError) as err:
         curve.parse_fractions(text)
@@ -47,7 +55,10 @@ def test_parse_fractions_invalid(text, message):
 def test_train_samples_nest_and_have_the_share_size():
     docs = invented_docs(20)
     quarter, half, full = (curve.sample(docs, f, seed=0) for f in (0.25, 0.5, 1.0))
-    ids = lambda ds: [d.user_data["meddocan_id"] for d in ds]
+
+    def ids(ds):
+        return [d.user_data["meddocan_id"] for d in ds]
+
     assert (len(quarter), len(half), len(full)) == (5, 10, 20)
     assert ids(half)[:5] == ids(quarter)  # the smaller share is a prefix of the larger
     assert sorted(ids(full)) == sorted(ids(docs))
@@ -64,19 +75,40 @@ def test_dev_folds_partition_the_reports(n, k, sizes):
     assert sorted(seen) == sorted(d.user_data["meddocan_id"] for d in docs)  # every report once
 
 
-@pytest.mark.parametrize("options,message", [
-    (["--fractions", "2"], "--fractions: 2 is not in (0, 1]"),
-    (["--fractions", "0.5", "--dev-folds", "1"], "--dev-folds: 1 must be 0 (no row) or at least 2"),
-    (["--fractions", "", "--dev-folds", "0"], "nothing to train: give --fractions or --dev-folds"),
-    (["--fractions", "0.5"], "missing_train.spacy: file not found"),
-])
+@pytest.mark.parametrize(
+    "options,message",
+    [
+        (["--fractions", "2"], "--fractions: 2 is not in (0, 1]"),
+        (
+            ["--fractions", "0.5", "--dev-folds", "1"],
+            "--dev-folds: 1 must be 0 (no row) or at least 2",
+        ),
+        (
+            ["--fractions", "", "--dev-folds", "0"],
+            "nothing to train: give --fractions or --dev-folds",
+        ),
+        (["--fractions", "0.5"], "missing_train.spacy: file not found"),
+    ],
+)
 def test_bad_options_give_one_line_and_write_nothing(tmp_path, options, message):
     table = tmp_path / "curve.md"
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "learning_curve.py"), "configs/ner.cfg", "configs/pipeline.cfg",
-         str(tmp_path / "missing_train.spacy"), str(tmp_path / "missing_dev.spacy"), str(tmp_path / "out"), str(table),
-         *options],
-        cwd=ROOT, capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            str(ROOT / "experiments" / "learning_curve.py"),
+            "configs/ner.cfg",
+            "configs/pipeline.cfg",
+            str(tmp_path / "missing_train.spacy"),
+            str(tmp_path / "missing_dev.spacy"),
+            str(tmp_path / "out"),
+            str(table),
+            *options,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 1
     assert message in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -85,6 +117,11 @@ def test_bad_options_give_one_line_and_write_nothing(tmp_path, options, message)
 
 def test_a_failed_assembly_is_one_error_naming_the_config(tmp_path):
     with pytest.raises(curve.CurveError) as err:
-        curve.assemble(tmp_path / "missing.cfg", tmp_path / "ner" / "model-best", tmp_path / "pipeline")
-    assert str(err.value) == f"{tmp_path / 'missing.cfg'}: spacy assemble failed around {tmp_path / 'ner' / 'model-best'}"
+        curve.assemble(
+            tmp_path / "missing.cfg", tmp_path / "ner" / "model-best", tmp_path / "pipeline"
+        )
+    assert (
+        str(err.value) == f"{tmp_path / 'missing.cfg'}: spacy assemble failed around "
+        f"{tmp_path / 'ner' / 'model-best'}"
+    )
     assert not (tmp_path / "pipeline").exists()

@@ -1,4 +1,5 @@
 """The lexicon vectors: word classes that hold in any case, as spaCy vectors."""
+
 import subprocess
 import sys
 from pathlib import Path
@@ -7,7 +8,12 @@ import pytest
 import spacy
 
 from meddocan_deid.training.lexicon_vectors import (
-    CLASSES, LexiconSources, build_lexicon, case_forms, write_word2vec)
+    CLASSES,
+    LexiconSources,
+    build_lexicon,
+    case_forms,
+    write_word2vec,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -85,9 +91,20 @@ def test_word2vec_rows_are_the_classes(tmp_path):
 
 def test_script_writes_vectors_found_in_any_case(tmp_path, gazetteer):
     out = tmp_path / "vectors"
-    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "lexicon_vectors.py"), str(out),
-                           "--gazetteer", str(gazetteer), "--common-words", "3000"],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "lexicon_vectors.py"),
+            str(out),
+            "--gazetteer",
+            str(gazetteer),
+            "--common-words",
+            "3000",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     assert f"{len(CLASSES)} classes" in proc.stdout
     nlp = spacy.load(out)
@@ -98,7 +115,17 @@ def test_script_writes_vectors_found_in_any_case(tmp_path, gazetteer):
 
 
 def test_script_names_a_missing_gazetteer(tmp_path):
-    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "lexicon_vectors.py"), str(tmp_path / "v"),
-                           "--gazetteer", str(tmp_path / "nowhere")], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "lexicon_vectors.py"),
+            str(tmp_path / "v"),
+            "--gazetteer",
+            str(tmp_path / "nowhere"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 1
     assert "nowhere: not a folder" in proc.stderr

@@ -1,5 +1,6 @@
-"""Self-training data: scripts/silver.py labels unannotated reports with a pipeline, and the
+"""Self-training data: experiments/silver.py labels unannotated reports with a pipeline, and the
 gold + silver corpus reader feeds both to training. Invented reports; no corpus needed."""
+
 import subprocess
 import sys
 from pathlib import Path
@@ -26,18 +27,30 @@ def work(tmp_path_factory):
     for name, text in REPORTS.items():
         (background / f"{name}.txt").write_text(text, encoding="utf-8")
     model = spacy.blank("es")
-    model.add_pipe("entity_ruler").add_patterns([
-        {"label": "NOMBRE_SUJETO_ASISTENCIA", "pattern": "Juan Pérez García"},
-        {"label": "NOMBRE_PERSONAL_SANITARIO", "pattern": "Ana López"},
-        {"label": "EDAD_SUJETO_ASISTENCIA", "pattern": "40 años"},
-    ])
+    model.add_pipe("entity_ruler").add_patterns(
+        [
+            {"label": "NOMBRE_SUJETO_ASISTENCIA", "pattern": "Juan Pérez García"},
+            {"label": "NOMBRE_PERSONAL_SANITARIO", "pattern": "Ana López"},
+            {"label": "EDAD_SUJETO_ASISTENCIA", "pattern": "40 años"},
+        ]
+    )
     model.to_disk(tmp / "model")
     return tmp
 
 
 def run_silver(work, background, output):
-    return subprocess.run([sys.executable, str(ROOT / "scripts" / "silver.py"), str(work / "model"),
-                           str(background), str(output)], capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "experiments" / "silver.py"),
+            str(work / "model"),
+            str(background),
+            str(output),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_silver_writes_each_report_with_its_entities(work):
@@ -47,17 +60,31 @@ def test_silver_writes_each_report_with_its_entities(work):
     docs = list(DocBin().from_disk(work / "silver.spacy").get_docs(nlp.vocab))
     assert sorted(d.text for d in docs) == sorted(REPORTS.values())
     ents = sorted((e.label_, e.text) for d in docs for e in d.ents)
-    assert ents == [("EDAD_SUJETO_ASISTENCIA", "40 años"), ("NOMBRE_PERSONAL_SANITARIO", "Ana López"),
-                    ("NOMBRE_SUJETO_ASISTENCIA", "Juan Pérez García")]
+    assert ents == [
+        ("EDAD_SUJETO_ASISTENCIA", "40 años"),
+        ("NOMBRE_PERSONAL_SANITARIO", "Ana López"),
+        ("NOMBRE_SUJETO_ASISTENCIA", "Juan Pérez García"),
+    ]
     assert "2 reports" in proc.stdout and "3 entities" in proc.stdout
     for surface in ("Juan", "López", "40 años"):
         assert surface not in proc.stdout + proc.stderr
 
 
 def test_silver_leaves_weak_labels_missing(work, tmp_path):
-    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "silver.py"), str(work / "model"),
-                           str(work / "background"), str(tmp_path / "silver.spacy"),
-                           "--missing-labels", "NOMBRE_PERSONAL_SANITARIO"], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "experiments" / "silver.py"),
+            str(work / "model"),
+            str(work / "background"),
+            str(tmp_path / "silver.spacy"),
+            "--missing-labels",
+            "NOMBRE_PERSONAL_SANITARIO",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     docs = list(DocBin().from_disk(tmp_path / "silver.spacy").get_docs(spacy.blank("es").vocab))
     doc = [d for d in docs if "López" in d.text][0]
@@ -96,18 +123,24 @@ def _docbin(path, n, label):
     db.to_disk(path)
 
 
-@pytest.mark.parametrize("gold_copies,with_silver,expected", [
-    (1, False, {"GOLD": 2}),
-    (2, False, {"GOLD": 4}),
-    (1, True, {"GOLD": 2, "SILVER": 3}),
-    (2, True, {"GOLD": 4, "SILVER": 3}),
-])
+@pytest.mark.parametrize(
+    "gold_copies,with_silver,expected",
+    [
+        (1, False, {"GOLD": 2}),
+        (2, False, {"GOLD": 4}),
+        (1, True, {"GOLD": 2, "SILVER": 3}),
+        (2, True, {"GOLD": 4, "SILVER": 3}),
+    ],
+)
 def test_gold_and_silver_reader(tmp_path, gold_copies, with_silver, expected):
     _docbin(tmp_path / "gold.spacy", 2, "GOLD")
     _docbin(tmp_path / "silver.spacy", 3, "SILVER")
     make = registry.readers.get("meddocan_deid.gold_and_silver.v1")
-    read = make(tmp_path / "gold.spacy", silver_path=tmp_path / "silver.spacy" if with_silver else None,
-                gold_copies=gold_copies)
+    read = make(
+        tmp_path / "gold.spacy",
+        silver_path=tmp_path / "silver.spacy" if with_silver else None,
+        gold_copies=gold_copies,
+    )
     counts = {}
     for example in read(spacy.blank("es")):
         label = example.reference.ents[0].label_
@@ -117,4 +150,6 @@ def test_gold_and_silver_reader(tmp_path, gold_copies, with_silver, expected):
 
 def test_gold_and_silver_reader_needs_the_gold_once(tmp_path):
     with pytest.raises(ValueError, match="gold_copies"):
-        registry.readers.get("meddocan_deid.gold_and_silver.v1")(tmp_path / "gold.spacy", gold_copies=0)
+        registry.readers.get("meddocan_deid.gold_and_silver.v1")(
+            tmp_path / "gold.spacy", gold_copies=0
+        )

@@ -16,7 +16,6 @@ task, never report text: the records hold PHI.
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import List
 
 from ..errors import AnnotationError  # noqa: F401  (re-exported)
 from . import brat, doccano, labelstudio
@@ -53,7 +52,7 @@ def read_annotations(
         reports = doccano.read(src)
     else:
         raise AnnotationError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
-    seen = {}
+    seen: dict[str, str] = {}
     for report in reports:
         check_spans(report)
         if report.doc_id in seen:

@@ -19,7 +19,8 @@ def write_conf(folder: Path) -> None:
 
 
 def write(reports: list[AnnotatedReport], folder: Path) -> Path:
-    """`doc_id.txt` (the text as is) and `doc_id.ann` per report; a doc id with `/` makes subfolders."""
+    """`doc_id.txt` (the text as is) and `doc_id.ann` per report; a doc
+    id with `/` makes subfolders."""
     for r in reports:
         atomic_write(folder / f"{r.doc_id}.txt", r.text)
         atomic_write(folder / f"{r.doc_id}.ann", format_fragment_ann(r.text, r.spans))

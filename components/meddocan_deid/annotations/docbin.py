@@ -28,7 +28,7 @@ def shape(text: str) -> str:
 @dataclass
 class AlignmentReport:
     total: dict[str, int] = field(default_factory=collections.Counter)
-    misaligned: dict[str, int] = field(default_factory=collections.Counter)
+    misaligned: collections.Counter[str] = field(default_factory=collections.Counter)
     examples: dict[str, list[str]] = field(default_factory=lambda: collections.defaultdict(list))
     expanded: int = 0
     n_docs: int = 0
@@ -37,7 +37,8 @@ class AlignmentReport:
         total, bad = sum(self.total.values()), sum(self.misaligned.values())
         share = 1 - bad / total if total else 1.0
         out = [
-            f"{self.n_docs} reports; entities aligned to tokens: {total - bad}/{total} ({share:.4%})"
+            f"{self.n_docs} reports; entities aligned to tokens: {total - bad}/{total} "
+            f"({share:.4%})"
             + (f"; expanded to token boundaries: {self.expanded}" if self.expanded else "")
         ]
         for label, count in self.misaligned.most_common():
@@ -67,8 +68,8 @@ def to_docbin(reports: Sequence[AnnotatedReport], nlp=None, alignment: str = "st
                 stats.misaligned[label] += 1
                 wider = doc.char_span(start, end, label=label, alignment_mode="expand")
                 stats.examples[label].append(
-                    f"{report.where_of(i)} {start}-{end} span "
-                    f"'{shape(report.text[start:end])}' tokens '{shape(wider.text) if wider is not None else ''}'"
+                    f"{report.where_of(i)} {start}-{end} span '{shape(report.text[start:end])}' "
+                    f"tokens '{shape(wider.text) if wider is not None else ''}'"
                 )
                 if alignment == "expand" and wider is not None and wider.text.strip():
                     stats.expanded += 1
@@ -79,8 +80,8 @@ def to_docbin(reports: Sequence[AnnotatedReport], nlp=None, alignment: str = "st
         for a, b in zip(ents, ents[1:]):
             if b.start < a.end:
                 raise AnnotationError(
-                    f"{report.where or report.doc_id}: spans {a.start_char}-{a.end_char} ({a.label_}) and "
-                    f"{b.start_char}-{b.end_char} ({b.label_}) overlap (in tokens)"
+                    f"{report.where or report.doc_id}: spans {a.start_char}-{a.end_char} "
+                    f"({a.label_}) and {b.start_char}-{b.end_char} ({b.label_}) overlap (in tokens)"
                 )
         doc.ents = ents
         doc.user_data[ID_KEY] = report.doc_id

@@ -105,7 +105,11 @@ def _spans(text: str, result, where: str) -> list[tuple]:
         if not isinstance(value, dict):
             raise AnnotationError(f"{at}: no 'value' object")
         start, end, labels = value.get("start"), value.get("end"), value.get("labels")
-        if not all(isinstance(x, int) and not isinstance(x, bool) for x in (start, end)):
+        if (
+            not (isinstance(start, int) and isinstance(end, int))
+            or isinstance(start, bool)
+            or isinstance(end, bool)
+        ):
             raise AnnotationError(f"{at}: 'value.start' and 'value.end' must be integers")
         if not isinstance(labels, list) or len(labels) != 1 or not isinstance(labels[0], str):
             raise AnnotationError(f"{at}: 'value.labels' must hold exactly one label")

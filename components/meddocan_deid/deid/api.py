@@ -45,10 +45,10 @@ def deidentify(
     digest of the text); patient_id: key by patient instead, so that the reports of one
     patient share surrogates and date offset. options: a `DeidOptions` or a dict of its
     fields by name, checked (ValueError naming a bad option); other keyword arguments are
-    `DeidOptions` fields too (e.g. `tag_numbering=True`, `keep_sex=False`). policy: a `Policy`, a dict, or the
-    path of a policy file (.toml/.json: per-label operators, labels off, allow and deny
-    lists, date range, age threshold). known_phi: label -> strings known for the patient (e.g. from the
-    admission system), found wherever they occur (see `meddocan_deid.deid.known_phi`).
+    `DeidOptions` fields too (e.g. `tag_numbering=True`, `keep_sex=False`). policy: a `Policy`, a
+    dict, or the path of a policy file (.toml/.json: per-label operators, labels off, allow and deny
+    lists, date range, age threshold). known_phi: label -> strings known for the patient (e.g. from
+    the admission system), found wherever they occur (see `meddocan_deid.deid.known_phi`).
 
     Returns `DeidResult(text, replacements)`; each replacement is
     `(label, start, end, new_start, new_end)`.

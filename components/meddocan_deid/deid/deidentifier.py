@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import islice
+from typing import Any
 
 from spacy.tokens import Doc
 
@@ -48,7 +49,7 @@ DEFAULT_MAX_CHARS = 50_000_000
 # memory zones, which the pieces use, are not thread-safe)
 PIPELINE_LOCK = threading.Lock()
 # the Deidentifier inherited by forked workers (never pickled: the key stays in memory)
-_FORKED: dict[str, object] = {}
+_FORKED: dict[str, Any] = {}
 
 
 class Deidentifier:
@@ -80,7 +81,7 @@ class Deidentifier:
         if self.needs_key and key is None:
             raise DeidKeyError("surrogate mode needs a key")
         self._key_given = key  # for `configured`: a run that needs no key ignores it
-        self.key: bytes | None = as_key(key) if self.needs_key else None
+        self.key: bytes | None = as_key(key) if self.needs_key and key is not None else None
         self.vocab = vocab if vocab is not None else getattr(nlp, "vocab", None)
         # the pipeline's own gazetteer first: the same surrogates wherever the pipeline runs
         self.gazetteer: Gazetteer | None = (
@@ -229,7 +230,8 @@ class Deidentifier:
                     results[i] = _failed(record.id, _error_of(found, time_limit))
                 else:
                     results[i] = self._record_result(record, found)
-            yield from results
+            # every record has its result: a failure or a de-identified text
+            yield from (result for result in results if result is not None)
 
     def _record_result(self, record: Record, found) -> RecordResult:
         try:

@@ -2,11 +2,11 @@
 
 Each output folder holds `run_fingerprint.json` with the mode, the policy digest, a
 fingerprint of the key (HMAC-SHA256 of a fixed string under the key: it identifies the key
-without revealing it), the model name and version, the pipeline's privacy level, whether kinship words are kept
-(surrogate runs), the digest of the field keys added for the run (`--extra-patterns`) and the library version. A run that
-finds a fingerprint differing in any field refuses to resume (reports made one way would
-sit next to reports made another way); `--overwrite` redoes the run and writes the new
-fingerprint. The file never holds the key, a text or a path to a report.
+without revealing it), the model name and version, the pipeline's privacy level, whether kinship
+words are kept (surrogate runs), the digest of the field keys added for the run (`--extra-patterns`)
+and the library version. A run that finds a fingerprint differing in any field refuses to resume
+(reports made one way would sit next to reports made another way); `--overwrite` redoes the run and
+writes the new fingerprint. The file never holds the key, a text or a path to a report.
 """
 
 import hashlib
@@ -94,7 +94,8 @@ def model_identity(nlp, model: str) -> dict[str, str | None]:
 
 
 def privacy_level(nlp) -> str:
-    """The level of the pipeline's `privacy` component; "balanced" without one (it changes nothing)."""
+    """The level of the pipeline's `privacy` component; "balanced"
+    without one (it changes nothing)."""
     names = getattr(nlp, "pipe_names", ())
     return (
         getattr(nlp.get_pipe("privacy"), "level", "balanced") if "privacy" in names else "balanced"
@@ -102,7 +103,8 @@ def privacy_level(nlp) -> str:
 
 
 def kinship_setting(mode: str, options) -> bool | None:
-    """`keep_kinship` of a run that may use the surrogate operator; None otherwise (it changes nothing)."""
+    """`keep_kinship` of a run that may use the surrogate operator; None
+    otherwise (it changes nothing)."""
     return bool(getattr(options, "keep_kinship", True)) if needs_key(mode, options) else None
 
 
@@ -216,9 +218,9 @@ def check_resume(
     if old is None:
         if n:
             raise FingerprintMismatch(
-                f"{output}: holds {n} .txt file{'s' if n != 1 else ''} but no {FINGERPRINT_NAME} (an older version "
-                "or another tool made them), so resuming could mix runs; rerun with --overwrite to redo every "
-                "report, or choose an empty output folder"
+                f"{output}: holds {n} .txt file{'s' if n != 1 else ''} but no {FINGERPRINT_NAME} "
+                "(an older version or another tool made them), so resuming could mix runs; "
+                "rerun with --overwrite to redo every report, or choose an empty output folder"
             )
         return False
     if old.get(UNFINISHED):

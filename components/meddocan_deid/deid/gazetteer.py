@@ -32,7 +32,8 @@ FAKER_ONLY = "faker-only"
 ATTRIBUTION = {
     "name": "MEDDOCAN-Gazetteer",
     "license": "CC BY 4.0",
-    "attribution": "Plan TL (Plan de Impulso de las Tecnologias del Lenguaje) and the MEDDOCAN task organisers",
+    "attribution": "Plan TL (Plan de Impulso de las Tecnologias del Lenguaje) and the MEDDOCAN "
+    "task organisers",
 }
 
 # file-name prefix -> kind (the one map of the gazetteer's files is in pipeline/patterns.py)

@@ -15,14 +15,13 @@ import os
 import random
 import secrets
 from pathlib import Path
-from typing import Union
 
 from ..errors import DeidKeyError
 
 ENV_KEY = "MEDDOCAN_DEID_KEY"
 MIN_KEY_BYTES = 16
 
-KeyLike = Union[bytes, bytearray, str]
+KeyLike = bytes | bytearray | str
 
 
 def as_key(key: KeyLike) -> bytes:

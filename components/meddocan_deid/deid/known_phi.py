@@ -134,8 +134,10 @@ def force_spans(
         if s >= e or any(s < ce and cs < e for _l, cs, ce in chosen):
             continue
         if any(
-            ds <= s and e <= de and (l == label or (l not in keep_labels and (ds, de) != (s, e)))
-            for l, ds, de in spans
+            ds <= s
+            and e <= de
+            and (other == label or (other not in keep_labels and (ds, de) != (s, e)))
+            for other, ds, de in spans
         ):
             continue
         chosen.append((label, s, e))

@@ -57,7 +57,9 @@ class DeidResult(NamedTuple):
 
 
 def check_spans(text: str, spans: Iterable[Span]) -> list[Span]:
-    ordered = sorted(((str(l), int(s), int(e)) for l, s, e in spans), key=lambda x: (x[1], x[2]))
+    ordered = sorted(
+        ((str(label), int(s), int(e)) for label, s, e in spans), key=lambda x: (x[1], x[2])
+    )
     last_end = 0
     for label, start, end in ordered:
         if not 0 <= start < end <= len(text):
@@ -244,7 +246,7 @@ def apply_operator(
         operators = label_operators(mode, options)
     spans = check_spans(text, spans)
     numbers: dict[str, dict[str, int]] = {}
-    surrogate = None
+    surrogate: SurrogateOperator | None = None
     if any(operators.get(label, mode) == "surrogate" for label, _s, _e in spans):
         if key is None:
             raise ValueError("surrogate mode needs a key")
@@ -273,10 +275,12 @@ def apply_operator(
             new = mask_text(value, options)
         elif span_mode == "redact":
             new = ""
-        else:
+        elif surrogate is not None:  # made above for every span whose operator is surrogate
             new = surrogate(
                 label, value, name_field(text, start) if label.startswith("NOMBRE_") else ""
             )
+        else:
+            raise ValueError(f"{label}: unknown operator {span_mode!r}")
         out.append(new)
         replacements.append(Replacement(label, start, end, new_pos, new_pos + len(new)))
         new_pos += len(new)

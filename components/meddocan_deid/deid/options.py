@@ -8,7 +8,7 @@ read them from here: `option_model` is the pydantic model of the fields a caller
 """
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from string import Formatter
@@ -65,7 +65,8 @@ def check_tag_format(template: str) -> str:
 class DeidOptions:
     """What the operators do beyond the mode (each field's help is in its metadata;
     `option_help()` lists them). A `policy` is applied to options by `Policy.apply`, which sets
-    `label_modes`, `policy`, and the policy's date range, age threshold, kinship setting and field keys.
+    `label_modes`, `policy`, and the policy's date range, age threshold,
+    kinship setting and field keys.
     """
 
     tag_names: dict[str, str] = _option(
@@ -73,13 +74,15 @@ class DeidOptions:
     )
     tag_numbering: bool = _option(
         False,
-        help="tag mode: number the distinct values of a label in a report: [NOMBRE_SUJETO_ASISTENCIA-1].",
+        help="tag mode: number the distinct values of a label in a report: "
+        "[NOMBRE_SUJETO_ASISTENCIA-1].",
     )
     tag_format: str = _option(
         "[{label}]",
         check=check_tag_format,
-        help="tag mode: the tag's text, {label} the label (or its tag_names name), {n} the value's number with "
-        "tag_numbering (empty without it); with tag_numbering and no {n}, -{n} follows {label}.",
+        help="tag mode: the tag's text, {label} the label (or its tag_names name), {n} the "
+        "value's number with tag_numbering (empty without it); with tag_numbering and no {n}, "
+        "-{n} follows {label}.",
     )
     mask_char: str = _option(
         "*", help="mask mode: the character that replaces each non-space character."
@@ -96,8 +99,9 @@ class DeidOptions:
     keep_sex: bool = _option(True, help="surrogate mode: keep the sex (else tag it).")
     keep_kinship: bool = _option(
         True,
-        help="every mode: keep kinship words of relatives (madre, hermano): they identify no one. False: "
-        "tag, mask and redact replace them, surrogate draws another kinship word of the same gender.",
+        help="every mode: keep kinship words of relatives (madre, hermano): they identify no "
+        "one. False: tag, mask and redact replace them, surrogate draws another kinship word of "
+        "the same gender.",
     )
     gazetteer: Path | None = _option(
         None,
@@ -107,7 +111,8 @@ class DeidOptions:
     )
     max_chars: int | None = _option(
         None,
-        help="texts longer than this fail (None: 50,000,000); long texts go through the pipeline in pieces.",
+        help="texts longer than this fail (None: 50,000,000); long texts go through the pipeline "
+        "in pieces.",
     )
     label_modes: dict[str, str] = _option(
         factory=dict,
@@ -117,8 +122,8 @@ class DeidOptions:
     )
     date_shift: tuple[int, int] | None = _option(
         None,
-        help="surrogate mode: [min, max] days of the date offset (None: 32 to 730, further when a shifted "
-        "date would reproduce another date of the report).",
+        help="surrogate mode: [min, max] days of the date offset (None: 32 to 730, further when "
+        "a shifted date would reproduce another date of the report).",
     )
     policy: Any | None = _option(
         None,
@@ -160,10 +165,11 @@ def option_model(request: bool = False):
     if request not in _MODELS:
         hints = get_type_hints(DeidOptions)
         names = REQUEST_SETTABLE if request else SETTABLE
-        specs = {}
+        specs: dict[str, Any] = {}
         for f in fields(DeidOptions):
             if f.name in names:
-                default = f.default if f.default is not MISSING else f.default_factory()
+                # every option has a default or a default factory
+                default = f.default_factory() if f.default_factory is not MISSING else f.default
                 specs[f.name] = (hints[f.name], Field(default, description=f.metadata["help"]))
 
         def known_labels(value):
@@ -172,7 +178,7 @@ def option_model(request: bool = False):
                 raise ValueError(f"unknown label {unknown[0]!r}")
             return value
 
-        validators = (
+        validators: dict[str, Callable[..., Any]] = (
             {"check_labels": field_validator("tag_names")(known_labels)}
             if "tag_names" in names
             else {}
@@ -195,7 +201,10 @@ def _problem(err, request: bool) -> str:
     name = ".".join(str(part) for part in first["loc"]) or "options"
     message = first["msg"].removeprefix("Value error, ")
     if first["type"] == "extra_forbidden":
-        message = f"unknown option (expected one of {', '.join(REQUEST_SETTABLE if request else SETTABLE)})"
+        message = (
+            "unknown option (expected one of "
+            f"{', '.join(REQUEST_SETTABLE if request else SETTABLE)})"
+        )
     return f"option {name}: {message}"
 
 
@@ -231,7 +240,7 @@ def parse_option(item: str) -> tuple[str, Any]:
         raise ValueError(f"--option expects NAME=VALUE, got {item.split('=')[0]!r}")
     if name not in SETTABLE:
         raise ValueError(f"--option {name}: unknown option (expected one of {', '.join(SETTABLE)})")
-    if get_type_hints(DeidOptions)[name] in (str, Optional[str], Path, Optional[Path]):
+    if get_type_hints(DeidOptions)[name] in (str, str | None, Path, Path | None):
         return name, value
     try:
         return name, json.loads(value)
@@ -259,12 +268,14 @@ def check_mode(mode: str) -> str:
 
 def label_operators(mode: str, options: DeidOptions | None) -> dict[str, str]:
     """label -> the operator it gets in a run in `mode` with `options` (a mode or `keep`):
-    `options.label_modes` (the policy's operators), else `mode`. ValueError for an unknown operator."""
+    `options.label_modes` (the policy's operators), else `mode`.
+    ValueError for an unknown operator."""
     modes = options.label_modes if options is not None else {}
     for label, label_mode in modes.items():
         if label_mode not in LABEL_MODES:
             raise ValueError(
-                f"unknown operator {label_mode!r} for {label} (expected one of {', '.join(LABEL_MODES)})"
+                f"unknown operator {label_mode!r} for {label} (expected one of "
+                f"{', '.join(LABEL_MODES)})"
             )
     return {**{label: mode for label in LABELS}, **modes}
 

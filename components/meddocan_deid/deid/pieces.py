@@ -81,7 +81,8 @@ def split_pieces(text: str, limit: int, overlap: int | None = None) -> list[Piec
 
 
 def groups(sizes: list[int], budget: int) -> Iterator[list[int]]:
-    """Indices of `sizes` in order, grouped so that a group's total is at most `budget` (or one item)."""
+    """Indices of `sizes` in order, grouped so that a group's total is at
+    most `budget` (or one item)."""
     group: list[int] = []
     total = 0
     for i, size in enumerate(sizes):

@@ -2,7 +2,8 @@
 
     age_threshold = 89                      # surrogate: ages at or above it are aggregated
     keep_kinship = true                     # surrogate: keep kinship words of relatives (default)
-    field_keys = "hospital_keys"            # folder of *.jsonl field keys (relative to this file), as --extra-patterns
+    # a folder of *.jsonl field keys (relative to this file), as --extra-patterns
+    field_keys = "hospital_keys"
 
     [operators]                             # per label: tag, mask, redact, surrogate or keep
     SEXO_SUJETO_ASISTENCIA = "keep"         # keep: detected and annotated, left in clear
@@ -11,11 +12,11 @@
     [labels]                                # per label on/off; off: not PHI at all
     PROFESION = false
 
-    [allow]                                 # never PHI: detected spans whose whole text matches are dropped
+    [allow]                                 # never PHI: detected spans whose whole text matches
     strings = ["Parkinson"]
     regexes = ['(?i)s[ií]ndrome de \\w+']
 
-    [[deny]]                                # always PHI: found anywhere, winning over overlapping spans
+    [[deny]]                                # always PHI: found anywhere, over overlapping spans
     label = "HOSPITAL"
     strings = ["Clínica Costa Azul"]        # case- and accent-insensitive, whole words
     regexes = ['HCA-\\d{4}']                # as written (Python `re`)
@@ -24,9 +25,9 @@
     min_days = 30
     max_days = 365
 
-`load_policy(path)` validates everything (a pydantic schema, `_PolicyFile`) and raises `PolicyError` naming the file, the key
-and what is allowed. `Policy.apply(options)` gives the `DeidOptions` of a run;
-`prepare_spans(text, spans, options, known_phi)` applies the span rules (and the known
+`load_policy(path)` validates everything (a pydantic schema, `_PolicyFile`) and raises `PolicyError`
+naming the file, the key and what is allowed. `Policy.apply(options)` gives the `DeidOptions` of a
+run; `prepare_spans(text, spans, options, known_phi)` applies the span rules (and the known
 identifiers of `meddocan_deid.deid.known_phi`) to the detected spans.
 """
 
@@ -36,11 +37,7 @@ import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import (
-    Annotated,
-    Any,
-    Union,
-)
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import (
     AfterValidator,
@@ -139,7 +136,10 @@ class Policy:
         """`options` (default: the defaults) with this policy's operators, date range, age
         threshold, kinship setting and span rules."""
         options = options or DeidOptions()
-        changes = {"label_modes": {**options.label_modes, **self.operators}, "policy": self}
+        changes: dict[str, Any] = {
+            "label_modes": {**options.label_modes, **self.operators},
+            "policy": self,
+        }
         if self.field_keys is not None and options.extra_patterns is None:
             changes["extra_patterns"] = self.field_keys
         if self.date_shift is not None:
@@ -187,8 +187,8 @@ def prepare_spans(
     without allowed texts, plus the known identifiers and the deny list's matches (in that
     order of precedence), which win over overlapping detected spans."""
     policy: Policy | None = getattr(options, "policy", None) if options is not None else None
-    spans = [(str(l), int(s), int(e)) for l, s, e in spans]
-    if policy is None:
+    spans = [(str(label), int(s), int(e)) for label, s, e in spans]
+    if policy is None or options is None:
         keep = (
             {label for label, mode in options.label_modes.items() if mode == "keep"}
             if options
@@ -196,10 +196,12 @@ def prepare_spans(
         )
         return add_known(text, spans, known_phi, keep)
     spans = [
-        (l, s, e) for l, s, e in spans if l not in policy.disabled and not policy.allowed(text[s:e])
+        (label, s, e)
+        for label, s, e in spans
+        if label not in policy.disabled and not policy.allowed(text[s:e])
     ]
     known = find_known(
-        text, {l: v for l, v in (known_phi or {}).items() if l not in policy.disabled}
+        text, {label: v for label, v in (known_phi or {}).items() if label not in policy.disabled}
     )
     deny = policy.deny_spans(text)
     if not known and not deny:
@@ -211,7 +213,7 @@ def prepare_spans(
     return force_spans(text, spans, known + deny, keep)
 
 
-# -- the file's schema (pydantic): each problem is reported as `<file>: <key>: <problem>` ------------
+# -- the file's schema (pydantic): each problem is reported as `<file>: <key>: <problem>` --
 
 
 def _problem(message: str) -> PydanticCustomError:
@@ -334,15 +336,19 @@ class _DateShift(BaseModel):
 
 def _label_table(name: str, value_type, check):
     """A table keyed by the 29 labels (no other key), each value given checked by `check`."""
-    fields = {
-        label: (Annotated[value_type | None, BeforeValidator(check)], None)
-        for label in _labels()
+    fields: dict[str, Any] = {
+        label: (Annotated[value_type | None, BeforeValidator(check)], None) for label in _labels()
     }
     return create_model(name, __config__=_STRICT, **fields)
 
 
-_Operators = _label_table("_Operators", str, _operator)
-_Labels = _label_table("_Labels", bool, _on_off)
+if TYPE_CHECKING:
+    # built at run time with one field per label; a static checker sees a pydantic model
+    _Operators = BaseModel
+    _Labels = BaseModel
+else:
+    _Operators = _label_table("_Operators", str, _operator)
+    _Labels = _label_table("_Labels", bool, _on_off)
 
 
 class _PolicyFile(BaseModel):
@@ -394,7 +400,7 @@ def _allowed_keys(model) -> str:
 
 # the table each location of the file is validated by, for "unknown key" and "missing"
 def _model_at(loc: tuple) -> Any:
-    model = _PolicyFile
+    model: type[BaseModel] = _PolicyFile
     for part in loc:
         if isinstance(part, int):
             continue
@@ -428,7 +434,7 @@ def _key(loc: tuple) -> str:
     return key
 
 
-def _message(error: dict) -> tuple[str, str]:
+def _message(error: Mapping[str, Any]) -> tuple[str, str]:
     """(key, problem) of one pydantic error, in the policy's own words."""
     loc = tuple(error["loc"])
     kind = error["type"]
@@ -493,7 +499,7 @@ def load_policy(path: str | Path) -> Policy:
     return policy
 
 
-PolicyLike = Union[None, str, Path, Mapping[str, Any], Policy]
+PolicyLike = None | str | Path | Mapping[str, Any] | Policy
 
 
 def as_policy(policy: PolicyLike) -> Policy | None:

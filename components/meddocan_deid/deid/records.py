@@ -10,9 +10,8 @@ class Record:
     id: str
     text: str
     patient_id: str | None = None
-    known_phi: dict[str, list[str]] | None = (
-        None  # label -> values known for this report's patient
-    )
+    # label -> values known for this report's patient
+    known_phi: dict[str, list[str]] | None = None
 
 
 @dataclass

@@ -22,6 +22,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from spacy import displacy
 
@@ -32,6 +33,9 @@ from ..files import atomic_write
 from ..formats.base import safe_stem
 from ..labels import COLOURS
 from .operators import Replacement
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 MAX_ENTITY_CHARS = 60
 MAX_ENTITY_TOKENS = 8
@@ -46,10 +50,10 @@ CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 # displaCy's ent template with an id and a link; {text} is escaped by displaCy, the other
 # fields are escaped or generated here
 ENT_TEMPLATE = (
-    '<mark class="entity" id="{id}" data-label="{label}" style="background: {bg}; padding: 0.2em 0.4em; '
-    'margin: 0 0.15em; line-height: 1.9; border-radius: 0.35em;">'
-    '<a href="{href}" title="{title}" style="color: inherit; text-decoration: none">{text}'
-    '<span class="label">{label}</span></a></mark>'
+    '<mark class="entity" id="{id}" data-label="{label}" style="background: {bg}; padding: 0.2em '
+    '0.4em; margin: 0 0.15em; line-height: 1.9; border-radius: 0.35em;"><a href="{href}" '
+    'title="{title}" style="color: inherit; text-decoration: none">{text}<span '
+    'class="label">{label}</span></a></mark>'
 )
 
 TEMPLATES = Path(__file__).parent / "templates"  # review_*.html and review.css (package data)
@@ -102,7 +106,7 @@ def report_flags(
     report: ReviewReport, *, max_chars: int = MAX_ENTITY_CHARS, max_tokens: int = MAX_ENTITY_TOKENS
 ) -> list[str]:
     """What needs a look in one report: failed, no PHI found, very long entities."""
-    if not report.ok:
+    if not report.ok or report.original is None:
         return ["failed"]
     flags = []
     if not report.replacements:
@@ -159,7 +163,7 @@ def _spans(report: ReviewReport, side: str) -> list[dict]:
     return spans
 
 
-_ENV = []
+_ENV: list["Environment"] = []  # made on first use (jinja2 is imported then)
 
 
 def _templates():
@@ -243,7 +247,8 @@ def render_index(
     colors: dict[str, str] | None = None,
     notes: Sequence[str] = (),
 ) -> str:
-    """The index: one row per report (counts per label, flags), reports with flags counted on top."""
+    """The index: one row per report (counts per label, flags),
+    reports with flags counted on top."""
     return _render(
         "review_index.html",
         title="De-identification review",

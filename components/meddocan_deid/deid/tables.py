@@ -3,9 +3,15 @@ identifiers (PHI columns), in CSV, TSV, Excel `.xlsx`, Parquet, JSONL, or a pand
 DataFrame or pyarrow Table in memory (formats: meddocan_deid/formats/).
 
     from meddocan_deid.deid.tables import TableSpec, deidentify_table
-    spec = TableSpec(id_column="id", text_columns=("nota",), patient_column="paciente",
-                     phi_columns={"nombre": "NOMBRE_SUJETO_ASISTENCIA", "nhc": "ID_SUJETO_ASISTENCIA"})
-    result = deidentify_table("notas.csv", columns=spec, mode="surrogate", key=key, output="salida/notas.csv")
+    spec = TableSpec(
+        id_column="id",
+        text_columns=("nota",),
+        patient_column="paciente",
+        phi_columns={"nombre": "NOMBRE_SUJETO_ASISTENCIA", "nhc": "ID_SUJETO_ASISTENCIA"},
+    )
+    result = deidentify_table(
+        "notas.csv", columns=spec, mode="surrogate", key=key, output="salida/notas.csv"
+    )
 
 The output has the same columns in the same order and the same rows in the same order: the
 text columns de-identified by the pipeline, each PHI column cell replaced with the run's
@@ -30,7 +36,7 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from ..constants import DEFAULT_MODEL, LABELS
 from ..errors import InputError
@@ -56,6 +62,17 @@ DATE_SHAPES = (
 )
 
 
+# what a table of a file format and an in-memory table give back (formats/: `write`, `result`)
+@runtime_checkable
+class WritableTable(Protocol):
+    def write(self, path: Path, updates, status, status_column: str, keep=()) -> None: ...
+
+
+@runtime_checkable
+class InMemoryTable(Protocol):
+    def result(self, updates, status, status_column: str) -> Any: ...
+
+
 def table_format(path) -> str | None:
     """The table format of a file by its suffix (any case: csv, tsv, xlsx, parquet); None
     otherwise (a `.jsonl` file is a table only when its columns are named)."""
@@ -63,7 +80,8 @@ def table_format(path) -> str | None:
 
 
 def parse_phi_column(value: str) -> tuple[str, str]:
-    """`COLUMN:LABEL` -> (column, label); the last `:` separates them. ValueError naming the value."""
+    """`COLUMN:LABEL` -> (column, label); the last `:` separates them.
+    ValueError naming the value."""
     column, sep, label = str(value).rpartition(":")
     if not sep or not column.strip() or not label.strip():
         raise ValueError(
@@ -194,14 +212,17 @@ def cell_text(value) -> str | None:
 def date_variants(value: str) -> list[str]:
     """A date cell in the forms a note may use: 05/03/1980, 5/3/1980, 05-03-1980,
     05.03.1980, 1980-03-05, 5 de marzo de 1980 (only `value` when it is no date we read)."""
-    day = month = year = None
+    found: tuple[int, int, int] | None = None
     for i, shape in enumerate(DATE_SHAPES):
         m = shape.match(value.strip())
         if m:
             a, b, c = (int(x) for x in m.groups())
-            day, month, year = (a, b, c) if i == 0 else (c, b, a)
+            found = (a, b, c) if i == 0 else (c, b, a)
             break
-    if day is None or not (1 <= month <= 12 and 1 <= day <= 31):
+    if found is None:
+        return [value]
+    day, month, year = found
+    if not (1 <= month <= 12 and 1 <= day <= 31):
         return [value]
     forms = [
         value,
@@ -289,8 +310,8 @@ def check_columns(table: Table, spec: TableSpec) -> None:
         )
     if spec.status_column in table.columns:
         raise InputError(
-            f"{table.name}: the table already has a column {spec.status_column!r}; name another status "
-            "column (--status-column)"
+            f"{table.name}: the table already has a column {spec.status_column!r}; name another "
+            "status column (--status-column)"
         )
 
 
@@ -363,7 +384,7 @@ def deidentify_loaded(
     todo: list[tuple[int, str]] = []
     records = []
     for i, row in enumerate(rows):
-        if row.reason is not None:
+        if row.reason is not None or row.id is None:  # failed, or empty
             continue
         for col in spec.text_columns:
             try:
@@ -468,19 +489,20 @@ def deidentify_table(
     missing key; a bad row is reported in the result, never raised."""
     start = time.time()
     settings = settings or TableSettings()
-    deidentifier = Deidentifier(
-        nlp, mode, key=key, options=options, policy=policy
-    )  # mode and key checked now
-    is_path = isinstance(source, (str, Path))
-    if is_path and output is None:
-        raise ValueError("a table read from a file needs output=, the file to write")
-    if is_path and Path(output).resolve() == Path(source).resolve():
-        raise InputError(f"{output}: the output would replace the input table")
-    if is_path and Path(output).suffix.lower() != Path(source).suffix.lower():
-        raise InputError(
-            f"{output}: the output is written in the input's format: give it the suffix "
-            f"{Path(source).suffix}"
-        )
+    # mode and key checked now
+    deidentifier = Deidentifier(nlp, mode, key=key, options=options, policy=policy)
+    target: Path | None = None  # the file written, for a table read from a file
+    if isinstance(source, (str, Path)):
+        if output is None:
+            raise ValueError("a table read from a file needs output=, the file to write")
+        target = Path(output)
+        if target.resolve() == Path(source).resolve():
+            raise InputError(f"{output}: the output would replace the input table")
+        if target.suffix.lower() != Path(source).suffix.lower():
+            raise InputError(
+                f"{output}: the output is written in the input's format: give it the suffix "
+                f"{Path(source).suffix}"
+            )
     table = open_table(source, sheet=columns.sheet, encoding=settings.encoding)
     check_columns(table, columns)
     if nlp is None and columns.text_columns:
@@ -490,12 +512,14 @@ def deidentify_table(
     updates, status, per_label = deidentify_loaded(
         table, columns=columns, deidentifier=deidentifier, settings=settings
     )
-    if is_path:
-        table.write(
-            Path(output), updates, status, columns.status_column, keep=kept_columns(columns)
-        )
-        out = Path(output)
+    if target is not None:
+        if not isinstance(table, WritableTable):
+            raise InputError(f"{target}: tables of this format cannot be written")
+        table.write(target, updates, status, columns.status_column, keep=kept_columns(columns))
+        out = target
     else:
+        if not isinstance(table, InMemoryTable):
+            raise InputError(f"{table.name}: this table cannot be returned in memory")
         out = table.result(updates, status, columns.status_column)
     failed = failed_rows(table, columns, status)
     return TableResult(

@@ -10,7 +10,8 @@ Only the sources are committed: the training converter parses them directly.
 
 Run as a module for a writer's own check (no spaCy needed)::
 
-    PYTHONPATH=components python3 -m meddocan_deid.evaluation.corpus_set check assets/corpus/source/w01
+    PYTHONPATH=components python3 -m meddocan_deid.evaluation.corpus_set check \
+        assets/corpus/source/w01
 
 Errors name the file, line and column, never the text.
 """

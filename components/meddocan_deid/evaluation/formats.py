@@ -1,7 +1,7 @@
 """Score a pipeline on the invented set of hospital report layouts (`assets/formats/`).
 
 The set is BRAT (`<doctype>_<NN>.txt` + `.ann`, built from `assets/formats/source/` by
-`scripts/formats_set.py`); the document type is the file name without its number. Per
+`experiments/formats_set.py`); the document type is the file name without its number. Per
 document type and over the whole set: strict subtask-1 P/R/F1 (`metrics.evaluate`, the
 code of `scripts/evaluate.py`), identifying-word recall and over-redaction
 (`metrics.privacy_scores`), and the same strict scores per label. Counts only, never text.
@@ -11,6 +11,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from spacy.language import Language
 
@@ -39,12 +40,12 @@ def read_set(folder: Path) -> list[BratDocument]:
     docs = list(read_brat_dir(folder))
     if not docs:
         raise BratError(
-            f"{folder}: no .txt reports (build the set with scripts/formats_set.py build)"
+            f"{folder}: no .txt reports (build the set with experiments/formats_set.py build)"
         )
     return docs
 
 
-def score(docs: Iterable[BratDocument], predictions: dict[str, list]) -> dict[str, object]:
+def score(docs: Iterable[BratDocument], predictions: dict[str, list]) -> dict[str, Any]:
     """Scores of `predictions` (doc id -> [(label, start, end)]) against the documents' gold:
     {"overall": {...}, "types": {doc type: {...}}, "labels": {label: {p, r, f, support...}}}."""
     docs = list(docs)
@@ -52,7 +53,7 @@ def score(docs: Iterable[BratDocument], predictions: dict[str, list]) -> dict[st
     for doc in docs:
         groups[doc_type(doc.doc_id)].append(doc)
 
-    def block(members: list[BratDocument]) -> dict[str, object]:
+    def block(members: list[BratDocument]) -> dict[str, Any]:
         gold = {d.doc_id: (d.text, d.entities) for d in members}
         system = {d.doc_id: predictions.get(d.doc_id, []) for d in members}
         strict = evaluate(gold, system)
@@ -83,7 +84,7 @@ def evaluate_formats(
     batch_size: int = 16,
     docs: list[BratDocument] | None = None,
     case: str | None = None,
-) -> dict[str, object]:
+) -> dict[str, Any]:
     """Run `nlp` over the set's reports and score its `doc.ents`. `case`: run it on the
     reports' `lower` or `upper` copies (meddocan_deid.text_variants, same offsets) and score
     against the original gold, which words are identifying read from the original text."""
@@ -97,7 +98,7 @@ def evaluate_formats(
     return score(docs, predictions)
 
 
-def table_rows(scores: dict[str, object]):
+def table_rows(scores: dict[str, Any]):
     """(name, docs, gold, P, R, F1, identifying-word recall, over-redaction) per document
     type, then the whole set."""
 

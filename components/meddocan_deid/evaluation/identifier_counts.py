@@ -33,7 +33,8 @@ def identifier_additions(
     batch_size: int = 32,
 ) -> tuple[dict[str, Counter], list[tuple[str, str, str, int, int]]]:
     """Run `nlp` without `component`, then `component` alone, on (id, text) pairs.
-    Returns kind -> Counter of STATUSES, and every identifier as (doc id, kind, status, start, end)."""
+    Returns kind -> Counter of STATUSES, and every identifier as (doc
+    id, kind, status, start, end)."""
     if component not in nlp.pipe_names:
         raise ValueError(
             f"the pipeline has no {component!r} component (pipes: {', '.join(nlp.pipe_names)})"
@@ -72,7 +73,7 @@ def review_sample(
 
 def counts_table(counts: dict[str, Counter]) -> list[list[str]]:
     rows = []
-    total = Counter()
+    total: Counter[str] = Counter()
     for kind in sorted(counts):
         c = counts[kind]
         total.update(c)

@@ -25,6 +25,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..brat import Annotation, BratError, read_ann, read_text
 from .metrics import EvaluationError, evaluate, prf
@@ -63,7 +64,8 @@ class IdentifierDoc:
 
 
 def _parse_notes(path: Path) -> tuple[list[str], dict[str, dict[str, str]]]:
-    """The T ids in file order, and T id -> note fields from the `#n<TAB>AnnotatorNotes Tk<TAB>key=value ...` lines."""
+    """The T ids in file order, and T id -> note fields from the `#n<TAB>AnnotatorNotes
+    Tk<TAB>key=value ...` lines."""
     t_ids = []
     notes: dict[str, dict[str, str]] = {}
     for lineno, line in enumerate(read_text(path).splitlines(), start=1):
@@ -97,7 +99,8 @@ def read_identifier_set(folder: Path) -> list[IdentifierDoc]:
     folder = Path(folder)
     if not folder.is_dir():
         raise BratError(
-            f"{folder}: the identifier set folder does not exist (run scripts/make_identifier_set.py)"
+            f"{folder}: the identifier set folder does not exist (run "
+            "experiments/make_identifier_set.py)"
         )
     docs = []
     for txt in sorted(folder.glob("*.txt")):
@@ -145,7 +148,7 @@ def score_identifiers(
     docs: Sequence[IdentifierDoc],
     system: Mapping[str, Iterable[Annotation]],
     token_bounds: Mapping[str, tuple[set, set]] | None = None,
-) -> dict[str, object]:
+) -> dict[str, Any]:
     """Scores of `system` (doc_id -> [(label, start, end)]) on the set.
 
     token_bounds: doc_id -> (token start offsets, token end offsets) of the pipeline's
@@ -155,8 +158,8 @@ def score_identifiers(
     """
     counters: dict[str, Counter] = {}
     sections: dict[str, Counter] = {}
-    invalid = Counter()
-    look = Counter()
+    invalid: Counter[str] = Counter()
+    look: Counter[str] = Counter()
     look_types: dict[str, Counter] = {}
     for doc in docs:
         if doc.doc_id not in system:
@@ -185,8 +188,8 @@ def score_identifiers(
             look["hit"] += int(hit)
             look_types.setdefault(item.kind, Counter()).update({"n": 1, "hit": int(hit)})
 
-    def finish(c: Counter) -> dict[str, object]:
-        row: dict[str, object] = dict(c)
+    def finish(c: Counter) -> dict[str, Any]:
+        row: dict[str, Any] = dict(c)
         for key in ("n", "found", "found_label", "covered"):
             row.setdefault(key, 0)
         row["recall"] = _rate(row["found"], row["n"])
@@ -194,7 +197,7 @@ def score_identifiers(
         row["covered_rate"] = _rate(row["covered"], row["n"])
         return row
 
-    total = Counter()
+    total: Counter[str] = Counter()
     for c in counters.values():
         total.update(c)
     identifier_labels = sorted({i.label for d in docs for i in d.identifiers})
@@ -232,7 +235,7 @@ def score_identifiers(
     }
 
 
-def evaluate_identifiers(nlp, folder: Path, *, batch_size: int = 32) -> dict[str, object]:
+def evaluate_identifiers(nlp, folder: Path, *, batch_size: int = 32) -> dict[str, Any]:
     """Run `nlp` over the set's reports and score its `doc.ents`."""
     docs = read_identifier_set(folder)
     system, bounds = {}, {}
@@ -244,9 +247,9 @@ def evaluate_identifiers(nlp, folder: Path, *, batch_size: int = 32) -> dict[str
     return score_identifiers(docs, system, bounds)
 
 
-def table_rows(scores: Mapping[str, object]) -> list[tuple[str, ...]]:
+def table_rows(scores: Mapping[str, Any]) -> list[tuple[str, ...]]:
     """(kind, n, found, covered, recall, covered %) rows, then the overall row."""
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for kind, row in list(scores["kinds"].items()) + [("overall", scores["overall"])]:
         rows.append(
             (

@@ -53,7 +53,7 @@ def section_of(doc: Doc, start: int, end: int) -> str:
 
 
 def covered(spans: Sequence[Span], start: int, end: int) -> bool:
-    chars = set()
+    chars: set[int] = set()
     for _label, s, e in spans:
         if s < end and start < e:
             chars.update(range(max(s, start), min(e, end)))
@@ -111,12 +111,13 @@ def format_report(report: KnownPhiReport) -> str:
         return f"{n / d:.4f}" if d else "-"
 
     lines = [
-        f"reports {report.reports}, with a gold name or ID in the header {report.reports_with_known}",
+        f"reports {report.reports}, with a gold name or ID in the header "
+        f"{report.reports_with_known}",
         f"{'body+footer':<12}{'mentions':>9}{'findable':>9}{'covered before':>16}{'after':>14}"
         f"{'exact before':>16}{'after':>14}",
     ]
     total = Counts()
-    for group, c in report.groups.items():
+    for c in report.groups.values():
         for k in vars(total):
             setattr(total, k, getattr(total, k) + getattr(c, k))
     for group, c in list(report.groups.items()) + [("all", total)]:

@@ -18,6 +18,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from ..errors import EvaluationError  # noqa: F401  (re-exported)
 
@@ -81,7 +82,8 @@ def _check_ids(gold_ids: Iterable[str], system_ids: Iterable[str]) -> list[str]:
     problems = []
     if missing:
         problems.append(
-            f"{len(missing)} gold document(s) missing from the system output: {', '.join(map(str, missing[:20]))}"
+            f"{len(missing)} gold document(s) missing from the system output: "
+            f"{', '.join(map(str, missing[:20]))}"
         )
     if extra:
         problems.append(
@@ -96,7 +98,7 @@ def evaluate(
     gold: Mapping[str, tuple[str, Iterable[Sequence]]],
     system: Mapping[str, Iterable[Sequence]],
     sentences: Mapping[str, int] | None = None,
-) -> dict[str, object]:
+) -> dict[str, Any]:
     """Score `system` against `gold`.
 
     gold: doc_id -> (text, iterable of (label, start, end)).
@@ -114,11 +116,12 @@ def evaluate(
         lacking = [d for d in doc_ids if d not in sentences]
         if lacking:
             raise EvaluationError(
-                f"no sentence count for {len(lacking)} document(s): {', '.join(map(str, lacking[:20]))}"
+                f"no sentence count for {len(lacking)} document(s): "
+                f"{', '.join(map(str, lacking[:20]))}"
             )
-    s1 = Counter()
-    s2 = Counter()
-    mg = Counter()
+    s1: Counter[str] = Counter()
+    s2: Counter[str] = Counter()
+    mg: Counter[str] = Counter()
     per_type: dict[str, Counter] = {}
     n_sentences = 0
     for doc_id in doc_ids:
@@ -132,7 +135,8 @@ def evaluate(
             for _, start, end in anns:
                 if not 0 <= start < end <= len(text):
                     raise EvaluationError(
-                        f"{doc_id}: {side} offsets {start}-{end} outside the text (length {len(text)})"
+                        f"{doc_id}: {side} offsets {start}-{end} outside the text (length "
+                        f"{len(text)})"
                     )
         # subtask 1 and its per-type breakdown
         s1["tp"] += len(g & s)
@@ -154,7 +158,7 @@ def evaluate(
         if sentences is not None:
             n_sentences += int(sentences[doc_id])
 
-    result: dict[str, object] = {"meddocan_n_docs": len(doc_ids)}
+    result: dict[str, Any] = {"meddocan_n_docs": len(doc_ids)}
     for prefix, counts in (
         ("meddocan_s1", s1),
         ("meddocan_s2_strict", s2),
@@ -257,9 +261,9 @@ def privacy_counts(
 
 
 def privacy_scores(
-    texts: dict[str, str],
-    gold: dict[str, Iterable[Sequence]],
-    system: dict[str, Iterable[Sequence]],
+    texts: Mapping[str, str],
+    gold: Mapping[str, Iterable[Sequence]],
+    system: Mapping[str, Iterable[Sequence]],
 ) -> dict[str, float]:
     """meddocan_phi_word_recall, meddocan_phi_identifying_word_recall, meddocan_over_redaction
     (see privacy_counts) with their raw counts, summed over the documents."""

@@ -10,6 +10,7 @@ only, never text.
 
 from collections import Counter
 from collections.abc import Iterable
+from typing import Any
 
 from spacy.language import Language
 
@@ -19,7 +20,7 @@ from .formats_set import SourceDoc
 
 def wholly_covered(text: str, start: int, end: int, predicted: Iterable[tuple[int, int]]) -> bool:
     """Every non-blank character of text[start:end] lies in one of the `predicted` ranges."""
-    covered = set()
+    covered: set[int] = set()
     for s, e in predicted:
         if s < end and start < e:
             covered.update(range(max(s, start), min(e, end)))
@@ -28,10 +29,11 @@ def wholly_covered(text: str, start: int, end: int, predicted: Iterable[tuple[in
 
 def score_number_words(
     docs: list[SourceDoc], predictions: dict[str, list[tuple[int, int]]]
-) -> dict[str, object]:
+) -> dict[str, Any]:
     """{"labels": {label: {"n", "removed"}}, "overall": {"n", "removed", "docs"}} over the gold
     mentions with a number word; `predictions`: doc id -> [(start, end)] of the entities."""
-    n, removed = Counter(), Counter()
+    n: Counter[str] = Counter()
+    removed: Counter[str] = Counter()
     for doc in docs:
         for label, start, end in doc.entities:
             if not has_number_word(doc.text[start:end]):
@@ -47,7 +49,7 @@ def score_number_words(
 
 def evaluate_number_words(
     nlp: Language, docs: list[SourceDoc], *, batch_size: int = 16
-) -> dict[str, object]:
+) -> dict[str, Any]:
     """Run `nlp` over the sources' texts and score its entities (score_number_words)."""
     predictions = {
         doc.doc_id: [(e.start_char, e.end_char) for e in parsed.ents]

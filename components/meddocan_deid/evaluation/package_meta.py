@@ -30,7 +30,8 @@ SOURCES = [
     },
     {
         "name": "MEDDOCAN gazetteer (names, surnames, streets, towns, hospitals, professions), "
-        "used as NER features by two of the five NERs of es_meddocan_deid and, stored in the pipeline's vocab, for the surrogates",
+        "used as NER features by two of the five NERs of es_meddocan_deid and, stored in the "
+        "pipeline's vocab, for the surrogates",
         "url": "https://github.com/PlanTL-GOB-ES/SPACCC_MEDDOCAN",
         "license": "CC BY 4.0",
     },
@@ -54,12 +55,12 @@ def read_performance(paths) -> dict:
         path = Path(path)
         try:
             scores = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        except FileNotFoundError as err:
             raise ValueError(
                 f"{path}: metrics file not found (run `spacy project run evaluate` first)"
-            )
+            ) from err
         except json.JSONDecodeError as err:
-            raise ValueError(f"{path}: not valid JSON ({err.msg}, line {err.lineno})")
+            raise ValueError(f"{path}: not valid JSON ({err.msg}, line {err.lineno})") from err
         if not isinstance(scores, dict):
             raise ValueError(f"{path}: expected a JSON object of scores")
         for key in PERFORMANCE_KEYS:
@@ -70,7 +71,8 @@ def read_performance(paths) -> dict:
         missing = [key for key in REQUIRED_KEYS if key not in performance]
         if missing:
             raise ValueError(
-                f"{', '.join(str(p) for p in paths)}: no {', '.join(missing)} (not a metrics file of scripts/evaluate.py)"
+                f"{', '.join(str(p) for p in paths)}: no {', '.join(missing)} (not a metrics "
+                "file of scripts/evaluate.py)"
             )
     return performance
 

@@ -7,11 +7,12 @@ the MEDDOCAN metrics. Rows hold numbers only, never report text.
 """
 
 from collections.abc import Sequence
+from typing import Any
 
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..pipeline.privacy import validate_rules
+from ..pipeline.privacy import Privacy, validate_rules
 from .metrics import EvaluationError
 from .results import doc_result, make_unique, score_results
 
@@ -42,7 +43,7 @@ def curve_points(
     rules: Sequence[dict], references: dict[str, list[dict]] | None = None
 ) -> list[tuple[str, list[dict]]]:
     """(name, rules) of each point: balanced, then one more rule at a time, then the references."""
-    points = [("balanced", [])]
+    points: list[tuple[str, list[dict]]] = [("balanced", [])]
     points += [(f"+ {rule.get('id', i)}", list(rules[: i + 1])) for i, rule in enumerate(rules)]
     points += [(name, validate_rules(extra)) for name, extra in (references or {}).items()]
     return points
@@ -53,13 +54,18 @@ def privacy_curve(
     references: Sequence[Doc],
     points: Sequence[tuple[str, list[dict]]],
     batch_size: int = 32,
-) -> list[dict[str, object]]:
+) -> list[dict[str, Any]]:
     """One row of scores per point (see ROW_KEYS), in the order given."""
     if "privacy" not in nlp.pipe_names:
         raise EvaluationError(
             "the pipeline has no 'privacy' component; rebuild it with configs/pipeline.cfg"
         )
     privacy = nlp.get_pipe("privacy")
+    if not isinstance(privacy, Privacy):
+        raise EvaluationError(
+            f"the pipeline's 'privacy' component is a {type(privacy).__name__}, not "
+            "meddocan_privacy"
+        )
     saved = (privacy.level, privacy.rules)
     with nlp.select_pipes(disable=["privacy"]):
         predicted = list(nlp.pipe((d.text for d in references), batch_size=batch_size))
@@ -84,10 +90,10 @@ def privacy_curve(
     return rows
 
 
-def curve_markdown(rows: Sequence[dict[str, object]]) -> str:
+def curve_markdown(rows: Sequence[dict[str, Any]]) -> str:
     lines = [
-        "| operating point | s1 F1 | leak | identifying-word recall | uncovered identifying words | "
-        "PHI word recall | non-PHI words removed |",
+        "| operating point | s1 F1 | leak | identifying-word recall | uncovered identifying "
+        "words | PHI word recall | non-PHI words removed |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in rows:
@@ -103,7 +109,7 @@ def curve_markdown(rows: Sequence[dict[str, object]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plot_curve(rows: Sequence[dict[str, object]], path, title: str = "dev") -> None:
+def plot_curve(rows: Sequence[dict[str, Any]], path, title: str = "dev") -> None:
     """Identifying-word recall against the share of non-PHI words removed, one marker per point."""
     import matplotlib
 

@@ -72,7 +72,8 @@ def evaluate_split(
     atomic_write(table, per_type_markdown(scores))
 
     typer.echo(
-        f"== {split}: {speed['docs']} reports, {speed['words']} words, {speed['words_per_second']:.0f} words/s"
+        f"== {split}: {speed['docs']} reports, {speed['words']} words, "
+        f"{speed['words_per_second']:.0f} words/s"
     )
     typer.echo(f"{'metric':<18}{'P':>8}{'R':>8}{'F1':>8}")
     for name, p, r, f in summary_rows(scores):
@@ -81,11 +82,13 @@ def evaluate_split(
         typer.echo(f"leak (subtask 1, official sentences): {scores['meddocan_s1_leak']:.5f}")
     else:
         typer.echo(
-            f"leak (subtask 1, PIPELINE sentences, no official counts): {scores['meddocan_s1_leak_pipeline']:.5f}"
+            "leak (subtask 1, PIPELINE sentences, no official counts): "
+            f"{scores['meddocan_s1_leak_pipeline']:.5f}"
         )
     typer.echo(
         f"PHI words covered: {scores['meddocan_phi_word_recall']:.4f}, identifying: "
-        f"{scores['meddocan_phi_identifying_word_recall']:.4f}, non-PHI words removed: {scores['meddocan_over_redaction']:.4f}"
+        f"{scores['meddocan_phi_identifying_word_recall']:.4f}, non-PHI words removed: "
+        f"{scores['meddocan_over_redaction']:.4f}"
     )
     typer.echo("")
     typer.echo(per_type_markdown(scores), nl=False)
@@ -218,6 +221,7 @@ def export_brat(
     n_sys = sum(len(r.system) for r in results)
     n_gold = sum(len(r.gold) for r in results)
     typer.echo(
-        f"{n} reports: {n_sys} system and {n_gold} gold annotations -> {output_dir}/res/brat, {output_dir}/ref/brat"
+        f"{n} reports: {n_sys} system and {n_gold} gold annotations -> {output_dir}/res/brat, "
+        f"{output_dir}/ref/brat"
     )
     return n

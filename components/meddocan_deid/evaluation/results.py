@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from spacy.language import Language
 from spacy.tokens import Doc, DocBin
@@ -59,7 +60,8 @@ def pipeline_sentence_count(doc: Doc) -> int:
 def doc_result(reference: Doc, predicted: Doc, fallback_id: str) -> DocResult:
     if predicted.text != reference.text:
         raise EvaluationError(
-            f"{reference.user_data.get(ID_KEY, fallback_id)}: predicted text differs from the reference text"
+            f"{reference.user_data.get(ID_KEY, fallback_id)}: predicted text differs from the "
+            "reference text"
         )
     n = reference.user_data.get(SENTENCES_KEY)
     return DocResult(
@@ -87,7 +89,7 @@ def sentence_source(results: Sequence[DocResult]) -> str:
     return "official" if results and all(r.n_sentences is not None for r in results) else "pipeline"
 
 
-def score_results(results: Sequence[DocResult]) -> dict[str, object]:
+def score_results(results: Sequence[DocResult]) -> dict[str, Any]:
     """metrics.evaluate over the results, with the leak from the official sentence counts
     (`meddocan_s1_leak`) or, when any report lacks one, from the pipeline's own sentences
     (`meddocan_s1_leak_pipeline`, never under the official key)."""
@@ -160,7 +162,7 @@ def run_model(
     return results, stats
 
 
-def summary_rows(scores: dict[str, object]) -> list[tuple[str, str, str, str]]:
+def summary_rows(scores: dict[str, Any]) -> list[tuple[str, str, str, str]]:
     """(metric, P, R, F1) rows of the headline numbers, formatted as percentages."""
     rows = []
     for name, prefix in (
@@ -168,22 +170,25 @@ def summary_rows(scores: dict[str, object]) -> list[tuple[str, str, str, str]]:
         ("subtask 2 strict", "meddocan_s2_strict"),
         ("subtask 2 merged", "meddocan_s2_merged"),
     ):
-        rows.append((name, *(f"{100 * scores[f'{prefix}_{k}']:.2f}" for k in ("p", "r", "f"))))
+        p, r, f = (f"{100 * scores[f'{prefix}_{k}']:.2f}" for k in ("p", "r", "f"))
+        rows.append((name, p, r, f))
     return rows
 
 
-def per_type_markdown(scores: dict[str, object]) -> str:
+def per_type_markdown(scores: dict[str, Any]) -> str:
     """Markdown table of the subtask-1 scores by type: label, support, P, R, F1 (percent)."""
     lines = ["| label | support | P | R | F1 |", "| --- | ---: | ---: | ---: | ---: |"]
     table = scores["meddocan_s1_per_type"]
     for label in sorted(table, key=lambda lab: (-table[lab]["support"], lab)):
         row = table[label]
         lines.append(
-            f"| {label} | {row['support']} | {100 * row['p']:.2f} | {100 * row['r']:.2f} | {100 * row['f']:.2f} |"
+            f"| {label} | {row['support']} | {100 * row['p']:.2f} | {100 * row['r']:.2f} | "
+            f"{100 * row['f']:.2f} |"
         )
     lines.append(
-        f"| **micro** | {scores['meddocan_s1_tp'] + scores['meddocan_s1_fn']} | {100 * scores['meddocan_s1_p']:.2f} "
-        f"| {100 * scores['meddocan_s1_r']:.2f} | {100 * scores['meddocan_s1_f']:.2f} |"
+        f"| **micro** | {scores['meddocan_s1_tp'] + scores['meddocan_s1_fn']} | "
+        f"{100 * scores['meddocan_s1_p']:.2f} | {100 * scores['meddocan_s1_r']:.2f} | "
+        f"{100 * scores['meddocan_s1_f']:.2f} |"
     )
     return "\n".join(lines) + "\n"
 

@@ -22,7 +22,6 @@ its own entity. Cuts, each one tested by example in tests/pipeline/test_address_
   town's name.
 """
 
-
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
@@ -215,9 +214,7 @@ class AddressParts:
             taken.update(range(start, end))
         return out
 
-    def _head_before(
-        self, doc: Doc, ent: Span, head_ends: dict, prev: Span | None
-    ) -> int | None:
+    def _head_before(self, doc: Doc, ent: Span, head_ends: dict, prev: Span | None) -> int | None:
         """Start of a street head right before `ent` (`Ctra` + `.`) that no other entity holds."""
         start = head_ends.get(ent.start)
         if start is None and ent.start > 0 and doc[ent.start - 1].text == ".":
@@ -227,7 +224,8 @@ class AddressParts:
         return start
 
     def _split_street_tail(self, doc: Doc, ent: Span) -> list[Piece]:
-        """`Instituto Oncológico de Guipúzcoa Arrietabea, 44`: the street starts after `de <Name>`."""
+        """`Instituto Oncológico de Guipúzcoa Arrietabea, 44`: the
+        street starts after `de <Name>`."""
         whole = [(ent.start, ent.end, ent.label_)]
         if (
             ent.label_ not in self.street_tail_labels

@@ -117,7 +117,7 @@ def anchors(pattern: list[dict]) -> list[tuple[list[dict], int, int]]:
                 end += 1
         before = min(UNBOUNDED, sum(most for _fewest, most in reps[:k]))
         after = min(UNBOUNDED, sum(most for _fewest, most in reps[k:]))
-        found.append((specs[k:end], before, after))
+        found.append(([s for s in specs[k:end] if s is not None], before, after))
         k = end
     return found
 
@@ -144,6 +144,8 @@ def _literal_strings(spec: dict) -> tuple[str, list[str]] | None:
 
 class AnchoredSpanRuler(SpanRuler):
     """A `span_ruler` whose token patterns run only in the windows where they can match."""
+
+    _plan: "_AnchorPlan | None" = None  # built at the first match, dropped when patterns change
 
     def clear(self) -> None:
         super().clear()
@@ -194,7 +196,8 @@ class _AnchorPlan:
         self.vocab = vocab
         self.spec_ids: dict[str, int] = {}
         self.whole_doc = Matcher(vocab, validate=validate, fuzzy_compare=fuzzy_compare)
-        # per windowed pattern: its Matcher, the spec ids it requires, its anchors (spec ids, before, after)
+        # per windowed pattern: its Matcher, the spec ids it requires, its
+        # anchors (spec ids, before, after)
         self.windowed: list[tuple[Matcher, list[int], list[tuple[tuple[int, ...], int, int]]]] = []
         for entry in patterns:
             key = repr((entry["label"], entry.get("id", "")))  # the span ruler's match key
@@ -264,8 +267,8 @@ class _AnchorPlan:
             if len(self.spec_matcher):
                 # one token per distinct string: a lexeme spec sees the same string as in the doc
                 words = Doc(self.vocab, words=strings, spaces=[False] * len(strings))
-                for key, start, _end in self.spec_matcher(words):
-                    self.table[first + start, self.spec_keys[key]] = True
+                for match_id, start, _end in self.spec_matcher(words):
+                    self.table[first + start, self.spec_keys[match_id]] = True
         return self.table[[self.rows[orth] for orth in orths.tolist()]]
 
     def __call__(self, doc: Doc) -> list[tuple[int, int, int]]:
@@ -292,12 +295,15 @@ class _AnchorPlan:
                     run_starts[ids] = positions
                 if best is None or len(positions) < len(best[0]):
                     best = (positions, before, after)
+            if best is None:  # a windowed pattern has at least one run
+                continue
             positions, before, after = best
             if not len(positions):
                 continue
             starts = numpy.maximum(positions - before, 0)
             ends = numpy.minimum(positions + after, n)
-            # windows that overlap or touch are merged (ends grow with positions, `after` being fixed)
+            # windows that overlap or touch are merged (ends grow with
+            # positions, `after` being fixed)
             breaks = numpy.flatnonzero(starts[1:] > ends[:-1]) + 1
             for first, last in zip(
                 numpy.r_[0, breaks].tolist(), numpy.r_[breaks, len(starts)].tolist()

@@ -111,7 +111,10 @@ def atc_code(value: str) -> bool:
     return ATC.fullmatch(value) is not None
 
 
-AMINO3 = "Ala|Arg|Asn|Asp|Cys|Gln|Glu|Gly|His|Ile|Leu|Lys|Met|Phe|Pro|Ser|Thr|Trp|Tyr|Val|Sec|Pyl|Ter|Xaa"
+AMINO3 = (
+    "Ala|Arg|Asn|Asp|Cys|Gln|Glu|Gly|His|Ile|Leu|Lys|Met|Phe|Pro|Ser|Thr|Trp|Tyr|Val"
+    "|Sec|Pyl|Ter|Xaa"
+)
 AMINO = f"(?:{AMINO3}|[ACDEFGHIKLMNPQRSTVWY*])"
 _PROTEIN_CHANGE = (
     f"(?:{AMINO}\\d+(?:_{AMINO}\\d+)?"
@@ -215,7 +218,8 @@ class Code(NamedTuple):
 
 
 class CodeWords(NamedTuple):
-    """The word lists a language gives the finder (meddocan_deid/pipeline/data/<lang>/clinical_codes.json)."""
+    """The word lists a language gives the finder
+    (meddocan_deid/pipeline/data/<lang>/clinical_codes.json)."""
 
     cues: dict[
         str, Sequence[str]
@@ -267,7 +271,9 @@ class CodeFinder:
         # a brand, up to three words of its product line, then the model number (a digit in it)
         self._brand_model = (
             re.compile(
-                f"(?P<cue>{brands.pattern})(?:[ \\t]+(?:[A-Z][\\w+®™-]*|[ivxIVX]+)){{0,3}}?[ \t]+(?P<value>"
+                f"(?P<cue>{brands.pattern})"
+                r"(?:[ \t]+(?:[A-Z][\w+®™-]*|[ivxIVX]+)){0,3}?"
+                "[ \t]+(?P<value>"
                 r"(?=[A-Za-z0-9/.-]*\d)[A-Z0-9][A-Za-z0-9]*(?:[-/.][A-Za-z0-9]+)*)(?![\w-])"
             )
             if brands is not None
@@ -302,7 +308,8 @@ class CodeFinder:
 
     def keyed(self, text: str, start: int, after: int = -1) -> bool:
         """A key that names a PHI value (`NHC`, `SIP`...) in the line before `start` (within
-        cue_window characters), after offset `after`: the value is the patient's, whatever it looks like."""
+        cue_window characters), after offset `after`: the value is the
+        patient's, whatever it looks like."""
         if self._phi_keys is None:
             return False
         line_start = text.rfind("\n", 0, start) + 1
@@ -356,7 +363,8 @@ class CodeFinder:
         if "model" in kinds and self._brand_model is not None:
             for m in self._brand_model.finditer(text):
                 if not self.keyed(text, m.start("value"), after=m.end("cue")):
-                    # the product line goes with the model (`Resonate OXV00`), the maker stays a maker
+                    # the product line goes with the model (`Resonate
+                    # OXV00`), the maker stays a maker
                     line_start = (
                         m.end("cue")
                         + len(text[m.end("cue") : m.start("value")])
@@ -364,8 +372,8 @@ class CodeFinder:
                     )
                     found.append(Code(m.start("value"), m.end("value"), "model", line_start))
         if "ehr" in kinds:
-            for regex, cued in ((self._ehr, False), (self._ehr_cued, True)):
-                for m in regex.finditer(text) if regex is not None else ():
+            for ehr, cued in ((self._ehr, False), (self._ehr_cued, True)):
+                for m in ehr.finditer(text) if ehr is not None else ():
                     if not cued or self._cue_before("ehr", text, m.start()) is not None:
                         found.append(Code(m.start(), m.end(), "ehr", m.start()))
         found.sort(key=lambda c: (c.start, -(c.end - c.start)))

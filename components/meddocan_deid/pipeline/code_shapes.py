@@ -8,11 +8,11 @@ ATC, LOINC, TNM, HGVS and dbSNP variants, karyotypes, trial numbers, doses and v
 their unit, a number followed by a unit, and any code after a cue such as `lote`, `REF`,
 `SNOMED`, `CIE-10`, or a scale (`EVA 10/10`, `fuerza 5/5`). An entity of any component that is
 wholly a code that identifies no one (`never_phi`: dbSNP ids, HGVS variants, TNM, karyotypes,
-ATC) is removed. Shapes (with their label), safe patterns and cues are data (`configs/patterns/code_shapes.jsonl`,
-read at `[initialize]` and saved with the pipeline). A code is added to `doc.ents` as
-OTRO_NUMERO_IDENTIF only where no entity overlaps it (the NER and the rules, which know the
-cue words, keep their labels), and to `doc.spans[spans_key]`. Reads `doc.text` with compiled
-regexes, never the tokens one by one.
+ATC) is removed. Shapes (with their label), safe patterns and cues are data
+(`configs/patterns/code_shapes.jsonl`, read at `[initialize]` and saved with the pipeline). A code
+is added to `doc.ents` as OTRO_NUMERO_IDENTIF only where no entity overlaps it (the NER and the
+rules, which know the cue words, keep their labels), and to `doc.spans[spans_key]`. Reads `doc.text`
+with compiled regexes, never the tokens one by one.
 """
 
 import re
@@ -116,7 +116,8 @@ class CodeShapes(PatternState):
         )
 
     def codes(self, text: str) -> list[tuple]:
-        """(start, end, label) of every identifier-shaped group not on the safe list, the longest at a place."""
+        """(start, end, label) of every identifier-shaped group not on the safe
+        list, the longest at a place."""
         found = []
         for regex, min_length, min_digits, label in self._shapes:
             for m in regex.finditer(text):

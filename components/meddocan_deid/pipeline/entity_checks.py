@@ -68,7 +68,8 @@ def _word_before(doc: Doc, start: int, window: int, stops, hit) -> bool:
         # S.L.`, `profesora en el IES Joan Capó`); hospitals and health centres keep their label
         "employer_cues": words("employer_cues"),
         "employer_window": 6,
-        # towns found anywhere and other fallback matches of rule_entities: entities where no other is
+        # towns found anywhere and other fallback matches of
+        # rule_entities: entities where no other is
         "fallback_key": "fallback_entities",
         # one lower-case word of a cased line, an inflected form of a Spanish word (`aporta`,
         # `refiere`), is that word, not a name or a place the NER read into it
@@ -199,7 +200,8 @@ class EntityChecks:
                 continue
             ents.append(ent)
         # a town or street the NER and the other rules left in clear, wherever it stands, unless one
-        # of its words names a person in this report (`Olmedo Rivas`: trusted_phi carries the name on)
+        # of its words names a person in this report (`Olmedo Rivas`:
+        # trusted_phi carries the name on)
         taken = set(i for e in ents for i in range(e.start, e.end))
         # (capitalised words only: `de`, `la` in `María de la Fuente` name no one)
         person_words = {
@@ -246,7 +248,8 @@ class EntityChecks:
 
     def _after_relative(self, doc: Doc, ent: Span, window: int = 0) -> bool:
         """A kinship word within `window` words (default `relative_age_window`) before the age,
-        in its sentence part (no `.` or `;` in between): `su hija, de 12 años`, `madre de 70 años`."""
+        in its sentence part (no `.` or `;` in between): `su hija, de
+        12 años`, `madre de 70 años`."""
         return _word_before(
             doc,
             ent.start,

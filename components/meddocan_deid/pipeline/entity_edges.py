@@ -9,7 +9,7 @@ entities, tokens and span groups are never changed.
 """
 
 import re
-from typing import AbstractSet
+from collections.abc import Set as AbstractSet
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span

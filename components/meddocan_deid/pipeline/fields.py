@@ -1,14 +1,15 @@
 """Fields anywhere: `Key: value` PHI in any section and any layout, keys as data.
 
-Reads `doc.text`, the rule entities (`doc.spans[rules_key]`) and the sections; writes the field entities
-to `doc.spans[spans_key]`, adds them to `doc.spans[rules_key]` (so that the later
+Reads `doc.text`, the rule entities (`doc.spans[rules_key]`) and the sections; writes the field
+entities to `doc.spans[spans_key]`, adds them to `doc.spans[rules_key]` (so that the later
 components treat them as rule entities: the NER predicts around them, the checks keep
 them, trusted-PHI propagation trusts them) and to `doc.ents`. It never changes a rule
 entity that was already there (MEDDOCAN's header rules win) nor the tokens.
 
 The field keys are data (`configs/patterns/fields.jsonl`, one entry per label and value
 kind; entries with a `lang` code hold the Catalan/Valencian (`ca`), Galician (`gl`) and
-Basque (`eu`) keys, which count in every report like the Spanish ones). A key counts in these layouts, in any section:
+Basque (`eu`) keys, which count in every report like the Spanish ones). A key counts in
+these layouts, in any section:
   `Key: value`, `KEY: VALUE`          a colon after the key, anywhere in a line
   `Key<TAB>value`, `Key | value |`    the key opens a line or a cell (after a tab or pipe)
   `Key    value`                      the key opens a line, two or more blanks after it
@@ -162,7 +163,8 @@ SEX = re.compile(
     r"(?:varon|mujer|hombre|masculino|femenino|home|dona|masculi|femeni|muller|feminino"
     r"|gizonezkoa|emakumezkoa|gizonezko|emakumezko|gizona|emakumea|[mfhvdge])(?![\w])"
 )
-# an identifier: digits, or letters and digits, with `-`, `/`, `.` or single blanks between digit groups
+# an identifier: digits, or letters and digits, with `-`, `/`, `.` or
+# single blanks between digit groups
 ID_VALUE = re.compile(
     r"(?:[a-z]{1,6}[-/]){0,2}(?:[a-z]{1,6}[-/]?)?\d[\da-z./-]*(?: \d[\da-z./-]*)*"
 )  # `desp-ml-2025-0173`
@@ -288,7 +290,7 @@ class KeyTable:
                 if entry is None:
                     continue
                 m = entry[0].match(folded, pos)
-                if m:
+                if m and m.lastindex is not None:  # the key's group
                     order, target = entry[1][m.lastindex - 1]
                     if best is None or order < best[0]:
                         best = (order, m, target)
@@ -326,7 +328,8 @@ def validate_entries(entries: Iterable[dict], source: str = "field keys") -> lis
         unknown = sorted(str(k)[:40] for k in e if k not in ENTRY_FIELDS)
         if unknown:
             raise ValueError(
-                f"{source}: entry {i}: unknown field {unknown[0]!r} (allowed: {', '.join(ENTRY_FIELDS)})"
+                f"{source}: entry {i}: unknown field {unknown[0]!r} (allowed: "
+                f"{', '.join(ENTRY_FIELDS)})"
             )
         if e.get("label") not in LABELS:
             raise ValueError(
@@ -376,7 +379,8 @@ def read_field_files(folder) -> list[tuple[str, list[dict]]]:
     files = sorted(p for p in folder.glob("*.jsonl") if p.is_file())
     if not files:
         raise ValueError(
-            f"{folder}: no .jsonl field-key file (one JSON object a line, as configs/patterns/fields.jsonl)"
+            f"{folder}: no .jsonl field-key file (one JSON object a line, as "
+            "configs/patterns/fields.jsonl)"
         )
     out = []
     for path in files:
@@ -410,9 +414,12 @@ def add_field_files(nlp: Language, folder, component: str = "fields") -> list[di
     fields component; returns the entries added. ValueError when the pipeline has none."""
     if component not in getattr(nlp, "component_names", ()):
         raise ValueError(f"the pipeline has no {component!r} component to add field keys to")
+    fields = nlp.get_pipe(component)
+    if not isinstance(fields, Fields):
+        raise ValueError(f"the pipeline's {component!r} component is not meddocan_fields")
     added = []
     for source, entries in read_field_files(folder):
-        nlp.get_pipe(component).add_patterns(entries, source)
+        fields.add_patterns(entries, source)
         added.extend(entries)
     return added
 
@@ -424,7 +431,8 @@ def add_field_files(nlp: Language, folder, component: str = "fields") -> list[di
         "rules_key": "rule_entities",
         "sections_key": "sections",
         "phrase_window": 4,
-        # words between a key phrase and its value in prose: `número de historia clínica es el 12345`
+        # words between a key phrase and its value in prose: `número
+        # de historia clínica es el 12345`
         "filler_words": words("field_filler_words"),
         # capitalised words that end a name value: roles, services and section words after a name
         "name_stop_words": words("name_stop_words"),
@@ -520,7 +528,11 @@ class Fields(SerializedState):
         self._compile()
 
     def _compile(self) -> None:
-        keys, phrases, next_line, salutation = {}, {}, {}, {}
+        # key regex -> (label, kind), per layout
+        keys: dict[str, tuple[str, str]] = {}
+        phrases: dict[str, tuple[str, str]] = {}
+        next_line: dict[str, tuple[str, str]] = {}
+        salutation: dict[str, tuple[str, str]] = {}
         for e in self.entries:
             target = (e["label"], e["kind"])
             for k in e["keys"]:
@@ -554,7 +566,8 @@ class Fields(SerializedState):
                 not before.strip() or before.rstrip().endswith(("|", "\t")) or before.endswith("\t")
             )
             rest = folded[e:]
-            # `Nº de acceso (PACS): ...`, `Teléfono (móvil): ...`: a short note in brackets may sit before the colon
+            # `Nº de acceso (PACS): ...`, `Teléfono (móvil): ...`: a short note in
+            # brackets may sit before the colon
             colon = re.match(r"[ \t]*(?:\([^()\n]{1,20}\)[ \t]*)?[:：][ \t]*", rest)
             previous = before.split()[-1] if before.split() else ""
             if colon and previous in self.prose_words:
@@ -714,7 +727,8 @@ class Fields(SerializedState):
             return []
         # `RUIZ GIL, ANA`: surnames and first name separated by a comma are two mentions
         # (guideline M1.1: one mention only when separated by blanks or hyphens)
-        groups, current = [], []
+        groups: list[list[tuple[int, int, str]]] = []
+        current: list[tuple[int, int, str]] = []
         for word in kept:
             if word[2] == ",":
                 groups.append(current)
@@ -796,9 +810,11 @@ class Fields(SerializedState):
             ):
                 continue  # `Hospital Dr. Peset`, `Calle Dr. Fleming`: a place named after someone
             if kind == "name" and "\n" in text[s:e]:
-                continue  # a cue at a line end (`3 D.` closing an address) names nobody on the next line
+                # a cue at a line end (`3 D.` closing an address) names nobody on the next line
+                continue
             if kind == "name" and len(text[s:e].strip(" .\t")) == 1:
-                # `D.` (Don) only with its dot, not after a number (`3º D.`, a door) or a doctor's title
+                # `D.` (Don) only with its dot, not after a number (`3º
+                # D.`, a door) or a doctor's title
                 if (
                     not text[s:e].rstrip().endswith(".")
                     or re.search(r"\d\S*\s*$", text[max(0, s - 4) : s])
@@ -812,8 +828,9 @@ class Fields(SerializedState):
                 vend = line_end.start() if line_end else len(text)
                 names = self._name(text, folded, e, vend, label)
                 if not names and label == "NOMBRE_PERSONAL_SANITARIO":
-                    # `la psicóloga de la unidad, Catalina Vidal`, `la logopeda, Irene Mateos`: a role,
-                    # a short lower-case complement and a comma, then a name of two words or more
+                    # `la psicóloga de la unidad, Catalina Vidal`, `la logopeda, Irene Mateos`: a
+                    # role, a short lower-case complement and a comma,
+                    # then a name of two words or more
                     m = _ROLE_COMPLEMENT.match(text, e, vend)
                     if m:
                         names = [
@@ -877,7 +894,7 @@ class Fields(SerializedState):
     def _salutation_values(self, text: str, folded: str) -> list[tuple[int, int, str]]:
         """`Estimada Sra. Ruiz:`, `Estimado Dr. Gil,`: the addressee, staff after a
         doctor's title, else the label of the entry (the patient)."""
-        out = []
+        out: list[tuple[int, int, str]] = []
         for m, target in self._salutation.finditer(folded):
             label, _kind = target
             line_end = _LINE_END.search(text, m.end())
@@ -896,7 +913,7 @@ class Fields(SerializedState):
         keys = self._key_matches(folded)
         key_starts = sorted(k[0] for k in keys)
         out = []
-        for s, vstart, (label, kind), layout in keys:
+        for _key_start, vstart, (label, kind), layout in keys:
             if layout == "next_line":
                 line_end = _LINE_END.search(text, vstart)
                 vend = line_end.start() if line_end else len(text)
@@ -912,7 +929,7 @@ class Fields(SerializedState):
 
     def __call__(self, doc: Doc) -> Doc:
         rules = list(doc.spans.get(self.rules_key, []))
-        taken = set()
+        taken: set[int] = set()
         for span in rules:
             taken.update(range(span.start, span.end))
         # a referral footer (`Remitido por: Dr. ...`, what the section segmenter calls the

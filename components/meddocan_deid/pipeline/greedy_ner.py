@@ -4,9 +4,9 @@ The model, training, scoring and saved form are spaCy's `EntityRecognizer`'s. On
 prediction differs in how it runs, not in what it gives: spaCy's compiled loop checks every
 action of every state one at a time, and each check takes the GIL (Cython exception checks in
 `StateC`), so with 29 labels (117 actions) the loop, not the network, was most of the NER's
-time (docs/speed.md). Here each step checks the actions of all states with numpy: the same
-features (`set_context_tokens` for NER: the next word, the entity's first word, the previous
-word), the same precomputed hidden layer and output layer of spaCy's step model, the same
+time (docs/experiments/2026-11-27-speed.md). Here each step checks the actions of all states with
+numpy: the same features (`set_context_tokens` for NER: the next word, the entity's first word, the
+previous word), the same precomputed hidden layer and output layer of spaCy's step model, the same
 unseen-class floor, the same validity rules of `BiluoPushDown` (preset entities from the rules,
 sentence starts, whitespace) and the same first-best choice; then `set_annotations` as
 `BiluoPushDown.set_annotations`. A beam, a GPU, one maxout piece or extra state tokens keep

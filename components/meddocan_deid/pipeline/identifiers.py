@@ -249,7 +249,7 @@ class Identifiers(PatternState):
                 if span is not None and len(span):
                     found.append((not keyed, -(end - start), start, order, span, kind.kind))
         found.sort(key=lambda f: f[:4])  # ties: the pattern listed first
-        taken = set()
+        taken: set[int] = set()
         spans = []
         for keyless, *_, span, kind in found:
             if taken.isdisjoint(range(span.start, span.end)):

@@ -7,8 +7,8 @@ from `doc.ents` every entity whose letters and digits all lie inside codes (with
 words for a lot, a bed or a room: `cama 12`; a model with its product line); an entity that
 runs on into a code at its end or start keeps the rest, in whole tokens, if it has two
 letters (`Boston Scientific` of `Boston Scientific Resonate OXV00`), else goes. It never adds
-an entity, and never touches tokens or other span groups. It runs after every component that sets entities but
-`privacy` (which only adds).
+an entity, and never touches tokens or other span groups. It runs after every component that sets
+entities but `privacy` (which only adds).
 
 An entity stays when a key names its value as PHI: a PHI key (`NHC`, `SIP`, `DNI`...) in the
 line before the code (the finder does not find it), or, for a code recognised by its own check
@@ -121,7 +121,8 @@ class KeepClinicalCodes(SerializedState):
         self.spans_key = spans_key
         self.fields_key = fields_key
         self.rules_key = rules_key
-        self.words = list(words) if words is not None else default_words(nlp.lang)
+        # a pipeline without a language gets the default list (Spanish)
+        self.words = list(words) if words is not None else default_words(nlp.lang or "es")
         self._compile()
 
     def _compile(self) -> None:
@@ -165,7 +166,7 @@ class KeepClinicalCodes(SerializedState):
             for key in (self.fields_key, self.rules_key)
             for s in doc.spans.get(key, [])
         ]
-        kept_chars = set()
+        kept_chars: set[int] = set()
         for code in codes:
             if code.kind not in NAMED_BY_CUE and any(
                 a < code.end and code.start < b for a, b in keyed

@@ -7,7 +7,6 @@ towns TERRITORIO and its country PAIS fill the gaps between the NER's entities. 
 entities, tokens and span groups are never changed.
 """
 
-
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
@@ -33,7 +32,8 @@ PART_SEPARATORS = {",", ";", "."}  # `Medizintechnik GmbH. Lübeck, Alemania`
         # a part that is only a company suffix belongs to the maker before it (`Co, Inc.`),
         # and a part with one is the maker
         "company_suffixes": words("maker_company_suffixes"),
-        # a part with one of these words (or a company suffix) is the maker: `Quelmar Medical Corporation`
+        # a part with one of these words (or a company suffix) is the
+        # maker: `Quelmar Medical Corporation`
         "company_words": words("company_words"),
         # lower-case words a maker's name may hold; any other lower-case word makes a product
         "maker_name_links": words("maker_name_links"),
@@ -128,7 +128,8 @@ class MakerAddress:
             n_places += 1
         run = parts[product_cut : len(parts) - n_places]
         if not n_places or not run or n_places > 3:
-            return []  # no known place at the end, or a list of places (town, region, country at most)
+            # no known place at the end, or a list of places (town, region, country at most)
+            return []
         roles = self._roles(doc, run)
         if roles is None:
             return []

@@ -175,7 +175,7 @@ class NERMembers:
                 for doc, doc_windows in zip(batch, windows)
                 for start, end in doc_windows
             ]
-            found = {ner: [[] for _ in batch] for ner in self.ners}
+            found: dict[str, list[list[Span]]] = {ner: [[] for _ in batch] for ner in self.ners}
             for ner, member in members:
                 for sub in subs:  # back to the rule entities after the previous member
                     sub.ents = filter_spans(list(sub.spans.get(self.rules_key, [])))

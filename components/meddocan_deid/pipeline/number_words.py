@@ -11,14 +11,14 @@ context matched case- and accent-folded) and `doc.ents`; writes the PHI it finds
   before `de evolución`, `después`...;
 - dates (FECHAS): a day, `de`, a month name and an optional year (`el tres de marzo de dos
   mil veintiséis`, with a weekday before it: `lunes, tres de marzo`), day, month and year as
-  numbers (`doce del tres del ochenta y cinco`, `doce barra tres barra dos mil veinte`), a month and a year in
-  words (`marzo de dos mil veintiséis`), a day after `el día` (`el día veintidós`), a year after
-  `año`;
+  numbers (`doce del tres del ochenta y cinco`, `doce barra tres barra dos mil veinte`), a
+  month and a year in words (`marzo de dos mil veintiséis`), a day after `el día` (`el día
+  veintidós`), a year after `año`;
 - numbers after a key (key phrases tagged with their label: `teléfono`, `fax`, `historia`,
   `NHC`, `DNI`, `episodio`, `código postal`...): a phone or fax (9 digits from 6/7/8/9, or
-  after Spain's 34), a
-  postal code (5 digits, province 01-52, TERRITORIO), a record or document number (4 digits
-  or more, with a DNI's letter right after it); a phone without a key when dictated in three groups or more.
+  after Spain's 34), a postal code (5 digits, province 01-52, TERRITORIO), a record or
+  document number (4 digits or more, with a DNI's letter right after it); a phone without a
+  key when dictated in three groups or more.
 
 Doses and counts (`dos comprimidos`, `tres veces al día`) have no key and no age context, and
 a number followed by a count or dose word (`count_words`) is never a date or a code.
@@ -194,7 +194,7 @@ class NumberWords:
             return []
         runs = number_runs(text, folded)
         found: list[tuple[int, int, str]] = []
-        used = set()
+        used: set[int] = set()
         for group in self._groups(text, runs):
             hit = self._code(folded, group)
             if hit is not None:
@@ -314,8 +314,8 @@ class NumberWords:
     def _numeric_date(
         self, folded: str, day: NumberRun, runs: list[NumberRun]
     ) -> tuple[int, int, str] | None:
-        """Day, month and year as three numbers: `doce del tres del ochenta y cinco`, `doce barra tres
-        barra dos mil veinte` (a day and a month alone are too often something else)."""
+        """Day, month and year as three numbers: `doce del tres del ochenta y cinco`, `doce barra
+        tres barra dos mil veinte` (a day and a month alone are too often something else)."""
         links = []
 
         def after(run: NumberRun) -> NumberRun | None:
@@ -326,7 +326,8 @@ class NumberWords:
 
         month = after(day) if 1 <= day.value <= 31 else None
         year = after(month) if month is not None and 1 <= month.value <= 12 else None
-        # a two-digit year only with `del` or `barra` (`uno de tres de noventa` is a fraction's words)
+        # a two-digit year only with `del` or `barra` (`uno de tres de
+        # noventa` is a fraction's words)
         if year is not None and (
             1900 <= year.value <= 2100
             or (year.value <= 99 and len(year.digits) <= 2 and {"del", "barra"} & set(links))

@@ -10,6 +10,7 @@ import logging
 import re
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import srsly
 from spacy.util import registry
@@ -116,7 +117,9 @@ def compact_token_patterns(patterns: list[dict]) -> list[dict]:
 def _merge_at(patterns: list[dict], pos: int) -> tuple[list[dict], bool]:
     """Merge the token patterns equal but for the literal strings of token `pos`; the merged
     pattern takes the place of the first of its group."""
-    order, groups = [], defaultdict(list)
+    # a pattern that merges with none, or the key of a group of patterns that merge
+    order: list[dict | tuple] = []
+    groups: defaultdict[tuple, list[tuple[dict, list]]] = defaultdict(list)
     for entry in patterns:
         tokens = entry["pattern"]
         literal = (
@@ -138,13 +141,18 @@ def _merge_at(patterns: list[dict], pos: int) -> tuple[list[dict], bool]:
         groups[key].append((entry, values))
     merged, result = False, []
     for item in order:
-        members = [(item, None)] if isinstance(item, dict) else groups[item]
+        if isinstance(item, dict):
+            result.append(item)
+            continue
+        members = groups[item]
         if len(members) == 1:
             result.append(members[0][0])
             continue
         merged = True
         (first, _values), attr, op = members[0], item[3], item[4]
-        token = {attr: {"IN": list(dict.fromkeys(v for _entry, values in members for v in values))}}
+        token: dict[str, Any] = {
+            attr: {"IN": list(dict.fromkeys(v for _entry, values in members for v in values))}
+        }
         if op is not None:
             token["OP"] = op
         result.append(

@@ -91,7 +91,10 @@ def set_privacy(nlp: Language, level: str, model: str = "the pipeline") -> None:
             f"{model}: the pipeline has no 'privacy' component (built before the privacy "
             f"setting existed); rebuild it with configs/pipeline.cfg"
         )
-    nlp.get_pipe("privacy").level = level
+    privacy = nlp.get_pipe("privacy")
+    if not isinstance(privacy, Privacy):
+        raise ValueError(f"{model}: its 'privacy' component is not meddocan_privacy")
+    privacy.level = level
 
 
 def load_log_probs() -> Callable[[str], float]:

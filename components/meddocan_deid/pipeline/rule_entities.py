@@ -12,15 +12,16 @@ other entity is). Never touches tokens, sections or the candidates; each pattern
 
 import re
 import unicodedata
-from collections.abc import Callable, Collection
-from typing import AbstractSet, NamedTuple
+from collections.abc import Callable, Collection, Sequence
+from collections.abc import Set as AbstractSet
+from typing import NamedTuple
 
 from spacy.language import Language
 from spacy.pipeline.span_ruler import prioritize_new_ents_filter
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from ..deid.gazetteer import from_vocab
+from ..deid.gazetteer import Gazetteer, from_vocab
 from ..lexicon import tagged_words, words
 from .privacy import load_dictionary_words, load_log_probs
 from .sections import SECTIONS_KEY
@@ -38,28 +39,49 @@ NUMBER_SEPARATORS = {"-", ".", "(", ")", "/"}
 # street up to its number), and any other kind (`footer/match`: e-mail, postal code): the
 # match itself. The value only, as the guidelines say: no key, no title, no trailing
 # punctuation.
-# `any/...`: not restricted to a section; `any/match` is the match itself (an unambiguous date format)
+# `any/...`: not restricted to a section; `any/match` is the match
+# itself (an unambiguous date format)
 ANY_SECTION = "any"
 MATCH = "match"  # `footer/match`, `any/match`, and any kind without a handler: the match itself
 VETO = "veto"  # pattern ids `any/veto`: phrases that are not PHI, left to entity_checks
-FALLBACK = "fallback"  # pattern ids `any/fallback`: `avenida de Portugal`; the match, only where no other entity is (entity_checks)
-FALLBACK_NUMBER = "fallback_number"  # pattern ids `any/fallback_number`: `nº DVA-31-0004417`, `biopsia B24-18877`; the code after the key, with four digits or more, only where no other entity is
+# pattern ids `any/fallback`: `avenida de Portugal`; the match, only where no
+# other entity is (entity_checks)
+FALLBACK = "fallback"
+# pattern ids `any/fallback_number`: `nº DVA-31-0004417`, `biopsia B24-18877`; the code after the
+# key, with four digits or more, only where no other entity is
+FALLBACK_NUMBER = "fallback_number"
 NUMBER_KEYS = {"nº", "n.º", "n°", "número", "núm", "núm.", "num", "nro", "nro."}
 TIME_OF_DAY = re.compile(r"(?:[01]?\d|2[0-3])[:h][0-5]\d(?::[0-5]\d)?h?")
 AGE = "age"  # pattern ids `any/age`: `Niña de 3 meses`, `14 días de vida`; the entity is the age
 RELATIVE = "relative"  # pattern ids `any/relative`: `su madre`; the entity is the relative
-RELATIVE_AGE = "relative_age"  # pattern ids `any/relative_age`: `madre de 29 años`; the entity is the age (P4.3)
-RELATIVE_AGES = "relative_ages"  # pattern ids `any/relative_ages`: `sus hijos, de 8, 5 y 2 años`; each age is one entity, the last with its unit
-RELATIVE_NAME = "relative_name"  # pattern ids `any/relative_name`: `su madre Carmen`; the entity is the name (P4.1)
-NAME_BEFORE = "name_before"  # pattern ids `any/name_before`: `Ana, la hija,`, `Rosa Gil (hija)`, `Luis Gil Ros (Neumología)`; the entity is the capitalised words before the comma or bracket
+# pattern ids `any/relative_age`: `madre de 29 años`; the entity is the age (P4.3)
+RELATIVE_AGE = "relative_age"
+# pattern ids `any/relative_ages`: `sus hijos, de 8, 5 y 2 años`; each age is one
+# entity, the last with its unit
+RELATIVE_AGES = "relative_ages"
+# pattern ids `any/relative_name`: `su madre Carmen`; the entity is the name (P4.1)
+RELATIVE_NAME = "relative_name"
+# pattern ids `any/name_before`: `Ana, la hija,`, `Rosa Gil (hija)`, `Luis Gil Ros (Neumología)`;
+# the entity is the capitalised words before the comma or bracket
+NAME_BEFORE = "name_before"
 NAME_LINKS = {"y", "e", "i"}  # `sus hijas, Sonia y Marta`: a second name after the first
-MONTH = "month"  # pattern ids `any/month`: `en junio por`, `desde septiembre hasta`; the entity is the month (P6.2)
-GROUP = "group"  # pattern ids `any/group`: `Mujer ecuatoriana`, `de raza negra`; the entity is the group (P17.2-3)
+# pattern ids `any/month`: `en junio por`, `desde septiembre hasta`; the entity is the month (P6.2)
+MONTH = "month"
+# pattern ids `any/group`: `Mujer ecuatoriana`, `de raza negra`; the entity is the group (P17.2-3)
+GROUP = "group"
 GROUP_HEAD = "raza"  # kept in the entity: `raza caucásica`
-TOWN = "town"  # pattern ids `any/town`: a place cue (`vive en`, `natural de`) and capitalised words; the entity is the longest gazetteer town they start with
-CUED_NUMBER = "cued_number"  # pattern ids `any/cued_number`: `cama 14`, `Hab./Cama: 312-B`, `box OBS-12`; the entity starts at the first token after the cue with a digit or a unit's capitals
-FIRST_NUMBER = "first_number"  # pattern ids `any/first_number`: `del 2 al 5 de marzo`, a line opening `14/05:`; the entity is the first token with a digit
-TRIM = "trim"  # pattern ids `any/trim`: `tarjeta del SAS`, `trabaja en Talleres Gil S.L.`; the entity is the match without its leading context words
+# pattern ids `any/town`: a place cue (`vive en`, `natural de`) and capitalised words; the entity is
+# the longest gazetteer town they start with
+TOWN = "town"
+# pattern ids `any/cued_number`: `cama 14`, `Hab./Cama: 312-B`, `box OBS-12`; the entity starts at
+# the first token after the cue with a digit or a unit's capitals
+CUED_NUMBER = "cued_number"
+# pattern ids `any/first_number`: `del 2 al 5 de marzo`, a line opening `14/05:`; the entity
+# is the first token with a digit
+FIRST_NUMBER = "first_number"
+# pattern ids `any/trim`: `tarjeta del SAS`, `trabaja en Talleres Gil S.L.`; the entity is the match
+# without its leading context words
+TRIM = "trim"
 
 
 def _town_key(name: str) -> str:
@@ -124,18 +146,22 @@ def _before_time(doc: Doc, start: int, end: int, time_lead: Collection[str]) -> 
         # words after the number of an age that are context, not the age: `14 días de vida`
         "age_context_words": words("age_context_words"),
         # a town after a cue is taken only when one of its words is rarer in Spanish than this
-        # (spacy-lookups-data `es_lexeme_prob`): not `Mayor`, `Real`, `Puertas`; `Quintanilla del Agua`
+        # (spacy-lookups-data `es_lexeme_prob`): not `Mayor`, `Real`,
+        # `Puertas`; `Quintanilla del Agua`
         "town_max_log_prob": -11.0,
         # words that start a name with a place in it: no town after `Hospital de`, `Calle de`
         "town_name_heads": words("town_name_heads"),
-        # a patient age is not followed by these (alone or after `de`): `2 años después`, `3 meses de evolución`
+        # a patient age is not followed by these (alone or after `de`): `2 años
+        # después`, `3 meses de evolución`
         "not_age_after": words("not_age_after"),
         # lower-case words that lead an `any/trim` match and stay out of the entity
         "trim_words": words("trim_words"),
-        # a number followed by one of these is a duration or a dose, not a bed or room (`reposo en cama 3 días`)
+        # a number followed by one of these is a duration or a dose, not a bed or
+        # room (`reposo en cama 3 días`)
         "number_units": words("number_units"),
         # a job (configs/patterns/professions.txt, Faker's es_ES jobs, the gazetteer's professions)
-        # is PROFESION only next to one of these cues (guideline: any job of the patient or a relative)
+        # is PROFESION only next to one of these cues (guideline: any
+        # job of the patient or a relative)
         "profession_verbs": words("profession_verbs"),
         "profession_links": words("profession_links"),
         "profession_copulas": words("profession_copulas"),
@@ -188,7 +214,8 @@ class RuleEntities(SerializedState):
         self.sections_key = sections_key
         self.spans_key = spans_key
         self.fallback_key = fallback_key
-        # None: every footer rule label is written; a list restricts the footer rules to those labels
+        # None: every footer rule label is written; a list restricts
+        # the footer rules to those labels
         self.footer_labels = set(footer_labels) if footer_labels is not None else None
         self.split_labels = set(split_labels)
         self.kinship_words = set(kinship_words)
@@ -214,17 +241,16 @@ class RuleEntities(SerializedState):
         self.age_units = set(age_units)
         self.company_suffixes, self.company_links = set(company_suffixes), set(company_links)
         self.professions: list[str] = []  # jobs, lower case (initialize, saved with the pipeline)
-        self._jobs = (
-            None,
-            None,
-        )  # (the vocab's gazetteer, first word -> the jobs it starts, longest first)
-        self.towns: list[
-            str
-        ] = []  # more town names than the gazetteer's (initialize, saved with the pipeline)
-        self._towns = (None, frozenset())  # (the vocab's gazetteer, the town names)
-        self._town_firsts = (None, frozenset())  # (the town names, their first words)
-        self._log_prob = None
-        self._dictionary = None
+        # (the vocab's gazetteer, first word -> the jobs it starts, longest first)
+        self._jobs: tuple[Gazetteer | None, dict[str, list[tuple[str, ...]]] | None] = (None, None)
+        # more town names than the gazetteer's (initialize, saved with the pipeline)
+        self.towns: list[str] = []
+        # (the vocab's gazetteer, the town names)
+        self._towns: tuple[Gazetteer | None, frozenset[str]] = (None, frozenset())
+        # (the town names, their first words)
+        self._town_firsts: tuple[AbstractSet[str] | None, frozenset[str]] = (None, frozenset())
+        self._log_prob: Callable[[str], float] | None = None
+        self._dictionary: frozenset[str] | None = None
         # False: only doc.spans (an NER in training reads them as features; preset
         # doc.ents that disagree with the gold would leave it no valid action)
         self.annotate_ents = annotate_ents
@@ -429,7 +455,8 @@ class RuleEntities(SerializedState):
         the gazetteer's professions, and the feminine forms (`-o`/`-or` -> `-a`/`-ora`)."""
 
         gaz = from_vocab(doc.vocab)
-        if gaz is not self._jobs[0] or self._jobs[1] is None:
+        cached_gaz, index = self._jobs
+        if gaz is not cached_gaz or index is None:
             jobs = set(self.professions) | (
                 {g.lower() for g in gaz.get("professions")} if gaz is not None else set()
             )
@@ -441,15 +468,15 @@ class RuleEntities(SerializedState):
                 ):
                     if fem:
                         jobs.add(f"{fem} {rest}".strip())
-            index: dict = {}
+            index = {}
             for job in jobs:
-                words = tuple(job.split())
-                if words:
-                    index.setdefault(words[0], []).append(words)
-            for words in index.values():
-                words.sort(key=len, reverse=True)
+                job_words = tuple(job.split())
+                if job_words:
+                    index.setdefault(job_words[0], []).append(job_words)
+            for starting in index.values():
+                starting.sort(key=len, reverse=True)
             self._jobs = (gaz, index)
-        return self._jobs[1]
+        return index
 
     def _professions(self, doc: Doc) -> list[Span]:
         """`trabaja como soldador`, `es camionera`, `Varón de 20 años, pescador,`, `agricultor
@@ -492,7 +519,8 @@ class RuleEntities(SerializedState):
         if after[:1] and after[0] in self.profession_after:
             return True  # `agricultor jubilado`
         if after[:1] and after[0] in ("en", "para"):
-            # `camionero en Transportes Gil S.L.`, `maestra en el CEIP ...`: the job and its employer
+            # `camionero en Transportes Gil S.L.`, `maestra en el CEIP
+            # ...`: the job and its employer
             employer = [t for t in doc[end + 1 : end + 3] if t.lower_ not in self.company_links][:1]
             return bool(employer) and employer[0].text[:1].isupper()
         return False
@@ -560,7 +588,8 @@ class RuleEntities(SerializedState):
 
     def _common_word(self, word: str) -> bool:
         """A frequent Spanish word that is also in the dictionary, or its plural is (`Mayor`,
-        `Real`, `Puertas`); frequency alone would take in the big towns (`Madrid`, log-probability -10.4)."""
+        `Real`, `Puertas`); frequency alone would take in the big towns
+        (`Madrid`, log-probability -10.4)."""
         if self._log_prob is None:
             self._log_prob = load_log_probs()
         w = word.lower()
@@ -570,9 +599,9 @@ class RuleEntities(SerializedState):
 
     def _town(self, doc: Doc, cand: Span) -> list[Span]:
         """`vive en Tolosa`: the longest run of words after the cue that is a gazetteer town
-        (case as written but for `de`, `los`...), not made of common Spanish words only; nothing after a
-        capitalised word or abbreviation (`Hospital de Mérida`, `López de Haro`, `Ctra. de Logroño`:
-        a name, not a place cue)."""
+        (case as written but for `de`, `los`...), not made of common Spanish words only; nothing
+        after a capitalised word or abbreviation (`Hospital de Mérida`, `López de Haro`, `Ctra. de
+        Logroño`: a name, not a place cue)."""
         towns = self._town_names(doc)
         before = cand.start - 1
         if (
@@ -585,7 +614,9 @@ class RuleEntities(SerializedState):
         if not towns:
             return []
         if doc[cand.start].is_punct or doc[cand.start].is_space:
-            pass  # `Hospital Álvaro Cunqueiro, Vigo` at a line end, `Vigo, 14/02/25`: the cue is the layout
+            # `Hospital Álvaro Cunqueiro, Vigo` at a line end, `Vigo,
+            # 14/02/25`: the cue is the layout
+            pass
         elif before >= 0 and doc[before].is_lower and doc[before].lower_ in self.town_name_heads:
             return []  # `la avenida de Meco`: a street's name
         elif before >= 0 and doc[before].text[:1].isupper():
@@ -599,7 +630,7 @@ class RuleEntities(SerializedState):
             if not sentence_start or doc[before].lower_.rstrip(".") in self.town_name_heads:
                 return []
         start = cand.start + 1
-        ends = range(cand.end, start, -1)
+        ends: Sequence[int] = range(cand.end, start, -1)
         if doc[cand.start].is_punct or doc[cand.start].is_space:
             # a layout cue: all the words up to the comma or the line end are the town
             # (`Olmedo Rivas, 16 años` is a name that starts with a town's)
@@ -721,7 +752,8 @@ def rule_kind(
 
 @rule_kind(MATCH, in_section=True)
 def _match(rules, doc, cand, ctx):
-    """`footer/match` (e-mail, postal code), `any/match` (an unambiguous date format): the match itself."""
+    """`footer/match` (e-mail, postal code), `any/match` (an unambiguous
+    date format): the match itself."""
     return [Span(doc, cand.start, cand.end, label=cand.label)]
 
 
@@ -803,7 +835,8 @@ def _name_before(rules, doc, cand, ctx):
     end = next(t.i for t in cand if not t.is_title)
     start = cand.start
     if start > 0 and (doc[start - 1].is_title or doc[start - 1].lower_ in {"de", "del"}):
-        return []  # the whole run decides, not a part of it; after `de` it names a place (`Unidad de ...`)
+        # the whole run decides, not a part of it; after `de` it names a place (`Unidad de ...`)
+        return []
     if (end - start == 1 and rules._opening_word(doc, start)) or any(
         t.lower_ in rules.town_name_heads for t in doc[start:end]
     ):

@@ -1,6 +1,6 @@
 """The rule part of the pipeline: configs/pipeline.cfg without the trained tok2vec + NER.
 
-For tests and for measuring what a change of the pattern files adds (scripts/rule_gain.py):
+For tests and for measuring what a change of the pattern files adds (experiments/rule_gain.py):
 the pattern paths are those of a `configs/patterns` folder unless overridden
 (`{"paths.rule_patterns": ...}`), and `[initialize]` reads them as a full build does.
 """

@@ -59,13 +59,15 @@ class SerializedState:
         path = util.ensure_path(path)
         path.mkdir(parents=True, exist_ok=True)
         state = self.get_state()
+
+        def writer(values: list[Any]) -> Callable[[Path], None]:
+            def write(p: Path) -> None:
+                _write(p, values)
+
+            return write
+
         util.to_disk(
-            path,
-            {
-                file: (lambda p, values=state[key]: _write(p, values))
-                for key, file in self.state_files.items()
-            },
-            exclude,
+            path, {file: writer(state[key]) for key, file in self.state_files.items()}, exclude
         )
 
     def from_disk(self, path, *, exclude=tuple()):
@@ -89,6 +91,7 @@ class PatternState(SerializedState):
 
     state_files = {"patterns": "patterns.jsonl"}
     check_patterns: Callable[[list[dict]], list[dict]]
+    _compile: Callable[[], None]  # builds the component's matchers from `self.patterns`
 
     def get_state(self) -> dict[str, list[Any]]:
         return {"patterns": self.patterns}

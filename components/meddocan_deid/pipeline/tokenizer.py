@@ -26,7 +26,8 @@ EXTRA_PREFIXES = [
 ]
 
 EXTRA_SUFFIXES = [
-    rf"(?<=[0-9{_UP}º])\.",  # `2A.`, `3 B.`, `1º.`: a period after a digit or capital is punctuation
+    # `2A.`, `3 B.`, `1º.`: a period after a digit or capital is punctuation
+    rf"(?<=[0-9{_UP}º])\.",
     r"(?<=[^.]\.)\.",  # `5 Der..`: two periods are an abbreviation and a full stop
     r"\.\.\.+",  # an ellipsis stays one token (replaces spaCy's `\.\.+`)
     rf"(?<=[{ALPHA}]{{2}})-",  # `Niño-.`
@@ -62,9 +63,10 @@ _SINGLE_LETTER_ABBREV = re.compile(r"^[^\W\d_]\.$")
 
 def customize_tokenizer(nlp: Language) -> Tokenizer:
     defaults = nlp.Defaults
-    prefixes = list(defaults.prefixes) + EXTRA_PREFIXES
-    suffixes = EXTRA_SUFFIXES + [s for s in defaults.suffixes if s != r"\.\.+"]
-    infixes = list(defaults.infixes) + EXTRA_INFIXES
+    # spaCy's Spanish defaults have all three (its types allow None)
+    prefixes = [*(defaults.prefixes or ()), *EXTRA_PREFIXES]
+    suffixes = [*EXTRA_SUFFIXES, *(s for s in defaults.suffixes or () if s != r"\.\.+")]
+    infixes = [*(defaults.infixes or ()), *EXTRA_INFIXES]
     rules = {
         text: tokens
         for text, tokens in defaults.tokenizer_exceptions.items()

@@ -1,9 +1,10 @@
 """Trusted-PHI propagation ("PHI de confianza").
 
 Reads `doc.ents`, the header rule entities (`doc.spans[rules_key]`), the keyed field
-values of any section (`doc.spans[fields_key]`) and the `sections` spans; writes `doc.ents` and the propagated spans to `doc.spans[spans_key]`: a trusted
-string labels its other unlabelled occurrences, and a place's acronym takes its label. Never
-changes rule entities or tokens, and keeps no state from one document to the next.
+values of any section (`doc.spans[fields_key]`) and the `sections` spans; writes `doc.ents` and the
+propagated spans to `doc.spans[spans_key]`: a trusted string labels its other unlabelled
+occurrences, and a place's acronym takes its label. Never changes rule entities or tokens, and keeps
+no state from one document to the next.
 """
 
 import re
@@ -80,7 +81,7 @@ class TrustedPHI:
         """Trusted strings of this document, mapped to their label: labelled with confidence
         (by the header rules, except `exclude_rule_labels`, or by the NER as one of
         `ner_labels`) and at least `min_length` characters long."""
-        found = {}
+        found: dict[str, str] = {}
         header = section_span(doc, "header", self.sections_key)
         header_end = header.end if header is not None else 0
         for span in doc.spans.get(self.rules_key, []):
@@ -120,7 +121,8 @@ class TrustedPHI:
             # the place must read as one (`Complejo ...`, not `Colitis Ulcerosa (CU)`) and its
             # short name start with its first letter (`Servicio ... (CSM)` is another body's)
             if (
-                not ACRONYM.match(acronym)
+                close is None
+                or not ACRONYM.match(acronym)
                 or ent[0].lower_ not in self.place_words
                 or acronym[0] != ent.text[0]
             ):

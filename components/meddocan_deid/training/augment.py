@@ -23,48 +23,62 @@ word lists under `configs/augment/`; writes new Docs, never changes its input. T
 choices of a copy are in `doc.user_data["augment"]`. Random choices are seeded by
 (seed, report id, copy number), so the output does not depend on the order of the docs.
 """
+
 from __future__ import annotations
 
 import collections
 import random
 import re
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import srsly
 from spacy.language import Language
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Span
 
+from ..errors import AugmentError  # noqa: F401  (re-exported)
 from ..evaluation.results import GOLD_KEY, ID_KEY
 from ..pipeline.sections import SectionSegmenter
-from ..errors import AugmentError  # noqa: F401  (re-exported)
 from .prose import ProseMaker
 
 AUGMENT_KEY = "augment"
 HEADER_LAYOUTS = ("colon", "caps", "tab", "table", "stacked")
 FOOTER_LAYOUTS = ("original", "signature", "signed_electronically", "regards")
 NAME_MODES = ("separate", "combined", "reversed")
-PHRASE_KINDS = ("role", "signature", "signed_electronically", "regards", "ncol", "phone", "fax",
-                "email", "patient", "staff", "salutation", "title")
+PHRASE_KINDS = (
+    "role",
+    "signature",
+    "signed_electronically",
+    "regards",
+    "ncol",
+    "phone",
+    "fax",
+    "email",
+    "patient",
+    "staff",
+    "salutation",
+    "title",
+)
 _PLACEHOLDER = re.compile(r"(\{\w+\})")
 _STAFF = "NOMBRE_PERSONAL_SANITARIO"
 _PATIENT = "NOMBRE_SUJETO_ASISTENCIA"
 
-Segment = Tuple[str, Optional[str]]
+Segment = tuple[str, str | None]
 
 
 @dataclass
 class Field:
     """One header item: its key as written in the report, its canonical field id (None
     for a key the word list does not know), its value segments; a title has no value."""
+
     key: str
-    value: List[Segment] = field(default_factory=list)
-    key_id: Optional[str] = None
+    value: list[Segment] = field(default_factory=list)
+    key_id: str | None = None
     title: bool = False
 
     @property
-    def entities(self) -> List[Segment]:
+    def entities(self) -> list[Segment]:
         return [s for s in self.value if s[1] is not None]
 
 
@@ -72,20 +86,28 @@ class Field:
 class Resources:
     """The word lists: header keys per field (with the regex that recognises the
     field's key in a report) and phrases per kind."""
-    keys: Dict[str, List[str]]
-    matchers: List[Tuple[str, re.Pattern]]
-    phrases: Dict[str, List[str]]
-    section_patterns: List[dict]
+
+    keys: dict[str, list[str]]
+    matchers: list[tuple[str, re.Pattern]]
+    phrases: dict[str, list[str]]
+    section_patterns: list[dict]
 
     @classmethod
-    def from_dir(cls, directory: Path, sections: Path) -> "Resources":
-        keys_path, phrases_path = Path(directory) / "header_keys.jsonl", Path(directory) / "phrases.jsonl"
+    def from_dir(cls, directory: Path, sections: Path) -> Resources:
+        keys_path, phrases_path = (
+            Path(directory) / "header_keys.jsonl",
+            Path(directory) / "phrases.jsonl",
+        )
         keys, matchers, phrases = {}, [], collections.defaultdict(list)
         for path in (keys_path, phrases_path, sections):
             if not Path(path).is_file():
                 raise AugmentError(f"{path}: file not found")
         for i, row in enumerate(srsly.read_jsonl(keys_path), 1):
-            if not isinstance(row, dict) or not row.get("field") or not isinstance(row.get("keys"), list):
+            if (
+                not isinstance(row, dict)
+                or not row.get("field")
+                or not isinstance(row.get("keys"), list)
+            ):
                 raise AugmentError(f"{keys_path}:{i}: needs 'field' and a list 'keys'")
             keys[row["field"]] = [str(k) for k in row["keys"]]
             if row.get("match"):
@@ -97,16 +119,27 @@ class Resources:
             if not keys.get(name):
                 raise AugmentError(f"{keys_path}: needs a '{name}' field with keys")
         for i, row in enumerate(srsly.read_jsonl(phrases_path), 1):
-            if not isinstance(row, dict) or row.get("kind") not in PHRASE_KINDS or not isinstance(row.get("text"), str):
-                raise AugmentError(f"{phrases_path}:{i}: needs 'kind' (one of {', '.join(PHRASE_KINDS)}) and 'text'")
+            if (
+                not isinstance(row, dict)
+                or row.get("kind") not in PHRASE_KINDS
+                or not isinstance(row.get("text"), str)
+            ):
+                raise AugmentError(
+                    f"{phrases_path}:{i}: needs 'kind' (one of {', '.join(PHRASE_KINDS)}) and "
+                    "'text'"
+                )
             phrases[row["kind"]].append(row["text"])
         missing = [kind for kind in PHRASE_KINDS if not phrases.get(kind)]
         if missing:
             raise AugmentError(f"{phrases_path}: no phrase of kind {', '.join(missing)}")
-        return cls(keys=keys, matchers=matchers, phrases=dict(phrases),
-                   section_patterns=list(srsly.read_jsonl(sections)))
+        return cls(
+            keys=keys,
+            matchers=matchers,
+            phrases=dict(phrases),
+            section_patterns=list(srsly.read_jsonl(sections)),
+        )
 
-    def key_id(self, key: str) -> Optional[str]:
+    def key_id(self, key: str) -> str | None:
         for name, pattern in self.matchers:
             if pattern.search(key.strip()):
                 return name
@@ -115,8 +148,12 @@ class Resources:
 
 # --- reading a gold doc -------------------------------------------------------------
 
-def _segments(text: str, ents: Sequence[Tuple[int, int, str]], start: int, end: int) -> List[Segment]:
-    out, pos = [], start
+
+def _segments(
+    text: str, ents: Sequence[tuple[int, int, str]], start: int, end: int
+) -> list[Segment]:
+    out: list[Segment] = []
+    pos = start
     for s, e, label in ents:
         if s < start or e > end:
             continue
@@ -129,7 +166,7 @@ def _segments(text: str, ents: Sequence[Tuple[int, int, str]], start: int, end: 
     return out
 
 
-def _key_of(glue: str) -> Tuple[str, str]:
+def _key_of(glue: str) -> tuple[str, str]:
     """(key, value prefix) of the text before a value on its line: the key is what comes
     before the last colon; without a colon there is no key and the text is kept."""
     if ":" in glue:
@@ -137,7 +174,7 @@ def _key_of(glue: str) -> Tuple[str, str]:
     return "", glue.strip("\ufeff \t\r")
 
 
-def _standalone(line: str) -> Optional[Field]:
+def _standalone(line: str) -> Field | None:
     """A header line without entities: a title (`Datos del paciente.`) or a key with a
     value that is no PHI (`Servicio: Urgencias.`); None for a blank line or a bare key."""
     stripped = line.strip("\ufeff \t\r")
@@ -151,12 +188,12 @@ def _standalone(line: str) -> Optional[Field]:
     return Field(key=m.group(1), value=[(m.group(2), None)])
 
 
-def parse_header(text: str, ents: Sequence[Tuple[int, int, str]], header_end: int) -> List[Field]:
+def parse_header(text: str, ents: Sequence[tuple[int, int, str]], header_end: int) -> list[Field]:
     """The header's items in order. Each entity belongs to the item whose key precedes it
     on its line; entities on one line joined by text without a colon (`Madrid, España`)
     make one value."""
-    fields: List[Field] = []
-    current: Optional[Field] = None
+    fields: list[Field] = []
+    current: Field | None = None
 
     def trailing(piece: str) -> None:
         rest = piece.rstrip(" \t\r.,;")
@@ -193,9 +230,10 @@ def parse_header(text: str, ents: Sequence[Tuple[int, int, str]], header_end: in
 @dataclass
 class Parts:
     """A gold report cut into header items, body segments and footer segments."""
-    fields: List[Field]
-    body: List[Segment]
-    footer: List[Segment]
+
+    fields: list[Field]
+    body: list[Segment]
+    footer: list[Segment]
 
 
 def split_report(doc: Doc, segmenter: SectionSegmenter, resources: Resources) -> Parts:
@@ -211,18 +249,22 @@ def split_report(doc: Doc, segmenter: SectionSegmenter, resources: Resources) ->
     for item in fields:
         if item.key:
             item.key_id = resources.key_id(item.key)
-    return Parts(fields=fields, body=_segments(text, ents, header_end, footer_start),
-                 footer=_segments(text, ents, footer_start, len(text)))
+    return Parts(
+        fields=fields,
+        body=_segments(text, ents, header_end, footer_start),
+        footer=_segments(text, ents, footer_start, len(text)),
+    )
 
 
 # --- rendering ----------------------------------------------------------------------
 
-def _upper(segments: Iterable[Segment]) -> List[Segment]:
+
+def _upper(segments: Iterable[Segment]) -> list[Segment]:
     return [(t.upper(), label) for t, label in segments]
 
 
-def _fill(template: str, values: Dict[str, List[Segment]]) -> List[Segment]:
-    out: List[Segment] = []
+def _fill(template: str, values: dict[str, list[Segment]]) -> list[Segment]:
+    out: list[Segment] = []
     for piece in _PLACEHOLDER.split(template):
         if _PLACEHOLDER.fullmatch(piece):
             out.extend(values[piece[1:-1]])
@@ -235,8 +277,8 @@ def _placeholders(template: str) -> set:
     return {p[1:-1] for p in _PLACEHOLDER.findall(template)}
 
 
-def _join(parts: Sequence[List[Segment]], sep: str) -> List[Segment]:
-    out: List[Segment] = []
+def _join(parts: Sequence[list[Segment]], sep: str) -> list[Segment]:
+    out: list[Segment] = []
     for i, part in enumerate(parts):
         if i:
             out.append((sep, None))
@@ -247,21 +289,25 @@ def _join(parts: Sequence[List[Segment]], sep: str) -> List[Segment]:
 @dataclass
 class Item:
     key: str
-    value: List[Segment]
+    value: list[Segment]
     title: bool = False
 
 
-def render_items(items: Sequence[Item], layout: str, rng: random.Random) -> List[Segment]:
+def render_items(items: Sequence[Item], layout: str, rng: random.Random) -> list[Segment]:
     """Header items as text in a layout; every line ends with a newline."""
-    out: List[Segment] = []
+    out: list[Segment] = []
     caps = layout == "caps"
     stacked_colon = rng.choice((":", ""))
-    row: List[Item] = []
+    row: list[Item] = []
     row_size = rng.choice((2, 3))
 
     def flush_row() -> None:
         if row:
-            out.extend(_join([[(it.key + (" | " if it.key else ""), None)] + it.value for it in row], " | "))
+            out.extend(
+                _join(
+                    [[(it.key + (" | " if it.key else ""), None)] + it.value for it in row], " | "
+                )
+            )
             out.append(("\n", None))
             row.clear()
 
@@ -292,7 +338,7 @@ def render_items(items: Sequence[Item], layout: str, rng: random.Random) -> List
     return out
 
 
-def _line_starts(segments: List[Segment]) -> List[Tuple[int, int]]:
+def _line_starts(segments: list[Segment]) -> list[tuple[int, int]]:
     """(segment index, offset) of every line start inside the segments, except the end."""
     starts = [(0, 0)]
     total = sum(len(t) for t, _ in segments)
@@ -306,15 +352,21 @@ def _line_starts(segments: List[Segment]) -> List[Tuple[int, int]]:
     return starts
 
 
-def _line_ends(segments: List[Segment]) -> List[Tuple[int, int]]:
+def _line_ends(segments: list[Segment]) -> list[tuple[int, int]]:
     """(segment index, offset) of every line break that follows a full stop."""
-    return [(i, m.start()) for i, (t, label) in enumerate(segments) if label is None
-            for m in re.finditer(r"(?<=\.)\n", t)]
+    return [
+        (i, m.start())
+        for i, (t, label) in enumerate(segments)
+        if label is None
+        for m in re.finditer(r"(?<=\.)\n", t)
+    ]
 
 
-def _insert(segments: List[Segment], inserts: Dict[Tuple[int, int], List[Segment]]) -> List[Segment]:
+def _insert(
+    segments: list[Segment], inserts: dict[tuple[int, int], list[Segment]]
+) -> list[Segment]:
     """The segments with each insert placed at its (segment index, offset)."""
-    out: List[Segment] = []
+    out: list[Segment] = []
     for i, (t, label) in enumerate(segments):
         cuts = sorted(off for (j, off) in inserts if j == i)
         pos = 0
@@ -328,31 +380,36 @@ def _insert(segments: List[Segment], inserts: Dict[Tuple[int, int], List[Segment
     return out
 
 
-def _entity_values(fields: Sequence[Field], key_id: str) -> List[Segment]:
+def _entity_values(fields: Sequence[Field], key_id: str) -> list[Segment]:
     for f in fields:
         if f.key_id == key_id and f.entities:
             return f.entities
     return []
 
 
-def _footer_groups(footer: List[Segment]) -> Tuple[List[List[Segment]], List[str]]:
+def _footer_groups(footer: list[Segment]) -> tuple[list[list[Segment]], list[str]]:
     """The footer's entities in groups that read as one value (`28018 Madrid`): entities
     of the same kind joined by text without letters, digits or line breaks; and for each
     group the text just before it (for the title of a name)."""
-    def kind(label: str) -> str:
+
+    def kind(label: str | None) -> str | None:
         if label in ("CALLE", "TERRITORIO", "PAIS"):
             return "place"
         return label
 
-    groups: List[List[Segment]] = []
-    before: List[str] = []
+    groups: list[list[Segment]] = []
+    before: list[str] = []
     glue = ""
     for t, label in footer:
         if label is None:
             glue += t
             continue
-        joins = (groups and not re.search(r"[\w\n]", glue)
-                 and kind(groups[-1][-1][1]) == kind(label) and label != _STAFF)
+        joins = (
+            groups
+            and not re.search(r"[\w\n]", glue)
+            and kind(groups[-1][-1][1]) == kind(label)
+            and label != _STAFF
+        )
         if joins:
             groups[-1].extend([(glue, None), (t, label)])
         else:
@@ -374,8 +431,15 @@ def _title_before(glue: str) -> str:
 class Augmenter:
     """Makes format-augmented copies of gold Docs (see the module docstring)."""
 
-    def __init__(self, nlp: Language, resources: Resources, *, seed: int = 0,
-                 prose: Optional[ProseMaker] = None, prose_sentences: int = 3):
+    def __init__(
+        self,
+        nlp: Language,
+        resources: Resources,
+        *,
+        seed: int = 0,
+        prose: ProseMaker | None = None,
+        prose_sentences: int = 3,
+    ):
         self.nlp = nlp
         self.resources = resources
         self.seed = seed
@@ -396,7 +460,7 @@ class Augmenter:
     def copy(self, doc: Doc, rng: random.Random, copy: int = 1) -> Doc:
         res = self.resources
         parts = split_report(doc, self.segmenter, res)
-        info: Dict[str, object] = {"copy": copy}
+        info: dict[str, object] = {"copy": copy}
         fields = [f for f in parts.fields]
         first = _entity_values(fields, "nombre")
         last = _entity_values(fields, "apellidos")
@@ -418,7 +482,7 @@ class Augmenter:
             info["order"] = "shuffled"
         else:
             info["order"] = "original"
-        below: List[Item] = []
+        below: list[Item] = []
         value_items = [i for i, it in enumerate(items) if not it.title]
         if len(value_items) >= 3 and rng.random() < 0.3:
             chosen = set(rng.sample(value_items, rng.randint(1, min(3, len(value_items) - 1))))
@@ -430,15 +494,17 @@ class Augmenter:
         body = list(parts.body)
         added = 0
         starts = _line_starts(body) if body else []
-        inserts: Dict[Tuple[int, int], List[Segment]] = {}
-        prose: List[str] = []
-        top: List[Segment] = []
+        inserts: dict[tuple[int, int], list[Segment]] = {}
+        prose: list[str] = []
+        top: list[Segment] = []
         patient = _join([v for v in ([(t, lab)] for t, lab in first + last)], " ")
         values = {"patient": patient, "first": first, "last": last}
         if staff_values:
             values["staff"] = [rng.choice(staff_values)]
         for kind, p in (("salutation", 0.15), ("patient", 0.3), ("staff", 0.3)):
-            templates = [t for t in res.phrases[kind] if all(values.get(v) for v in _placeholders(t))]
+            templates = [
+                t for t in res.phrases[kind] if all(values.get(v) for v in _placeholders(t))
+            ]
             if not templates or rng.random() >= p:
                 continue
             sentence = _fill(rng.choice(templates), values)
@@ -467,12 +533,14 @@ class Augmenter:
         title_starts = starts[1:]  # not above the body's own first line
         if title_starts and rng.random() < 0.5:
             n_titles = rng.randint(1, min(3, len(title_starts), len(res.phrases["title"])))
-            for at, title in zip(rng.sample(title_starts, n_titles), rng.sample(res.phrases["title"], n_titles)):
+            for at, title in zip(
+                rng.sample(title_starts, n_titles), rng.sample(res.phrases["title"], n_titles)
+            ):
                 inserts.setdefault(at, []).insert(0, (title + "\n", None))
         info["titles"] = n_titles
         body = _insert(body, inserts) if inserts else body
 
-        segments: List[Segment] = list(top)
+        segments: list[Segment] = list(top)
         header_start = sum(len(t) for t, _ in segments)
         if items:
             segments += render_items(items, layout, rng)
@@ -497,14 +565,16 @@ class Augmenter:
         new.user_data[AUGMENT_KEY] = info
         return new
 
-    def _header_items(self, fields: List[Field], rng: random.Random, info: Dict[str, object]) -> List[Item]:
+    def _header_items(
+        self, fields: list[Field], rng: random.Random, info: dict[str, object]
+    ) -> list[Item]:
         res = self.resources
         by_id = {f.key_id: f for f in fields if f.key_id and f.entities}
         names = "separate"
         if "nombre" in by_id and "apellidos" in by_id:
             names = rng.choices(NAME_MODES, weights=(0.4, 0.35, 0.25))[0]
         info["names"] = names
-        items: List[Item] = []
+        items: list[Item] = []
         for f in fields:
             keys = res.keys.get(f.key_id) if f.key_id else None
             key = rng.choice(keys) if keys else f.key
@@ -513,53 +583,80 @@ class Augmenter:
             if names != "separate" and f is by_id.get("nombre"):
                 first, last = f.value, by_id["apellidos"].value
                 if names == "combined":
-                    items.append(Item(rng.choice(res.keys["patient"]), first + [(" ", None)] + last))
+                    items.append(
+                        Item(rng.choice(res.keys["patient"]), first + [(" ", None)] + last)
+                    )
                 else:
                     value = last + [(", ", None)] + first
-                    items.append(Item(rng.choice(res.keys["patient_reversed"]),
-                                      _upper(value) if rng.random() < 0.5 else value))
+                    items.append(
+                        Item(
+                            rng.choice(res.keys["patient_reversed"]),
+                            _upper(value) if rng.random() < 0.5 else value,
+                        )
+                    )
                 continue
             items.append(Item(key, list(f.value), title=f.title))
         return items
 
-    def _footer(self, footer: List[Segment], fields: List[Field], rng: random.Random,
-                info: Dict[str, object]) -> Tuple[List[Segment], Optional[Field]]:
+    def _footer(
+        self,
+        footer: list[Segment],
+        fields: list[Field],
+        rng: random.Random,
+        info: dict[str, object],
+    ) -> tuple[list[Segment], Field | None]:
         res = self.resources
         groups, before = _footer_groups(footer)
         signer = next((i for i, g in enumerate(groups) if g[0][1] == _STAFF), None)
         layout = rng.choice(FOOTER_LAYOUTS) if signer is not None else "original"
         info["footer"] = layout
-        if layout == "original":
+        if layout == "original" or signer is None:
             return list(footer), None
         title = _title_before(before[signer]) or rng.choice(("", "Dr. ", "Dra. "))
-        lines: List[List[Segment]] = []
-        lines.append(_fill(rng.choice(res.phrases[layout]),
-                           {"title": [(title, None)] if title else [], "staff": groups[signer]}))
+        lines: list[list[Segment]] = []
+        lines.append(
+            _fill(
+                rng.choice(res.phrases[layout]),
+                {"title": [(title, None)] if title else [], "staff": groups[signer]},
+            )
+        )
         if layout == "signature" or rng.random() < 0.4:
             lines.append([(rng.choice(res.phrases["role"]), None)])
         moved = None
         rest = [g for i, g in enumerate(groups) if i != signer]
         ncol = [g for g in rest if g[0][1] == "ID_TITULACION_PERSONAL_SANITARIO"]
         if not ncol and layout == "signature" and rng.random() < 0.5:
-            moved = next((f for f in fields if f.key_id == "ncol" and f.entities
-                          and all(lab == "ID_TITULACION_PERSONAL_SANITARIO" for _, lab in f.entities)), None)
+            moved = next(
+                (
+                    f
+                    for f in fields
+                    if f.key_id == "ncol"
+                    and f.entities
+                    and all(lab == "ID_TITULACION_PERSONAL_SANITARIO" for _, lab in f.entities)
+                ),
+                None,
+            )
             if moved is not None:
                 ncol = [moved.entities]
         for g in ncol:
             lines.append(_fill(rng.choice(res.phrases["ncol"]), {"ncol": g}))
-        prefixes = {"NUMERO_TELEFONO": "phone", "NUMERO_FAX": "fax", "CORREO_ELECTRONICO": "email"}
+        prefixes: dict[str | None, str] = {
+            "NUMERO_TELEFONO": "phone",
+            "NUMERO_FAX": "fax",
+            "CORREO_ELECTRONICO": "email",
+        }
         for g in rest:
             if g[0][1] == "ID_TITULACION_PERSONAL_SANITARIO":
                 continue
             kind = prefixes.get(g[0][1])
             lines.append(([(rng.choice(res.phrases[kind]), None)] if kind else []) + g)
         info["footer_ncol_moved"] = moved is not None
-        out: List[Segment] = [("\n", None)] if rng.random() < 0.5 else []
+        out: list[Segment] = [("\n", None)] if rng.random() < 0.5 else []
         out += _join(lines, "\n") + [("\n", None)]
         return out, moved
 
 
-def make_doc(nlp: Language, segments: Sequence[Segment]) -> Tuple[Doc, int]:
+def make_doc(nlp: Language, segments: Sequence[Segment]) -> tuple[Doc, int]:
     """The Doc of the segments with their labelled pieces as entities (strict token
     alignment); the number of pieces that did not align and were left out. The doc's
     GOLD_KEY lists every labelled piece by character offsets, aligned or not."""
@@ -570,7 +667,8 @@ def make_doc(nlp: Language, segments: Sequence[Segment]) -> Tuple[Doc, int]:
         text_parts.append(text)
         pos += len(text)
     doc = nlp.make_doc("".join(text_parts))
-    spans, dropped = [], 0
+    spans: list[Span] = []
+    dropped = 0
     for s, e, label in ents:
         span = doc.char_span(s, e, label=label, alignment_mode="strict")
         if span is None or (spans and span.start < spans[-1].end):
@@ -582,7 +680,9 @@ def make_doc(nlp: Language, segments: Sequence[Segment]) -> Tuple[Doc, int]:
     return doc, dropped
 
 
-def augment_docs(docs: Iterable[Doc], augmenter: Augmenter, copies: int) -> Iterator[Tuple[Doc, bool]]:
+def augment_docs(
+    docs: Iterable[Doc], augmenter: Augmenter, copies: int
+) -> Iterator[tuple[Doc, bool]]:
     """Every doc followed by its copies, as (doc, is_copy)."""
     if copies < 0:
         raise ValueError(f"copies must be 0 or more, got {copies}")
@@ -592,9 +692,9 @@ def augment_docs(docs: Iterable[Doc], augmenter: Augmenter, copies: int) -> Iter
             yield new, True
 
 
-def layout_counts(docs: Iterable[Doc]) -> Dict[str, collections.Counter]:
+def layout_counts(docs: Iterable[Doc]) -> dict[str, collections.Counter]:
     """Counts of each layout choice over the copies (by user_data["augment"])."""
-    counts: Dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    counts: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     for doc in docs:
         info = doc.user_data.get(AUGMENT_KEY)
         if not info:

@@ -8,10 +8,9 @@ concatenates both and mixes them with a Maxout layer of the usual width. On dev 
 no better than the hashed attributes alone (README, model search); it stays for
 `train-variant --vars.variant_embed hashchar`.
 """
-from typing import List
 
-from spacy.ml.models.tok2vec import MultiHashEmbed
 from spacy.ml import _character_embed
+from spacy.ml.models.tok2vec import MultiHashEmbed
 from spacy.tokens import Doc
 from spacy.util import registry
 from thinc.api import Maxout, Model, chain, concatenate, with_array
@@ -19,12 +18,20 @@ from thinc.types import Floats2d
 
 
 @registry.architectures("meddocan_deid.HashCharEmbed.v1")
-def hash_char_embed(width: int, attrs: List[str], rows: List[int], include_static_vectors: bool,
-                    nM: int = 16, nC: int = 8) -> Model[List[Doc], List[Floats2d]]:
-    words = MultiHashEmbed(width=width, attrs=attrs, rows=rows, include_static_vectors=include_static_vectors)
+def hash_char_embed(
+    width: int,
+    attrs: list[str],
+    rows: list[int],
+    include_static_vectors: bool,
+    nM: int = 16,
+    nC: int = 8,
+) -> Model[list[Doc], list[Floats2d]]:
+    words = MultiHashEmbed(
+        width=width, attrs=attrs, rows=rows, include_static_vectors=include_static_vectors
+    )
     # the byte layer inside spaCy's CharacterEmbed.v2, without its own NORM table and Maxout
     chars = _character_embed.CharacterEmbed(nM=nM, nC=nC)
     mix = Maxout(width, width + nM * nC, nP=3, normalize=True, dropout=0.0)
-    model = chain(concatenate(words, chars), with_array(mix))
+    model: Model[list[Doc], list[Floats2d]] = chain(concatenate(words, chars), with_array(mix))
     model.set_dim("nO", width)
     return model

@@ -6,23 +6,24 @@ does and 0.0 where it does not. The table is written in word2vec text format and
 spaCy vectors. Every word is written in lower case, with a capital and in capitals, so that
 `Teruel`, `teruel` and `TERUEL` find the same row (spaCy 3.8 does not save a vectors table
 keyed by LOWER: its `attr` is kept only in floret mode); the accent-less spelling of every word
-gets the union of the classes of its accented forms (`garcia`, `rocio`). The tok2vec reads it through `MultiHashEmbed`'s
-`include_static_vectors`: the NER learns how far to trust each class from context, which the
-case copies of the training mix alone did not teach it (prose in lower case 0.84 against
-0.95 as written).
+gets the union of the classes of its accented forms (`garcia`, `rocio`). The tok2vec reads it
+through `MultiHashEmbed`'s `include_static_vectors`: the NER learns how far to trust each class from
+context, which the case copies of the training mix alone did not teach it (prose in lower case 0.84
+against 0.95 as written).
 
 Sources, all with a licence that allows shipping them inside a model: the MEDDOCAN task
 gazetteer (CC BY 4.0), GeoNames towns as the package ships them (CC BY 4.0), Faker's
 Spanish-language person and country providers (MIT), spacy-lookups-data's Spanish lexeme
 probabilities (MIT) and the package's own word lists.
 """
+
 import gzip
 import importlib
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Set
 
 from ..deid.surrogates.tables import rows as surrogate_rows
 from ..lexicon import all_tagged_words, lower_without_accents, words
@@ -31,18 +32,18 @@ from ..lexicon import all_tagged_words, lower_without_accents, words
 CLASSES = (
     "first_name",
     "surname",
-    "town",            # a one-word town
-    "place_part",      # a word of a place name of several words (not a stop word)
-    "province",        # a province or an autonomous community (one word)
+    "town",  # a one-word town
+    "place_part",  # a word of a place name of several words (not a stop word)
+    "province",  # a province or an autonomous community (one word)
     "country",
-    "street_part",     # a word of a street name
-    "hospital_part",   # a word of a hospital name
+    "street_part",  # a word of a street name
+    "hospital_part",  # a word of a hospital name
     "profession",
     "nickname",
-    "common_word",     # among the 20,000 most frequent lower-case Spanish word forms
-    "frequent_word",   # among the 2,000 most frequent
+    "common_word",  # among the 20,000 most frequent lower-case Spanish word forms
+    "frequent_word",  # among the 2,000 most frequent
     "number_word",
-    "calendar_word",   # months, weekdays, seasons (Spanish, Catalan, Galician, Basque)
+    "calendar_word",  # months, weekdays, seasons (Spanish, Catalan, Galician, Basque)
     "kinship",
 )
 
@@ -62,10 +63,10 @@ GAZETTEER_FILES = {
 
 UNITS = (
     "cero uno una un dos tres cuatro cinco seis siete ocho nueve diez once doce trece catorce "
-    "quince dieciséis dieciseis diecisiete dieciocho diecinueve veinte veintiuno veintiuna veintiún "
-    "veintidós veintidos veintitrés veintitres veinticuatro veinticinco veintiséis veintiseis "
-    "veintisiete veintiocho veintinueve treinta cuarenta cincuenta sesenta setenta ochenta "
-    "noventa cien ciento doscientos doscientas trescientos trescientas cuatrocientos "
+    "quince dieciséis dieciseis diecisiete dieciocho diecinueve veinte veintiuno veintiuna "
+    "veintiún veintidós veintidos veintitrés veintitres veinticuatro veinticinco veintiséis "
+    "veintiseis veintisiete veintiocho veintinueve treinta cuarenta cincuenta sesenta setenta "
+    "ochenta noventa cien ciento doscientos doscientas trescientos trescientas cuatrocientos "
     "cuatrocientas quinientos quinientas seiscientos seiscientas setecientos setecientas "
     "ochocientos ochocientas novecientos novecientas mil millón millon millones"
 )
@@ -83,18 +84,18 @@ _SPLIT = re.compile(r"[\s,;:/()\-–'’.\"]+")
 class LexiconSources:
     """Where the lexicon's words come from; `gazetteer` is the task gazetteer's folder."""
 
-    gazetteer: Optional[Path] = None
+    gazetteer: Path | None = None
     common_words: int = 20000
     frequent_words: int = 2000
     faker_locales: Iterable[str] = FAKER_LOCALES
-    extra: Dict[str, List[str]] = field(default_factory=dict)
+    extra: dict[str, list[str]] = field(default_factory=dict)
 
 
-def _tokens(entry: str) -> List[str]:
+def _tokens(entry: str) -> list[str]:
     return [t for t in _SPLIT.split(entry.lower()) if t]
 
 
-def _gazetteer_lines(folder: Path, stem: str) -> List[str]:
+def _gazetteer_lines(folder: Path, stem: str) -> list[str]:
     matches = sorted(folder.glob(f"{stem}*.txt"))
     if not matches:
         raise FileNotFoundError(f"{folder}: no gazetteer file {stem}*.txt")
@@ -102,7 +103,7 @@ def _gazetteer_lines(folder: Path, stem: str) -> List[str]:
     return [line.strip() for line in lines if line.strip()]
 
 
-def _tsv_column(name: str, column: int) -> List[str]:
+def _tsv_column(name: str, column: int) -> list[str]:
     """One column of a surrogates' table (read by their one reader, deid/surrogates/tables.py)."""
     return [row[column] for row in surrogate_rows(name) if len(row) > column]
 
@@ -116,9 +117,9 @@ def _names(value: object) -> Iterable[str]:
     return ()
 
 
-def _faker_names(locales: Iterable[str]) -> Dict[str, Set[str]]:
-    first: Set[str] = set()
-    last: Set[str] = set()
+def _faker_names(locales: Iterable[str]) -> dict[str, set[str]]:
+    first: set[str] = set()
+    last: set[str] = set()
     for locale in locales:
         try:
             provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
@@ -130,34 +131,39 @@ def _faker_names(locales: Iterable[str]) -> Dict[str, Set[str]]:
     return {"first_name": first, "surname": last}
 
 
-def _faker_countries() -> List[str]:
+def _faker_countries() -> list[str]:
     provider = importlib.import_module("faker.providers.address.es_ES").Provider
     return list(provider.countries)
 
 
-def _lexeme_ranks(limit: int) -> List[str]:
+def _lexeme_ranks(limit: int) -> list[str]:
     import spacy_lookups_data
 
     path = Path(spacy_lookups_data.__file__).parent / "data" / "es_lexeme_prob.json.gz"
     with gzip.open(path, "rt", encoding="utf-8") as handle:
-        probs: Dict[str, float] = json.load(handle)
+        probs: dict[str, float] = json.load(handle)
     ranked = sorted((w for w in probs if w.isalpha() and w == w.lower()), key=lambda w: -probs[w])
     return ranked[:limit]
 
 
-def _calendar_words() -> List[str]:
-    return [form for row in surrogate_rows("calendar.tsv") if len(row) >= 4 and row[1] in ("month", "weekday", "season")
-            for form in row[3].split("|") if len(form) > 3]
+def _calendar_words() -> list[str]:
+    return [
+        form
+        for row in surrogate_rows("calendar.tsv")
+        if len(row) >= 4 and row[1] in ("month", "weekday", "season")
+        for form in row[3].split("|")
+        if len(form) > 3
+    ]
 
 
-def _kinship_words() -> List[str]:
+def _kinship_words() -> list[str]:
     return all_tagged_words("kinship_words")
 
 
-def build_lexicon(sources: LexiconSources) -> Dict[str, Set[str]]:
+def build_lexicon(sources: LexiconSources) -> dict[str, set[str]]:
     """Word (lower case) -> the classes it belongs to; accent-less spellings included."""
     stop = NAME_FUNCTION_WORDS
-    classes: Dict[str, Set[str]] = {}
+    classes: dict[str, set[str]] = {}
 
     def add(word: str, cls: str) -> None:
         word = word.strip().lower()
@@ -233,17 +239,17 @@ def build_lexicon(sources: LexiconSources) -> Dict[str, Set[str]]:
     return classes
 
 
-def case_forms(word: str) -> List[str]:
+def case_forms(word: str) -> list[str]:
     """The spellings a word is keyed by: lower case, a capital first, all capitals."""
     return list(dict.fromkeys((word, word[:1].upper() + word[1:], word.upper())))
 
 
-def write_word2vec(classes: Dict[str, Set[str]], path: Path) -> int:
+def write_word2vec(classes: dict[str, set[str]], path: Path) -> int:
     """Write the table in word2vec text format (one row a spelling, one column a class);
     returns the number of words (before their case forms)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     words_ = sorted(w for w in classes if " " not in w)
-    rows = {}
+    rows: dict[str, str] = {}
     for word in words_:
         vector = " ".join("1" if cls in classes[word] else "0" for cls in CLASSES)
         for form in case_forms(word):

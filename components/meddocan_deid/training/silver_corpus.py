@@ -1,13 +1,14 @@
 """Training corpus of gold reports plus silver (pipeline-labelled) background reports.
 
 Self-training: the full pipeline labels the unannotated background reports
-(`scripts/silver.py`), and the next NER learns from those labels beside the gold
+(`experiments/silver.py`), and the next NER learns from those labels beside the gold
 ones. The gold reports are read `gold_copies` times so that they keep weight against
 the five-times larger silver set. With no silver path the reader is the plain gold
 corpus, so one training config serves both the teacher and the student.
 """
+
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable, Optional
 
 from spacy.language import Language
 from spacy.training import Corpus, Example
@@ -17,7 +18,7 @@ from spacy.util import registry
 @registry.readers("meddocan_deid.gold_and_silver.v1")
 def create_gold_and_silver_corpus(
     path: Path,
-    silver_path: Optional[Path] = None,
+    silver_path: Path | None = None,
     gold_copies: int = 1,
     max_length: int = 0,
     limit: int = 0,

@@ -7,7 +7,6 @@ never replaced by random letters. Codes (identifiers, phone numbers) keep their 
 Dates, codes and postal codes dictated in words get their surrogate in words (spelled.py)."""
 
 from collections.abc import Callable
-from typing import Dict, Optional
 
 from ...labels import KEPT_LABELS, SURROGATES
 from . import contact, dates, identifiers, institutions, names, person, places, spelled, streets

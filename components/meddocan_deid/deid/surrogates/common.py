@@ -4,6 +4,7 @@ import random
 import re
 import string
 from collections.abc import Callable, Iterable
+from typing import Literal, overload
 
 from ...lexicon import lookup_key, tagged_words
 from ..gazetteer import Gazetteer
@@ -167,7 +168,7 @@ class Context:
         self.forbidden_long: tuple[str, ...] = tuple(
             sorted(s for s in folded - kept if len(s) >= 3)
         )
-        tokens = set()
+        tokens: set[str] = set()
         for s in folded:
             tokens.update(t for t in re.findall(r"[^\W\d_]+", s) if len(t) >= 2)
         self.forbidden_tokens: frozenset[str] = frozenset(tokens)
@@ -190,6 +191,31 @@ class Context:
         return bool(candidate) and c != lookup_key(original) and c not in self.forbidden_tokens
 
     # -- keyed drawing --------------------------------------------------------------
+    # with the shape fallback a draw always gives a value; without it, None when no
+    # candidate is acceptable
+    @overload
+    def draw(
+        self,
+        kind: str,
+        original: str,
+        make: Callable[[random.Random, int], str | None],
+        check: Callable[[str, str], bool] | None = None,
+        key_value: str | None = None,
+        shape_fallback: Literal[True] = True,
+    ) -> str: ...
+
+    @overload
+    def draw(
+        self,
+        kind: str,
+        original: str,
+        make: Callable[[random.Random, int], str | None],
+        check: Callable[[str, str], bool] | None = None,
+        key_value: str | None = None,
+        *,
+        shape_fallback: bool,
+    ) -> str | None: ...
+
     def draw(
         self,
         kind: str,
@@ -208,20 +234,21 @@ class Context:
             return self.cache[(kind, value)]
         base = check or self.acceptable
 
-        def check(c, o):  # every draw obeys the digit-run rule (see shares_digit_run)
+        def accept(c: str, o: str) -> bool:
+            # every draw obeys the digit-run rule (see shares_digit_run)
             return base(c, o) and not shares_digit_run(c, o, kind)
 
         result = None
         for attempt in range(MAX_ATTEMPTS):
             rng = self.keyed.rng(kind, value, attempt)
             candidate = make(rng, attempt)
-            if candidate is not None and check(candidate, original):
+            if candidate is not None and accept(candidate, original):
                 result = candidate
                 break
         if result is None and shape_fallback:
             for attempt in range(MAX_ATTEMPTS, 2 * MAX_ATTEMPTS):
                 candidate = random_shape(self.keyed.rng(kind, value, attempt), original)
-                if check(candidate, original):
+                if accept(candidate, original):
                     result = candidate
                     break
             else:

@@ -75,7 +75,7 @@ SEASON_MIDDLE = {1: 5, 2: 8, 3: 11, 4: 2}  # spring, summer, autumn, winter: the
 class Word(NamedTuple):
     kind: str  # month, weekday or season
     lang: str
-    index: int
+    number: int  # of the month, weekday or season, from 1
     abbreviated: bool
     ending: str = ""  # Basque case ending, as read (`aren`, `an`, ...)
 
@@ -190,7 +190,7 @@ def _languages(items: list[_Item]) -> tuple[frozenset[str], str]:
     langs = frozenset.intersection(*sets) if sets else frozenset()
     if not langs:  # words of two languages: the calendar words decide
         langs = frozenset.intersection(*[it.langs for it in named]) or named[0].langs
-    lang = next(l for l in LANGS if l in langs)
+    lang = next(code for code in LANGS if code in langs)
     return langs, lang
 
 
@@ -226,8 +226,8 @@ def _assign_roles(items: list[_Item]) -> bool:
                 it.role = (
                     "day" if any(b.role == "year" for b in before) and len(it.text) <= 2 else "year"
                 )
-        roles = [it.role for it in before + after]
-        return len(roles) == len(set(roles))
+        assigned = [it.role for it in before + after]
+        return len(assigned) == len(set(assigned))
     if any(it.ending for it in nums):
         return False
     values = [it.text for it in nums]
@@ -238,6 +238,7 @@ def _assign_roles(items: list[_Item]) -> bool:
             return False  # `lunes 10`: a day without its month
         nums[0].role = "year"
         return True
+    roles: tuple[str, ...]
     if len(nums) == 3:
         a, b, _c = values
         if len(a) == 4:
@@ -277,7 +278,7 @@ def _analyse(text: str):
     try:
         day = int(got["day"].text) if "day" in got else None
         if "month_word" in got:
-            month = got["month_word"].words[0].index
+            month = got["month_word"].words[0].number
         elif "month_roman" in got:
             month = ROMAN_MONTHS.index(got["month_roman"].text) + 1
         else:
@@ -285,8 +286,8 @@ def _analyse(text: str):
         year = _year_value(got["year"].text) if "year" in got else None
     except ValueError:
         return None
-    weekday = got["weekday"].words[0].index if "weekday" in got else None
-    season = got["season"].words[0].index if "season" in got else None
+    weekday = got["weekday"].words[0].number if "weekday" in got else None
+    season = got["season"].words[0].number if "season" in got else None
     if month is None and day is None and year is None and weekday is None and season is None:
         return None
     if month is not None and not 1 <= month <= 12:
@@ -428,7 +429,7 @@ def _shift_date(text: str, offset: int) -> str | None:
     if found is None:
         return None
     items, day, month, year, weekday, season, _langs, lang = found
-    new: dict[str, int | None] = {}
+    new: dict[str, int] = {}
     step = 1 if offset > 0 else -1
     if season is not None and year is not None:  # its middle month moves; at least one season
         middle = SEASON_MIDDLE[season]
@@ -436,9 +437,8 @@ def _shift_date(text: str, offset: int) -> str | None:
         if shifted is None:
             return None
         new_season = {3: 1, 4: 1, 5: 1, 6: 2, 7: 2, 8: 2, 9: 3, 10: 3, 11: 3}.get(shifted.month, 4)
-        new_year = shifted.year + (
-            1 if shifted.month == 12 else 0
-        )  # December: the next year's winter
+        # December: the next year's winter
+        new_year = shifted.year + (1 if shifted.month == 12 else 0)
         if (new_season, new_year) == (season, year):  # still the same season: the next one
             new_season = (season - 1 + step) % 4 + 1
             # winter belongs to the year of its January: autumn -> next year's winter and back
@@ -462,7 +462,8 @@ def _shift_date(text: str, offset: int) -> str | None:
         if shifted is None:
             return None
         new.update(day=shifted.day, month=shifted.month, year=shifted.year)
-        new["weekday"] = shifted.isoweekday() if year is not None else None
+        if year is not None:
+            new["weekday"] = shifted.isoweekday()
     if "year" in new and not 1 <= new["year"] <= 9999:
         return None
     if weekday is not None and new.get("weekday") is None:

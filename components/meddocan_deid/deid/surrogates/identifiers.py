@@ -12,6 +12,7 @@ numbers...) gets random characters of the same shape (digit for digit, letter fo
 with its case, everything else kept)."""
 
 import ipaddress
+import random
 import re
 import string
 from collections.abc import Callable
@@ -120,7 +121,7 @@ def nuss_is_valid(number: str) -> bool:
 def kind_of(text: str, label: str = "") -> str | None:
     """The kind of identifier `text` reads as, or None (random same-shape characters)."""
     try:
-        return "ipv%d" % ipaddress.ip_address(text).version
+        return f"ipv{ipaddress.ip_address(text).version}"
     except ValueError:
         pass
     if MAC.fullmatch(text):
@@ -146,7 +147,7 @@ def kind_of(text: str, label: str = "") -> str | None:
         or re.fullmatch(r"\d{2}\D\d{8}\D\d{2}", text)
     ):
         return "nuss"
-    if re.fullmatch(r"\d{4}[ -]?[%s]{3}" % PLATE_LETTERS, up):
+    if re.fullmatch(rf"\d{{4}}[ -]?[{PLATE_LETTERS}]{{3}}", up):
         return "plate"
     m = re.fullmatch(r"([A-Z]{1,2})[ -]?\d{4}[ -]?[A-Z]{1,2}", up)
     if m and m.group(1) in PROVINCES[len(m.group(1))]:
@@ -256,7 +257,7 @@ def _ip(rng, text):
 
 
 # kind -> (make(rng, text) -> value, whether the value goes through `reformat`)
-MAKERS: dict[str, Callable] = {
+MAKERS: dict[str, tuple[Callable[[random.Random, str], str], bool]] = {
     "dni": (_dni, True),
     "nie": (_nie, True),
     "iban": (_iban, True),

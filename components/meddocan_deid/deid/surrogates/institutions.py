@@ -19,6 +19,7 @@ Roja`, `Audiencia Nacional`) or an INSTITUCION of no kind read gets no surrogate
 tag).
 """
 
+import random
 import re
 from functools import lru_cache
 from re import Pattern
@@ -135,20 +136,22 @@ def parse(value: str, label: str) -> Parsed | None:
     body, suffix, suffix_kind = value, "", None
     if aligned:
         for kind in kinds():
-            if kind.position == "end":
+            if kind.position == "end" and kind.head is not None:
                 m = kind.head.search(f)
                 if m and value[: m.start()].strip(" ,"):
                     body = value[: m.start()].rstrip(" ,")
-                    suffix, suffix_kind = (
-                        value[len(body) :],
-                        kind,
-                    )  # with the space or comma before it
+                    # with the space or comma before it
+                    suffix, suffix_kind = value[len(body) :], kind
                     break
     fb = f[: len(body)] if aligned else ""
     # before a legal form, a company's trade word is a head too (`Construcciones X S.L.`)
     if aligned and (suffix_kind is None or suffix_kind.name == "company_suffix"):
         for kind in kinds():
-            if kind.position != "start" or (suffix_kind is not None and kind.name != "company"):
+            if (
+                kind.position != "start"
+                or kind.head is None
+                or (suffix_kind is not None and kind.name != "company")
+            ):
                 continue
             m = kind.head.match(fb)
             if m:
@@ -187,7 +190,8 @@ def _rest_town(ctx: Context, rest: str):
 
 @lru_cache(maxsize=1)
 def regional_bodies():
-    """(folded name or acronym -> (community, kind, is an acronym), (community, kind) -> (name, acronym))."""
+    """(folded name or acronym -> (community, kind, is an acronym),
+    (community, kind) -> (name, acronym))."""
     found, written = {}, {}
     for community, kind, name, others in rows("regional.tsv"):
         names = [n for n in others.split("|") if n]
@@ -231,7 +235,11 @@ def _listed(ctx: Context, value: str) -> str | None:
     for name in ("mutual", "insurer"):
         pool = words(name)
         if lookup_key(value) in {lookup_key(v) for v in pool}:
-            new = ctx.draw(name, value, lambda rng, a: choose(rng, pool), shape_fallback=False)
+
+            def pick(rng: random.Random, attempt: int, pool: tuple[str, ...] = pool) -> str | None:
+                return choose(rng, pool)
+
+            new = ctx.draw(name, value, pick, shape_fallback=False)
             if new is None:
                 return ""
             return (

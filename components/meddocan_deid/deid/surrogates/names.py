@@ -7,8 +7,8 @@ surnames and Faker's). The role comes from the field the name fills (the value o
 `Nombre:` is given names, of `Apellidos:` surnames), else from the position in a full name
 (the first token is a given name, two of four or more; `García López` alone reads as
 surnames, and so does a single word after a title, `Dr. Martín`), else, for a single
-word, from the lists (a known first name is a given name); initials get the scope's letter for that initial;
-particles (de, del, la, y...) and titles (Dr., Sra.) stay. The first letter of a name
+word, from the lists (a known first name is a given name); initials get the scope's letter for that
+initial; particles (de, del, la, y...) and titles (Dr., Sra.) stay. The first letter of a name
 surrogate follows the scope's letter permutation when a candidate exists, so "A. Ferrer"
 and "Ana Ferrer" stay coherent. Case (UPPER/Title/lower) is kept.
 """
@@ -138,9 +138,7 @@ def map_words(text: str, replace) -> str:
     return WORD.sub(replace, text)
 
 
-def name_surrogate(
-    text: str, ctx: Context, keep_words=frozenset(), field: str = ""
-) -> str | None:
+def name_surrogate(text: str, ctx: Context, keep_words=frozenset(), field: str = "") -> str | None:
     """Replace every name token of `text`; punctuation, spaces and particles stay. `field`:
     the role the text's field gives it (see `name_field`). None when a token has no
     acceptable surrogate (the tag, never random letters)."""
@@ -247,7 +245,8 @@ def kinship_kept(text: str) -> bool:
     `su pareja`, `abuela materna`), no digit and no other word. Any other word may be a
     name, whatever its case (`su hija carmen` in a note typed in lower case)."""
     words = WORD.findall(text)
-    # a capital after the first word is a surname that reads as a kinship word (`Pareja Mayor`, `la Nieto`)
+    # a capital after the first word is a surname that reads as a kinship
+    # word (`Pareja Mayor`, `la Nieto`)
     return (
         bool(words)
         and not any(c.isdigit() for c in text)
@@ -273,7 +272,7 @@ def relatives(text: str, label: str, ctx: Context) -> str | None:
             return word
         return name
 
-    unreplaced = []  # a name with no acceptable surrogate: the whole value gets the tag
+    unreplaced: list[str] = []  # a name with no acceptable surrogate: the value gets the tag
     new = map_words(text, replace)
     if unreplaced:
         return None
@@ -290,5 +289,6 @@ def relatives(text: str, label: str, ctx: Context) -> str | None:
         )
         new = case_like(text, ctx.draw("kin", text, lambda rng, a: choose(rng, pool)))
     if new == text and WORD.search(text):
-        return None  # a title alone (`dona`, `Sr.`): nothing to replace, the tag (never random letters)
+        # a title alone (`dona`, `Sr.`): nothing to replace, the tag (never random letters)
+        return None
     return new

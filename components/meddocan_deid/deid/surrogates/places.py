@@ -72,7 +72,7 @@ def geo() -> Geo:
 @lru_cache(maxsize=8)
 def _gazetteer_spelling(gaz: Gazetteer) -> dict[str, str]:
     """Folded town -> the gazetteer's spelling (`Alcoy/Alcoi` gives both names)."""
-    spelled = {}
+    spelled: dict[str, str] = {}
     for entry in gaz.get("towns"):
         for part in entry.split("/"):
             if part.strip():
@@ -112,14 +112,15 @@ class ReportPlaces:
     same key and scope give the same map whatever the order of the spans)."""
 
     def __init__(self, ctx: Context):
-        named, coded = set(), set()
+        named: set[str] = set()
+        coded: set[str] = set()
         for s in ctx.forbidden_exact:  # the report's PHI strings, folded
             if POSTAL.fullmatch(s):
                 code = province_of(s)
                 if code:
                     coded.add(code)
-            elif province_of(s):
-                named.add(province_of(s))
+            elif province := province_of(s):
+                named.add(province)
         self.found = sorted(named | coded)
         # a province named in words first: a 5-digit number may be an identifier, not a postal code
         self.main = min(named) if named else (min(coded) if coded else None)
@@ -161,7 +162,7 @@ class ReportPlaces:
 
 def report_places(ctx: Context) -> ReportPlaces:
     places = ctx.state.get("places")
-    if places is None:
+    if not isinstance(places, ReportPlaces):
         places = ctx.state["places"] = ReportPlaces(ctx)
     return places
 
@@ -171,9 +172,8 @@ def _town_province(ctx: Context, town: str) -> str | None:
     if not codes:
         return None
     found = report_places(ctx).found
-    return next(
-        (c for c in codes if c in found), codes[0]
-    )  # a name of several provinces: the report's
+    # a name of several provinces: the report's
+    return next((c for c in codes if c in found), codes[0])
 
 
 def report_towns(ctx: Context) -> tuple[str, ...]:
@@ -194,6 +194,8 @@ def town_for(ctx: Context, text: str) -> str | None:
 def postal_code_for(ctx: Context, text: str) -> str | None:
     """A postal code of the surrogate province of `text`'s, prefix (`E-`, `CP`) kept."""
     m = POSTAL.fullmatch(text)
+    if m is None:
+        return None  # not a postal code: the caller writes the tag
     places = report_places(ctx)
     target = places.surrogate(ctx, province_of(m.group("code")))
 
@@ -375,7 +377,8 @@ def _rest_surrogate(rng, rest: str) -> str:
 
 
 _CAPITALISED = re.compile(
-    r"[A-ZÁÉÍÓÚÑÀÈÒÇ][^\W\d_]+(?:[ '-](?:(?:de|del|la|las|los|el|d'|i|y) )?[A-ZÁÉÍÓÚÑÀÈÒÇ][^\W\d_]+)*"
+    r"[A-ZÁÉÍÓÚÑÀÈÒÇ][^\W\d_]+"
+    r"(?:[ '-](?:(?:de|del|la|las|los|el|d'|i|y) )?[A-ZÁÉÍÓÚÑÀÈÒÇ][^\W\d_]+)*"
 )
 
 

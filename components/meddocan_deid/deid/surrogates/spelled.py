@@ -145,7 +145,7 @@ def codes_in_words(generator: Generator, postal: bool = False) -> Generator:
     def codes(text: str, label: str, ctx: Context) -> str | None:
         runs = _in_words(text)
         parts = _groups(text, runs) if runs else None
-        if parts is None:
+        if runs is None or parts is None:
             return generator(text, label, ctx)
         gaps, tail = parts
         digits = "".join(r.digits for r in runs)

@@ -17,13 +17,13 @@ def streets(text: str, label: str, ctx: Context) -> str | None:
     head, name, suffix, rest = split_street(text)
     if not name.strip() and not re.search(r"\d", rest):
         return None
-    rest = _rest_places(ctx, rest)
-    if rest is None:
+    rest_places = _rest_places(ctx, rest)
+    if rest_places is None:
         return None
+    rest = rest_places
     gazetteer_names = street_names(ctx.gaz)
-    gap = text[
-        len(head) : len(text) - len(text[len(head) :].lstrip())
-    ]  # between the head and what follows
+    # between the head and what follows
+    gap = text[len(head) : len(text) - len(text[len(head) :].lstrip())]
 
     def make(rng, attempt):
         new_name = ""

@@ -21,7 +21,8 @@ def rows(name: str) -> tuple[tuple[str, ...], ...]:
 
 @cache
 def words(list_name: str) -> tuple[str, ...]:
-    """The values of one list of `data/words.tsv` (saints, place words, trades...), in file order."""
+    """The values of one list of `data/words.tsv` (saints, place
+    words, trades...), in file order."""
     return tuple(value for name, value, *_ in rows("words.tsv") if name == list_name)
 
 
