@@ -45,6 +45,8 @@ def project(tmp_path_factory):
         "assets/heldout_types",
         "assets/heldout_voices",
         "assets/number_words",
+        "assets/heldout_americas",
+        "assets/heldout_cooficial",
     ):
         src = ROOT / name
         (work / name).parent.mkdir(parents=True, exist_ok=True)
@@ -135,7 +137,15 @@ def test_workflow_writes_every_output(project):
     robust = json.loads((work / "metrics" / "heldout.json").read_text(encoding="utf-8"))
     assert sorted(robust) == sorted(
         f"{name}/{case}"
-        for name in ("formats", "prose_heldout", "heldout_types", "heldout_voices", "number_words")
+        for name in (
+            "formats",
+            "prose_heldout",
+            "heldout_types",
+            "heldout_voices",
+            "number_words",
+            "heldout_americas",
+            "heldout_cooficial",
+        )
         for case in ("as written", "lower", "upper")
     )
     assert robust["heldout_types/lower"]["overall"]["n_docs"] == 10
