@@ -66,6 +66,23 @@ class Table:
     def where(self, i: int) -> str:
         return f"row {i + 1}"
 
+    def write(
+        self,
+        path: Path,
+        updates: dict[str, list[str | None]],
+        status: list[str],
+        status_column: str,
+        keep: Sequence[str] = (),
+    ) -> None:
+        """The sink of a table file: the table in its format at `path`, written atomically."""
+        raise NotImplementedError(f"{self.name}: a table in memory is given back, not written")
+
+    def result(
+        self, updates: dict[str, list[str | None]], status: list[str], status_column: str
+    ) -> Any:
+        """The sink of a table in memory: the same kind of table back."""
+        raise NotImplementedError(f"{self.name}: a table file is written, not given back")
+
     def declare_free_text(self, columns: Sequence[str]) -> None:
         """The columns that may hold a delimiter or a line break: formats whose rows can be
         split wrongly read their rows with it (which row may be the rest of another)."""
