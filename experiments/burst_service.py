@@ -53,7 +53,7 @@ def main() -> int:
 
     import uvicorn
 
-    from meddocan_deid.engine.settings import load_model
+    from meddocan_deid.pipeline.loading import load_model
     from meddocan_deid.service import ServiceSettings, create_app
 
     texts = [p.read_text(encoding="utf-8") for p in sorted(args.reports.rglob("*.txt"))]

@@ -3,11 +3,13 @@ passes through (followed by a profile hook: a file counts when one of its functi
 between the command line's entry and the run's end), the longest functions of the layers
 around the pipeline, and the parameters of each CLI command.
 
-    python experiments/layer_counts.py INPUT MODEL [--mode tag] [--top 5]
+    python experiments/layer_counts.py INPUT MODEL [--mode tag] [--top 5] [--command deidentify-spark]
 
 INPUT is de-identified into a temporary folder with MODEL (a pipeline folder or package);
 nothing of the reports is printed, only module paths and counts. The pipeline's own
-components (pipeline/) are counted apart: they are the model, not the run layer.
+components (pipeline/) are counted apart: they are the model, not the run layer. The code
+counted is the `meddocan_deid` that Python imports (PYTHONPATH=OTHER/components counts
+another checkout, e.g. the code before a change).
 """
 
 import ast
@@ -17,8 +19,14 @@ from pathlib import Path
 
 import typer
 
-PACKAGE = Path(__file__).resolve().parent.parent / "components" / "meddocan_deid"
 LAYERS = ("cli", "engine", "deid", "formats", "spark", "service")
+
+
+def package_folder() -> Path:
+    """The folder of the `meddocan_deid` that is imported (not necessarily this checkout's)."""
+    import meddocan_deid
+
+    return Path(meddocan_deid.__file__).resolve().parent
 
 
 def traced_files(argv: list[str]) -> set[str]:
@@ -48,8 +56,9 @@ def traced_files(argv: list[str]) -> set[str]:
 def longest_functions(top: int):
     """(lines, module, qualified name) of the longest functions under LAYERS."""
     found = []
+    package = package_folder()
     for layer in LAYERS:
-        for path in sorted((PACKAGE / layer).rglob("*.py")):
+        for path in sorted((package / layer).rglob("*.py")):
             tree = ast.parse(path.read_text(encoding="utf-8"))
             stack = [(node, "") for node in tree.body]
             while stack:
@@ -60,7 +69,7 @@ def longest_functions(top: int):
                         found.append(
                             (
                                 node.end_lineno - node.lineno + 1,
-                                path.relative_to(PACKAGE).as_posix(),
+                                path.relative_to(package).as_posix(),
                                 name,
                             )
                         )
@@ -86,11 +95,15 @@ def main(
     extra: list[str] | None = typer.Option(
         None, "--extra", help="Another argument for the call (repeatable)"
     ),
+    command: str = typer.Option(
+        "deidentify", help="The command traced: deidentify or deidentify-spark"
+    ),
 ):
+    typer.echo(f"package: {package_folder()}")
     with tempfile.TemporaryDirectory() as tmp:
         files = traced_files(
             [
-                "deidentify",
+                command,
                 str(input_path),
                 str(Path(tmp) / "out"),
                 "--mode",

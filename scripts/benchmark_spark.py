@@ -61,9 +61,9 @@ def single_machine(model, inp: Path, out: Path, mode, batch_size, n_process, env
 
 def spark_child(args) -> None:
     """One Spark master, in this (child) process: warm up, then the timed run. Prints JSON."""
-    from meddocan_deid.cli.spark import run_spark
     from meddocan_deid.deid.keys import load_key
-    from meddocan_deid.deid.options import DeidOptions
+    from meddocan_deid.deid.tables import TableSpec
+    from meddocan_deid.engine import Run, RunConfig, SparkJob
     from meddocan_deid.spark import load_models, make_session
 
     t0 = time.time()
@@ -74,19 +74,17 @@ def spark_child(args) -> None:
     workers = load_models(spark, str(args.model), n_tasks=2 * cores)
     load_seconds = time.time() - t0
     key = load_key() if args.mode == "surrogate" else None
-    summary = run_spark(
-        spark,
-        str(args.input_dir),
-        str(args.spark_output),
-        args.mode,
-        key,
+    config = RunConfig(
+        input=str(args.input_dir),
+        output=str(args.spark_output),
+        mode=args.mode,
+        key=key,
         model=str(args.model),
-        in_format="txt",
-        out_format="parquet",
         batch_size=args.batch_size,
-        partitions=4 * cores,
-        options=DeidOptions(),
+        table=TableSpec(id_column="id", text_columns=("text",), status_column="status"),
+        spark=SparkJob(input_format="txt", output_format="parquet", partitions=4 * cores),
     )
+    summary = Run(config, spark=spark).execute_report().to_dict()
     spark.stop()
     print(
         json.dumps(

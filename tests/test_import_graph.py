@@ -1,5 +1,9 @@
 """The package's module import graph, read with `ast`: no import cycle, and no module imports a
-module of the package inside a function (an import that would hide a cycle)."""
+module of the package inside a function (an import that would hide a cycle).
+
+A package's `__init__.py` is a module of the graph: importing `meddocan_deid.deid.tables` runs
+`meddocan_deid/deid/__init__.py` first, so a module that imports a submodule also imports the
+packages above it (all but its own, which are being imported already when it runs)."""
 
 import ast
 from pathlib import Path
@@ -46,13 +50,21 @@ def targets(module: str, is_package: bool, node, known: dict[str, Path]) -> list
             f"{source}.{alias.name}" if f"{source}.{alias.name}" in known else source
             for alias in node.names
         ]
+    own = {module, *_packages_above(module)}
     out = []
     for name in names:
         while name and name not in known:
             name = name.rpartition(".")[0]
         if name and name != module:
             out.append(name)
+            out.extend(p for p in _packages_above(name) if p not in own and p in known)
     return out
+
+
+def _packages_above(module: str) -> list[str]:
+    """`a.b.c` -> [`a.b`, `a`]: the packages whose `__init__` runs before the module."""
+    parts = module.split(".")
+    return [".".join(parts[:i]) for i in range(len(parts) - 1, 0, -1)]
 
 
 FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -110,6 +122,17 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str]:
 def test_find_cycle_names_the_cycle():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) == []
+
+
+def test_a_package_init_is_a_module_of_the_graph():
+    """A submodule's import reaches the `__init__` of the packages above it, not of its own."""
+    known = {"p": Path("p/__init__.py"), "p.a": Path("p/a.py"), "p.q": Path("p/q/__init__.py")}
+    known["p.q.b"] = Path("p/q/b.py")
+    assert targets("p.a", False, ast.parse("from .q import b").body[0], known) == ["p.q.b", "p.q"]
+    assert targets("p.q.b", False, ast.parse("from .. import a").body[0], known) == ["p.a"]
+    # through the `__init__`: p.q imports p.a, which imports p.q.b, whose package is p.q
+    graph = {"p.q": {"p.a"}, "p.a": {"p.q.b", "p.q"}, "p.q.b": set()}
+    assert find_cycle(graph) == ["p.a", "p.q", "p.a"]
 
 
 def test_no_import_cycle():

@@ -20,10 +20,6 @@ class RunError(MeddocanDeidError):
     """A problem that stops a run before it starts; printed as one line."""
 
 
-class SparkCliError(MeddocanDeidError):
-    """A problem that stops a Spark run before it starts; printed as one line."""
-
-
 class KeygenError(MeddocanDeidError):
     """The key file cannot be made; printed as one line."""
 

@@ -226,15 +226,15 @@ def test_a_failed_row_is_kept_and_the_exit_code_says_so(tmp_path, rule_nlp, monk
     result = cli(monkeypatch, rule_nlp, src, tmp_path / "out", "--mode", "mask", *TABLE_ARGS)
     assert result.exit_code == 1
     assert "failed: notas.csv: line 4: no id (column 'id' is empty)" in result.output
-    assert "failed: notas.csv: line 6 (id solo): 2 fields, the header has 7" not in result.output
-    assert "failed: notas.csv: line 6: 2 fields, the header has 7" in result.output
+    # a row that cannot be split keeps its id: it comes before every text and PHI column
+    assert "failed: notas.csv: line 6 (id solo): 2 fields, the header has 7" in result.output
     assert "rows read 6, ok 4, failed 2" in result.output
     _cols, got = read_table(tmp_path / "out" / "notas.csv", "csv")
-    assert len(got) == 6 and [g[0] for g in got] == ["E00", "E01", None, "E11", None, "E21"]
+    assert len(got) == 6 and [g[0] for g in got] == ["E00", "E01", None, "E11", "solo", "E21"]
     assert got[2][:7] == [None, "P1", None, None, None, None, "4"] and got[2][7].startswith(
         "failed: no id"
     )
-    assert got[4] == [None] * 7 + ["failed: 2 fields, the header has 7"]
+    assert got[4] == ["solo"] + [None] * 6 + ["failed: 2 fields, the header has 7"]
     # the failed row's cells still name its patient in the patient's other row
     assert rows[2]["_words"][1].lower() not in got[3][5].lower() and got[3][-1] == "ok"
 

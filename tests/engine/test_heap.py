@@ -7,7 +7,7 @@ import pytest
 
 import meddocan_deid.engine.runner as engine_run
 from meddocan_deid.engine import run
-from meddocan_deid.engine.heap import loaded_objects_pinned
+from meddocan_deid.pipeline.loading import loaded_objects_pinned
 from meddocan_deid.service.engine import Engine
 from meddocan_deid.service.settings import ServiceSettings
 

@@ -67,12 +67,43 @@ def test_the_exit_code_follows_the_failures():
     assert RunReport(kind="table", rows={"read": 3, "ok": 2, "failed": 1}, **base).exit_code == 1
 
 
-def test_a_row_that_cannot_be_split_is_named_by_its_line_never_by_a_guessed_cell(
-    tmp_path, rule_nlp
-):
-    """A row with another number of fields than the header cannot be split: which field is its id
-    cannot be told (a TSV note with a line break gives rows that are pieces of the note), so it is
-    named by its file and line only, and written with its cells empty."""
+def test_a_row_that_cannot_be_split_keeps_its_id_where_the_id_can_be_read(tmp_path, rule_nlp):
+    """A CSV row with a stray comma in its note: the id, left of every text and PHI column and at
+    the start of a record, names the row in the report and stays in the output row."""
+    src = tmp_path / "notas.csv"
+    src.write_text(
+        "id,nota,nhc\nn1,Sin datos.,1\nn2,Paciente Ana, sin comillas,2\nn3,Otra, coma,3\n",
+        encoding="utf-8",
+    )
+    spec = TableSpec(id_column="id", text_columns=("nota",))
+    report = run(rule_nlp, src, tmp_path / "out", table=spec)
+    assert report.exit_code == 1 and report.rows == {"read": 3, "ok": 1, "failed": 2}
+    named, after_a_broken_row = report.failed
+    assert named["id"] == "n2" and named["where"] == "notas.csv: line 3"
+    assert "4 fields" in named["reason"]
+    # the row before it could not be split either: this one may be the rest of it
+    assert "id" not in after_a_broken_row and after_a_broken_row["where"] == "notas.csv: line 4"
+    lines = (tmp_path / "out" / "notas.csv").read_text(encoding="utf-8").splitlines()
+    assert lines[2] == 'n2,,,"failed: 4 fields, the header has 3"'
+    assert lines[3].startswith(',,,"failed')
+    # an id that is a PHI column, or that comes after a text column, is never read by position
+    for i, other in enumerate(
+        (
+            TableSpec(
+                id_column="id", text_columns=("nota",), phi_columns={"id": "ID_SUJETO_ASISTENCIA"}
+            ),
+            TableSpec(id_column="nhc", text_columns=("nota",)),
+        )
+    ):
+        report = run(rule_nlp, src, tmp_path / f"out{i}", table=other)
+        assert all("id" not in f for f in report.failed)
+        lines = (tmp_path / f"out{i}" / "notas.csv").read_text(encoding="utf-8").splitlines()
+        assert lines[2].startswith(',,,"failed')
+
+
+def test_a_continuation_line_of_a_note_is_never_named_by_a_piece_of_the_note(tmp_path, rule_nlp):
+    """A TSV note with a line break: the line after the break cannot be told from a record by its
+    fields (its first field is a piece of the note), so it is named by its file and line only."""
     src = tmp_path / "notas.tsv"
     src.write_text(
         "id\tnota\nn1\tSin datos.\nn2\tPaciente Ana Ruiz\nGil, de Madrid.\textra\tmore\n",
@@ -86,6 +117,15 @@ def test_a_row_that_cannot_be_split_is_named_by_its_line_never_by_a_guessed_cell
     lines = (tmp_path / "out" / "notas.tsv").read_text(encoding="utf-8").splitlines()
     assert lines[3] == "\t\tfailed: 3 fields, the header has 2"
     assert "Gil" not in json.dumps(report.to_dict())
+    # the same when the note is not the last column: the line before ends inside it
+    src.write_text(
+        "id\tnota\tnhc\nn1\tSin datos.\t1\nn2\tPaciente Ana\nRuiz Gil, de Madrid.\t2\textra\n",
+        encoding="utf-8",
+    )
+    report = run(rule_nlp, src, tmp_path / "out2", table=spec)
+    assert [f["where"] for f in report.failed] == ["notas.tsv: line 3", "notas.tsv: line 4"]
+    assert report.failed[0]["id"] == "n2" and "id" not in report.failed[1]
+    assert "Ruiz" not in json.dumps(report.to_dict())
 
 
 def test_an_empty_file_has_a_status_of_its_own(tmp_path, rule_nlp):

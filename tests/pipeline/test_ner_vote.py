@@ -208,13 +208,3 @@ def test_members_run_only_around_the_first_ner_entities():
     assert [(s.start, s.end, s.label_) for s in doc.spans["ner_c"]] == [(2, 4, "HOSPITAL")]
     # the whole Doc is left as it was: the members wrote only their span groups
     assert list(doc.ents) == [mother]
-
-
-def test_old_module_path_still_gives_the_components():
-    """Installs made before the move name training.ner_vote in their entry points."""
-    from meddocan_deid.pipeline import ner_vote
-    from meddocan_deid.training import ner_vote as old
-
-    assert old.NERVote is ner_vote.NERVote and old.NERMembers is ner_vote.NERMembers
-    nlp = spacy.blank("es")
-    assert type(nlp.create_pipe("meddocan_ner_vote")) is ner_vote.NERVote

@@ -120,3 +120,20 @@ def test_known_phi_with_a_table_is_refused_not_ignored(client):
         headers=AUTH,
     )
     assert r.status_code == 422 and "phi_columns" in r.text and "Eulalia" not in r.text
+
+
+def test_failed_rows_are_named_as_the_run_report_of_a_table_file_names_them(client):
+    """The same report as a table run's: each failed row by number, id where it has one, and
+    reason; never a cell of it."""
+    rows = [dict(ROWS[0]), {**ROWS[1], "id": None}, {**ROWS[2], "nota": ["no", "texto"]}]
+    r = client.post(
+        "/deidentify/table", json={"rows": rows, "mode": "tag", **COLUMNS}, headers=AUTH
+    )
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["failed"] == 2
+    assert [(f["row"], f.get("id")) for f in body["failures"]] == [(2, None), (3, "r3")]
+    assert body["failures"][0]["reason"] == "no id (column 'id' is empty)"
+    assert body["failures"][1]["reason"].startswith("nota: not a text value")
+    for secret in SECRETS:
+        assert secret not in r.text

@@ -455,3 +455,81 @@ def test_cli_without_pyspark(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "pyspark", None)
     res = invoke("deidentify-spark", tmp_path / "in.jsonl", tmp_path / "out", "--mode", "mask")
     assert res.exit_code == 2 and "pip install 'meddocan-deid[spark]'" in res.output
+
+
+def test_a_spark_run_is_the_one_run(spark, tmp_path, model_dir):
+    """A RunConfig with a SparkJob: the input through its format's Spark source, the output
+    through a Spark sink, one RunReport with the failed rows by id and reason, its exit code;
+    what Spark cannot do is refused before Spark is used."""
+    from meddocan_deid.deid.tables import TableSpec
+    from meddocan_deid.engine import Run, RunConfig, RunError, SparkJob
+
+    inp = tmp_path / "notas.jsonl"
+    lines = [
+        json.dumps({"ref": f"r{i}", "nota": f"Nombre: Ana.\nNHC: {5192837 + i}.\n"})
+        for i in range(3)
+    ]
+    lines += [json.dumps({"ref": "r3"}), "{roto"]
+    inp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    spec = TableSpec(id_column="ref", text_columns=("nota",), status_column="status")
+    config = RunConfig(
+        input=str(inp),
+        output=str(tmp_path / "out"),
+        mode="tag",
+        model=str(model_dir),
+        report_path=tmp_path / "report.json",
+        table=spec,
+        spark=SparkJob(output_format="jsonl"),
+    )
+    report = Run(config, spark=spark).execute_report()
+    assert report.kind == "spark" and report.exit_code == 1
+    assert report.rows == {"in": 5, "out": 5, "ok": 3, "failed": 2}
+    assert sorted((f["id"], f["reason"]) for f in report.failed if f["id"]) == [("r3", "no text")]
+    assert report.failure_reasons == {"no text": 1, "not valid JSON": 1}
+    written = (tmp_path / "report.json").read_text(encoding="utf-8")
+    assert json.loads(written) == report.to_dict() and "Ana" not in written
+    assert report.summary_lines(None)[-1].startswith("rows in 5, out 5, ok 3, failed 2 (")
+    assert (tmp_path / "out" / "_SUCCESS").exists()
+    # refused before Spark reads anything: the output exists, two text columns, field keys
+    with pytest.raises(RunError, match="output exists"):
+        Run(config, spark=spark).execute_report()
+    two = TableSpec(id_column="ref", text_columns=("nota", "otra"), status_column="status")
+    with pytest.raises(RunError, match="one text column"):
+        Run(
+            RunConfig(**{**vars(config), "output": str(tmp_path / "o2"), "table": two})
+        ).execute_report()
+    keys = DeidOptions(extra_patterns=tmp_path)
+    with pytest.raises(RunError, match="field_keys are not read"):
+        Run(
+            RunConfig(**{**vars(config), "output": str(tmp_path / "o3"), "options": keys})
+        ).execute_report()
+    assert not (tmp_path / "o2").exists() and not (tmp_path / "o3").exists()
+
+
+def test_cli_names_the_columns_as_the_batch_command(spark, tmp_path, model_dir):
+    """--id-column and --text-column name a parquet input's columns (the options of
+    `meddocan-deid deidentify`); the report is written where --report says."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    inp = tmp_path / "notas.parquet"
+    pq.write_table(
+        pa.Table.from_pylist(
+            [{"ref": f"r{i}", "nota": f"Nombre: Ana.\nNHC: {5192837 + i}.\n"} for i in range(4)]
+        ),
+        inp,
+    )
+    out = tmp_path / "out"
+    args = ["deidentify-spark", inp, out, "--mode", "mask", "--model", model_dir]
+    res = invoke(
+        *args, "--id-column", "ref", "--text-column", "nota", "--report", tmp_path / "r.json"
+    )
+    assert res.exit_code == 0, res.output
+    assert "rows in 4, out 4, ok 4, failed 0" in res.output
+    rows = spark_rows(spark, out)
+    assert sorted(r["ref"] for r in rows) == ["r0", "r1", "r2", "r3"]
+    assert all("Ana" not in r["deid_text"] for r in rows)
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert report["input_format"] == "parquet" and report["rows"]["ok"] == 4
+    res = invoke(*args[:2], tmp_path / "o2", *args[3:], "--text-column", "a", "--text-column", "b")
+    assert res.exit_code == 2 and "one text column" in res.output

@@ -17,9 +17,9 @@ import typer
 from ..annotations import AnnotatedReport, AnnotationError, read_annotations, write_annotations
 from ..annotations.docbin import to_docbin
 from ..constants import DEFAULT_MODEL
-from ..engine.settings import load_model
 from ..errors import InputError, RunError
 from ..formats.sources import input_kind, iter_items, load_item, resolve_encoding
+from ..pipeline.loading import load_model
 
 
 class Format(str, Enum):
@@ -39,7 +39,8 @@ def check_export_dir(export_dir: Path, input_path: Path, what: str = "EXPORT_DIR
     out, inp = Path(export_dir).resolve(), Path(input_path).resolve()
     if inp.is_dir() and (out == inp or inp in out.parents):
         raise RunError(
-            f"{export_dir}: {what} must not be the input folder or inside it (it holds the reports' PHI)"
+            f"{export_dir}: {what} must not be the input folder or inside it (it holds the "
+            "reports' PHI)"
         )
     if out.exists() and not out.is_dir():
         raise RunError(f"{export_dir}: {what} exists and is not a folder")
@@ -82,12 +83,11 @@ def export_reports(
     if nlp is None:
         nlp = load_model(model)
     reports = []
-    for item, doc in zip(items, nlp.pipe((i.record.text for i in items), batch_size=batch_size)):
+    texts = [item.record.text for item in items if item.record is not None]
+    for item, text, doc in zip(items, texts, nlp.pipe(texts, batch_size=batch_size)):
         reports.append(
             AnnotatedReport(
-                item.stem,
-                item.record.text,
-                [(e.label_, e.start_char, e.end_char) for e in doc.ents],
+                item.stem, text, [(e.label_, e.start_char, e.end_char) for e in doc.ents]
             )
         )
     try:
@@ -138,12 +138,14 @@ def export_command(
     export_dir: Path = typer.Argument(
         ...,
         metavar="EXPORT_DIR",
-        help="Folder for the export. It holds the original reports (PHI): keep it private; refused inside INPUT.",
+        help="Folder for the export. It holds the original reports (PHI): keep it private; "
+        "refused inside INPUT.",
     ),
     fmt: Format = typer.Option(
         ...,
         "--format",
-        help="brat (.txt + .ann, for brat and INCEpTION), labelstudio (task list JSON + labelling config) or doccano (JSONL).",
+        help="brat (.txt + .ann, for brat and INCEpTION), labelstudio (task list JSON + "
+        "labelling config) or doccano (JSONL).",
     ),
     model: str = typer.Option(DEFAULT_MODEL, "--model", help="Installed pipeline name or path."),
     encoding: str = typer.Option("utf-8", "--encoding", help="Encoding of the input files."),
@@ -154,7 +156,8 @@ def export_command(
     The export holds the original texts and their PHI in the original offsets:
     keep it private. EXPORT_DIR inside INPUT is refused."""
     typer.echo(
-        f"meddocan-deid: warning: {export_dir} will hold the original reports (PHI); keep it private",
+        f"meddocan-deid: warning: {export_dir} will hold the original reports (PHI); keep it "
+        "private",
         err=True,
     )
     try:
@@ -163,11 +166,12 @@ def export_command(
         )
     except RunError as err:
         typer.echo(f"meddocan-deid: {err}", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     for failure in result["failures"]:
         typer.echo(f"meddocan-deid: {failure}", err=True)
     typer.echo(
-        f"reports exported {result['written']}, failed {result['failed']}, entities {result['entities']} "
+        f"reports exported {result['written']}, failed {result['failed']}, entities "
+        f"{result['entities']} "
         f"-> {result['path']}",
         err=True,
     )
@@ -185,12 +189,14 @@ def import_command(
     alignment: Alignment = typer.Option(
         Alignment.strict,
         "--alignment",
-        help="strict: a span off token boundaries is an error; expand: it grows to the tokens it touches (counted).",
+        help="strict: a span off token boundaries is an error; expand: it grows to the tokens "
+        "it touches (counted).",
     ),
     use_predictions: bool = typer.Option(
         False,
         "--use-predictions",
-        help="Label Studio: take a task's prediction when it has no annotation (else the task is skipped).",
+        help="Label Studio: take a task's prediction when it has no annotation (else the task "
+        "is skipped).",
     ),
 ):
     """Import corrected annotations as a DocBin (project tokenizer) for `adapt`.
@@ -203,6 +209,6 @@ def import_command(
         )
     except RunError as err:
         typer.echo(f"meddocan-deid: {err}", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     for line in lines:
         typer.echo(line)

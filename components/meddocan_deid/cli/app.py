@@ -83,7 +83,8 @@ def main(argv: list[str] | None = None) -> None:
         if os.environ.get("MEDDOCAN_DEID_DEBUG"):
             raise
         print(
-            f"meddocan-deid: internal error ({type(err).__name__}); set MEDDOCAN_DEID_DEBUG=1 for details",
+            f"meddocan-deid: internal error ({type(err).__name__}); set MEDDOCAN_DEID_DEBUG=1 "
+            "for details",
             file=sys.stderr,
         )
         sys.exit(3)

@@ -8,17 +8,19 @@ optional `patient_id`). For each report OUTPUT gets the de-identified `.txt` and
 (the output's offsets, each entity on its replacement; a `.docx` also its de-identified
 `.docx`), and the run gets one JSON run report. A table (.csv, .tsv, .xlsx, .parquet, or a
 .jsonl with --text-column) is de-identified into OUTPUT/<its name> in its format, its columns
-named by --id-column, --text-column, --phi-column and --patient-column (the engine's Run, as reports). `--private-dir DIR` also writes the
-originals with their `.ann` (original offsets), and `--export-format labelstudio|doccano|brat`
-the same for an annotation tool (cli/annotations.py); `--review DIR` writes a static HTML review
-site; both hold PHI and are refused inside OUTPUT. Exit status: 0 when every report was written or skipped, 1
-when any failed or the disk is full (a rerun resumes), 2 when the run could not start (e.g. another run holds
-OUTPUT/.meddocan-deid.lock). Every file under a folder INPUT is either a report (`.txt` in any
-case) or listed as not read with its reason (other kinds fail unless --skip-unsupported;
-hidden files and links to folders are listed only).
+named by --id-column, --text-column, --phi-column and --patient-column (the engine's Run, as
+reports). `--private-dir DIR` also writes the originals with their `.ann` (original offsets),
+and `--export-format labelstudio|doccano|brat` the same for an annotation tool
+(cli/annotations.py); `--review DIR` writes a static HTML review site; both hold PHI and are
+refused inside OUTPUT. Exit status: 0 when every report was written or skipped, 1 when any
+failed or the disk is full (a rerun resumes), 2 when the run could not start (e.g. another run
+holds OUTPUT/.meddocan-deid.lock). Every file under a folder INPUT is either a report (`.txt`
+in any case) or listed as not read with its reason (other kinds fail unless
+--skip-unsupported; hidden files and links to folders are listed only).
 
-The run itself is the engine's (meddocan_deid.engine: RunConfig, Run); this module parses
-the options (the ones shared with `deidentify-spark` come from cli/options.py).
+The run itself is the engine's (meddocan_deid.engine: RunConfig, Run, and the lines printed
+about its RunReport); this module maps its options onto a RunConfig (the ones shared with
+`deidentify-spark` come as one RunOptions, cli/options.py).
 """
 
 import logging
@@ -26,12 +28,11 @@ from pathlib import Path
 
 import typer
 
-from ..deid.tables import TableSpec, table_format
-from ..engine import REPORT_NAME, Run, RunConfig, RunError, resolve_key_and_options
-from ..engine.record import failure_lines, not_read_lines, plain_options, table_failure_lines
+from ..deid.tables import table_format
+from ..engine import REPORT_NAME, Run, RunConfig, RunError
+from ..engine.record import plain_options
 from ..errors import OutputFullError
-from . import options as opt
-from .options import Mode
+from .options import RunOptions, recorded_params, takes_run_options
 
 DEIDENTIFY_EPILOG = """\b
 Examples:
@@ -44,86 +45,86 @@ Examples:
 """
 
 
+@takes_run_options
 def deidentify(
     ctx: typer.Context,
     input_path: Path = typer.Argument(
         ...,
         metavar="INPUT",
-        help="A .txt file, a document (.docx, .pdf, .rtf), a folder of them (recursive), a JSONL file (id, text, patient_id) or a table (.csv, .tsv, .xlsx, .parquet; .jsonl with --text-column).",
+        help="A .txt file, a document (.docx, .pdf, .rtf), a folder of them (recursive), a "
+        "JSONL file (id, text, patient_id) or a table (.csv, .tsv, .xlsx, .parquet; .jsonl with "
+        "--text-column).",
     ),
     output: Path = typer.Argument(
         ..., metavar="OUTPUT", help="Output folder (.txt + .ann per report, run_report.json)."
     ),
-    mode: Mode = opt.MODE,
-    key_file: Path | None = opt.KEY_FILE,
-    random_key: bool = opt.RANDOM_KEY,
     n_process: int = typer.Option(1, "--n-process", min=1, help="Worker processes."),
-    batch_size: int = opt.BATCH_SIZE,
-    model: str = opt.MODEL,
     overwrite: bool = typer.Option(
         False,
         "--overwrite",
-        help="Redo every report, even into a folder made by another kind of run (default: resume, skipping reports already written).",
+        help="Redo every report, even into a folder made by another kind of run (default: "
+        "resume, skipping reports already written).",
     ),
     encoding: str = typer.Option(
         "utf-8",
         "--encoding",
-        help="Encoding of the input files (any Python codec, e.g. cp1252, latin-1). Outputs are always UTF-8.",
+        help="Encoding of the input files (any Python codec, e.g. cp1252, latin-1). Outputs are "
+        "always UTF-8.",
     ),
-    gazetteer: Path | None = opt.GAZETTEER,
-    tag_table: Path | None = opt.TAG_TABLE,
-    tag_numbering: bool = opt.TAG_NUMBERING,
-    keep_sex: bool = opt.KEEP_SEX,
-    keep_age: bool = opt.KEEP_AGE,
-    age_aggregate: str = opt.AGE_AGGREGATE,
-    keep_kinship: bool | None = opt.KEEP_KINSHIP,
-    max_chars: int = opt.MAX_CHARS,
-    option: list[str] | None = opt.OPTION,
-    report: Path | None = typer.Option(
-        None, "--report", help="Run report path (default OUTPUT/run_report.json)."
-    ),
-    policy: Path | None = opt.POLICY,
-    privacy: str | None = opt.PRIVACY,
     verbose: bool = typer.Option(
         False, "--verbose", "-v", help="Log progress details (ids and counts only)."
     ),
     private_dir: Path | None = typer.Option(
         None,
         "--private-dir",
-        help="Also write each original and its .ann in the ORIGINAL's offsets here (PHI: not inside OUTPUT).",
+        help="Also write each original and its .ann in the ORIGINAL's offsets here (PHI: not "
+        "inside OUTPUT).",
     ),
     export_format: str | None = typer.Option(
         None,
         "--export-format",
-        help="Also write the --private-dir reports for correction: brat (adds annotation.conf), labelstudio (labelstudio.json) or doccano (doccano.jsonl); see `meddocan-deid export`.",
+        help="Also write the --private-dir reports for correction: brat (adds annotation.conf), "
+        "labelstudio (labelstudio.json) or doccano (doccano.jsonl); see `meddocan-deid export`.",
     ),
     review_dir: Path | None = typer.Option(
         None,
         "--review",
-        help="Write a static HTML review site here: originals with PHI highlighted beside the output (PHI: not inside OUTPUT).",
+        help="Write a static HTML review site here: originals with PHI highlighted beside the "
+        "output (PHI: not inside OUTPUT).",
     ),
     time_limit: float | None = typer.Option(
         None,
         "--time-limit",
         min=0.001,
-        help="Seconds one report may take (checked between its pieces of 20,000 characters); a report over it fails by name and the run goes on (default: no limit).",
+        help="Seconds one report may take (checked between its pieces of 20,000 characters); a "
+        "report over it fails by name and the run goes on (default: no limit).",
     ),
     skip_unsupported: bool = typer.Option(
         False,
         "--skip-unsupported",
-        help="Files of INPUT that are not plain-text reports (.pdf, .docx, .csv) are listed in the run report as not read, and the exit status ignores them (default: each is a failure, exit 1).",
+        help="Files of INPUT that are not plain-text reports (.pdf, .docx, .csv) are listed in "
+        "the run report as not read, and the exit status ignores them (default: each is a "
+        "failure, exit 1).",
     ),
     extra_patterns: Path | None = typer.Option(
         None,
         "--extra-patterns",
-        help="Folder of *.jsonl field-key files (the form of configs/patterns/fields.jsonl): a hospital's own keys, added to the pipeline for this run (overrides the policy's field_keys).",
+        help="Folder of *.jsonl field-key files (the form of configs/patterns/fields.jsonl): a "
+        "hospital's own keys, added to the pipeline for this run (overrides the policy's "
+        "field_keys).",
     ),
-    id_column: str | None = opt.ID_COLUMN,
-    text_column: list[str] | None = opt.TEXT_COLUMN,
-    phi_column: list[str] | None = opt.PHI_COLUMN,
-    patient_column: str | None = opt.PATIENT_COLUMN,
-    status_column: str = opt.STATUS_COLUMN,
-    sheet: str | None = opt.SHEET,
+    status_column: str = typer.Option(
+        "deid_status",
+        "--status-column",
+        help="Table input: the column added with ok / failed: <reason>.",
+    ),
+    sheet: str | None = typer.Option(
+        None,
+        "--sheet",
+        help="Excel input: the sheet (default: the first; other sheets are not copied).",
+    ),
+    *,
+    run: RunOptions,
 ):
     """De-identify every report of INPUT into OUTPUT.
 
@@ -147,80 +148,56 @@ def deidentify(
     )
     if review_dir is not None:
         typer.echo(
-            f"meddocan-deid: warning: the review site in {review_dir} shows the original reports (PHI); "
-            "keep it private and never share it with the output",
+            f"meddocan-deid: warning: the review site in {review_dir} shows the original "
+            "reports (PHI); keep it private and never share it with the output",
             err=True,
         )
     try:
-        columns = _table_columns(
-            input_path, id_column, text_column, phi_column, patient_column, status_column, sheet
-        )
-    except RunError as err:
-        typer.echo(f"meddocan-deid: {err}", err=True)
-        raise typer.Exit(2)
-    try:
-        try:
-            option_values = opt.option_values(option)
-        except ValueError as err:
-            raise RunError(str(err)) from None
-        key, options = resolve_key_and_options(
-            mode.value,
-            key_file=key_file,
-            random_key=random_key,
-            tag_table=tag_table,
-            tag_numbering=tag_numbering,
-            keep_sex=keep_sex,
-            keep_age=keep_age,
-            age_aggregate=age_aggregate,
-            gazetteer=gazetteer,
-            max_chars=max_chars,
-            policy=policy,
-            keep_kinship=keep_kinship,
-            extra_patterns=extra_patterns,
-            option_values=option_values,
-        )
+        table = _table_columns(input_path, run, status_column, sheet)
+        key, options = run.key_and_options(extra_patterns)
         config = RunConfig(
             input=input_path,
             output=output,
-            mode=mode.value,
+            mode=run.mode.value,
             key=key,
-            model=model,
+            model=run.model,
             n_process=n_process,
-            batch_size=batch_size,
+            batch_size=run.batch_size,
             overwrite=overwrite,
             options=options,
-            report_path=report,
+            report_path=run.report,
             private_dir=private_dir,
             review_dir=review_dir,
             encoding=encoding,
-            privacy=privacy,
+            privacy=run.privacy,
             export_format=export_format,
-            report_options=plain_options(opt.recorded_params(ctx.params)),
-            random_key=random_key,
+            report_options=plain_options(recorded_params(ctx.params)),
+            random_key=run.random_key,
             time_limit=time_limit,
             skip_unsupported=skip_unsupported,
-            table=columns,
+            table=table,
         )
-        result = Run(config).execute_report()
+        report = Run(config).execute_report()
     except RunError as err:
         typer.echo(f"meddocan-deid: {err}", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     except OutputFullError as err:
         typer.echo(f"meddocan-deid: {err}", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     except KeyboardInterrupt:
         typer.echo("meddocan-deid: interrupted; rerun the same command to resume", err=True)
-        raise typer.Exit(130)
-    _summary(result.to_dict(), report or Path(output) / REPORT_NAME, encoding)
-    raise typer.Exit(result.exit_code)
+        raise typer.Exit(130) from None
+    *problems, counts = report.summary_lines(run.report or Path(output) / REPORT_NAME, encoding)
+    for line in problems:
+        typer.echo(f"meddocan-deid: {line}", err=True)
+    typer.echo(counts, err=True)
+    raise typer.Exit(report.exit_code)
 
 
-def _table_columns(
-    input_path: Path, id_column, text_column, phi_column, patient_column, status_column, sheet
-):
+def _table_columns(input_path: Path, run: RunOptions, status_column: str, sheet: str | None):
     """The TableSpec of a table input (None for reports); RunError for table options without
     a table, a table without its columns named, or a bad column spec."""
-    named = bool(id_column or text_column or phi_column or patient_column or sheet)
+    named = run.table_named() or bool(sheet)
     suffix = Path(input_path).suffix.lower()
     is_table = Path(input_path).is_file() and (
         table_format(input_path) is not None or (suffix == ".jsonl" and named)
@@ -228,46 +205,13 @@ def _table_columns(
     if not is_table:
         if named:
             raise RunError(
-                "--id-column, --text-column, --phi-column, --patient-column and --sheet are for a table "
-                "input (.csv, .tsv, .xlsx, .parquet, .jsonl)"
+                "--id-column, --text-column, --phi-column, --patient-column and --sheet are for "
+                "a table input (.csv, .tsv, .xlsx, .parquet, .jsonl)"
             )
         return None
-    if not id_column or not (text_column or phi_column):
+    if not run.id_column or not (run.text_column or run.phi_column):
         raise RunError(
-            f"{input_path}: a table input needs --id-column and at least one --text-column or --phi-column"
+            f"{input_path}: a table input needs --id-column and at least one --text-column or "
+            "--phi-column"
         )
-    try:
-        return TableSpec(
-            id_column=id_column,
-            text_columns=tuple(text_column or ()),
-            phi_columns=opt.phi_columns(phi_column),
-            patient_column=patient_column,
-            status_column=status_column,
-            sheet=sheet,
-        )
-    except ValueError as err:
-        raise RunError(str(err)) from None
-
-
-def _summary(result: dict, report_path: Path, encoding: str) -> None:
-    """The lines on stderr about what failed or was not read (by name), then the counts."""
-    if "rows" in result:
-        for line in table_failure_lines(result):
-            typer.echo(f"meddocan-deid: {line}", err=True)
-        r = result["rows"]
-        typer.echo(
-            f"rows read {r['read']}, ok {r['ok']}, failed {r['failed']} in {result['seconds']:.1f}s "
-            f"-> {result['table']} (report {report_path})",
-            err=True,
-        )
-        return
-    for line in failure_lines(result, encoding):
-        typer.echo(f"meddocan-deid: {line}", err=True)
-    for line in not_read_lines(result):
-        typer.echo(f"meddocan-deid: {line}", err=True)
-    c = result["reports"]
-    typer.echo(
-        f"reports read {c['read']}, written {c['written']}, skipped {c['skipped']}, failed {c['failed']}, "
-        f"empty {c['empty']}, files not read {c['not_read']} in {result['seconds']:.1f}s -> {report_path}",
-        err=True,
-    )
+    return run.table_spec(status_column=status_column, sheet=sheet)

@@ -39,8 +39,8 @@ def make_private_folder(folder: Path) -> None:
 
 def write_key_file(path: Path) -> None:
     """Write a fresh random key (64 hex characters and a newline) to `path`, mode 0600; a
-    missing folder is created mode 0700. Never replaces an existing file. The key is hex text so that the same value also works
-    in the environment variable MEDDOCAN_DEID_KEY."""
+    missing folder is created mode 0700. Never replaces an existing file. The key is hex text
+    so that the same value also works in the environment variable MEDDOCAN_DEID_KEY."""
     path = Path(path)
     if path.exists() or path.is_symlink():
         raise KeygenError(
@@ -50,7 +50,8 @@ def write_key_file(path: Path) -> None:
     if not path.parent.is_dir():
         make_private_folder(path.parent)
     try:
-        # O_EXCL: refused if the file appears meanwhile; 0600 from creation, never readable by others
+        # O_EXCL: refused if the file appears meanwhile; 0600 from creation, never readable by
+        # others
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
         raise KeygenError(f"{path}: already exists; not overwritten") from None
@@ -76,7 +77,7 @@ def keygen(
         write_key_file(file)
     except KeygenError as err:
         typer.echo(f"meddocan-deid: {err}", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     typer.echo(
         f"wrote a new key to {file} (mode 0600; keep it secret and backed up)\n"
         f"use it with: meddocan-deid deidentify INPUT OUTPUT --mode surrogate --key-file {file}"

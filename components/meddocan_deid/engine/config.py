@@ -13,6 +13,23 @@ EXPORT_FORMATS = ("brat", "labelstudio", "doccano")
 
 
 @dataclass(frozen=True)
+class SparkJob:
+    """A run on Apache Spark (`RunConfig.spark`): the input's format (`auto`: by its suffix, or
+    by the files of a local folder; else a format with a Spark source: parquet, jsonl, txt) and
+    the output's (a format with a Spark sink: parquet, jsonl); Spark's master and settings
+    (master None: spark-submit's, else local[*]; an active session is used as it is); the
+    tasks the input is cut into (0: at least 4 per core). The columns are the run's table:
+    its id, its one text column, its patient column (used when the input has it) and its PHI
+    columns."""
+
+    input_format: str = "auto"
+    output_format: str = "parquet"
+    master: str | None = None
+    conf: dict[str, str] = field(default_factory=dict)
+    partitions: int = 0
+
+
+@dataclass(frozen=True)
 class RunConfig:
     """One run's settings. The key is kept out of `repr` (it never reaches a log).
 
@@ -25,7 +42,8 @@ class RunConfig:
     review_dir: write the review site there (both hold PHI; neither may be inside OUTPUT).
     policy_digest: the policy's digest in the fingerprint (None: the options' policy's).
     encoding: the fallback codec of inputs that are neither UTF-8 nor detected with confidence.
-    privacy: the pipeline's privacy level, "balanced" or "high" (None: the policy's, else the model's).
+    privacy: the pipeline's privacy level, "balanced" or "high" (None: the policy's, else the
+    model's).
     export_format: also write the private folder for an annotation tool (brat, labelstudio,
     doccano); needs private_dir.
     report_options: the options recorded in the run report (the command line's; None: this
@@ -37,10 +55,13 @@ class RunConfig:
     (False: each is a failure, and the exit code says so).
     table: the input is a table with these columns (id, text, PHI, patient, status, sheet): it is
     written whole to OUTPUT/<its name> in its format (None: the input holds reports).
+    spark: the run goes on Apache Spark (`SparkJob`): INPUT and OUTPUT are any Hadoop paths,
+    OUTPUT is written by Spark, the table names the columns (report_path: None writes no
+    run report, since OUTPUT is Spark's folder).
     """
 
-    input: Path
-    output: Path
+    input: Path | str  # a Spark run: any Hadoop path, kept as given
+    output: Path | str
     mode: str
     key: bytes | None = field(default=None, repr=False)
     model: str = DEFAULT_MODEL
@@ -61,6 +82,7 @@ class RunConfig:
     time_limit: float | None = None
     skip_unsupported: bool = False
     table: TableSpec | None = None
+    spark: SparkJob | None = None
 
     @property
     def report_file(self) -> Path:
@@ -68,13 +90,16 @@ class RunConfig:
 
     @property
     def run_privacy(self) -> str | None:
-        """The privacy level the pipeline runs at: the config's, else the policy's (None: the model's)."""
-        if self.privacy is None and getattr(self.options, "policy", None) is not None:
-            return self.options.policy.privacy
+        """The privacy level the pipeline runs at: the config's, else the policy's (None: the
+        model's)."""
+        policy = getattr(self.options, "policy", None)
+        if self.privacy is None and policy is not None:
+            return policy.privacy
         return self.privacy
 
     @property
     def run_policy_digest(self) -> str | None:
-        if self.policy_digest is None and getattr(self.options, "policy", None) is not None:
-            return self.options.policy.digest()
+        policy = getattr(self.options, "policy", None)
+        if self.policy_digest is None and policy is not None:
+            return policy.digest()
         return self.policy_digest

@@ -114,8 +114,9 @@ class RunLock:
                 pid = _lock_pid(self.path)
                 if pid is not None and _running(pid):
                     raise OutputLockedError(
-                        f"{self.path.parent}: another run (pid {pid}) is writing into this folder; wait for it "
-                        f"to end or choose another output folder (if no run is going on, remove {self.path})"
+                        f"{self.path.parent}: another run (pid {pid}) is writing into this "
+                        "folder; wait for it to end or choose another output folder (if no run "
+                        f"is going on, remove {self.path})"
                     ) from None
                 if self.warn is not None:
                     self.warn(
@@ -178,7 +179,8 @@ def _running(pid: int) -> bool:
 
 
 def format_ann(new_text: str, replacements: list[Replacement]) -> str:
-    """BRAT lines in the OUTPUT's offsets, each entity on its replacement (see meddocan_deid.brat)."""
+    """BRAT lines in the OUTPUT's offsets, each entity on its replacement (see
+    meddocan_deid.brat)."""
     return format_output_ann(new_text, replacements)
 
 
@@ -210,7 +212,10 @@ def _docx_bytes(docx: tuple[Path, str], new_text: str, replacements: list[Replac
             hashlib.sha256(data).hexdigest() != digest
         ):  # the same bytes give the same extracted text
             raise DocumentError("the .docx changed while it was being de-identified; rerun it")
-        return registry.get("docx").write_document(data, new_text, replacements)
+        write_document = registry.get("docx").write_document
+        if write_document is None:
+            raise DocumentError("no writer of .docx documents")
+        return write_document(data, new_text, replacements)
     except DocumentError as err:  # the runner reports an OSError as a failed report, by name
         raise OSError(errno.EINVAL, str(err)) from None
 

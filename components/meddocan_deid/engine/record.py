@@ -82,7 +82,10 @@ def failure_lines(report: dict[str, Any], encoding: str = "utf-8") -> list[str]:
         first = f"{m.group(1)} at byte {m.group(2)}" if m else undecodable[0]
         # each file is read as UTF-8 when it is UTF-8, else in its detected encoding; --encoding
         # is the fallback for a file whose encoding the detection is not sure of
-        what = f"report{'s' if n != 1 else ''} not valid UTF-8 nor of an encoding detected with confidence"
+        what = (
+            f"report{'s' if n != 1 else ''} not valid UTF-8 nor of an encoding detected with "
+            "confidence"
+        )
         if label == "UTF-8":
             advice = (
                 "if they come from Windows or older systems, rerun with --encoding cp1252 "
@@ -90,7 +93,10 @@ def failure_lines(report: dict[str, Any], encoding: str = "utf-8") -> list[str]:
             )
         else:
             what += f", and not valid {label} (--encoding) either"
-            advice = "check how they are encoded and rerun with --encoding NAME (e.g. utf-8, cp1252, latin-1)"
+            advice = (
+                "check how they are encoded and rerun with --encoding NAME (e.g. utf-8, cp1252, "
+                "latin-1)"
+            )
         lines.append(f"hint: {n} {what} (first: {first}); {advice}")
     return lines
 

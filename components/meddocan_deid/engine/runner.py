@@ -16,7 +16,9 @@ a temporary file renamed into place: a killed run leaves the earlier output or n
 rerun does the whole table again; an existing output table is replaced only with `overwrite`.
 """
 
+import importlib.util
 import logging
+import re
 import sys
 import time
 from collections.abc import Iterator
@@ -34,12 +36,13 @@ from ..deid.tables import (
     TableSettings,
     check_columns,
     deidentify_loaded,
-    failed_rows,
-    format_of,
     kept_columns,
     open_table,
 )
 from ..errors import InputError, OutputFullError, RunError
+from ..formats import registry
+from ..formats.base import SparkColumns, spark_path
+from ..formats.jsonl import KNOWN_COLUMN
 from ..formats.sources import (
     check_paths,
     count_inputs,
@@ -48,11 +51,13 @@ from ..formats.sources import (
     load_item,
     resolve_encoding,
 )
+from ..formats.table import Table
 from ..pipeline.fields import add_field_files
+from ..pipeline.loading import load_model, loaded_objects_pinned
 from ..pipeline.privacy import set_privacy
+from ..spark.dataframe import STATUS_COL, deidentify_dataframe, make_session
 from . import output
 from .config import EXPORT_FORMATS, RunConfig
-from .heap import loaded_objects_pinned
 from .output import (
     RunLock,
     check_private_dir,
@@ -66,10 +71,11 @@ from .output import (
     write_private,
 )
 from .record import Progress, failure_reason, plain_options
-from .report import RunReport
-from .settings import load_model
+from .report import MAX_REPORTED, RunReport
 
 logger = logging.getLogger("meddocan_deid.deid")
+HADOOP_SCHEME = re.compile(r"^\w+:")  # hdfs://, s3a://, file:...: a path Spark resolves itself
+EXCEPTION_LINE = re.compile(r"^\s*\w+(\.\w+)*(Error|Exception): ")
 
 
 class Run:
@@ -80,10 +86,11 @@ class Run:
     run holds OUTPUT's lock. A full disk or quota raises OutputFullError (the folder, the
     reports written; a rerun resumes)."""
 
-    def __init__(self, config: RunConfig, nlp=None):
+    def __init__(self, config: RunConfig, nlp=None, spark=None):
         self.config = config
         self.nlp = nlp
-        self.output = Path(config.output)
+        self.spark = spark  # a Spark run's session (None: the active one, else one made here)
+        self.input, self.output = Path(config.input), Path(config.output)
         self.encoding = config.encoding
         self.n_inputs = 0
         self.gazetteer: str | None = None
@@ -113,12 +120,13 @@ class Run:
         ] = []  # input files with no text: a status of their own, not a failure
         self.per_label: dict[str, int] = {}
         self.encodings: dict[str, int] = {}
-        self._items: dict[str, object] = {}  # id -> (stem, where, digest) until the result comes
+        # id -> (stem, where, digest, the .docx to rewrite) until the result comes
+        self._items: dict[str, tuple[str, str, str | None, Path | None]] = {}
         self._originals: dict[str, str] = {}  # kept only for the private folder and the review site
-        self._digests = None
-        self.site = None
-        self.bar = None
-        self.table = None  # a table input, read whole by check_table
+        self._digests: dict[str, str] | None = None
+        self.site: ReviewSite | None = None
+        self.bar: Progress | None = None
+        self.table: Table | None = None  # a table input, read whole by check_table
         self.table_settings: TableSettings | None = None
 
     # -- before the lock -------------------------------------------------------------------
@@ -126,14 +134,14 @@ class Run:
         """The input, the output, the encoding and the private and review folders (RunError)."""
         c = self.config
         try:
-            input_kind(c.input)
-            check_paths(c.input, c.output)
+            input_kind(self.input)
+            check_paths(self.input, self.output)
             self.encoding = resolve_encoding(c.encoding)
             self.n_inputs = count_inputs(
-                c.input
+                self.input
             )  # no report to read: an error, before loading the model
             if c.private_dir is not None:
-                check_private_dir(c.private_dir, c.output, c.input, "--private-dir")
+                check_private_dir(c.private_dir, self.output, self.input, "--private-dir")
             if c.export_format is not None and c.private_dir is None:
                 raise InputError(
                     "--export-format writes into --private-dir: give --private-dir DIR"
@@ -143,14 +151,16 @@ class Run:
                     f"--export-format: {c.export_format!r} is not brat, labelstudio or doccano"
                 )
             if c.review_dir is not None:
-                check_private_dir(c.review_dir, c.output, c.input, "--review")
+                check_private_dir(c.review_dir, self.output, self.input, "--review")
         except InputError as err:
             raise RunError(str(err)) from None
 
     def check_table(self) -> None:
         """A table input: the output folder and table, the encoding, the table read whole and
         its columns (RunError, nothing written)."""
-        c = self.config
+        c, spec = self.config, self.config.table
+        if spec is None:
+            raise RunError("not a table run (no columns named)")
         source, out_dir = Path(c.input), self.output
         target = out_dir / source.name
         if c.private_dir is not None or c.review_dir is not None or c.export_format is not None:
@@ -162,7 +172,8 @@ class Run:
                 raise InputError(f"{out_dir}: output exists and is not a folder")
             if target.resolve() == source.resolve():
                 raise InputError(
-                    f"{out_dir}: the output table would replace the input; choose another output folder"
+                    f"{out_dir}: the output table would replace the input; choose another "
+                    "output folder"
                 )
             if target.exists() and not c.overwrite:
                 raise InputError(
@@ -175,18 +186,19 @@ class Run:
                 time_limit=c.time_limit,
                 encoding=self.encoding,
             )
-            self.table = open_table(
+            self.table = table = open_table(
                 source,
                 fmt="jsonl" if source.suffix.lower() == ".jsonl" else None,
-                sheet=c.table.sheet,
+                sheet=spec.sheet,
                 encoding=self.encoding,
             )
-            check_columns(self.table, c.table)
+            check_columns(table, spec)
         except InputError as err:
             raise RunError(str(err)) from None
 
     def load_model(self) -> None:
-        """Load `config.model` at the run's privacy level, or set that level on the given pipeline."""
+        """Load `config.model` at the run's privacy level, or set that level on the given
+        pipeline."""
         privacy = self.config.run_privacy
         if self.nlp is None:
             self.nlp = load_model(self.config.model, privacy)
@@ -204,18 +216,29 @@ class Run:
             except ValueError as err:
                 raise RunError(f"--extra-patterns: {err}") from None
 
-    def make_deidentifier(self) -> None:
+    def make_deidentifier(self) -> Deidentifier:
         """The run's `Deidentifier` (operators, key and gazetteer settled once, before any
         progress: a notice about a missing gazetteer comes once)."""
         c = self.config
         try:
-            self.deidentifier = Deidentifier(self.nlp, c.mode, key=c.key, options=c.options)
+            self.deidentifier = deidentifier = Deidentifier(
+                self.nlp, c.mode, key=c.key, options=c.options
+            )
         except ValueError as err:
             raise RunError(str(err)) from None
         # the surrogates' source; None when no label uses the surrogate operator
+        gazetteer = deidentifier.gazetteer
         self.gazetteer = (
-            self.deidentifier.gazetteer.source_name if self.deidentifier.needs_key else None
+            gazetteer.source_name if deidentifier.needs_key and gazetteer is not None else None
         )
+        self.max_chars = deidentifier.max_chars
+        return deidentifier
+
+    def settled(self) -> Deidentifier:
+        """The run's Deidentifier, made by `make_deidentifier`."""
+        if self.deidentifier is None:
+            raise RunError("the run's Deidentifier is made after the model is loaded")
+        return self.deidentifier
 
     def make_fingerprint(self) -> None:
         c = self.config
@@ -238,6 +261,10 @@ class Run:
     def execute_report(self) -> RunReport:
         """Run every step; returns the run report."""
         self.start = time.time()
+        if self.config.spark is not None:
+            self.check_spark()
+            with self.spark_session() as spark:
+                return self.write_spark(spark)
         if self.config.table is not None:
             self.check_table()
         else:
@@ -245,7 +272,6 @@ class Run:
         self.load_model()
         self.load_seconds = time.time() - self.start
         self.make_deidentifier()
-        self.max_chars = self.deidentifier.max_chars
         self.make_fingerprint()
         with self.holding_output():
             if self.config.table is not None:
@@ -285,7 +311,8 @@ class Run:
                 pass
 
     def check_resume(self) -> None:
-        """Before anything is written: a refused run leaves the folder and its run report as they were."""
+        """Before anything is written: a refused run leaves the folder and its run report as
+        they were."""
         try:
             self.replacing = fp.check_resume(
                 self.output,
@@ -329,7 +356,7 @@ class Run:
         c = self.config
         keep_originals = c.private_dir is not None or c.review_dir is not None
         try:
-            for item in iter_items(c.input, self.encoding):
+            for item in iter_items(self.input, self.encoding):
                 if item.not_read is not None:
                     if item.unsupported and not c.skip_unsupported:  # the exit code says so
                         self.counts["read"] += 1
@@ -357,9 +384,12 @@ class Run:
                     self.fail(item.id, item.error, item.where)
                     self._tick()
                     continue
-                if (
-                    item.path is not None and not item.record.text.strip()
-                ):  # an empty file: nothing to remove
+                record = item.record
+                if record is None:  # a source gives a record or an error
+                    self.fail(item.id, "not read", item.where)
+                    self._tick()
+                    continue
+                if item.path is not None and not record.text.strip():  # empty: nothing to remove
                     self.counts["empty"] += 1
                     self.empty.append({"id": item.id, "file": item.where})
                     if self.site is not None:  # listed for the reviewer, as a failure is
@@ -371,13 +401,14 @@ class Run:
                 codec = item.encoding or self.encoding
                 self.encodings[codec] = self.encodings.get(codec, 0) + 1
                 if keep_originals:
-                    self._originals[item.id] = item.record.text
-                yield item.record
+                    self._originals[item.id] = record.text
+                yield record
         except InputError as err:
             raise RunError(str(err)) from None
 
     def write_result(self, res) -> None:
-        """Write one result: the private copy first (a report is done when its shared .txt exists)."""
+        """Write one result: the private copy first (a report is done when its shared .txt
+        exists)."""
         c = self.config
         stem, where, digest, docx = self._items.pop(res.id)
         original = self._originals.pop(res.id, None)
@@ -389,14 +420,14 @@ class Run:
             )
             return
         try:
-            if c.private_dir is not None:
+            if c.private_dir is not None and original is not None:
                 write_private(c.private_dir, stem, original, res.replacements)
             output.write_report(
                 self.output,
                 stem,
                 res.text,
                 res.replacements,
-                docx=None if docx is None else (docx, digest),
+                docx=(docx, digest) if docx is not None and digest is not None else None,
             )
             if digest is not None:
                 record_digest(self.output, stem, digest)
@@ -419,7 +450,7 @@ class Run:
         if show:
             self.bar = Progress(self.n_inputs)
         try:
-            for res in self.deidentifier.deidentify_records(
+            for res in self.settled().deidentify_records(
                 self.records(),
                 batch_size=c.batch_size,
                 time_limit=c.time_limit,
@@ -436,27 +467,185 @@ class Run:
         """De-identify the table read by check_table and write it whole, in its format, into
         OUTPUT/<the input's name>, then the run report."""
         c, table, spec = self.config, self.table, self.config.table
+        if table is None or spec is None or self.table_settings is None:
+            raise RunError("the table is read by check_table first")
         target = self.output / Path(c.input).name
         updates, status, per_label = deidentify_loaded(
-            table, columns=spec, deidentifier=self.deidentifier, settings=self.table_settings
+            table, columns=spec, deidentifier=self.settled(), settings=self.table_settings
         )
         table.write(target, updates, status, spec.status_column, keep=kept_columns(spec))
-        failed = failed_rows(table, spec, status)
         report = self.report()
-        report.kind, report.table, report.format = "table", str(target), format_of(table)
         report.options = c.report_options or {}
-        report.columns = {
-            "id": spec.id_column,
-            "text": list(spec.text_columns),
-            "phi": dict(spec.phi_columns),
-            "patient": spec.patient_column,
-            "status": spec.status_column,
-            "phi_to_text": spec.phi_to_text,
-            **({"sheet": spec.sheet} if spec.sheet else {}),
-        }
-        report.rows = {"read": table.n, "ok": table.n - len(failed), "failed": len(failed)}
-        report.failed, report.phi_per_label = failed, dict(per_label)
+        report.add_table(table, spec, status, per_label, str(target))
         write_json(c.report_file, report.to_dict())
+        return report
+
+    # -- on Spark --------------------------------------------------------------------------------
+    def check_spark(self) -> None:
+        """A Spark run, before Spark starts (RunError, nothing started): pyspark installed, the
+        formats and columns, no options Spark does not take, and the paths that are local: an
+        OUTPUT that exists (without `overwrite`), an INPUT that does not."""
+        c, job = self.config, self.config.spark
+        if job is None:
+            raise RunError("not a Spark run (no SparkJob)")
+        missing = [m for m in ("pyspark", "pyarrow") if importlib.util.find_spec(m) is None]
+        if missing:
+            raise RunError(
+                "deidentify-spark needs the spark extra: pip install 'meddocan-deid[spark]'"
+            )
+        if c.private_dir is not None or c.review_dir is not None or c.export_format is not None:
+            raise RunError("--private-dir, --review and --export-format are not for Spark runs")
+        if c.options.extra_patterns is not None:
+            raise RunError(
+                "the policy's field_keys are not read by deidentify-spark: save a pipeline with "
+                "them (meddocan-deid add-patterns) and give it as --model"
+            )
+        sources, sinks = registry.spark_formats("source"), registry.spark_formats("sink")
+        if job.output_format not in sinks:
+            raise RunError(
+                f"unknown --format {job.output_format!r} (expected {' or '.join(sinks)})"
+            )
+        if job.input_format != "auto" and job.input_format not in sources:
+            raise RunError(
+                f"unknown --input-format {job.input_format!r} (expected auto, {', '.join(sources)})"
+            )
+        spec = c.table
+        if spec is None or len(spec.text_columns) != 1:
+            raise RunError("a Spark run reads one text column (--text-column)")
+        if spec.phi_columns and job.input_format == "txt":
+            raise RunError(
+                "--phi-column needs a table input (parquet or jsonl), not a folder of .txt files"
+            )
+        output, source = str(c.output), str(c.input)
+        if not HADOOP_SCHEME.match(output) and Path(output).exists() and not c.overwrite:
+            raise RunError(
+                f"{output}: output exists; give --overwrite to replace it (runs are never mixed)"
+            )
+        if not HADOOP_SCHEME.match(source) and not Path(source).exists():
+            raise RunError(f"{source}: input not found")
+
+    @contextmanager
+    def spark_session(self):
+        """The run's session: the one given, else the active one, else one made from the job's
+        master and settings (stopped at the end)."""
+        if self.spark is not None:
+            yield self.spark
+            return
+        from pyspark.sql import SparkSession
+
+        active = SparkSession.getActiveSession()
+        job = self.config.spark
+        spark = make_session(job.master, app_name="meddocan-deid", conf=dict(job.conf))
+        try:
+            yield spark
+        finally:
+            if active is None:
+                spark.stop()
+
+    def write_spark(self, spark) -> RunReport:
+        """Read INPUT with its format's Spark source, de-identify every row on the executors
+        (the CLI's Deidentifier in each Python worker) and write OUTPUT with the output
+        format's Spark sink; the run report counts the rows read back from OUTPUT."""
+        c, job, spec = self.config, self.config.spark, self.config.table
+        if job is None or spec is None:
+            raise RunError("a Spark run has its SparkJob and its columns (check_spark)")
+        source, output = str(c.input), str(c.output)
+        fs_out, out_path = spark_path(spark, output)
+        fs_in, in_path = spark_path(spark, source)
+        out_s, in_s = out_path.toString().rstrip("/"), in_path.toString().rstrip("/")
+        if out_s == in_s or out_s.startswith(in_s + "/") or in_s.startswith(out_s + "/"):
+            raise RunError(f"{output}: the output must not be, contain or be inside the input")
+        if fs_out.exists(out_path) and not c.overwrite:
+            raise RunError(
+                f"{output}: output exists; give --overwrite to replace it (runs are never mixed)"
+            )
+        if not fs_in.exists(in_path):
+            raise RunError(f"{source}: input not found")
+        name = job.input_format if job.input_format != "auto" else registry.spark_input(source)
+        if name is None:
+            raise RunError(
+                f"{source}: cannot tell the input format; give --input-format "
+                f"{'|'.join(registry.spark_formats('source'))}"
+            )
+        columns = SparkColumns(
+            spec.id_column, spec.text_columns[0], spec.patient_column, tuple(spec.phi_columns)
+        )
+        sink = registry.get(job.output_format).spark_sink
+        read_source = registry.get(name).spark_source
+        if sink is None or read_source is None:
+            raise RunError(f"Spark reads no {name} or writes no {job.output_format}")
+        try:
+            read = read_source(spark, source, columns)
+            for col in (read.id, read.text, *spec.phi_columns):
+                if col not in read.frame.columns:
+                    raise RunError(
+                        f"{source}: no column {col!r} (columns: {', '.join(read.frame.columns)})"
+                    )
+            rows_in = read.frame.count()
+            frame = read.frame
+            target = job.partitions or 4 * spark.sparkContext.defaultParallelism
+            if job.partitions or frame.rdd.getNumPartitions() < target:
+                frame = frame.repartition(target)
+            out = deidentify_dataframe(
+                frame,
+                c.mode,
+                c.key,
+                model=c.model,
+                id_col=read.id,
+                text_col=read.text,
+                patient_col=read.patient,
+                batch_size=c.batch_size,
+                options=c.options,
+                error_col=read.error,
+                known_col=KNOWN_COLUMN if KNOWN_COLUMN in frame.columns else None,
+                privacy=c.privacy,
+                phi_cols=spec.phi_columns,
+            )
+        except ValueError as err:
+            raise RunError(str(err)) from None
+        try:
+            sink.write(out, output, overwrite=c.overwrite)
+        except Exception as err:  # noqa: BLE001 - py4j / analysis / worker errors: one line
+            raise RunError(spark_job_error(err)) from None
+        written = sink.read(spark, output, read.id, STATUS_COL)
+        statuses = {
+            r[STATUS_COL]: r["n"]
+            for r in written.groupBy(STATUS_COL).count().withColumnRenamed("count", "n").collect()
+        }
+        failed = [
+            {"id": r[0], "reason": r[1].removeprefix("failed: ")}
+            for r in written.filter(f"`{STATUS_COL}` != 'ok'")
+            .select(read.id, STATUS_COL)
+            .limit(MAX_REPORTED)
+            .collect()
+        ]
+        reasons: dict[str, int] = {}
+        for status, n in statuses.items():
+            if status != "ok":
+                reason = status.removeprefix("failed: ")
+                reasons[reason] = reasons.get(reason, 0) + n
+        rows_out, ok = sum(statuses.values()), statuses.get("ok", 0)
+        report = RunReport(
+            mode=c.mode,
+            input=source,
+            output=output,
+            model={"name": c.model, "version": None},  # loaded on the executors
+            library_version=__version__,
+            fingerprint={},
+            options=c.report_options or {},
+            kind="spark",
+            format=name,
+            output_format=job.output_format,
+            master=spark.sparkContext.master,
+            batch_size=c.batch_size,
+            partitions=out.rdd.getNumPartitions(),
+            rows={"in": rows_in, "out": rows_out, "ok": ok, "failed": rows_out - ok},
+            failure_reasons=dict(sorted(reasons.items(), key=lambda kv: -kv[1])),
+            failed=failed,
+            seconds=time.time() - self.start,
+        )
+        if c.report_path is not None:  # Spark's OUTPUT holds only what Spark wrote
+            write_json(Path(c.report_path), report.to_dict())
         return report
 
     # -- the end -------------------------------------------------------------------------------
@@ -520,7 +709,7 @@ class Run:
                     "and are not on this site (rerun with --overwrite to include them)."
                 )
             self.site.close()
-        if c.export_format is not None:
+        if c.export_format is not None and c.private_dir is not None:
             try:
                 report.export = {
                     "format": c.export_format,
@@ -538,6 +727,16 @@ class Run:
         if self.replacing:  # every report of this run is written: a resume may skip them again
             fp.write_fingerprint(self.output, self.fingerprint)
         return report
+
+
+def spark_job_error(err: BaseException) -> str:
+    """One line about a failed Spark job: the exception class and, for a Python worker, the
+    last exception line of its traceback (e.g. a model that cannot be loaded)."""
+    msg = str(err)
+    lines = [ln.strip() for ln in msg.splitlines() if EXCEPTION_LINE.match(ln)]
+    first = msg.strip().splitlines()[0][:200] if msg.strip() else ""
+    detail = lines[-1][:200] if lines else first
+    return f"the Spark job failed ({type(err).__name__}{': ' + detail if detail else ''})"
 
 
 def run(

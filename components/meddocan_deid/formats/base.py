@@ -1,12 +1,14 @@
 """What every format shares: `Format` (how the registry describes a source and its sink),
 `Item` (one report of an input, as sources yield it), file names for ids, the extra a format
-needs, and DocumentError. Messages name files and problems, never text."""
+needs, the Spark source's columns and input (`SparkColumns`, `SparkInput`) and its sink
+(`SparkSink`), and DocumentError. Messages name files and problems, never text."""
 
 import hashlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..deid.records import Record
 from ..errors import InputError
@@ -37,6 +39,10 @@ class Format:
       the output folder of `.txt` and `.ann`, engine/output.py); reports may also be a table
       (`open_table`) when its columns are named;
     - text: `read_text` decodes one report.
+
+    On Spark (`deidentify-spark`, the engine's Run): `spark_source(spark, path, columns)` reads
+    the input as a DataFrame (`SparkInput`); `spark_sink` writes the output folder with Spark's
+    own writer and reads back what it wrote.
     """
 
     name: str
@@ -48,18 +54,63 @@ class Format:
     write_document: Callable[[bytes, str, Sequence], bytes] | None = None
     open_table: Callable | None = None
     items: Callable | None = None
+    spark_source: Callable[..., "SparkInput"] | None = None
+    spark_sink: "SparkSink | None" = None
 
     def missing(self) -> str | None:
-        """Why this format cannot be read here (a library of its extra is not installed), or None."""
+        """Why this format cannot be read here (a library of its extra is not installed), or
+        None."""
         for module in self.modules:
             try:
                 __import__(module)
             except ImportError:
                 return (
-                    f"reading .{self.name} needs the {self.extra} extra ({module} is not installed): "
+                    f"reading .{self.name} needs the {self.extra} extra ({module} is not "
+                    "installed): "
                     f"pip install 'meddocan-deid[{self.extra}]'"
                 )
         return None
+
+
+@dataclass(frozen=True)
+class SparkColumns:
+    """The columns a Spark input is read with: the id, the text, the patient (used when the
+    input has it) and the PHI columns (read as strings where the format has a schema)."""
+
+    id: str = "id"
+    text: str = "text"
+    patient: str | None = "patient_id"
+    phi: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SparkInput:
+    """A Spark input as read: its DataFrame and the columns of its id, text and patient
+    (None: none), and the column whose value, where not null, fails its row (None: none)."""
+
+    frame: Any
+    id: str
+    text: str
+    patient: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class SparkSink:
+    """An output folder written by Spark (`_SUCCESS` on job commit): `write(frame, path,
+    overwrite=)`, and `read(spark, path, id_column, status_column)`: what was written, to count
+    its rows by status."""
+
+    write: Callable[..., None]
+    read: Callable[..., Any]
+
+
+def spark_path(spark, path: str):
+    """(the Hadoop file system of `path`, the path qualified by it): any Hadoop path."""
+    jvm = spark.sparkContext._jvm
+    hadoop = jvm.org.apache.hadoop.fs.Path(path)
+    fs = hadoop.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+    return fs, fs.makeQualified(hadoop)
 
 
 @dataclass

@@ -1,7 +1,9 @@
 """CSV tables: a source and a sink. Read in UTF-8 or the detected or fallback encoding, as
 reports are; written UTF-8 with the input's line ends and BOM. Blank lines are no rows (as
-pandas reads them) and are not copied; a row with another number of fields than the header is
-a row that fails, written with its cells empty. TSV (formats/tsv.py) is this with tabs."""
+pandas reads them) and are not copied. A row with another number of fields than the header
+cannot be split: it fails, written with its cells empty but its id where the id can be read
+(`salvage`); so does a row right after a row cut short, which may be its rest (a line break
+in a field). TSV (formats/tsv.py) is this with tabs."""
 
 import csv
 import io
@@ -40,7 +42,9 @@ class DelimitedTable(Table):
         reader = csv.reader(io.StringIO(text, newline=""), **self._dialect())
         self.rows: list[list[str]] = []
         self.lines: list[int] = []
-        self.errors: dict[int, str] = {}
+        self.split_errors: dict[int, str] = {}  # rows with another number of fields
+        self.errors: dict[int, str] = {}  # those and the rows that may be the rest of another
+        self.free: set[int] = set()  # the positions of the columns that may hold a line break
         header = None
         start = 1
         try:
@@ -55,7 +59,7 @@ class DelimitedTable(Table):
                     header = record
                     continue
                 if len(record) != len(header):
-                    self.errors[len(self.rows)] = (
+                    self.split_errors[len(self.rows)] = (
                         f"{len(record)} fields, the header has {len(header)}"
                     )
                 self.rows.append(record)
@@ -69,6 +73,7 @@ class DelimitedTable(Table):
         self.columns = [h.strip() for h in header]
         self.index = _index(self.columns, path)
         self.n = len(self.rows)
+        self.errors = dict(self.split_errors)
 
     def _dialect(self) -> dict:
         if self.fmt == "tsv":  # plain TSV: no quoting, a field never holds a tab or a line break
@@ -83,6 +88,38 @@ class DelimitedTable(Table):
 
     def error(self, i):
         return self.errors.get(i)
+
+    def declare_free_text(self, columns):
+        """A row that may be the rest of the row before it fails: the row before is cut short
+        (fewer fields than the header) and ends in a column that may hold a line break."""
+        self.free = {self.index[c] for c in columns if c in self.index}
+        self.errors = dict(self.split_errors)
+        for i in range(1, self.n):
+            if i not in self.errors and len(self.rows[i - 1]) < len(self.columns):
+                if self._may_continue(i):
+                    self.errors[i] = f"may be the rest of {self.where(i - 1)}, which is cut short"
+
+    def _may_continue(self, i: int) -> bool:
+        """Whether row i may be the rest of row i - 1, cut by a line break in a field: the row
+        before ends in a column that may hold one (or has more fields than the header)."""
+        if i == 0:
+            return False
+        before = len(self.rows[i - 1])
+        return before > len(self.columns) or before - 1 in self.free
+
+    def salvage(self, i, col):
+        """A cell of a row that cannot be split, by its position, where that position can be
+        trusted (None otherwise): no column at or before it may hold a delimiter (the text and
+        PHI columns, `declare_free_text`: a stray comma in a note or a name cannot have moved
+        it), and the row starts a record (it cannot be the rest of the row before, whose first
+        field would be a piece of a note)."""
+        if i not in self.errors:
+            return self.value(i, col)
+        j = self.index[col]
+        if not self.free or min(self.free) <= j or self._may_continue(i):
+            return None
+        row = self.rows[i]
+        return row[j] if j < len(row) and row[j].strip() else None
 
     def where(self, i):
         return f"line {self.lines[i]}"
@@ -108,8 +145,8 @@ class DelimitedTable(Table):
                         writer.writerow(row + [status[i]])
                     except csv.Error:
                         raise InputError(
-                            f"{self.path}: {self.where(i)}: a de-identified value holds a tab or a line "
-                            "break, which TSV cannot hold"
+                            f"{self.path}: {self.where(i)}: a de-identified value holds a tab or "
+                            "a line break, which TSV cannot hold"
                         ) from None
 
         _write_atomic(path, write)

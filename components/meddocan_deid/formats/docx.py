@@ -15,6 +15,7 @@ import io
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .base import DocumentError, Format
 
@@ -53,7 +54,7 @@ class _Segment:
 
     start: int
     end: int
-    node: object = None
+    node: Any = None  # an lxml element
     editable: bool = False
 
 
@@ -96,7 +97,7 @@ def _walk(root, emit: Callable[[str, object, bool], None]) -> None:
     """Emit the text of `root` in document order: text nodes, tabs and breaks, and a line
     break at the end of each paragraph (a text box's paragraphs inside its anchor's)."""
     stack = [iter(root)]
-    ends = [None]
+    ends: list[bool | None] = [None]
     while stack:
         child = next(stack[-1], None)
         if child is None:
@@ -224,7 +225,8 @@ def _clear_traces(document, parts) -> None:
 
 
 def _owners(reps, segments: list[_Segment]) -> dict:
-    """replacement start -> index of the first text segment it overlaps (where its new text goes)."""
+    """replacement start -> index of the first text segment it overlaps (where its new text
+    goes)."""
     owner = {}
     seg_starts = [s.start for s in segments]
     for r in reps:

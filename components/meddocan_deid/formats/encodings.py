@@ -1,4 +1,5 @@
-"""How input bytes become text: UTF-8 when they are, else a confident detection, else the fallback."""
+"""How input bytes become text: UTF-8 when they are, else a confident detection, else the
+fallback."""
 
 import codecs
 

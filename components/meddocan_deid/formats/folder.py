@@ -13,6 +13,8 @@ from .base import Format, Item, document_item, safe_stem
 def items(
     folder: Path, encoding: str = "utf-8", find: Callable[[Path], Format | None] | None = None
 ) -> Iterator[Item]:
+    if find is None:
+        raise ValueError("a folder's items need the registry's lookup of a file's format (find=)")
     seen_ids = set()
     for p in sorted(Path(folder).rglob("*")):
         rel = p.relative_to(folder)

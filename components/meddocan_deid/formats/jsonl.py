@@ -1,7 +1,9 @@
 """JSONL: one JSON object a line. As reports (a source): `id`, `text`, optional `patient_id` and
 `known_phi` (pooled per patient in a first pass); each line's digest is that of its bytes. As a
 table, when its columns are named (a source and a sink): other keys kept, a line that is not a
-JSON object is a row that fails. Blank lines are no rows or reports."""
+JSON object is a row that fails. Blank lines are no rows or reports. On Spark, JSON lines are
+a source (id, text, patient_id, known_phi and the PHI columns as strings; a line that is not
+valid JSON is a row that fails) and a sink (every field written, nulls too)."""
 
 import hashlib
 import json
@@ -11,13 +13,18 @@ from pathlib import Path
 from ..deid.known_phi import pooled_known_phi, record_known_phi
 from ..deid.records import Record
 from ..errors import InputError
-from .base import Format, Item, safe_stem
+from .base import Format, Item, SparkColumns, SparkInput, SparkSink, safe_stem
 from .encodings import decode_bytes, encoding_label
 from .table import Table, _write_atomic
 
+SPARK_ERROR_COLUMN = "_meddocan_input_error"
+SPARK_CORRUPT_COLUMN = "_meddocan_corrupt_record"
+KNOWN_COLUMN = "known_phi"
+
 
 def items(path: Path, encoding: str = "utf-8", find=None) -> Iterator[Item]:
-    """The reports of a JSONL file, one a line (blank lines skipped); a bad line is an item that fails."""
+    """The reports of a JSONL file, one a line (blank lines skipped); a bad line is an item
+    that fails."""
     pooled = pooled_known_phi(path, encoding)  # a first pass: the known identifiers of each patient
     seen_ids = set()
     seen_stems = set()
@@ -153,4 +160,47 @@ def open_table(path: Path, *, sheet=None, encoding: str = "utf-8") -> Table:
     return JsonlTable(path, encoding)
 
 
-FORMAT = Format("jsonl", "reports", (".jsonl",), items=items, open_table=open_table)
+def spark_source(spark, path: str, columns: SparkColumns) -> SparkInput:
+    """The lines as rows of the columns named (strings; known_phi, an object, as its JSON
+    text); a line that is not valid JSON fails, and goes no further than its reason."""
+    from pyspark.sql import functions as F
+
+    patient = columns.patient or "patient_id"
+    named = (columns.id, columns.text, patient, KNOWN_COLUMN)
+    extra = "".join(f", `{c}` string" for c in columns.phi if c not in named)
+    schema = (
+        f"`{columns.id}` string, `{columns.text}` string, `{patient}` string, "
+        f"`{KNOWN_COLUMN}` string{extra}, `{SPARK_CORRUPT_COLUMN}` string"
+    )
+    frame = (
+        spark.read.schema(schema)
+        .option("mode", "PERMISSIVE")
+        .option("columnNameOfCorruptRecord", SPARK_CORRUPT_COLUMN)
+        .json(path)
+    )
+    # the corrupt line itself (which may hold text) never goes further than this
+    frame = frame.withColumn(
+        SPARK_ERROR_COLUMN,
+        F.when(F.col(SPARK_CORRUPT_COLUMN).isNotNull(), F.lit("not valid JSON")),
+    ).drop(SPARK_CORRUPT_COLUMN)
+    return SparkInput(frame, columns.id, columns.text, patient, SPARK_ERROR_COLUMN)
+
+
+def spark_write(frame, path: str, *, overwrite: bool) -> None:
+    writer = frame.write.mode("overwrite" if overwrite else "errorifexists")
+    writer.format("json").option("ignoreNullFields", "false").save(path)
+
+
+def spark_read(spark, path: str, id_column: str, status_column: str):
+    return spark.read.schema(f"`{id_column}` string, `{status_column}` string").json(path)
+
+
+FORMAT = Format(
+    "jsonl",
+    "reports",
+    (".jsonl",),
+    items=items,
+    open_table=open_table,
+    spark_source=spark_source,
+    spark_sink=SparkSink(spark_write, spark_read),
+)

@@ -1,10 +1,11 @@
 """Parquet tables (pyarrow; the `tables` extra): a source and a sink; also a pyarrow Table in
-memory (`ArrowTable(table)`). The replaced columns become strings."""
+memory (`ArrowTable(table)`). The replaced columns become strings. On Spark, a Parquet file or
+folder is a source (its own schema; the patient column used when it has one) and a sink."""
 
 from pathlib import Path
 
 from ..errors import InputError
-from .base import Format
+from .base import Format, SparkColumns, SparkInput, SparkSink
 from .table import Table, _index, _write_atomic, need_module
 
 
@@ -61,6 +62,27 @@ def open_table(path: Path, *, sheet=None, encoding: str = "utf-8") -> Table:
     return ArrowTable.read(path)
 
 
+def spark_source(spark, path: str, columns: SparkColumns) -> SparkInput:
+    frame = spark.read.parquet(path)
+    patient = columns.patient if columns.patient in frame.columns else None
+    return SparkInput(frame, columns.id, columns.text, patient)
+
+
+def spark_write(frame, path: str, *, overwrite: bool) -> None:
+    frame.write.mode("overwrite" if overwrite else "errorifexists").format("parquet").save(path)
+
+
+def spark_read(spark, path: str, id_column: str, status_column: str):
+    return spark.read.parquet(path)
+
+
 FORMAT = Format(
-    "parquet", "table", (".parquet",), modules=("pyarrow",), extra="tables", open_table=open_table
+    "parquet",
+    "table",
+    (".parquet",),
+    modules=("pyarrow",),
+    extra="tables",
+    open_table=open_table,
+    spark_source=spark_source,
+    spark_sink=SparkSink(spark_write, spark_read),
 )

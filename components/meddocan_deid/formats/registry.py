@@ -3,7 +3,8 @@ sink, formats/base.py). A new format is a module with a `FORMAT` and a line here
 
 Lookups: `get(name)`, `find(path)` (by the file's suffix, any case), `document_kind(path)` and
 `table_format(path)` (the name of a document or table format, else None; a `.jsonl` file holds
-reports and is a table only when its columns are named), `describe()` (what an input may be).
+reports and is a table only when its columns are named), `describe()` (what an input may be),
+`spark_input(path)` and `spark_formats(kind)` (the formats Spark reads and writes).
 """
 
 from pathlib import Path
@@ -51,3 +52,33 @@ def describe() -> str:
         f"a {suffix_list('text')} file, a document ({suffix_list('document')}), a table "
         f"({suffix_list('table')}), a folder or a {suffix_list('reports')} file"
     )
+
+
+# the suffixes of the formats Spark reads, in the order an input folder is searched for them
+SPARK_SUFFIXES = ((".parquet", "parquet"), (".jsonl", "jsonl"), (".json", "jsonl"), (".txt", "txt"))
+
+
+def spark_formats(kind: str) -> list[str]:
+    """The names of the formats Spark reads (`source`) or writes (`sink`)."""
+    attribute = "spark_source" if kind == "source" else "spark_sink"
+    return [name for name, fmt in FORMATS.items() if getattr(fmt, attribute) is not None]
+
+
+def spark_input(path: str) -> str | None:
+    """The format of a Spark input by its suffix (any case) or, for a local folder, by the
+    first suffix of SPARK_SUFFIXES its files have; None when that cannot be told."""
+    local = Path(path)
+    suffix = local.suffix.lower()
+    for wanted, name in SPARK_SUFFIXES:
+        if suffix == wanted:
+            return name
+    if local.is_dir():
+        names = [
+            p.name.lower()
+            for p in local.rglob("*")
+            if p.is_file() and not p.name.startswith((".", "_"))
+        ]
+        for wanted, name in SPARK_SUFFIXES:
+            if any(n.endswith(wanted) for n in names):
+                return name
+    return None

@@ -58,6 +58,8 @@ def extract_text(data: bytes, name: str, encoding: str = "utf-8") -> str:
     problem = fmt.missing()
     if problem is not None:
         raise DocumentError(problem)
+    if fmt.read_text is None:
+        raise DocumentError(f"no reader of .{name} documents")
     return fmt.read_text(data, encoding)
 
 
@@ -69,17 +71,22 @@ def iter_items(input_path: Path, encoding: str = "utf-8") -> Iterator[Item]:
             f"{input_path}: a table is read with its columns named: give --id-column and "
             "--text-column (or meddocan_deid.deid.tables.deidentify_table)"
         )
+    fmt = input_format(input_path)
+    if fmt is None:
+        raise InputError(f"{input_path}: expected {registry.describe()}")
     if kind == "document":
         yield document_item(
             input_path.stem,
             safe_stem(input_path.stem),
             input_path,
             input_path.name,
-            registry.find(input_path),
+            fmt,
             folder=False,
         )
         return
-    yield from input_format(input_path).items(input_path, encoding, registry.find)
+    if fmt.items is None:
+        raise InputError(f"{input_path}: expected {registry.describe()}")
+    yield from fmt.items(input_path, encoding, registry.find)
 
 
 def load_item(item: Item, max_chars: int, encoding: str = "utf-8") -> Item:

@@ -6,6 +6,7 @@ never cell values."""
 import math
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +50,8 @@ class Table:
     how messages name row i (`line 7`); `write(path, updates, status, status_column)` or
     `result(...)` (in-memory tables) gives the table back with `updates` (column -> new value
     per row, None: empty) and the status column; `keep`: columns a row that could not be read
-    keeps where `salvage` can read them (its id)."""
+    keeps where `salvage` can read them (its id). `declare_free_text(columns)` names the
+    columns that may hold a delimiter or a line break (the text and PHI columns)."""
 
     columns: list[str]
     n: int
@@ -64,9 +66,30 @@ class Table:
     def where(self, i: int) -> str:
         return f"row {i + 1}"
 
+    def write(
+        self,
+        path: Path,
+        updates: dict[str, list[str | None]],
+        status: list[str],
+        status_column: str,
+        keep: Sequence[str] = (),
+    ) -> None:
+        """The sink of a table file: the table in its format at `path`, written atomically."""
+        raise NotImplementedError(f"{self.name}: a table in memory is given back, not written")
+
+    def result(
+        self, updates: dict[str, list[str | None]], status: list[str], status_column: str
+    ) -> Any:
+        """The sink of a table in memory: the same kind of table back."""
+        raise NotImplementedError(f"{self.name}: a table file is written, not given back")
+
+    def declare_free_text(self, columns: Sequence[str]) -> None:
+        """The columns that may hold a delimiter or a line break: formats whose rows can be
+        split wrongly read their rows with it (which row may be the rest of another)."""
+
     def salvage(self, i: int, col: str) -> Any:
         """A cell of row i even when the row could not be read whole, where it can be read
-        (formats whose rows can be split wrongly say how); else the cell as `value` gives it."""
+        (formats whose rows can be split wrongly say where); else the cell as `value` gives it."""
         return None if self.error(i) is not None else self.value(i, col)
 
 

@@ -30,17 +30,20 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
+from .. import __version__
 from ..deid.deidentifier import Deidentifier
+from ..deid.fingerprint import model_identity
 from ..deid.keys import DeidKeyError
 from ..deid.known_phi import KnownPhiError, validate_known_phi
+from ..deid.operators import DeidResult
 from ..deid.options import DeidOptions
 from ..deid.pieces import ReportTimeout, doc_spans, pipe_spans, text_spans
 from ..deid.policy import Policy, PolicyError, parse_policy, prepare_spans
 from ..deid.tables import TableSettings, TableSpec, check_columns, deidentify_loaded
-from ..engine.heap import pin_loaded_objects, release_loaded_objects
-from ..engine.settings import load_model
+from ..engine.report import RunReport
 from ..errors import InputError, RunError, ServiceError
 from ..formats.memory import RowsTable
+from ..pipeline.loading import load_model, pin_loaded_objects, release_loaded_objects
 from ..presidio_entities import Found, entity_sources
 from .problems import problem
 from .settings import ServiceSettings
@@ -108,7 +111,8 @@ class Engine:
             )  # the CLI's loader: one line naming the model
             self._check_privacy_default()
             self.deidentifier = Deidentifier(self.nlp, key=self._key)
-            pin_loaded_objects()  # the worker keeps its pipeline: full collections skip it (engine/heap.py)
+            # the worker keeps its pipeline: full collections skip it (pipeline/loading.py)
+            pin_loaded_objects()
         except (RunError, ValueError) as err:  # names the model, never a report
             logger.error("%s", err)
             self.state = "failed"
@@ -240,7 +244,8 @@ class Engine:
 
     def _take_turn(self, ordinary: bool, deadline: float | None = None) -> None:
         """Wait for the pipeline; a long request's piece waits until no ordinary request is in
-        flight at all (ReportTimeout at its deadline), so that ordinary requests never queue behind it."""
+        flight at all (ReportTimeout at its deadline), so that ordinary requests never queue
+        behind it."""
         with self._turn:
             if ordinary:
                 self._ordinary_waiting += 1
@@ -252,7 +257,8 @@ class Engine:
                         None if deadline is None else max(0.01, deadline - time.monotonic())
                     )
                 if not ordinary and deadline is not None and time.monotonic() > deadline:
-                    raise ReportTimeout()  # woken after its deadline: a long piece never starts late
+                    # woken after its deadline: a long piece never starts late
+                    raise ReportTimeout()
             finally:
                 if ordinary:
                     self._ordinary_waiting -= 1
@@ -288,7 +294,8 @@ class Engine:
         deadline: float | None = None,
         convert: Callable = doc_spans,
     ) -> list[list]:
-        """The entities of `texts` (`convert(doc)` of each), in one pipeline call at `privacy`, in its turn."""
+        """The entities of `texts` (`convert(doc)` of each), in one pipeline call at `privacy`,
+        in its turn."""
         with self._pipeline(privacy, ordinary, deadline) as nlp:
             return pipe_spans(nlp, list(texts), convert)
 
@@ -300,22 +307,49 @@ class Engine:
         options: DeidOptions,
         privacy: str,
         deadline: float | None = None,
-    ) -> tuple[list[dict[str, Any]], dict[str, int]]:
-        """The rows of a table request de-identified as `meddocan_deid.deid.tables` does a
-        table file (PHI columns replaced and known identifiers of the row's texts and of the
-        patient's rows, a status column), and the spans replaced per label. The pipeline is
-        held for the whole table, which the body limit keeps within the timeout."""
+    ) -> tuple[list[dict[str, Any]], RunReport]:
+        """The rows of a table request (a table source in memory, formats/memory.py)
+        de-identified as the Run does a table file (PHI columns replaced and known identifiers
+        of the row's texts and of the patient's rows, a status column), and the run report of a
+        table (rows read, ok and failed, each failed row by name, the spans per label). The
+        pipeline is held for the whole table, which the body limit keeps within the timeout."""
         table = RowsTable(rows)
         try:
             check_columns(table, spec)
         except InputError as err:
             raise field_error(("columns",), str(err).replace("rows: ", "", 1)) from None
         deidentifier = self.configured(mode, options)
+        start = time.time()
         with self._pipeline(privacy, True, deadline):
             updates, status, per_label = deidentify_loaded(
                 table, columns=spec, deidentifier=deidentifier, settings=TableSettings()
             )
-        return table.result(updates, status, spec.status_column), per_label
+        report = self.report(mode, table.name)
+        report.add_table(table, spec, status, per_label, table.name)
+        report.seconds = time.time() - start
+        return table.result(updates, status, spec.status_column), report
+
+    def texts_report(self, mode: str, results: Sequence[DeidResult]) -> RunReport:
+        """The run report of a request's texts, each de-identified (a failure is the
+        request's error, never a text's): read, written, the PHI per label."""
+        report = self.report(mode, "texts")
+        n = len(results)
+        report.counts = dict(read=n, written=n, skipped=0, failed=0, empty=0, not_read=0)
+        report.phi_per_label = entity_counts(r.label for res in results for r in res.replacements)
+        return report
+
+    def report(self, mode: str, name: str) -> RunReport:
+        """A request's run report, before its counts: the mode, the pipeline served, the
+        library's version (a request has no output folder and no fingerprint)."""
+        return RunReport(
+            mode=mode,
+            input=name,
+            output="",
+            model=model_identity(self.nlp, self.settings.model),
+            library_version=__version__,
+            fingerprint={},
+            options={},
+        )
 
     def found(
         self,
@@ -385,9 +419,11 @@ class Engine:
         def source(label, start, end):
             if (label, start, end) in exact:
                 return exact[(label, start, end)]
-            # a forced span inside a detected one of its label is dropped: what lies inside is a piece
+            # a forced span inside a detected one of its label is dropped: what lies inside is a
+            # piece
             return next(
-                (src for l, s, e, src in found if l == label and s <= start and end <= e), "known"
+                (src for lab, s, e, src in found if lab == label and s <= start and end <= e),
+                "known",
             )
 
         return [

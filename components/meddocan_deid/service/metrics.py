@@ -59,7 +59,8 @@ class Metrics:
             Gauge(name, doc, registry=self.registry).set_function(read)
 
     def count(self, route: str, texts: int, labels) -> None:
-        """`texts` texts served by `route` and their entities' labels (an iterable, or label -> count)."""
+        """`texts` texts served by `route` and their entities' labels (an iterable, or label ->
+        count)."""
         self.texts.labels(route).inc(texts)
         counts = labels if isinstance(labels, dict) else entity_counts(labels)
         for label, n in counts.items():

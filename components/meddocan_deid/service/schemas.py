@@ -1,7 +1,7 @@
 """Request and response bodies of the service (pydantic). Validation errors name the
 field and the problem; the service's 422 handler removes the offending input."""
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import regex
 from pydantic import (
@@ -26,9 +26,13 @@ REGEX_FLAGS = int(
     regex.IGNORECASE | regex.MULTILINE | regex.DOTALL | regex.VERBOSE | regex.ASCII | regex.UNICODE
 )
 
-Mode = Literal[MODES]  # tag, mask, redact, surrogate
-# the de-identification options a request may set: DeidOptions' fields but the server's paths
-RequestOptions = option_model(request=True)
+if TYPE_CHECKING:  # the types mypy reads; pydantic reads the values below, made from the data
+    Mode = str
+    RequestOptions = BaseModel
+else:
+    Mode = Literal[MODES]  # tag, mask, redact, surrogate
+    # the de-identification options a request may set: DeidOptions' fields but the server's paths
+    RequestOptions = option_model(request=True)
 Privacy = Literal["balanced", "high"]
 MAX_TEXTS = 256
 MAX_ROWS = 10_000  # a table request's rows (the body limit bounds its size too)
@@ -60,7 +64,8 @@ class Options(BaseModel):
     )
     known_phi: dict[str, Any] | None = Field(
         None,
-        description='Label -> strings known for the patient, e.g. {"ID_SUJETO_ASISTENCIA": ["45873912K"]}.',
+        description="Label -> strings known for the patient, e.g. "
+        '{"ID_SUJETO_ASISTENCIA": ["45873912K"]}.',
     )
     options: RequestOptions | None = Field(
         None,
@@ -164,6 +169,16 @@ class TableRequest(Options):
         return self._table_spec
 
 
+class Failure(BaseModel):
+    """A failed row, by name as the run report of a table file names it (never a cell value
+    but its id, and not its id when the id column is a PHI column)."""
+
+    row: int = Field(..., description="The row's number, from 1.")
+    where: str = Field(..., description="How messages name it (`rows: row 3`).")
+    id: str | None = Field(None, description="Its id, where it can be read.")
+    reason: str
+
+
 class TableResponse(BaseModel):
     mode: str
     privacy: str
@@ -173,6 +188,9 @@ class TableResponse(BaseModel):
         "replaced, with the status column.",
     )
     failed: int
+    failures: list[Failure] = Field(
+        [], description="The failed rows by number, id and reason (the first 1,000)."
+    )
 
 
 class AnalyzeRequest(Options):
@@ -189,12 +207,14 @@ class AnalyzeRequest(Options):
     )
     entities: list[str] | None = Field(
         None,
-        description="Only these: MEDDOCAN labels and/or Presidio entity names (PERSON, LOCATION...; "
+        description="Only these: MEDDOCAN labels and/or Presidio entity names (PERSON, "
+        "LOCATION...; "
         "docs/presidio.md).",
     )
     entity_names: Literal["presidio", "meddocan"] | None = Field(
         None,
-        description="Names in Presidio's answer (default: MEDDOCAN labels when every requested entity is "
+        description="Names in Presidio's answer (default: MEDDOCAN labels when every requested "
+        "entity is "
         "one, else Presidio names). The native answer always has MEDDOCAN labels.",
     )
     score_threshold: float | None = Field(
@@ -225,7 +245,8 @@ class AnalyzeRequest(Options):
     )
     return_decision_process: bool | None = Field(
         None,
-        description="Presidio's field: each result of Presidio's answer carries its analysis_explanation.",
+        description="Presidio's field: each result of Presidio's answer carries its "
+        "analysis_explanation.",
     )
 
     @field_validator("text")
@@ -253,7 +274,8 @@ class AnalyzeRequest(Options):
     def _regex_flags(cls, value):
         if value < 0 or value & ~REGEX_FLAGS:
             raise ValueError(
-                "only the regex module's IGNORECASE, MULTILINE, DOTALL, VERBOSE, ASCII, UNICODE flags"
+                "only the regex module's IGNORECASE, MULTILINE, DOTALL, VERBOSE, ASCII, UNICODE "
+                "flags"
             )
         return value
 
@@ -323,7 +345,8 @@ class PresidioExplanation(BaseModel):
 
 
 class PresidioResult(BaseModel):
-    """One of Presidio analyzer's results; `analysis_explanation` only with return_decision_process."""
+    """One of Presidio analyzer's results; `analysis_explanation` only with
+    return_decision_process."""
 
     entity_type: str
     start: int

@@ -38,7 +38,8 @@ class ServiceSettings(BaseModel):
     max_body_bytes: int = Field(
         500_000,
         gt=0,
-        description="Larger request bodies get 413 (500 KB: what one worker finishes within the 30 s timeout, README).",
+        description="Larger request bodies get 413 (500 KB: what one worker finishes within the "
+        "30 s timeout, README).",
     )
     request_timeout: float = Field(30.0, gt=0, description="Seconds before a request gets 504.")
     max_concurrent: int = Field(

@@ -1,4 +1,5 @@
-"""De-identification of Spark DataFrames (`pip install meddocan-deid[spark]`); see spark/dataframe.py.
+"""De-identification of Spark DataFrames (`pip install meddocan-deid[spark]`); see
+spark/dataframe.py.
 pyspark is imported only inside the functions."""
 
 from .dataframe import (

@@ -37,8 +37,7 @@ from ..deid.options import DeidOptions
 from ..deid.policy import PRIVACY_LEVELS
 from ..deid.records import Record
 from ..deid.tables import cell_text, deidentify_cell, known_of
-from ..engine.heap import pin_loaded_objects
-from ..engine.settings import load_model
+from ..pipeline.loading import load_model, pin_loaded_objects
 
 DEID_TEXT_COL = "deid_text"
 PHI_COL = "phi"
@@ -55,17 +54,19 @@ PHI_POOLED_COL = "_meddocan_phi_pooled"
 # marks "no gazetteer" on the executors (the driver found none): Faker only, as on the driver
 _NO_GAZETTEER = ""
 
-_MODELS: dict[str, object] = {}
+_MODELS: dict[tuple[str, str | None], object] = {}
 _EMPTY_DIR: list[str] = []
 
 
 def get_model(name: str, privacy: str | None = None):
-    """The pipeline `name` (privacy: its privacy level, None: as saved), loaded once per Python process."""
+    """The pipeline `name` (privacy: its privacy level, None: as saved), loaded once per Python
+    process."""
     nlp = _MODELS.get((name, privacy))
     if nlp is None:
         nlp = load_model(name, privacy)  # the CLI's loader: RunError naming the model
         _MODELS[(name, privacy)] = nlp
-        pin_loaded_objects()  # kept for the life of the process: full collections skip it (engine/heap.py)
+        # kept for the life of the process: full collections skip it (pipeline/loading.py)
+        pin_loaded_objects()
         log = os.environ.get(LOAD_LOG_ENV)
         if log:
             with open(Path(log) / f"loads-{os.getpid()}.txt", "a", encoding="utf-8") as fh:
@@ -101,7 +102,8 @@ def _missing(value) -> bool:
 
 
 def _known(pdf, n: int):
-    """Per row: its own known_phi (JSON string or None) and its patient's (a list of JSON strings)."""
+    """Per row: its own known_phi (JSON string or None) and its patient's (a list of JSON
+    strings)."""
     own = pdf[KNOWN_JSON_COL].tolist() if KNOWN_JSON_COL in pdf.columns else [None] * n
     pooled = pdf[KNOWN_POOLED_COL].tolist() if KNOWN_POOLED_COL in pdf.columns else [None] * n
     return own, pooled
@@ -139,7 +141,8 @@ class _Columns:
 
 
 def _phi_cells(pdf, cols: _Columns) -> tuple[list[list[tuple[str, str, str]]], list[str | None]]:
-    """Per row its PHI cells (column, label, value as text) and the problem of a cell that is no text."""
+    """Per row its PHI cells (column, label, value as text) and the problem of a cell that is
+    no text."""
     n = len(pdf)
     cells: list[list[tuple[str, str, str]]] = [[] for _ in range(n)]
     problems: list[str | None] = [None] * n
@@ -242,7 +245,8 @@ def _deid_phi_cells(records, cells, status, deidentifier: Deidentifier) -> dict[
                 )[0]
             except Exception as err:  # noqa: BLE001 - one bad cell fails its row, never the batch
                 status[i] = (
-                    f"failed: {col}: error in the {deidentifier.mode} operator ({type(err).__name__})"
+                    f"failed: {col}: error in the {deidentifier.mode} operator "
+                    f"({type(err).__name__})"
                 )
                 break
     for i in range(n):  # a failed row keeps no PHI cell

@@ -110,7 +110,8 @@ async def post_analyze(
     answer is Presidio analyzer's list of `{entity_type, start, end, score}`: Presidio entity
     names (MEDDOCAN labels when only those were requested, or by `entity_names`), scores by the
     component that found each entity (docs/presidio.md), `analysis_explanation` with
-    `return_decision_process`. `entities`, `score_threshold` and `allow_list` filter both answers."""
+    `return_decision_process`. `entities`, `score_threshold` and `allow_list` filter both
+    answers."""
     engine = s.engine
     options, known, privacy = engine.options(req)
     results = await work(

@@ -5,7 +5,15 @@ import logging
 from fastapi import APIRouter, Depends, Security
 
 from ...errors import ServiceError
-from ..schemas import DeidentifyRequest, DeidentifyResponse, Replaced, TableRequest, TableResponse
+from ..schemas import (
+    DeidentifiedText,
+    DeidentifyRequest,
+    DeidentifyResponse,
+    Failure,
+    Replaced,
+    TableRequest,
+    TableResponse,
+)
 from .common import State, bearer, state, work
 
 logger = logging.getLogger("meddocan_deid.service")
@@ -20,7 +28,7 @@ async def post_deidentify(req: DeidentifyRequest, s: State = Depends(state)):
     mode = req.mode or s.settings.mode
     options, known, privacy = engine.options(req)
     engine.check_key(mode, options)
-    texts = [req.text] if req.text is not None else req.texts
+    texts = [req.text] if req.text is not None else list(req.texts or ())
     results = await work(
         engine,
         engine.deidentify,
@@ -33,21 +41,25 @@ async def post_deidentify(req: DeidentifyRequest, s: State = Depends(state)):
         req.patient_id,
         long=engine.is_long(texts),
     )
-    labels = [r.label for res in results for r in res.replacements]
-    s.metrics.count("/deidentify", len(texts), labels)
+    report = engine.texts_report(mode, results)
+    s.metrics.count("/deidentify", report.counts["read"], report.phi_per_label)
     logger.info(
         "deidentify: %d texts, %d entities, mode %s, privacy %s",
-        len(texts),
-        len(labels),
+        report.counts["read"],
+        sum(report.phi_per_label.values()),
         mode,
         privacy,
     )
     out = [
-        {"text": res.text, "entities": [Replaced(**r._asdict()) for r in res.replacements]}
+        DeidentifiedText(
+            text=res.text, entities=[Replaced(**r._asdict()) for r in res.replacements]
+        )
         for res in results
     ]
     if req.text is not None:
-        return DeidentifyResponse(mode=mode, privacy=privacy, **out[0])
+        return DeidentifyResponse(
+            mode=mode, privacy=privacy, text=out[0].text, entities=out[0].entities
+        )
     return DeidentifyResponse(mode=mode, privacy=privacy, results=out)
 
 
@@ -69,15 +81,19 @@ async def post_deidentify_table(req: TableRequest, s: State = Depends(state)):
     options, _known, privacy = engine.options(req)
     mode = req.mode or s.settings.mode
     engine.check_key(mode, options)
-    rows, per_label = await work(engine, engine.table, req.rows, req.spec, mode, options, privacy)
-    status_col = req.spec.status_column
-    failed = sum(1 for row in rows if row[status_col] != "ok")
-    s.metrics.count("/deidentify/table", len(rows), per_label)
+    rows, report = await work(engine, engine.table, req.rows, req.spec, mode, options, privacy)
+    s.metrics.count("/deidentify/table", report.rows["read"], report.phi_per_label)
     logger.info(
         "deidentify/table: %d rows, %d failed, mode %s, privacy %s",
-        len(rows),
-        failed,
+        report.rows["read"],
+        report.rows["failed"],
         mode,
         privacy,
     )
-    return TableResponse(mode=mode, privacy=privacy, rows=rows, failed=failed)
+    return TableResponse(
+        mode=mode,
+        privacy=privacy,
+        rows=rows,
+        failed=report.rows["failed"],
+        failures=[Failure(**f) for f in report.to_dict()["failed"]],
+    )

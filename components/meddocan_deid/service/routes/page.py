@@ -62,7 +62,8 @@ async def index(
     chosen = page_language(lang, request.headers.get("accept-language"))
     nonce = secrets.token_urlsafe(16)
     csp = (
-        f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; connect-src 'self'; "
+        f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; "
+        "connect-src 'self'; "
         "img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
     )
     html = _template.render(
