@@ -4,11 +4,16 @@ Reads `doc.text` (numbers in words through meddocan_deid.number_words, with thei
 context matched case- and accent-folded) and `doc.ents`; writes the PHI it finds to
 `doc.spans[spans_key]` and to `doc.ents`. What it finds, by context only, in this order:
 
+- e-mail and web addresses said aloud (`ana punto gil setenta arroba gmail punto com`,
+  `https dos puntos barra barra ...`: pipeline/spoken_addresses.py);
 - dates with a month or a feast (FECHAS): a day, `de`, a month name and an optional year (`el
   tres de marzo de dos mil veintiséis`, with a weekday or `día` before it: `lunes, tres de
   marzo`), a month or a feast and a year (`marzo de dos mil veintiséis`, `Navidad del dos mil
   veinticuatro`); day, month and year as numbers (`doce del tres del ochenta y cinco`, `doce
   barra tres barra dos mil veinte`);
+- house numbers in words after a street the NER or the rules found, or after a kind of street
+  (`calle Uría cuarenta y tres segundo ce`), and roads (`carretera as diecinueve`), as CALLE
+  (pipeline/street_numbers.py);
 - codes after their key, said digit by digit, in groups or with letter names (record, episode,
   card, phone, postal, court file, plate... numbers: pipeline/dictated_codes.py), and the codes
   that need no key;
@@ -47,6 +52,7 @@ from spacy.tokens import Doc, Span
 from ..lexicon import casefold_per_char, tag_uses, tagged_words, words
 from ..number_words import NumberRun, number_runs, number_word_set
 from .dictated_codes import DictatedCodes
+from .spoken_addresses import SpokenAddresses
 from .street_numbers import StreetNumbers
 
 SPANS_KEY = "number_words"
@@ -56,8 +62,6 @@ PATIENT_NAMES = ("NOMBRE_SUJETO_ASISTENCIA", "NOMBRE_PERSONAL_SANITARIO")
 PLACE_LABELS = ("CALLE", "TERRITORIO")
 WINDOW = 80  # characters of context read before a number
 LAST_YEAR = 2040  # a year in words alone up to this one (`dos mil cien` neutrophils are no year)
-# a sentence's or a clause's start, marks as written or said (`coma`, `punto y seguido`)
-BOUNDARY = r"(?:^|[\n.;:,¿?!]|(?<!\w)(?:coma|punto(?:\s+y\s+(?:seguido|aparte))?))\s*$"
 # what a patient's name and the age after it may have between them
 NAME_GAP = re.compile(r"\s*(?:,|(?<!\w)coma(?!\w))?\s*(?:(?<!\w)de\s+)?")
 # function words that do not end an entity cut back before a number
@@ -99,6 +103,8 @@ def _alternation(items: Iterable[str]) -> str:
         "street_heads": words("street_heads"),
         "road_heads": words("road_heads"),
         "house_tail_words": words("house_tail_words"),
+        "address_joins": words("address_joins"),
+        "top_level_domains": words("top_level_domains"),
     },
     assigns=["doc.ents", "doc.spans"],
 )
@@ -129,6 +135,8 @@ def make_number_words(
     street_heads: list[str],
     road_heads: list[str],
     house_tail_words: list[str],
+    address_joins: list[str],
+    top_level_domains: list[str],
 ) -> "NumberWords":
     return NumberWords(
         nlp,
@@ -156,6 +164,8 @@ def make_number_words(
         street_heads=street_heads,
         road_heads=road_heads,
         house_tail_words=house_tail_words,
+        address_joins=address_joins,
+        top_level_domains=top_level_domains,
     )
 
 
@@ -188,6 +198,8 @@ class NumberWords:
         street_heads: Iterable[str] | None = None,
         road_heads: Iterable[str] | None = None,
         house_tail_words: Iterable[str] | None = None,
+        address_joins: Iterable[str] | None = None,
+        top_level_domains: Iterable[str] | None = None,
     ):
         self.name = name
         self.spans_key = spans_key
@@ -206,6 +218,12 @@ class NumberWords:
             tail_words=words("house_tail_words") if house_tail_words is None else house_tail_words,
             letter_names=words("letter_names") if letter_names is None else letter_names,
             count_words=counts,
+        )
+        self._addresses = SpokenAddresses(
+            joins=words("address_joins") if address_joins is None else address_joins,
+            top_level_domains=(
+                words("top_level_domains") if top_level_domains is None else top_level_domains
+            ),
         )
         month, weekday = _alternation(month_names), _alternation(weekday_names)
         feast = _alternation(feast_names)
@@ -237,6 +255,7 @@ class NumberWords:
         self._years = re.compile(r"\s+anos?(?!\w)")
         self._of_life = re.compile(r"\s+de\s+vida(?!\w)")
         self._not_age = re.compile(rf"\s+(?:de\s+|del\s+)?(?:{_alternation(not_age_after)})(?!\w)")
+        self._not_age_of = re.compile(rf"\s+(?:de|del)\s+(?:{_alternation(not_age_after)})(?!\w)")
         self._weak_end = re.compile(
             r"\s*(?:$|[\n.;:,?!)]|(?<!\w)(?:coma|punto)(?!\w))|\s+(?!(?:de|en|a|y|con|por|que)(?!\w))\w"
         )
@@ -245,6 +264,9 @@ class NumberWords:
         self._hours_of_life = re.compile(r"\s+horas\s+de\s+vida(?!\w)")
         self._edad = re.compile(r"(?<!\w)edad(?:\s+actual)?\s*[:,]?\s*$")
         self._lead = re.compile(rf"(?<!\w)(?:{_alternation(age_leads)})\s+$")
+        # with no unit, only the leads that end in an article (`desde los veinte`, not `con dos`)
+        articled = [w for w in age_leads if w.split()[-1] in ("los", "las")]
+        self._bare_lead = re.compile(rf"(?<!\w)(?:{_alternation(articled)})\s+$")
         self._age_verb = re.compile(
             rf"(?<!\w)(?:{_alternation(age_verbs)})(?:\s+(?:usted|ahora|ya))?\s*:?\s*(?:de\s+)?$"
         )
@@ -267,7 +289,6 @@ class NumberWords:
         self._relative_in_clause = re.compile(
             rf"(?<!\w)(?:{_alternation(relatives)})(?!\w)[^.;\n?!]*$"
         )
-        self._boundary = re.compile(BOUNDARY)
         self._age_question = re.compile(
             r"(?<!\w)(?:edad|cuantos\s+anos|tiene\s+(?:usted\s+)?ahora)(?!\w)"
         )
@@ -299,6 +320,8 @@ class NumberWords:
             found.append(hit)
             taken.update(i for i, r in enumerate(runs) if hit[0] <= r.start < hit[1])
 
+        for hit in self._addresses.find(folded):
+            take(hit)
         for i, run in enumerate(runs):
             if i in taken:
                 continue
@@ -314,12 +337,11 @@ class NumberWords:
         codes = self._codes.find(text, folded, runs, taken, [end for _s, end in places])
         for hit in codes:
             take(hit)
-        code_ends = {end for _s, end, _l in codes}
         names = sorted(names)
         for i, run in enumerate(runs):
             if i in taken:
                 continue
-            hit = self._date(folded, run, runs) or self._age(folded, run, names, code_ends)
+            hit = self._date(folded, run, runs) or self._age(folded, run, names)
             if hit is not None:
                 take(hit)
         found.sort(key=lambda f: (f[0], -(f[1] - f[0])))
@@ -435,7 +457,6 @@ class NumberWords:
         folded: str,
         run: NumberRun,
         names: list[tuple[int, int]],
-        code_ends: set[int],
     ) -> tuple[int, int, str] | None:
         if run.ordinal or run.value > 125:
             return None
@@ -449,7 +470,10 @@ class NumberWords:
         end = unit.end()
         of_life = self._of_life.match(folded, end)
         end = of_life.end() if of_life else end
-        if self._not_age.match(folded, unit.end()):
+        if self._not_age_of.match(folded, unit.end()):
+            return None  # `tres meses de evolución`
+        # right after a name, `ingreso` starts the next item (`Ana Gil setenta años ingreso ...`)
+        if self._not_age.match(folded, unit.end()) and not after_name:
             return None
         label = RELATIVE if self._relative_in_clause.search(clause) else AGE
         if self._lead.search(before) and self._years.match(folded, run.end):
@@ -505,8 +529,10 @@ class NumberWords:
         clause = re.split(r"[.;\n?!]", before)[-1]
         label = RELATIVE if self._relative_in_clause.search(clause) else AGE
         ends_well = self._bare_end.match(folded, run.end)
-        if (self._bare_verb.search(before) or self._lead.search(before)) and ends_well:
+        if self._bare_verb.search(before) and ends_well:
             return run.start, run.end, label
+        if self._bare_lead.search(before) and not self._not_date_after.match(folded, run.end):
+            return run.start, run.end, label  # `consumo de cocaína desde los veinte`
         if self._edad.search(before):
             return run.start, run.end, AGE
         turn = self._turn_start.search(before)
