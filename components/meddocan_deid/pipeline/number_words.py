@@ -65,6 +65,7 @@ LAST_YEAR = 2040  # a year in words alone up to this one (`dos mil cien` neutrop
 # what a patient's name and the age after it may have between them
 NAME_GAP = re.compile(r"\s*(?:,|(?<!\w)coma(?!\w))?\s*(?:(?<!\w)de\s+)?")
 # function words that do not end an entity cut back before a number
+LEADING_ZEROS = re.compile(r"(?:cero\s+)+")
 CUT_EDGE = {"de", "del", "el", "la", "los", "las", "y", "e", "coma", "con", "a", "al", "en", "es"}
 
 
@@ -312,7 +313,7 @@ class NumberWords:
         folded = casefold_per_char(text)
         if not self._any_number_word.search(folded):
             return []
-        runs = number_runs(text, folded)
+        runs = self._zeros_apart(folded, number_runs(text, folded))
         found: list[tuple[int, int, str]] = []
         taken: set[int] = set()
 
@@ -350,6 +351,25 @@ class NumberWords:
             if hit[0] >= last:
                 out.append(hit)
                 last = hit[1]
+        return out
+
+    def _zeros_apart(self, folded: str, runs: list[NumberRun]) -> list[NumberRun]:
+        """`nueve cero sesenta y dos años` is read as `9`, `062`: before a unit or a count word
+        the leading `cero` words are a code's last digits, and the rest the age or the count."""
+        out = []
+        for run in runs:
+            zeros = LEADING_ZEROS.match(folded, run.start, run.end)
+            if (
+                zeros is None
+                or zeros.end() >= run.end
+                or not (self._unit.match(folded, run.end) or self._count.match(folded, run.end))
+            ):
+                out.append(run)
+                continue
+            count = len(zeros.group().split())
+            zeros_end = run.start + len(zeros.group().rstrip())
+            out.append(NumberRun(run.start, zeros_end, "0" * count, 0, False))
+            out.append(NumberRun(zeros.end(), run.end, run.digits[count:], run.value, run.ordinal))
         return out
 
     def _month_date(
@@ -463,7 +483,9 @@ class NumberWords:
         before = folded[max(0, run.start - WINDOW) : run.start]
         clause = re.split(r"[.;\n?!]", before)[-1]
         after_name = self._after_name(folded, run, names)
-        unit = self._unit.match(folded, run.end) or self._hours_of_life.match(folded, run.end)
+        if self._hours_of_life.match(folded, run.end):
+            return run.start, self._hours_of_life.match(folded, run.end).end(), AGE  # a newborn
+        unit = self._unit.match(folded, run.end)
         if unit is None:
             whole_name = self._after_name(folded, run, names, bare=True)
             return self._bare_age(folded, run, before, whole_name)
