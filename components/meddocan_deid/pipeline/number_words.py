@@ -21,16 +21,19 @@ context matched case- and accent-folded) and `doc.ents`; writes the PHI it finds
   (`el sábado cuatro`), after `desde el`, `la noche del` (`day_leads`), or after `el` at the
   end of a sentence or before `a las`; a year after `año`, a year in words alone (`en dos mil
   diecinueve`, not before a count word);
-- ages: a number and a unit (`años`, `meses`, `días`, `semanas`; `de vida` kept) after an age
-  verb (`tiene`, `edad:`), after `a los`, `desde los`, `con` (`age_leads`), after a person word
-  (`varón de setenta y nueve años`, `mujer sesenta años`), right after a person's name that
-  the NER or the rules found (`doc.ents`), after a code or at the start of a sentence or a
-  clause (`años` only); a bare number after an age verb when a mark, the line's end or a word of
-  `bare_age_after` follows it (`tiene setenta y dos.`), at the start of an answer to a question
-  about age (`¿Qué edad tiene? / HIJA: Ochenta y seis`), or right after a name; after a
-  kinship word in the clause the age is the relative's (FAMILIARES_SUJETO_ASISTENCIA, guideline
-  P4.3); never after a duration word (`hace tres años`, `durante dos meses`) nor before `de
-  evolución`, `después`...
+- ages: a number and a unit (`años`, `meses`, `días`, `semanas`; `de vida` kept; `horas de
+  vida` of a newborn) after an age verb (`tiene`, `edad:`), after `a los`, `desde los`, `con`
+  (`age_leads`, years only), after a person word (`varón de setenta y nueve años`, `mujer
+  sesenta años`), right after a person's name that the NER or the rules found (`doc.ents`; a
+  name run into the number counts), or `años` with no word before it that makes a span of time
+  (`not_age_before`: `de`, `lleva`...) and no `de`, `en`... after it (`Ana Gil, setenta años,
+  fractura`); a bare number after an age verb when a mark, the line's end or a word of
+  `bare_age_after` follows it (`tiene setenta y dos.`), after `edad`, after `desde los`, at
+  the start of an answer to a question about age (`¿Qué edad tiene? / HIJA: Ochenta y seis`),
+  or right after a whole name; after a kinship word in the clause the age is the relative's
+  (FAMILIARES_SUJETO_ASISTENCIA, guideline P4.3); never after a duration word (`hace tres
+  años`, `durante dos meses`) nor before `de evolución`, `después`... Leading `cero` words
+  before a unit are a code's digits, not the age's (`nueve cero sesenta años`).
 
 Doses and counts (`dos comprimidos`, `tres veces al día`) have no key and no age context, and
 a number followed by a count or dose word (`count_words`) is never a date or a code.
