@@ -269,7 +269,7 @@ class DictatedCodes:
                 parts.pop(0)
         digits = "".join(p.value for p in parts if p.kind == "digits")
         letters = [p for p in parts if p.kind == "letter"]
-        tail = []
+        tail: list[Part] = []
         for part in reversed(parts):
             if part.kind != "letter":
                 break

@@ -324,8 +324,8 @@ class NumberWords:
             found.append(hit)
             taken.update(i for i, r in enumerate(runs) if hit[0] <= r.start < hit[1])
 
-        for hit in self._addresses.find(folded):
-            take(hit)
+        for address in self._addresses.find(folded):
+            take(address)
         for i, run in enumerate(runs):
             if i in taken:
                 continue
@@ -339,8 +339,8 @@ class NumberWords:
         for start, end in self._streets.find(text, folded, runs, taken, streets):
             take((start, end, STREET))
         codes = self._codes.find(text, folded, runs, taken, [end for _s, end in places])
-        for hit in codes:
-            take(hit)
+        for code in codes:
+            take(code)
         names = sorted(names)
         for i, run in enumerate(runs):
             if i in taken:
@@ -431,8 +431,13 @@ class NumberWords:
             return None
         before = folded[max(0, start - WINDOW) : start]
         if 1 <= run.value <= 31 and not self._unit.match(folded, end):
-            if self._day_before.search(before) and not self._not_day_after.match(folded, end):
-                return start - (len(before) - self._dia_before.search(before).start()), end, DATE
+            dia = self._dia_before.search(before)
+            if (
+                self._day_before.search(before)
+                and dia
+                and not self._not_day_after.match(folded, end)
+            ):
+                return start - (len(before) - dia.start()), end, DATE
             weekday = self._weekday_right_before.search(before)
             if weekday and not self._not_date_after.match(folded, end):
                 return start - (len(before) - weekday.start()), end, DATE
@@ -486,8 +491,9 @@ class NumberWords:
         before = folded[max(0, run.start - WINDOW) : run.start]
         clause = re.split(r"[.;\n?!]", before)[-1]
         after_name = self._after_name(folded, run, names)
-        if self._hours_of_life.match(folded, run.end):
-            return run.start, self._hours_of_life.match(folded, run.end).end(), AGE  # a newborn
+        hours = self._hours_of_life.match(folded, run.end)
+        if hours:
+            return run.start, hours.end(), AGE  # a newborn
         unit = self._unit.match(folded, run.end)
         if unit is None:
             whole_name = self._after_name(folded, run, names, bare=True)

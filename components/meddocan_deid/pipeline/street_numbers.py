@@ -113,38 +113,38 @@ class StreetNumbers:
             end = cut.end  # the street stopped inside its number
         has_number = cut is not None or any(inside <= r.start < end for r in runs)
         if not has_number:
-            key = NUMBER_KEY.match(folded, end)
-            run = next((r for r in runs if key and r.start == key.end()), None)
+            key_end = _key_end(folded, end)
+            run = next((r for r in runs if r.start == key_end), None)
             if run is None:
                 return end
             end = run.end
         while True:
-            gap = TAIL_GAP.match(folded, end)
-            floor = self._floor.match(folded, gap.end()) or self._unit.match(folded, gap.end())
+            gap_end = _gap_end(folded, end)
+            floor = self._floor.match(folded, gap_end) or self._unit.match(folded, gap_end)
             if floor is None:
                 # the street already holds its floor (`quinto`) or unit (`puerta`): a letter or a
                 # number after it is still the address
-                number = next((r for r in runs if r.start == gap.end()), None)
+                number = next((r for r in runs if r.start == gap_end), None)
                 if self._unit_before.search(folded, 0, end) and number is not None:
                     return self._tail_letter(folded, number.end)
                 after_floor = self._floor_before.search(folded, 0, end)
                 if after_floor or self._number_before(end, runs):
-                    letter = self._letter.match(folded, gap.end())
+                    letter = self._letter.match(folded, gap_end)
                     if (
                         letter is not None
-                        and not folded[end : gap.end()].strip(" \t")
+                        and not folded[end:gap_end].strip(" \t")
                         and self._door_letter(folded, letter, after_floor is not None)
                     ):
                         return letter.end()
                 return end
             end = floor.end()
-            number = next((r for r in runs if r.start == TAIL_GAP.match(folded, end).end()), None)
+            number = next((r for r in runs if r.start == _gap_end(folded, end)), None)
             if self._unit.fullmatch(floor.group()) and number is not None:
                 end = self._tail_letter(folded, number.end)
 
     def _tail_letter(self, folded: str, end: int) -> int:
         """`puerta cuatro be`: a letter right after a door's or a floor's number."""
-        letter = self._letter.match(folded, TAIL_GAP.match(folded, end).end())
+        letter = self._letter.match(folded, _gap_end(folded, end))
         return letter.end() if letter and not folded[end : letter.start()].strip(" \t") else end
 
     def _door_letter(self, folded: str, letter: re.Match, after_floor: bool) -> bool:
@@ -164,8 +164,8 @@ class StreetNumbers:
         """The house number after a street's kind and its name (up to five words, no mark)."""
         pos, words = start, 0
         while words <= NAME_WORDS:
-            key = NUMBER_KEY.match(folded, pos)
-            run = next((r for r in runs if r.start == key.end()), None)
+            key_end = _key_end(folded, pos)
+            run = next((r for r in runs if r.start == key_end), None)
             if run is not None and words > 0:
                 return run
             gap = re.compile(r"[ \t]+").match(folded, pos)
@@ -190,3 +190,15 @@ class StreetNumbers:
         if ROAD_AFTER.match(folded, run.end) and ROAD_BEFORE.search(before[: letters.start()]):
             return start, run.end
         return None
+
+
+def _gap_end(folded: str, pos: int) -> int:
+    """Where the blanks and comma after `pos` end."""
+    gap = TAIL_GAP.match(folded, pos)
+    return gap.end() if gap else pos
+
+
+def _key_end(folded: str, pos: int) -> int:
+    """Where the blanks, comma and `número` after `pos` end."""
+    key = NUMBER_KEY.match(folded, pos)
+    return key.end() if key else pos
