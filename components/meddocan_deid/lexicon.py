@@ -58,6 +58,11 @@ def tagged_words(name: str, use: str, lang: str = "es") -> list[str]:
     return [word for word, uses in data["words"].items() if use in uses]
 
 
+def tag_uses(name: str, lang: str = "es") -> list[str]:
+    """The uses that `<lang>/<name>.json` declares, in file order."""
+    return list(_tagged(name, lang)["uses"])
+
+
 def word_uses(name: str, lang: str = "es") -> dict:
     """word -> its uses, for every word of `<lang>/<name>.json` (file order)."""
     return {word: list(uses) for word, uses in _tagged(name, lang)["words"].items()}

@@ -187,6 +187,19 @@ def test_lot_model_bed_room_and_ehr(finder):
     }
 
 
+@pytest.mark.parametrize(
+    "text,value",
+    [
+        ("Cama: 412-B", "412-B"),
+        ("Hab./Cama: 512B", "512B"),
+        ("Ingrés al llit 9.", "9"),
+        ("nº de cama 7-A", "7-A"),
+    ],
+)
+def test_a_bed_after_its_key_or_in_catalan(finder, text, value):
+    assert found(finder, text) == [(value, "bed")]
+
+
 def test_ehr_names_that_are_people_need_a_cue(finder):
     assert found(finder, "Consta en la historia clínica electrónica Selene.") == [("Selene", "ehr")]
     assert found(finder, "Acude con su hija Selene.") == []

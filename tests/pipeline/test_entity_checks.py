@@ -200,3 +200,53 @@ def test_a_rule_entity_of_a_common_word_stays(nlp):
     assert run(nlp, "La analítica que aporta es normal.", "aporta", "TERRITORIO", rule=True) == [
         ("TERRITORIO", "aporta")
     ]
+
+
+@pytest.mark.parametrize(
+    "text,word,label,expected",
+    [
+        # one word opening a sentence that is a conjugated verb, in any case, is that verb
+        ("Se cura bien. Nieva en la sierra y no baja.", "Nieva", "TERRITORIO", []),
+        ("se cura bien. nieva en la sierra y no baja.", "nieva", "TERRITORIO", []),
+        ("SE CURA BIEN. NIEVA EN LA SIERRA Y NO BAJA.", "NIEVA", "TERRITORIO", []),
+        # not a verb, not opening a sentence, or a first name the gazetteer knows
+        ("Se cura bien. Toledo queda lejos.", "Toledo", "TERRITORIO", [("TERRITORIO", "Toledo")]),
+        ("Vive en Nieva desde niño.", "Nieva", "TERRITORIO", [("TERRITORIO", "Nieva")]),
+        (
+            "Se cura bien. Pablo refiere mejoría.",
+            "Pablo",
+            "NOMBRE_SUJETO_ASISTENCIA",
+            [("NOMBRE_SUJETO_ASISTENCIA", "Pablo")],
+        ),
+        # one dictionary word read as a hospital on a line without case
+        ("nieva en la sierra y no baja.", "sierra", "HOSPITAL", []),
+        ("NIEVA EN LA SIERRA Y NO BAJA.", "SIERRA", "HOSPITAL", []),
+        ("Ingresa en Sierra desde ayer.", "Sierra", "HOSPITAL", [("HOSPITAL", "Sierra")]),
+    ],
+)
+def test_a_verb_opening_a_sentence_and_a_common_noun_as_hospital(nlp, text, word, label, expected):
+    assert run(nlp, text, word, label) == expected
+
+
+@pytest.mark.parametrize(
+    "text,phrase,expected",
+    [
+        ("Natural de Tolosa, aporta informe.", "Tolosa, aporta", [("TERRITORIO", "Tolosa")]),
+        ("reside en tolosa y aporta teléfono", "tolosa y aporta", [("TERRITORIO", "tolosa")]),
+        # a place that ends in a word that is no verb stays whole
+        (
+            "Vive en Puerto de la Cruz hoy.",
+            "Puerto de la Cruz",
+            [("TERRITORIO", "Puerto de la Cruz")],
+        ),
+    ],
+)
+def test_a_place_run_on_into_a_verb_stops_before_it(nlp, text, phrase, expected):
+    doc = nlp.make_doc(text)
+    for name in ("sections", "phi_rules", "place_names"):
+        doc = nlp.get_pipe(name)(doc)
+    start = text.index(phrase)
+    doc.ents = [doc.char_span(start, start + len(phrase), label="TERRITORIO")]
+    doc.spans["rule_entities"] = []
+    doc = nlp.get_pipe("entity_checks")(doc)
+    assert [(e.label_, e.text) for e in doc.ents] == expected

@@ -1,6 +1,7 @@
 """The fields component: keyed PHI in any layout and section (invented reports)."""
 
 import pytest
+from conftest import build_rule_nlp
 
 from meddocan_deid.lexicon import lower_without_accents as fold
 from meddocan_deid.pipeline.fields import Fields, KeyTable, key_regex, validate_entries
@@ -528,3 +529,28 @@ def test_only_a_line_without_lower_case_is_capitals():
     assert not capitals_line(text, 8, 15)
     assert capitals_line(text, 24, 31)
     assert not capitals_line(text, 32, 37)  # no letters
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # on a line without case a verb ends a name value: a key then a verb phrase is no name
+        ("control de tensión. la paciente sale de alta con su hijo.\n", []),
+        ("CONTROL DE TENSIÓN. LA PACIENTE SALE DE ALTA CON SU HIJO.\n", []),
+        (
+            "paciente: ana ruiz gil refiere mejoría\n",
+            [("NOMBRE_SUJETO_ASISTENCIA", "ana ruiz gil")],
+        ),
+        ("PACIENTE: ANA RUIZ GIL ACUDE HOY\n", [("NOMBRE_SUJETO_ASISTENCIA", "ANA RUIZ GIL")]),
+    ],
+)
+def test_a_verb_ends_a_name_on_a_line_without_case(rule_nlp, text, expected):
+    assert [e for e in ents(rule_nlp, text) if e[0].startswith("NOMBRE")] == expected
+
+
+def test_the_verbs_that_end_a_name_are_config(rule_nlp):
+    assert "sale" in rule_nlp.config["components"]["fields"]["name_end_verbs"]
+    nlp = build_rule_nlp(**{"components.fields.name_end_verbs": []})
+    assert [e for e in ents(nlp, "la paciente sale de alta.\n") if e[0].startswith("NOMBRE")] == [
+        ("NOMBRE_SUJETO_ASISTENCIA", "sale de alta")
+    ]

@@ -342,15 +342,18 @@ def test_no_town_without_a_gazetteer(rule_nlp):
         assert labelled(rule_nlp, "Reside en Mayor.", "TERRITORIO") == []
 
 
-# a bed or room number in prose is kept for research (clinical_codes); after a field key
-# (`Cama:`) or in Catalan (`llit`) the rules still remove it
+# a bed or room number is kept (clinical_codes), in prose and after a field key alike: the
+# guidelines (section 2.3) name no bed or room among the PHI, and a bed identifies no one outside
+# the ward; the rules still read it (`Cama: 512-B`) and clinical_codes takes it back
 @pytest.mark.parametrize(
     "sentence,expected",
     [
         ("Ingresa en la cama 14 de la planta 3.", []),
-        ("Hab./Cama: 512-B", ["512-B"]),
+        ("Hab./Cama: 512-B", []),
+        ("Cama: 412-B", []),
         ("Trasladado a la habitación 207, box 3 antes.", []),
-        ("Ingrés al llit 9.", ["9"]),
+        ("Ingrés al llit 9.", []),
+        ("Habitació 207, llit 2.", []),
         # durations and doses after the same words
         ("Reposo en cama 3 días.", []),
         ("Cama articulada y colchón antiescaras.", []),

@@ -26,7 +26,7 @@ AGES = [
     ("Mujer de ochenta y dos años, hipertensa.", "ochenta y dos años"),
     ("paciente de cuarenta y cinco años sin antecedentes", "cuarenta y cinco años"),
     ("Lactante de tres meses con fiebre.", "tres meses"),
-    ("Recién nacido de dos días de vida.", "dos días"),
+    ("Recién nacido de dos días de vida.", "dos días de vida"),
     ("La paciente tiene sesenta y un años.", "sesenta y un años"),
     ("Edad: treinta y ocho años.", "treinta y ocho años"),
     ("Niña de once años traída por su madre.", "once años"),
@@ -48,7 +48,7 @@ def test_a_relatives_age_is_the_relatives(nlp):
 
 DATES = [
     ("Acude el tres de marzo de dos mil veintiséis.", "tres de marzo de dos mil veintiséis"),
-    ("Revisión el día veintidós.", "veintidós"),
+    ("Revisión el día veintidós.", "día veintidós"),
     ("Ingresa el lunes, primero de mayo.", "lunes, primero de mayo"),
     ("Intervenido el quince de agosto del noventa y ocho.", "quince de agosto del noventa y ocho"),
     (
@@ -97,7 +97,7 @@ CODES = [
     (
         "teléfono más treinta y cuatro seis uno cero cuarenta y dos treinta y tres diecinueve",
         "NUMERO_TELEFONO",
-        "treinta y cuatro seis uno cero cuarenta y dos treinta y tres diecinueve",
+        "más treinta y cuatro seis uno cero cuarenta y dos treinta y tres diecinueve",
     ),
     (
         "Su hija deja el seis cero cero once veintidós treinta y tres.",
@@ -220,10 +220,11 @@ def test_an_identifier_span_stays(nlp):
 def test_word_lists_are_config():
     nlp = spacy.blank("es")
     nlp.add_pipe("meddocan_number_words", config={"keys": {"ID_SUJETO_ASISTENCIA": ["expediente"]}})
-    assert found(nlp, "expediente cuatro cinco ocho dos uno nueve") == [
-        ("ID_SUJETO_ASISTENCIA", "cuatro cinco ocho dos uno nueve")
+    assert found(nlp, "expediente cuatro cinco ocho dos uno") == [
+        ("ID_SUJETO_ASISTENCIA", "cuatro cinco ocho dos uno")
     ]
-    assert found(nlp, "historia cuatro cinco ocho dos uno nueve") == []
+    # five digits need a key; six said one by one are a code with or without one
+    assert found(nlp, "historia cuatro cinco ocho dos uno") == []
     assert nlp.config["components"]["meddocan_number_words"]["age_units"][:2] == ["anos", "ano"]
 
 
@@ -244,3 +245,250 @@ def test_in_the_assembled_rule_pipeline(rule_nlp):
 def test_the_component_class_alone():
     component = NumberWords(spacy.blank("es"), "nw", month_names=["marzo"])
     assert component.find("el tres de marzo") == [(3, 16, "FECHAS")]
+
+
+# --- codes with letter names, separators and corrections ---------------------------------------
+
+SPELLED_CODES = [
+    (
+        "tarjeta sanitaria a ese te cero uno cuatro cinco seis siete ocho coma",
+        "ID_SUJETO_ASISTENCIA",
+        "a ese te cero uno cuatro cinco seis siete ocho",
+    ),
+    (
+        "NIE equis siete seis cinco cuatro tres dos uno erre punto",
+        "ID_SUJETO_ASISTENCIA",
+        "equis siete seis cinco cuatro tres dos uno erre",
+    ),
+    (
+        "atestado de la guardia civil número cuatro cero nueve uno barra veintiséis punto",
+        "OTROS_SUJETO_ASISTENCIA",
+        "cuatro cero nueve uno barra veintiséis",
+    ),
+    (
+        "diligencias previas trescientos doce del veinticinco en el juzgado",
+        "OTROS_SUJETO_ASISTENCIA",
+        "trescientos doce del veinticinco",
+    ),
+    (
+        "conducía la moto con matrícula cuatro uno dos cinco ka uve jota y chocó",
+        "IDENTIF_VEHICULOS_NRSERIE",
+        "cuatro uno dos cinco ka uve jota",
+    ),
+    (
+        "marcapasos con número de serie ere ene be cuatro cinco cero seis uno dos ele sin más",
+        "IDENTIF_DISPOSITIVOS_NRSERIE",
+        "ere ene be cuatro cinco cero seis uno dos ele",
+    ),
+    (
+        "teléfono de contacto de la hija seis uno tres coma veintiuno coma veintidós coma ochenta",
+        "NUMERO_TELEFONO",
+        "seis uno tres coma veintiuno coma veintidós coma ochenta",
+    ),
+    (
+        "localizable en la extensión treinta y ocho cuarenta y dos punto",
+        "NUMERO_TELEFONO",
+        "treinta y ocho cuarenta y dos",
+    ),
+    (
+        "número de solicitud quirúrgica QX dos mil veintiséis cero cero cuatro cinco uno dos",
+        "ID_CONTACTO_ASISTENCIAL",
+        "QX dos mil veintiséis cero cero cuatro cinco uno dos",
+    ),
+    (
+        "el monitor se conecta con IP diez punto cuarenta y seis punto doce punto ciento ocho hoy",
+        "IDENTIF_DISPOSITIVOS_NRSERIE",
+        "diez punto cuarenta y seis punto doce punto ciento ocho",
+    ),
+]
+
+
+@pytest.mark.parametrize("text,label,value", SPELLED_CODES)
+def test_codes_with_letter_names_and_separators(nlp, text, label, value):
+    assert found(nlp, text) == [(label, value)]
+
+
+def test_a_key_a_few_words_before_a_long_code(nlp):
+    # up to six words (not counting `de`, `la`...) between key and code, in the same sentence
+    assert found(
+        nlp, "el número de historia para el informe es cuatro cero nueve uno dos siete"
+    ) == [("ID_SUJETO_ASISTENCIA", "cuatro cero nueve uno dos siete")]
+    # a short code needs its key right before it
+    assert found(nlp, "número de historia para el informe es cuatro cero nueve") == []
+
+
+def test_a_corrected_code_keeps_the_label_of_the_first(nlp):
+    text = (
+        "SIP cuatro cinco seis cero ocho siete seis uno perdón "
+        "cuatro cinco seis cero ocho siete seis dos punto"
+    )
+    assert found(nlp, text) == [
+        ("ID_SUJETO_ASISTENCIA", "cuatro cinco seis cero ocho siete seis uno"),
+        ("ID_SUJETO_ASISTENCIA", "cuatro cinco seis cero ocho siete seis dos"),
+    ]
+
+
+def test_codes_without_a_key(nlp):
+    # six digits said one by one, or a letter name and three digits in a row
+    assert found(nlp, "residente cuatro cero cuatro cuatro uno cero petición") == [
+        ("OTRO_NUMERO_IDENTIF", "cuatro cero cuatro cuatro uno cero")
+    ]
+    assert found(nlp, "referencia interna pe a ce siete siete ocho uno cero nueve sin más") == [
+        ("OTRO_NUMERO_IDENTIF", "pe a ce siete siete ocho uno cero nueve")
+    ]
+    # a weak letter name (`a`, `de`) does not start a code with no key; an age ends one
+    assert found(nlp, "historia dos ocho tres uno nueve cero sesenta y dos años") == [
+        ("ID_SUJETO_ASISTENCIA", "dos ocho tres uno nueve cero"),
+        ("EDAD_SUJETO_ASISTENCIA", "sesenta y dos años"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "G dos P uno A cero sin complicaciones",  # a gestational formula: no three digits in a row
+        "estadio te dos ene cero eme cero",  # TNM
+        "tensión ciento veinte ochenta setenta y dos latidos",
+        "la cama cinco cuatro uno",
+        "decimal treinta y ocho punto cinco grados",
+    ],
+)
+def test_code_look_alikes_are_left_alone(nlp, text):
+    assert [label for label, _ in found(nlp, text) if label != "EDAD_SUJETO_ASISTENCIA"] == []
+
+
+# --- streets, roads, addresses said aloud --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text,value",
+    [
+        ("domicilio calle regueral dieciocho teléfono", "calle regueral dieciocho"),
+        (
+            "vive en calle uría cuarenta y tres segundo ce trabaja",
+            "calle uría cuarenta y tres segundo ce",
+        ),
+        ("vive en barrio la maza cuatro con su hija", "barrio la maza cuatro"),
+        (
+            "visita en carrer de la Reina numero ocho puerta cuatro hoy",
+            "carrer de la Reina numero ocho puerta cuatro",
+        ),
+        (
+            "accidente en la carretera as diecinueve a la altura de Veriña",
+            "carretera as diecinueve",
+        ),
+    ],
+)
+def test_house_numbers_and_roads_in_words(nlp, text, value):
+    assert found(nlp, text) == [("CALLE", value)]
+
+
+def test_a_street_found_runs_on_through_its_number_and_floor(nlp):
+    text = "Vive en calle Gonzalo Abarca nueve quinto de Oviedo."
+    doc = nlp.make_doc(text)
+    doc.ents = [doc.char_span(8, 28, label="CALLE")]  # `calle Gonzalo Abarca`
+    doc = nlp.get_pipe("meddocan_number_words")(doc)
+    assert [(e.label_, e.text) for e in doc.ents] == [
+        ("CALLE", "calle Gonzalo Abarca nueve quinto de")
+    ]
+
+
+def test_a_door_letter_is_no_article(nlp):
+    # `a las` after a floor is a time, `de Soria` after a number the town
+    assert found(nlp, "vive en calle la muralla doce tercero a las cinco") == [
+        ("CALLE", "calle la muralla doce tercero")
+    ]
+
+
+@pytest.mark.parametrize(
+    "text,label,value",
+    [
+        (
+            "y correo ana punto gil noventa y dos arroba gmail punto com para",
+            "CORREO_ELECTRONICO",
+            "ana punto gil noventa y dos arroba gmail punto com",
+        ),
+        (
+            "la web https dos puntos barra barra foro punto salud punto net barra pepe treinta "
+            "y uno hoy",
+            "DIREC_PROT_INTERNET",
+            "https dos puntos barra barra foro punto salud punto net barra pepe treinta y uno",
+        ),
+    ],
+)
+def test_addresses_said_aloud(nlp, text, label, value):
+    assert found(nlp, text) == [(label, value)]
+
+
+# --- ages and dates by their context -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text,age",
+    [
+        ("paciente Ana Gil mujer sesenta y tres años historia", "sesenta y tres años"),
+        ("a los cincuenta años le diagnosticaron diabetes", "cincuenta años"),
+        ("coma cuarenta y siete años coma peluquera", "cuarenta y siete años"),
+        ("tiene usted setenta y cuatro años", "setenta y cuatro años"),
+        ("Tengo treinta y nueve.", "treinta y nueve"),
+        ("edad cincuenta y siete petición", "cincuenta y siete"),
+        ("consumo de cocaína desde los veinte ingresos", "veinte"),
+        ("el recién nacido con cuarenta y ocho horas de vida", "cuarenta y ocho horas de vida"),
+    ],
+)
+def test_ages_by_their_context(nlp, text, age):
+    assert found(nlp, text) == [("EDAD_SUJETO_ASISTENCIA", age)]
+
+
+def test_an_answer_to_a_question_about_age(nlp):
+    text = "MÉDICA: ¿Qué edad tiene su padre?\nHIJO: Ochenta y cuatro, los cumplió en mayo."
+    assert found(nlp, text) == [("EDAD_SUJETO_ASISTENCIA", "Ochenta y cuatro")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "convivencia de veinticinco años con su pareja",
+        "lleva aquí quince años trabajando",
+        "Cuarenta años en la mar.",
+        "retirados a los diez días",
+        "neutrófilos dos mil cien",
+        "ensayo dos mil veintitrés guion cero cero cuatro",
+        "la tensión era de ciento cincuenta noventa y cinco",
+    ],
+)
+def test_age_and_year_look_alikes(nlp, text):
+    assert found(nlp, text) == []
+
+
+@pytest.mark.parametrize(
+    "text,date",
+    [
+        ("complicación el día diecinueve en planta", "día diecinueve"),
+        ("hallado el sábado cuatro por su pareja", "sábado cuatro"),
+        ("no come desde el doce sin motivo", "doce"),
+        ("parto el veinticinco a las cuatro", "veinticinco"),
+        ("vive allí desde Navidad del dos mil veinticuatro", "Navidad del dos mil veinticuatro"),
+        ("operado en dos mil diecinueve y en dos mil veintidós", "dos mil diecinueve"),
+    ],
+)
+def test_dates_by_their_context(nlp, text, date):
+    assert found(nlp, text)[0] == ("FECHAS", date)
+
+
+def test_a_name_run_into_an_age_is_cut_back(nlp):
+    text = "paciente Ana Gil setenta y dos años historia"
+    doc = nlp.make_doc(text)
+    doc.ents = [doc.char_span(9, 24, label="NOMBRE_SUJETO_ASISTENCIA")]  # `Ana Gil setenta`
+    doc = nlp.get_pipe("meddocan_number_words")(doc)
+    assert [(e.label_, e.text) for e in doc.ents] == [
+        ("NOMBRE_SUJETO_ASISTENCIA", "Ana Gil"),
+        ("EDAD_SUJETO_ASISTENCIA", "setenta y dos años"),
+    ]
+
+
+def test_bad_word_list_lines_are_named():
+    with pytest.raises(ValueError, match="letter_names"):
+        NumberWords(spacy.blank("es"), "nw", letter_names=["be"])
+    with pytest.raises(ValueError, match="code_separators"):
+        NumberWords(spacy.blank("es"), "nw", code_separators=["barra /"])

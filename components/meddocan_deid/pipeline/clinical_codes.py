@@ -30,8 +30,10 @@ How each kind is recognised (decided once, here):
 * `karyotype`: a chromosome count from 44 to 49, the sex chromosomes and any number of
   changes (`47,XY,+21`, `46,XX,t(9;22)(q34;q11)`).
 * `lot` after `Lote`/`Lot`/`L.`; `model` after a device brand (word list) or `modelo`; `bed`
-  and `room` after `cama`, `hab.`, `habitación`, `box`; `ehr`: an EHR product's name (word
-  list; names that are also people's names, `Selene`, only after an EHR cue).
+  and `room` after `cama`, `llit`, `hab.`, `habitación`, `box`, with or without a key's colon
+  (`Cama: 412-B`: a bed number identifies no one outside the ward, and the guidelines name no
+  bed or room among the PHI); `ehr`: an EHR product's name (word list; names that are also
+  people's names, `Selene`, only after an EHR cue).
 """
 
 from __future__ import annotations
@@ -351,7 +353,7 @@ class CodeFinder:
             for m in regex.finditer(text):
                 value = m.group("value")
                 if kind in ("bed", "room") and not re.fullmatch(
-                    r"\d{1,4}[A-Za-z]?(?:[-/]\d{1,3}[A-Za-z]?)?", value
+                    r"\d{1,4}(?:-?[A-Za-z])?(?:[-/]\d{1,3}[A-Za-z]?)?", value
                 ):
                     continue
                 if kind in ("lot", "model") and not any(c.isdigit() for c in value):

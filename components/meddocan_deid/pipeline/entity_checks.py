@@ -8,7 +8,10 @@ relative before it the patient's, and an institution right after a job or work w
 the employer (OTROS_SUJETO_ASISTENCIA, P28.1), a rule's too. The fallback entities of
 rule_entities (`doc.spans[fallback_key]`: towns anywhere, streets in prose) are added where no
 entity is. One lower-case word on a line written with capitals that is an inflected form of a
-Spanish word (`aporta`, read as a town) is no name or place. Other rule entities, tokens and
+Spanish word (`aporta`, read as a town) is no name or place, nor is one word opening a sentence
+that is a conjugated verb (`Nieva en la sierra`; a name the gazetteer knows stays), nor one
+dictionary word read as a hospital on a line without case (`la sierra`); a name or a place the
+NER ran on into `, aporta` stops before it. Other rule entities, tokens and
 span groups are never changed.
 """
 
@@ -18,10 +21,12 @@ from collections.abc import Callable
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
+from ..deid.gazetteer import from_vocab
 from ..lexicon import NAME_LABELS, tagged_words, words
-from .privacy import load_inflected_forms
+from .privacy import load_dictionary_words, load_inflected_forms, load_verb_forms
 from .spans import rule_entity_keys, section_span
 
+SENTENCE_END = {".", "!", "?", ":", ";", "¿", "¡"}
 YEAR = re.compile(r"(?:1[89]|20)[0-9]{2}")
 AGE = re.compile(r"\d{1,3}(?:[.,]\d)?\s*(?:años|año|a\.?|anys|any|anos|ano|meses|mes|semanas|días)")
 POSTAL_CODE = re.compile(r"(?:[A-Z]{1,2}-?)?[0-9]{4,6}")
@@ -108,9 +113,11 @@ class EntityChecks:
         fallback_key: str,
         common_word_labels: list[str],
         inflected: Callable[[str], bool] | None = None,
+        verb_form: Callable[[str], bool] | None = None,
     ):
-        """inflected: whether a lower-case word is an inflected Spanish form (default:
-        spacy-lookups-data's lemma table, loaded on first use)."""
+        """inflected: whether a lower-case word is an inflected Spanish form; verb_form: whether
+        it is a conjugated verb (defaults: spacy-lookups-data's lemma table, loaded on first
+        use)."""
         self.name = name
         self.candidates_key = candidates_key
         self.rules_key = rules_key
@@ -127,6 +134,8 @@ class EntityChecks:
         self.fallback_key = fallback_key
         self.common_word_labels = set(common_word_labels)
         self._inflected = inflected
+        self._verb_form = verb_form
+        self._dictionary: frozenset[str] | None = None
 
     def __call__(self, doc: Doc) -> Doc:
         vetoed = [False] * len(doc)
@@ -151,7 +160,19 @@ class EntityChecks:
             if (ent.start, ent.end, ent.label) in rules:
                 ents.append(ent)
                 continue
-            if ent.label_ in self.common_word_labels and self._common_word(doc, ent):
+            if ent.label_ in self.common_word_labels and (
+                self._common_word(doc, ent) or self._opening_verb(doc, ent)
+            ):
+                changed = True
+                continue
+            if ent.label_ in self.common_word_labels:
+                cut = self._without_verb_tail(doc, ent)
+                if cut is not ent:
+                    changed = True
+                    if cut is not None:
+                        ents.append(cut)
+                    continue
+            if ent.label_ == "HOSPITAL" and self._caseless_common_noun(doc, ent):
                 changed = True
                 continue
             # vetoes (pattern data, label `NO_PHI`) mark phrases the guidelines say are not
@@ -233,6 +254,69 @@ class EntityChecks:
         if self._inflected is None:
             self._inflected = load_inflected_forms()
         return self._inflected(token.text)
+
+    def _is_verb_form(self, word: str) -> bool:
+        if self._verb_form is None:
+            self._verb_form = load_verb_forms()
+        return self._verb_form(word)
+
+    def _opening_verb(self, doc: Doc, ent: Span) -> bool:
+        """One word opening a sentence, in any case, that is a conjugated Spanish verb before a
+        word in lower case (`Nieva en la sierra`): that verb, not a town; a name only where the
+        gazetteer knows no such name (`Amparo refiere` keeps its name)."""
+        token = ent[0]
+        if len(ent) != 1 or not token.is_alpha:
+            return False
+        i = token.i
+        opens = i == 0 or doc[i - 1].text in SENTENCE_END or "\n" in doc[i - 1].text
+        following = next((t for t in doc[i + 1 :] if not t.is_space), None)
+        if not opens or following is None or not following.is_alpha:
+            return False
+        if following.text[:1].isupper() and not following.is_upper:
+            return False  # a capitalised word after it: a name or a place of two words
+        if not self._is_verb_form(token.lower_):
+            return False
+        return not (ent.label_ in NAME_LABELS and self._known_name(doc, token.text))
+
+    @staticmethod
+    def _known_name(doc: Doc, word: str) -> bool:
+        """A first name or a surname of the gazetteer (`Pablo`, a verb form too); any word
+        when the pipeline carries no gazetteer."""
+        gaz = from_vocab(doc.vocab)
+        return gaz is None or any(gaz.contains(kind, word) for kind in ("first_names", "surnames"))
+
+    def _without_verb_tail(self, doc: Doc, ent: Span) -> Span | None:
+        """`Ciudad, aporta`, `Ciudad y aporta`: a name or a place the NER ran on past a comma or
+        `y` into a conjugated verb stops before them; the entity itself when it does not."""
+        last = ent[-1]
+        if (
+            len(ent) < 3
+            or not last.is_alpha
+            or last.is_title
+            or ent[-2].text not in {",", "y", "Y"}
+        ):
+            return ent  # (a capitalised word after `y` is a second name: `Ana y Pablo`)
+        if not self._is_verb_form(last.lower_) or (
+            ent.label_ in NAME_LABELS and self._known_name(doc, last.text)
+        ):
+            return ent
+        end = ent.end - 2
+        return Span(doc, ent.start, end, label=ent.label) if end > ent.start else None
+
+    def _caseless_common_noun(self, doc: Doc, ent: Span) -> bool:
+        """One dictionary word read as a hospital on a line without case (`la sierra`): no
+        hospital is named by one common word."""
+        if len(ent) != 1 or not ent[0].is_alpha:
+            return False
+        text = doc.text
+        line_start = text.rfind("\n", 0, ent.start_char) + 1
+        line_end = text.find("\n", ent.end_char)
+        line = text[line_start : line_end if line_end >= 0 else len(text)]
+        if any(c.isupper() for c in line) and any(c.islower() for c in line):
+            return False
+        if self._dictionary is None:
+            self._dictionary = load_dictionary_words()
+        return ent[0].lower_ in self._dictionary
 
     def _after_cue(self, doc: Doc, ent: Span, cues, jobs=frozenset()) -> bool:
         """A cue word or a job (token of a PROFESION entity) within `employer_window` words

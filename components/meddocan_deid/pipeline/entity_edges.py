@@ -3,19 +3,20 @@
 Reads `doc.ents` and the rule entities in `doc.spans[rules_key]`; writes `doc.ents` only:
 NER entities lose leading titles, edge punctuation and a trailing department, role,
 institution or contact key; towns, hospitals, institutions and employers take in their `de
-<Name>` tail, names an initial before them, quoted names their closing
-quote, places an abbreviation's final period; glued pieces of one label are joined. Rule
-entities, tokens and span groups are never changed.
+<Name>` tail (on a line in capitals, up to a Spanish stop word), names an initial before them,
+quoted names their closing quote, places an abbreviation's final period; glued pieces of one
+label are joined. Rule entities, tokens and span groups are never changed.
 """
 
 import re
 from collections.abc import Set as AbstractSet
 
+from spacy.lang.es.stop_words import STOP_WORDS
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..lexicon import words
-from .spans import EDGE_PUNCT, TITLES, rule_entity_keys
+from .spans import EDGE_PUNCT, TITLES, capitals_line, rule_entity_keys
 
 
 @Language.factory(
@@ -281,6 +282,8 @@ def town_tail(
     """Where a place name ending at `end` really ends: it takes in each following
     connector (`de`/`del`) [article] + capitalised words that no entity holds (`del Rey`,
     `de San Juan`), up to a word of `stops` (`de Servicio...`)."""
+    # on a line in capitals every word is capitalised: a Spanish stop word (`Y NO PUEDE`) ends it
+    capitals = capitals_line(doc.text, doc[end - 1].idx, doc[end - 1].idx + 1) if end else False
     while end < len(doc) and doc[end].lower_ in connectors and not taken[end]:
         j = end + 1
         if j < len(doc) and doc[j].lower_ in articles and not taken[j]:
@@ -292,6 +295,7 @@ def town_tail(
             and doc[k].text[0].isupper()
             and not taken[k]
             and doc[k].lower_ not in stops
+            and not (capitals and doc[k].lower_ in STOP_WORDS)
         ):
             k += 1
         if k == j:

@@ -37,6 +37,7 @@ from spacy.util import filter_spans
 from .. import LABELS
 from ..lexicon import NAME_LABELS, lower_without_accents, tagged_words, words
 from .serialize import SerializedState
+from .spans import capitals_line, caseless_line
 
 SPANS_KEY = "fields"
 _ROLE_COMPLEMENT = re.compile(
@@ -184,23 +185,6 @@ CASELESS_STOP = frozenset(STOP_WORDS) - {
     "das",
 }
 _SEPARATORS = re.compile(r"\s*(?:\||\t|\s{2,}|$)")
-
-
-def caseless_line(text: str, start: int, end: int) -> bool:
-    """The line holding [start, end) has letters and not one capital: typed in lower case."""
-    a = text.rfind("\n", 0, start) + 1
-    b = text.find("\n", end)
-    line = text[a : b if b != -1 else len(text)]
-    return any(c.isalpha() for c in line) and not any(c.isupper() for c in line)
-
-
-def capitals_line(text: str, start: int, end: int) -> bool:
-    """The line holding [start, end) has letters and not one lower-case letter: typed in capitals,
-    where a capital says nothing of a name (`MEDICO DE GUARDIA`, `FIRMA Y SELLO`)."""
-    a = text.rfind("\n", 0, start) + 1
-    b = text.find("\n", end)
-    line = text[a : b if b != -1 else len(text)]
-    return any(c.isalpha() for c in line) and not any(c.islower() for c in line)
 
 
 def key_regex(key: str) -> str:
@@ -436,6 +420,8 @@ def add_field_files(nlp: Language, folder, component: str = "fields") -> list[di
         "filler_words": words("field_filler_words"),
         # capitalised words that end a name value: roles, services and section words after a name
         "name_stop_words": words("name_stop_words"),
+        # on a line without case, a verb form ends a name (`la paciente sale de alta`: no name)
+        "name_end_verbs": words("name_end_verbs"),
         "max_name_words": 7,
         # a title after one of these words names a relative (`su hija Dña. Ana Gil`)
         "kinship_words": tagged_words("kinship_words", "relative_title"),
@@ -456,6 +442,7 @@ def make_fields(
     phrase_window: int,
     filler_words: list[str],
     name_stop_words: list[str],
+    name_end_verbs: list[str],
     max_name_words: int,
     prose_words: list[str],
     kinship_words: list[str],
@@ -470,6 +457,7 @@ def make_fields(
         phrase_window=phrase_window,
         filler_words=filler_words,
         name_stop_words=name_stop_words,
+        name_end_verbs=name_end_verbs,
         max_name_words=max_name_words,
         prose_words=prose_words,
         kinship_words=kinship_words,
@@ -491,6 +479,7 @@ class Fields(SerializedState):
         phrase_window: int = 4,
         filler_words: Sequence[str] = (),
         name_stop_words: Sequence[str] = (),
+        name_end_verbs: Sequence[str] = (),
         max_name_words: int = 7,
         prose_words: Sequence[str] = (),
         kinship_words: Sequence[str] = (),
@@ -503,6 +492,7 @@ class Fields(SerializedState):
         self.phrase_window = phrase_window
         self.filler_words = {lower_without_accents(w) for w in filler_words}
         self.name_stop_words = {lower_without_accents(w) for w in name_stop_words}
+        self.name_end_verbs = {lower_without_accents(w) for w in name_end_verbs}
         self.max_name_words = max_name_words
         self.prose_words = {lower_without_accents(w) for w in prose_words}
         self.kinship_words = {lower_without_accents(w) for w in kinship_words}
@@ -696,7 +686,11 @@ class Fields(SerializedState):
                 break
             initials = re.fullmatch(r"(?:[A-ZÁÉÍÓÚÑ]\.){1,4}", w)
             if uncased:
-                capital = f not in CASELESS_STOP and not (f in PARTICLES and not kept)
+                capital = (
+                    f not in CASELESS_STOP
+                    and f not in self.name_end_verbs
+                    and not (f in PARTICLES and not kept)
+                )
             else:
                 capital = w[0].isupper()
             capital = capital and f.rstrip(".") not in self.name_stop_words

@@ -124,6 +124,21 @@ def load_inflected_forms() -> Callable[[str], bool]:
     return lambda word: table.get(word, word) != word
 
 
+def load_verb_forms() -> Callable[[str], bool]:
+    """Whether a lower-cased word is a conjugated form of a Spanish verb: a key of
+    spacy-lookups-data `es_lemma_lookup` whose lemma is another word ending in `-ar`, `-er`,
+    `-ir` (`nieva` -> `nevar`, `aporta` -> `aportar`; not `dolores` -> `dolor`)."""
+    from spacy.lookups import load_lookups
+
+    table = load_lookups("es", ["lemma_lookup"]).get_table("lemma_lookup")
+
+    def verb_form(word: str) -> bool:
+        lemma = table.get(word, word)
+        return lemma != word and lemma.endswith(("ar", "er", "ir"))
+
+    return verb_form
+
+
 @Language.factory(
     "meddocan_privacy",
     default_config={

@@ -23,7 +23,7 @@ from spacy.util import filter_spans
 
 from ..deid.gazetteer import Gazetteer, from_vocab
 from ..lexicon import tagged_words, words
-from .privacy import load_dictionary_words, load_log_probs
+from .privacy import load_dictionary_words, load_log_probs, load_verb_forms
 from .sections import SECTIONS_KEY
 from .serialize import SerializedState
 from .spans import TITLES, has_digit, is_line_break, street_end, strip_edges
@@ -251,6 +251,7 @@ class RuleEntities(SerializedState):
         self._town_firsts: tuple[AbstractSet[str] | None, frozenset[str]] = (None, frozenset())
         self._log_prob: Callable[[str], float] | None = None
         self._dictionary: frozenset[str] | None = None
+        self._verb_form: Callable[[str], bool] | None = None
         # False: only doc.spans (an NER in training reads them as features; preset
         # doc.ents that disagree with the gold would leave it no valid action)
         self.annotate_ents = annotate_ents
@@ -421,7 +422,11 @@ class RuleEntities(SerializedState):
             words = [t.text for t in doc[i:end] if t.text[:1].isupper()]
             # one word opening a sentence that the dictionary knows, however rare, is that word
             # (`Dolores abdominales`, `Agudo`)
-            opening_word = len(words) == 1 and self._opening_word(doc, i)
+            # or a conjugated verb (`Nieva en la sierra`: it snows)
+            opening_word = len(words) == 1 and (
+                self._opening_word(doc, i)
+                or (self._sentence_start(doc, i) and self._verb(doc[i].lower_))
+            )
             # one short word in capitals is an acronym (`CEA`, the tumour marker; the town is Cea)
             acronym = len(words) == 1 and words[0].isupper() and len(words[0]) <= 4
             if (
@@ -585,6 +590,12 @@ class RuleEntities(SerializedState):
         w = word.lower()
         singulars = (w, w[:-1] if w.endswith("s") else w, w[:-2] if w.endswith("es") else w)
         return any(self._dictionary_word(form) for form in singulars)
+
+    def _verb(self, word: str) -> bool:
+        """`word` (lower case) is a conjugated Spanish verb (`nieva`)."""
+        if self._verb_form is None:
+            self._verb_form = load_verb_forms()
+        return self._verb_form(word)
 
     def _common_word(self, word: str) -> bool:
         """A frequent Spanish word that is also in the dictionary, or its plural is (`Mayor`,

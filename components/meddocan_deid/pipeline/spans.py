@@ -76,3 +76,20 @@ def street_end(doc: Doc, head: Span, limit: int) -> int | None:
             break
         i += 1
     return None
+
+
+def caseless_line(text: str, start: int, end: int) -> bool:
+    """The line holding [start, end) has letters and not one capital: typed in lower case."""
+    a = text.rfind("\n", 0, start) + 1
+    b = text.find("\n", end)
+    line = text[a : b if b != -1 else len(text)]
+    return any(c.isalpha() for c in line) and not any(c.isupper() for c in line)
+
+
+def capitals_line(text: str, start: int, end: int) -> bool:
+    """The line holding [start, end) has letters and not one lower-case letter: typed in capitals,
+    where a capital says nothing of a name (`MEDICO DE GUARDIA`, `FIRMA Y SELLO`)."""
+    a = text.rfind("\n", 0, start) + 1
+    b = text.find("\n", end)
+    line = text[a : b if b != -1 else len(text)]
+    return any(c.isalpha() for c in line) and not any(c.islower() for c in line)
