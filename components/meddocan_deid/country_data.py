@@ -200,6 +200,19 @@ def frequent_surnames(limit: int = 5000) -> tuple[str, ...]:
 
 
 @cache
+def surname_counts() -> dict[str, int]:
+    """Folded surname -> the number of its Hispanic bearers in the US (Census 2010), for the
+    5,000 most frequent."""
+    path = DATA / "surnames_us_hispanic.tsv"
+    out = {}
+    for _rank, name, count, _pct in _rows("surnames_us_hispanic.tsv", (4, 4)):
+        if not count.isdigit():
+            raise DataFileError(f"{path}: {name}: count {count!r} is not a number")
+        out.setdefault(lookup_key(name), int(count))
+    return out
+
+
+@cache
 def place_countries() -> dict[str, frozenset[str]]:
     """Folded place name (a city or a division) -> the countries of the Americas that have one."""
     out: dict[str, set[str]] = {}

@@ -62,7 +62,7 @@ def kinds() -> tuple[Kind, ...]:
 
 def _slot(rng, ctx: Context, slot: str, town, province=None) -> str | None:
     if slot in ("surname", "given", "person"):
-        male, female, *_rest = name_lists(ctx.gaz)
+        male, female, *_rest = name_lists(ctx.gaz, ctx.country)
         surname = choose(rng, _rest[3])
         given = choose(rng, male if rng.random() < 0.5 else female)
         return {"surname": surname, "given": given, "person": f"{given} {surname}"}[slot]

@@ -40,6 +40,7 @@ def drawn_words(gaz: Gazetteer) -> frozenset[str]:
         "words.tsv",
         "street_heads.tsv",
         "regional.tsv",
+        "names.tsv",
     ):
         texts += [field for row in rows(name) for field in row]
     # Basque dates: the case endings of numbers (`2021eko`) and of month and weekday names
