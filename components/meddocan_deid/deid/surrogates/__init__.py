@@ -7,15 +7,26 @@ never replaced by random letters. Codes (identifiers, phone numbers) keep their 
 Dates, codes and postal codes dictated in words get their surrogate in words (spelled.py)."""
 
 from collections.abc import Callable
-from typing import Dict, Optional
 
 from ...labels import KEPT_LABELS, SURROGATES
-from . import contact, dates, identifiers, institutions, names, person, places, spelled, streets
+from . import (
+    contact,
+    country_places,
+    dates,
+    identifiers,
+    institutions,
+    names,
+    person,
+    places,
+    spelled,
+    streets,
+)
 from .common import Context
 from .dates import offset_for, shift_date
 
 MODULES = {
     "contact": contact,
+    "country_places": country_places,
     "dates": dates,
     "identifiers": identifiers,
     "institutions": institutions,

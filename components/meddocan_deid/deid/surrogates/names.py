@@ -179,9 +179,7 @@ def map_words(text: str, replace) -> str:
     return WORD.sub(replace, text)
 
 
-def name_surrogate(
-    text: str, ctx: Context, keep_words=frozenset(), field: str = ""
-) -> str | None:
+def name_surrogate(text: str, ctx: Context, keep_words=frozenset(), field: str = "") -> str | None:
     """Replace every name token of `text`; punctuation, spaces and particles stay. `field`:
     the role the text's field gives it (see `name_field`). None when a token has no
     acceptable surrogate (the tag, never random letters)."""
