@@ -102,3 +102,10 @@ def test_script_names_a_missing_gazetteer(tmp_path):
                            "--gazetteer", str(tmp_path / "nowhere")], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1
     assert "nowhere: not a folder" in proc.stderr
+
+
+def test_places_of_the_americas_are_towns(lexicon):
+    # GeoNames places of the country table (country_data), read with the Spanish towns
+    assert "town" in lexicon["tlalnepantla"]
+    assert "town" in lexicon["peñalolén"] and "town" in lexicon["penalolen"]
+    assert "place_part" in lexicon["macorís"]
