@@ -111,7 +111,9 @@ def main(
             if kind == "surname" and len(kept) < MIN_SURNAMES:
                 top = sorted(census, key=lambda k: -census[k])[:1000]
                 extra = [
-                    last.get(k) or spellings.get(k) for k in top if k in last or k in spellings
+                    n
+                    for n in (last.get(k) or spellings.get(k) for k in top)
+                    if n and not accent_problem(n)
                 ]
                 kept = sorted({*kept, *extra}, key=lookup_key)
             rows += [(country, kind, n) for n in kept]

@@ -136,7 +136,8 @@ class HealthBodies:
             if t.is_space or any(s <= t.idx < e for s, e in taken):
                 break
             low = t.lower_.rstrip(".")
-            if low in _LINKS or t.text == ".":
+            after_title = i > 0 and doc[i - 1].lower_ in ("dr", "dra")
+            if low in _LINKS or (t.text == "." and after_title):  # `Dr. Ramón`, not `CESFAM. La`
                 i += 1
                 continue
             if not t.is_alpha or not (
