@@ -49,11 +49,11 @@ CUES: tuple[tuple[str, float, str], ...] = (
     ("MX", 1, r"(?i)\b(?:colonia|fraccionamiento|fracc\.)\s+[A-ZÁÉÍÓÚ]"),
     ("MX", 2, r"(?i)\bMz\.?\s*\d+\s*,?\s*Lt\.?\s*\d+"),
     ("CL", 3, r"\bRU[NT]\b"),
-    ("CL", 4, r"\b\d{1,2}\.\d{3}\.\d{3}-[\dkK]\b"),  # a RUN/RUT
+    ("CL", 4, r"\b\d{2}\.\d{3}\.\d{3}-[\dkK]\b"),  # a RUN/RUT
+    ("CL", 2, r"\b\d\.\d{3}\.\d{3}-[kK]\b"),
     ("CL", 3, r"(?i)\bisapres?\b"),
     ("CL", 2, r"(?i)\bcomuna\b"),
-    ("CL", 2, r"(?i)\bfonasa\b"),
-    ("UY", 1, r"(?i)\bfonasa\b"),
+    ("CL", 1, r"(?i)\bfonasa\b"),  # Chile's and Uruguay's (the institution table has both)
     ("AR", 4, r"\bCUI[LT]\b"),
     ("AR", 4, r"\b(?:20|23|24|27|30|33|34)-\d{8}-\d\b"),  # a CUIL/CUIT
     ("AR", 3, r"(?i)\bobras? sociales?\b"),
@@ -78,7 +78,8 @@ CUES: tuple[tuple[str, float, str], ...] = (
     ("VE", 4, r"\b[VE]-\d{1,2}\.?\d{3}\.?\d{3}\b"),  # a Venezuelan cédula
     ("VE", 3, r"\bRIF\b"),
     ("VE", 3, r"(?i)\bbarrio adentro\b"),
-    ("UY", 4, r"\b\d\.\d{3}\.\d{3}-\d\b"),  # a Uruguayan cédula
+    ("UY", 2, r"\b\d\.\d{3}\.\d{3}-\d\b"),  # a Uruguayan cédula (or an older RUN)
+    ("CL", 2, r"\b\d\.\d{3}\.\d{3}-\d\b"),
     ("UY", 3, r"(?i)\bmutualistas?\b"),
     ("CU", 3, r"(?i)\bcarn[ée] de identidad\b"),
     ("CU", 4, r"(?i)\be/\s*\w+\s+y\s+\w+"),  # `calle 7 e/ 40 y 41`

@@ -261,7 +261,8 @@ def _listed(ctx: Context, value: str) -> str | None:
 
 def _americas(ctx: Context, value: str) -> str | None:
     """An institution of the Americas (`data/americas/institutions.tsv`): another of the same
-    country and kind, an acronym for an acronym; "" (the tag) when the list has no other."""
+    country and kind (of the same country when it has none of that kind), an acronym for an
+    acronym; "" (the tag) when the list has no other."""
     found = institution_countries().get(lookup_key(value))
     if not found:
         return None
@@ -273,13 +274,14 @@ def _americas(ctx: Context, value: str) -> str | None:
             return other.name
         return next((a for a in other.aliases if a.replace("-", "").isupper()), None)
 
-    pool = tuple(
-        w
-        for other in americas_institutions()
-        if other.country == inst.country and other.kind == inst.kind and other != inst
-        for w in (written(other),)
-        if w
-    )
+    others = [i for i in americas_institutions() if i.country == inst.country and i != inst]
+    # the same kind first; a country with no other of that kind: another of its bodies
+    same_kind = [i for i in others if i.kind == inst.kind]
+    pool: tuple[str, ...] = ()
+    for group in (same_kind, others):
+        pool = tuple(w for other in group for w in (written(other),) if w)
+        if pool:
+            break
     new = ctx.draw("institution", value, lambda rng, a: choose(rng, pool), shape_fallback=False)
     if new is None:
         return ""
