@@ -35,9 +35,11 @@ key=KEY, scope=<file name>)` under a fixed test key, on the pipeline's entities 
   words of name surrogates in the country's surname list) and how many are among the 5,000
   most frequent Hispanic surnames of the US Census 2010 (the one licensed surname frequency
   list reachable: no Latin American registry nor Spain's INE publishes one that this project
-  can ship or download); streets whose surrogate keeps the original's form (head word, then
-  numbers and separators: `Calle N # N-N`, `calle N e/ N y N`, `Mz. N Lt. N`); TERRITORIO
-  values that name a place of the Americas, and surrogates that are places of the same country.
+  can ship or download), and for each list the share of its surnames among them (a
+  surrogate surname is drawn uniformly from the list); streets whose surrogate keeps the
+  original's form (head word, then numbers and separators: `Calle N # N-N`, `calle N e/ N y
+  N`, `Mz. N Lt. N`); TERRITORIO values that name a place of the Americas, and surrogates
+  that are places of the same country.
 - countries: with a `countries.tsv` (report id, country) in a set's folder, the reports whose
   detected country is the expected one (tests/data/countries: invented reports).
 """
@@ -59,7 +61,7 @@ from meddocan_deid.country_data import SPAIN, frequent_surnames, place_countries
 from meddocan_deid.deid import Deidentifier
 from meddocan_deid.deid.gazetteer import resolve_gazetteer
 from meddocan_deid.deid.surrogates.dates import read_date
-from meddocan_deid.deid.surrogates.names import country_lists
+from meddocan_deid.deid.surrogates.names import country_lists, name_lists
 from meddocan_deid.deid.surrogates.person import is_code, read_profession
 from meddocan_deid.deid.surrogates.places import POSTAL, geo, province_of, split_street
 from meddocan_deid.deid.surrogates.vocabulary import drawn_words, words_of
@@ -319,6 +321,14 @@ def main(
         "frequent: surrogate surnames among the 5,000 most frequent Hispanic surnames of the US "
         "Census 2010 (no licensed list of each country is reachable)"
     )
+    # the lists the surnames are drawn from (uniformly): the share a draw is frequent
+    shares = []
+    for country in ("ES", "MX", "CO", "CL", "AR", "PE"):
+        pool = name_lists(gaz, country)[5]
+        top = sum(1 for n in pool if lookup_key(n) in top_surnames)
+        label = country if country != "PE" else "pool (PE, VE, UY, CU, DO, EC, CR, US)"
+        shares.append(f"{label} {top}/{len(pool)}")
+    typer.echo("surname lists among the 5,000: " + ", ".join(shares))
 
 
 if __name__ == "__main__":

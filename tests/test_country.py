@@ -1,9 +1,12 @@
 """Country detection per report (meddocan_deid.country): invented texts, one per country, the
 override by the `country` option and policy key, and `doc._.country`."""
 
+from pathlib import Path
+
 import pytest
 import spacy
 
+from meddocan_deid.brat import read_brat_dir
 from meddocan_deid.country import country_of, detect_country
 from meddocan_deid.country_data import places
 from meddocan_deid.deid.operators import apply_operator
@@ -80,3 +83,19 @@ def test_the_option_and_the_policy_check_the_code():
     assert parse_policy({"country": "co"}).apply().country == "CO"
     with pytest.raises(PolicyError, match="country: unknown country"):
         parse_policy({"country": "Narnia"})
+
+
+@pytest.mark.parametrize("folder", ["countries", "countries_unseen"])
+def test_invented_reports_are_detected(folder):
+    # tests/data/countries: the invented reports the cue weights were set on;
+    # countries_unseen: reports written afterwards
+    path = Path(__file__).parent / "data" / folder
+    expected = dict(
+        line.split("\t")
+        for line in (path / "countries.tsv").read_text(encoding="utf-8").splitlines()
+        if line and not line.startswith("#")
+    )
+    docs = list(read_brat_dir(path))
+    assert len(docs) == len(expected) >= 13
+    wrong = [d.doc_id for d in docs if country_of(d.text, d.entities) != expected[d.doc_id]]
+    assert wrong == []
