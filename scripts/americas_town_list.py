@@ -1,11 +1,12 @@
 """Write the town list of the Americas that the rule_entities component reads beside Spain's
-(`configs/patterns/towns_americas.txt`): the places of `meddocan_deid.country_data` of 15,000
+(`components/meddocan_deid/pipeline/data/americas/towns.txt`; country detection counts
+these places too): the places of `meddocan_deid.country_data` of 15,000
 inhabitants or more (GeoNames, CC BY 4.0), less those a report would write as something else:
 a first name or a surname (Faker's Spanish-language lists, the task gazetteer), a Spanish
 dictionary word (spacy-lookups-data), or a name of one letter or number.
 
     python scripts/americas_town_list.py ../shared/meddocan/gazetteer \
-        configs/patterns/towns_americas.txt
+        components/meddocan_deid/pipeline/data/americas/towns.txt
 """
 
 import importlib
@@ -24,7 +25,8 @@ HEADER = """# Places of the Spanish-speaking countries of the Americas and of th
 # large Hispanic populations, of 15,000 inhabitants or more, that are not a first name, a
 # surname or a Spanish word: GeoNames (https://www.geonames.org, CC BY 4.0) through
 # pipeline/data/americas/places.tsv. Written by scripts/americas_town_list.py; read by the
-# rule_entities component (towns after a place cue and anywhere), beside towns_geonames.txt.
+# rule_entities component (towns after a place cue and anywhere), beside towns_geonames.txt,
+# and by meddocan_deid.country.
 """
 
 

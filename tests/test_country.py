@@ -7,7 +7,7 @@ import pytest
 import spacy
 
 from meddocan_deid.brat import read_brat_dir
-from meddocan_deid.country import country_of, detect_country
+from meddocan_deid.country import MIN_SCORE, country_of, detect_country
 from meddocan_deid.country_data import places
 from meddocan_deid.deid.operators import apply_operator
 from meddocan_deid.deid.options import DeidOptions, as_options
@@ -40,15 +40,17 @@ def test_a_text_without_evidence_is_spains():
     assert detection.country == "ES" and detection.scores == {}
 
 
-def test_a_place_alone_is_not_enough():
-    # one Chilean town is weaker than the minimum score: a patient may come from anywhere
-    assert country_of("Natural de Peñalolén, acude por disnea.") == "ES"
+def test_places_alone_are_not_enough():
+    # a patient may come from anywhere: places never reach the minimum score by themselves
+    text = "Natural de Temuco; vivió en Ñuñoa, Maipú, Peñalolén y Valdivia."
+    assert detect_country(text).scores["CL"] < MIN_SCORE
+    assert country_of(text) == "ES"
 
 
 def test_a_places_entity_counts():
-    # two capitalised Chilean places, and a third written in lower case that only the
-    # TERRITORIO entity names
-    text = "Vive en Ñuñoa y Maipú; antes en peñalolén."
+    # `comuna` and one capitalised Chilean place fall short; the TERRITORIO entity of a place
+    # written in lower case adds the third
+    text = "Vive en la comuna de Ñuñoa; antes en peñalolén."
     start = text.index("peñalolén")
     assert country_of(text) == "ES"
     assert country_of(text, [("TERRITORIO", start, start + 9)]) == "CL"

@@ -64,3 +64,10 @@ def test_a_missing_file_is_named(tmp_path, monkeypatch):
     finally:
         monkeypatch.undo()
         country_data.institutions.cache_clear()
+
+
+def test_detection_places_leave_out_names_and_words():
+    found = country_data.detection_places()
+    assert found["tlalnepantla"] == {"MX"} and found["penalolen"] == {"CL"}
+    assert "guadalupe" not in found and "victoria" not in found  # names, words
+    assert "jalisco" in found and "rivera" not in found  # a division that is a listed surname

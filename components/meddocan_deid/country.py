@@ -7,9 +7,11 @@ with its letter...), the words of its health system and forms (`derechohabiente`
 social`, `Isapre`, `comuna`, `calle 7 e/ 40 y 41`), its institutions and health-centre heads
 (`IMSS`, `CESFAM`: `pipeline/data/americas/`), its dialling codes (`+52`, `(809)`), and the
 places only it has (a TERRITORIO span, or capitalised words, that name a city or division of
-one country and no Spanish town). The best score wins when it reaches MIN_SCORE; otherwise
-Spain, the corpus's country. `DeidOptions.country` overrides it. A Doc gets `doc._.country`
-(detected from its text and entities on first read, or set by the caller).
+one country and no Spanish town, first name, surname or Spanish word:
+`country_data.detection_places`; places alone never reach MIN_SCORE). The best score wins
+when it reaches MIN_SCORE; otherwise Spain, the corpus's country. `DeidOptions.country`
+overrides it. A Doc gets `doc._.country` (detected from its text and entities on first read,
+or set by the caller).
 """
 
 import re
@@ -25,14 +27,17 @@ from .country_data import (
     centre_heads,
     check_country,
     countries,
+    detection_places,
     institution_countries,
-    place_countries,
     spanish_places,
 )
-from .lexicon import casefold_per_char, lookup_key
+from .lexicon import casefold_per_char, lookup_key, words
 
 MIN_SCORE = 3.0  # below it, the report is Spain's
-PLACE_CAP = 4.0  # places alone weigh at most this per country (a patient may come from anywhere)
+# places weigh PLACE_WEIGHT each, at most PLACE_CAP per country: a patient may come from
+# anywhere, and small places of the Americas share their names with Spanish words and places
+PLACE_WEIGHT = 0.75
+PLACE_CAP = 2.5
 INSTITUTION_WEIGHT = 3.0
 CENTRE_WEIGHT = 3.0
 PHONE_WEIGHT = 3.0
@@ -45,8 +50,8 @@ CUES: tuple[tuple[str, float, str], ...] = (
     ("MX", 2, r"\bNSS\b"),
     ("MX", 3, r"(?i)\bderechohabiente"),
     ("MX", 2, r"(?i)\balcald[ií]a\b"),
-    ("MX", 2, r"\bCol\.\s+[A-ZÁÉÍÓÚ]"),
-    ("MX", 1, r"(?i)\b(?:colonia|fraccionamiento|fracc\.)\s+[A-ZÁÉÍÓÚ]"),
+    ("MX", 0.5, r"\bCol\.\s+[A-ZÁÉÍÓÚ]"),
+    ("MX", 0.5, r"(?i)\b(?:colonia|fraccionamiento|fracc\.)\s+[A-ZÁÉÍÓÚ]"),
     ("MX", 2, r"(?i)\bMz\.?\s*\d+\s*,?\s*Lt\.?\s*\d+"),
     ("CL", 3, r"\bRU[NT]\b"),
     ("CL", 4, r"\b\d{2}\.\d{3}\.\d{3}-[\dkK]\b"),  # a RUN/RUT
@@ -68,7 +73,12 @@ CUES: tuple[tuple[str, float, str], ...] = (
     (
         "CO",
         4,
-        r"(?i)\b(?:calle|carrera|cra\.?|cl\.?|kr\.?|diagonal|transversal|avenida|av\.?)\s*\d+\s*[a-z]?\s*(?:bis\s*)?(?:#|No\.?|N°|Nº)\s*\d+\s*[a-z]?\s*-\s*\d+",
+        r"(?i)\b(?:calle|carrera|cra\.?|cl\.?|kr\.?|diagonal|transversal|avenida|av\.?)\s*\d+\s*[a-z]?\s*(?:bis\s*)?#\s*\d+\s*[a-z]?\s*-\s*\d+",
+    ),
+    (
+        "CO",
+        2,
+        r"(?i)\b(?:calle|carrera|cra\.?|cl\.?|kr\.?|diagonal|transversal|avenida|av\.?)\s*\d+\s*[a-z]?\s*(?:bis\s*)?No\.\s*\d+\s*[a-z]?\s*-\s*\d+",
     ),
     ("CO", 2, r"\bNIT\b"),
     ("PE", 4, r"(?i)\bessalud\b"),
@@ -101,7 +111,7 @@ CUES: tuple[tuple[str, float, str], ...] = (
 _PHONE = re.compile(r"(?:\+\s?|(?<![\w-])00)(\d{1,3})(?:[\s.-]?\(?(\d{3})\)?)?(?=[\s.-])")
 _NANP_LOCAL = re.compile(r"\(\s?(809|829|849)\s?\)|\b(809|829|849)-\d{3}-\d{4}\b")
 _WORDS = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
-_LINKS = {"de", "del", "la", "las", "los", "el", "y"}
+_LINKS = frozenset(words("place_links"))
 
 
 class Detection(NamedTuple):
@@ -138,7 +148,7 @@ def _dialling(code: str, area: str | None) -> str | None:
 def _place_names(text: str, spans: Iterable[tuple[str, int, int]]) -> set[str]:
     """Folded names of the places the text names: its TERRITORIO spans, and runs of one to
     four capitalised words (with `de`, `la`... inside) that name a place of the Americas."""
-    known = place_countries()
+    known = detection_places()
     found = {lookup_key(text[s:e].strip()) for label, s, e in spans if label == "TERRITORIO"}
     words = list(_WORDS.finditer(text))
     for i, m in enumerate(words):
@@ -186,14 +196,14 @@ def detect_country(text: str, spans: Iterable[tuple[str, int, int]] = ()) -> Det
     spanish = spanish_places()
     from_places: Counter[str] = Counter()
     for name in _place_names(text, spans):
-        owners = place_countries().get(name, frozenset())
+        owners = detection_places().get(name, frozenset())
         if name in spanish or len(owners) != 1:
             if name in spanish and not owners:
                 from_places[SPAIN] += 1
             continue
         from_places[next(iter(owners))] += 1
     for country, score in from_places.items():
-        scores[country] += min(score, PLACE_CAP)
+        scores[country] += min(score * PLACE_WEIGHT, PLACE_CAP)
     order = list(countries())
     best = max(scores, key=lambda c: (scores[c], -order.index(c)), default=SPAIN)
     if scores[best] < MIN_SCORE:

@@ -28,7 +28,6 @@ KINDS = ("system", "social_security", "insurer", "programme", "ministry")
 CENTRE_LABELS = ("CENTRO_SALUD", "HOSPITAL")
 # Mexican states whose official name adds a hero's name after `de`, written without it
 _SHORT_FORMS = {"MX"}
-_GENERIC_HEADS = {"ciudad", "distrito", "region", "provincia", "departamento", "estado"}
 # subdivision types that are not the first level reports name (the Dominican regions group
 # its provinces)
 _SKIP_TYPES = {"DO": {"Region"}}
@@ -148,12 +147,8 @@ def divisions(country: str) -> tuple[str, ...]:
             continue
         names.append(sub.name)
         head, sep, _rest = sub.name.partition(" de ")
-        if (
-            country in _SHORT_FORMS
-            and sep
-            and " " not in head
-            and lookup_key(head) not in _GENERIC_HEADS
-        ):
+        # `Ciudad de México` has no short form: `Ciudad` is no state
+        if country in _SHORT_FORMS and sep and " " not in head and head != "Ciudad":
             names.append(head)
     return tuple(dict.fromkeys(names))
 
@@ -213,15 +208,55 @@ def surname_counts() -> dict[str, int]:
 
 
 @cache
-def place_countries() -> dict[str, frozenset[str]]:
-    """Folded place name (a city or a division) -> the countries of the Americas that have one."""
+def place_countries(min_population: int = 0) -> dict[str, frozenset[str]]:
+    """Folded place name (a city of `min_population` inhabitants or more, or a division) ->
+    the countries of the Americas that have one."""
     out: dict[str, set[str]] = {}
     for code in countries():
         if code == SPAIN:
             continue
-        for name in places(code) + divisions(code):
+        for name in places(code, min_population) + divisions(code):
             out.setdefault(lookup_key(name), set()).add(code)
     return {k: frozenset(v) for k, v in out.items()}
+
+
+@cache
+def detection_places() -> dict[str, frozenset[str]]:
+    """The places country detection counts, folded -> their countries: the cities of
+    `towns.txt` (15,000 inhabitants or more, not a first name, a surname or a Spanish word:
+    scripts/americas_town_list.py) and the divisions that are no listed name."""
+    path = DATA / "towns.txt"
+    if not path.exists():
+        raise DataFileError(f"{path}: data file not found")
+    towns = {
+        lookup_key(line.strip())
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    }
+    names = {lookup_key(n) for n in _listed_names()}
+    out: dict[str, set[str]] = {}
+    for code in countries():
+        if code == SPAIN:
+            continue
+        for name in places(code):
+            if lookup_key(name) in towns:
+                out.setdefault(lookup_key(name), set()).add(code)
+        for name in divisions(code):
+            if lookup_key(name) not in names:
+                out.setdefault(lookup_key(name), set()).add(code)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def _listed_names() -> list[str]:
+    """The first names and surnames the surrogates draw from (deid/surrogates/data/names.tsv)."""
+    path = SPAIN_DATA / "names.tsv"
+    if not path.exists():
+        raise DataFileError(f"{path}: data file not found")
+    return [
+        line.split("\t")[2].strip()
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#") and line.count("\t") == 2
+    ]
 
 
 @cache

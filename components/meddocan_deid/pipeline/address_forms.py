@@ -26,11 +26,11 @@ from spacy.tokens import Doc, Span
 from ..country import country_of
 from ..country_data import SPAIN, place_countries, spanish_places
 from ..errors import PatternFileError
-from ..lexicon import lookup_key
+from ..lexicon import lookup_key, words
 from .spans import merged_entities, rule_entity_keys
 
 FORMS = Path(__file__).parent / "data" / "americas" / "address_forms.json"
-_LINKS = {"de", "del", "la", "las", "los", "el", "y"}
+_LINKS = frozenset(words("place_links"))
 
 
 @cache

@@ -26,7 +26,9 @@ from ..lexicon import casefold_per_char, words
 from .spans import merged_entities, rule_entity_keys
 
 _NUMBER = re.compile(r"\s*(?:no\.?|n\.?\s?[°o]\.?|num\.?|numero|#)?\s*(\d+)(?![\w/])")
-_LINKS = {"de", "del", "la", "las", "los", "el", "dr", "dra", "doctor", "doctora"}
+# `y` ends a centre's name (`CESFAM Sur y CESFAM Norte`); a title does not (`CESFAM Dr. X`)
+_TITLES = frozenset(words("title_links"))
+_LINKS = frozenset(words("place_links")) - {"y"} | _TITLES
 
 
 @cache
@@ -74,12 +76,14 @@ class HealthBodies:
         found: list[Span] = []
         for m in _institution_pattern().finditer(folded):
             written = text[m.start() : m.end()]
-            alias_upper = any(
-                n.replace(" ", "").replace("-", "").isupper()
+            spellings = [
+                n
                 for inst in institution_countries()[m.group()]
-                for n in inst.aliases
+                for n in inst.names
                 if casefold_per_char(n) == m.group()
-            )
+            ]
+            # an acronym only (`SIS`, not `Fonasa`, which Chile writes so)
+            alias_upper = all(n.replace(" ", "").replace("-", "").isupper() for n in spellings)
             if alias_upper and not written.isupper() and not lower_case:
                 continue  # `dif`, `sis` in a report that writes acronyms in capitals
             if written.islower() and " " not in written and written in self.stop_words:
@@ -136,7 +140,7 @@ class HealthBodies:
             if t.is_space or any(s <= t.idx < e for s, e in taken):
                 break
             low = t.lower_.rstrip(".")
-            after_title = i > 0 and doc[i - 1].lower_ in ("dr", "dra")
+            after_title = i > 0 and doc[i - 1].lower_ in _TITLES
             if low in _LINKS or (t.text == "." and after_title):  # `Dr. Ramón`, not `CESFAM. La`
                 i += 1
                 continue

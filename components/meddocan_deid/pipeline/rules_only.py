@@ -22,7 +22,6 @@ PATTERN_FILES = {
     "paths.privacy_rules": "privacy_high.jsonl",
     "paths.clinical_words": "clinical_words.txt",
     "paths.town_list": "towns_geonames.txt",
-    "paths.americas_town_list": "towns_americas.txt",
     "paths.profession_list": "professions.txt",
 }
 

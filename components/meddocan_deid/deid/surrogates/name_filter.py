@@ -49,7 +49,7 @@ def syllable_nuclei(word: str) -> list[tuple[int, int]]:
     while i < len(word):
         silent_u = word[i] == "u" and (
             word[i - 1 : i] == "q"
-            or (word[i - 1 : i] == "g" and word[i + 1 : i + 2] in ("e", "i", "é", "í"))
+            or (word[i - 1 : i] == "g" and word[i + 1 : i + 2] and word[i + 1] in "eiéí")
         )  # `que`, `gui`: the u is a letter, not a vowel
         if word[i] in _VOWELS and not silent_u:
             j = i + 1
