@@ -81,3 +81,29 @@ def test_a_bad_forms_file_is_named(tmp_path):
         address_forms(path)
     with pytest.raises(PatternFileError, match="missing.json: address forms not found"):
         address_forms(tmp_path / "missing.json")
+
+
+def test_in_the_rule_pipeline(rule_nlp):
+    # the shipped config (configs/pipeline.cfg without the NER): both components run
+    text = (
+        "Derechohabiente del IMSS, adscrita a la UMF No. 12. Domicilio: Calle 10 # 5-51, "
+        "Col. Roma Norte, alcaldía Coyoacán."
+    )
+    found = {(e.text, e.label_) for e in rule_nlp(text).ents}
+    assert {
+        ("IMSS", "INSTITUCION"),
+        ("UMF No. 12", "CENTRO_SALUD"),
+        ("Calle 10 # 5-51", "CALLE"),
+        ("Roma Norte", "TERRITORIO"),
+        ("Coyoacán", "TERRITORIO"),
+    } <= found
+
+
+def test_a_header_address_line_is_split_and_keeps_its_rest(rule_nlp):
+    text = "Derechohabiente del IMSS.\nDomicilio: Calle Pino 5, Mz. 4 Lt. 12, Col. Roma Norte\n"
+    found = [(e.text, e.label_) for e in rule_nlp(text).ents if e.label_ != "INSTITUCION"]
+    assert found == [
+        ("Calle Pino 5", "CALLE"),
+        ("Mz. 4 Lt. 12", "CALLE"),
+        ("Roma Norte", "TERRITORIO"),
+    ]

@@ -12,7 +12,8 @@ words after a type word of `any`, a known place only after one of `known` (`esta
 `colonia` in lower case is a place only after a comma, `en`, `la`, `de`... (not `usa colonia`).
 In a report of Spain (meddocan_deid.country) only postal codes after their key count, and only
 where no entity is. Elsewhere the spans replace the entities they overlap, except rule entities
-and a longer entity of the same label. Never touches tokens or other span groups.
+and a longer entity of the same label; a rule CALLE or TERRITORIO that holds them (a header's
+`Domicilio:` line) is split into them. Never touches tokens or other span groups.
 """
 
 import json
@@ -101,8 +102,59 @@ class AddressForms:
             found += self._places(doc)
             found += self._units(doc, found)
         doc.spans[self.spans_key] = found
-        doc.ents = merged_entities(doc, found, rule_entity_keys(doc, self.rules_key), not spain)
+        protected = rule_entity_keys(doc, self.rules_key)
+        if not spain:
+            protected = self._split_rule_lines(doc, found, protected)
+        doc.ents = merged_entities(doc, found, protected, not spain)
         return doc
+
+    def _split_rule_lines(self, doc: Doc, found: list[Span], protected: set) -> set:
+        """A rule CALLE or TERRITORIO that holds spans found here (a header's `Domicilio:
+        Calle 10 # 5-51, Col. Roma Norte` line) gives way to them; what is left of it that is
+        more than type words and punctuation (`Calle Pino 5` before `Mz. 4 Lt. 12`) stays an
+        entity of its label. Returns the rule entities still protected."""
+        types = self.forms["types"]["any"] | self.forms["types"]["known"]
+        ents = list(doc.ents)
+        for ent in list(ents):
+            key = (ent.start, ent.end, ent.label)
+            if key not in protected or ent.label_ not in (self.street_label, self.place_label):
+                continue
+            inner = [
+                s
+                for s in found
+                if ent.start <= s.start and s.end <= ent.end and (s.start, s.end) != key[:2]
+            ]
+            if not inner:
+                continue
+            protected = protected - {key}
+            ents.remove(ent)
+            covered = {i for s in inner for i in range(s.start, s.end)}
+            start = ent.start
+            for i in range(ent.start, ent.end + 1):
+                if i == ent.end or i in covered:
+                    piece = self._leftover(doc, start, i, types, ent.label_)
+                    if piece is not None:
+                        found.append(piece)
+                    start = i + 1
+        doc.ents = ents
+        return protected
+
+    @staticmethod
+    def _leftover(doc: Doc, start: int, end: int, types: set, label: str) -> Span | None:
+        """Tokens [start, end) without edge punctuation, when they hold more than type words."""
+        while start < end and (doc[start].is_punct or doc[start].is_space):
+            start += 1
+        while end > start and (doc[end - 1].is_punct or doc[end - 1].is_space):
+            end -= 1
+        words = [t for t in doc[start:end] if not (t.is_punct or t.is_space)]
+        if not any(
+            t.like_num
+            or any(c.isdigit() for c in t.text)
+            or (t.is_alpha and t.lower_.rstrip(".") not in types and t.lower_ not in _LINKS)
+            for t in words
+        ):
+            return None
+        return Span(doc, start, end, label=label)
 
     def _units(self, doc: Doc, found: list[Span]) -> list[Span]:
         """Streets (entities and those found here) with the unit that follows them."""
