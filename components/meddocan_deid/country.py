@@ -40,7 +40,7 @@ PLACE_WEIGHT = 0.75
 PLACE_CAP = 2.5
 INSTITUTION_WEIGHT = 3.0
 CENTRE_WEIGHT = 3.0
-PHONE_WEIGHT = 3.0
+PHONE_WEIGHT = 2.0  # a foreign phone number alone does not decide: patients travel
 
 # (country, weight, pattern): identifier shapes and keys, health-system and address words
 CUES: tuple[tuple[str, float, str], ...] = (
