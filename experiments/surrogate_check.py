@@ -3,6 +3,7 @@ sets and count, per label, what became what. Prints counts only, never document 
 
     python experiments/surrogate_check.py es_meddocan_deid assets/formats assets/prose_heldout \
         assets/heldout_types
+    python experiments/surrogate_check.py es_meddocan_deid tests/data/countries --entities gold
 
 Each report is de-identified with `meddocan_deid.deidentify(doc, mode="surrogate",
 key=KEY, scope=<file name>)` under a fixed test key, on the pipeline's entities (or the
@@ -12,8 +13,9 @@ key=KEY, scope=<file name>)` under a fixed test key, on the pipeline's entities 
   surrogate equals the value: ages, sex and kinship words kept by the default options);
 - words: the words (2+ letters) of the surrogates of word labels (names, relatives,
   professions, places, organisations, dates, OTROS), tags left out; identifiers, phones,
-  e-mails, URLs, addresses and OTROS values that are codes (`AB-1234`,
-  `surrogates.person.is_code`) are codes, whose letters are drawn at random by design;
+  e-mails, URLs, addresses and OTROS and TERRITORIO values that are codes (`AB-1234`, a
+  postal code `C1424CEN`: `surrogates.person.is_code`) are codes, whose letters are drawn
+  at random by design;
 - scrambled: those words that are in none of the lists the generators draw from
   (`surrogates.vocabulary.drawn_words`: the gazetteer, Faker es_ES's names and countries,
   the tables of `surrogates/data/`), not a word of the original value, and not a Spanish,
@@ -28,10 +30,23 @@ key=KEY, scope=<file name>)` under a fixed test key, on the pipeline's entities 
   province, a community, a town of one province), groups of two or more; a group agrees
   when one province fits every surrogate of the group (the postal code's two first
   digits, the province, its community, a town of it).
+- per country (the report's, as meddocan_deid.country detects it from the text and the
+  entities, as the surrogates do): reports, words, scrambled words; surrogate surnames (the
+  words of name surrogates in the country's surname list) and how many are among the 5,000
+  most frequent Hispanic surnames of the US Census 2010 (the one licensed surname frequency
+  list reachable: no Latin American registry nor Spain's INE publishes one that this project
+  can ship or download), and for each list the share of its surnames among them (a
+  surrogate surname is drawn uniformly from the list); streets whose surrogate keeps the
+  original's form (head word, then numbers and separators: `Calle N # N-N`, `calle N e/ N y
+  N`, `Mz. N Lt. N`); TERRITORIO values that name a place of the Americas, and surrogates
+  that are places of the same country.
+- countries: with a `countries.tsv` (report id, country) in a set's folder, the reports whose
+  detected country is the expected one (tests/data/countries: invented reports).
 """
 
 import gzip
 import json
+import re
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Annotated
@@ -41,11 +56,14 @@ import typer
 
 import meddocan_deid
 from meddocan_deid.brat import read_brat_dir
+from meddocan_deid.country import country_of
+from meddocan_deid.country_data import SPAIN, frequent_surnames, place_countries
 from meddocan_deid.deid import Deidentifier
 from meddocan_deid.deid.gazetteer import resolve_gazetteer
 from meddocan_deid.deid.surrogates.dates import read_date
+from meddocan_deid.deid.surrogates.names import country_lists, name_lists
 from meddocan_deid.deid.surrogates.person import is_code, read_profession
-from meddocan_deid.deid.surrogates.places import POSTAL, geo, province_of
+from meddocan_deid.deid.surrogates.places import POSTAL, geo, province_of, split_street
 from meddocan_deid.deid.surrogates.vocabulary import drawn_words, words_of
 from meddocan_deid.lexicon import lookup_key
 
@@ -82,6 +100,37 @@ def dictionary_words() -> frozenset:
             for lemma in table.values():  # a lemma, or a list of them
                 words.update(lookup_key(v) for v in ([lemma] if isinstance(lemma, str) else lemma))
     return frozenset(words)
+
+
+NAME_LABELS = {
+    "NOMBRE_SUJETO_ASISTENCIA",
+    "NOMBRE_PERSONAL_SANITARIO",
+    "FAMILIARES_SUJETO_ASISTENCIA",
+}
+
+
+def street_form(value: str) -> str:
+    """A street's form: its head word (lower case), then its numbers and separators, the
+    name's words left out (`Calle 10 # 5-51` -> `calle|N # N-N`)."""
+    head, _name, suffix, rest = split_street(value)
+    skeleton = re.sub(r"\b[A-Za-z]\b", "L", re.sub(r"\d+", "N", rest))  # a door: `3º B`
+    skeleton = re.sub(r"[^\W\d_]{3,}", "", skeleton)  # words of a place after the number
+    return f"{lookup_key(head.strip())}|{lookup_key(suffix)}|{' '.join(skeleton.split())}"
+
+
+def _expected_countries(folder: Path) -> dict[str, str]:
+    path = folder / "countries.tsv"
+    if not path.exists():
+        return {}
+    out = {}
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != 2:
+            raise typer.BadParameter(f"{path}:{lineno}: expected a report id and a country")
+        out[fields[0].strip()] = fields[1].strip()
+    return out
 
 
 def _province_fits(new: str, code: str) -> bool:
@@ -136,8 +185,12 @@ def main(
     dates = Counter()
     jobs = Counter()
     places = Counter()
+    per_country: dict[str, Counter] = defaultdict(Counter)
+    detected = Counter()
+    top_surnames = frozenset(frequent_surnames())
     n_docs = 0
     for folder in sets:
+        expected = _expected_countries(folder)
         docs = list(read_brat_dir(folder))
         texts = [d.text for d in docs]
         for bdoc, doc in zip(docs, nlp.pipe(texts, batch_size=8)):
@@ -149,6 +202,18 @@ def main(
                 )
             else:
                 res = meddocan_deid.deidentify(doc, mode="surrogate", key=KEY, scope=scope)
+            found = (
+                bdoc.entities
+                if entities == "gold"
+                else [(e.label_, e.start_char, e.end_char) for e in doc.ents]
+            )
+            country = country_of(bdoc.text, found)
+            stats = per_country[country]
+            stats["reports"] += 1
+            if bdoc.doc_id in expected:
+                detected["expected"] += 1
+                detected["right"] += expected[bdoc.doc_id] == country
+            surname_pool = {lookup_key(n) for n in country_lists(country)[2]}
             groups = defaultdict(list)
             for r in res.replacements:
                 value, new, label = (
@@ -162,12 +227,32 @@ def main(
                 elif new == value:
                     kept[label] += 1
                 elif label in WORD_LABELS and not (
-                    label == "OTROS_SUJETO_ASISTENCIA" and is_code(value)
+                    label in ("OTROS_SUJETO_ASISTENCIA", "TERRITORIO") and is_code(value)
                 ):
                     ws = words_of(new)
                     words[label] += len(ws)
                     original = set(words_of(value))
-                    scrambled[label] += sum(1 for w in ws if w not in known and w not in original)
+                    bad = sum(1 for w in ws if w not in known and w not in original)
+                    scrambled[label] += bad
+                    stats["words"] += len(ws)
+                    stats["scrambled"] += bad
+                    if label in NAME_LABELS:
+                        drawn = [w for w in ws if w in surname_pool and w not in original]
+                        stats["surnames"] += len(drawn)
+                        stats["frequent"] += sum(1 for w in drawn if w in top_surnames)
+                if label == "CALLE" and new != f"[{label}]" and new != value:
+                    stats["streets"] += 1
+                    stats["same form"] += street_form(new) == street_form(value)
+                if (
+                    label == "TERRITORIO"
+                    and country != SPAIN
+                    and new != f"[{label}]"
+                    and country in place_countries().get(lookup_key(value.strip()), ())
+                ):
+                    stats["places"] += 1
+                    stats["of the country"] += country in place_countries().get(
+                        lookup_key(new.strip()), ()
+                    )
                 if label == "FECHAS":
                     old = read_date(value)
                     if old is not None:
@@ -194,10 +279,8 @@ def main(
                     continue
                 places["groups"] += 1
                 places["agree"] += any(all(_province_fits(n, c) for n in news) for c in geo().names)
-    typer.echo(
-        f"model: {model}; entities: {entities}; reports: {n_docs}; sets: "
-        f"{' '.join(str(s) for s in sets)}"
-    )
+    names = " ".join(str(s) for s in sets)
+    typer.echo(f"model: {model}; entities: {entities}; reports: {n_docs}; sets: {names}")
     typer.echo(f"{'label':<32}{'spans':>7}{'tags':>6}{'kept':>6}{'words':>7}{'scrambled':>10}")
     for label in sorted(spans, key=lambda lab: -spans[lab]):
         w = (
@@ -219,9 +302,33 @@ def main(
         f"{jobs['same group']}, gender agreeing {jobs['gender agrees']}"
     )
     typer.echo(
-        f"places: {places['groups']} groups of 2+ places of one province in a report; agreeing "
-        f"{places['agree']}"
+        f"places: {places['groups']} groups of 2+ places of one province in a report; "
+        f"agreeing {places['agree']}"
     )
+    if detected["expected"]:
+        typer.echo(
+            f"countries: {detected['expected']} reports with an expected country "
+            f"(countries.tsv), detected right {detected['right']}"
+        )
+    columns = (
+        "reports", "words", "scrambled", "surnames", "frequent", "streets", "same form",
+        "places", "of the country",
+    )  # fmt: skip
+    typer.echo("country" + "".join(f"{c:>15}" for c in columns))
+    for country in sorted(per_country, key=lambda c: (-per_country[c]["reports"], c)):
+        typer.echo(country + " " * 5 + "".join(f"{per_country[country][c]:>15}" for c in columns))
+    typer.echo(
+        "frequent: surrogate surnames among the 5,000 most frequent Hispanic surnames of the US "
+        "Census 2010 (no licensed list of each country is reachable)"
+    )
+    # the lists the surnames are drawn from (uniformly): the share a draw is frequent
+    shares = []
+    for country in ("ES", "MX", "CO", "CL", "AR", "PE"):
+        pool = name_lists(gaz, country)[5]
+        top = sum(1 for n in pool if lookup_key(n) in top_surnames)
+        label = country if country != "PE" else "pool (PE, VE, UY, CU, DO, EC, CR, US)"
+        shares.append(f"{label} {top}/{len(pool)}")
+    typer.echo("surname lists among the 5,000: " + ", ".join(shares))
 
 
 if __name__ == "__main__":

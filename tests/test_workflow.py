@@ -157,6 +157,8 @@ POST_NER = [
     "entity_checks",
     "address_parts",
     "maker_address",
+    "health_bodies",
+    "address_forms",
     "trusted_phi",
     "identifiers",
     "number_words",

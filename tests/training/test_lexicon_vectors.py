@@ -129,3 +129,10 @@ def test_script_names_a_missing_gazetteer(tmp_path):
     )
     assert proc.returncode == 1
     assert "nowhere: not a folder" in proc.stderr
+
+
+def test_places_of_the_americas_are_towns(lexicon):
+    # GeoNames places of the country table (country_data), read with the Spanish towns
+    assert "town" in lexicon["tlalnepantla"]
+    assert "town" in lexicon["peñalolén"] and "town" in lexicon["penalolen"]
+    assert "place_part" in lexicon["macorís"]

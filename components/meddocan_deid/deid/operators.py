@@ -13,6 +13,7 @@ from functools import lru_cache
 from string import Formatter
 from typing import NamedTuple
 
+from ..country import country_of
 from ..labels import DIGIT_RULES
 from ..lexicon import lookup_key
 from .gazetteer import Gazetteer, load_gazetteer
@@ -146,7 +147,8 @@ def make_context(
         else:
             phi.append(value)
     gaz = gazetteer if gazetteer is not None else load_gazetteer(options.gazetteer)
-    ctx = Context(keyed, gaz, options, phi, kept)
+    country = options.country.upper() if options.country else country_of(text, spans)
+    ctx = Context(keyed, gaz, options, phi, kept, country=country)
     ctx.date_offset = _choose_date_offset(ctx, text, spans, fixed=patient_scope)
     return ctx
 

@@ -17,6 +17,7 @@ from typing import Any, Optional, Union, get_type_hints
 from pydantic import ConfigDict, Field, ValidationError, create_model, field_validator
 
 from ..constants import LABELS, MODES
+from ..country_data import check_country
 
 # what one label may get from a policy: a mode, or `keep` (annotated, left in clear)
 LABEL_MODES = MODES + ("keep",)
@@ -47,6 +48,11 @@ def _option(
 
 
 TAG_FIELDS = ("label", "n")
+
+
+def _check_country(value: str | None) -> str | None:
+    """None, or a country code the de-identifier knows (upper-cased)."""
+    return None if value is None else check_country(value)
 
 
 def check_tag_format(template: str) -> str:
@@ -130,6 +136,13 @@ class DeidOptions:
         settable=False,
         help="the span rules of a policy (labels off, allow and deny lists), applied to the "
         "detected spans before the operator (meddocan_deid.deid.policy).",
+    )
+    country: str | None = _option(
+        None,
+        check=_check_country,
+        help="surrogate mode: the reports' country (ES, MX, AR, CL, CO, PE, VE, UY, CU, DO, EC, "
+        "CR, US): names, places, addresses and institutions of that country (None: detected "
+        "per report, meddocan_deid.country).",
     )
     extra_patterns: Path | None = _option(
         None,

@@ -52,6 +52,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from ..constants import LABELS
+from ..country_data import check_country
 from ..errors import PolicyError
 from ..lexicon import casefold_per_char
 from .fingerprint import digest_of
@@ -78,6 +79,7 @@ TOP_KEYS = (
     "privacy",
     "keep_kinship",
     "field_keys",
+    "country",
 )
 # the pipeline's privacy operating point (the `privacy` component's level)
 PRIVACY_LEVELS = ("balanced", "high")
@@ -107,6 +109,7 @@ class Policy:
     field_keys: Path | None = (
         None  # folder of field-key files; the run fingerprint digests what they hold
     )
+    country: str | None = None  # the reports' country (surrogates), instead of detecting it
 
     def digest(self) -> str:
         """SHA-256 of what the policy says (not where it was read from): the run fingerprint's
@@ -129,6 +132,7 @@ class Policy:
                 "age_threshold": self.age_threshold,
                 **({"privacy": self.privacy} if self.privacy is not None else {}),
                 **({"keep_kinship": self.keep_kinship} if self.keep_kinship is not None else {}),
+                **({"country": self.country} if self.country is not None else {}),
             }
         )
 
@@ -148,6 +152,8 @@ class Policy:
             changes["age_threshold"] = self.age_threshold
         if self.keep_kinship is not None:
             changes["keep_kinship"] = self.keep_kinship
+        if self.country is not None and options.country is None:
+            changes["country"] = self.country
         return replace(options, **changes)
 
     def allowed(self, value: str) -> bool:
@@ -284,6 +290,15 @@ def _kinship(value):
     return value
 
 
+def _country(value):
+    if value is None:
+        return value
+    try:
+        return check_country(str(value))
+    except ValueError as err:
+        raise _problem(str(err)) from None
+
+
 def _field_keys(value):
     if value is not None and (not isinstance(value, str) or not value.strip()):
         raise _problem("expected the path of a folder of .jsonl field-key files")
@@ -365,6 +380,7 @@ class _PolicyFile(BaseModel):
     privacy: Annotated[str | None, BeforeValidator(_privacy)] = None
     keep_kinship: Annotated[bool | None, BeforeValidator(_kinship)] = None
     field_keys: Annotated[str | None, BeforeValidator(_field_keys)] = None
+    country: Annotated[str | None, BeforeValidator(_country)] = None
 
     def to_policy(self, source: str, order: Sequence[str] = ()) -> Policy:
         """The Policy; `order`: the labels of the file's operators table in the file's order."""
@@ -391,6 +407,7 @@ class _PolicyFile(BaseModel):
             self.privacy,
             self.keep_kinship,
             Path(self.field_keys) if self.field_keys is not None else None,
+            self.country,
         )
 
 

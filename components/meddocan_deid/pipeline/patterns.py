@@ -198,6 +198,14 @@ def read_name_list(path: Path) -> list[str]:
     return load_name_list(path)
 
 
+@registry.misc("meddocan_deid.read_name_lists.v1")
+def read_name_lists(paths: list[Path]) -> list[str]:
+    """The names of several name lists, in order (Spain's towns, then those of the Americas)."""
+    if isinstance(paths, (str, Path)):
+        raise PatternFileError(f"{paths}: 'paths' must be a list of name lists")
+    return [name for path in paths for name in load_name_list(path)]
+
+
 @registry.misc("meddocan_deid.read_privacy_rules.v1")
 def read_privacy_rules(path: Path) -> list[dict]:
     return load_patterns(path, required=("id", "source", "sections"))

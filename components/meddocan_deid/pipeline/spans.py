@@ -93,3 +93,25 @@ def capitals_line(text: str, start: int, end: int) -> bool:
     b = text.find("\n", end)
     line = text[a : b if b != -1 else len(text)]
     return any(c.isalpha() for c in line) and not any(c.islower() for c in line)
+
+
+def merged_entities(
+    doc: Doc, found: list[Span], protected: set[tuple[int, int, int]], replace: bool
+) -> list[Span]:
+    """`doc.ents` with `found` added (longest first): a span that an entity of its label
+    contains, or that overlaps a protected (rule) entity, is left out; otherwise it replaces
+    the entities it overlaps when `replace`, else it only fills a gap. Returns the new list."""
+    ents = list(doc.ents)
+    for span in sorted(found, key=lambda s: (s.start - s.end, s.start)):
+        overlapping = [e for e in ents if e.start < span.end and span.start < e.end]
+        if any(
+            e.label == span.label and e.start <= span.start and span.end <= e.end
+            for e in overlapping
+        ):
+            continue
+        if any((e.start, e.end, e.label) in protected for e in overlapping):
+            continue
+        if overlapping and not replace:
+            continue
+        ents = [e for e in ents if e not in overlapping] + [span]
+    return sorted(ents, key=lambda e: e.start)

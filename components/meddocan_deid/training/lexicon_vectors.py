@@ -12,8 +12,8 @@ context, which the case copies of the training mix alone did not teach it (prose
 against 0.95 as written).
 
 Sources, all with a licence that allows shipping them inside a model: the MEDDOCAN task
-gazetteer (CC BY 4.0), GeoNames towns as the package ships them (CC BY 4.0), Faker's
-Spanish-language person and country providers (MIT), spacy-lookups-data's Spanish lexeme
+gazetteer (CC BY 4.0), GeoNames towns of Spain and of the Americas as the package ships them
+(CC BY 4.0), Faker's Spanish-language person and country providers (MIT), spacy-lookups-data's Spanish lexeme
 probabilities (MIT) and the package's own word lists.
 """
 
@@ -25,6 +25,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..country_data import countries
+from ..country_data import places as country_places
 from ..deid.surrogates.tables import rows as surrogate_rows
 from ..lexicon import all_tagged_words, lower_without_accents, words
 
@@ -146,6 +148,13 @@ def _lexeme_ranks(limit: int) -> list[str]:
     return ranked[:limit]
 
 
+def americas_towns() -> list[str]:
+    """The populated places of the countries of the Americas (GeoNames, CC BY 4.0: the table
+    of country_data). Their divisions come from pycountry (LGPL), which is used, not copied
+    into a shipped table, so they are left out."""
+    return [town for code in countries() for town in country_places(code)]
+
+
 def _calendar_words() -> list[str]:
     return [
         form
@@ -188,6 +197,8 @@ def build_lexicon(sources: LexiconSources) -> dict[str, set[str]]:
     for country in _faker_countries():
         add_name(country, "country", "place_part")
     for town in _tsv_column("towns.tsv", 1):
+        add_name(town, "town", "place_part")
+    for town in americas_towns():  # GeoNames places of the Americas (country_data)
         add_name(town, "town", "place_part")
     for province in _tsv_column("provinces.tsv", 1):
         add_name(province, "province", "place_part")

@@ -9,12 +9,24 @@ Dates, codes and postal codes dictated in words get their surrogate in words (sp
 from collections.abc import Callable
 
 from ...labels import KEPT_LABELS, SURROGATES
-from . import contact, dates, identifiers, institutions, names, person, places, spelled, streets
+from . import (
+    contact,
+    country_places,
+    dates,
+    identifiers,
+    institutions,
+    names,
+    person,
+    places,
+    spelled,
+    streets,
+)
 from .common import Context
 from .dates import offset_for, shift_date
 
 MODULES = {
     "contact": contact,
+    "country_places": country_places,
     "dates": dates,
     "identifiers": identifiers,
     "institutions": institutions,

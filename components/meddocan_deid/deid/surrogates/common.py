@@ -158,8 +158,12 @@ class Context:
         options: DeidOptions,
         phi_strings: Iterable[str] = (),
         kept_strings: Iterable[str] = (),
+        country: str = "ES",
     ):
         self.keyed = keyed
+        # the report's country (meddocan_deid.country): names, places, streets and
+        # institutions of that country
+        self.country = country
         self.gaz = gazetteer
         self.options = options
         kept = {lookup_key(s) for s in kept_strings}

@@ -25,7 +25,10 @@ from functools import lru_cache
 from re import Pattern
 from typing import NamedTuple
 
+from ...country_data import SPAIN, institution_countries, place_countries
+from ...country_data import institutions as americas_institutions
 from ...lexicon import lookup_key
+from . import country_places
 from .common import Context, case_like, choose, scramble_digits
 from .names import name_lists
 from .places import geo, province_for, report_places, report_towns, town_for
@@ -63,12 +66,18 @@ def kinds() -> tuple[Kind, ...]:
 
 def _slot(rng, ctx: Context, slot: str, town, province=None) -> str | None:
     if slot in ("surname", "given", "person"):
-        male, female, *_rest = name_lists(ctx.gaz)
+        male, female, *_rest = name_lists(ctx.gaz, ctx.country)
         surname = choose(rng, _rest[3])
         given = choose(rng, male if rng.random() < 0.5 else female)
         return {"surname": surname, "given": given, "person": f"{given} {surname}"}[slot]
     if slot == "town":
-        return town() if town is not None else _report_town(rng, ctx)
+        if town is not None:
+            return town()
+        if ctx.country != SPAIN:
+            return choose(rng, country_places.big_cities(ctx.country))
+        return _report_town(rng, ctx)
+    if slot == "province" and ctx.country != SPAIN and province is None:
+        return choose(rng, country_places.division_names(ctx.country))
     if slot == "province":
         return (
             province()
@@ -160,6 +169,8 @@ def parse(value: str, label: str) -> Parsed | None:
                 if not rest:
                     if suffix_kind is not None:
                         break  # `Construcciones S.L.`: the legal form's templates
+                    if any(c.isdigit() for c in body):  # `UMF No. 12`: a unit by its number
+                        return Parsed(kind.name, body, "", "", suffix, kind.templates)
                     return None  # all head (`Hospital`, `Audiencia Nacional`): the tag
                 sep = after[: len(after) - len(after.lstrip())] or (
                     "" if body[m.end() - 1 : m.end()] == "'" else " "
@@ -179,6 +190,10 @@ def _rest_town(ctx: Context, rest: str):
     """The {town} slot when the original's rest is a town (`de Getafe`): its TERRITORIO
     surrogate, so that a report's town and its town hall agree; else None."""
     core = _TOWN_REST.sub("", rest).strip()
+    if ctx.country != SPAIN:  # a place of the Americas: its surrogate in the report
+        if lookup_key(core) in place_countries():
+            return lambda: country_places.place(ctx, core)
+        return None
     if (
         core
         and lookup_key(core) not in geo().by_name
@@ -252,6 +267,35 @@ def _listed(ctx: Context, value: str) -> str | None:
     return None
 
 
+def _americas(ctx: Context, value: str) -> str | None:
+    """An institution of the Americas (`data/americas/institutions.tsv`): another of the same
+    country and kind (of the same country when it has none of that kind), an acronym for an
+    acronym; "" (the tag) when the list has no other."""
+    found = institution_countries().get(lookup_key(value))
+    if not found:
+        return None
+    inst = next((i for i in found if i.country == ctx.country), found[0])
+    acronym = value.replace("-", "").replace(" ", "").isupper() and len(value) <= 10
+
+    def written(other) -> str | None:
+        if not acronym:
+            return other.name
+        return next((a for a in other.aliases if a.replace("-", "").isupper()), None)
+
+    others = [i for i in americas_institutions() if i.country == inst.country and i != inst]
+    # the same kind first; a country with no other of that kind: another of its bodies
+    same_kind = [i for i in others if i.kind == inst.kind]
+    pool: tuple[str, ...] = ()
+    for group in (same_kind, others):
+        pool = tuple(w for other in group for w in (written(other),) if w)
+        if pool:
+            break
+    new = ctx.draw("institution", value, lambda rng, a: choose(rng, pool), shape_fallback=False)
+    if new is None:
+        return ""
+    return new.upper() if value.isupper() and not acronym else new
+
+
 def _rest_province(ctx: Context, rest: str):
     """The {province} slot when the original's rest is a province (`de Sevilla`): its
     TERRITORIO surrogate; else None."""
@@ -266,7 +310,7 @@ def organisations(text: str, label: str, ctx: Context) -> str | None:
     if not value:
         return None
     start = text.index(value)
-    for known in (_regional, _listed):
+    for known in (_americas, _regional, _listed):
         new = known(ctx, value)
         if new is not None:
             if not new or not ctx.acceptable(new, value):
@@ -275,6 +319,15 @@ def organisations(text: str, label: str, ctx: Context) -> str | None:
     parsed = parse(value, label)
     if parsed is None:
         return None
+    if not parsed.rest:  # `UMF No. 12`: the same head, a new number
+        new = ctx.draw(
+            "organisation",
+            value,
+            lambda rng, a: scramble_digits(rng, parsed.head) + parsed.suffix,
+            key_value=lookup_key(value),
+            shape_fallback=False,
+        )
+        return None if new is None else text[:start] + new + text[start + len(value) :]
     town, province = _rest_town(ctx, parsed.rest), _rest_province(ctx, parsed.rest)
     upper = value.isupper()
     templates = parsed.templates

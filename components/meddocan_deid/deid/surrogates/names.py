@@ -19,40 +19,79 @@ from functools import lru_cache
 from ...lexicon import lookup_key, tagged_words, words
 from ..gazetteer import Gazetteer
 from .common import Context, case_like, choose
+from .tables import rows
 
 PARTICLES = set(tagged_words("particles", "name_surrogate"))
 TITLES = set(words("name_surrogate_titles"))
 WORD = re.compile(r"[^\W\d_]+")
 
 
-@lru_cache(maxsize=4)
-def name_lists(gaz: Gazetteer):
-    from faker.providers.person.es_ES import Provider
+# name lists per country (`data/names.tsv`, written by scripts/name_lists.py after the checks
+# of name_filter.py); a country without its own lists draws from the Latin American pool
+POOL = "LATAM"
 
-    male = tuple(sorted({n for n in Provider.first_names_male if " " not in n}))
-    female = tuple(sorted({n for n in Provider.first_names_female if " " not in n}))
-    male_f = frozenset(lookup_key(n) for n in male)
-    female_f = frozenset(lookup_key(n) for n in female)
-    surnames = {lookup_key(n): n for n in gaz.get("surnames") if " " not in n}
-    surnames.update(
-        {lookup_key(n): n for n in Provider.last_names if " " not in n}
-    )  # Faker's spelling has accents
+
+@lru_cache(maxsize=1)
+def _listed() -> dict[tuple[str, str], tuple[str, ...]]:
+    lists: dict[tuple[str, str], list[str]] = {}
+    for country, kind, name in rows("names.tsv"):
+        lists.setdefault((country, kind), []).append(name)
+    return {k: tuple(v) for k, v in lists.items()}
+
+
+@lru_cache(maxsize=1)
+def _gazetteer_checks() -> tuple[frozenset[str], dict[str, str]]:
+    """The task gazetteer's surnames the checks remove (folded) and respell (folded -> new)."""
+    removed, respelled = set(), {}
+    for _kind, name, action, detail in rows("name_checks.tsv"):
+        if action == "remove":
+            removed.add(lookup_key(name))
+        else:
+            respelled[lookup_key(name)] = detail
+    return frozenset(removed), respelled
+
+
+def country_lists(country: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """(male, female, surnames) of `country`'s list, else of the Latin American pool."""
+    listed = _listed()
+    own = country if (country, "surname") in listed else POOL
+    return tuple(listed.get((own, kind), ()) for kind in ("male", "female", "surname"))
+
+
+@lru_cache(maxsize=16)
+def name_lists(gaz: Gazetteer, country: str = "ES"):
+    """(male, female, male_f, female_f, first_f, surnames, surname_f): the given names and
+    surnames a surrogate of `country` is drawn from, and the folded names that read as given
+    names (Spain's and the country's) and as surnames. Spain's surnames are the gazetteer's
+    less those the checks remove (in their checked spelling) and Faker es_ES's."""
+    male, female, own_surnames = country_lists(country)
+    es_male, es_female, _es = country_lists("ES")
+    male_f = frozenset(lookup_key(n) for n in es_male + male)
+    female_f = frozenset(lookup_key(n) for n in es_female + female)
+    surnames = {lookup_key(n): n for n in own_surnames}
+    known_surnames = {lookup_key(n) for n in gaz.get("surnames")} | set(surnames)
+    if country == "ES":
+        removed, respelled = _gazetteer_checks()
+        for n in gaz.get("surnames"):
+            key = lookup_key(n)
+            if " " not in n and key not in removed:
+                surnames.setdefault(key, respelled.get(key, n))
     first_f = male_f | female_f | frozenset(lookup_key(n) for n in gaz.get("first_names"))
     # surrogate surnames that do not read as first names ("Jacinto" is in the surname list too)
     surnames_t = tuple(sorted(v for k, v in surnames.items() if k not in first_f))
-    return male, female, male_f, female_f, first_f, surnames_t, frozenset(surnames)
+    return male, female, male_f, female_f, first_f, surnames_t, frozenset(known_surnames)
 
 
-def is_first_name(token: str, gaz: Gazetteer) -> bool:
-    male, female, male_f, female_f, first_f, _, surname_f = name_lists(gaz)
+def is_first_name(token: str, gaz: Gazetteer, country: str = "ES") -> bool:
+    male, female, male_f, female_f, first_f, _, surname_f = name_lists(gaz, country)
     t = lookup_key(token)
     if t in male_f or t in female_f:
         return True
     return t in first_f and t not in surname_f
 
 
-def gender(token: str, gaz: Gazetteer) -> str:
-    male, female, male_f, female_f, *_ = name_lists(gaz)
+def gender(token: str, gaz: Gazetteer, country: str = "ES") -> str:
+    male, female, male_f, female_f, *_ = name_lists(gaz, country)
     t = lookup_key(token)
     if t in female_f and t not in male_f:
         return "F"
@@ -78,38 +117,40 @@ def name_field(text: str, start: int) -> str:
     return SURNAME if m.group("surname") else GIVEN
 
 
-def token_roles(words, gaz: Gazetteer, field: str = "", after_title: bool = False):
+def token_roles(
+    words, gaz: Gazetteer, field: str = "", after_title: bool = False, country: str = "ES"
+):
     """The role (GIVEN or SURNAME) of each full name word of one name, in order."""
     n = len(words)
-    *_lists, surname_f = name_lists(gaz)
+    *_lists, surname_f = name_lists(gaz, country)
     if field == SURNAME:
         return [SURNAME] * n
     if field == GIVEN:  # given names, up to a word that can only be a surname (`Nombre: Ana Ruiz`)
         roles, role = [], GIVEN
         for i, w in enumerate(words):
-            if i and lookup_key(w) in surname_f and not is_first_name(w, gaz):
+            if i and lookup_key(w) in surname_f and not is_first_name(w, gaz, country):
                 role = SURNAME
             roles.append(role)
         return roles
     if n == 0:
         return []
     if n == 1:
-        return [SURNAME if after_title or not is_first_name(words[0], gaz) else GIVEN]
+        return [SURNAME if after_title or not is_first_name(words[0], gaz, country) else GIVEN]
     first = lookup_key(words[0])
-    if first in surname_f and not is_first_name(words[0], gaz):
+    if first in surname_f and not is_first_name(words[0], gaz, country):
         return [SURNAME] * n  # `García López`: surnames only
     given = 1 if n <= 3 else n - 2
-    if n == 3 and is_first_name(words[1], gaz) and lookup_key(words[1]) not in surname_f:
+    if n == 3 and is_first_name(words[1], gaz, country) and lookup_key(words[1]) not in surname_f:
         given = 2  # `Ana María Ruiz`
     return [GIVEN] * given + [SURNAME] * (n - given)
 
 
 def _name_token(ctx: Context, token: str, role: str = "") -> str | None:
     gaz = ctx.gaz
-    male, female, *_rest = name_lists(gaz)
+    male, female, *_rest = name_lists(gaz, ctx.country)
     surnames = _rest[3]
-    if role == GIVEN or (not role and is_first_name(token, gaz)):
-        pool, kind = (female if gender(token, gaz) == "F" else male), "first_name"
+    if role == GIVEN or (not role and is_first_name(token, gaz, ctx.country)):
+        pool, kind = (female if gender(token, gaz, ctx.country) == "F" else male), "first_name"
     else:
         pool, kind = surnames, "surname"
     initial = lookup_key(token)[:1].upper()
@@ -159,7 +200,9 @@ def name_surrogate(text: str, ctx: Context, keep_words=frozenset(), field: str =
     matches = list(WORD.finditer(text))
     kinds = [kind_of(m) for m in matches]
     name_words = [m.group() for m, k in zip(matches, kinds) if k == "name"]
-    roles = iter(token_roles(name_words, ctx.gaz, field, after_title="title" in kinds))
+    roles = iter(
+        token_roles(name_words, ctx.gaz, field, after_title="title" in kinds, country=ctx.country)
+    )
     out, pos = [], 0
     for m, k in zip(matches, kinds):
         out.append(text[pos : m.start()])

@@ -5,10 +5,27 @@ read places."""
 
 import re
 
+from ...country_data import SPAIN, place_countries
 from ...lexicon import lookup_key
 from .common import Context, case_like, choose
+from .country_places import place
 from .institutions import fill
-from .places import _rest_places, _rest_surrogate, smart, split_street, street_names
+from .places import _CAPITALISED, _rest_places, _rest_surrogate, smart, split_street, street_names
+
+
+def _country_rest_places(ctx: Context, rest: str) -> str | None:
+    """A city or a division of the Americas written after a street's number (`Calle 5 # 2-10,
+    Medellín`): the report's surrogate of it; None when it has none."""
+    out, pos = [], 0
+    for m in _CAPITALISED.finditer(rest):
+        if lookup_key(m.group()) not in place_countries():
+            continue
+        new = place(ctx, m.group())
+        if new is None:
+            return None
+        out.append(rest[pos : m.start()] + new)
+        pos = m.end()
+    return "".join(out) + rest[pos:]
 
 
 def streets(text: str, label: str, ctx: Context) -> str | None:
@@ -17,11 +34,12 @@ def streets(text: str, label: str, ctx: Context) -> str | None:
     head, name, suffix, rest = split_street(text)
     if not name.strip() and not re.search(r"\d", rest):
         return None
-    rest_places = _rest_places(ctx, rest)
-    if rest_places is None:
+    rest = _rest_places(ctx, rest) if ctx.country == SPAIN else _country_rest_places(ctx, rest)
+    if rest is None:
         return None
-    rest = rest_places
-    gazetteer_names = street_names(ctx.gaz)
+    # a report of the Americas: names made as its streets are named (its people, places, saints)
+    gazetteer_names = street_names(ctx.gaz) if ctx.country == SPAIN else ()
+    kind = "street" if ctx.country == SPAIN else "street_americas"
     # between the head and what follows
     gap = text[len(head) : len(text) - len(text[len(head) :].lstrip())]
 
@@ -31,7 +49,7 @@ def streets(text: str, label: str, ctx: Context) -> str | None:
             new_name = (
                 choose(rng, gazetteer_names)
                 if gazetteer_names
-                else fill(rng, ctx, "street", label="CALLE")
+                else fill(rng, ctx, kind, label="CALLE")
             )
             if new_name is None:
                 return None

@@ -4,8 +4,10 @@ its original) was not drawn from a list, i.e. it would be made-up letters."""
 import re
 from functools import lru_cache
 
+from ...country_data import SPAIN, countries, divisions, institutions, places
 from ...lexicon import lookup_key
 from ..gazetteer import Gazetteer
+from .country_places import NEIGHBOURHOOD
 from .dates import EU_ENDINGS, EU_NUMBER_ENDINGS, ROMAN_MONTHS
 from .tables import rows
 
@@ -21,8 +23,9 @@ def words_of(text: str):
 @lru_cache(maxsize=8)
 def drawn_words(gaz: Gazetteer) -> frozenset[str]:
     """Every folded word the generators write from a list: the gazetteer's lists, Faker
-    es_ES's names, countries and jobs, and the tables of `data/` (calendar, professions,
-    provinces, communities, towns, institutions' templates and heads, street heads, words)."""
+    es_ES's names, countries and jobs, the tables of `data/` (calendar, professions,
+    provinces, communities, towns, names, institutions' templates and heads, street heads,
+    words), and the places, divisions and institutions of the Americas."""
     from faker.providers.address.es_ES import Provider as Address
     from faker.providers.person.es_ES import Provider as Person
 
@@ -40,8 +43,16 @@ def drawn_words(gaz: Gazetteer) -> frozenset[str]:
         "words.tsv",
         "street_heads.tsv",
         "regional.tsv",
+        "names.tsv",
     ):
         texts += [field for row in rows(name) for field in row]
+    # the places, divisions and institutions of the Americas (country_data), and the
+    # neighbourhood templates of country_places
+    for code in countries():
+        if code != SPAIN:
+            texts += list(places(code)) + list(divisions(code))
+    texts += [n for inst in institutions() for n in inst.names]
+    texts += [re.sub(r"\{\w+\}", " ", t) for t in NEIGHBOURHOOD]
     # Basque dates: the case endings of numbers (`2021eko`) and of month and weekday names
     texts += list(EU_NUMBER_ENDINGS) + list(ROMAN_MONTHS)
     for lang, kind, _index, spelled in rows("calendar.tsv"):

@@ -1,0 +1,291 @@
+"""What the de-identifier knows of each Spanish-speaking country of the Americas: its places,
+health institutions, health-centre head words, dialling codes and postal code shapes.
+
+Data files in `pipeline/data/americas/` (shipped with the package): `countries.tsv` (codes,
+Faker locales, dialling codes, postal shapes, demonyms), `places.tsv` (GeoNames populated
+places, CC BY 4.0: scripts/americas_places.py), `institutions.tsv` and `centre_heads.tsv`
+(public names written by hand), `surnames_us_hispanic.tsv` (US Census 2010, public domain:
+scripts/hispanic_surnames.py). First-level divisions (states, provinces, regions,
+departments) are read from pycountry's ISO 3166-2 data at run time, not copied. Spain's own
+places stay in `deid/surrogates/data/` (provinces, communities, towns). Reads files only.
+"""
+
+import re
+from functools import cache
+from pathlib import Path
+from typing import NamedTuple
+
+import pycountry
+
+from .lexicon import lookup_key
+
+DATA = Path(__file__).parent / "pipeline" / "data" / "americas"
+# Spain's places: the surrogates' tables (read by deid/surrogates/tables.py; read here by path,
+# so that this module needs nothing of the de-identification package)
+SPAIN_DATA = Path(__file__).parent / "deid" / "surrogates" / "data"
+SPAIN = "ES"
+KINDS = ("system", "social_security", "insurer", "programme", "ministry")
+CENTRE_LABELS = ("CENTRO_SALUD", "HOSPITAL")
+# Mexican states whose official name adds a hero's name after `de`, written without it
+_SHORT_FORMS = {"MX"}
+# subdivision types that are not the first level reports name (the Dominican regions group
+# its provinces)
+_SKIP_TYPES = {"DO": {"Region"}}
+
+
+class DataFileError(ValueError):
+    """A data file of this module is missing or malformed (the message names file and line)."""
+
+
+class Country(NamedTuple):
+    code: str
+    name: str
+    faker_locale: str | None
+    dialling: tuple[str, ...]  # `52`, `1-809` (+1 with that area code)
+    postal: re.Pattern
+    demonyms: tuple[str, ...]
+
+
+class Institution(NamedTuple):
+    country: str
+    kind: str
+    name: str
+    aliases: tuple[str, ...]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.name, *self.aliases)
+
+
+class CentreHead(NamedTuple):
+    countries: tuple[str, ...]
+    label: str
+    anywhere: bool  # the head names no Spanish centre: found in every document
+    follows: str  # number, name or either
+    pattern: re.Pattern  # over lower-case, accent-free text
+
+
+def _rows(name: str, width: tuple[int, int]) -> list[tuple[str, ...]]:
+    """The tab-separated rows of `name` (comments `#` and blank lines skipped), each with
+    `width[0]` to `width[1]` fields (missing trailing fields are empty)."""
+    path = DATA / name
+    if not path.exists():
+        raise DataFileError(f"{path}: data file not found")
+    out = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = [f.strip() for f in line.split("\t")]
+        if not width[0] <= len(fields) <= width[1]:
+            raise DataFileError(
+                f"{path}:{lineno}: expected {width[0]} to {width[1]} tab-separated fields, "
+                f"got {len(fields)}"
+            )
+        out.append(tuple(fields + [""] * (width[1] - len(fields))))
+    return out
+
+
+@cache
+def countries() -> dict[str, Country]:
+    """ISO code -> Country, Spain first, in file order."""
+    out = {}
+    for code, name, locale, dialling, postal, demonyms in _rows("countries.tsv", (6, 6)):
+        try:
+            shape = re.compile(r"(?:" + postal + r")")
+        except re.error as err:
+            raise DataFileError(
+                f"{DATA / 'countries.tsv'}: {code}: bad postal shape ({err})"
+            ) from None
+        out[code] = Country(
+            code,
+            name,
+            None if locale == "-" else locale,
+            tuple(d for d in dialling.split("|") if d),
+            shape,
+            tuple(d for d in demonyms.split("|") if d),
+        )
+    return out
+
+
+def check_country(code: str) -> str:
+    """`code` (upper-cased) when it is a known country, else ValueError naming the known ones."""
+    up = code.strip().upper()
+    if up not in countries():
+        raise ValueError(f"unknown country {code!r} (expected one of {', '.join(countries())})")
+    return up
+
+
+@cache
+def _places() -> dict[str, tuple[tuple[str, int, str], ...]]:
+    found: dict[str, list[tuple[str, int, str]]] = {}
+    path = DATA / "places.tsv"
+    for country, _kind, name, population, admin1 in _rows("places.tsv", (5, 5)):
+        if not population.isdigit():
+            raise DataFileError(f"{path}: {name}: population {population!r} is not a number")
+        found.setdefault(country, []).append((name, int(population), admin1))
+    return {c: tuple(v) for c, v in found.items()}
+
+
+def places(country: str, min_population: int = 0) -> tuple[str, ...]:
+    """The populated places of `country` with at least `min_population` inhabitants, most
+    populous first (GeoNames)."""
+    return tuple(n for n, pop, _a in _places().get(country, ()) if pop >= min_population)
+
+
+@cache
+def divisions(country: str) -> tuple[str, ...]:
+    """The first-level divisions of `country` (pycountry's ISO 3166-2 names; a Mexican state
+    also by its short form, `Michoacán` for `Michoacán de Ocampo`); in the US, the states whose
+    places are listed."""
+    subs = pycountry.subdivisions.get(country_code=country) or ()
+    if country == "US":
+        states = {a for _n, _p, a in _places().get("US", ())}
+        subs = [s for s in subs if s.code.split("-")[1] in states]
+    names = []
+    for sub in sorted(subs, key=lambda s: s.code):
+        if sub.type in _SKIP_TYPES.get(country, ()):
+            continue
+        names.append(sub.name)
+        head, sep, _rest = sub.name.partition(" de ")
+        # `Ciudad de México` has no short form: `Ciudad` is no state
+        if country in _SHORT_FORMS and sep and " " not in head and head != "Ciudad":
+            names.append(head)
+    return tuple(dict.fromkeys(names))
+
+
+@cache
+def institutions() -> tuple[Institution, ...]:
+    out = []
+    path = DATA / "institutions.tsv"
+    for country, kind, name, aliases in _rows("institutions.tsv", (3, 4)):
+        if kind not in KINDS:
+            raise DataFileError(
+                f"{path}: {name}: kind {kind!r} (expected one of {', '.join(KINDS)})"
+            )
+        if country not in countries():
+            raise DataFileError(f"{path}: {name}: unknown country {country!r}")
+        out.append(Institution(country, kind, name, tuple(a for a in aliases.split("|") if a)))
+    return tuple(out)
+
+
+@cache
+def centre_heads() -> tuple[CentreHead, ...]:
+    out = []
+    path = DATA / "centre_heads.tsv"
+    for codes, label, where, follows, regex in _rows("centre_heads.tsv", (5, 5)):
+        if label not in CENTRE_LABELS or where not in ("any", "country"):
+            raise DataFileError(f"{path}: {regex[:30]}: label {label!r} or where {where!r}")
+        if follows not in ("number", "name", "either"):
+            raise DataFileError(f"{path}: {regex[:30]}: follows {follows!r}")
+        try:
+            pattern = re.compile(r"(?<![\w.])(?:" + regex + r")(?!\w)")
+        except re.error as err:
+            raise DataFileError(f"{path}: {regex[:30]}: bad pattern ({err})") from None
+        out.append(CentreHead(tuple(codes.split("|")), label, where == "any", follows, pattern))
+    return tuple(out)
+
+
+@cache
+def frequent_surnames(limit: int = 5000) -> tuple[str, ...]:
+    """The folded surnames borne by the most Hispanic people in the US, most frequent first
+    (US Census 2010; the one licensed surname frequency list within reach)."""
+    return tuple(
+        lookup_key(name) for _rank, name, _n, _pct in _rows("surnames_us_hispanic.tsv", (4, 4))
+    )[:limit]
+
+
+@cache
+def surname_counts() -> dict[str, int]:
+    """Folded surname -> the number of its Hispanic bearers in the US (Census 2010), for the
+    5,000 most frequent."""
+    path = DATA / "surnames_us_hispanic.tsv"
+    out = {}
+    for _rank, name, count, _pct in _rows("surnames_us_hispanic.tsv", (4, 4)):
+        if not count.isdigit():
+            raise DataFileError(f"{path}: {name}: count {count!r} is not a number")
+        out.setdefault(lookup_key(name), int(count))
+    return out
+
+
+@cache
+def place_countries(min_population: int = 0) -> dict[str, frozenset[str]]:
+    """Folded place name (a city of `min_population` inhabitants or more, or a division) ->
+    the countries of the Americas that have one."""
+    out: dict[str, set[str]] = {}
+    for code in countries():
+        if code == SPAIN:
+            continue
+        for name in places(code, min_population) + divisions(code):
+            out.setdefault(lookup_key(name), set()).add(code)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+@cache
+def detection_places() -> dict[str, frozenset[str]]:
+    """The places country detection counts, folded -> their countries: the cities of
+    `towns.txt` (15,000 inhabitants or more, not a first name, a surname or a Spanish word:
+    scripts/americas_town_list.py) and the divisions that are no listed name."""
+    path = DATA / "towns.txt"
+    if not path.exists():
+        raise DataFileError(f"{path}: data file not found")
+    towns = {
+        lookup_key(line.strip())
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    }
+    names = {lookup_key(n) for n in _listed_names()}
+    out: dict[str, set[str]] = {}
+    for code in countries():
+        if code == SPAIN:
+            continue
+        for name in places(code):
+            if lookup_key(name) in towns:
+                out.setdefault(lookup_key(name), set()).add(code)
+        for name in divisions(code):
+            if lookup_key(name) not in names:
+                out.setdefault(lookup_key(name), set()).add(code)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def _listed_names() -> list[str]:
+    """The first names and surnames the surrogates draw from (deid/surrogates/data/names.tsv)."""
+    path = SPAIN_DATA / "names.tsv"
+    if not path.exists():
+        raise DataFileError(f"{path}: data file not found")
+    return [
+        line.split("\t")[2].strip()
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#") and line.count("\t") == 2
+    ]
+
+
+@cache
+def institution_countries() -> dict[str, tuple[Institution, ...]]:
+    """Folded name or alias -> the institutions that bear it."""
+    out: dict[str, list[Institution]] = {}
+    for inst in institutions():
+        for name in inst.names:
+            out.setdefault(lookup_key(name), []).append(inst)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+@cache
+def spanish_places() -> frozenset[str]:
+    """Folded names of Spain's towns, provinces (every spelling) and communities."""
+    names: set[str] = set()
+    for file, columns in (
+        ("towns.tsv", (1,)),
+        ("provinces.tsv", (1, 3)),
+        ("communities.tsv", (0, 1)),
+    ):
+        path = SPAIN_DATA / file
+        if not path.exists():
+            raise DataFileError(f"{path}: data file not found")
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.strip() or line.startswith("#"):
+                continue
+            fields = line.split("\t")
+            for col in columns:
+                if col < len(fields):
+                    names.update(lookup_key(n.strip()) for n in fields[col].split("|") if n.strip())
+    return frozenset(names)

@@ -1,0 +1,229 @@
+"""Addresses as the Americas write them: the CALLE and TERRITORIO spans of the third round's
+conventions.
+
+Reads `doc.text`, `doc.ents` and the rule entities (`doc.spans[rules_key]`); writes
+`doc.spans[spans_key]` and `doc.ents`. The forms are data (`data/americas/address_forms.json`):
+a street with its number and parts (`Calle 10 # 5-51`, `calle 7 e/ 40 y 41`, `Mz. 4 Lt. 12`,
+`Jr. Huallaga 345`), a unit after a street entity (`Av. Insurgentes Sur 1234 int. 5`), a
+postal code after its key (`C.P. [06700]`), and a place after its type word, the type word
+outside (`Col. [Roma Norte]`, `alcaldía [Coyoacán]`, `comuna de [Peñalolén]`): capitalised
+words after a type word of `any`, a known place only after one of `known` (`estado de
+[Jalisco]`, not `estado general`), and only a known place in a report written in lower case.
+`colonia` in lower case is a place only after a comma, `en`, `la`, `de`... (not `usa colonia`).
+In a report of Spain (meddocan_deid.country) only postal codes after their key count, and only
+where no entity is. Elsewhere the spans replace the entities they overlap, except rule entities
+and a longer entity of the same label; a rule CALLE or TERRITORIO that holds them (a header's
+`Domicilio:` line) is split into them. Never touches tokens or other span groups.
+"""
+
+import json
+import re
+from functools import cache
+from pathlib import Path
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+
+from ..country import country_of
+from ..country_data import SPAIN, place_countries, spanish_places
+from ..errors import PatternFileError
+from ..lexicon import lookup_key, words
+from .spans import merged_entities, rule_entity_keys
+
+FORMS = Path(__file__).parent / "data" / "americas" / "address_forms.json"
+_LINKS = frozenset(words("place_links"))
+
+
+@cache
+def address_forms(path: Path = FORMS) -> dict:
+    """The forms of `path`, their regular expressions compiled; PatternFileError naming the
+    file and the problem."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        patterns = [(p["id"], p["label"], re.compile(p["regex"])) for p in data["patterns"]]
+        unit = re.compile(data["unit"])
+        types = {kind: set(data["type_words"][kind]) for kind in ("any", "known")}
+        colonia_before = set(data["colonia_before"])
+    except FileNotFoundError:
+        raise PatternFileError(f"{path}: address forms not found") from None
+    except (ValueError, KeyError, TypeError, re.error) as err:
+        raise PatternFileError(f"{path}: not valid address forms ({err})") from None
+    return {"patterns": patterns, "unit": unit, "types": types, "colonia_before": colonia_before}
+
+
+def _known_place(text: str) -> bool:
+    key = lookup_key(text)
+    return key in place_countries() or key in spanish_places()
+
+
+@Language.factory(
+    "meddocan_address_forms",
+    default_config={
+        "spans_key": "address_forms",
+        "rules_key": "rule_entities",
+        "street_label": "CALLE",
+        "place_label": "TERRITORIO",
+        # words of a place name after its type word, at most
+        "max_place_words": 5,
+    },
+    assigns=["doc.ents", "doc.spans"],
+)
+class AddressForms:
+    def __init__(
+        self,
+        nlp: Language,
+        name: str,
+        *,
+        spans_key: str,
+        rules_key: str,
+        street_label: str,
+        place_label: str,
+        max_place_words: int,
+    ):
+        self.name = name
+        self.spans_key = spans_key
+        self.rules_key = rules_key
+        self.street_label = street_label
+        self.place_label = place_label
+        self.max_place_words = max_place_words
+        self.forms = address_forms()
+
+    def __call__(self, doc: Doc) -> Doc:
+        spain = country_of(doc.text) == SPAIN
+        found: list[Span] = []
+        for _id, label, pattern in self.forms["patterns"]:
+            if spain and label != self.place_label:
+                continue
+            for m in pattern.finditer(doc.text):
+                span = doc.char_span(*m.span("value"), label=label, alignment_mode="contract")
+                if span is not None and len(span):
+                    found.append(span)
+        if not spain:
+            found += self._places(doc)
+            found += self._units(doc, found)
+        doc.spans[self.spans_key] = found
+        protected = rule_entity_keys(doc, self.rules_key)
+        if not spain:
+            protected = self._split_rule_lines(doc, found, protected)
+        doc.ents = merged_entities(doc, found, protected, not spain)
+        return doc
+
+    def _split_rule_lines(self, doc: Doc, found: list[Span], protected: set) -> set:
+        """A rule CALLE or TERRITORIO that holds spans found here (a header's `Domicilio:
+        Calle 10 # 5-51, Col. Roma Norte` line) gives way to them; what is left of it that is
+        more than type words and punctuation (`Calle Pino 5` before `Mz. 4 Lt. 12`) stays an
+        entity of its label. Returns the rule entities still protected."""
+        types = self.forms["types"]["any"] | self.forms["types"]["known"]
+        ents = list(doc.ents)
+        for ent in list(ents):
+            key = (ent.start, ent.end, ent.label)
+            if key not in protected or ent.label_ not in (self.street_label, self.place_label):
+                continue
+            inner = [
+                s
+                for s in found
+                if ent.start <= s.start and s.end <= ent.end and (s.start, s.end) != key[:2]
+            ]
+            if not inner:
+                continue
+            protected = protected - {key}
+            ents.remove(ent)
+            covered = {i for s in inner for i in range(s.start, s.end)}
+            start = ent.start
+            for i in range(ent.start, ent.end + 1):
+                if i == ent.end or i in covered:
+                    piece = self._leftover(doc, start, i, types, ent.label_)
+                    if piece is not None:
+                        found.append(piece)
+                    start = i + 1
+        doc.ents = ents
+        return protected
+
+    @staticmethod
+    def _leftover(doc: Doc, start: int, end: int, types: set, label: str) -> Span | None:
+        """Tokens [start, end) without edge punctuation, when they hold more than type words."""
+        while start < end and (doc[start].is_punct or doc[start].is_space):
+            start += 1
+        while end > start and (doc[end - 1].is_punct or doc[end - 1].is_space):
+            end -= 1
+        words = [t for t in doc[start:end] if not (t.is_punct or t.is_space)]
+        if not any(
+            t.like_num
+            or any(c.isdigit() for c in t.text)
+            or (t.is_alpha and t.lower_.rstrip(".") not in types and t.lower_ not in _LINKS)
+            for t in words
+        ):
+            return None
+        return Span(doc, start, end, label=label)
+
+    def _units(self, doc: Doc, found: list[Span]) -> list[Span]:
+        """Streets (entities and those found here) with the unit that follows them."""
+        out = []
+        for street in [*doc.ents, *found]:
+            if street.label_ != self.street_label:
+                continue
+            m = self.forms["unit"].match(doc.text[street.end_char : street.end_char + 40])
+            if m:
+                end = street.end_char + m.end("value")
+                span = doc.char_span(street.start_char, end, label=self.street_label)
+                if span is not None:
+                    out.append(span)
+        return out
+
+    def _places(self, doc: Doc) -> list[Span]:
+        types = self.forms["types"]
+        lower_case = not any(c.isupper() for c in doc.text)
+        out = []
+        for token in doc:
+            word = token.lower_.rstrip(".")
+            kind = "any" if word in types["any"] else "known" if word in types["known"] else None
+            if kind is None:
+                continue
+            if word == "colonia" and token.is_lower:
+                before = doc[token.i - 1] if token.i else None
+                if before is not None and not (
+                    before.lower_ in self.forms["colonia_before"] or "\n" in before.text
+                ):
+                    continue  # `usa colonia Nenuco`: the perfume
+            whole = self._known_from(doc, token.i)  # `Ciudad de México` is the place itself
+            span = whole or self._place_after(doc, token.i + 1, kind, lower_case)
+            if span is not None:
+                out.append(span)
+        return out
+
+    def _known_from(self, doc: Doc, i: int) -> Span | None:
+        """The longest known place of two to four words that starts at token i."""
+        for n in range(4, 1, -1):
+            if i + n <= len(doc) and not any(t.is_space for t in doc[i : i + n]):
+                if _known_place(doc[i : i + n].text) and doc[i + n - 1].is_alpha:
+                    return Span(doc, i, i + n, label=self.place_label)
+        return None
+
+    def _place_after(self, doc: Doc, i: int, kind: str, lower_case: bool) -> Span | None:
+        """The place after a type word ending at token i (see the module)."""
+        while i < len(doc) and (doc[i].text in (".", ":") or doc[i].lower_ in ("de", "del")):
+            i += 1
+        if i < len(doc) and doc[i].lower_ == "la" and i + 1 < len(doc) and doc[i + 1].is_title:
+            i += 1
+        start, end, words = i, i, 0
+        while i < len(doc) and words < self.max_place_words:
+            t = doc[i]
+            if t.lower_ in _LINKS and end > start:
+                i += 1
+                continue
+            if not t.is_alpha or not (t.is_title or t.is_upper or lower_case):
+                break
+            words += 1
+            i += 1
+            end = i
+        if end == start:
+            return None
+        if lower_case or kind == "known":
+            # the longest known place the words start with
+            while end > start and not _known_place(doc[start:end].text):
+                end -= 1
+            if end == start:
+                return None
+        while end > start and doc[end - 1].lower_ in _LINKS:
+            end -= 1
+        return Span(doc, start, end, label=self.place_label)

@@ -1,0 +1,68 @@
+"""Count the countries `meddocan_deid.country` detects in BRAT folders, against the expected
+ones: a folder's `countries.tsv` (report id, country), or `--expect` for every report of the
+folders that have none (`--expect ES` on the MEDDOCAN corpus, written in Spain). Uses the
+`.ann` entities when there are some. Prints counts only, never text.
+
+    python scripts/country_check.py tests/data/countries tests/data/countries_unseen
+    python scripts/country_check.py ../shared/meddocan/corpus/train/brat \
+        ../shared/meddocan/corpus/dev/brat --expect ES
+"""
+
+from collections import Counter
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from meddocan_deid.brat import read_brat_dir
+from meddocan_deid.country import country_of
+from meddocan_deid.country_data import check_country
+
+
+def _expected(folder: Path) -> dict[str, str]:
+    path = folder / "countries.tsv"
+    if not path.exists():
+        return {}
+    out = {}
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.strip() and not line.startswith("#"):
+            fields = line.split("\t")
+            if len(fields) != 2:
+                typer.echo(f"{path}:{lineno}: expected a report id and a country", err=True)
+                raise typer.Exit(1)
+            out[fields[0].strip()] = check_country(fields[1])
+    return out
+
+
+def main(
+    folders: Annotated[list[Path], typer.Argument(help="BRAT folders (.txt, .ann)")],
+    expect: Annotated[
+        str | None, typer.Option(help="The country of the reports no countries.tsv names")
+    ] = None,
+) -> None:
+    missing = [str(f) for f in folders if not f.is_dir()]
+    if missing:
+        typer.echo(f"not a folder: {', '.join(missing)}", err=True)
+        raise typer.Exit(1)
+    default = check_country(expect) if expect else None
+    found: Counter[tuple[str, str]] = Counter()
+    for folder in folders:
+        expected = _expected(folder)
+        for doc in read_brat_dir(folder):
+            want = expected.get(doc.doc_id, default)
+            if want is not None:
+                found[(want, country_of(doc.text, doc.entities))] += 1
+    total = sum(found.values())
+    right = sum(n for (want, got), n in found.items() if want == got)
+    typer.echo(f"reports: {total}; detected right: {right}")
+    for want in sorted({w for w, _g in found}):
+        got = {g: n for (w, g), n in found.items() if w == want}
+        wrong = ", ".join(f"{g} {n}" for g, n in sorted(got.items()) if g != want)
+        typer.echo(
+            f"{want}: {sum(got.values())} reports, right {got.get(want, 0)}"
+            + (f"; as {wrong}" if wrong else "")
+        )
+
+
+if __name__ == "__main__":
+    typer.run(main)

@@ -1,0 +1,73 @@
+"""The data of the countries of the Americas (meddocan_deid.country_data): what each country
+has, and a clear error for a bad file."""
+
+import pytest
+
+from meddocan_deid import country_data
+from meddocan_deid.country_data import (
+    DataFileError,
+    centre_heads,
+    check_country,
+    countries,
+    divisions,
+    frequent_surnames,
+    institutions,
+    places,
+)
+
+AMERICAS = [c for c in countries() if c != "ES"]
+
+
+@pytest.mark.parametrize("country", AMERICAS)
+def test_each_country_has_places_divisions_and_institutions(country):
+    assert len(places(country)) >= 40
+    assert len(places(country, 15000)) < len(places(country)) or country == "US"  # 15,000+ only
+    assert places(country)[0] == places(country, 15000)[0]  # the most populous first
+    assert len(divisions(country)) >= 7
+    assert any(i.country == country for i in institutions())
+
+
+def test_the_brief_countries_and_us_states_are_there():
+    assert {"MX", "AR", "CL", "CO", "PE", "VE", "UY", "CU", "DO", "US"} <= set(countries())
+    assert {"California", "Texas", "Florida", "New York"} <= set(divisions("US"))
+    assert "Michoacán" in divisions("MX") and "Michoacán de Ocampo" in divisions("MX")
+    assert "Ciudad de México" in places("MX") and "La Habana" in places("CU")
+
+
+def test_centre_heads_and_surnames():
+    heads = {h.pattern.pattern for h in centre_heads() if h.anywhere}
+    assert any("umf" in p for p in heads) and any("cesfam" in p for p in heads)
+    assert frequent_surnames()[:3] == ("garcia", "rodriguez", "hernandez")
+    assert len(frequent_surnames()) == 5000
+    assert check_country(" us ") == "US"
+
+
+def test_a_bad_file_names_the_file_and_the_line(tmp_path, monkeypatch):
+    (tmp_path / "countries.tsv").write_text("# comment\nMX\tMéxico\n", encoding="utf-8")
+    monkeypatch.setattr(country_data, "DATA", tmp_path)
+    country_data.countries.cache_clear()
+    try:
+        with pytest.raises(DataFileError, match=r"countries.tsv:2: expected 6 to 6"):
+            country_data.countries()
+    finally:
+        monkeypatch.undo()
+        country_data.countries.cache_clear()
+    assert "MX" in country_data.countries()
+
+
+def test_a_missing_file_is_named(tmp_path, monkeypatch):
+    monkeypatch.setattr(country_data, "DATA", tmp_path)
+    country_data.institutions.cache_clear()
+    try:
+        with pytest.raises(DataFileError, match=r"institutions.tsv: data file not found"):
+            country_data.institutions()
+    finally:
+        monkeypatch.undo()
+        country_data.institutions.cache_clear()
+
+
+def test_detection_places_leave_out_names_and_words():
+    found = country_data.detection_places()
+    assert found["tlalnepantla"] == {"MX"} and found["penalolen"] == {"CL"}
+    assert "guadalupe" not in found and "victoria" not in found  # names, words
+    assert "jalisco" in found and "rivera" not in found  # a division that is a listed surname
