@@ -26,6 +26,7 @@ from .surrogates.common import (
     shares_digit_run,
 )
 from .surrogates.names import kinship_kept, name_field
+from .surrogates.stated_person import stated_person
 
 logger = logging.getLogger("meddocan_deid.deid")
 
@@ -146,6 +147,8 @@ def make_context(
     gaz = gazetteer if gazetteer is not None else load_gazetteer(options.gazetteer)
     ctx = Context(keyed, gaz, options, phi, kept)
     ctx.date_offset = _choose_date_offset(ctx, text, spans, fixed=patient_scope)
+    # the birth date and sex the report states: a CURP or RFC surrogate agrees with them
+    ctx.state["stated_person"] = stated_person(text, spans)
     return ctx
 
 

@@ -25,6 +25,6 @@ CHECKS: dict[str, Callable[[str], bool]] = {
 }
 
 # the checks of a shape alone (no check digit): a value that passes them may be another kind's
-SHAPE_CHECKS = frozenset({"ar_dni", *national_shapes.CHECKS})
+SHAPE_CHECKS = frozenset({"ar_dni", "cr_cedula", *national_shapes.CHECKS})
 
 __all__ = ["CHECKS", "SHAPE_CHECKS"]
