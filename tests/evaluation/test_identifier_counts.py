@@ -11,7 +11,7 @@ from meddocan_deid.evaluation.identifier_counts import (
     review_sample,
     status_of,
 )
-from meddocan_deid.pipeline.patterns import load_patterns
+from meddocan_deid.pipeline.patterns import read_identifier_patterns
 from meddocan_deid.pipeline.tokenizer import blank_pipeline
 
 PATTERNS = Path(__file__).resolve().parents[2] / "configs" / "patterns" / "identifiers.jsonl"
@@ -33,7 +33,7 @@ def nlp():
             {"label": "FECHAS", "pattern": [{"TEXT": t} for t in "612 34 56 78".split()]},
         ]
     )
-    nlp.get_pipe("identifiers").add_patterns(load_patterns(PATTERNS))
+    nlp.get_pipe("identifiers").add_patterns(read_identifier_patterns(PATTERNS))
     return nlp
 
 

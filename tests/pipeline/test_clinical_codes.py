@@ -200,6 +200,24 @@ def test_a_bed_after_its_key_or_in_catalan(finder, text, value):
     assert found(finder, text) == [(value, "bed")]
 
 
+@pytest.mark.parametrize(
+    "text,code",
+    [
+        ("Se dispensa con registro sanitario INVIMA 2019M-0012345.", "2019M-0012345"),
+        ("Producto con Reg. ISP F-12345/19 en la caja.", "F-12345/19"),
+        ("Registro sanitario COFEPRIS 455M2018 vigente.", "455M2018"),
+        ("Certificado ANMAT 12345 del dispositivo.", "12345"),
+    ],
+)
+def test_sanitary_registrations_after_their_cue(finder, text, code):
+    assert (code, "registration") in found(finder, text)
+
+
+def test_a_registration_needs_its_cue_and_a_digit(finder):
+    assert ("2019M-0012345", "registration") not in found(finder, "Consta 2019M-0012345 aquí.")
+    assert found(finder, "Registro sanitario INVIMA pendiente.") == []
+
+
 def test_ehr_names_that_are_people_need_a_cue(finder):
     assert found(finder, "Consta en la historia clínica electrónica Selene.") == [("Selene", "ehr")]
     assert found(finder, "Acude con su hija Selene.") == []

@@ -9,7 +9,7 @@ import spacy
 import srsly
 
 from meddocan_deid.pipeline.identifiers import VALIDATORS, validate_patterns
-from meddocan_deid.pipeline.patterns import load_patterns
+from meddocan_deid.pipeline.patterns import read_identifier_patterns
 from meddocan_deid.pipeline.tokenizer import blank_pipeline
 
 ROOT = Path(__file__).parents[2]
@@ -18,7 +18,7 @@ PATTERNS = ROOT / "configs" / "patterns" / "identifiers.jsonl"
 
 def make_nlp():
     nlp = blank_pipeline()
-    nlp.add_pipe("meddocan_identifiers").initialize(patterns=load_patterns(PATTERNS))
+    nlp.add_pipe("meddocan_identifiers").initialize(patterns=read_identifier_patterns(PATTERNS))
     return nlp
 
 
@@ -424,7 +424,7 @@ def test_validators(name, value, valid):
 def test_every_pattern_label_follows_the_guidelines():
     """IP and MAC are device identifiers (P23.1), addresses with a protocol are
     DIREC_PROT_INTERNET (P24.1), `www.` addresses URL_WEB (P25.1)."""
-    labels = {p["kind"]: p["label"] for p in load_patterns(PATTERNS)}
+    labels = {p["kind"]: p["label"] for p in read_identifier_patterns(PATTERNS)}
     assert labels["ipv4"] == labels["mac"] == "IDENTIF_DISPOSITIVOS_NRSERIE"
     assert labels["url_scheme"] == "DIREC_PROT_INTERNET" and labels["url_www"] == "URL_WEB"
-    assert all(p.get("note") for p in load_patterns(PATTERNS))
+    assert all(p.get("note") for p in read_identifier_patterns(PATTERNS))

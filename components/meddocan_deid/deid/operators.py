@@ -27,6 +27,7 @@ from .surrogates.common import (
     shares_digit_run,
 )
 from .surrogates.names import kinship_kept, name_field
+from .surrogates.stated_person import stated_person
 
 logger = logging.getLogger("meddocan_deid.deid")
 
@@ -150,6 +151,8 @@ def make_context(
     country = options.country.upper() if options.country else country_of(text, spans)
     ctx = Context(keyed, gaz, options, phi, kept, country=country)
     ctx.date_offset = _choose_date_offset(ctx, text, spans, fixed=patient_scope)
+    # the birth date and sex the report states: a CURP or RFC surrogate agrees with them
+    ctx.state["stated_person"] = stated_person(text, spans)
     return ctx
 
 

@@ -8,11 +8,13 @@ ATC, LOINC, TNM, HGVS and dbSNP variants, karyotypes, trial numbers, doses and v
 their unit, a number followed by a unit, and any code after a cue such as `lote`, `REF`,
 `SNOMED`, `CIE-10`, or a scale (`EVA 10/10`, `fuerza 5/5`). An entity of any component that is
 wholly a code that identifies no one (`never_phi`: dbSNP ids, HGVS variants, TNM, karyotypes,
-ATC) is removed. Shapes (with their label), safe patterns and cues are data
-(`configs/patterns/code_shapes.jsonl`, read at `[initialize]` and saved with the pipeline). A code
-is added to `doc.ents` as OTRO_NUMERO_IDENTIF only where no entity overlaps it (the NER and the
-rules, which know the cue words, keep their labels), and to `doc.spans[spans_key]`. Reads `doc.text`
-with compiled regexes, never the tokens one by one.
+ATC) is removed. Shapes (with their label), safe patterns and cues are data (`configs/patterns/code_shapes.jsonl`,
+read at `[initialize]` and saved with the pipeline). A code is added to `doc.ents` as
+OTRO_NUMERO_IDENTIF only where no entity overlaps it (the NER and the rules, which know the
+cue words, keep their labels), and to `doc.spans[spans_key]`. A value that the identifiers
+component rejected (`doc.spans[rejects_key]`: written in an identifier's own shape, its check
+failed, no key before it: `BOXW310820HNERXN08`) is not a code either. Reads `doc.text` with
+compiled regexes, never the tokens one by one.
 """
 
 import re
@@ -24,6 +26,7 @@ from spacy.tokens import Doc
 from .serialize import PatternState
 
 SPANS_KEY = "code_shapes"
+REJECTS_KEY = "identifier_rejects"  # the identifiers component's rejected look-alikes
 LABEL = "OTRO_NUMERO_IDENTIF"
 CUE_WINDOW = 24  # characters before a code in which a cue word makes it clinical
 
@@ -42,20 +45,31 @@ def validate_patterns(patterns: list[dict]) -> list[dict]:
 
 @Language.factory(
     "meddocan_code_shapes",
-    default_config={"spans_key": SPANS_KEY, "label": LABEL},
+    default_config={"spans_key": SPANS_KEY, "label": LABEL, "rejects_key": REJECTS_KEY},
     assigns=["doc.ents", "doc.spans"],
 )
-def make_code_shapes(nlp: Language, name: str, *, spans_key: str, label: str) -> "CodeShapes":
-    return CodeShapes(nlp, name, spans_key=spans_key, label=label)
+def make_code_shapes(
+    nlp: Language, name: str, *, spans_key: str, label: str, rejects_key: str
+) -> "CodeShapes":
+    return CodeShapes(nlp, name, spans_key=spans_key, label=label, rejects_key=rejects_key)
 
 
 class CodeShapes(PatternState):
     check_patterns = staticmethod(validate_patterns)
 
-    def __init__(self, nlp: Language, name: str, *, spans_key: str = SPANS_KEY, label: str = LABEL):
+    def __init__(
+        self,
+        nlp: Language,
+        name: str,
+        *,
+        spans_key: str = SPANS_KEY,
+        label: str = LABEL,
+        rejects_key: str = REJECTS_KEY,
+    ):
         self.name = name
         self.spans_key = spans_key
         self.label = label
+        self.rejects_key = rejects_key
         self.patterns: list[dict] = []
         self._compile()
 
@@ -139,6 +153,7 @@ class CodeShapes(PatternState):
             # a dbSNP id, an HGVS variant, a TNM stage, a karyotype or an ATC code identifies no one
             doc.ents = [e for e in doc.ents if not self._never.fullmatch(e.text)]
         taken = [(e.start_char, e.end_char) for e in doc.ents]
+        taken += [(s.start_char, s.end_char) for s in doc.spans.get(self.rejects_key, [])]
         tokens = {i for e in doc.ents for i in range(e.start, e.end)}
         added = []
         for s, e, label in self.codes(doc.text):

@@ -1,14 +1,22 @@
 """Identifier numbers and addresses in every section: `meddocan_identifiers`.
 
-Reads `doc.text`, `doc.ents` and the rule entities (`doc.spans[rules_key]`), with pattern
-data read at `[initialize]` and saved with the pipeline; writes its identifiers to
-`doc.spans[spans_key]` and to `doc.ents`, trimming or removing the entities they overlap.
-Never touches tokens, sections or other span groups.
+Reads `doc.text`, `doc.ents`, the rule entities (`doc.spans[rules_key]`) and the document's
+country (`doc._.country` where that extension is registered and set, else the `country`
+setting, else None), with pattern data read at `[initialize]` and saved with the pipeline;
+writes its identifiers to `doc.spans[spans_key]` and to `doc.ents`, trimming or removing the
+entities they overlap, and to `doc.spans[rejects_key]` the values written in an identifier's
+own shape whose check fails without a key before them (left alone by `code_shapes`). Never
+touches tokens, sections or other span groups.
+
+The country (ISO 3166 alpha-2, `MX`) decides two things only: national-format phone numbers
+(`phone_national`) are looked for, and a value two kinds read alike goes to the kind of the
+document's country. Without it every kind is looked for and the value decides.
 """
 
 import ipaddress
 import re
 from collections.abc import Callable, Iterable
+from typing import NamedTuple
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -18,9 +26,16 @@ from stdnum.es import dni as std_dni
 from stdnum.es import nie as std_nie
 
 from .. import LABELS
+from ..id_checks import CHECKS as NATIONAL_CHECKS
+from ..id_checks import SHAPE_CHECKS
+from ..lexicon import words
+from . import phones
 from .serialize import PatternState
 
 SPANS_KEY = "identifiers"
+REJECTS_KEY = "identifier_rejects"
+COUNTRY = re.compile(r"[A-Z]{2}")
+GUARD_WINDOW = 30  # characters before a value in which a code cue makes it no phone
 # Between a key and its value: blanks (line breaks too), `:`, `.`, `#`, `nº`, `número`.
 DEFAULT_CONNECTOR = r"(?:[\s:.#=\-]|\b(?:n[º°o]\.?|número|núm\.?|num\.?|es(?:\s+el)?)(?!\w))*"
 _SEPARATORS = re.compile(r"[\s.\-/()]")
@@ -56,7 +71,8 @@ def _valid_phone_es(value: str) -> bool:
     """9 digits from 6/7/8/9 after an optional +34/0034, not one repeated digit,
     and grouped like a phone (one kind of separator, no one-digit group:
     `6 1234 5678 9` is not a phone; a first group of four, `7255-34-013`, is a catalogue
-    reference: Spanish numbers open with two or three digits)."""
+    reference: Spanish numbers open with two or three digits; `612-34-5678` is grouped as a
+    US SSN, never as a Spanish phone)."""
     body = value.strip()
     if len(re.sub(r"\D", "", body)) > 9:
         body = re.sub(r"^\(?(?:\+\s?|00)?34\)?[ \-.]*", "", body)
@@ -69,6 +85,7 @@ def _valid_phone_es(value: str) -> bool:
         len(separators) <= 1
         and all(len(g) >= 2 for g in groups)
         and (len(groups) == 1 or len(groups[0]) <= 3)
+        and [len(g) for g in groups] != [3, 2, 4]  # `123-45-6789`: a US SSN's grouping
     )
 
 
@@ -91,9 +108,25 @@ VALIDATORS: dict[str, Callable[[str], bool]] = {
     "ip": _valid_ip,
     "phone_es": _valid_phone_es,
     "phone_intl": _valid_phone_intl,
+    "phone_cc": phones.with_country_code,
+    # the identifiers of the Americas (meddocan_deid.id_checks)
+    **NATIONAL_CHECKS,
+}
+# validators that need the document's country: (value, country) -> bool
+COUNTRY_VALIDATORS: dict[str, Callable[[str, str | None], bool]] = {
+    "phone_national": phones.national,
 }
 # the validators above that check a control digit or letter (a match is an identifier for sure)
 CHECK_DIGIT_VALIDATORS = ("dni", "nie", "iban", "ccc", "nass")
+
+
+def _countries(p: dict) -> tuple[str, ...]:
+    value = p.get("country") or ()
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
+def _has_value(p: dict) -> bool:
+    return bool(p.get("pattern") or p.get("shapes") or p.get("keyless_shapes"))
 
 
 def validate_patterns(patterns: Iterable[dict]) -> list[dict]:
@@ -102,28 +135,54 @@ def validate_patterns(patterns: Iterable[dict]) -> list[dict]:
     (`pattern`), optional `keys` (regexes: `DNI`, `NASS`, `nhc-`...), a `prefix` kept out of
     the value (`nhc-` after `CIPA:`, guideline N17.1), `keyless` (the value also counts
     without a key) and a `validator` (checked on keyless values only: after a key the value
-    is PHI even with a wrong check letter)."""
+    is PHI even with a wrong check letter).
+
+    A kind of a country is written as a table row: `kind`, `country` (ISO 3166 alpha-2, or
+    a list), `label`, `shapes` (the value's written forms after a key: regexes),
+    `keyless_shapes` (the forms that also count without a key when the `validator` passes;
+    one that fails is recorded as a rejected look-alike), `validator` and `keys`. Optional:
+    `needs_country` (looked for without a key only when the document's country is the
+    kind's, or any country when the kind has none; its validator gets the country),
+    `clinical_guard` (a keyless value followed by a unit or after a code cue is not one)."""
     clean = []
+    known = sorted(VALIDATORS) + sorted(COUNTRY_VALIDATORS)
     for i, p in enumerate(patterns, start=1):
         kind = p.get("kind") if isinstance(p, dict) else None
         where = f"identifier pattern {i} ({kind or 'no kind'})"
-        if not isinstance(p, dict) or not kind or not p.get("pattern"):
-            raise ValueError(f"{where}: needs 'kind', 'label' and 'pattern'")
+        if not isinstance(p, dict) or not kind or not _has_value(p):
+            raise ValueError(f"{where}: needs 'kind', 'label' and 'pattern' (or 'shapes')")
+        if p.get("pattern") and (p.get("shapes") or p.get("keyless_shapes")):
+            raise ValueError(f"{where}: 'pattern' or 'shapes', not both")
         if p.get("label") not in LABELS:
             raise ValueError(f"{where}: label {p.get('label')!r} is not a MEDDOCAN label")
-        if not p.get("keys") and not p.get("keyless"):
-            raise ValueError(f"{where}: needs 'keys' or 'keyless': true")
-        if p.get("validator") is not None and p["validator"] not in VALIDATORS:
-            raise ValueError(
-                f"{where}: unknown validator {p['validator']!r} (known: {sorted(VALIDATORS)})"
-            )
+        if not p.get("keys") and not p.get("keyless") and not p.get("keyless_shapes"):
+            raise ValueError(f"{where}: needs 'keys' or 'keyless': true (or 'keyless_shapes')")
+        if p.get("validator") is not None and p["validator"] not in known:
+            raise ValueError(f"{where}: unknown validator {p['validator']!r} (known: {known})")
+        if p.get("keyless_shapes") and p.get("validator") is None:
+            raise ValueError(f"{where}: 'keyless_shapes' needs a 'validator'")
+        bad = [c for c in _countries(p) if not isinstance(c, str) or not COUNTRY.fullmatch(c)]
+        if bad:
+            raise ValueError(f"{where}: country {bad[0]!r} is not an ISO 3166 alpha-2 code")
+        for field in ("shapes", "keyless_shapes", "keys"):
+            if p.get(field) is not None and not (
+                isinstance(p[field], list) and all(isinstance(r, str) and r for r in p[field])
+            ):
+                raise ValueError(f"{where}: '{field}' must be a list of regexes")
+        shapes = [*(p.get("shapes") or []), *(p.get("keyless_shapes") or [])]
         for field in (
             "pattern",
             "prefix",
             "connector",
             *[f"keys[{k}]" for k in range(len(p.get("keys") or []))],
+            *[f"shapes[{k}]" for k in range(len(shapes))],
         ):
-            regex = p["keys"][int(field[5:-1])] if field.startswith("keys[") else p.get(field)
+            if field.startswith("keys["):
+                regex = p["keys"][int(field[5:-1])]
+            elif field.startswith("shapes["):
+                regex = shapes[int(field[7:-1])]
+            else:
+                regex = p.get(field)
             if regex is None:
                 continue
             try:
@@ -138,6 +197,19 @@ def validate_patterns(patterns: Iterable[dict]) -> list[dict]:
     return clean
 
 
+class Found(NamedTuple):
+    """A value of a kind in a text: its characters, whether a key preceded it (and where
+    that key starts), or whether it is a rejected look-alike (its keyless shape, its check
+    failed)."""
+
+    start: int
+    end: int
+    keyed: bool
+    key_start: int
+    rejected: bool = False
+    checked: int = 1  # 0: its check passes, 1: none or of the shape alone, 2: it fails (keyed)
+
+
 class _Kind:
     # Keys and values are regexes over `doc.text`, not Matcher patterns: keys glue to values
     # in ways the tokenizer splits differently (`nhc-1234567`, `NºSocio:5547`, `Tfno.+34`),
@@ -145,12 +217,40 @@ class _Kind:
     # `doc.char_span(..., alignment_mode="expand")`.
     def __init__(self, p: dict):
         self.kind, self.label = p["kind"], p["label"]
-        self.validator = VALIDATORS.get(p.get("validator") or "")
+        self.countries = _countries(p)
+        self.needs_country = bool(p.get("needs_country"))
+        self.clinical_guard = bool(p.get("clinical_guard"))
+        name = p.get("validator") or ""
+        # a check of the shape alone (a cédula without a check digit) ranks below a check digit
+        self.shape_only = name in SHAPE_CHECKS
+        self.validator: Callable[[str, str | None], bool] | None = None
+        if name in COUNTRY_VALIDATORS:
+            self.validator = COUNTRY_VALIDATORS[name]
+        elif name in VALIDATORS:
+            check = VALIDATORS[name]
+            self.validator = lambda value, country: check(value)
         flags = re.IGNORECASE if p.get("ignore_case") else 0
-        # a keyless value is not glued to a word, a number or an address around it;
-        # after a key, a period may precede it (`Tfno.+34...`)
-        value = f"(?P<value>{p['pattern']})(?![\\w@]|[.,/]\\w)"
-        self.keyless = re.compile(f"(?<![\\w@.]){value}", flags) if p.get("keyless") else None
+        if p.get("shapes") or p.get("keyless_shapes"):
+            # the keyless shapes, the fuller written forms, first: an alternation takes the
+            # first that fits (`RFC: GODE 561231 GR8` whole, not `GODE 561231`)
+            shapes = [*(p.get("keyless_shapes") or []), *(p.get("shapes") or [])]
+            pattern = "|".join(f"(?:{r})" for r in shapes)
+            keyless_pattern = "|".join(f"(?:{r})" for r in p.get("keyless_shapes") or [])
+            # a value in a keyless shape whose check fails is a look-alike
+            self.rejects = bool(keyless_pattern)
+        else:
+            pattern = p["pattern"]
+            keyless_pattern = pattern if p.get("keyless") else ""
+            self.rejects = False
+        # a value is not glued to a word, a number or an address around it, nor the start
+        # or the end of a longer code (`223-5624015-2` holds no `5624015-2`); after a key, a
+        # period may precede it (`Tfno.+34...`)
+        end = "(?![\\w@]|[.,/\\-]\\w)"
+        self.keyless = (
+            re.compile(f"(?<![\\w@.])(?<!\\w[\\-/])(?P<value>{keyless_pattern}){end}", flags)
+            if keyless_pattern
+            else None
+        )
         self.keyed = None
         if p.get("keys"):
             keys = "|".join(f"(?:{k})" for k in p["keys"])
@@ -158,24 +258,60 @@ class _Kind:
             prefix = p.get("prefix", "")
             # keys are case-insensitive; the value keeps its own case rule
             self.keyed = re.compile(
-                f"(?<!\\w)(?i:{keys}){connector}(?i:{prefix})(?<![\\w@]){value}", flags
+                f"(?<!\\w)(?i:{keys}){connector}(?i:{prefix})(?<![\\w@])(?P<value>{pattern}){end}",
+                flags,
             )
             self.key_words = re.compile(f"(?i:{keys})")
 
-    def find(self, text: str) -> list[tuple[int, int, bool]]:
-        """(start, end, keyed) of the values in `text`."""
+    def applies_keyless(self, country: str | None) -> bool:
+        """Whether values without a key are looked for in a document of `country`."""
+        if not self.needs_country:
+            return True
+        return country is not None and (not self.countries or country in self.countries)
+
+    def find(
+        self,
+        text: str,
+        country: str | None = None,
+        clinical: Callable[[str, int, int], bool] | None = None,
+    ) -> list[Found]:
+        """The values of this kind in `text` (a keyless value that fails the check: rejected
+        when the kind records look-alikes, else left out); `clinical(text, start, end)`: the
+        value is a clinical number (its unit after it, a code cue before it)."""
         found = []
         if self.keyed is not None:
-            found += [
-                (*_trim(text, m.start("value"), m.end("value")), True)
-                for m in self.keyed.finditer(text)
-            ]
-        if self.keyless is not None:
+            for m in self.keyed.finditer(text):
+                start, end = _trim(text, m.start("value"), m.end("value"))
+                checked = 1
+                if self.validator is not None:
+                    written = text[m.start("value") : end]
+                    if not self.validator(written, country):
+                        checked = 2
+                    elif not self.shape_only:
+                        checked = 0
+                found.append(Found(start, end, True, m.start(), checked=checked))
+        if self.keyless is not None and self.applies_keyless(country):
             for m in self.keyless.finditer(text):
                 start, end = _trim(text, m.start("value"), m.end("value"))
-                if self.validator is None or self.validator(text[start:end]):
-                    found.append((start, end, False))
-        return [f for f in found if f[1] > f[0]]
+                if self.clinical_guard and clinical is not None and clinical(text, start, end):
+                    continue
+                # checked with its leading `+` or `(`, which the span leaves out
+                written = text[m.start("value") : end]
+                if self.validator is None or self.validator(written, country):
+                    checked = int(self.validator is None or self.shape_only)
+                    found.append(Found(start, end, False, start, checked=checked))
+                elif self.rejects:
+                    found.append(Found(start, end, False, start, rejected=True))
+        return [f for f in found if f.end > f.start]
+
+
+def _word_regex(words_: Iterable[str], *, before: str, after: str) -> re.Pattern | None:
+    alternatives = sorted({w.strip().lower() for w in words_ if w.strip()}, key=len, reverse=True)
+    if not alternatives:
+        return None
+    return re.compile(
+        before + "(?:" + "|".join(map(re.escape, alternatives)) + ")" + after, re.IGNORECASE
+    )
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:
@@ -189,16 +325,58 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
 
 @Language.factory(
     "meddocan_identifiers",
-    default_config={"spans_key": SPANS_KEY, "rules_key": "rule_entities", "fields_key": "fields"},
+    default_config={
+        "spans_key": SPANS_KEY,
+        "rules_key": "rule_entities",
+        "fields_key": "fields",
+        "rejects_key": REJECTS_KEY,
+        "country": None,
+        "measure_units": words("measure_units"),
+        "code_cues": words("code_cue_words"),
+    },
     assigns=["doc.ents", "doc.spans"],
 )
 def make_identifiers(
-    nlp: Language, name: str, *, spans_key: str, rules_key: str, fields_key: str
+    nlp: Language,
+    name: str,
+    *,
+    spans_key: str,
+    rules_key: str,
+    fields_key: str,
+    rejects_key: str,
+    country: str | None,
+    measure_units: list[str],
+    code_cues: list[str],
 ) -> "Identifiers":
-    return Identifiers(nlp, name, spans_key=spans_key, rules_key=rules_key, fields_key=fields_key)
+    return Identifiers(
+        nlp,
+        name,
+        spans_key=spans_key,
+        rules_key=rules_key,
+        fields_key=fields_key,
+        rejects_key=rejects_key,
+        country=country,
+        measure_units=measure_units,
+        code_cues=code_cues,
+    )
+
+
+def check_country(country: str | None, where: str) -> str | None:
+    """`country` in capitals when it is an ISO 3166 alpha-2 code or None; ValueError else."""
+    if country is None:
+        return None
+    if not isinstance(country, str) or not COUNTRY.fullmatch(country.strip().upper()):
+        raise ValueError(f"{where}: country {country!r} is not an ISO 3166 alpha-2 code")
+    return country.strip().upper()
 
 
 class Identifiers(PatternState):
+    """Identifiers of `doc.text` after their keys, and without a key in the shapes that their
+    check validates. `country` (ISO 3166 alpha-2 or None) is the documents' country when a
+    document carries none (`doc._.country`); `measure_units` and `code_cues` (word lists,
+    default `pipeline/data/es/measure_units.txt` and `code_cue_words.txt`): a keyless value of
+    a kind with `clinical_guard` followed by a unit or after a cue is a clinical number."""
+
     check_patterns = staticmethod(validate_patterns)
 
     def __init__(
@@ -209,11 +387,21 @@ class Identifiers(PatternState):
         spans_key: str = SPANS_KEY,
         rules_key: str = "rule_entities",
         fields_key: str = "fields",
+        rejects_key: str = REJECTS_KEY,
+        country: str | None = None,
+        measure_units: list[str] | None = None,
+        code_cues: list[str] | None = None,
     ):
         self.name = name
         self.spans_key = spans_key
         self.rules_key = rules_key
         self.fields_key = fields_key
+        self.rejects_key = rejects_key
+        self.country = check_country(country, f"component {name!r}")
+        units = words("measure_units") if measure_units is None else measure_units
+        cues = words("code_cue_words") if code_cues is None else code_cues
+        self._unit_after = _word_regex(units, before=r"\s?", after=r"(?!\w)")
+        self._cue_before = _word_regex(cues, before=r"(?<!\w)", after=r"(?!\w)[^\n\d]{0,12}$")
         self.patterns: list[dict] = []
         self._compile()
 
@@ -238,26 +426,73 @@ class Identifiers(PatternState):
             re.compile("|".join(f"(?:{k})" for k in keys), re.IGNORECASE) if keys else None
         )
 
-    def candidates(self, doc: Doc) -> list[tuple[Span, bool]]:
-        """Non-overlapping identifier spans (kind in `kb_id_`) and whether a key
-        preceded each: keyed values first, then the longest."""
-        found = []
+    def doc_country(self, doc: Doc) -> str | None:
+        """The document's country: `doc._.country` where that extension is set, else the
+        component's `country`."""
+        if Doc.has_extension("country"):
+            value = getattr(doc._, "country", None)
+            if value:
+                return check_country(value, f"component {self.name!r}: doc._.country")
+        return self.country
+
+    def clinical(self, text: str, start: int, end: int) -> bool:
+        """The number at [start, end) is followed by a unit or preceded by a code cue."""
+        if self._unit_after is not None and self._unit_after.match(text, end):
+            return True
+        line_start = text.rfind("\n", 0, start) + 1
+        before = text[max(line_start, start - GUARD_WINDOW) : start]
+        return self._cue_before is not None and self._cue_before.search(before) is not None
+
+    def _found(self, doc: Doc) -> tuple[list[tuple], list[Span]]:
+        country = self.doc_country(doc)
+        found, rejected = [], []
         text = doc.text  # built from the tokens on each access
         for order, kind in enumerate(self._kinds):
-            for start, end, keyed in kind.find(text):
-                span = doc.char_span(start, end, label=kind.label, alignment_mode="expand")
-                if span is not None and len(span):
-                    found.append((not keyed, -(end - start), start, order, span, kind.kind))
-        found.sort(key=lambda f: f[:4])  # ties: the pattern listed first
+            rank = 0 if country is not None and country in kind.countries else 1
+            for f in kind.find(text, country, self.clinical):
+                span = doc.char_span(f.start, f.end, label=kind.label, alignment_mode="expand")
+                if span is None or not len(span):
+                    continue
+                span = Span(doc, span.start, span.end, label=kind.label, kb_id=kind.kind)
+                if f.rejected:
+                    rejected.append(span)
+                else:
+                    # keyed first, the longest, the document's country, a passed check, the
+                    # longest key
+                    found.append(
+                        (not f.keyed, -(f.end - f.start), rank, f.checked, f.key_start, order, span)
+                    )
+        return found, rejected
+
+    def candidates(self, doc: Doc) -> list[tuple[Span, bool]]:
+        """Non-overlapping identifier spans (kind in `kb_id_`) and whether a key
+        preceded each: keyed values first, then the longest, then a kind of the document's
+        country, then a kind whose check passes (before one without a check, before one whose
+        check fails), then the one whose key says more (starts earlier)."""
+        return self._choose(self._found(doc)[0])
+
+    @staticmethod
+    def _choose(found: list[tuple]) -> list[tuple[Span, bool]]:
+        found.sort(key=lambda f: f[:6])  # ties: the pattern listed first
         taken: set[int] = set()
         spans = []
-        for keyless, *_, span, kind in found:
+        for keyless, *_, span in found:
             if taken.isdisjoint(range(span.start, span.end)):
                 taken.update(range(span.start, span.end))
-                spans.append(
-                    (Span(doc, span.start, span.end, label=span.label, kb_id=kind), not keyless)
-                )
+                spans.append((span, not keyless))
         return sorted(spans, key=lambda s: s[0].start)
+
+    def _drop_inside(self, doc: Doc, rejects: list[Span]) -> None:
+        """Drop the entities that lie wholly inside a rejected look-alike (the NER reads a
+        CURP with a wrong check digit as a code): no key names it. A rule entity keeps its
+        span (a header rule read it after its field key)."""
+        inside = {i for s in rejects for i in range(s.start, s.end)}
+        rules = {(r.start, r.end, r.label) for r in doc.spans.get(self.rules_key, [])}
+        doc.ents = [
+            e
+            for e in doc.ents
+            if (e.start, e.end, e.label) in rules or not inside.issuperset(range(e.start, e.end))
+        ]
 
     def _sensible(self, doc: Doc, start: int, end: int) -> tuple[int, int] | None:
         """The piece [start, end) of a trimmed entity without edge blanks, punctuation
@@ -285,7 +520,20 @@ class Identifiers(PatternState):
         # looks like an entity (a piece of a number label needs a digit), else removed;
         # except that a rule entity with the same label keeps its span (the header rules
         # already give the gold-style value).
-        candidates = self.candidates(doc)
+        found, rejected = self._found(doc)
+        candidates = self._choose(found)
+        # a look-alike is rejected only where no kind reads an identifier (`1.234.567-2`
+        # fails the RUT's check and passes the Uruguayan CI's)
+        accepted = {i for *_, s in found for i in range(s.start, s.end)}
+        rejects = sorted(
+            {
+                (s.start, s.end): s for s in rejected if accepted.isdisjoint(range(s.start, s.end))
+            }.values(),
+            key=lambda s: s.start,
+        )
+        doc.spans[self.rejects_key] = rejects
+        if rejects:
+            self._drop_inside(doc, rejects)
         if not candidates:
             doc.spans[self.spans_key] = []
             return doc

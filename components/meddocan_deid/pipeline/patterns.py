@@ -56,6 +56,13 @@ def read_patterns(path: Path) -> list[dict]:
     return load_patterns(path)
 
 
+@registry.misc("meddocan_deid.read_identifier_patterns.v1")
+def read_identifier_patterns(path: Path) -> list[dict]:
+    """Identifier kinds (configs/patterns/identifiers.jsonl): a value `pattern`, or the
+    `shapes` and `keyless_shapes` of a kind of a country (checked by the component)."""
+    return load_patterns(path, required=("kind", "label"))
+
+
 @registry.misc("meddocan_deid.read_code_shapes.v1")
 def read_code_shapes(path: Path) -> list[dict]:
     """Code shapes, safe patterns and cue words (configs/patterns/code_shapes.jsonl)."""

@@ -10,6 +10,7 @@ from ...lexicon import lookup_key, tagged_words
 from ..gazetteer import Gazetteer
 from ..keys import Keyed
 from ..options import DeidOptions
+from .id_fields import digit_fields
 
 MAX_ATTEMPTS = 24
 DIGIT_RUN = 3  # no run of this many digits of an original survives in its surrogate
@@ -125,13 +126,22 @@ def shares_digit_run(surrogate: str, original: str, kind: str = "", n: int = DIG
     by the scope's offset (guidelines 3.2: every date of a document moves by the same
     amount, intervals kept), which may leave the year or its first digits as they were.
     "phone": an international prefix (`+34`, `0034`) is left out: it is kept on purpose and
-    is shared by every number of the country."""
+    is shared by every number of the country.
+    An identifier that holds a birth date (a CURP, a person's RFC: `id_fields.digit_fields`)
+    is read field by field without its year, as a date: its surrogate holds the report's
+    shifted birth date."""
     if kind == "phone":
         surrogate, original = _PHONE_PREFIX.sub("", surrogate), _PHONE_PREFIX.sub("", original)
     if kind == "date":
         orig_runs = re.findall(r"\d+", _YEAR.sub(" ", original))
         sur = " ".join(re.findall(r"\d+", _YEAR.sub(" ", surrogate)))
         grams = set().union(*(_grams(r, n) for r in orig_runs)) if orig_runs else set()
+        return any(g in sur for g in grams)
+    fields = digit_fields(original)
+    if fields is not None:
+        grams = set().union(*(_grams(r, n) for r in fields)) if fields else set()
+        new_fields = digit_fields(surrogate)
+        sur = " ".join(new_fields) if new_fields is not None else re.sub(r"[^0-9]", "", surrogate)
         return any(g in sur for g in grams)
     o = re.sub(r"[^0-9]", "", original)
     if len(o) < n:
@@ -178,6 +188,9 @@ class Context:
         self.forbidden_tokens: frozenset[str] = frozenset(tokens)
         self.cache: dict[tuple[str, str], str | None] = {}
         self.date_offset: int = 0
+        # the report's country (ISO 3166 alpha-2): identifiers and phones of its plan; None:
+        # each value tells its own (its shape and check, a phone's country code)
+        self.country: str | None = None
         self.field: str = ""  # the role the header field gives the value at hand (names.name_field)
         self._letters: dict[str, str] | None = None
         # per-report state of a generator module (places: the province map of the report)

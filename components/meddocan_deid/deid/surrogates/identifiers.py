@@ -9,10 +9,15 @@ vehicle plate (`1234 BCD`, `M-1234-AB`), a VIN, a MAC address, an IPv4/IPv6 addr
 get a new value of the same kind, with a valid check character where the kind has one
 (python-stdnum), keeping separators, grouping and case. Anything else (NHC, CIP, employee
 numbers...) gets random characters of the same shape (digit for digit, letter for letter
-with its case, everything else kept)."""
+with its case, everything else kept).
+
+The identifiers of the Americas (a CURP, an RFC, a RUN/RUT, a CUIT, a cédula, an SSN, an
+MBI...: `national_ids`) get a new value of their kind with a valid check; a value both
+tables read (`12345678-K`: a DNI letter or a RUT digit) goes to the kind of the report's
+country (`ctx.country`), else to the kind whose check passes, Spain's first. Phones of
+another plan than Spain's (`phone_plans`) stay in their plan and type."""
 
 import ipaddress
-import random
 import re
 import string
 from collections.abc import Callable
@@ -22,6 +27,7 @@ from stdnum.es import ccc as std_ccc
 from stdnum.es import dni as std_dni
 from stdnum.es import nie as std_nie
 
+from . import national_ids, phone_plans
 from .common import Context, random_shape, seeded_faker
 
 SEPARATORS = frozenset(" .-/\n\t")  # a value may run across a line break (`12345678-\nZ`)
@@ -256,27 +262,53 @@ def _ip(rng, text):
     return out.upper() if any(c in "ABCDEF" for c in text) else out
 
 
-# kind -> (make(rng, text) -> value, whether the value goes through `reformat`)
-MAKERS: dict[str, tuple[Callable[[random.Random, str], str], bool]] = {
-    "dni": (_dni, True),
-    "nie": (_nie, True),
-    "iban": (_iban, True),
-    "ccc": (_ccc, True),
-    "nuss": (_nuss, True),
-    "plate": (_plate, True),
-    "provincial_plate": (_provincial_plate, True),
-    "vin": (_vin, True),
-    "mac": (_mac, False),
-    "ipv4": (_ip, False),
-    "ipv6": (_ip, False),
+# kind -> (make(rng, text) -> value, whether the value goes through `reformat`, the check of
+# its compact value where the kind has a check character)
+MAKERS: dict[str, tuple[Callable, bool, Callable[[str], bool] | None]] = {
+    "dni": (_dni, True, std_dni.is_valid),
+    "nie": (_nie, True, std_nie.is_valid),
+    "iban": (_iban, True, std_iban.is_valid),
+    "ccc": (_ccc, True, std_ccc.is_valid),
+    "nuss": (_nuss, True, nuss_is_valid),
+    "plate": (_plate, True, None),
+    "provincial_plate": (_provincial_plate, True, None),
+    "vin": (_vin, True, None),
+    "mac": (_mac, False, None),
+    "ipv4": (_ip, False, None),
+    "ipv6": (_ip, False, None),
 }
+# the Spanish kinds with a check character: a value that passes it is theirs before a national
+# kind's (`national_first`)
+SPANISH_CHECKS: dict[str, Callable[[str], bool]] = {
+    kind: check for kind, (_make, _fmt, check) in MAKERS.items() if check is not None
+}
+
+
+def national_first(kind: str | None, text: str, national, country: str | None) -> bool:
+    """Whether a value both tables may read is the national kind's (see the docstring)."""
+    if kind is None:
+        return True
+    if country not in (None, "ES") and country in national.countries:
+        return True
+    check = SPANISH_CHECKS.get(kind)
+    if check is None or check(compact(text)):
+        return False
+    return national_ids.valid(national.name, text)
 
 
 def identifiers(text: str, label: str, ctx: Context) -> str:
     kind = kind_of(text, label)
+    national = national_ids.kind_of(text, label, ctx.country)
+    if national is not None and national_first(kind, text, national, ctx.country):
+        return ctx.draw(
+            "id-" + national.name,
+            text,
+            lambda rng, attempt: national_ids.make(national, rng, text, label, ctx),
+            key_value=compact(text),
+        )
     if kind is None:
         return ctx.draw("id", text, lambda rng, attempt: random_shape(rng, text), key_value=text)
-    make, keep_format = MAKERS[kind]
+    make, keep_format, _check = MAKERS[kind]
 
     def draw(rng, attempt):
         value = make(rng, text)
@@ -313,10 +345,16 @@ def phone_shape(rng, text: str, prefixes) -> str:
 
 
 def phones(text: str, label: str, ctx: Context) -> str:
-    """Phones and faxes: an international prefix (`+34`, `0034`) is kept; a mobile number
-    (6, 7) gets a mobile prefix, any other national number (9 digits, or starting with 8 or
-    9) a geographic landline prefix, never a special-rate one (800, 803, 806, 807, 90x); other
-    digits random, the format kept. Short numbers (extensions) get random digits."""
+    """Phones and faxes: a number of another plan than Spain's stays in its plan and type
+    (`phone_plans`). A Spanish one: an international prefix (`+34`, `0034`) is kept; a mobile
+    number (6, 7) gets a mobile prefix, any other national number (9 digits, or starting with
+    8 or 9) a geographic landline prefix, never a special-rate one (800, 803, 806, 807, 90x);
+    other digits random, the format kept. Short numbers (extensions) get random digits."""
+    region = phone_plans.plan_of(text, ctx.country)
+    if region is not None:
+        new = phone_plans.surrogate(text, region, ctx)
+        if new is not None:
+            return new
     m = PHONE_PREFIX.match(text)
     prefix = m.group() if m else ""
     rest = text[len(prefix) :]

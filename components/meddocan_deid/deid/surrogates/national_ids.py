@@ -1,0 +1,370 @@
+"""Identifiers of the Spanish-speaking countries of the Americas and of the US: surrogates of
+the same kind and shape, with a valid check where the kind has one.
+
+`kind_of(text, label, country)` reads a value's kind from its characters (a table below:
+the kind, its countries, the labels it may carry, its shape over the compact value, the way
+its country writes it, its check from `meddocan_deid.id_checks`): first a kind of the
+document's `country` whose check passes, then one written its country's way whose check
+passes (`123-45-6789` an SSN, `3-0455-0175` a Costa Rican cédula), then any whose check
+passes, then a kind whose shape alone tells it (a CURP, an MBI, a Venezuelan cédula or RIF
+with its letter) or, for `country`, a kind of that country its shape fits. None: no kind of
+the table (the caller keeps the shape with new characters).
+
+`surrogate(text, label, ctx, country)` draws a new value of that kind: the characters of the
+original's shape (digit for digit, letter for letter), the parts its scheme fixes kept where
+they say nothing of the person (a CUIT's type, a RIF's letter, a Uruguayan RUT's `001`), the
+last character completed so that the check passes, and written in the original's format
+(separators and case kept). A CURP and an RFC agree with the report's birth date and sex
+(`mexican_ids`); a Cuban carné holds a valid birth date of the same century and the
+original's sex digit's parity. Every surrogate passes its kind's check.
+"""
+
+import datetime as dt
+import random
+import re
+import string
+from collections.abc import Callable
+from typing import NamedTuple
+
+from stdnum import luhn
+
+from ...id_checks import CHECKS
+from . import mexican_ids
+from .common import Context
+
+DRAWS = 200
+_ALNUM = re.compile(r"[^\W_]|&")
+Maker = Callable[[random.Random, str, str, Context], str | None]
+
+
+def compact(text: str) -> str:
+    return "".join(_ALNUM.findall(text)).upper()
+
+
+def reformat(template: str, value: str) -> str:
+    """`value`'s characters in the alphanumeric places of `template` (separators and lower
+    case kept): `12.345.678-k` + `234567891` -> `23.456.789-1`."""
+    chars = iter(value)
+    return "".join(
+        (next(chars).lower() if ch.islower() else next(chars)) if _ALNUM.match(ch) else ch
+        for ch in template
+    )
+
+
+class NationalKind(NamedTuple):
+    name: str
+    countries: tuple[str, ...]
+    shape: re.Pattern  # over the compact value
+    check: str  # a check of meddocan_deid.id_checks
+    labels: frozenset[str] = frozenset()  # empty: any label
+    distinctive: bool = False  # its shape alone tells the kind (with a failing check too)
+    keep: tuple[int, ...] = ()  # places of the compact value kept as they were
+    last: str = ""  # the characters the last place may take (completed to pass the check)
+    last_same_class: bool = False  # the last place keeps the original's class (digit, letter)
+    letters: str = string.ascii_uppercase
+    make: Maker | None = None  # a maker of its own (else the generic one)
+    written: re.Pattern | None = None  # the way its country writes it (`123-45-6789`)
+
+    def valid(self, value: str) -> bool:
+        return CHECKS[self.check](value)
+
+
+def _shape_maker(kind: NationalKind) -> Maker:
+    """New characters in the original's shape, the `keep` places kept, a first digit never
+    0 where the original's is not, the last place completed to pass the check (with a
+    character of the original's class where the kind writes its check either way: a
+    Peruvian DNI's digit or letter)."""
+
+    def make(rng: random.Random, original: str, label: str, ctx: Context) -> str | None:
+        first_digit = next((i for i, c in enumerate(original) if c.isdigit()), -1)
+        last = kind.last
+        if kind.last_same_class:
+            last = "".join(c for c in last if c.isdigit() == original[-1].isdigit())
+        for _ in range(DRAWS):
+            chars = []
+            for i, c in enumerate(original):
+                if i in kind.keep:
+                    chars.append(c)
+                elif c.isdigit():
+                    pool = "123456789" if i == first_digit and c != "0" else string.digits
+                    chars.append(rng.choice(pool))
+                else:
+                    chars.append(rng.choice(kind.letters))
+            if last:
+                for c in rng.sample(last, len(last)):
+                    chars[-1] = c
+                    if kind.valid("".join(chars)):
+                        return "".join(chars)
+            elif kind.valid("".join(chars)):
+                return "".join(chars)
+        return None
+
+    return make
+
+
+def _nss_mx(rng: random.Random, original: str, label: str, ctx: Context) -> str | None:
+    body = "".join(rng.choice(string.digits) for _ in range(10))
+    return body + luhn.calc_check_digit(body)
+
+
+def _cedula_do(rng: random.Random, original: str, label: str, ctx: Context) -> str | None:
+    # the first three digits are the issuing office (`001`, `402`...): the original's first
+    # digit, never `000`
+    office = original[0] + rng.choice(string.digits) + rng.choice("123456789")
+    body = office + "".join(rng.choice(string.digits) for _ in range(7))
+    return body + luhn.calc_check_digit(body)
+
+
+def _carne_cu(rng: random.Random, original: str, label: str, ctx: Context) -> str | None:
+    """A Cuban carné: a birth date of the original's century (the 7th digit tells it), 4
+    digits, the 10th of the original's parity (the sex), a last digit."""
+    century = {"9": 1800}.get(original[6], 2000 if original[6] in "678" else 1900)
+    for _ in range(DRAWS):
+        date = dt.date(century, 1, 1) + dt.timedelta(days=rng.randrange(36500))
+        digit7 = original[6]
+        sex = rng.choice("02468" if int(original[9]) % 2 == 0 else "13579")
+        value = (
+            date.strftime("%y%m%d")
+            + digit7
+            + "".join(rng.choice(string.digits) for _ in range(2))
+            + sex
+            + rng.choice(string.digits)
+        )
+        if CHECKS["cu_ni"](value):
+            return value
+    return None
+
+
+def _ruc_ec(rng: random.Random, original: str, label: str, ctx: Context) -> str | None:
+    # a person's RUC: a valid cédula and `001`
+    cedula = BY_NAME["ci_ec"].make
+    assert cedula is not None
+    value = cedula(rng, original[:10], label, ctx)
+    return None if value is None else value + original[10:]
+
+
+def _curp(rng: random.Random, original: str, label: str, ctx: Context) -> str | None:
+    return mexican_ids.curp(rng, original, label, ctx)
+
+
+def _rfc(rng: random.Random, original: str, label: str, ctx: Context) -> str | None:
+    return mexican_ids.rfc(rng, original, label, ctx)
+
+
+_PATIENT = frozenset({"ID_SUJETO_ASISTENCIA", "OTRO_NUMERO_IDENTIF"})
+_INSURANCE = frozenset({"ID_ASEGURAMIENTO"})
+_DIGITS = string.digits
+_MBI_LETTERS = "ACDEFGHJKMNPQRTUVWXY"
+
+
+def _k(name, countries, shape, check, written=None, **kw) -> NationalKind:
+    return NationalKind(
+        name,
+        tuple(countries.split()),
+        re.compile(shape),
+        check,
+        written=re.compile(written, re.IGNORECASE) if written else None,
+        **kw,
+    )
+
+
+KINDS: tuple[NationalKind, ...] = tuple(
+    kind._replace(make=kind.make or _shape_maker(kind))
+    for kind in (
+        # the most specific shapes first: a value several kinds may read goes to the first
+        _k(
+            "curp",
+            "MX",
+            r"[A-Z]{4}\d{6}[HMX][A-Z]{5}[A-Z0-9]\d",
+            "mx_curp",
+            distinctive=True,
+            make=_curp,
+        ),
+        _k(
+            "rfc",
+            "MX",
+            r"[A-ZÑ&]{4}\d{6}(?:[A-Z0-9]{3})?|[A-ZÑ&]{3}\d{6}[A-Z0-9]{3}",
+            "mx_rfc",
+            distinctive=True,
+            make=_rfc,
+        ),
+        _k(
+            "mbi",
+            "US",
+            r"[1-9][A-Z][A-Z0-9]\d[A-Z][A-Z0-9]\d[A-Z]{2}\d{2}",
+            "us_mbi",
+            labels=_INSURANCE,
+            distinctive=True,
+            letters=_MBI_LETTERS,
+        ),
+        _k(
+            "rif_ve",
+            "VE",
+            r"[VEJPG]\d{9}",
+            "ve_rif",
+            labels=_PATIENT,
+            distinctive=True,
+            keep=(0,),
+            last=_DIGITS,
+        ),
+        _k(
+            "ci_ve", "VE", r"[VE]\d{6,8}", "ve_cedula", labels=_PATIENT, distinctive=True, keep=(0,)
+        ),
+        _k(
+            "cuit",
+            "AR",
+            r"(?:20|23|24|27|30|33|34)\d{9}",
+            "ar_cuit",
+            labels=_PATIENT,
+            keep=(0, 1),
+            last=_DIGITS,
+            written=r"\d{2}-\d{8}-\d|\d{2}-\d{1,2}\.\d{3}\.\d{3}-\d",
+        ),
+        _k(
+            "ruc_pe",
+            "PE",
+            r"(?:10|15|17|20)\d{9}",
+            "pe_ruc",
+            labels=_PATIENT,
+            keep=(0, 1),
+            last=_DIGITS,
+        ),
+        _k("ruc_ec", "EC", r"\d{10}001", "ec_ruc", labels=_PATIENT, make=_ruc_ec),
+        _k(
+            "rut_uy",
+            "UY",
+            r"\d{12}",
+            "uy_rut",
+            labels=_PATIENT,
+            keep=(0, 1, 8, 9, 10),
+            last=_DIGITS,
+            written=r"\d{2}-\d{6}-\d{3}-\d",
+        ),
+        _k(
+            "ci_ec",
+            "EC",
+            r"(?:0[1-9]|1\d|2[0-4]|30)[0-6]\d{7}",
+            "ec_ci",
+            labels=_PATIENT | _INSURANCE,
+            last=_DIGITS,
+            written=r"\d{9}-\d",
+        ),
+        _k("ni_cu", "CU", r"\d{11}", "cu_ni", labels=_PATIENT, make=_carne_cu),
+        _k(
+            "cedula_do",
+            "DO",
+            r"\d{11}",
+            "do_cedula",
+            labels=_PATIENT,
+            make=_cedula_do,
+            written=r"\d{3}-\d{7}-\d",
+        ),
+        _k("nss_mx", "MX", r"\d{11}", "mx_nss", labels=_INSURANCE, make=_nss_mx),
+        _k(
+            "dni_pe",
+            "PE",
+            r"\d{8}[0-9A-K]",
+            "pe_cui",
+            labels=_PATIENT,
+            last=_DIGITS + "ABCDEFGHIJK",
+            last_same_class=True,
+        ),
+        _k(
+            "run_cl",
+            "CL",
+            r"\d{7,8}[0-9K]",
+            "cl_run",
+            labels=_PATIENT,
+            last=_DIGITS + "K",
+            written=r"\d{1,2}\.\d{3}\.\d{3}-[\dK]|\d{7,8}-[\dK]",
+        ),
+        _k(
+            "ci_uy",
+            "UY",
+            r"[1-9]\d{5,6}\d",
+            "uy_ci",
+            labels=_PATIENT,
+            last=_DIGITS,
+            written=r"\d\.\d{3}\.\d{3}-\d|\d{3}\.\d{3}-\d",
+        ),
+        _k(
+            "cedula_cr",
+            "CR",
+            r"0?[1-9]\d{8}",
+            "cr_cedula",
+            labels=_PATIENT,
+            written=r"0?[1-9]-\d{3,4}-\d{3,4}",
+        ),
+        _k("ssn", "US", r"\d{9}", "us_ssn", labels=_PATIENT, written=r"\d{3}-\d{2}-\d{4}"),
+        _k(
+            "nit_co",
+            "CO",
+            r"\d{7,15}",
+            "co_nit",
+            labels=_PATIENT,
+            last=_DIGITS,
+            written=r"\d{3}\.\d{3}\.\d{3}-\d",
+        ),
+        # documents without a check digit: only for a document of their country
+        _k("dni_ar", "AR", r"[1-9]\d{6,7}", "ar_dni", labels=_PATIENT),
+        _k("cc_co", "CO", r"[1-9]\d{5,9}", "co_cedula", labels=_PATIENT),
+    )
+)
+BY_NAME = {kind.name: kind for kind in KINDS}
+# whether a kind's check is a check digit or a scheme (a value that passes it is that kind)
+UNCHECKED = frozenset({"dni_ar", "cc_co", "ci_ve", "cedula_cr"})
+
+
+def _valid_as(kind: NationalKind, text: str, value: str) -> bool:
+    # the shape-only checks read the value as written (dots by thousands, a V- prefix)
+    return kind.valid(text) if kind.name in UNCHECKED else kind.valid(value)
+
+
+def kind_of(text: str, label: str = "", country: str | None = None) -> NationalKind | None:
+    """The kind `text` reads as (see the module docstring), or None."""
+    value = compact(text)
+    fitting = [
+        k
+        for k in KINDS
+        if k.shape.fullmatch(value) and (not k.labels or not label or label in k.labels)
+    ]
+    if not fitting:
+        return None
+
+    def ours(kind: NationalKind) -> bool:
+        return country is not None and country in kind.countries
+
+    checked = [k for k in fitting if k.name not in UNCHECKED and _valid_as(k, text, value)]
+    as_written = [
+        k
+        for k in fitting
+        if k.written is not None and k.written.fullmatch(text.strip()) and _valid_as(k, text, value)
+    ]
+    for pool in ([k for k in checked if ours(k)], as_written, checked):
+        if pool:
+            return pool[0]
+    for kind in fitting:
+        if ours(kind) or (kind.distinctive and _distinct(kind, text, value)):
+            return kind
+    return None
+
+
+def _distinct(kind: NationalKind, text: str, value: str) -> bool:
+    # a Venezuelan cédula reads as one only with its letter written first (`V-12.345.678`)
+    return kind.name != "ci_ve" or _valid_as(kind, text, value)
+
+
+def valid(kind_name: str, value: str) -> bool:
+    """Whether `value` passes the check of the kind `kind_name`."""
+    kind = BY_NAME[kind_name]
+    return _valid_as(kind, value, compact(value))
+
+
+def make(kind: NationalKind, rng: random.Random, text: str, label: str, ctx: Context) -> str | None:
+    """A new value of `kind` for `text`, in its format; None when no draw passes the check."""
+    value = compact(text)
+    assert kind.make is not None
+    new = kind.make(rng, value, label, ctx)
+    if new is None or len(new) != len(value):
+        return None
+    return reformat(text, new)
