@@ -112,3 +112,37 @@ def test_not_fhir_json_names_the_file(tmp_path):
     path.write_text('{"a": 1}', "utf-8")
     with pytest.raises(fhir.FhirError, match="x.json: resource 1 has no 'resourceType'"):
         fhir.read_resources(path)
+
+
+def cli(monkeypatch, nlp, *args, key=None):
+    from typer.testing import CliRunner
+
+    from meddocan_deid.cli.app import app
+
+    monkeypatch.setattr("meddocan_deid.engine.settings.load_model", lambda *a, **k: nlp)
+    return CliRunner().invoke(
+        app, ["deidentify", *[str(a) for a in args]], env={"MEDDOCAN_DEID_KEY": key}
+    )
+
+
+def test_cli_ndjson_by_content(monkeypatch, rule_nlp, tmp_path):
+    src = tmp_path / "export.ndjson"
+    src.write_text("".join(json.dumps(r) + "\n" for r in (PATIENT, ENCOUNTER)), "utf-8")
+    out = tmp_path / "out"
+    result = cli(monkeypatch, rule_nlp, src, out, "--mode", "surrogate", key="k" * 32)
+    assert result.exit_code == 0, result.output
+    lines = (out / "export.ndjson").read_text("utf-8").splitlines()
+    pat, enc = (json.loads(line) for line in lines)
+    assert "Zubiarrain" not in lines[0]
+    assert enc["subject"]["reference"] == f"Patient/{pat['id']}"
+
+
+def test_cli_folder_needs_a_key(monkeypatch, rule_nlp, tmp_path):
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "p.json").write_text(json.dumps(PATIENT), "utf-8")
+    result = cli(
+        monkeypatch, rule_nlp, src, tmp_path / "out", "--input-format", "fhir", "--mode", "tag"
+    )
+    assert result.exit_code == 2
+    assert "needs a key" in result.output

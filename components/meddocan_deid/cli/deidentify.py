@@ -29,7 +29,8 @@ import typer
 from ..deid.tables import TableSpec, table_format
 from ..engine import REPORT_NAME, Run, RunConfig, RunError, resolve_key_and_options
 from ..engine.record import failure_lines, not_read_lines, plain_options, table_failure_lines
-from ..errors import OutputFullError
+from ..errors import MeddocanDeidError, OutputFullError
+from ..formats import fhir as fhir_format
 from . import options as opt
 from .options import Mode
 
@@ -124,6 +125,16 @@ def deidentify(
     patient_column: str | None = opt.PATIENT_COLUMN,
     status_column: str = opt.STATUS_COLUMN,
     sheet: str | None = opt.SHEET,
+    input_format: str = typer.Option(
+        "auto",
+        "--input-format",
+        help="auto (by suffix; a .json or .ndjson file that holds FHIR is FHIR) or fhir (FHIR R4 bundles, resources or NDJSON, written back as FHIR; in a folder, FHIR files are found by content).",
+    ),
+    fhir_rules: Path | None = typer.Option(
+        None,
+        "--fhir-rules",
+        help="A JSON rule set for FHIR's structured elements (default: the shipped one; see meddocan_deid.formats.fhir).",
+    ),
 ):
     """De-identify every report of INPUT into OUTPUT.
 
@@ -201,6 +212,15 @@ def deidentify(
             skip_unsupported=skip_unsupported,
             table=columns,
         )
+        if input_format not in ("auto", "fhir"):
+            raise RunError(f"unknown --input-format {input_format!r} (expected auto or fhir)")
+        if input_format == "fhir" or (input_path.is_file() and fhir_format.is_fhir(input_path)):
+            try:
+                written = fhir_format.run(config, fhir_rules)
+            except MeddocanDeidError as err:
+                raise RunError(str(err)) from None
+            typer.echo(f"FHIR files written {len(written)} -> {output}", err=True)
+            raise typer.Exit(0)
         result = Run(config).execute_report()
     except RunError as err:
         typer.echo(f"meddocan-deid: {err}", err=True)

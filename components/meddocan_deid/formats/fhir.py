@@ -32,9 +32,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 
-from lxml import etree
-from lxml import html as lxml_html
-
 from ..deid.keys import Keyed, as_key
 from ..deid.surrogates.dates import offset_for
 from ..errors import DeidKeyError, InputError
@@ -367,6 +364,8 @@ class FhirDeidentifier:
                 self._free_text(value, pid, key)
 
     def _xhtml(self, div: str, pid) -> str:
+        from lxml import etree  # the fhir extra
+
         try:
             root = etree.fromstring(div.encode("utf-8"))
         except etree.XMLSyntaxError:
@@ -394,6 +393,8 @@ class FhirDeidentifier:
         if ctype == "text/plain":
             out = self._text(text, pid)
         else:
+            from lxml import html as lxml_html  # the fhir extra
+
             root = lxml_html.fromstring(text)
             self._text_nodes(root, pid)
             out = lxml_html.tostring(root, encoding="unicode")
@@ -468,4 +469,34 @@ def validate(resource: dict) -> None:
         ) from None
 
 
-FORMAT = Format(name="fhir", kind="folder", suffixes=(".ndjson",), modules=("lxml",), extra="fhir")
+# its own kind: read and written back as FHIR by `run` (no suffix: .json is found by content)
+FORMAT = Format(name="fhir", kind="resources", modules=("lxml",), extra="fhir")
+
+
+def run(config, rules_path: Path | None = None, nlp=None) -> list[tuple[Path, Path]]:
+    """`meddocan-deid deidentify --input-format fhir`: the run's INPUT (a FHIR file or a folder
+    of mixed files, FHIR recognised by content) de-identified into OUTPUT as FHIR, with the
+    run's model, mode, key and options. Raises FhirError (or DeidKeyError) naming the problem."""
+    from ..deid.deidentifier import Deidentifier
+    from ..engine.settings import load_model
+
+    problem = FORMAT.missing()
+    if problem is not None:
+        raise FhirError(problem)
+    inp, output = Path(config.input), Path(config.output)
+    if not inp.exists():
+        raise FhirError(f"{inp}: input not found")
+    if inp.is_dir() and (
+        output.resolve() == inp.resolve() or inp.resolve() in output.resolve().parents
+    ):
+        raise FhirError(f"{output}: the output folder must not be inside the input folder")
+    if config.key is None:
+        raise DeidKeyError(
+            "FHIR de-identification needs a key (ids, hashes, date offsets): --key-file, "
+            "MEDDOCAN_DEID_KEY or --random-key"
+        )
+    rules = load_rules(rules_path)
+    if nlp is None:
+        nlp = load_model(config.model, config.privacy)
+    deid = Deidentifier(nlp, config.mode, key=config.key, options=config.options)
+    return deidentify_paths([inp], output, FhirDeidentifier(deid, key=config.key, rules=rules))
