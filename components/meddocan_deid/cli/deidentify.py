@@ -31,6 +31,7 @@ from ..engine import REPORT_NAME, Run, RunConfig, RunError, resolve_key_and_opti
 from ..engine.record import failure_lines, not_read_lines, plain_options, table_failure_lines
 from ..errors import MeddocanDeidError, OutputFullError
 from ..formats import fhir as fhir_format
+from ..formats import hl7v2 as hl7v2_format
 from . import options as opt
 from .options import Mode
 
@@ -128,12 +129,17 @@ def deidentify(
     input_format: str = typer.Option(
         "auto",
         "--input-format",
-        help="auto (by suffix; a .json or .ndjson file that holds FHIR is FHIR) or fhir (FHIR R4 bundles, resources or NDJSON, written back as FHIR; in a folder, FHIR files are found by content).",
+        help="auto (by suffix; a .json or .ndjson file that holds FHIR is FHIR, a .hl7 file HL7 v2), fhir (FHIR R4 bundles, resources or NDJSON, written back as FHIR; in a folder, FHIR files are found by content) or hl7v2 (messages, MLLP-framed or not, written back as messages).",
     ),
     fhir_rules: Path | None = typer.Option(
         None,
         "--fhir-rules",
         help="A JSON rule set for FHIR's structured elements (default: the shipped one; see meddocan_deid.formats.fhir).",
+    ),
+    hl7_rules: Path | None = typer.Option(
+        None,
+        "--hl7-rules",
+        help="A JSON rule set for HL7 v2 fields (default: the shipped one; see meddocan_deid.formats.hl7v2).",
     ),
 ):
     """De-identify every report of INPUT into OUTPUT.
@@ -212,14 +218,24 @@ def deidentify(
             skip_unsupported=skip_unsupported,
             table=columns,
         )
-        if input_format not in ("auto", "fhir"):
-            raise RunError(f"unknown --input-format {input_format!r} (expected auto or fhir)")
-        if input_format == "fhir" or (input_path.is_file() and fhir_format.is_fhir(input_path)):
+        if input_format not in ("auto", "fhir", "hl7v2"):
+            raise RunError(
+                f"unknown --input-format {input_format!r} (expected auto, fhir or hl7v2)"
+            )
+        if input_format == "auto" and input_path.is_file():
+            if fhir_format.is_fhir(input_path):
+                input_format = "fhir"
+            elif input_path.suffix.lower() == ".hl7":
+                input_format = "hl7v2"
+        if input_format != "auto":
+            module, rules = (
+                (fhir_format, fhir_rules) if input_format == "fhir" else (hl7v2_format, hl7_rules)
+            )
             try:
-                written = fhir_format.run(config, fhir_rules)
+                written = module.run(config, rules)
             except MeddocanDeidError as err:
                 raise RunError(str(err)) from None
-            typer.echo(f"FHIR files written {len(written)} -> {output}", err=True)
+            typer.echo(f"{input_format} files written {len(written)} -> {output}", err=True)
             raise typer.Exit(0)
         result = Run(config).execute_report()
     except RunError as err:
