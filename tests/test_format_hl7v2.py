@@ -101,3 +101,10 @@ def test_cli_hl7_file(monkeypatch, rule_nlp, tmp_path):
     assert result.exit_code == 0, result.output
     text = (out / "adt.hl7").read_bytes().decode("utf-8")
     assert segments(text) == segments(ADT) and "Zubiarrain" not in text
+
+
+def test_kinship_word_as_a_surname_is_replaced(hl7_deid):
+    message = ADT.replace("NK1|1|Zubiarrain^Ovidio", "NK1|1|Nieto^Ovidio")
+    out = hl7v2.deidentify_text(message, hl7_deid)
+    nk1 = next(s for s in out.split("\r") if s.startswith("NK1"))
+    assert "Nieto" not in nk1.split("|")[2]

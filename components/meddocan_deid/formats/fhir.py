@@ -22,6 +22,7 @@ relatives, practitioners) as known PHI. Messages name the file and the problem, 
 
 import base64
 import copy
+import dataclasses
 import datetime as dt
 import hashlib
 import hmac
@@ -46,6 +47,7 @@ NOT_DATES = frozenset({"id", "reference", "fullUrl", "system", "code", "url", "v
 # the elements of a resource that name its patient
 PATIENT_KEYS = ("subject", "patient", "beneficiary", "individual")
 HASH_CHARS = 16
+MAX_ATTEMPTS = 8  # keyed attempts at a surrogate that holds no known word
 
 
 class FhirError(InputError):
@@ -173,6 +175,10 @@ class FhirDeidentifier:
             raise DeidKeyError("FHIR de-identification needs a key (ids, hashes, date offsets)")
         self.key = as_key(key)
         self.rules = rules if rules is not None else load_rules()
+        # structured values are whole names, never kinship words kept as context ("Nieto")
+        self.structured = deidentifier.configured(
+            deidentifier.mode, dataclasses.replace(deidentifier.options, keep_kinship=False)
+        )
         self.known: dict[str, dict[str, list[str]]] = {}  # patient id -> label -> values
         self.staff: dict[str, list[str]] = {}  # practitioners, organisations: for every text
 
@@ -251,7 +257,7 @@ class FhirDeidentifier:
             return
         for fname, label in rule.labels.items():
             if fname == "value" and rule.by_system:
-                label = rule.by_system.get(item.get("system"), label)
+                label = rule.by_system.get(str(item.get("system")), label)
             for value in _strings(item.get(fname)):
                 yield fname, label, value
 
@@ -264,7 +270,7 @@ class FhirDeidentifier:
             return
         for fname, label in rule.labels.items():
             if fname == "value" and rule.by_system:
-                label = rule.by_system.get(item.get("system"), label)
+                label = rule.by_system.get(str(item.get("system")), label)
             value = item.get(fname)
             if isinstance(value, str):
                 item[fname] = self._value(rule, label, value, pid)
@@ -276,8 +282,23 @@ class FhirDeidentifier:
     def _value(self, rule: Rule, label: str, value: str, pid: str | None) -> str:
         if rule.action == "hash":
             return self._digest("value", value)
-        spans = [(label, 0, len(value))] if value.strip() else []
-        return self.deid.replace(value, spans, patient_id=pid or "-")[1].text
+        return self.surrogate(value, label, pid, self.known_phi(pid))
+
+    def surrogate(self, value: str, label: str, pid: str | None, known: Mapping) -> str:
+        """The operator's value for a structured `value`, keyed by the patient; when it would
+        hold a word of the patient's known values (another person's name, the value itself),
+        the next keyed attempt, so that no known value is left anywhere by chance."""
+        if not value.strip():
+            return value
+        avoid = {w for values in known.values() for v in values for w in _words(v)}
+        avoid |= _words(value)
+        new = value
+        for attempt in range(MAX_ATTEMPTS):
+            scope = (pid or "-") if attempt == 0 else f"{pid or '-'}\x1f{attempt}"
+            new = self.structured.replace(value, [(label, 0, len(value))], patient_id=scope)[1].text
+            if not _words(new) & avoid:
+                return new
+        return new
 
     def _digest(self, kind: str, value: str) -> str:
         msg = f"fhir\x1f{kind}\x1f{value}".encode()
@@ -316,10 +337,11 @@ class FhirDeidentifier:
 
     # dates
     def offset(self, pid: str | None) -> int:
+        # the keyed scope the Deidentifier gives the patient's narratives: the same offset
         ctx = SimpleNamespace(
             keyed=Keyed(self.key, f"patient:{pid or '-'}"), options=self.deid.options
         )
-        return offset_for(ctx)
+        return offset_for(ctx)  # type: ignore[arg-type]  # reads only .keyed and .options
 
     def _dates(self, node, pid, parent_key: str = "", force: bool = False):
         if isinstance(node, str):
@@ -399,6 +421,11 @@ class FhirDeidentifier:
             self._text_nodes(root, pid)
             out = lxml_html.tostring(root, encoding="unicode")
         return base64.b64encode(out.encode("utf-8")).decode("ascii")
+
+
+def _words(text: str) -> set[str]:
+    """The casefolded words of 3+ letters or digits of a text."""
+    return {w for w in re.findall(r"\w{3,}", text.casefold())}
 
 
 def _listed(value) -> list:

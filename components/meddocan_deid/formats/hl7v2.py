@@ -133,7 +133,7 @@ class Hl7Deidentifier(FhirDeidentifier):
             name = str(seg[0])
             for rule in self._field_rules(name):
                 if rule.number < len(seg) and str(seg[rule.number]):
-                    seg[rule.number] = self._field(msg, str(seg[rule.number]), rule, pid)
+                    seg[rule.number] = self._field(msg, str(seg[rule.number]), rule, pid, known)
             if name == "OBX" and len(seg) > 5 and str(seg[2]) in TEXT_TYPES:
                 seg[5] = self._free_field(msg, str(seg[5]), pid, known)
             if name == "NTE" and len(seg) > 3:
@@ -170,7 +170,7 @@ class Hl7Deidentifier(FhirDeidentifier):
                 label = next(lab for _n, lab, _v in parts if lab.startswith(("NOMBRE", "FAM")))
                 yield label, " ".join(names[1:] + names[:1])
 
-    def _field(self, msg, raw: str, rule: FieldRule, pid: str) -> str:
+    def _field(self, msg, raw: str, rule: FieldRule, pid: str, known) -> str:
         if rule.action == "redact":
             return ""
         rep_sep, comp_sep = self._seps(msg)
@@ -186,8 +186,7 @@ class Hl7Deidentifier(FhirDeidentifier):
                         if rule.action == "hash":
                             new = self._digest("value", value)
                         else:
-                            new = self.deid.replace(value, [(label, 0, len(value))], patient_id=pid)
-                            new = new[1].text
+                            new = self.surrogate(value, label, pid, known)
                         comps[number - 1] = msg.escape(new)
             reps.append(comp_sep.join(comps))
         return rep_sep.join(reps)
