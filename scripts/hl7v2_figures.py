@@ -62,7 +62,7 @@ def message_of(fake: Faker, n: int) -> tuple[str, dict[str, str]]:
             f"MSH|^~\\&|LAB|HOSP|HIS|HOSP|{ts}||ORU^R01|R{n}|P|2.5",
             pid,
             nk1,
-            f"OBR|1|O{n}|R{n}|INF^Informe|||{ts}||||||||||{doctor}",
+            f"OBR|1|O{n}|R{n}|INF^Informe|||{ts}|||||||||{doctor}",  # OBR-16
             f"OBX|1|TX|INF^Informe||{report}||||||F",
             f"NTE|1||Revisado con {given} {family} y {kin_given}.",
         ]

@@ -108,3 +108,11 @@ def test_kinship_word_as_a_surname_is_replaced(hl7_deid):
     out = hl7v2.deidentify_text(message, hl7_deid)
     nk1 = next(s for s in out.split("\r") if s.startswith("NK1"))
     assert "Nieto" not in nk1.split("|")[2]
+
+
+def test_kinship_word_as_a_surname_is_replaced_in_text(hl7_deid):
+    message = ORU.replace("Avisada la familia de Zubiarrain.", "Avisado su hijo Ovidio Nieto.")
+    message = message.replace("NTE|", "NK1|1|Nieto^Ovidio\rNTE|")
+    out = hl7v2.deidentify_text(message, hl7_deid)
+    nte = next(s for s in out.split("\r") if s.startswith("NTE"))
+    assert "Nieto" not in nte and "Ovidio" not in nte

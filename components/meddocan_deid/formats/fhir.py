@@ -359,9 +359,20 @@ class FhirDeidentifier:
 
     # free text
     def _text(self, text: str, pid: str | None) -> str:
+        return self.free_text(text, pid, self.known_phi(pid))
+
+    def free_text(self, text: str, pid: str | None, known: Mapping) -> str:
+        """Free text through the Deidentifier with `known` as known PHI; when a word of a known
+        value is still there (a relative's surname that is a kinship word, kept as context),
+        again without keeping kinship words."""
         if not text.strip():
             return text
-        return self.deid.deidentify(text, patient_id=pid or "-", known_phi=self.known_phi(pid)).text
+        known = {label: list(values) for label, values in known.items()}
+        out = self.deid.deidentify(text, patient_id=pid or "-", known_phi=known).text
+        known_words = {w for values in known.values() for v in values for w in _words(v)}
+        if _words(out) & known_words & _words(text):
+            out = self.structured.deidentify(text, patient_id=pid or "-", known_phi=known).text
+        return out
 
     def _free_text(self, node, pid, parent_key: str = "") -> None:
         if isinstance(node, list):

@@ -197,9 +197,7 @@ class Hl7Deidentifier(FhirDeidentifier):
         for rep in raw.split(rep_sep):
             text = msg.unescape(rep)
             if text.strip():
-                staff = {label: list(values) for label, values in known.items()}
-                text = self.deid.deidentify(text, patient_id=pid, known_phi=staff).text
-                rep = msg.escape(text)
+                rep = msg.escape(self.free_text(text, pid, known))
             out.append(rep)
         return rep_sep.join(out)
 
