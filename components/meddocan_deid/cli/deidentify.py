@@ -31,8 +31,10 @@ import typer
 from ..deid.tables import table_format
 from ..engine import REPORT_NAME, Run, RunConfig, RunError
 from ..engine.record import plain_options
-from ..errors import OutputFullError
+from ..errors import MeddocanDeidError, OutputFullError
 from .options import RunOptions, recorded_params, takes_run_options
+from ..formats import fhir as fhir_format
+from ..formats import hl7v2 as hl7v2_format
 
 DEIDENTIFY_EPILOG = """\b
 Examples:
@@ -123,6 +125,26 @@ def deidentify(
         "--sheet",
         help="Excel input: the sheet (default: the first; other sheets are not copied).",
     ),
+    input_format: str = typer.Option(
+        "auto",
+        "--input-format",
+        help="auto (by suffix; a .json or .ndjson file that holds FHIR is FHIR, a .hl7 file HL7 "
+        "v2), fhir (FHIR R4 bundles, resources or NDJSON, written back as FHIR; in a folder, FHIR "
+        "files are found by content) or hl7v2 (messages, MLLP-framed or not, written back as "
+        "messages).",
+    ),
+    fhir_rules: Path | None = typer.Option(
+        None,
+        "--fhir-rules",
+        help="A JSON rule set for FHIR's structured elements (default: the shipped one; see "
+        "meddocan_deid.formats.fhir).",
+    ),
+    hl7_rules: Path | None = typer.Option(
+        None,
+        "--hl7-rules",
+        help="A JSON rule set for HL7 v2 fields (default: the shipped one; see "
+        "meddocan_deid.formats.hl7v2).",
+    ),
     *,
     run: RunOptions,
 ):
@@ -177,6 +199,25 @@ def deidentify(
             skip_unsupported=skip_unsupported,
             table=table,
         )
+        if input_format not in ("auto", "fhir", "hl7v2"):
+            raise RunError(
+                f"unknown --input-format {input_format!r} (expected auto, fhir or hl7v2)"
+            )
+        if input_format == "auto" and input_path.is_file():
+            if fhir_format.is_fhir(input_path):
+                input_format = "fhir"
+            elif input_path.suffix.lower() == ".hl7":
+                input_format = "hl7v2"
+        if input_format != "auto":
+            module, rules = (
+                (fhir_format, fhir_rules) if input_format == "fhir" else (hl7v2_format, hl7_rules)
+            )
+            try:
+                written = module.run(config, rules)
+            except MeddocanDeidError as err:
+                raise RunError(str(err)) from None
+            typer.echo(f"{input_format} files written {len(written)} -> {output}", err=True)
+            raise typer.Exit(0)
         report = Run(config).execute_report()
     except RunError as err:
         typer.echo(f"meddocan-deid: {err}", err=True)

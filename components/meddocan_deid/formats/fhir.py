@@ -1,0 +1,540 @@
+"""FHIR R4 JSON (a Bundle, a single resource, or NDJSON bulk export): a source and sink that
+writes FHIR back, de-identified.
+
+Structured elements follow a rule set (data: `formats/data/fhir_rules.json`, or a JSON file of
+the same shape given as `rules`), a list of `{"path", "action", ...}`:
+
+- `path`: `Type.element` (a top-level element of resources of that type), `*.element` (of every
+  type), or `**` (every date anywhere: only with `shift_date`);
+- `action`: `redact` (the element is removed), `surrogate` (its strings, by `labels`, field ->
+  MEDDOCAN label, `""` for the element itself, and `by_system` for telecom, go through the
+  Deidentifier's operator for that label, keyed by the patient), `hash` (keyed HMAC of the
+  strings of `labels`), `shift_date` (every FHIR date, dateTime and instant moved by the
+  patient's keyed offset, the same offset as the dates of that patient's narratives, so the
+  intervals between a patient's resources hold).
+
+Resource ids, `fullUrl` and every `reference` are replaced by keyed digests, so the same id maps
+to the same new id across resources and files. Free text (`Narrative.div` text nodes,
+`Annotation.text`, `valueString`, base64 `text/plain` and `text/html` attachments) goes through
+the Deidentifier with the patient's structured values (names, identifiers, telecom, address,
+relatives, practitioners) as known PHI. Messages name the file and the problem, never text.
+"""
+
+import base64
+import copy
+import dataclasses
+import datetime as dt
+import hashlib
+import hmac
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+
+from ..deid.keys import Keyed, as_key
+from ..deid.surrogates.dates import offset_for
+from ..errors import DeidKeyError, InputError
+from .base import Format
+
+RULES_FILE = Path(__file__).parent / "data" / "fhir_rules.json"
+ACTIONS = ("redact", "surrogate", "hash", "shift_date")
+SUFFIXES = (".json", ".ndjson", ".fhir.json")
+DATE = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2})(T[0-9:.]+(?:Z|[+-]\d{2}:\d{2})?)?)?)?$")
+# keys whose strings are codes or links, never dates or free text
+NOT_DATES = frozenset({"id", "reference", "fullUrl", "system", "code", "url", "version"})
+# the elements of a resource that name its patient
+PATIENT_KEYS = ("subject", "patient", "beneficiary", "individual")
+HASH_CHARS = 16
+MAX_ATTEMPTS = 8  # keyed attempts at a surrogate that holds no known word
+
+
+class FhirError(InputError):
+    """FHIR input that cannot be read (the message names the file and the problem)."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    resource: str  # a resource type, or "*"
+    element: str  # a top-level element, or "**" (every date)
+    action: str
+    labels: Mapping[str, str] = field(default_factory=dict)
+    by_system: Mapping[str, str] = field(default_factory=dict)
+
+
+def load_rules(path: Path | str | None = None) -> list[Rule]:
+    """The rule set of `path` (JSON: a list of rules, or an object with a `fhir_rules` list),
+    the shipped one when None. Raises FhirError naming the file and the bad rule."""
+    source = Path(path) if path is not None else RULES_FILE
+    try:
+        data = json.loads(source.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise FhirError(f"{source}: cannot read the FHIR rules ({type(err).__name__})") from None
+    if isinstance(data, dict):
+        data = data.get("fhir_rules")
+    if not isinstance(data, list):
+        raise FhirError(f"{source}: the FHIR rules are not a list")
+    rules = []
+    for n, raw in enumerate(data, start=1):
+        if not isinstance(raw, dict) or not isinstance(raw.get("path"), str):
+            raise FhirError(f"{source}: rule {n} has no 'path' string")
+        action = raw.get("action")
+        if action not in ACTIONS:
+            raise FhirError(f"{source}: rule {n}: unknown action (allowed: {', '.join(ACTIONS)})")
+        if raw["path"] == "**":
+            if action != "shift_date":
+                raise FhirError(f"{source}: rule {n}: path '**' is only for shift_date")
+            resource, element = "*", "**"
+        else:
+            resource, _, element = raw["path"].partition(".")
+            if not resource or not element or "." in element:
+                raise FhirError(f"{source}: rule {n}: path is not 'Type.element' or '*.element'")
+        rules.append(
+            Rule(resource, element, action, raw.get("labels", {}), raw.get("by_system", {}))
+        )
+    return rules
+
+
+# -- reading ----------------------------------------------------------------------------------
+def read_resources(path: Path) -> list[dict]:
+    """The top-level resources of a file: a Bundle or resource (JSON), or one a line (NDJSON)."""
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise FhirError(f"{path}: cannot read ({type(err).__name__})") from None
+    stripped = raw.strip()
+    try:
+        if path.suffix.lower() == ".ndjson" or ("\n{" in stripped and not stripped.startswith("[")):
+            found = [json.loads(line) for line in stripped.splitlines() if line.strip()]
+        else:
+            found = [json.loads(stripped)]
+    except ValueError as err:
+        raise FhirError(f"{path}: not valid JSON (line {getattr(err, 'lineno', '?')})") from None
+    for n, res in enumerate(found, start=1):
+        if not isinstance(res, dict) or not isinstance(res.get("resourceType"), str):
+            raise FhirError(f"{path}: resource {n} has no 'resourceType'")
+    return found
+
+
+def is_fhir(path: Path) -> bool:
+    """Whether a .json/.ndjson file holds FHIR (its first object has a resourceType)."""
+    if not any(str(path).lower().endswith(s) for s in SUFFIXES):
+        return False
+    try:
+        with open(path, encoding="utf-8") as fh:
+            head = fh.read(4096)
+    except (OSError, UnicodeDecodeError):
+        return False
+    return '"resourceType"' in head
+
+
+def iter_resources(resource: dict) -> Iterator[dict]:
+    """A resource and those it holds (Bundle entries, contained resources)."""
+    yield resource
+    for entry in resource.get("entry") or []:
+        if isinstance(entry, dict) and isinstance(entry.get("resource"), dict):
+            yield from iter_resources(entry["resource"])
+    for contained in resource.get("contained") or []:
+        if isinstance(contained, dict):
+            yield from iter_resources(contained)
+
+
+def _strings(value) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+def patient_of(resource: dict) -> str | None:
+    """The id of the patient a resource is about (`Patient/<id>` of its subject...), or None."""
+    if resource.get("resourceType") == "Patient":
+        return str(resource.get("id", ""))
+    for key in PATIENT_KEYS:
+        ref = resource.get(key)
+        if isinstance(ref, dict) and isinstance(ref.get("reference"), str):
+            kind, _, rid = ref["reference"].rpartition("/")
+            if kind.endswith("Patient"):
+                return rid
+    return None
+
+
+# -- de-identifying ---------------------------------------------------------------------------
+class FhirDeidentifier:
+    """De-identify FHIR resources with a `Deidentifier` (its mode and policy for free text and
+    `surrogate` rules) and a key (for hashes, ids and date offsets: the Deidentifier's own when
+    it has one). Call `collect` on every input first (the known PHI of each patient, across
+    files), then `resource` on each."""
+
+    def __init__(self, deidentifier, *, key=None, rules: list[Rule] | None = None):
+        self.deid = deidentifier
+        key = key if key is not None else getattr(deidentifier, "key", None)
+        if key is None:
+            raise DeidKeyError("FHIR de-identification needs a key (ids, hashes, date offsets)")
+        self.key = as_key(key)
+        self.rules = rules if rules is not None else load_rules()
+        # structured values are whole names, never kinship words kept as context ("Nieto")
+        self.structured = deidentifier.configured(
+            deidentifier.mode, dataclasses.replace(deidentifier.options, keep_kinship=False)
+        )
+        self.known: dict[str, dict[str, list[str]]] = {}  # patient id -> label -> values
+        self.staff: dict[str, list[str]] = {}  # practitioners, organisations: for every text
+
+    # known PHI: the values the rules replace, per patient
+    def collect(self, resource: dict) -> None:
+        for res in iter_resources(resource):
+            kind = res.get("resourceType")
+            pid = patient_of(res)
+            target = self.known.setdefault(pid, {}) if pid is not None else self.staff
+            if kind in ("Practitioner", "Organization", "Location"):
+                target = self.staff
+            for rule in self._rules_for(kind):
+                if rule.action == "redact" or rule.element == "**":
+                    continue
+                for item in _listed(res.get(rule.element)):
+                    for _field, label, value in self._fields(rule, item):
+                        if len(value.strip()) >= 2:
+                            target.setdefault(label, []).append(value)
+
+    def known_phi(self, pid: str | None) -> dict[str, list[str]]:
+        merged: dict[str, list[str]] = {}
+        for source in (self.staff, self.known.get(pid, {}) if pid is not None else {}):
+            for label, values in source.items():
+                merged.setdefault(label, [])
+                merged[label].extend(v for v in values if v not in merged[label])
+        return {label: values[:200] for label, values in merged.items()}
+
+    def resource(self, resource: dict) -> dict:
+        """A de-identified copy of a resource (a Bundle with its entries)."""
+        out = copy.deepcopy(resource)
+        self._resource(out, None)
+        return out
+
+    def _resource(self, res: dict, bundle_patient: str | None) -> None:
+        kind = res.get("resourceType")
+        pid = patient_of(res) or bundle_patient
+        for rule in self._rules_for(kind):
+            if rule.element == "**" or rule.element not in res:
+                continue
+            if rule.action == "redact":
+                del res[rule.element]
+            elif rule.action == "shift_date":
+                res[rule.element] = self._dates(res[rule.element], pid, force=True)
+            else:
+                for item in _listed(res[rule.element]):
+                    self._replace_fields(rule, item, res, pid)
+        if any(r.element == "**" for r in self._rules_for(kind)):
+            for key in list(res):
+                if key not in ("entry", "contained", "resourceType"):
+                    res[key] = self._dates(res[key], pid, parent_key=key)
+        if isinstance(res.get("id"), str):
+            res["id"] = self.new_id(kind, res["id"])
+        self._free_text(res, pid)
+        self._references(res)
+        entries = [e for e in res.get("entry") or [] if isinstance(e, dict)]
+        for entry in entries:
+            if isinstance(entry.get("fullUrl"), str):
+                entry["fullUrl"] = self.new_reference(entry["fullUrl"])
+            if isinstance(entry.get("resource"), dict):
+                inner = entry["resource"]
+                self._resource(inner, patient_of(inner) or pid)
+        for contained in res.get("contained") or []:
+            if isinstance(contained, dict):
+                self._resource(contained, pid)
+
+    def _rules_for(self, kind) -> list[Rule]:
+        return [r for r in self.rules if r.resource in ("*", kind)]
+
+    def _fields(self, rule: Rule, item) -> Iterator[tuple[str, str, str]]:
+        """(field, label, value) of the strings of an element that a rule names."""
+        if isinstance(item, str):
+            if "" in rule.labels:
+                yield "", rule.labels[""], item
+            return
+        if not isinstance(item, dict):
+            return
+        for fname, label in rule.labels.items():
+            if fname == "value" and rule.by_system:
+                label = rule.by_system.get(str(item.get("system")), label)
+            for value in _strings(item.get(fname)):
+                yield fname, label, value
+
+    def _replace_fields(self, rule: Rule, item, holder: dict, pid: str | None) -> None:
+        if isinstance(item, str):  # an element that is itself a string (Organization.name)
+            if "" in rule.labels:
+                holder[rule.element] = self._value(rule, rule.labels[""], item, pid)
+            return
+        if not isinstance(item, dict):
+            return
+        for fname, label in rule.labels.items():
+            if fname == "value" and rule.by_system:
+                label = rule.by_system.get(str(item.get("system")), label)
+            value = item.get(fname)
+            if isinstance(value, str):
+                item[fname] = self._value(rule, label, value, pid)
+            elif isinstance(value, list):
+                item[fname] = [
+                    self._value(rule, label, v, pid) if isinstance(v, str) else v for v in value
+                ]
+
+    def _value(self, rule: Rule, label: str, value: str, pid: str | None) -> str:
+        if rule.action == "hash":
+            return self._digest("value", value)
+        return self.surrogate(value, label, pid, self.known_phi(pid))
+
+    def surrogate(self, value: str, label: str, pid: str | None, known: Mapping) -> str:
+        """The operator's value for a structured `value`, keyed by the patient; when it would
+        hold a word of the patient's known values (another person's name, the value itself),
+        the next keyed attempt, so that no known value is left anywhere by chance."""
+        if not value.strip():
+            return value
+        avoid = {w for values in known.values() for v in values for w in _words(v)}
+        avoid |= _words(value)
+        new = value
+        for attempt in range(MAX_ATTEMPTS):
+            scope = (pid or "-") if attempt == 0 else f"{pid or '-'}\x1f{attempt}"
+            new = self.structured.replace(value, [(label, 0, len(value))], patient_id=scope)[1].text
+            if not _words(new) & avoid:
+                return new
+        return new
+
+    def _digest(self, kind: str, value: str) -> str:
+        msg = f"fhir\x1f{kind}\x1f{value}".encode()
+        return hmac.new(self.key, msg, hashlib.sha256).hexdigest()[:HASH_CHARS]
+
+    # ids and references: the same id, the same new id
+    def new_id(self, kind, rid: str) -> str:
+        return self._digest("id", f"{kind}/{rid}")
+
+    def new_reference(self, ref: str) -> str:
+        if ref.startswith("urn:uuid:"):
+            d = self._digest("uuid", ref[9:]) + self._digest("uuid2", ref[9:])
+            return f"urn:uuid:{d[:8]}-{d[8:12]}-{d[12:16]}-{d[16:20]}-{d[20:32]}"
+        if ref.startswith("#"):
+            return ref
+        base, _, tail = ref.rstrip("/").rpartition("/")
+        parts = ref.split("/")
+        if len(parts) >= 2 and parts[-2][:1].isupper():  # [base/]Type/id
+            prefix = "/".join(parts[:-2])
+            new = f"{parts[-2]}/{self.new_id(parts[-2], parts[-1])}"
+            return f"{prefix}/{new}" if prefix else new
+        return ref if not base else f"{base}/{self._digest('id', tail)}"
+
+    def _references(self, node) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("entry", "contained"):
+                    continue
+                if key == "reference" and isinstance(value, str):
+                    node[key] = self.new_reference(value)
+                else:
+                    self._references(value)
+        elif isinstance(node, list):
+            for value in node:
+                self._references(value)
+
+    # dates
+    def offset(self, pid: str | None) -> int:
+        # the keyed scope the Deidentifier gives the patient's narratives: the same offset
+        ctx = SimpleNamespace(
+            keyed=Keyed(self.key, f"patient:{pid or '-'}"), options=self.deid.options
+        )
+        return offset_for(ctx)  # type: ignore[arg-type]  # reads only .keyed and .options
+
+    def _dates(self, node, pid, parent_key: str = "", force: bool = False):
+        if isinstance(node, str):
+            if parent_key in NOT_DATES and not force:
+                return node
+            return shift_date(node, self.offset(pid))
+        if isinstance(node, list):
+            return [self._dates(v, pid, parent_key, force) for v in node]
+        if isinstance(node, dict):
+            if node.get("resourceType") and parent_key:  # an inner resource: its own patient
+                return node
+            for key in list(node):
+                node[key] = self._dates(node[key], pid, key, force and key not in NOT_DATES)
+        return node
+
+    # free text
+    def _text(self, text: str, pid: str | None) -> str:
+        return self.free_text(text, pid, self.known_phi(pid))
+
+    def free_text(self, text: str, pid: str | None, known: Mapping) -> str:
+        """Free text through the Deidentifier with `known` as known PHI; when a word of a known
+        value is still there (a relative's surname that is a kinship word, kept as context),
+        again without keeping kinship words."""
+        if not text.strip():
+            return text
+        known = {label: list(values) for label, values in known.items()}
+        out = self.deid.deidentify(text, patient_id=pid or "-", known_phi=known).text
+        known_words = {w for values in known.values() for v in values for w in _words(v)}
+        if _words(out) & known_words & _words(text):
+            out = self.structured.deidentify(text, patient_id=pid or "-", known_phi=known).text
+        return out
+
+    def _free_text(self, node, pid, parent_key: str = "") -> None:
+        if isinstance(node, list):
+            for v in node:
+                self._free_text(v, pid, parent_key)
+            return
+        if not isinstance(node, dict):
+            return
+        for key in list(node):
+            value = node[key]
+            if key in ("entry", "contained"):
+                continue
+            if key == "div" and isinstance(value, str):
+                node[key] = self._xhtml(value, pid)
+            elif key == "valueString" and isinstance(value, str):
+                node[key] = self._text(value, pid)
+            elif key == "text" and isinstance(value, str) and parent_key == "note":
+                node[key] = self._text(value, pid)
+            elif key == "data" and isinstance(value, str) and "contentType" in node:
+                node[key] = self._attachment(node, value, pid)
+            else:
+                self._free_text(value, pid, key)
+
+    def _xhtml(self, div: str, pid) -> str:
+        from lxml import etree  # the fhir extra
+
+        try:
+            root = etree.fromstring(div.encode("utf-8"))
+        except etree.XMLSyntaxError:
+            raise FhirError("a Narrative.div is not well-formed XHTML") from None
+        self._text_nodes(root, pid)
+        return etree.tostring(root, encoding="unicode")
+
+    def _text_nodes(self, root, pid) -> None:
+        for el in root.iter():
+            if not isinstance(el.tag, str):
+                continue
+            if el.text:
+                el.text = self._text(el.text, pid)
+            if el is not root and el.tail:
+                el.tail = self._text(el.tail, pid)
+
+    def _attachment(self, node: dict, data: str, pid) -> str:
+        ctype = str(node.get("contentType", "")).split(";")[0].strip().lower()
+        if ctype not in ("text/plain", "text/html"):
+            return data
+        try:
+            text = base64.b64decode(data, validate=True).decode("utf-8")
+        except (ValueError, UnicodeDecodeError):
+            raise FhirError("an attachment's data is not base64 of UTF-8 text") from None
+        if ctype == "text/plain":
+            out = self._text(text, pid)
+        else:
+            from lxml import html as lxml_html  # the fhir extra
+
+            root = lxml_html.fromstring(text)
+            self._text_nodes(root, pid)
+            out = lxml_html.tostring(root, encoding="unicode")
+        return base64.b64encode(out.encode("utf-8")).decode("ascii")
+
+
+def _words(text: str) -> set[str]:
+    """The casefolded words of 3+ letters or digits of a text."""
+    return {w for w in re.findall(r"\w{3,}", text.casefold())}
+
+
+def _listed(value) -> list:
+    return value if isinstance(value, list) else [value] if value is not None else []
+
+
+def shift_date(value: str, days: int) -> str:
+    """A FHIR date, dateTime or instant moved by `days`, its precision kept; else as is."""
+    m = DATE.match(value)
+    if m is None:
+        return value
+    year, month, day, time = m.groups()
+    try:
+        base = dt.date(int(year), int(month or 7), int(day or 1))
+    except ValueError:
+        return value
+    new = base + dt.timedelta(days=days)
+    if month is None:
+        return f"{new.year:04d}"
+    if day is None:
+        return f"{new.year:04d}-{new.month:02d}"
+    return f"{new.isoformat()}{time or ''}"
+
+
+# -- files ------------------------------------------------------------------------------------
+def deidentify_paths(
+    inputs: list[Path], output: Path, fhir_deid: FhirDeidentifier
+) -> list[tuple[Path, Path]]:
+    """De-identify FHIR files (or folders: their FHIR files, recognised by content) into
+    `output`, keeping relative names; returns (input, output) pairs. Two passes: the known PHI
+    of every patient first, so that references and free text agree across files."""
+    files: list[tuple[Path, Path]] = []
+    for src in inputs:
+        if src.is_dir():
+            files += [(p, p.relative_to(src)) for p in sorted(src.rglob("*")) if is_fhir(p)]
+        else:
+            files.append((src, Path(src.name)))
+    loaded = [(src, rel, read_resources(src)) for src, rel in files]
+    for _src, _rel, resources in loaded:
+        for res in resources:
+            fhir_deid.collect(res)
+    written = []
+    for src, rel, resources in loaded:
+        out = [fhir_deid.resource(res) for res in resources]
+        dest = output / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        if src.suffix.lower() == ".ndjson" or len(out) > 1:
+            dest.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out), "utf-8")
+        else:
+            dest.write_text(json.dumps(out[0], ensure_ascii=False, indent=2) + "\n", "utf-8")
+        written.append((src, dest))
+    return written
+
+
+def validate(resource: dict) -> None:
+    """Raise FhirError when a resource is not valid FHIR R4 (fhir.resources, the `fhir` extra)."""
+    try:
+        from fhir.resources.R4B import get_fhir_model_class
+    except ImportError:
+        raise FhirError(
+            "validating FHIR needs the fhir extra: pip install 'meddocan-deid[fhir]'"
+        ) from None
+    try:
+        get_fhir_model_class(resource["resourceType"]).model_validate(resource)
+    except Exception as err:  # pydantic's ValidationError and unknown types alike
+        raise FhirError(
+            f"not valid FHIR R4 {resource.get('resourceType')}: {type(err).__name__}"
+        ) from None
+
+
+# its own kind: read and written back as FHIR by `run` (no suffix: .json is found by content)
+FORMAT = Format(name="fhir", kind="resources", modules=("lxml",), extra="fhir")
+
+
+def run(config, rules_path: Path | None = None, nlp=None) -> list[tuple[Path, Path]]:
+    """`meddocan-deid deidentify --input-format fhir`: the run's INPUT (a FHIR file or a folder
+    of mixed files, FHIR recognised by content) de-identified into OUTPUT as FHIR, with the
+    run's model, mode, key and options. Raises FhirError (or DeidKeyError) naming the problem."""
+    from ..deid.deidentifier import Deidentifier
+    from ..engine.settings import load_model
+
+    problem = FORMAT.missing()
+    if problem is not None:
+        raise FhirError(problem)
+    inp, output = Path(config.input), Path(config.output)
+    if not inp.exists():
+        raise FhirError(f"{inp}: input not found")
+    if inp.is_dir() and (
+        output.resolve() == inp.resolve() or inp.resolve() in output.resolve().parents
+    ):
+        raise FhirError(f"{output}: the output folder must not be inside the input folder")
+    if config.key is None:
+        raise DeidKeyError(
+            "FHIR de-identification needs a key (ids, hashes, date offsets): --key-file, "
+            "MEDDOCAN_DEID_KEY or --random-key"
+        )
+    rules = load_rules(rules_path)
+    if nlp is None:
+        nlp = load_model(config.model, config.privacy)
+    deid = Deidentifier(nlp, config.mode, key=config.key, options=config.options)
+    return deidentify_paths([inp], output, FhirDeidentifier(deid, key=config.key, rules=rules))
