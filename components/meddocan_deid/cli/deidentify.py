@@ -32,9 +32,9 @@ from ..deid.tables import table_format
 from ..engine import REPORT_NAME, Run, RunConfig, RunError
 from ..engine.record import plain_options
 from ..errors import MeddocanDeidError, OutputFullError
-from .options import RunOptions, recorded_params, takes_run_options
 from ..formats import fhir as fhir_format
 from ..formats import hl7v2 as hl7v2_format
+from .options import RunOptions, recorded_params, takes_run_options
 
 DEIDENTIFY_EPILOG = """\b
 Examples:

@@ -516,7 +516,7 @@ def run(config, rules_path: Path | None = None, nlp=None) -> list[tuple[Path, Pa
     of mixed files, FHIR recognised by content) de-identified into OUTPUT as FHIR, with the
     run's model, mode, key and options. Raises FhirError (or DeidKeyError) naming the problem."""
     from ..deid.deidentifier import Deidentifier
-    from ..engine.settings import load_model
+    from ..pipeline.loading import load_model
 
     problem = FORMAT.missing()
     if problem is not None:

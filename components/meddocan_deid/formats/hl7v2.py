@@ -259,7 +259,7 @@ def is_hl7(path: Path) -> bool:
 def run(config, rules_path: Path | None = None, nlp=None) -> list[tuple[Path, Path]]:
     """`meddocan-deid deidentify --input-format hl7v2`: INPUT's messages into OUTPUT."""
     from ..deid.deidentifier import Deidentifier
-    from ..engine.settings import load_model
+    from ..pipeline.loading import load_model
     from ..errors import DeidKeyError
 
     problem = FORMAT.missing()
