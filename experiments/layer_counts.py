@@ -3,7 +3,8 @@ passes through (followed by a profile hook: a file counts when one of its functi
 between the command line's entry and the run's end), the longest functions of the layers
 around the pipeline, and the parameters of each CLI command.
 
-    python experiments/layer_counts.py INPUT MODEL [--mode tag] [--top 5] [--command deidentify-spark]
+    python experiments/layer_counts.py INPUT MODEL [--mode tag] [--top 5] \
+        [--command deidentify-spark]
 
 INPUT is de-identified into a temporary folder with MODEL (a pipeline folder or package);
 nothing of the reports is printed, only module paths and counts. The pipeline's own

@@ -23,7 +23,8 @@ KEY = b"comfort-key-0123456789abcdefghij"
 # invented, with accents that cp1252 and UTF-8 encode differently
 REPORT = (
     "Datos del paciente.\nNombre: Eulalia.\nApellidos: Garmendia Ochoa.\n"
-    "Informe clínico del paciente: diagnóstico de bronquitis; evolución favorable tras tratamiento.\n"
+    "Informe clínico del paciente: diagnóstico de bronquitis; "
+    "evolución favorable tras tratamiento.\n"
 )
 
 
@@ -88,7 +89,8 @@ def test_folder_of_odt_and_doc_exits_non_zero(tmp_path, model_dir):
 
 
 def test_folder_of_broken_pdf_and_docx_names_each(tmp_path, model_dir):
-    """.pdf and .docx are reports (the documents extra): read, and each broken one failed by name."""
+    """.pdf and .docx are reports (the documents extra): read, and each broken one failed by
+    name."""
     inp = tmp_path / "in"
     inp.mkdir()
     for name in ("i1.pdf", "c1.docx"):
@@ -390,14 +392,17 @@ def test_progress_bar_shown_on_a_terminal(tmp_path, model_dir):
         (
             ["informe_07.txt: not valid UTF-8 (byte 412)"],
             "utf-8",
-            "hint: 1 report not valid UTF-8 nor of an encoding detected with confidence (first: informe_07.txt at "
-            "byte 412); if they come from Windows or older systems, rerun with --encoding cp1252 (or --encoding "
+            "hint: 1 report not valid UTF-8 nor of an encoding detected with confidence "
+            "(first: informe_07.txt at "
+            "byte 412); if they come from Windows or older systems, rerun with --encoding cp1252 "
+            "(or --encoding "
             "latin-1), the encoding used when the detection is not sure",
         ),
         (
             ["a.jsonl:3: not valid cp1252 (byte 4)", "b.txt: not valid cp1252 (byte 9)"],
             "cp1252",
-            "hint: 2 reports not valid UTF-8 nor of an encoding detected with confidence, and not valid cp1252 "
+            "hint: 2 reports not valid UTF-8 nor of an encoding detected with confidence, "
+            "and not valid cp1252 "
             "(--encoding) either (first: a.jsonl:3 at byte 4); check how they are encoded",
         ),
         (["a.jsonl:3: not valid JSON", "c.txt: empty text"], "utf-8", None),

@@ -94,7 +94,6 @@ def test_folder_nested_mirrored_and_ann(tmp_path, rule_nlp):
     assert (out / "sub0" / "same.txt").read_text() != (out / "sub1" / "same.txt").read_text()
     assert rep["phi_per_label"]["NOMBRE_SUJETO_ASISTENCIA"] == 8 * 2
     assert set(rep) >= {"mode", "model", "seconds", "failed", "phi_per_label", "reports"}
-    original = make_report(1)
     ann = (out / "sub0" / "same.ann").read_text(encoding="utf-8").splitlines()
     new_text = (out / "sub0" / "same.txt").read_text(encoding="utf-8")
     assert len(ann) >= 10
@@ -405,7 +404,8 @@ def test_sigkill_midway_then_resume(tmp_path, model_dir):
 PRIVACY_REPORT = (
     "Datos del paciente.\nNombre: Elvira Sanmartín.\n\n"
     "Paciente de 40 años con disnea.\n\n"
-    "Remitido por: Dra. Quelvoria Zubimendi. Unidad de Neumología. Avenida Olmos 14, 31500 Tudela.\n"
+    "Remitido por: Dra. Quelvoria Zubimendi. Unidad de Neumología. "
+    "Avenida Olmos 14, 31500 Tudela.\n"
 )
 
 

@@ -16,7 +16,10 @@ from meddocan_deid.engine import run
 from meddocan_deid.pipeline.fields import add_field_files, read_field_files
 
 ROOT = Path(__file__).parent.parent.parent
-REPORT = "Datos del paciente.\nClave Zeta: 44 7100\nTutora de rotación: Quelvoria Zubimendi\nInforme clínico.\n"
+REPORT = (
+    "Datos del paciente.\nClave Zeta: 44 7100\n"
+    "Tutora de rotación: Quelvoria Zubimendi\nInforme clínico.\n"
+)
 KEYS = [
     {"label": "ID_SUJETO_ASISTENCIA", "kind": "id", "keys": ["Clave Zeta"]},
     {"label": "NOMBRE_PERSONAL_SANITARIO", "kind": "name", "keys": ["Tutora de rotación"]},
@@ -59,13 +62,15 @@ def ents(nlp, text=REPORT):
     "content,name,message",
     [
         (
-            '{"label": "FECHAS", "kind": "date", "keys": ["Día X"]}\n{"label": "FECHAS", "kind": "date", "keys": ["a"],\n',
+            '{"label": "FECHAS", "kind": "date", "keys": ["Día X"]}\n'
+            '{"label": "FECHAS", "kind": "date", "keys": ["a"],\n',
             "bad.jsonl",
             "bad.jsonl: line 2: not valid JSON",
         ),
         ('["Clave Zeta"]\n', "list.jsonl", "list.jsonl: entry 1: expected a JSON object"),
         (
-            '{"label": "FECHAS", "kind": "date", "keys": ["Día X"]}\n\n{"label": "FECHA", "kind": "date", "keys": ["b"]}\n',
+            '{"label": "FECHAS", "kind": "date", "keys": ["Día X"]}\n\n'
+            '{"label": "FECHA", "kind": "date", "keys": ["b"]}\n',
             "label.jsonl",
             "label.jsonl: entry 2: unknown label",
         ),
@@ -190,7 +195,8 @@ def test_cli_flag_errors_and_add_patterns(tmp_path, model_dir):
     assert "[NOMBRE_PERSONAL_SANITARIO]" in (tmp_path / "out" / "r.txt").read_text(encoding="utf-8")
     report = json.loads((tmp_path / "out" / "run_report.json").read_text(encoding="utf-8"))
     assert report["options"]["extra_patterns"] == str(keys)
-    # a bad entry: exit 2 before the model loads, one line naming the file and the entry, nothing written
+    # a bad entry: exit 2 before the model loads, one line naming the file and the entry,
+    # nothing written
     bad = write_keys(
         tmp_path / "bad", KEYS + [{"label": "NOMBRE", "kind": "name", "keys": ["Jefa Zeta"]}]
     )

@@ -62,7 +62,8 @@ def test_empty_bom_nul_binary_and_mixed_encodings(tmp_path, rule_nlp):
     assert "binary" in failed or (tmp_path / "out" / "binary.txt").exists()
     for name in ("nul", "utf8"):
         assert (tmp_path / "out" / f"{name}.txt").exists(), name
-    # cp1252 is written when detected with confidence, else failed with its byte (the hint names --encoding)
+    # cp1252 is written when detected with confidence, else failed with its byte (the hint
+    # names --encoding)
     assert (tmp_path / "out" / "latin.txt").exists() or "not valid UTF-8" in failed["latin"]
     assert "Zorionak" not in (tmp_path / "out" / "nul.txt").read_text(encoding="utf-8")
 

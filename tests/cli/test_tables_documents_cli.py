@@ -69,7 +69,8 @@ def rows():
         nhc = str(fake.random_int(1_000_000, 9_999_999))
         born = fake.date_of_birth(minimum_age=20, maximum_age=85)
         notes = [
-            f"{given} {s1} {s2} ({born.day} de {MONTHS[born.month - 1]} de {born.year}) ingresa por disnea.",
+            f"{given} {s1} {s2} ({born.day} de {MONTHS[born.month - 1]} de {born.year}) "
+            "ingresa por disnea.",
             f"Control de {s1.lower()}: mejora. Historia {nhc[:2]}.{nhc[2:5]}.{nhc[5:]}.",
         ]
         for j, note in enumerate(notes):

@@ -99,13 +99,14 @@ def rtf_escape(text: str) -> str:
         elif ord(ch) < 128:
             out.append(ch)
         else:
-            out.append("\\'%02x" % ch.encode("cp1252")[0])
+            out.append(f"\\'{ch.encode('cp1252')[0]:02x}")
     return "".join(out)
 
 
 def make_rtf(text: str) -> bytes:
     body = rtf_escape(text)
     return (
-        "{\\rtf1\\ansi\\ansicpg1252\\deff0{\\fonttbl{\\f0 Arial;}}{\\info{\\author Autor Inventado}}\n"
+        "{\\rtf1\\ansi\\ansicpg1252\\deff0{\\fonttbl{\\f0 Arial;}}"
+        "{\\info{\\author Autor Inventado}}\n"
         "\\f0\\fs22 " + body + "\n}"
     ).encode("ascii")

@@ -1,6 +1,6 @@
-"""Documents as reports (meddocan_deid/formats: docx.py, pdf.py, rtf.py): .docx (a de-identified .docx with each run's
-formatting, entities across runs), PDF with a text layer (without one: "needs OCR"), RTF;
-the `.ann` in the offsets of the written text; a missing extra named. Content invented with
+"""Documents as reports (meddocan_deid/formats: docx.py, pdf.py, rtf.py): .docx (a
+de-identified .docx with each run's formatting, entities across runs), PDF with a text layer
+(without one: "needs OCR"), RTF; the `.ann` in the offsets of the written text; a missing extra named. Content invented with
 Faker (es_ES, fixed seed); the files are made in the tests (office_files.py)."""
 
 import io
@@ -211,7 +211,8 @@ def test_a_folder_of_documents_without_the_extra_says_how_to_read_them(
     docx_file(inp / "carta.docx", person)
     (inp / "carta.txt").write_text("\n".join(report_lines(person)), encoding="utf-8")
     rep = run(inp, tmp_path / "both", "tag", None, nlp=rule_nlp, progress=False)
-    # `carta.docx` and `carta.txt` are two reports: the second in name order keeps its suffix in its id
+    # `carta.docx` and `carta.txt` are two reports: the second in name order keeps its suffix
+    # in its id
     assert sorted(p.name for p in (tmp_path / "both").glob("carta*")) == [
         "carta.ann",
         "carta.docx",
@@ -244,7 +245,8 @@ def test_a_rewritten_docx_keeps_no_link_target_nor_change_author():
     para = document.add_paragraph()
     para._p.append(
         parse_xml(
-            f'<w:ins {nsdecls("w")} w:id="1" w:author="Eulalia Marcó" w:date="2024-03-05T10:00:00Z">'
+            f'<w:ins {nsdecls("w")} w:id="1" w:author="Eulalia Marcó" '
+            'w:date="2024-03-05T10:00:00Z">'
             "<w:r><w:t>Texto añadido.</w:t></w:r></w:ins>"
         )
     )

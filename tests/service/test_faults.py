@@ -26,7 +26,7 @@ def free_port() -> int:
 
 
 @pytest.fixture
-def live(files, rule_nlp, caplog):
+def live(files, rule_nlp, caplog):  # noqa: F811 (pytest injects the imported fixture)
     """(base URL, the held pipeline, caplog) of a server with max_concurrent 1 and no queue
     (a second request is refused at once)."""
     caplog.set_level(logging.DEBUG)
@@ -99,7 +99,7 @@ def raw_post(base: str, body: bytes, content_length: int) -> socket.socket:
 
 def test_a_client_gone_while_its_request_is_in_the_pipeline(live):
     base, held, caplog = live
-    body = ('{"text": %s}' % json.dumps(REPORT)).encode()
+    body = f'{{"text": {json.dumps(REPORT)}}}'.encode()
     sock = raw_post(base, body, len(body))
     assert held.entered.wait(30), "the request never reached the pipeline"
     with httpx.Client(base_url=base, timeout=30) as c:  # its slot is taken: the only one
@@ -116,7 +116,7 @@ def test_a_client_gone_while_its_request_is_in_the_pipeline(live):
 def test_a_client_gone_in_the_middle_of_its_body(live):
     base, held, caplog = live
     held.release.set()
-    body = ('{"text": %s}' % json.dumps(REPORT)).encode()
+    body = f'{{"text": {json.dumps(REPORT)}}}'.encode()
     sock = raw_post(base, body[: len(body) // 2], len(body))  # half the body it announced
     sock.close()
     r = next_request_is_answered(base, held)

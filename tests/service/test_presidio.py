@@ -198,8 +198,10 @@ def test_analyzer_engine_returns_the_pipeline_entities_with_presidio_names_and_s
     results = sorted(analyzer.analyze(TEXT, language="es"), key=lambda r: r.start)
     spans = doc_spans(rule_nlp(TEXT))
     assert [(r.start, r.end) for r in results] == [(s, e) for _l, s, e in spans]
-    assert [r.entity_type for r in results] == [presidio_entity(l, TEXT[s:e]) for l, s, e in spans]
-    assert [r.recognition_metadata[LABEL_KEY] for r in results] == [l for l, _s, _e in spans]
+    assert [r.entity_type for r in results] == [
+        presidio_entity(lab, TEXT[s:e]) for lab, s, e in spans
+    ]
+    assert [r.recognition_metadata[LABEL_KEY] for r in results] == [lab for lab, _s, _e in spans]
     assert ("PERSON", "Baltasar", 0.95) in found(results, TEXT) and (
         "PERSON",
         "Baltasar",

@@ -2,7 +2,8 @@
 free port, with a rule-only pipeline saved to disk (plus a component that can hold a
 request, imported with --code). A few requests, then SIGTERM while MAX_CONCURRENT requests
 are in flight (one held in the pipeline, the others admitted and waiting for it; a further
-request answered 429 before the signal shows that every slot is taken): they all complete, the server finishes its shutdown, and its output holds no PHI. Invented text."""
+request answered 429 before the signal shows that every slot is taken): they all complete,
+the server finishes its shutdown, and its output holds no PHI. Invented text."""
 
 import os
 import shutil

@@ -215,7 +215,7 @@ def test_analyze_native_and_presidio_shapes(client, rule_nlp):
     assert isinstance(presidio, list)
     # Presidio's entity names by default (docs/presidio.md), MEDDOCAN labels on request
     assert [(p["entity_type"], p["start"], p["end"]) for p in presidio] == [
-        (presidio_entity(l, REPORT[s:e]), s, e) for l, s, e in spans
+        (presidio_entity(lab, REPORT[s:e]), s, e) for lab, s, e in spans
     ]
     assert {"PERSON", "ID", "AGE"} <= {p["entity_type"] for p in presidio}
     assert all(
@@ -352,7 +352,8 @@ def test_body_over_the_limit_is_413(client):
         (b'{"text": "Nombre: Eulalia.", "texts": ["NHC: 7734519"]}', 422, ["body"]),
         (b'{"text": "Nombre: Eulalia.", "mode": "Bentabol"}', 422, ["body", "mode"]),
         (
-            b'{"text": "Nombre: Eulalia.", "policy": {"deny": [{"label": "Bentabol", "strings": ["Eulalia"]}]}}',
+            b'{"text": "Nombre: Eulalia.", "policy": '
+            b'{"deny": [{"label": "Bentabol", "strings": ["Eulalia"]}]}}',
             422,
             ["body", "policy"],
         ),

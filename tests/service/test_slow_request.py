@@ -19,7 +19,8 @@ PIECE_SECONDS = 0.25
 
 
 class SlowPipeline:
-    """The rule pipeline; a call whose texts hold SLOW_MARK takes PIECE_SECONDS a text and is counted."""
+    """The rule pipeline; a call whose texts hold SLOW_MARK takes PIECE_SECONDS a text and is
+    counted."""
 
     def __init__(self, nlp):
         self._nlp = nlp
@@ -108,7 +109,8 @@ def test_ready_says_busy_while_every_slot_is_taken(tmp_path, rule_nlp):
 
 
 def test_a_long_request_that_never_gets_a_turn_is_a_504(tmp_path, rule_nlp):
-    # its deadline passes while it waits for ordinary requests: the answer is the timeout, not an error
+    # its deadline passes while it waits for ordinary requests: the answer is the timeout, not
+    # an error
     slow = SlowPipeline(rule_nlp)
     long_text = ("Texto de " + SLOW_MARK + " sin datos.\n") * (2 * SHORT_CHARS // 30)
     with make_client(tmp_path, slow, request_timeout=0.5, max_concurrent=2) as client:

@@ -82,7 +82,7 @@ def test_phi_columns_in_spark(spark, model_dir, rows):
     assert out.schema["nhc"].dataType.simpleString() == "string"
     got = {r["id"]: r for r in out.collect()}
     assert len(got) == len(rows)
-    for rid, patient, name, nhc, note, planta in rows:
+    for rid, patient, name, nhc, _note, planta in rows:
         row = got[rid]
         assert (row["paciente"], row["planta"]) == (patient, planta)
         if rid is None:
