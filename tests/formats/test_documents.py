@@ -1,7 +1,8 @@
 """Documents as reports (meddocan_deid/formats: docx.py, pdf.py, rtf.py): .docx (a
 de-identified .docx with each run's formatting, entities across runs), PDF with a text layer
-(without one: "needs OCR"), RTF; the `.ann` in the offsets of the written text; a missing extra named. Content invented with
-Faker (es_ES, fixed seed); the files are made in the tests (office_files.py)."""
+(without one: "needs OCR"), RTF; the `.ann` in the offsets of the written text; a missing
+extra named. Content invented with Faker (es_ES, fixed seed); the files are made in the tests
+(office_files.py)."""
 
 import io
 import sys
