@@ -323,7 +323,8 @@ def test_known_phi_eval_counts_body_and_footer_mentions():
 def test_spark_known_phi_column_and_policy(tmp_path):
     pytest.importorskip("pyspark")
     pytest.importorskip("pyarrow")
-    from meddocan_deid.cli.spark import run_spark
+    from meddocan_deid.deid.tables import TableSpec
+    from meddocan_deid.engine import Run, RunConfig, SparkJob
     from meddocan_deid.deid.policy import parse_policy
     from meddocan_deid.spark import deidentify_dataframe, make_session
 
@@ -397,23 +398,22 @@ def test_spark_known_phi_column_and_policy(tmp_path):
             "m1": "[NOMBRE_SUJETO_ASISTENCIA] vino.",
             "m2": "[NOMBRE_SUJETO_ASISTENCIA] vino.",
         }
-        # the CLI path: JSONL objects read as their JSON text, the policy from options
+        # the run layer's Spark path (the CLI's): JSONL rows, the policy from options
         inp = tmp_path / "in.jsonl"
         inp.write_text(
             "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in REPORTS[:3]), encoding="utf-8"
         )
-        summary = run_spark(
-            spark,
-            str(inp),
-            str(tmp_path / "out"),
-            "tag",
-            None,
+        config = RunConfig(
+            input=str(inp),
+            output=str(tmp_path / "out"),
+            mode="tag",
             model=str(model),
-            out_format="jsonl",
             options=policy.apply(),
-            partitions=1,
+            table=TableSpec(id_column="id", text_columns=("text",), status_column="deid_status"),
+            spark=SparkJob(output_format="jsonl", partitions=1),
         )
-        assert summary["rows"] == {"in": 3, "out": 3, "ok": 3, "failed": 0}
+        report = Run(config, spark=spark).execute_report()
+        assert report.rows == {"in": 3, "out": 3, "ok": 3, "failed": 0}
         written = {}
         for part in (tmp_path / "out").glob("part-*"):
             for line in part.read_text(encoding="utf-8").splitlines():

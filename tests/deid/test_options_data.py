@@ -44,12 +44,14 @@ def test_run_options_win_over_the_flags():
         key_file=None,
         random_key=False,
         tag_table=None,
-        tag_numbering=False,
-        keep_sex=True,
-        keep_age=True,
-        age_aggregate="90 años o más",
-        gazetteer=None,
-        max_chars=50_000_000,
+        flags=dict(
+            tag_numbering=False,
+            keep_sex=True,
+            keep_age=True,
+            age_aggregate="90 años o más",
+            gazetteer=None,
+            max_chars=50_000_000,
+        ),
     )
     _, options = resolve_key_and_options(
         "tag", **flags, option_values={"tag_numbering": True, "mask_char": "#"}

@@ -383,12 +383,14 @@ def test_cli_policy_run(tmp_path):
         key_file=None,
         random_key=False,
         tag_table=None,
-        tag_numbering=False,
-        keep_sex=True,
-        keep_age=True,
-        age_aggregate="90 años o más",
-        gazetteer=None,
-        max_chars=1000,
+        flags=dict(
+            tag_numbering=False,
+            keep_sex=True,
+            keep_age=True,
+            age_aggregate="90 años o más",
+            gazetteer=None,
+            max_chars=1000,
+        ),
         policy=path,
     )
     assert key is None

@@ -155,12 +155,23 @@ def dotted(number: str) -> str:
             "NUMERO_BENEF_PLAN_SALUD",
             "plan_member",
         ),
-        ("Expediente: 4329482.", "4329482", "ID_SUJETO_ASISTENCIA", "record_americas"),
-        ("Ficha clínica nº 9108046.", "9108046", "ID_SUJETO_ASISTENCIA", "record_americas"),
     ],
 )
 def test_kinds_of_the_americas(nlp, text, value, label, kind):
     assert (value, label, kind) in found(nlp, text)
+
+
+@pytest.mark.parametrize(
+    "text,value",
+    [("Expediente: 4329482.", "4329482"), ("Ficha clínica nº 9108046.", "9108046")],
+)
+def test_record_keys_are_the_wording_of_the_americas(text, value):
+    """`expediente` and `ficha` name the patient's record in a report of the Americas; a
+    Spanish report (the country a report gets when nothing else shows) keeps them for its own
+    rules (`expediente de traslado`: an episode)."""
+    record = (value, "ID_SUJETO_ASISTENCIA", "record_americas")
+    assert record in found(make_nlp(country="CL"), text)
+    assert record not in found(make_nlp(country="ES"), text)
 
 
 @pytest.mark.parametrize(

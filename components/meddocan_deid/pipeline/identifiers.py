@@ -1,8 +1,8 @@
 """Identifier numbers and addresses in every section: `meddocan_identifiers`.
 
 Reads `doc.text`, `doc.ents`, the rule entities (`doc.spans[rules_key]`) and the document's
-country (`doc._.country` where that extension is registered and set, else the `country`
-setting, else None), with pattern data read at `[initialize]` and saved with the pipeline;
+country (the `country` setting when set, else `doc._.country` where that extension is registered
+), with pattern data read at `[initialize]` and saved with the pipeline;
 writes its identifiers to `doc.spans[spans_key]` and to `doc.ents`, trimming or removing the
 entities they overlap, and to `doc.spans[rejects_key]` the values written in an identifier's
 own shape whose check fails without a key before them (left alone by `code_shapes`). Never
@@ -264,10 +264,15 @@ class _Kind:
             self.key_words = re.compile(f"(?i:{keys})")
 
     def applies_keyless(self, country: str | None) -> bool:
-        """Whether values without a key are looked for in a document of `country`."""
+        """Whether values without a key are looked for in a document of `country`. A kind of
+        any country (national phones) is not looked for in Spain's reports: Spanish numbers
+        have kinds of their own, and `meddocan_deid.country` calls a report Spanish when
+        nothing else shows (`666-12-3456` is an SSN's shape, not a phone)."""
         if not self.needs_country:
             return True
-        return country is not None and (not self.countries or country in self.countries)
+        if not self.countries:
+            return country is not None and country != "ES"
+        return country in self.countries
 
     def find(
         self,
@@ -279,7 +284,13 @@ class _Kind:
         when the kind records look-alikes, else left out); `clinical(text, start, end)`: the
         value is a clinical number (its unit after it, a code cue before it)."""
         found = []
-        if self.keyed is not None:
+        # a kind of some countries with no check of its own (record numbers after `expediente`,
+        # `ficha`) is that country's wording: in another country's report its key means
+        # something else (a Spanish `expediente de traslado` is an episode)
+        wording_only = self.validator is None and bool(self.countries)
+        if self.keyed is not None and not (
+            wording_only and country is not None and country not in self.countries
+        ):
             for m in self.keyed.finditer(text):
                 start, end = _trim(text, m.start("value"), m.end("value"))
                 checked = 1
@@ -427,8 +438,11 @@ class Identifiers(PatternState):
         )
 
     def doc_country(self, doc: Doc) -> str | None:
-        """The document's country: `doc._.country` where that extension is set, else the
-        component's `country`."""
+        """The document's country: the component's `country` when one is set (an option
+        overrides detection), else `doc._.country` where that extension is registered
+        (meddocan_deid.country detects it from the text), else None."""
+        if self.country is not None:
+            return self.country
         if Doc.has_extension("country"):
             value = getattr(doc._, "country", None)
             if value:

@@ -288,9 +288,13 @@ def national_first(kind: str | None, text: str, national, country: str | None) -
     """Whether a value both tables may read is the national kind's (see the docstring)."""
     if kind is None:
         return True
+    check = SPANISH_CHECKS.get(kind)
+    # a value that passes the Spanish kind's check and fails the national one is Spanish,
+    # whatever the report's country (`45.873.912-K` is a DNI written the Chilean way)
+    if check is not None and check(compact(text)) and not national_ids.valid(national.name, text):
+        return False
     if country not in (None, "ES") and country in national.countries:
         return True
-    check = SPANISH_CHECKS.get(kind)
     if check is None or check(compact(text)):
         return False
     return national_ids.valid(national.name, text)
