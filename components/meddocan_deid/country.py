@@ -15,10 +15,10 @@ or set by the caller).
 """
 
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from functools import cache
-from typing import NamedTuple
+from typing import Any, NamedTuple, cast
 
 from spacy.tokens import Doc
 
@@ -171,7 +171,7 @@ def detect_country(text: str, spans: Iterable[tuple[str, int, int]] = ()) -> Det
     """The report's country and the scores that chose it (see the module docstring);
     `spans`: (label, start, end) of its entities, when known."""
     spans = list(spans)
-    scores: Counter[str] = Counter()
+    scores: defaultdict[str, float] = defaultdict(float)
     for country, weight, pattern in _cues():
         if pattern.search(text):
             scores[country] += weight
@@ -188,20 +188,20 @@ def detect_country(text: str, spans: Iterable[tuple[str, int, int]] = ()) -> Det
             for country in head.countries:
                 scores[country] += CENTRE_WEIGHT / len(head.countries)
     for m in _PHONE.finditer(text):
-        country = _dialling(m.group(1), m.group(2))
-        if country:
-            scores[country] += PHONE_WEIGHT
+        dialled = _dialling(m.group(1), m.group(2))
+        if dialled:
+            scores[dialled] += PHONE_WEIGHT
     if _NANP_LOCAL.search(text):
         scores["DO"] += 2
     spanish = spanish_places()
     from_places: Counter[str] = Counter()
     for name in _place_names(text, spans):
-        owners = detection_places().get(name, frozenset())
-        if name in spanish or len(owners) != 1:
-            if name in spanish and not owners:
+        place_owners = detection_places().get(name, frozenset())
+        if name in spanish or len(place_owners) != 1:
+            if name in spanish and not place_owners:
                 from_places[SPAIN] += 1
             continue
-        from_places[next(iter(owners))] += 1
+        from_places[next(iter(place_owners))] += 1
     for country, score in from_places.items():
         scores[country] += min(score * PLACE_WEIGHT, PLACE_CAP)
     order = list(countries())
@@ -218,15 +218,22 @@ def country_of(text: str, spans: Iterable[tuple[str, int, int]] = ()) -> str:
 _KEY = ("meddocan_deid", "country")
 
 
+def _user_data(doc: Doc) -> dict[Any, Any]:
+    # spaCy's doc.pyi types user_data as dict[str, Any]; it takes any key (spaCy's own
+    # extension values sit under tuple keys)
+    return cast(dict[Any, Any], doc.user_data)
+
+
 def _get_doc_country(doc: Doc) -> str:
-    if _KEY not in doc.user_data:
+    data = _user_data(doc)
+    if _KEY not in data:
         spans = [(e.label_, e.start_char, e.end_char) for e in doc.ents]
-        doc.user_data[_KEY] = country_of(doc.text, spans)
-    return doc.user_data[_KEY]
+        data[_KEY] = country_of(doc.text, spans)
+    return data[_KEY]
 
 
 def _set_doc_country(doc: Doc, value: str) -> None:
-    doc.user_data[_KEY] = check_country(value)
+    _user_data(doc)[_KEY] = check_country(value)
 
 
 if not Doc.has_extension("country"):

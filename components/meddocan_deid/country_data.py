@@ -199,7 +199,7 @@ def surname_counts() -> dict[str, int]:
     """Folded surname -> the number of its Hispanic bearers in the US (Census 2010), for the
     5,000 most frequent."""
     path = DATA / "surnames_us_hispanic.tsv"
-    out = {}
+    out: dict[str, int] = {}
     for _rank, name, count, _pct in _rows("surnames_us_hispanic.tsv", (4, 4)):
         if not count.isdigit():
             raise DataFileError(f"{path}: {name}: count {count!r} is not a number")

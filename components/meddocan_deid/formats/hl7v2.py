@@ -259,8 +259,8 @@ def is_hl7(path: Path) -> bool:
 def run(config, rules_path: Path | None = None, nlp=None) -> list[tuple[Path, Path]]:
     """`meddocan-deid deidentify --input-format hl7v2`: INPUT's messages into OUTPUT."""
     from ..deid.deidentifier import Deidentifier
-    from ..pipeline.loading import load_model
     from ..errors import DeidKeyError
+    from ..pipeline.loading import load_model
 
     problem = FORMAT.missing()
     if problem is not None:

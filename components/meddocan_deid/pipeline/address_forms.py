@@ -95,7 +95,8 @@ class AddressForms:
             if spain and label != self.place_label:
                 continue
             for m in pattern.finditer(doc.text):
-                span = doc.char_span(*m.span("value"), label=label, alignment_mode="contract")
+                start, end = m.span("value")
+                span = doc.char_span(start, end, label=label, alignment_mode="contract")
                 if span is not None and len(span):
                     found.append(span)
         if not spain:

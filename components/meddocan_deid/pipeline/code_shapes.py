@@ -8,7 +8,8 @@ ATC, LOINC, TNM, HGVS and dbSNP variants, karyotypes, trial numbers, doses and v
 their unit, a number followed by a unit, and any code after a cue such as `lote`, `REF`,
 `SNOMED`, `CIE-10`, or a scale (`EVA 10/10`, `fuerza 5/5`). An entity of any component that is
 wholly a code that identifies no one (`never_phi`: dbSNP ids, HGVS variants, TNM, karyotypes,
-ATC) is removed. Shapes (with their label), safe patterns and cues are data (`configs/patterns/code_shapes.jsonl`,
+ATC) is removed. Shapes (with their label), safe patterns and cues are data
+(`configs/patterns/code_shapes.jsonl`,
 read at `[initialize]` and saved with the pipeline). A code is added to `doc.ents` as
 OTRO_NUMERO_IDENTIF only where no entity overlaps it (the NER and the rules, which know the
 cue words, keep their labels), and to `doc.spans[spans_key]`. A value that the identifiers

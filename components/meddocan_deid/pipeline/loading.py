@@ -13,11 +13,12 @@ at the end (`gc.unfreeze`), so that a process that then drops the pipeline frees
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import cast
 
 from spacy.language import Language
 
 from ..errors import GenericModelError, RunError
-from .privacy import load_with_privacy
+from .privacy import Privacy, load_with_privacy
 
 
 def load_model(name: str, privacy: str | None = None) -> Language:
@@ -26,7 +27,8 @@ def load_model(name: str, privacy: str | None = None) -> Language:
     try:
         nlp = load_with_privacy(name, privacy)
         if privacy == "high":  # a missing general-Spanish model fails now, not on every report
-            nlp.get_pipe("privacy").generic.model  # noqa: B018
+            # load_with_privacy has checked the component is meddocan_privacy
+            cast(Privacy, nlp.get_pipe("privacy")).generic.model  # noqa: B018
         return nlp
     except GenericModelError as err:
         raise RunError(str(err)) from None

@@ -13,7 +13,8 @@ against 0.95 as written).
 
 Sources, all with a licence that allows shipping them inside a model: the MEDDOCAN task
 gazetteer (CC BY 4.0), GeoNames towns of Spain and of the Americas as the package ships them
-(CC BY 4.0), Faker's Spanish-language person and country providers (MIT), spacy-lookups-data's Spanish lexeme
+(CC BY 4.0), Faker's Spanish-language person and country providers (MIT), spacy-lookups-data's
+Spanish lexeme
 probabilities (MIT) and the package's own word lists.
 """
 

@@ -171,8 +171,9 @@ class Context:
         country: str = "ES",
     ):
         self.keyed = keyed
-        # the report's country (meddocan_deid.country): names, places, streets and
-        # institutions of that country
+        # the report's country (ISO 3166 alpha-2, meddocan_deid.country): names, places,
+        # streets and institutions of that country, identifiers and phones of its plan (the
+        # identifier and phone generators also take None: each value tells its own)
         self.country = country
         self.gaz = gazetteer
         self.options = options
@@ -188,9 +189,6 @@ class Context:
         self.forbidden_tokens: frozenset[str] = frozenset(tokens)
         self.cache: dict[tuple[str, str], str | None] = {}
         self.date_offset: int = 0
-        # the report's country (ISO 3166 alpha-2): identifiers and phones of its plan; None:
-        # each value tells its own (its shape and check, a phone's country code)
-        self.country: str | None = None
         self.field: str = ""  # the role the header field gives the value at hand (names.name_field)
         self._letters: dict[str, str] | None = None
         # per-report state of a generator module (places: the province map of the report)

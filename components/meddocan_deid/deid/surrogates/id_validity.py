@@ -38,9 +38,8 @@ def kind_check(value: str, label: str, country: str | None = None) -> KindCheck 
     spanish = kind_of(value, label)
     national = national_ids.kind_of(value, label, country)
     if national is not None and national_first(spanish, value, national, country):
-        return KindCheck(
-            national.name, lambda new, name=national.name: national_ids.valid(name, new)
-        )
+        name = national.name
+        return KindCheck(name, lambda new: national_ids.valid(name, new))
     if spanish in SPANISH_CHECKS:
         check = SPANISH_CHECKS[spanish]
         return KindCheck(spanish, lambda new: check(compact(new)))

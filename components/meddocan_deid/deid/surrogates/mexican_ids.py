@@ -18,6 +18,7 @@ report, so the CURP and the RFC of one person keep agreeing."""
 import datetime as dt
 import random
 import string
+from typing import cast
 
 from stdnum.mx import curp as std_curp
 from stdnum.mx import rfc as std_rfc
@@ -59,16 +60,16 @@ def birth_and_sex(
 ) -> tuple[dt.date, str]:
     """The surrogate birth date and sex ("F" or "M") an identifier of `label` must agree with."""
     stated = ctx.state.get("stated_person")
-    patient = label == PATIENT_LABEL and isinstance(stated, StatedPerson)
-    date = stated.birth if patient and stated.birth is not None else own_date
+    person = stated if label == PATIENT_LABEL and isinstance(stated, StatedPerson) else None
+    date = person.birth if person is not None and person.birth is not None else own_date
     if date is None:  # no date to move: one drawn once per report
         rng = ctx.keyed.rng("birth-date")
         date = dt.date(1940, 1, 1) + dt.timedelta(days=rng.randrange(365 * 70))
     date = _shifted(date, ctx.date_offset)
     if not ctx.options.keep_sex:
         sex = ctx.keyed.rng("sex").choice("FM")
-    elif patient and stated.sex is not None:
-        sex = stated.sex
+    elif person is not None and person.sex is not None:
+        sex = person.sex
     else:
         sex = own_sex or ctx.keyed.rng("sex").choice("FM")
     return date, sex
@@ -77,7 +78,8 @@ def birth_and_sex(
 def name_letters(ctx: Context, rng: random.Random, original: str) -> str:
     """Four letters for the original's four (consonant or vowel kept, the forbidden words of
     the scheme left out), the same for the same original within a report."""
-    drawn = ctx.state.setdefault("mx_name_letters", {})
+    # per report: original letters -> their surrogate letters (only this function writes it)
+    drawn = cast(dict[str, str], ctx.state.setdefault("mx_name_letters", {}))
     if original in drawn:
         return drawn[original]
     vowels, consonants = parts("MX", "vowels"), parts("MX", "consonants")

@@ -55,7 +55,11 @@ def country_lists(country: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple
     """(male, female, surnames) of `country`'s list, else of the Latin American pool."""
     listed = _listed()
     own = country if (country, "surname") in listed else POOL
-    return tuple(listed.get((own, kind), ()) for kind in ("male", "female", "surname"))
+    return (
+        listed.get((own, "male"), ()),
+        listed.get((own, "female"), ()),
+        listed.get((own, "surname"), ()),
+    )
 
 
 @lru_cache(maxsize=16)

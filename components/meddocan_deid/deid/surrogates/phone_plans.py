@@ -65,14 +65,14 @@ def plan_of(text: str, country: str | None = None) -> str | None:
     return None
 
 
-def same_type(a: PhoneNumberType | None, b: PhoneNumberType | None) -> bool:
+def same_type(a: int | None, b: int | None) -> bool:
     """The same line type, or one a plan cannot tell from the other (fixed or mobile)."""
     if a is None or b is None:
         return False
     return _same_type(a, b)
 
 
-def _same_type(a: PhoneNumberType, b: PhoneNumberType) -> bool:
+def _same_type(a: int, b: int) -> bool:
     # a plan that cannot tell fixed from mobile (`FIXED_LINE_OR_MOBILE`) matches either
     return a == b or (a in _LINE and b in _LINE and _EITHER in (a, b))
 
@@ -128,7 +128,7 @@ def valid_in(text: str, region: str) -> bool:
     return number is not None and phonenumbers.is_valid_number_for_region(number, region)
 
 
-def number_type_of(text: str, region: str) -> PhoneNumberType | None:
+def number_type_of(text: str, region: str) -> int | None:
     """The line type of `text` in `region`'s plan, or None when it is no number there."""
     number = _parse(text, None if _INTERNATIONAL.match(text) else region)
     if number is None or not phonenumbers.is_valid_number_for_region(number, region):

@@ -34,7 +34,7 @@ def _birth_key() -> re.Pattern:
 
 def _date(text: str) -> dt.date | None:
     reading = read_date(text)
-    if reading is None or None in (reading.day, reading.month, reading.year):
+    if reading is None or reading.day is None or reading.month is None or reading.year is None:
         return None
     try:
         return dt.date(reading.year, reading.month, reading.day)

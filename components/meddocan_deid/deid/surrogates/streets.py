@@ -34,9 +34,10 @@ def streets(text: str, label: str, ctx: Context) -> str | None:
     head, name, suffix, rest = split_street(text)
     if not name.strip() and not re.search(r"\d", rest):
         return None
-    rest = _rest_places(ctx, rest) if ctx.country == SPAIN else _country_rest_places(ctx, rest)
-    if rest is None:
+    new_rest = _rest_places(ctx, rest) if ctx.country == SPAIN else _country_rest_places(ctx, rest)
+    if new_rest is None:
         return None
+    rest = new_rest
     # a report of the Americas: names made as its streets are named (its people, places, saints)
     gazetteer_names = street_names(ctx.gaz) if ctx.country == SPAIN else ()
     kind = "street" if ctx.country == SPAIN else "street_americas"
