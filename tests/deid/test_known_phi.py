@@ -323,9 +323,9 @@ def test_known_phi_eval_counts_body_and_footer_mentions():
 def test_spark_known_phi_column_and_policy(tmp_path):
     pytest.importorskip("pyspark")
     pytest.importorskip("pyarrow")
+    from meddocan_deid.deid.policy import parse_policy
     from meddocan_deid.deid.tables import TableSpec
     from meddocan_deid.engine import Run, RunConfig, SparkJob
-    from meddocan_deid.deid.policy import parse_policy
     from meddocan_deid.spark import deidentify_dataframe, make_session
 
     model = tmp_path / "ruler"

@@ -33,9 +33,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 
+from ..deid.deidentifier import Deidentifier
 from ..deid.keys import Keyed, as_key
 from ..deid.surrogates.dates import offset_for
 from ..errors import DeidKeyError, InputError
+from ..pipeline.loading import load_model
 from .base import Format
 
 RULES_FILE = Path(__file__).parent / "data" / "fhir_rules.json"
@@ -515,8 +517,6 @@ def run(config, rules_path: Path | None = None, nlp=None) -> list[tuple[Path, Pa
     """`meddocan-deid deidentify --input-format fhir`: the run's INPUT (a FHIR file or a folder
     of mixed files, FHIR recognised by content) de-identified into OUTPUT as FHIR, with the
     run's model, mode, key and options. Raises FhirError (or DeidKeyError) naming the problem."""
-    from ..deid.deidentifier import Deidentifier
-    from ..pipeline.loading import load_model
 
     problem = FORMAT.missing()
     if problem is not None:

@@ -23,7 +23,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import InputError
+from ..deid.deidentifier import Deidentifier
+from ..errors import DeidKeyError, InputError
+from ..pipeline.loading import load_model
 from .base import Format
 from .fhir import FhirDeidentifier, shift_date
 
@@ -258,9 +260,6 @@ def is_hl7(path: Path) -> bool:
 
 def run(config, rules_path: Path | None = None, nlp=None) -> list[tuple[Path, Path]]:
     """`meddocan-deid deidentify --input-format hl7v2`: INPUT's messages into OUTPUT."""
-    from ..deid.deidentifier import Deidentifier
-    from ..errors import DeidKeyError
-    from ..pipeline.loading import load_model
 
     problem = FORMAT.missing()
     if problem is not None:
