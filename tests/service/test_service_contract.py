@@ -342,7 +342,8 @@ def test_the_readme_names_the_routes_that_need_the_token_and_every_extra():
         for i, line in enumerate(lines)
         if line.startswith("pip install") and ".whl[service]" in line
     )
-    named = set(re.findall(r"`([a-z]+)`", lines[install + 1]))  # the comment under it: every extra
+    # the comment under it: every extra
+    named = set(re.findall(r"`([a-z0-9]+)`", lines[install + 1]))
     assert lines[install + 1].startswith("# extras:") and named == extras, extras ^ named
 
 
