@@ -28,7 +28,6 @@ MIN_POPULATION = 15000  # surrogate cities: the larger places only, which read a
 _PREFIX = re.compile(
     r"^(?P<pre>(?:c\.?\s?p\.?|cpa|zip|código postal)[\s:.-]*)?(?P<code>.+?)(?P<post>[\s.]*)$", re.I
 )
-_PARTS = re.compile(r"(\s*[/()]\s*|\s*,\s*|\s+-\s+)")
 NEIGHBOURHOOD = (
     "{saint}",
     "Jardines de {saint}",
@@ -161,33 +160,14 @@ def territories(text: str, label: str, ctx: Context) -> str | None:
         return None
     m = postal_shape(ctx.country, value)
     if m is not None:
-        return _around(text, postal_code(ctx, value, m))
+        return spain.around(text, postal_code(ctx, value, m))
     if any(c.isdigit() for c in value):
         return None  # digits beside words we do not read: the tag
     key = lookup_key(value)
     if key in place_countries():
-        return _around(text, place(ctx, value))
+        return spain.around(text, place(ctx, value))
     if spain.province_of(value) is not None or key in spain.geo().communities:
         return spain.territories(text, label, ctx)  # a Spanish place in a report of the Americas
-    parts = _PARTS.split(value)
-    if len(parts) > 1:
-        out = []
-        for i, part in enumerate(parts):
-            if i % 2 or not part:
-                out.append(part)
-                continue
-            new = territories(part, label, ctx)
-            if new is None:
-                return None
-            out.append(new)
-        return _around(text, "".join(out))
-    return _around(text, neighbourhood(ctx, value))
-
-
-def _around(text: str, new: str | None) -> str | None:
-    """`new` with the spaces around `text` kept."""
-    if new is None:
-        return None
-    stripped = text.strip()
-    start = text.index(stripped)
-    return text[:start] + new + text[start + len(stripped) :]
+    if spain.is_place_list(value):
+        return spain.each_place(text, value, label, ctx, territories)
+    return spain.around(text, neighbourhood(ctx, value))

@@ -15,6 +15,7 @@ Hospitals, institutions and health centres are in `institutions`.
 """
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -233,36 +234,52 @@ def territories(text: str, label: str, ctx: Context) -> str | None:
     if not value:
         return None
     if POSTAL.fullmatch(value):
-        return _around(text, postal_code_for(ctx, value))
+        return around(text, postal_code_for(ctx, value))
     if any(c.isdigit() for c in value):
         return None  # digits beside words we do not read: no letter salad, the tag
     f = lookup_key(value)
     if f in g.by_name:
-        return _around(text, province_for(ctx, value, g.by_name[f]))
+        return around(text, province_for(ctx, value, g.by_name[f]))
     if f in g.communities:
-        return _around(text, community_for(ctx, value, g.communities[f]))
+        return around(text, community_for(ctx, value, g.communities[f]))
     continents = words("continent")
     if f in {lookup_key(c) for c in continents}:
         new = ctx.draw(
             "continent", value, lambda rng, a: choose(rng, continents), shape_fallback=False
         )
-        return _around(text, None if new is None else case_like(value, new))
-    parts = _PARTS.split(value)
-    if len(parts) > 1:
-        out = []
-        for i, part in enumerate(parts):
-            if i % 2 or not part:
-                out.append(part)
-                continue
-            new = territories(part, label, ctx)
-            if new is None:
-                return None
-            out.append(new)
-        return _around(text, "".join(out))
-    return _around(text, town_for(ctx, value))
+        return around(text, None if new is None else case_like(value, new))
+    if is_place_list(value):
+        return each_place(text, value, label, ctx, territories)
+    return around(text, town_for(ctx, value))
 
 
-def _around(text: str, new: str | None) -> str | None:
+def is_place_list(value: str) -> bool:
+    """Whether `value` lists places (`Lugo / Ourense`, `Soria, Burgos`, `Alcoy - Alicante`)."""
+    return len(_PARTS.split(value)) > 1
+
+
+def each_place(
+    text: str,
+    value: str,
+    label: str,
+    ctx: Context,
+    replace: Callable[[str, str, Context], str | None],
+) -> str | None:
+    """`text` with each place of a list (`Lugo / Ourense`, `Soria, Burgos`) replaced by
+    `replace(place, label, ctx)`, the separators kept; None when one place has no surrogate."""
+    out = []
+    for i, part in enumerate(_PARTS.split(value)):
+        if i % 2 or not part:
+            out.append(part)
+            continue
+        new = replace(part, label, ctx)
+        if new is None:
+            return None
+        out.append(new)
+    return around(text, "".join(out))
+
+
+def around(text: str, new: str | None) -> str | None:
     """`new` with the spaces around `text` kept."""
     if new is None:
         return None
