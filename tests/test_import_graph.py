@@ -74,29 +74,27 @@ def import_graph() -> tuple[dict[str, set[str]], list[tuple[str, str, int]]]:
     graph: dict[str, set[str]] = {}
     in_functions: list[tuple[str, str, int]] = []
     for module, path in known.items():
-        edges: set[str] = set()
-
-        def visit(node, in_function: bool) -> None:
+        graph[module] = set()
+        is_package = path.name == "__init__.py"
+        # (node, inside a function) pairs still to read, from the module's top
+        todo = [(ast.parse(path.read_text(encoding="utf-8")), False)]
+        while todo:
+            node, in_function = todo.pop()
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, (ast.Import, ast.ImportFrom)):
-                    for target in targets(module, path.name == "__init__.py", child, known):
+                    for target in targets(module, is_package, child, known):
                         if in_function:
                             in_functions.append((module, target, child.lineno))
                         else:
-                            edges.add(target)
-                visit(
-                    child,
-                    in_function
-                    or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)),
-                )
-
-        visit(ast.parse(path.read_text(encoding="utf-8")), False)
-        graph[module] = edges
+                            graph[module].add(target)
+                nested = isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+                todo.append((child, in_function or nested))
     return graph, in_functions
 
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str]:
-    """One import cycle as [a, b, ..., a], or [] when there is none (an iterative depth-first search)."""
+    """One import cycle as [a, b, ..., a], or [] when there is none (an iterative depth-first
+    search)."""
     state: dict[str, int] = {}  # 1: on the current path, 2: done
     for start in sorted(graph):
         if state.get(start):

@@ -289,8 +289,8 @@ def check_columns(table: Table, spec: TableSpec) -> None:
         )
     if spec.status_column in table.columns:
         raise InputError(
-            f"{table.name}: the table already has a column {spec.status_column!r}; name another status "
-            "column (--status-column)"
+            f"{table.name}: the table already has a column {spec.status_column!r}; name another "
+            "status column (--status-column)"
         )
     table.declare_free_text((*spec.text_columns, *spec.phi_columns))
 
