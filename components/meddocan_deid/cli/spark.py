@@ -15,16 +15,58 @@ its RunReport); this module maps the command's options onto them.
 """
 
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 
 import typer
 
 from ..engine import Run, RunConfig, RunError, SparkJob
 from ..engine.record import plain_options
-from .options import RunOptions, recorded_params, takes_run_options
+from ..spark.dataframe import STATUS_COL
+from .options import RunOptions, option_field, recorded_params, takes_options
 
 
-@takes_run_options
+@dataclass(frozen=True, kw_only=True)
+class SparkOptions:
+    """The options of `deidentify-spark` alone (those it shares with `deidentify` are
+    RunOptions)."""
+
+    out_format: str = option_field("parquet", "--format", help="Output format: parquet or jsonl.")
+    in_format: str = option_field("auto", "--input-format", help="auto, parquet, jsonl or txt.")
+    master: str | None = option_field(
+        None, "--master", help="Spark master (default: spark-submit's, else local[*])."
+    )
+    conf: list[str] | None = option_field(
+        None, "--conf", help="Extra Spark setting KEY=VALUE (repeatable)."
+    )
+    partitions: int = option_field(
+        0,
+        "--partitions",
+        min=0,
+        help="Repartition the input into N tasks (0: at least 4 per core).",
+    )
+    overwrite: bool = option_field(
+        False, "--overwrite", help="Replace an existing OUTPUT (default: refuse)."
+    )
+
+    def job(self) -> SparkJob:
+        """The SparkJob of these options (RunError for a malformed --conf)."""
+        settings = {}
+        for item in self.conf or []:
+            k, sep, v = item.partition("=")
+            if not sep or not k.strip():
+                raise RunError(f"--conf expects KEY=VALUE, got {item.split('=')[0]!r}")
+            settings[k.strip()] = v
+        return SparkJob(
+            input_format=self.in_format,
+            output_format=self.out_format,
+            master=self.master,
+            conf=settings,
+            partitions=self.partitions,
+        )
+
+
+@takes_options(run=RunOptions, spark_options=SparkOptions)
 def deidentify_spark(
     ctx: typer.Context,
     input_path: str = typer.Argument(
@@ -35,40 +77,19 @@ def deidentify_spark(
     output: str = typer.Argument(
         ..., metavar="OUTPUT", help="Output folder written by Spark (parquet or JSON lines)."
     ),
-    out_format: str = typer.Option("parquet", "--format", help="Output format: parquet or jsonl."),
-    in_format: str = typer.Option("auto", "--input-format", help="auto, parquet, jsonl or txt."),
-    master: str | None = typer.Option(
-        None, "--master", help="Spark master (default: spark-submit's, else local[*])."
-    ),
-    conf: list[str] | None = typer.Option(
-        None, "--conf", help="Extra Spark setting KEY=VALUE (repeatable)."
-    ),
-    partitions: int = typer.Option(
-        0,
-        "--partitions",
-        min=0,
-        help="Repartition the input into N tasks (0: at least 4 per core).",
-    ),
-    overwrite: bool = typer.Option(
-        False, "--overwrite", help="Replace an existing OUTPUT (default: refuse)."
-    ),
     *,
     run: RunOptions,
+    spark_options: SparkOptions,
 ):
     """De-identify every row of INPUT into OUTPUT with Apache Spark."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        settings = {}
-        for item in conf or []:
-            k, sep, v = item.partition("=")
-            if not sep or not k.strip():
-                raise RunError(f"--conf expects KEY=VALUE, got {item.split('=')[0]!r}")
-            settings[k.strip()] = v
+        job = spark_options.job()
         table = run.table_spec(
             id_column="id",
             text_columns=("text",),
             patient_column="patient_id",
-            status_column="status",
+            status_column=STATUS_COL,
         )
         key, options = run.key_and_options()
         config = RunConfig(
@@ -78,20 +99,14 @@ def deidentify_spark(
             key=key,
             model=run.model,
             batch_size=run.batch_size,
-            overwrite=overwrite,
+            overwrite=spark_options.overwrite,
             options=options,
             report_path=run.report,
             privacy=run.privacy,
             report_options=plain_options(recorded_params(ctx.params)),
             random_key=run.random_key,
             table=table,
-            spark=SparkJob(
-                input_format=in_format,
-                output_format=out_format,
-                master=master,
-                conf=settings,
-                partitions=partitions,
-            ),
+            spark=job,
         )
         report = Run(config).execute_report()
     except RunError as err:

@@ -41,7 +41,7 @@ from ..deid.tables import (
 )
 from ..errors import InputError, OutputFullError, RunError
 from ..formats import registry
-from ..formats.base import SparkColumns, spark_path
+from ..formats.base import SparkColumns, SparkInput, spark_path
 from ..formats.jsonl import KNOWN_COLUMN
 from ..formats.sources import (
     check_paths,
@@ -549,6 +549,49 @@ class Run:
         c, job, spec = self.config, self.config.spark, self.config.table
         if job is None or spec is None:
             raise RunError("a Spark run has its SparkJob and its columns (check_spark)")
+        self.check_spark_paths(spark)
+        name = (
+            job.input_format if job.input_format != "auto" else registry.spark_input(str(c.input))
+        )
+        if name is None:
+            raise RunError(
+                f"{c.input}: cannot tell the input format; give --input-format "
+                f"{'|'.join(registry.spark_formats('source'))}"
+            )
+        read_source = registry.get(name).spark_source
+        sink = registry.get(job.output_format).spark_sink
+        if sink is None or read_source is None:
+            raise RunError(f"Spark reads no {name} or writes no {job.output_format}")
+        columns = SparkColumns(
+            spec.id_column, spec.text_columns[0], spec.patient_column, tuple(spec.phi_columns)
+        )
+        try:
+            read = read_source(spark, str(c.input), columns)
+            for col in (read.id, read.text, *spec.phi_columns):
+                if col not in read.frame.columns:
+                    raise RunError(
+                        f"{c.input}: no column {col!r} (columns: {', '.join(read.frame.columns)})"
+                    )
+            rows_in = read.frame.count()
+            out = self.deidentify_frame(spark, read)
+        except ValueError as err:
+            raise RunError(str(err)) from None
+        try:
+            sink.write(out, str(c.output), overwrite=c.overwrite)
+        except Exception as err:  # noqa: BLE001 - py4j / analysis / worker errors: one line
+            raise RunError(spark_job_error(err)) from None
+        written = sink.read(spark, str(c.output), read.id, STATUS_COL)
+        report = self.spark_report(written, read.id, rows_in)
+        report.format, report.output_format = name, job.output_format
+        report.master, report.partitions = spark.sparkContext.master, out.rdd.getNumPartitions()
+        if c.report_path is not None:  # Spark's OUTPUT holds only what Spark wrote
+            write_json(Path(c.report_path), report.to_dict())
+        return report
+
+    def check_spark_paths(self, spark) -> None:
+        """INPUT and OUTPUT as Spark's file systems see them: apart, OUTPUT new (unless
+        `overwrite`), INPUT there (RunError)."""
+        c = self.config
         source, output = str(c.input), str(c.output)
         fs_out, out_path = spark_path(spark, output)
         fs_in, in_path = spark_path(spark, source)
@@ -561,53 +604,37 @@ class Run:
             )
         if not fs_in.exists(in_path):
             raise RunError(f"{source}: input not found")
-        name = job.input_format if job.input_format != "auto" else registry.spark_input(source)
-        if name is None:
-            raise RunError(
-                f"{source}: cannot tell the input format; give --input-format "
-                f"{'|'.join(registry.spark_formats('source'))}"
-            )
-        columns = SparkColumns(
-            spec.id_column, spec.text_columns[0], spec.patient_column, tuple(spec.phi_columns)
+
+    def deidentify_frame(self, spark, read: SparkInput):
+        """The input's rows cut into the job's tasks (0: at least 4 per core) and de-identified
+        by `deidentify_dataframe` (ValueError for a bad setting or column)."""
+        c, job, spec = self.config, self.config.spark, self.config.table
+        if job is None or spec is None:
+            raise RunError("a Spark run has its SparkJob and its columns (check_spark)")
+        frame = read.frame
+        target = job.partitions or 4 * spark.sparkContext.defaultParallelism
+        if job.partitions or frame.rdd.getNumPartitions() < target:
+            frame = frame.repartition(target)
+        return deidentify_dataframe(
+            frame,
+            c.mode,
+            c.key,
+            model=c.model,
+            id_col=read.id,
+            text_col=read.text,
+            patient_col=read.patient,
+            batch_size=c.batch_size,
+            options=c.options,
+            error_col=read.error,
+            known_col=KNOWN_COLUMN if KNOWN_COLUMN in frame.columns else None,
+            privacy=c.privacy,
+            phi_cols=spec.phi_columns,
         )
-        sink = registry.get(job.output_format).spark_sink
-        read_source = registry.get(name).spark_source
-        if sink is None or read_source is None:
-            raise RunError(f"Spark reads no {name} or writes no {job.output_format}")
-        try:
-            read = read_source(spark, source, columns)
-            for col in (read.id, read.text, *spec.phi_columns):
-                if col not in read.frame.columns:
-                    raise RunError(
-                        f"{source}: no column {col!r} (columns: {', '.join(read.frame.columns)})"
-                    )
-            rows_in = read.frame.count()
-            frame = read.frame
-            target = job.partitions or 4 * spark.sparkContext.defaultParallelism
-            if job.partitions or frame.rdd.getNumPartitions() < target:
-                frame = frame.repartition(target)
-            out = deidentify_dataframe(
-                frame,
-                c.mode,
-                c.key,
-                model=c.model,
-                id_col=read.id,
-                text_col=read.text,
-                patient_col=read.patient,
-                batch_size=c.batch_size,
-                options=c.options,
-                error_col=read.error,
-                known_col=KNOWN_COLUMN if KNOWN_COLUMN in frame.columns else None,
-                privacy=c.privacy,
-                phi_cols=spec.phi_columns,
-            )
-        except ValueError as err:
-            raise RunError(str(err)) from None
-        try:
-            sink.write(out, output, overwrite=c.overwrite)
-        except Exception as err:  # noqa: BLE001 - py4j / analysis / worker errors: one line
-            raise RunError(spark_job_error(err)) from None
-        written = sink.read(spark, output, read.id, STATUS_COL)
+
+    def spark_report(self, written, id_column: str, rows_in: int) -> RunReport:
+        """The run report of a Spark run from what its sink wrote: the rows by status, the
+        first failed rows by id and reason, the reasons counted."""
+        c = self.config
         statuses = {
             r[STATUS_COL]: r["n"]
             for r in written.groupBy(STATUS_COL).count().withColumnRenamed("count", "n").collect()
@@ -615,7 +642,7 @@ class Run:
         failed = [
             {"id": r[0], "reason": r[1].removeprefix("failed: ")}
             for r in written.filter(f"`{STATUS_COL}` != 'ok'")
-            .select(read.id, STATUS_COL)
+            .select(id_column, STATUS_COL)
             .limit(MAX_REPORTED)
             .collect()
         ]
@@ -625,28 +652,21 @@ class Run:
                 reason = status.removeprefix("failed: ")
                 reasons[reason] = reasons.get(reason, 0) + n
         rows_out, ok = sum(statuses.values()), statuses.get("ok", 0)
-        report = RunReport(
+        return RunReport(
             mode=c.mode,
-            input=source,
-            output=output,
+            input=str(c.input),
+            output=str(c.output),
             model={"name": c.model, "version": None},  # loaded on the executors
             library_version=__version__,
             fingerprint={},
             options=c.report_options or {},
             kind="spark",
-            format=name,
-            output_format=job.output_format,
-            master=spark.sparkContext.master,
             batch_size=c.batch_size,
-            partitions=out.rdd.getNumPartitions(),
             rows={"in": rows_in, "out": rows_out, "ok": ok, "failed": rows_out - ok},
             failure_reasons=dict(sorted(reasons.items(), key=lambda kv: -kv[1])),
             failed=failed,
             seconds=time.time() - self.start,
         )
-        if c.report_path is not None:  # Spark's OUTPUT holds only what Spark wrote
-            write_json(Path(c.report_path), report.to_dict())
-        return report
 
     # -- the end -------------------------------------------------------------------------------
     def report(self) -> RunReport:
