@@ -58,8 +58,9 @@ def birth_and_sex(
     ctx: Context, label: str, own_date: dt.date | None, own_sex: str | None
 ) -> tuple[dt.date, str]:
     """The surrogate birth date and sex ("F" or "M") an identifier of `label` must agree with."""
-    stated = ctx.state.get("stated_person")
-    patient = label == PATIENT_LABEL and isinstance(stated, StatedPerson)
+    found = ctx.state.get("stated_person")
+    stated = found if isinstance(found, StatedPerson) else StatedPerson(None, None)
+    patient = label == PATIENT_LABEL
     date = stated.birth if patient and stated.birth is not None else own_date
     if date is None:  # no date to move: one drawn once per report
         rng = ctx.keyed.rng("birth-date")
@@ -78,6 +79,7 @@ def name_letters(ctx: Context, rng: random.Random, original: str) -> str:
     """Four letters for the original's four (consonant or vowel kept, the forbidden words of
     the scheme left out), the same for the same original within a report."""
     drawn = ctx.state.setdefault("mx_name_letters", {})
+    assert isinstance(drawn, dict)
     if original in drawn:
         return drawn[original]
     vowels, consonants = parts("MX", "vowels"), parts("MX", "consonants")
