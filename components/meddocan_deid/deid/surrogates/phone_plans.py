@@ -30,7 +30,7 @@ from typing import NamedTuple
 import phonenumbers
 from phonenumbers import PhoneNumberType
 
-from .common import Context
+from .common import Context, shares_digit_run
 
 DRAWS = 120
 # where a number without a country code is looked for when the report's country is unknown:
@@ -152,6 +152,8 @@ def surrogate(text: str, region: str, ctx: Context) -> str | None:
                 number is not None
                 and phonenumbers.is_valid_number_for_region(number, region)
                 and same_type(phonenumbers.number_type(number), kind)
+                # the plan's prefixes may hold a run of the original (`0412` and `0414`)
+                and not shares_digit_run(candidate, text, "phone")
             ):
                 return candidate
         return None
@@ -176,7 +178,9 @@ def surrogate(text: str, region: str, ctx: Context) -> str | None:
                     if read.international
                     else phonenumbers.PhoneNumberFormat.NATIONAL
                 )
-                return phonenumbers.format_number(number, style).lstrip("+")
+                candidate = phonenumbers.format_number(number, style).lstrip("+")
+                if not shares_digit_run(candidate, text, "phone"):
+                    return candidate
         return None
 
     # kind "phone": the digit-run rule leaves the country code out (common.shares_digit_run)
