@@ -19,18 +19,37 @@ a newline). The same seed always writes the same files.
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 import string
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
+import phonenumbers
 import typer
+from phonenumbers import PhoneNumberType
 from stdnum import iban as std_iban
 from stdnum import luhn, verhoeff
+from stdnum.ar import cuit as std_ar_cuit
+from stdnum.cl import rut as std_cl_rut
+from stdnum.co import nit as std_co_nit
+from stdnum.cr import cpf as std_cr_cpf
+from stdnum.cu import ni as std_cu_ni
+from stdnum.do import cedula as std_do_cedula
+from stdnum.ec import ci as std_ec_ci
 from stdnum.es import ccc as std_ccc
 from stdnum.es import dni as std_dni
 from stdnum.es import nie as std_nie
+from stdnum.mx import curp as std_curp
+from stdnum.mx import rfc as std_rfc
+from stdnum.pe import cui as std_pe_cui
+from stdnum.pe import ruc as std_pe_ruc
+from stdnum.uy import rut as std_uy_rut
+from stdnum.ve import rif as std_ve_rif
+
+from meddocan_deid.id_checks import CHECKS
+from meddocan_deid.id_checks.weighted_keys import uy_ci_key
 
 NO_PHI = "NO_PHI"
 SECTIONS = ("header", "body", "footer")
@@ -107,7 +126,8 @@ class Ent:
     label: str
     kind: str | None = None  # identifiers and look-alikes carry a note
     valid: str = "na"
-    fmt: str = ""
+    fmt: str = ""  # a look-alike's: the kind whose check it fails (`of=`)
+    country: str = ""  # the identifiers of the Americas: the country of the kind
 
 
 Part = object  # str or Ent
@@ -148,15 +168,17 @@ class Report:
                 lines.append(f"T{i}\t{ent.label} {start} {end}\n")
             else:
                 lines.append(f"T{i}\t{ent.label} {start} {end}\t{surface}\n")
+            country = f" country={ent.country}" if ent.country else ""
             if ent.label == NO_PHI:
+                of = f" of={ent.fmt}" if ent.fmt else ""
                 notes.append(
-                    f"#{len(notes) + 1}\tAnnotatorNotes T{i}\tkind=lookalike type={ent.kind} "
-                    f"section={section}\n"
+                    f"#{len(notes) + 1}\tAnnotatorNotes T{i}\tkind=lookalike type={ent.kind}{of}"
+                    f"{country} section={section}\n"
                 )
             elif ent.kind:
                 notes.append(
-                    f"#{len(notes) + 1}\tAnnotatorNotes T{i}\tkind={ent.kind} valid={ent.valid} "
-                    f"format={ent.fmt} section={section}\n"
+                    f"#{len(notes) + 1}\tAnnotatorNotes T{i}\tkind={ent.kind} valid={ent.valid}"
+                    f" format={ent.fmt}{country} section={section}\n"
                 )
         return "".join(lines + notes)
 
@@ -1497,6 +1519,736 @@ def make_report(index: int, v: Values, codes: int = 0) -> Report:
     return r
 
 
+# ---- the Americas: identifiers and phones of the Spanish-speaking countries and the US ----
+# kind -> label, by the label conventions of the third round (assets/corpus/BRIEF_AMERICAS.md)
+AMERICAS_LABELS: dict[str, str] = {
+    "curp": "ID_SUJETO_ASISTENCIA",
+    "rfc": "ID_SUJETO_ASISTENCIA",
+    "nss_mx": "ID_ASEGURAMIENTO",
+    "run_cl": "ID_SUJETO_ASISTENCIA",
+    "dni_ar": "ID_SUJETO_ASISTENCIA",
+    "cuit": "ID_SUJETO_ASISTENCIA",
+    "cc_co": "ID_SUJETO_ASISTENCIA",
+    "nit_co": "ID_SUJETO_ASISTENCIA",
+    "dni_pe": "ID_SUJETO_ASISTENCIA",
+    "ruc_pe": "ID_SUJETO_ASISTENCIA",
+    "ci_ec": "ID_SUJETO_ASISTENCIA",
+    "ruc_ec": "ID_SUJETO_ASISTENCIA",
+    "cedula_do": "ID_SUJETO_ASISTENCIA",
+    "ci_uy": "ID_SUJETO_ASISTENCIA",
+    "rut_uy": "ID_SUJETO_ASISTENCIA",
+    "ci_ve": "ID_SUJETO_ASISTENCIA",
+    "rif_ve": "ID_SUJETO_ASISTENCIA",
+    "ni_cu": "ID_SUJETO_ASISTENCIA",
+    "cedula_cr": "ID_SUJETO_ASISTENCIA",
+    "cedula_other": "ID_SUJETO_ASISTENCIA",
+    "ssn": "ID_SUJETO_ASISTENCIA",
+    "mbi": "ID_ASEGURAMIENTO",
+    "medicaid": "ID_ASEGURAMIENTO",
+    "affiliation": "ID_ASEGURAMIENTO",
+    "plan_member": "NUMERO_BENEF_PLAN_SALUD",
+    "record_americas": "ID_SUJETO_ASISTENCIA",
+    "phone_national": "NUMERO_TELEFONO",
+    "phone_cc": "NUMERO_TELEFONO",
+}
+# country -> the kinds its reports plant (rotated over header, body and footer)
+AMERICAS_KINDS: dict[str, tuple[str, ...]] = {
+    "MX": ("curp", "rfc", "nss_mx", "affiliation", "record_americas", "phone_national", "phone_cc"),
+    "AR": ("dni_ar", "cuit", "plan_member", "record_americas", "phone_national", "phone_cc"),
+    "CL": ("run_cl", "plan_member", "record_americas", "phone_national", "phone_cc"),
+    "CO": ("cc_co", "nit_co", "plan_member", "record_americas", "phone_national", "phone_cc"),
+    "PE": ("dni_pe", "ruc_pe", "affiliation", "plan_member", "phone_national", "phone_cc"),
+    "EC": ("ci_ec", "ruc_ec", "affiliation", "record_americas", "phone_national", "phone_cc"),
+    "DO": ("cedula_do", "plan_member", "record_americas", "phone_national", "phone_cc"),
+    "UY": ("ci_uy", "rut_uy", "plan_member", "record_americas", "phone_national", "phone_cc"),
+    "VE": ("ci_ve", "rif_ve", "affiliation", "record_americas", "phone_national", "phone_cc"),
+    "CU": ("ni_cu", "record_americas", "phone_national", "phone_cc"),
+    "CR": ("cedula_cr", "record_americas", "phone_national", "phone_cc"),
+    "US": ("ssn", "mbi", "medicaid", "record_americas", "phone_national", "phone_cc"),
+    "GT": ("cedula_other", "record_americas", "phone_national", "phone_cc"),
+    "SV": ("cedula_other", "record_americas", "phone_national", "phone_cc"),
+    "HN": ("cedula_other", "record_americas", "phone_national", "phone_cc"),
+    "NI": ("cedula_other", "record_americas", "phone_national", "phone_cc"),
+    "PA": ("cedula_other", "record_americas", "phone_national", "phone_cc"),
+    "PY": ("cedula_other", "plan_member", "phone_national", "phone_cc"),
+    "BO": ("cedula_other", "plan_member", "phone_national", "phone_cc"),
+}
+# the reports of each country, in this order: six of each country with kinds of its own (Cuba
+# and Costa Rica four), two of each of the others
+AMERICAS_COUNTRIES = tuple(
+    country
+    for country, n in (
+        ("MX", 6),
+        ("AR", 6),
+        ("CL", 6),
+        ("CO", 6),
+        ("PE", 6),
+        ("EC", 6),
+        ("DO", 6),
+        ("UY", 6),
+        ("VE", 6),
+        ("US", 6),
+        ("CU", 4),
+        ("CR", 4),
+        ("GT", 2),
+        ("SV", 2),
+        ("HN", 2),
+        ("NI", 2),
+        ("PA", 2),
+        ("PY", 2),
+        ("BO", 2),
+    )
+    for _ in range(n)
+)
+# the kinds that count without a key, valid: their look-alike fails the check
+FAILED_CHECK_KINDS: dict[str, tuple[str, ...]] = {
+    "MX": ("curp", "rfc"),
+    "AR": ("cuit",),
+    "CL": ("run_cl",),
+    "CO": ("nit_co",),
+    "EC": ("ci_ec",),
+    "DO": ("cedula_do",),
+    "UY": ("ci_uy", "rut_uy"),
+    "VE": ("rif_ve",),
+    "US": ("ssn", "mbi"),
+}
+# the checks of the kinds that count without a key (configs/patterns/identifiers.jsonl)
+KEYLESS_CHECKS = (
+    "mx_curp",
+    "mx_rfc",
+    "cl_run",
+    "ar_cuit",
+    "co_nit",
+    "ec_ci",
+    "do_cedula",
+    "uy_ci",
+    "uy_rut",
+    "ve_rif",
+    "us_ssn",
+    "us_mbi",
+)
+AMERICAS_CITIES = {
+    "MX": ("Guadalajara", "Puebla", "Mérida", "Querétaro", "Toluca"),
+    "AR": ("Rosario", "Córdoba", "Mendoza", "La Plata", "Salta"),
+    "CL": ("Valparaíso", "Temuco", "Antofagasta", "Talca", "Rancagua"),
+    "CO": ("Medellín", "Cali", "Barranquilla", "Bucaramanga", "Pereira"),
+    "PE": ("Arequipa", "Trujillo", "Chiclayo", "Piura", "Cusco"),
+    "EC": ("Guayaquil", "Cuenca", "Ambato", "Loja", "Manta"),
+    "DO": ("Santiago de los Caballeros", "La Romana", "San Cristóbal", "Puerto Plata"),
+    "UY": ("Salto", "Paysandú", "Rivera", "Maldonado", "Tacuarembó"),
+    "VE": ("Maracaibo", "Valencia", "Barquisimeto", "Mérida", "Cumaná"),
+    "CU": ("Camagüey", "Holguín", "Santa Clara", "Cienfuegos"),
+    "CR": ("Alajuela", "Heredia", "Cartago", "Liberia"),
+    "US": ("Houston", "El Paso", "Miami", "San Antonio", "Albuquerque"),
+    "GT": ("Quetzaltenango", "Escuintla"),
+    "SV": ("Santa Ana", "San Miguel"),
+    "HN": ("San Pedro Sula", "La Ceiba"),
+    "NI": ("León", "Matagalpa"),
+    "PA": ("David", "Colón"),
+    "PY": ("Encarnación", "Ciudad del Este"),
+    "BO": ("Cochabamba", "Sucre"),
+}
+AMERICAS_HOSPITALS = (
+    "Hospital General Regional Río Verde",
+    "Hospital Municipal San Lorenzo",
+    "Clínica Santa Rosalía",
+    "Hospital Regional Docente Los Andes",
+    "Sanatorio Monte Claro",
+    "Hospital de Especialidades del Pacífico",
+)
+# insurers and plans: (country, the phrase that names the plan before its member number)
+PLANS = {
+    "AR": (
+        "Obra social OSDE, nº de afiliado ",
+        "Prepaga Galeno, nº de afiliado ",
+        "PAMI nº de afiliado ",
+    ),
+    "CL": ("Isapre Colmena, nº de afiliado ", "Fonasa, nº de beneficiario "),
+    "CO": ("EPS Sura, nº de afiliado ", "EPS Sanitas, nº de afiliado "),
+    "PE": ("SIS, nº de afiliado ",),
+    "DO": ("ARS Humano, nº de afiliado ", "SENASA, nº de afiliado "),
+    "UY": ("Mutualista CASMU, nº de socio ",),
+    "PY": ("Prepaga Asismed, nº de afiliado ",),
+    "BO": ("Mutualista del Sur, nº de socio ",),
+}
+AFFILIATIONS = {
+    "MX": ("Nº de afiliación al ISSSTE: ", "Nº de afiliación al IMSS: "),
+    "PE": ("Nº de asegurado de EsSalud: ",),
+    "EC": ("Nº de afiliación al IESS: ",),
+    "VE": ("Nº de afiliación al IVSS: ",),
+}
+# the keys of the other countries' identity documents
+OTHER_CEDULA_KEYS = {
+    "GT": "DPI: ",
+    "SV": "DUI: ",
+    "HN": "DNI: ",
+    "NI": "Cédula de identidad: ",
+    "PA": "Cédula: ",
+    "PY": "C.I.: ",
+    "BO": "C.I.: ",
+}
+
+
+class AmericasValues(Values):
+    """The identifiers of the Americas, valid by their check (python-stdnum, the kind's
+    published rule; phones valid in their plan by phonenumbers), in their country's shapes;
+    `wrong=True`: the same shape with a failing check."""
+
+    def letters(self, n: int, alphabet: str = string.ascii_uppercase) -> str:
+        return "".join(self.rng.choice(alphabet) for _ in range(n))
+
+    def birth(self) -> dt.date:
+        return dt.date(1940, 1, 1) + dt.timedelta(days=self.rng.randrange(365 * 62))
+
+    def curp(self, birth: dt.date, female: bool, wrong: bool = False) -> str:
+        while True:
+            body = (
+                self.rng.choice("BCDFGHJLMNPRSTVZ")
+                + self.rng.choice("AEIOU")
+                + self.letters(2, "BCDFGHJLMNPRSTVZ")
+                + birth.strftime("%y%m%d")
+                + ("M" if female else "H")
+                + self.pick("DF", "JC", "NL", "PL", "VZ", "YN", "GT", "MC")
+                + self.letters(3, "BCDFGHJKLMNPQRSTVWXYZ")
+                + (self.digits(1) if birth.year < 2000 else self.letters(1))
+            )
+            check = std_curp.calc_check_digit(body)
+            if wrong:
+                check = self.rng.choice([d for d in string.digits if d != check])
+            if std_curp.is_valid(body + check, validate_check_digits=False):
+                return body + check
+
+    def wrong_last_digit(self, value: str) -> str:
+        return value[:-1] + self.rng.choice([d for d in string.digits if d != value[-1]])
+
+    def rfc(self, curp: str, wrong: bool = False) -> str:
+        while True:
+            body = curp[:10] + self.rng.choice("123456789ABCDEFGHJKLMNPRSTUV") + self.letters(1)
+            check = std_rfc.calc_check_digit(body)
+            if wrong:
+                check = self.rng.choice([d for d in string.digits if d != check])
+            if std_rfc.is_valid(body + check) and (
+                wrong or std_rfc.is_valid(body + check, validate_check_digits=True)
+            ):
+                return body + check
+
+    def with_check(self, body_fn, check_fn, valid_fn, wrong: bool, alphabet=string.digits) -> str:
+        """A body and its check character (`wrong`: another one), valid by `valid_fn` or not."""
+        while True:
+            body = body_fn()
+            check = check_fn(body)
+            if check is None or len(check) != 1:
+                continue
+            if wrong:
+                check = self.rng.choice([c for c in alphabet if c != check])
+            if valid_fn(body + check) != wrong:
+                return body + check
+
+    def run_cl(self, wrong: bool = False) -> tuple[str, str]:
+        number = self.with_check(
+            lambda: str(self.rng.randint(5_000_000, 25_999_999)),
+            std_cl_rut.calc_check_digit,
+            std_cl_rut.is_valid,
+            wrong,
+            string.digits + "K",
+        )
+        fmt = self.pick("dotted", "hyphen")
+        body, check = number[:-1], number[-1]
+        if fmt == "dotted":
+            grouped = f"{int(body):,}".replace(",", ".")
+            return f"{grouped}-{check}", fmt
+        return f"{body}-{check}", fmt
+
+    def cuit(self, female: bool, wrong: bool = False) -> tuple[str, str]:
+        kind = "27" if female else "20"
+        number = self.with_check(
+            lambda: kind + self.digits(8),
+            std_ar_cuit.calc_check_digit,
+            std_ar_cuit.is_valid,
+            wrong,
+        )
+        return f"{number[:2]}-{number[2:10]}-{number[10]}", "hyphens"
+
+    def nit_co(self, wrong: bool = False) -> tuple[str, str]:
+        number = self.with_check(
+            lambda: self.pick("8", "9") + self.digits(8),
+            std_co_nit.calc_check_digit,
+            std_co_nit.is_valid,
+            wrong,
+        )
+        return f"{number[:3]}.{number[3:6]}.{number[6:9]}-{number[9]}", "dotted"
+
+    def ci_ec(self, wrong: bool = False) -> tuple[str, str]:
+        def check(body: str) -> str | None:
+            return next((d for d in string.digits if std_ec_ci.is_valid(body + d)), None)
+
+        number = self.with_check(
+            lambda: f"{self.rng.randint(1, 24):02d}{self.rng.randint(0, 5)}{self.digits(6)}",
+            check,
+            std_ec_ci.is_valid,
+            wrong,
+        )
+        fmt = "hyphen" if wrong else self.pick("hyphen", "plain")
+        return (f"{number[:9]}-{number[9]}" if fmt == "hyphen" else number), fmt
+
+    def cedula_do(self, wrong: bool = False) -> tuple[str, str]:
+        number = self.with_check(
+            lambda: self.pick("001", "402", "031", "223", "047") + self.digits(7),
+            luhn.calc_check_digit,
+            std_do_cedula.is_valid,
+            wrong,
+        )
+        return f"{number[:3]}-{number[3:10]}-{number[10]}", "hyphens"
+
+    def ci_uy(self, wrong: bool = False) -> tuple[str, str]:
+        number = self.with_check(
+            lambda: str(self.rng.randint(1_000_000, 6_999_999)),
+            uy_ci_key,
+            lambda v: uy_ci_key(v[:-1]) == v[-1],
+            wrong,
+        )
+        fmt = "dotted" if wrong else self.pick("dotted", "hyphen")
+        if fmt == "dotted":
+            return f"{number[0]}.{number[1:4]}.{number[4:7]}-{number[7]}", fmt
+        return f"{number[:7]}-{number[7]}", fmt
+
+    def rut_uy(self, wrong: bool = False) -> tuple[str, str]:
+        number = self.with_check(
+            lambda: f"{self.rng.randint(1, 21):02d}{self.rng.randint(100000, 999999)}001",
+            std_uy_rut.calc_check_digit,
+            std_uy_rut.is_valid,
+            wrong,
+        )
+        return f"{number[:2]}-{number[2:8]}-{number[8:11]}-{number[11]}", "hyphens"
+
+    def rif_ve(self, wrong: bool = False) -> tuple[str, str]:
+        number = self.with_check(
+            lambda: "V" + self.digits(8),
+            std_ve_rif.calc_check_digit,
+            std_ve_rif.is_valid,
+            wrong,
+        )
+        return f"{number[0]}-{number[1:9]}-{number[9]}", "hyphens"
+
+    def ssn(self, wrong: bool = False) -> tuple[str, str]:
+        if wrong:  # an area the SSA never issues
+            area = self.pick("666", "000", f"9{self.digits(2)}")
+        else:
+            area = f"{self.rng.choice([a for a in range(1, 900) if a != 666]):03d}"
+        return f"{area}-{self.rng.randint(1, 99):02d}-{self.rng.randint(1, 9999):04d}", "hyphens"
+
+    def mbi(self, wrong: bool = False) -> tuple[str, str]:
+        a = "ACDEFGHJKMNPQRTUVWXY"
+        an = a + string.digits
+        chars = [
+            self.rng.choice("123456789"),
+            self.rng.choice(a),
+            self.rng.choice(an),
+            self.digits(1),
+            self.rng.choice(a),
+            self.rng.choice(an),
+            self.digits(1),
+            self.rng.choice(a),
+            self.rng.choice(a),
+            self.digits(1),
+            self.digits(1),
+        ]
+        if wrong:  # a letter the scheme leaves out
+            chars[self.pick(1, 4, 7, 8)] = self.rng.choice("SLOIBZ")
+        value = "".join(chars)
+        fmt = "dashes" if wrong else self.pick("dashes", "plain")
+        return (f"{value[:4]}-{value[4:7]}-{value[7:]}" if fmt == "dashes" else value), fmt
+
+    def ni_cu(self, birth: dt.date, female: bool) -> str:
+        century = (
+            "9" if birth.year < 1900 else self.pick("0", "3", "5") if birth.year < 2000 else "7"
+        )
+        sex = self.rng.choice("13579" if female else "02468")
+        while True:
+            value = birth.strftime("%y%m%d") + century + self.digits(2) + sex + self.digits(1)
+            if std_cu_ni.is_valid(value):
+                return value
+
+    def cedula_cr(self) -> str:
+        while True:
+            value = f"{self.rng.randint(1, 7)}-{self.digits(4)}-{self.digits(4)}"
+            if std_cr_cpf.is_valid(value):
+                return value
+
+    def cedula_other(self, country: str) -> tuple[str, str]:
+        rng, digits = self.rng, self.digits
+        if country == "GT":  # DPI: 4, 5 and 4 digits (department and municipality last)
+            text = f"{digits(4)} {digits(5)} {rng.randint(1, 22):02d}{digits(2)}"
+        elif country == "SV":  # DUI
+            text = f"0{digits(7)}-{digits(1)}"
+        elif country == "HN":  # DNI: municipality, year of registration, entry
+            text = f"0{rng.randint(101, 999)}-{rng.randint(1950, 2005)}-{digits(5)}"
+        elif country == "NI":  # municipality, birth date, entry and a letter
+            birth = f"{rng.randint(10, 28)}0{rng.randint(1, 9)}{rng.randint(50, 99)}"
+            text = f"{digits(3)}-{birth}-{digits(4)}{self.letters(1)}"
+        elif country == "PA":  # province, volume, entry
+            text = f"{rng.randint(1, 9)}-{rng.randint(100, 999)}-{digits(4)}"
+        elif country == "PY":
+            text = f"{rng.randint(1, 6)}.{digits(3)}.{digits(3)}"
+        else:  # Bolivia
+            text = str(rng.randint(1_000_000, 9_999_999))
+        return text, country.lower()
+
+    def phone_plan(self, country: str, international: bool) -> tuple[str, str]:
+        """A valid number of `country`'s plan, mobile or fixed, national or international."""
+        region = country
+        kind = self.pick(PhoneNumberType.MOBILE, PhoneNumberType.FIXED_LINE)
+        example = phonenumbers.example_number_for_type(region, kind) or (
+            phonenumbers.example_number(region)
+        )
+        national = phonenumbers.national_significant_number(example)
+        while True:
+            digits = national[: self.rng.randint(1, 2)]
+            digits += self.digits(len(national) - len(digits))
+            number = phonenumbers.parse("+" + str(example.country_code) + digits, None)
+            if phonenumbers.is_valid_number_for_region(number, region) and phonenumbers.number_type(
+                number
+            ) in (kind, PhoneNumberType.FIXED_LINE_OR_MOBILE):
+                break
+        style = (
+            phonenumbers.PhoneNumberFormat.INTERNATIONAL
+            if international
+            else phonenumbers.PhoneNumberFormat.NATIONAL
+        )
+        text = phonenumbers.format_number(number, style)
+        return text, ("international" if international else "national")
+
+
+def americas_ent(v: AmericasValues, kind: str, text: str, fmt: str, country: str, valid="na"):
+    return Ent(text, AMERICAS_LABELS[kind], kind, valid, fmt, country)
+
+
+def americas_keyed(v: AmericasValues, kind: str, section: str, person: dict) -> list[Part]:
+    """The parts that plant one identifier of `kind` of `person["country"]`: its key and its
+    value in the header and footer (`Clave: valor`), a phrase in the body. A keyless kind is
+    planted without its key in the body half the time; a checked one with a wrong check
+    after its key one time in five."""
+    country, female, birth = person["country"], person["female"], person["birth"]
+    body = section == "body"
+    bare = body and v.rng.random() < 0.5
+
+    def ent(text, fmt, valid="na"):
+        return americas_ent(v, kind, text, fmt, country, valid)
+
+    wrong = v.rng.random() < 0.2 and not bare
+    if kind == "curp":  # the patient's: the one CURP of the report, or it with a wrong check
+        text = person["curp"] if not wrong else v.wrong_last_digit(person["curp"])
+        e = ent(text, "plain", "0" if wrong else "1")
+        if bare:
+            return [
+                "Se registra en el expediente electrónico con la clave ",
+                e,
+                " de la paciente." if female else " del paciente.",
+            ]
+        return ["CURP: ", e] if not body else ["Presenta su CURP ", e, " en la ventanilla."]
+    if kind == "rfc":  # the patient's, agreeing with the CURP
+        text = person["rfc"] if not wrong else v.wrong_last_digit(person["rfc"])
+        e = ent(text, "plain", "0" if wrong else "1")
+        if bare:
+            return ["La factura se emite a nombre de ", e, " por el estudio."]
+        return ["RFC: ", e] if not body else ["Para la factura proporciona su RFC ", e, "."]
+    if kind == "nss_mx":
+        number = v.digits(10)
+        value = number + luhn.calc_check_digit(number)
+        fmt = v.pick("plain", "grouped")
+        text = (
+            value
+            if fmt == "plain"
+            else f"{value[:2]}-{value[2:4]}-{value[4:6]}-{value[6:10]}-{value[10]}"
+        )
+        e = ent(text, fmt, "1")
+        return (
+            ["NSS: ", e]
+            if not body
+            else ["Derechohabiente del IMSS con número de seguro social ", e, "."]
+        )
+    if kind in (
+        "run_cl",
+        "cuit",
+        "nit_co",
+        "ci_ec",
+        "cedula_do",
+        "ci_uy",
+        "rut_uy",
+        "rif_ve",
+        "ssn",
+        "mbi",
+    ):
+        maker = {
+            "run_cl": v.run_cl,
+            "cuit": lambda wrong: v.cuit(female, wrong),
+            "nit_co": v.nit_co,
+            "ci_ec": v.ci_ec,
+            "cedula_do": v.cedula_do,
+            "ci_uy": v.ci_uy,
+            "rut_uy": v.rut_uy,
+            "rif_ve": v.rif_ve,
+            "ssn": v.ssn,
+            "mbi": v.mbi,
+        }[kind]
+        text, fmt = maker(wrong)
+        if bare:  # keyless: the shape that counts without a key
+            while (
+                fmt not in ("dotted", "hyphens", "hyphen", "dashes")
+                or (kind == "ci_uy" and fmt != "dotted")
+                or (kind == "run_cl" and fmt not in ("dotted", "hyphen"))
+            ):
+                text, fmt = maker(False)
+        e = ent(text, fmt, "0" if wrong else "1")
+        key = {
+            "run_cl": ("RUN: ", "RUT "),
+            "cuit": ("CUIL: ", "CUIT "),
+            "nit_co": ("NIT: ", "NIT "),
+            "ci_ec": ("Cédula: ", "cédula "),
+            "cedula_do": ("Cédula: ", "cédula "),
+            "ci_uy": ("C.I.: ", "C.I. "),
+            "rut_uy": ("RUT: ", "RUT "),
+            "rif_ve": ("RIF: ", "RIF "),
+            "ssn": ("SSN: ", "SSN "),
+            "mbi": ("Medicare MBI: ", "MBI "),
+        }[kind]
+        if bare:
+            return [
+                v.pick("Trae consigo el comprobante ", "En la hoja de admisión consta "),
+                e,
+                v.pick(" para el trámite.", "."),
+            ]
+        if body:
+            return [f"Se identifica con su {key[1]}", e, " en la admisión."]
+        return [key[0], e]
+    if kind == "dni_ar":
+        number = str(v.rng.randint(5_000_000, 45_999_999))
+        fmt = v.pick("dotted", "plain")
+        text = f"{int(number):,}".replace(",", ".") if fmt == "dotted" else number
+        e = ent(text, fmt)
+        return ["DNI: ", e] if not body else ["Se identifica con DNI ", e, " en la guardia."]
+    if kind == "cc_co":
+        number = str(v.rng.randint(10_000_000, 1_099_999_999))
+        fmt = v.pick("dotted", "plain")
+        text = f"{int(number):,}".replace(",", ".") if fmt == "dotted" else number
+        e = ent(text, fmt)
+        return (
+            ["C.C.: ", e]
+            if not body
+            else ["Paciente identificado con cédula de ciudadanía ", e, "."]
+        )
+    if kind == "dni_pe":
+        number = v.digits(8)
+        fmt = v.pick("plain", "check")
+        text = number if fmt == "plain" else f"{number}-{std_pe_cui.calc_check_digits(number)[0]}"
+        e = ent(text, fmt, "1" if fmt == "check" else "na")
+        return ["DNI: ", e] if not body else ["Acude con su DNI ", e, " al establecimiento."]
+    if kind == "ruc_pe":
+        body_digits = "10" + v.digits(8)
+        e = ent(body_digits + std_pe_ruc.calc_check_digit(body_digits), "plain", "1")
+        return ["RUC: ", e] if not body else ["La boleta se emite con el RUC ", e, "."]
+    if kind == "ruc_ec":
+        cedula, _fmt = v.ci_ec()
+        e = ent(cedula.replace("-", "") + "001", "plain", "1")
+        return ["RUC: ", e] if not body else ["La factura se emite con su RUC ", e, "."]
+    if kind == "ci_ve":
+        number = str(v.rng.randint(5_000_000, 29_999_999))
+        fmt = v.pick("dotted", "plain")
+        text = "V-" + (f"{int(number):,}".replace(",", ".") if fmt == "dotted" else number)
+        e = ent(text, fmt)
+        if bare:
+            return ["Firma el consentimiento con su documento ", e, " como consta."]
+        return ["C.I.: ", e] if not body else ["Se identifica con cédula ", e, " en la emergencia."]
+    if kind == "ni_cu":
+        e = ent(v.ni_cu(birth, female), "plain", "1")
+        return (
+            ["Carné de identidad: ", e]
+            if not body
+            else ["Se registra con su carné de identidad ", e, "."]
+        )
+    if kind == "cedula_cr":
+        e = ent(v.cedula_cr(), "hyphens", "1")
+        return ["Cédula: ", e] if not body else ["Se identifica con la cédula ", e, " en el EBAIS."]
+    if kind == "cedula_other":
+        text, fmt = v.cedula_other(country)
+        e = ent(text, fmt)
+        key = OTHER_CEDULA_KEYS[country]
+        return [key, e] if not body else [f"Se identifica con su {key.rstrip(': ')} ", e, "."]
+    if kind == "medicaid":
+        text = v.letters(2) + v.digits(6) + v.letters(1)
+        e = ent(text, "letters_digits")
+        return (
+            ["Medicaid #: ", e] if not body else ["Tiene cobertura de Medicaid # ", e, " vigente."]
+        )
+    if kind == "affiliation":
+        e = ent(v.digits(10), "digits10")
+        return [v.pick(*AFFILIATIONS[country]), e] + (["."] if body else [])
+    if kind == "plan_member":
+        fmt = v.pick("digits", "groups")
+        text = v.digits(9) if fmt == "digits" else f"{v.digits(2)}-{v.digits(6)}-{v.digits(2)}"
+        e = ent(text, fmt)
+        return [v.pick(*PLANS[country]), e] + (["."] if body else [])
+    if kind == "record_americas":
+        e = ent(str(v.rng.randint(10_000, 9_999_999)), "digits")
+        key = v.pick("Expediente: ", "Ficha clínica nº ", "HC: ", "Nº de expediente: ")
+        return (
+            [key, e]
+            if not body
+            else ["Consta en el expediente clínico nº ", e, " un ingreso previo."]
+        )
+    if kind in ("phone_national", "phone_cc"):
+        text, fmt = v.phone_plan(country, kind == "phone_cc")
+        e = ent(text, fmt)
+        if kind == "phone_cc" and body:
+            return [v.pick("Se deja aviso a su hija al ", "Localizable en el "), e, "."]
+        if kind == "phone_cc":
+            return ["Contacto: ", e]
+        return (
+            [v.pick("Tel.: ", "Celular: ", "Teléfono: "), e]
+            if not body
+            else ["Se llama a su esposo al celular ", e, "."]
+        )
+    raise ValueError(f"unknown kind {kind}")
+
+
+def failed_check(v: AmericasValues, kind: str, person: dict) -> list[Part]:
+    """A value written in the keyless shape of `kind` whose check fails, without a key: a
+    look-alike (`type=failed_check of=<kind>`)."""
+    make = {
+        "curp": lambda: v.curp(person["birth"], person["female"], wrong=True),
+        "rfc": lambda: v.rfc(person["curp"], wrong=True),
+        "run_cl": lambda: v.run_cl(True)[0],
+        "cuit": lambda: v.cuit(person["female"], True)[0],
+        "nit_co": lambda: v.nit_co(True)[0],
+        "ci_ec": lambda: v.ci_ec(True)[0],
+        "cedula_do": lambda: v.cedula_do(True)[0],
+        "ci_uy": lambda: v.ci_uy(True)[0],
+        "rut_uy": lambda: v.rut_uy(True)[0],
+        "rif_ve": lambda: v.rif_ve(True)[0],
+        "ssn": lambda: v.ssn(True)[0],
+        "mbi": lambda: v.mbi(True)[0],
+    }[kind]
+    wrong = make()
+    while any(CHECKS[check](wrong) for check in KEYLESS_CHECKS):
+        wrong = make()  # one that another kind's check reads (a RUT that is a CI) is no look-alike
+    e = Ent(wrong, NO_PHI, kind="failed_check", fmt=kind, country=person["country"])
+    return [
+        v.pick("En el sobre del laboratorio figura el código ", "El lector devuelve la secuencia "),
+        e,
+        v.pick(", que no corresponde.", " sin validar."),
+    ]
+
+
+AMERICAS_LOOKALIKES = ("lab", "dose", "icd", "size", "ui", "vitals", "ges", "form", "registration")
+
+
+def americas_lookalike(v: AmericasValues, which: str) -> list[Part]:
+    """A sentence with clinical or administrative numbers of the Americas that identify no one."""
+
+    def n(text, kind):
+        return Ent(text, NO_PHI, kind=kind)
+
+    if which == "ges":
+        return [
+            "Se notifica como problema de salud GES nº ",
+            n(str(v.rng.randint(1, 85)), "ges"),
+            " (diabetes mellitus tipo 2).",
+        ]
+    if which == "form":
+        return [
+            "Se llena el formato ",
+            n(f"{v.rng.randint(1, 9)}-{v.rng.randint(10, 40)}-{v.rng.randint(1, 9)}", "form"),
+            " para la incapacidad.",
+        ]
+    if which == "registration":
+        agency, code = v.pick(
+            ("INVIMA", f"{v.rng.randint(2010, 2023)}M-{v.digits(7)}"),
+            ("ISP", f"F-{v.digits(5)}/{v.rng.randint(10, 23)}"),
+            ("COFEPRIS", f"{v.digits(3)}M{v.rng.randint(2010, 2023)}"),
+        )
+        return [
+            f"Se dispensa el medicamento con registro sanitario {agency} ",
+            n(code, "drug_registration"),
+            ".",
+        ]
+    return lookalike(v, which)
+
+
+def make_americas_report(index: int, v: AmericasValues, country: str) -> Report:
+    """One report of `country`: a header of `Título: valor` lines, a body of phrases and a
+    footer, planting the country's identifiers (rotated over the sections), one look-alike
+    whose check fails where the country has a keyless kind, and clinical look-alikes."""
+    rng, fake = v.rng, v.fake
+    r = Report()
+    female = rng.random() < 0.5
+    birth = v.birth()
+    person = {"country": country, "female": female, "birth": birth}
+    person["curp"] = v.curp(birth, female)
+    person["rfc"] = v.rfc(person["curp"])
+    first = fake.first_name_female() if female else fake.first_name_male()
+    surnames = f"{fake.last_name()} {fake.last_name()}"
+    year = rng.randint(2019, 2025)
+    age = year - birth.year
+    doctor_female = rng.random() < 0.5
+    doctor_first = fake.first_name_female() if doctor_female else fake.first_name_male()
+    doctor = f"{doctor_first} {fake.last_name()}"
+    hospital = rng.choice(AMERICAS_HOSPITALS)
+    kinds = AMERICAS_KINDS[country]
+    n = len(kinds)
+    header_kinds = [kinds[(3 * index + j) % n] for j in range(3)]
+    body_kinds = [kinds[(4 * index + j + 1) % n] for j in range(4)]
+    footer_kinds = [kinds[(3 * index + j + 2) % n] for j in range(3)]
+
+    r.section = "header"
+    r.add("Datos del paciente.\n")
+    r.add("Nombre: ", Ent(first, "NOMBRE_SUJETO_ASISTENCIA"), ".\n")
+    r.add("Apellidos: ", Ent(surnames, "NOMBRE_SUJETO_ASISTENCIA"), ".\n")
+    r.add("Fecha de nacimiento: ", Ent(birth.strftime("%d/%m/%Y"), "FECHAS"), ".\n")
+    r.add("Sexo: ", Ent("Femenino" if female else "Masculino", "SEXO_SUJETO_ASISTENCIA"), ".\n")
+    for kind in header_kinds:
+        r.add(*americas_keyed(v, kind, "header", person), ".\n")
+    city = rng.choice(AMERICAS_CITIES[country])
+    r.add("Localidad: ", Ent(city, "TERRITORIO"), ".\n\n")
+
+    r.section = "body"
+    sexo = "mujer" if female else "varón"
+    r.add(*split_opening(gendered(rng.choice(BODY_OPENINGS), female), sexo, f"{age} años"), " ")
+    sentences: list[list[Part]] = [americas_keyed(v, kind, "body", person) for kind in body_kinds]
+    failing = FAILED_CHECK_KINDS.get(country)
+    if failing:
+        sentences.append(failed_check(v, failing[index % len(failing)], person))
+    sentences += [americas_lookalike(v, w) for w in rng.sample(AMERICAS_LOOKALIKES, 2)]
+    sentences.append(
+        [
+            "Fue atendid",
+            "a" if female else "o",
+            " en ",
+            Ent(hospital, "HOSPITAL"),
+            " en ",
+            Ent(str(year - rng.randint(1, 4)), "FECHAS"),
+            ".",
+        ]
+    )
+    rng.shuffle(sentences)
+    for i, sentence in enumerate(sentences):
+        r.add(*sentence)
+        r.add("\n" if i % 3 == 2 else " ")
+    r.add(rng.choice(BODY_CLOSINGS).format(meses=rng.choice(["3", "6", "tres", "seis"])), "\n\n")
+
+    r.section = "footer"
+    r.add(
+        "Remitido por: ",
+        Ent(doctor, "NOMBRE_PERSONAL_SANITARIO"),
+        ". ",
+        Ent(hospital, "HOSPITAL"),
+        ".\n",
+    )
+    for kind in footer_kinds:
+        r.add(*americas_keyed(v, kind, "footer", person), ". ")
+    r.add("Fecha del informe: ", date_ent(v, year), ".\n")
+    return r
+
+
 def main(
     output_dir: Annotated[Path, typer.Argument(help="Folder for the <id>.txt / <id>.ann files")],
     n_reports: Annotated[int, typer.Option(help="Number of reports (at least 80)")] = 96,
@@ -1509,6 +2261,12 @@ def main(
     codes_per_report: Annotated[
         int, typer.Option(help="Clinical code sentences in a code report")
     ] = 13,
+    n_americas_reports: Annotated[
+        int,
+        typer.Option(
+            help="Reports of the Americas after them (identifiers and phones of each country)"
+        ),
+    ] = len(AMERICAS_COUNTRIES),
 ) -> None:
     if n_reports < 1:
         typer.echo("--n-reports must be at least 1", err=True)
@@ -1530,7 +2288,19 @@ def main(
         doc_id = f"idset_{index:03d}"
         (output_dir / f"{doc_id}.txt").write_text(report.text, encoding="utf-8", newline="")
         (output_dir / f"{doc_id}.ann").write_text(report.ann(), encoding="utf-8", newline="")
-    typer.echo(f"{n_reports} reports and {n_code_reports} code reports -> {output_dir}")
+    # the reports of the Americas draw from a generator of their own (seed + 2)
+    americas = AmericasValues(random.Random(seed + 2), Names(random.Random(seed + 2)))
+    first = n_reports + n_code_reports
+    for i in range(n_americas_reports):
+        country = AMERICAS_COUNTRIES[i % len(AMERICAS_COUNTRIES)]
+        report = make_americas_report(i, americas, country)
+        doc_id = f"idset_{first + i:03d}"
+        (output_dir / f"{doc_id}.txt").write_text(report.text, encoding="utf-8", newline="")
+        (output_dir / f"{doc_id}.ann").write_text(report.ann(), encoding="utf-8", newline="")
+    typer.echo(
+        f"{n_reports} reports, {n_code_reports} code reports and {n_americas_reports} reports of"
+        f" the Americas -> {output_dir}"
+    )
 
 
 if __name__ == "__main__":

@@ -42,6 +42,12 @@ key=KEY, scope=<file name>)` under a fixed test key, on the pipeline's entities 
   that are places of the same country.
 - countries: with a `countries.tsv` (report id, country) in a set's folder, the reports whose
   detected country is the expected one (tests/data/countries: invented reports).
+  digits, the province, its community, a town of it);
+- identifiers and phones, per kind (`surrogates.id_validity.kind_check`: a CURP, a RUT, a
+  CUIT, an SSN, a DNI, a NUSS..., a phone of a national plan): the values read as the kind,
+  and the surrogates valid in their country (the kind's check; a phone valid in the same
+  plan, of the same line type); and the CURPs of the patient that agree with the birth date
+  and sex the de-identified report states (`surrogates.stated_person`).
 """
 
 import gzip
@@ -53,6 +59,7 @@ from typing import Annotated
 
 import spacy
 import typer
+from stdnum.mx import curp as std_curp
 
 import meddocan_deid
 from meddocan_deid.brat import read_brat_dir
@@ -61,9 +68,11 @@ from meddocan_deid.country_data import SPAIN, frequent_surnames, place_countries
 from meddocan_deid.deid import Deidentifier
 from meddocan_deid.deid.gazetteer import resolve_gazetteer
 from meddocan_deid.deid.surrogates.dates import read_date
+from meddocan_deid.deid.surrogates.id_validity import kind_check
 from meddocan_deid.deid.surrogates.names import country_lists, name_lists
 from meddocan_deid.deid.surrogates.person import is_code, read_profession
 from meddocan_deid.deid.surrogates.places import POSTAL, geo, province_of, split_street
+from meddocan_deid.deid.surrogates.stated_person import stated_person
 from meddocan_deid.deid.surrogates.vocabulary import drawn_words, words_of
 from meddocan_deid.lexicon import lookup_key
 
@@ -188,6 +197,8 @@ def main(
     per_country: dict[str, Counter] = defaultdict(Counter)
     detected = Counter()
     top_surnames = frozenset(frequent_surnames())
+    ids: dict[str, Counter] = defaultdict(Counter)
+    curps = Counter()
     n_docs = 0
     for folder in sets:
         expected = _expected_countries(folder)
@@ -197,8 +208,10 @@ def main(
             n_docs += 1
             scope = f"{folder.name}/{bdoc.doc_id}"
             if entities == "gold":
+                # the look-alikes of a set (NO_PHI) are never PHI
+                gold = [e for e in bdoc.entities if e[0] in meddocan_deid.LABELS]
                 res = Deidentifier(nlp, "surrogate", key=KEY).deidentify(
-                    bdoc.text, scope=scope, found=bdoc.entities
+                    bdoc.text, scope=scope, found=gold
                 )
             else:
                 res = meddocan_deid.deidentify(doc, mode="surrogate", key=KEY, scope=scope)
@@ -274,6 +287,7 @@ def main(
                     code = _original_province(value)
                     if code is not None:
                         groups[code].append(new)
+            _count_identifiers(bdoc.text, res, ids, curps)
             for news in groups.values():
                 if len(news) < 2:
                     continue
@@ -329,6 +343,32 @@ def main(
         label = country if country != "PE" else "pool (PE, VE, UY, CU, DO, EC, CR, US)"
         shares.append(f"{label} {top}/{len(pool)}")
     typer.echo("surname lists among the 5,000: " + ", ".join(shares))
+    typer.echo(f"{'identifier kind':<24}{'values':>8}{'valid surrogates':>18}")
+    for kind in sorted(ids):
+        typer.echo(f"{kind:<24}{ids[kind]['n']:>8}{ids[kind]['valid']:>18}")
+    typer.echo(
+        f"CURPs of the patient in a report that states a birth date: {curps['n']}; agreeing with"
+        f" the surrogate birth date {curps['date']}, and with the sex it states {curps['sex']}"
+    )
+
+
+def _count_identifiers(text: str, res, ids: dict[str, Counter], curps: Counter) -> None:
+    """Per kind, the values and the surrogates valid in their country; the patient's CURPs
+    that agree with the birth date and sex of the de-identified report."""
+    stated = stated_person(res.text, [(r.label, r.new_start, r.new_end) for r in res.replacements])
+    for r in res.replacements:
+        value, new = text[r.start : r.end], res.text[r.new_start : r.new_end]
+        check = kind_check(value, r.label)
+        if check is None:
+            continue
+        ids[check.kind]["n"] += 1
+        ids[check.kind]["valid"] += new != f"[{r.label}]" and check.valid(new)
+        if check.kind == "curp" and r.label == "ID_SUJETO_ASISTENCIA" and stated.birth is not None:
+            curps["n"] += 1
+            valid = std_curp.is_valid(new)
+            curps["date"] += valid and std_curp.get_birth_date(new) == stated.birth
+            sex = {"H": "M", "M": "F"}.get(new[10:11]) if valid else None
+            curps["sex"] += valid and stated.sex in (None, sex)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@
 
 Prints, per identifier kind, how many gold values the pipeline found exactly (any label)
 and how many it covered (every character inside predicted entities), the precision per
-identifier label, and the look-alike numbers (lab values, doses...) it tagged (target 0).
+identifier label, and the look-alike numbers (lab values, doses...) it tagged (target 0):
+in all, per type that it tagged, and those written in an identifier's shape with a failing
+check and no key, per kind they imitate.
 Writes every count to the JSON output. Prints numbers only, never report text.
 """
 
@@ -43,6 +45,18 @@ def print_scores(scores: dict) -> None:
     )
     look = scores["lookalikes"]
     typer.echo(f"look-alikes overlapped by a prediction: {look['hit']} of {look['n']} (target 0)")
+    failed = look.get("failed_check", {})
+    if failed:
+        hit = sum(row["hit"] for row in failed.values())
+        n = sum(row["n"] for row in failed.values())
+        per_kind = ", ".join(f"{kind} {row['hit']}/{row['n']}" for kind, row in failed.items())
+        typer.echo(
+            f"  in an identifier's shape, failing its check, no key: {hit} of {n} tagged"
+            f" (target 0): {per_kind}"
+        )
+    for kind, row in look["types"].items():
+        if row.get("hit"):
+            typer.echo(f"  tagged look-alikes of type {kind}: {row['hit']} of {row['n']}")
     typer.echo(f"{'label':<32}{'support':>8}{'P':>8}{'R':>8}{'fp':>6}")
     for label, row in scores["labels"].items():
         typer.echo(

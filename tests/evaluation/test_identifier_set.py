@@ -20,6 +20,7 @@ from stdnum.es import nie as std_nie
 
 from meddocan_deid.brat import BratError, read_text
 from meddocan_deid.evaluation.identifiers import read_identifier_set, score_identifiers
+from meddocan_deid.id_checks import CHECKS as NATIONAL_CHECKS
 
 ROOT = Path(__file__).resolve().parents[2]
 SET_DIR = ROOT / "assets" / "identifiers"
@@ -47,6 +48,56 @@ EXPECTED_KINDS = {
     "employee",
     "member",
 }
+# the kinds of the reports of the Americas and the check of each that has one
+AMERICAS_KINDS = {
+    "curp",
+    "rfc",
+    "nss_mx",
+    "run_cl",
+    "dni_ar",
+    "cuit",
+    "cc_co",
+    "nit_co",
+    "dni_pe",
+    "ruc_pe",
+    "ci_ec",
+    "ruc_ec",
+    "cedula_do",
+    "ci_uy",
+    "rut_uy",
+    "ci_ve",
+    "rif_ve",
+    "ni_cu",
+    "cedula_cr",
+    "cedula_other",
+    "ssn",
+    "mbi",
+    "medicaid",
+    "affiliation",
+    "plan_member",
+    "record_americas",
+    "phone_national",
+    "phone_cc",
+}
+AMERICAS_CHECKS = {
+    "curp": "mx_curp",
+    "rfc": "mx_rfc",
+    "nss_mx": "mx_nss",
+    "run_cl": "cl_run",
+    "cuit": "ar_cuit",
+    "nit_co": "co_nit",
+    "ruc_pe": "pe_ruc",
+    "ci_ec": "ec_ci",
+    "ruc_ec": "ec_ruc",
+    "cedula_do": "do_cedula",
+    "ci_uy": "uy_ci",
+    "rut_uy": "uy_rut",
+    "rif_ve": "ve_rif",
+    "ni_cu": "cu_ni",
+    "cedula_cr": "cr_cedula",
+    "ssn": "us_ssn",
+    "mbi": "us_mbi",
+}
 
 
 @pytest.fixture(scope="module")
@@ -56,8 +107,10 @@ def docs():
 
 def test_set_parses_and_is_large_enough(docs):
     assert len(docs) >= 80
-    assert {i.kind for d in docs for i in d.identifiers} == EXPECTED_KINDS
+    assert {i.kind for d in docs for i in d.identifiers} == EXPECTED_KINDS | AMERICAS_KINDS
     assert all(d.identifiers and d.lookalikes and d.gold for d in docs)
+    counts = Counter(i.kind for d in docs for i in d.identifiers)
+    assert min(counts[kind] for kind in AMERICAS_KINDS) >= 8
 
 
 def test_shipped_set_is_the_generator_output(tmp_path):
@@ -105,7 +158,51 @@ def test_surface_columns_equal_the_text_at_the_offsets():
 @pytest.mark.parametrize("section", ["header", "body", "footer"])
 def test_every_kind_in_every_section(docs, section):
     kinds = {i.kind for d in docs for i in d.identifiers if i.section == section}
-    assert kinds == EXPECTED_KINDS
+    assert kinds == EXPECTED_KINDS | AMERICAS_KINDS
+
+
+@pytest.mark.parametrize("kind", sorted(AMERICAS_CHECKS))
+def test_checksum_marks_of_the_americas_are_true(docs, kind):
+    check = NATIONAL_CHECKS[AMERICAS_CHECKS[kind]]
+    marks = Counter()
+    for d in docs:
+        for i in d.identifiers:
+            if i.kind == kind:
+                value = d.text[i.start : i.end]
+                assert check(value) == (i.valid == "1"), (d.doc_id, i.start)
+                marks[i.valid] += 1
+    assert marks["1"] >= 3
+
+
+def test_failed_check_lookalikes_fail_their_check_and_have_no_key(docs):
+    seen = Counter()
+    for d in docs:
+        for item in d.lookalikes:
+            if item.kind != "failed_check":
+                continue
+            kind = item.notes["of"]
+            value = d.text[item.start : item.end]
+            assert not NATIONAL_CHECKS[AMERICAS_CHECKS[kind]](value), (d.doc_id, item.start)
+            # the words before it name no kind (no key): `... la secuencia <value>`
+            assert d.text[: item.start].endswith(("la secuencia ", "el código ")), (
+                d.doc_id,
+                item.start,
+            )
+            seen[kind] += 1
+    assert set(seen) == {
+        "curp",
+        "rfc",
+        "run_cl",
+        "cuit",
+        "nit_co",
+        "ci_ec",
+        "cedula_do",
+        "ci_uy",
+        "rut_uy",
+        "rif_ve",
+        "ssn",
+        "mbi",
+    }
 
 
 def _alnum(value):
@@ -145,7 +242,8 @@ def test_checksum_marks_are_true(docs, kind):
 
 
 def test_kinds_without_checksum_are_marked_na(docs):
-    assert {i.valid for d in docs for i in d.identifiers if i.kind not in CHECKS} == {"na"}
+    unchecked = set(CHECKS) | set(AMERICAS_CHECKS) | {"dni_pe"}  # a DNI of Peru: either way
+    assert {i.valid for d in docs for i in d.identifiers if i.kind not in unchecked} == {"na"}
 
 
 @pytest.mark.parametrize(
@@ -263,9 +361,25 @@ def test_scorer_counts(small_set, system, found, found_label, covered, hit):
         "n": 1,
         "hit": hit,
         "types": {"blood_pressure": {"n": 1, "hit": hit}},
+        "failed_check": {},
     }
     assert set(scores["kinds"]) == {"dni", "phone"}
     assert scores["sections"]["header"]["n"] == 1
+
+
+def test_scorer_counts_failed_check_lookalikes_per_kind(tmp_path):
+    text = "Clave BOXW310820HNERXN08 sin validar."
+    (tmp_path / "r1.txt").write_text(text, encoding="utf-8")
+    (tmp_path / "r1.ann").write_text(
+        "T1\tNO_PHI 6 24\tBOXW310820HNERXN08\n"
+        "#1\tAnnotatorNotes T1\tkind=lookalike type=failed_check of=curp country=MX section=body\n",
+        encoding="utf-8",
+    )
+    docs = read_identifier_set(tmp_path)
+    tagged = score_identifiers(docs, {"r1": [("OTRO_NUMERO_IDENTIF", 6, 24)]})["lookalikes"]
+    assert tagged["failed_check"] == {"curp": {"n": 1, "hit": 1}}
+    clean = score_identifiers(docs, {"r1": []})["lookalikes"]
+    assert clean["failed_check"] == {"curp": {"n": 1, "hit": 0}}
 
 
 def test_scorer_precision_uses_the_evaluate_counts(small_set):

@@ -213,6 +213,11 @@ def test_sanitary_registrations_after_their_cue(finder, text, code):
     assert (code, "registration") in found(finder, text)
 
 
+def test_form_numbers_after_their_cue(finder):
+    assert ("4-30-8", "form") in found(finder, "Se llena el formato 4-30-8 para la incapacidad.")
+    assert found(finder, "Se llena el formato de alta.") == []
+
+
 def test_a_registration_needs_its_cue_and_a_digit(finder):
     assert ("2019M-0012345", "registration") not in found(finder, "Consta 2019M-0012345 aquí.")
     assert found(finder, "Registro sanitario INVIMA pendiente.") == []

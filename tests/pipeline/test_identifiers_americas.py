@@ -216,6 +216,15 @@ def test_an_entity_inside_a_rejected_look_alike_is_dropped():
     doc.spans["rule_entities"] = [Span(doc, rule.start, rule.end, label=rule.label)]
     doc = nlp.get_pipe("meddocan_identifiers")(doc)
     assert [e.text for e in doc.ents] == [BAD_CURP]
+    # an entity that runs on past it keeps the rest only where it still looks like one
+    doc = nlp.make_doc(text)
+    doc.ents = [doc.char_span(start, len(text) - 1, label="OTRO_NUMERO_IDENTIF")]
+    doc = nlp.get_pipe("meddocan_identifiers")(doc)
+    assert doc.ents == ()  # `sin validar`: no digit left for a number label
+    doc = nlp.make_doc(text)
+    doc.ents = [doc.char_span(start - 10, start + len(BAD_CURP), label="TERRITORIO")]
+    doc = nlp.get_pipe("meddocan_identifiers")(doc)
+    assert [e.text for e in doc.ents] == ["secuencia"]
 
 
 def test_a_longer_code_holds_no_identifier():

@@ -12,7 +12,9 @@ Per identifier kind:
   of any label (what matters for privacy; a split prediction still covers);
 * aligned: the span starts and ends on token boundaries of the pipeline's tokenizer (an
   unaligned identifier cannot be found exactly by a token-level NER).
-Look-alikes: how many overlap any predicted entity (target 0). Precision and recall per
+Look-alikes: how many overlap any predicted entity (target 0); those written in an
+identifier's own shape with a failing check and no key (`type=failed_check of=<kind>`) are
+also counted per kind they imitate. Precision and recall per
 label come from `metrics.evaluate` (subtask 1, the same code as `scripts/evaluate.py`)
 with the `NO_PHI` entities left out of the gold.
 
@@ -33,6 +35,7 @@ from .results import system_annotations
 
 NO_PHI = "NO_PHI"
 LOOKALIKE = "lookalike"
+FAILED_CHECK = "failed_check"  # a look-alike in an identifier's shape whose check fails
 
 
 @dataclass
@@ -154,13 +157,15 @@ def score_identifiers(
     token_bounds: doc_id -> (token start offsets, token end offsets) of the pipeline's
     tokenization, for the `aligned` counts (left out when None).
     Returns {"kinds": {kind: counts}, "sections": {...}, "invalid_checksum": {...},
-    "overall": {...}, "lookalikes": {...}, "labels": {label: p/r/f...}, "meddocan_s1": {...}}.
+    "overall": {...}, "lookalikes": {... "failed_check": {kind: counts}}, "labels": {label:
+    p/r/f...}, "meddocan_s1": {...}}.
     """
     counters: dict[str, Counter] = {}
     sections: dict[str, Counter] = {}
     invalid: Counter[str] = Counter()
     look: Counter[str] = Counter()
     look_types: dict[str, Counter] = {}
+    failed: dict[str, Counter] = {}  # kind imitated -> counts of its failing-check look-alikes
     for doc in docs:
         if doc.doc_id not in system:
             raise EvaluationError(f"{doc.doc_id}: no prediction for this document")
@@ -187,6 +192,9 @@ def score_identifiers(
             look["n"] += 1
             look["hit"] += int(hit)
             look_types.setdefault(item.kind, Counter()).update({"n": 1, "hit": int(hit)})
+            if item.kind == FAILED_CHECK:
+                of = item.notes.get("of", "unknown")
+                failed.setdefault(of, Counter()).update({"n": 1, "hit": int(hit)})
 
     def finish(c: Counter) -> dict[str, Any]:
         row: dict[str, Any] = dict(c)
@@ -229,6 +237,7 @@ def score_identifiers(
             "n": look["n"],
             "hit": look["hit"],
             "types": {t: dict(c) for t, c in sorted(look_types.items())},
+            "failed_check": {k: dict(c) for k, c in sorted(failed.items())},
         },
         "labels": labels,
         "meddocan_s1": {k: s1[f"meddocan_s1_{k}"] for k in ("p", "r", "f", "tp", "fp", "fn")},

@@ -1,6 +1,6 @@
 """Clinical codes recognised by their own rules: terminology ids, trial numbers, variants,
 karyotypes, and the numbers of things (a lot, a device model, a bed, a room, an EHR product,
-a drug's sanitary registration).
+a drug's sanitary registration, a form).
 
 None of them identifies a person, and a researcher needs them. Pure functions over a string;
 no spaCy object. `find_codes(text, words)` returns every code in a text as `Code(start, end,
@@ -31,7 +31,8 @@ How each kind is recognised (decided once, here):
 * `karyotype`: a chromosome count from 44 to 49, the sex chromosomes and any number of
   changes (`47,XY,+21`, `46,XX,t(9;22)(q34;q11)`).
 * `registration`: a drug's or device's sanitary registration (`INVIMA 2019M-0012345`, `ISP
-  F-12345/19`) after its cue (`registro sanitario`, the agency's name).
+  F-12345/19`) after its cue (`registro sanitario`, the agency's name); `form`: the number of
+  an administrative form after `formato` or `formulario` (`formato 4-30-8`).
 * `lot` after `Lote`/`Lot`/`L.`; `model` after a device brand (word list) or `modelo`; `bed`
   and `room` after `cama`, `llit`, `hab.`, `habitación`, `box`, with or without a key's colon
   (`Cama: 412-B`: a bed number identifies no one outside the ward, and the guidelines name no
@@ -192,6 +193,7 @@ KINDS = (
     "room",
     "ehr",
     "registration",
+    "form",
 )
 # kinds read after a cue word of their own: the cue is part of what is kept (`cama 12`)
 CUE_KINDS = ("lot", "bed", "room")
@@ -271,6 +273,7 @@ class CodeFinder:
                 ("room", self._pattern("room")),
                 ("model", self._pattern("model")),
                 ("registration", self._pattern("registration")),
+                ("form", self._pattern("form")),
             )
             if cue is not None
         }
@@ -361,7 +364,9 @@ class CodeFinder:
                     r"\d{1,4}(?:-?[A-Za-z])?(?:[-/]\d{1,3}[A-Za-z]?)?", value
                 ):
                     continue
-                if kind in ("lot", "model", "registration") and not any(c.isdigit() for c in value):
+                if kind in ("lot", "model", "registration", "form") and not any(
+                    c.isdigit() for c in value
+                ):
                     continue
                 if self.keyed(text, m.start("value"), after=m.end("cue")):
                     continue

@@ -497,16 +497,39 @@ class Identifiers(PatternState):
         return sorted(spans, key=lambda s: s[0].start)
 
     def _drop_inside(self, doc: Doc, rejects: list[Span]) -> None:
-        """Drop the entities that lie wholly inside a rejected look-alike (the NER reads a
-        CURP with a wrong check digit as a code): no key names it. A rule entity keeps its
-        span (a header rule read it after its field key)."""
+        """Take the rejected look-alikes out of the entities (the NER reads a CURP with a
+        wrong check digit as a code): no key names them. What is left of an entity stays
+        where it still looks like one (`_pieces`). A rule entity keeps its span (a header
+        rule read it after its field key)."""
         inside = {i for s in rejects for i in range(s.start, s.end)}
         rules = {(r.start, r.end, r.label) for r in doc.spans.get(self.rules_key, [])}
-        doc.ents = [
-            e
-            for e in doc.ents
-            if (e.start, e.end, e.label) in rules or not inside.issuperset(range(e.start, e.end))
-        ]
+        ents: list[Span] = []
+        for ent in doc.ents:
+            if (ent.start, ent.end, ent.label) in rules or inside.isdisjoint(
+                range(ent.start, ent.end)
+            ):
+                ents.append(ent)
+            else:
+                ents += self._pieces(doc, ent, inside)
+        doc.ents = ents
+
+    def _pieces(self, doc: Doc, ent: Span, covered: set[int]) -> list[Span]:
+        """What is left of `ent` around the tokens of `covered` that still looks like an
+        entity: a word of 2+ letters or digits (`_sensible`), with a digit for a number label
+        (`del`, `Marruecos):` are words)."""
+        inside = covered.intersection(range(ent.start, ent.end))
+        pieces = []
+        for piece in ((ent.start, min(inside)), (max(inside) + 1, ent.end)):
+            kept = self._sensible(doc, *piece) if piece[1] > piece[0] else None
+            if (
+                kept is not None
+                and ent.label_.startswith(NUMBER_LABEL_PREFIXES)
+                and not any(c.isdigit() for t in doc[kept[0] : kept[1]] for c in t.text)
+            ):
+                kept = None
+            if kept is not None and covered.isdisjoint(range(*kept)):
+                pieces.append(Span(doc, kept[0], kept[1], label=ent.label, kb_id=ent.kb_id))
+        return pieces
 
     def _sensible(self, doc: Doc, start: int, end: int) -> tuple[int, int] | None:
         """The piece [start, end) of a trimmed entity without edge blanks, punctuation
@@ -580,20 +603,9 @@ class Identifiers(PatternState):
         covered = set(i for s in spans for i in range(s.start, s.end))
         ents: list[Span] = list(spans)
         for ent in doc.ents:
-            inside = covered.intersection(range(ent.start, ent.end))
-            if not inside:
+            if covered.isdisjoint(range(ent.start, ent.end)):
                 ents.append(ent)
-                continue
-            for piece in ((ent.start, min(inside)), (max(inside) + 1, ent.end)):
-                kept = self._sensible(doc, *piece) if piece[1] > piece[0] else None
-                # what is left of a number entity without a digit is a word (`del`, `Marruecos):`)
-                if (
-                    kept is not None
-                    and ent.label_.startswith(NUMBER_LABEL_PREFIXES)
-                    and not any(c.isdigit() for t in doc[kept[0] : kept[1]] for c in t.text)
-                ):
-                    kept = None
-                if kept is not None and covered.isdisjoint(range(*kept)):
-                    ents.append(Span(doc, kept[0], kept[1], label=ent.label, kb_id=ent.kb_id))
+            else:
+                ents += self._pieces(doc, ent, covered)
         doc.ents = sorted(ents, key=lambda e: e.start)
         return doc

@@ -13,9 +13,9 @@ entities but `privacy` (which only adds).
 An entity stays when a key names its value as PHI: a PHI key (`NHC`, `SIP`, `DNI`...) in the
 line before the code (the finder does not find it), or, for a code recognised by its own check
 (SNOMED, LOINC, HGVS...), a keyed field value or header rule entity over it (`NHC: 10023456`
-is the record number even if it reads as a MedDRA code). A lot, model, bed, room or sanitary
-registration is named by its own cue, so the fields do not protect it (`Cama: 12` is a bed,
-not a person).
+is the record number even if it reads as a MedDRA code). A lot, model, bed, room, sanitary
+registration or form is named by its own cue, so the fields do not protect it (`Cama: 12` is
+a bed, not a person).
 Word lists (cues, PHI keys, brands, EHR products) are data per language
 (`pipeline/data/<lang>/clinical_codes.json`), saved with the pipeline.
 """
@@ -33,7 +33,7 @@ from .serialize import SerializedState
 SPANS_KEY = "clinical_codes"
 WORD_LIST = "clinical_codes"
 # kinds found after a word of their own, which a field key of the same word must not undo
-NAMED_BY_CUE = frozenset({*CUE_KINDS, "model", "ehr", "registration"})
+NAMED_BY_CUE = frozenset({*CUE_KINDS, "model", "ehr", "registration", "form"})
 
 
 def default_words(lang: str = "es") -> list[dict]:
@@ -53,7 +53,18 @@ def code_words(rows: Sequence[dict]) -> CodeWords:
             raise ValueError("clinical code word rows need 'word' (a string) and 'uses' (a list)")
         for use in row["uses"]:
             by_use.setdefault(use, []).append(row["word"])
-    cue_uses = ("snomed", "meddra", "icd10", "lot", "model", "bed", "room", "ehr", "registration")
+    cue_uses = (
+        "snomed",
+        "meddra",
+        "icd10",
+        "lot",
+        "model",
+        "bed",
+        "room",
+        "ehr",
+        "registration",
+        "form",
+    )
     known = {*cue_uses, "phi_key", "brand", "ehr_product", "ehr_product_cued"}
     unknown = set(by_use) - known
     if unknown:

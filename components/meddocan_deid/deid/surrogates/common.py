@@ -4,7 +4,10 @@ import random
 import re
 import string
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import Literal, overload
+
+import phonenumbers
 
 from ...lexicon import lookup_key, tagged_words
 from ..gazetteer import Gazetteer
@@ -115,6 +118,26 @@ def _grams(digits: str, n: int):
 
 
 _PHONE_PREFIX = re.compile(r"^\s*\(?(?:\+|00)\s?\d{2,3}\)?")
+_FIRST_GROUP = re.compile(r"^\s*\(?(\d{1,3})\)?[\s.\-]+")
+
+
+@lru_cache(maxsize=4096)
+def _without_country_code(text: str) -> str:
+    """A phone number without its international prefix: `+34`, `0034`, or a first group that
+    is the country code of the valid number it begins (`54 9 11 ...`: a span leaves the `+`
+    out of `+54 9 11 ...`)."""
+    if _PHONE_PREFIX.match(text):
+        return _PHONE_PREFIX.sub("", text)
+    m = _FIRST_GROUP.match(text)
+    if m is None:
+        return text
+    try:
+        number = phonenumbers.parse("+" + re.sub(r"\D", "", text), None)
+    except phonenumbers.NumberParseException:
+        return text
+    if number.country_code == int(m.group(1)) and phonenumbers.is_valid_number(number):
+        return text[m.end() :]
+    return text
 
 
 def shares_digit_run(surrogate: str, original: str, kind: str = "", n: int = DIGIT_RUN) -> bool:
@@ -125,13 +148,13 @@ def shares_digit_run(surrogate: str, original: str, kind: str = "", n: int = DIG
     "date": read run by run, and the years (`2001`, `2.001`) are left out: a date is shifted
     by the scope's offset (guidelines 3.2: every date of a document moves by the same
     amount, intervals kept), which may leave the year or its first digits as they were.
-    "phone": an international prefix (`+34`, `0034`) is left out: it is kept on purpose and
-    is shared by every number of the country.
+    "phone": an international prefix (`+34`, `0034`, a country code whose `+` the span left
+    out) is left out: it is kept on purpose and is shared by every number of the country.
     An identifier that holds a birth date (a CURP, a person's RFC: `id_fields.digit_fields`)
     is read field by field without its year, as a date: its surrogate holds the report's
     shifted birth date."""
     if kind == "phone":
-        surrogate, original = _PHONE_PREFIX.sub("", surrogate), _PHONE_PREFIX.sub("", original)
+        surrogate, original = _without_country_code(surrogate), _without_country_code(original)
     if kind == "date":
         orig_runs = re.findall(r"\d+", _YEAR.sub(" ", original))
         sur = " ".join(re.findall(r"\d+", _YEAR.sub(" ", surrogate)))

@@ -20,10 +20,17 @@ class KindCheck(NamedTuple):
 
 
 def _phone_check(region: str, original: str) -> Callable[[str], bool]:
+    """Valid in `region`'s plan, of the original's line type (fixed, mobile); a number of
+    another type (special rate, toll free) gets a line of the plan (the Spanish surrogates
+    never write a special-rate number)."""
     kind = phone_plans.number_type_of(original, region)
-    return lambda value: phone_plans.valid_in(value, region) and phone_plans.same_type(
-        phone_plans.number_type_of(value, region), kind
-    )
+    line = kind in phone_plans.LINE_TYPES
+
+    def valid(value: str) -> bool:
+        new = phone_plans.number_type_of(value, region)
+        return new is not None and (not line or phone_plans.same_type(new, kind))
+
+    return valid
 
 
 def kind_check(value: str, label: str, country: str | None = None) -> KindCheck | None:
@@ -39,7 +46,11 @@ def kind_check(value: str, label: str, country: str | None = None) -> KindCheck 
     national = national_ids.kind_of(value, label, country)
     if national is not None and national_first(spanish, value, national, country):
         name = national.name
-        return KindCheck(name, lambda new: national_ids.valid(name, new))
+
+        def valid(new: str) -> bool:
+            return national_ids.valid(name, new)
+
+        return KindCheck(name, valid)
     if spanish in SPANISH_CHECKS:
         check = SPANISH_CHECKS[spanish]
         return KindCheck(spanish, lambda new: check(compact(new)))

@@ -324,6 +324,8 @@ def identifiers(text: str, label: str, ctx: Context) -> str:
 
 
 PHONE_PREFIX = re.compile(r"^(?:\(?(?:\+|00)\s?\d{2,3}\)?[\s.-]*)")
+# Spain's code where a span left its `+` out (`34 612 345 678` of `+34 612 345 678`)
+SPANISH_CODE = re.compile(r"^\(?34\)?[\s.-]*(?=(?:[\s.-]?\d){9}$)")
 
 
 # Spanish numbering plan, first two digits of a 9-digit number. Mobile: 6x, 71-74 (70 is
@@ -350,26 +352,42 @@ def phone_shape(rng, text: str, prefixes) -> str:
 
 def phones(text: str, label: str, ctx: Context) -> str:
     """Phones and faxes: a number of another plan than Spain's stays in its plan and type
-    (`phone_plans`). A Spanish one: an international prefix (`+34`, `0034`) is kept; a mobile
-    number (6, 7) gets a mobile prefix, any other national number (9 digits, or starting with
-    8 or 9) a geographic landline prefix, never a special-rate one (800, 803, 806, 807, 90x);
-    other digits random, the format kept. Short numbers (extensions) get random digits."""
+    (`phone_plans`). A Spanish one: an international prefix (`+34`, `0034`, `34` where the span
+    left the `+` out) is kept; a mobile number (6, 7) gets a mobile prefix, any other national
+    number (9 digits, or starting with 8 or 9) a geographic landline prefix, never a
+    special-rate one (800, 803, 806, 807, 90x); other digits random, the format kept; a valid
+    number of the plan gets one of the plan and of its line type (phonenumbers). Short numbers
+    (extensions) get random digits."""
     region = phone_plans.plan_of(text, ctx.country)
     if region is not None:
         new = phone_plans.surrogate(text, region, ctx)
         if new is not None:
             return new
-    m = PHONE_PREFIX.match(text)
+    m = PHONE_PREFIX.match(text) or SPANISH_CODE.match(text)
     prefix = m.group() if m else ""
     rest = text[len(prefix) :]
     digits = [c for c in rest if c.isdigit()]
     first = digits[0] if digits else ""
     if len(digits) >= 2 and (first in "6789" or len(digits) == 9):
         pool = MOBILE_PREFIXES if first in "67" else LANDLINE_PREFIXES
+        # a valid Spanish number gets one of the plan (`98 9...` is none), of its line type
+        # (a special-rate or personal number gets a line)
+        kind = phone_plans.number_type_of(text, "ES")
+
+        def valid(candidate: str, original: str) -> bool:
+            if not ctx.acceptable(candidate, original):
+                return False
+            if kind is None:
+                return True
+            new = phone_plans.number_type_of(candidate, "ES")
+            line = kind in phone_plans.LINE_TYPES
+            return new is not None and (not line or phone_plans.same_type(new, kind))
+
         return ctx.draw(
             "phone",
             text,
             lambda rng, attempt: prefix + phone_shape(rng, rest, pool),
+            check=valid,
             key_value=text,
         )
     return ctx.draw(

@@ -59,17 +59,18 @@ def birth_and_sex(
     ctx: Context, label: str, own_date: dt.date | None, own_sex: str | None
 ) -> tuple[dt.date, str]:
     """The surrogate birth date and sex ("F" or "M") an identifier of `label` must agree with."""
-    stated = ctx.state.get("stated_person")
-    person = stated if label == PATIENT_LABEL and isinstance(stated, StatedPerson) else None
-    date = person.birth if person is not None and person.birth is not None else own_date
+    found = ctx.state.get("stated_person")
+    stated = found if isinstance(found, StatedPerson) else StatedPerson(None, None)
+    patient = label == PATIENT_LABEL
+    date = stated.birth if patient and stated.birth is not None else own_date
     if date is None:  # no date to move: one drawn once per report
         rng = ctx.keyed.rng("birth-date")
         date = dt.date(1940, 1, 1) + dt.timedelta(days=rng.randrange(365 * 70))
     date = _shifted(date, ctx.date_offset)
     if not ctx.options.keep_sex:
         sex = ctx.keyed.rng("sex").choice("FM")
-    elif person is not None and person.sex is not None:
-        sex = person.sex
+    elif patient and stated.sex is not None:
+        sex = stated.sex
     else:
         sex = own_sex or ctx.keyed.rng("sex").choice("FM")
     return date, sex

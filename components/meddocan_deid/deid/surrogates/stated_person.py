@@ -34,10 +34,13 @@ def _birth_key() -> re.Pattern:
 
 def _date(text: str) -> dt.date | None:
     reading = read_date(text)
-    if reading is None or reading.day is None or reading.month is None or reading.year is None:
+    if reading is None:
+        return None
+    year, month, day = reading.year, reading.month, reading.day
+    if year is None or month is None or day is None:
         return None
     try:
-        return dt.date(reading.year, reading.month, reading.day)
+        return dt.date(year, month, day)
     except ValueError:
         return None
 
