@@ -1,6 +1,7 @@
 """Surrogates of the reports of the Americas of the invented identifier set
 (assets/identifiers, idset_136 onwards), on their gold entities: every identifier and phone
-of a kind with a check gets a surrogate valid in its country (`id_validity.kind_check`), no
+of a kind with a check gets a surrogate valid in its country (`id_validity.kind_check`, read in
+the report's country as the surrogates read it: a national phone is of its report's plan), no
 planted value survives, and the patient's CURP agrees with the birth date and sex the
 de-identified report states."""
 
@@ -9,6 +10,7 @@ from pathlib import Path
 
 from stdnum.mx import curp
 
+from meddocan_deid.country import country_of
 from meddocan_deid.deid import apply_operator
 from meddocan_deid.deid.surrogates.id_validity import kind_check
 from meddocan_deid.deid.surrogates.stated_person import stated_person
@@ -25,6 +27,7 @@ def test_surrogates_are_valid_in_their_country():
     checked, problems, curps = Counter(), Counter(), Counter()
     for doc in docs:
         res = apply_operator(doc.text, doc.gold, "surrogate", KEY, scope=doc.doc_id)
+        country = country_of(doc.text, doc.gold)
         new = {(r.start, r.end): res.text[r.new_start : r.new_end] for r in res.replacements}
         stated = stated_person(
             res.text, [(r.label, r.new_start, r.new_end) for r in res.replacements]
@@ -34,8 +37,9 @@ def test_surrogates_are_valid_in_their_country():
             surrogate = new[(planted.start, planted.end)]
             if value in res.text:
                 problems[("survives", planted.kind)] += 1
-            check = kind_check(value, planted.label)
-            if check is None:
+            check = kind_check(value, planted.label, country)
+            # a record number has no check (one in eleven passes a Colombian NIT's)
+            if check is None or planted.kind == "record_americas":
                 continue
             checked[check.kind] += 1
             if not check.valid(surrogate):

@@ -250,3 +250,37 @@ def test_a_place_run_on_into_a_verb_stops_before_it(nlp, text, phrase, expected)
     doc.spans["rule_entities"] = []
     doc = nlp.get_pipe("entity_checks")(doc)
     assert [(e.label_, e.text) for e in doc.ents] == expected
+
+
+@pytest.fixture(scope="module")
+def place_nlp(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("gazetteer")
+    (folder / "Municipios (Cities and towns).txt").write_text("El Ejido\nCampo\n", encoding="utf-8")
+    return build_rule_nlp(**{"paths.gazetteer": str(folder)})
+
+
+@pytest.mark.parametrize(
+    "text,phrase,expected",
+    [
+        # an article and dictionary words, not capitalised, read as a place: no named place
+        ("Trabaja en el campo y fuma.", "el campo", []),
+        ("trabaja en el campo y fuma.", "el campo", []),
+        ("TRABAJA EN EL CAMPO Y FUMA.", "EL CAMPO", []),
+        ("Vive en el pueblo de sus padres.", "el pueblo", []),
+        # a town the gazetteer knows as a phrase, a capitalised place, a word not in the dictionary
+        ("Vive en el ejido desde enero.", "el ejido", [("TERRITORIO", "el ejido")]),
+        ("Vive en El Campo desde enero.", "El Campo", [("TERRITORIO", "El Campo")]),
+        ("Vive en La Línea desde enero.", "La Línea", [("TERRITORIO", "La Línea")]),
+        ("vive en la getafe nueva.", "la getafe", [("TERRITORIO", "la getafe")]),
+    ],
+)
+def test_an_article_and_a_common_noun_are_no_place(place_nlp, text, phrase, expected):
+    doc = place_nlp.make_doc(text)
+    for name in ("sections", "phi_rules", "place_names"):
+        doc = place_nlp.get_pipe(name)(doc)
+    start = text.index(phrase)
+    doc.ents = [doc.char_span(start, start + len(phrase), label="TERRITORIO")]
+    doc.spans["rule_entities"] = []
+    doc = place_nlp.get_pipe("entity_checks")(doc)
+    assert [(e.label_, e.text) for e in doc.ents] == expected
+

@@ -19,7 +19,7 @@ from ..lexicon import lookup_key
 from .gazetteer import Gazetteer, load_gazetteer
 from .keys import Keyed, KeyLike
 from .options import DeidOptions, check_mode, label_operators
-from .surrogates import GENERATORS, POLICY_KEPT, Context, offset_for, shift_date
+from .surrogates import GENERATORS, POLICY_KEPT, Context, national_ids, offset_for, shift_date
 from .surrogates.common import (
     MAX_ATTEMPTS,
     random_shape,
@@ -219,6 +219,9 @@ class SurrogateOperator:
         attempt after attempt); the tag when no draw clears it. Values kept by policy (ages
         below the threshold, the sex) are not surrogates and are left alone by the caller."""
         kind = DIGIT_RULE_KINDS.get(label, "")
+        national = national_ids.kind_of(value, label, self.ctx.country) if not kind else None
+        if national is not None and national.keep:
+            kind = national_ids.draw_kind(national)  # its fixed places are no person's digits
         if not shares_digit_run(new, value, kind):
             return new
         for attempt in range(MAX_ATTEMPTS):

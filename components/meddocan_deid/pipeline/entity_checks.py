@@ -10,7 +10,8 @@ rule_entities (`doc.spans[fallback_key]`: towns anywhere, streets in prose) are 
 entity is. One lower-case word on a line written with capitals that is an inflected form of a
 Spanish word (`aporta`, read as a town) is no name or place, nor is one word opening a sentence
 that is a conjugated verb (`Nieva en la sierra`; a name the gazetteer knows stays), nor one
-dictionary word read as a hospital on a line without case (`la sierra`); a name or a place the
+dictionary word read as a hospital on a line without case (`la sierra`), nor an article and
+dictionary words not written capitalised read as a place (`en el campo`); a name or a place the
 NER ran on into `, aporta` stops before it. Other rule entities, tokens and
 span groups are never changed.
 """
@@ -27,6 +28,7 @@ from .privacy import load_dictionary_words, load_inflected_forms, load_verb_form
 from .spans import rule_entity_keys, section_span
 
 SENTENCE_END = {".", "!", "?", ":", ";", "¿", "¡"}
+ARTICLES = {"el", "la", "los", "las"}
 YEAR = re.compile(r"(?:1[89]|20)[0-9]{2}")
 AGE = re.compile(r"\d{1,3}(?:[.,]\d)?\s*(?:años|año|a\.?|anys|any|anos|ano|meses|mes|semanas|días)")
 POSTAL_CODE = re.compile(r"(?:[A-Z]{1,2}-?)?[0-9]{4,6}")
@@ -175,6 +177,9 @@ class EntityChecks:
             if ent.label_ == "HOSPITAL" and self._caseless_common_noun(doc, ent):
                 changed = True
                 continue
+            if ent.label_ == "TERRITORIO" and self._common_noun_place(doc, ent):
+                changed = True
+                continue
             # vetoes (pattern data, label `NO_PHI`) mark phrases the guidelines say are not
             # PHI ("médico de familia": a profession, not a relative)
             if all(vetoed[ent.start : ent.end]):
@@ -317,6 +322,30 @@ class EntityChecks:
         if self._dictionary is None:
             self._dictionary = load_dictionary_words()
         return ent[0].lower_ in self._dictionary
+
+    def _common_noun_place(self, doc: Doc, ent: Span) -> bool:
+        """An article and one or two dictionary words, not written capitalised, read as a place
+        (`trabaja en el campo`, `vive en el pueblo`): the country or a village, no named place,
+        unless the gazetteer knows the whole phrase as a town or territory (`el ejido`). The
+        words count as not capitalised when they are lower case, or on a line in capitals."""
+        if not 2 <= len(ent) <= 3 or ent[0].lower_ not in ARTICLES:
+            return False
+        text = doc.text
+        line_start = text.rfind("\n", 0, ent.start_char) + 1
+        line_end = text.find("\n", ent.end_char)
+        line = text[line_start : line_end if line_end >= 0 else len(text)]
+        caps_line = not any(c.islower() for c in line)
+        if not all(t.is_alpha and (t.is_lower or caps_line) for t in ent):
+            return False
+        if self._dictionary is None:
+            self._dictionary = load_dictionary_words()
+        if not all(t.lower_ in self._dictionary for t in ent[1:]):
+            return False
+        gaz = from_vocab(doc.vocab)
+        phrase = ent.text.lower()
+        return gaz is not None and not any(
+            gaz.contains(kind, phrase) for kind in ("towns", "territories")
+        )
 
     def _after_cue(self, doc: Doc, ent: Span, cues, jobs=frozenset()) -> bool:
         """A cue word or a job (token of a PROFESION entity) within `employer_window` words

@@ -140,6 +140,17 @@ def _without_country_code(text: str) -> str:
     return text
 
 
+# draw kind -> places of the compact value (letters and digits) that its maker keeps on purpose:
+# a kind's fixed parts (a Uruguayan RUT's department and `001` branch, a CUIT's type) are
+# shared by every value of the kind and say nothing of the person (national_ids fills it)
+KEPT_PLACES: dict[str, tuple[int, ...]] = {}
+
+
+def _without_kept_places(text: str, places: tuple[int, ...]) -> str:
+    chars = [c for c in text if c.isalnum()]
+    return "".join(" " if i in places else c for i, c in enumerate(chars))
+
+
 def shares_digit_run(surrogate: str, original: str, kind: str = "", n: int = DIGIT_RUN) -> bool:
     """True when `n` consecutive digits of `original` appear, consecutive, in `surrogate`.
 
@@ -152,7 +163,13 @@ def shares_digit_run(surrogate: str, original: str, kind: str = "", n: int = DIG
     out) is left out: it is kept on purpose and is shared by every number of the country.
     An identifier that holds a birth date (a CURP, a person's RFC: `id_fields.digit_fields`)
     is read field by field without its year, as a date: its surrogate holds the report's
-    shifted birth date."""
+    shifted birth date. A kind of KEPT_PLACES is read without the places its maker keeps."""
+    if kind in KEPT_PLACES:
+        places = KEPT_PLACES[kind]
+        surrogate = _without_kept_places(surrogate, places)
+        original = _without_kept_places(original, places)
+        grams = set().union(*(_grams(r, n) for r in re.findall(r"\d+", original)))
+        return any(g in run for g in grams for run in re.findall(r"\d+", surrogate))
     if kind == "phone":
         surrogate, original = _without_country_code(surrogate), _without_country_code(original)
     if kind == "date":

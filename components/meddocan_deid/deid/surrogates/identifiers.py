@@ -305,7 +305,7 @@ def identifiers(text: str, label: str, ctx: Context) -> str:
     national = national_ids.kind_of(text, label, ctx.country)
     if national is not None and national_first(kind, text, national, ctx.country):
         return ctx.draw(
-            "id-" + national.name,
+            national_ids.draw_kind(national),
             text,
             lambda rng, attempt: national_ids.make(national, rng, text, label, ctx),
             key_value=compact(text),

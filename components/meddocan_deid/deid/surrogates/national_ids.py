@@ -30,7 +30,7 @@ from stdnum import luhn
 
 from ...id_checks import CHECKS
 from . import mexican_ids
-from .common import Context
+from .common import KEPT_PLACES, Context
 
 DRAWS = 200
 _ALNUM = re.compile(r"[^\W_]|&")
@@ -320,6 +320,12 @@ def _valid_as(kind: NationalKind, text: str, value: str) -> bool:
     return kind.valid(text) if kind.name in UNCHECKED else kind.valid(value)
 
 
+def draw_kind(kind: NationalKind) -> str:
+    """The kind a surrogate of `kind` is drawn and checked under (Context.draw, the digit-run
+    rule's KEPT_PLACES)."""
+    return "id-" + kind.name
+
+
 def kind_of(text: str, label: str = "", country: str | None = None) -> NationalKind | None:
     """The kind `text` reads as (see the module docstring), or None."""
     value = compact(text)
@@ -368,3 +374,7 @@ def make(kind: NationalKind, rng: random.Random, text: str, label: str, ctx: Con
     if new is None or len(new) != len(value):
         return None
     return reformat(text, new)
+
+
+# the digit-run rule reads a kind's surrogates without its kept places
+KEPT_PLACES.update({draw_kind(kind): kind.keep for kind in KINDS if kind.keep})
