@@ -283,4 +283,3 @@ def test_an_article_and_a_common_noun_are_no_place(place_nlp, text, phrase, expe
     doc.spans["rule_entities"] = []
     doc = place_nlp.get_pipe("entity_checks")(doc)
     assert [(e.label_, e.text) for e in doc.ents] == expected
-
