@@ -233,7 +233,7 @@ def names(text: str, label: str, ctx: Context) -> str | None:
 
 
 # Kinship words of FAMILIARES_SUJETO_ASISTENCIA: (masculine, feminine) singular pairs (a word list)
-KIN_PAIRS = tuple(tuple(line.split()) for line in words("kinship_pairs"))
+KIN_PAIRS = tuple(tuple(line.split()) for line in words("kinship_pairs", "es"))
 
 
 def _plural(word: str) -> str:
