@@ -22,7 +22,8 @@ from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
 from ..deid.gazetteer import Gazetteer, from_vocab
-from ..lexicon import tagged_words, words
+from ..lexicon import lookup_key, tagged_words, words
+from .basque_words import basque_tokens, relatives, suffixed_places
 from .privacy import load_dictionary_words, load_log_probs, load_verb_forms
 from .sections import SECTIONS_KEY
 from .serialize import SerializedState
@@ -174,6 +175,14 @@ def _before_time(doc: Doc, start: int, end: int, time_lead: Collection[str]) -> 
         # a possessive before a relative is not part of it (`su madre`), and an age after one
         # is not the patient's (`su mujer de 80 años`)
         "possessives": words("possessives"),
+        # names of towns that the gazetteer and GeoNames write in another language only (`Bilbo`)
+        "town_names": words("town_names"),
+        # in a Basque line: a town or a country with a case suffix (`Bilbon`, `Frantziatik`), a
+        # kinship word bare or with one (`alaba`, `Amaren`), but not a Basque word that is also a
+        # place (`Berak`)
+        "country_names": words("country_names"),
+        "place_stop_stems": words("place_stop_stems"),
+        "basque_kinship_words": tagged_words("kinship_words", "basque_relative"),
     },
     assigns=["doc.ents", "doc.spans"],
 )
@@ -207,6 +216,10 @@ class RuleEntities(SerializedState):
         age_units: list[str],
         company_suffixes: list[str],
         company_links: list[str],
+        town_names: list[str] = (),
+        country_names: list[str] = (),
+        place_stop_stems: list[str] = (),
+        basque_kinship_words: list[str] = (),
         annotate_ents: bool = True,
     ):
         self.name = name
@@ -240,6 +253,10 @@ class RuleEntities(SerializedState):
         )
         self.age_units = set(age_units)
         self.company_suffixes, self.company_links = set(company_suffixes), set(company_links)
+        self.town_names = list(town_names)
+        self.country_names = {lookup_key(c) for c in country_names}
+        self.place_stop_stems = {lookup_key(w) for w in place_stop_stems}
+        self.basque_kinship_words = {lookup_key(w) for w in basque_kinship_words}
         self.professions: list[str] = []  # jobs, lower case (initialize, saved with the pipeline)
         # (the vocab's gazetteer, first word -> the jobs it starts, longest first)
         self._jobs: tuple[Gazetteer | None, dict[str, list[tuple[str, ...]]] | None] = (None, None)
@@ -317,7 +334,21 @@ class RuleEntities(SerializedState):
         entities.extend(
             self._companies(doc)
         )  # after the others: a rule's label wins over a company of the same span
-        doc.spans[self.fallback_key] = filter_spans(found[True] + self._towns_anywhere(doc))
+        fallback = found[True] + self._towns_anywhere(doc)
+        basque = basque_tokens(doc)
+        if any(basque):
+            entities.extend(relatives(doc, basque, self.basque_kinship_words))
+            towns = self._town_names(doc)
+            fallback.extend(
+                suffixed_places(
+                    doc,
+                    basque,
+                    lambda stem: _town_key(stem) in towns,
+                    self.country_names,
+                    self.place_stop_stems,
+                )
+            )
+        doc.spans[self.fallback_key] = filter_spans(fallback)
         # overlap policy: among rule entities the longest wins; written before the NER, which
         # keeps them and predicts around them
         entities = filter_spans(entities)
@@ -365,6 +396,7 @@ class RuleEntities(SerializedState):
         gaz = from_vocab(doc.vocab)
         if gaz is not self._towns[0]:
             names = (list(gaz.get("towns")) if gaz is not None else []) + self.towns
+            names += self.town_names
             self._towns = (gaz, frozenset(_town_key(n) for t in names for n in _town_forms(t)))
         return self._towns[1]
 
