@@ -210,6 +210,14 @@ def _number_values(lang: str) -> dict[str, _NumberWord]:
     return out
 
 
+def ordinal_word(value: int, lang: str) -> str | None:
+    """The ordinal in words of `value` in a word-list language (`primer`, `primeiro`), or None
+    when its list has none."""
+    return next(
+        (w for w, v in _number_values(lang).items() if v.ordinal and v.value == value), None
+    )
+
+
 @cache
 def _word_pattern(lang: str) -> "re.Pattern":
     known = sorted(_number_values(lang), key=len, reverse=True)

@@ -2,9 +2,10 @@
 
 A light detector from word lists (`pipeline/data/<lang>/language_words.txt`: words frequent in
 one of the four languages and rare in the other three, read by meddocan_deid.lexicon): a line
-is in the language with the most of its words, when one has more than every other; a line
-without a winner takes its paragraph's language (the lines between blank lines, their words
-counted together), a paragraph without one the text's, and a text without one is Spanish.
+is in the language with the most of its words, when one has two or more and more than every
+other; a line without a winner takes its paragraph's language (the lines between blank lines,
+their words counted together), a paragraph without one the text's, and a text without one is
+Spanish.
 Clinical records alternate languages by passages (a Catalan paragraph after a Spanish
 header), so a line is the unit, and its paragraph the context. Reads strings only.
 """
@@ -17,6 +18,7 @@ from typing import NamedTuple
 from .lexicon import LANGUAGES, words
 
 DEFAULT = "es"
+MIN_MARKS = 2  # the marks a line, a paragraph or a text needs to be in a language
 WORD = re.compile(r"[^\W\d_]+")
 
 
@@ -42,8 +44,12 @@ def _votes(text: str) -> Counter:
 
 
 def _winner(votes: Counter) -> str | None:
+    """The language with the most marks, when it has two or more and more than any other (one
+    word alone may be a word of another language: Spanish `pare`, a verb)."""
     ranked = votes.most_common(2)
-    if not ranked or (len(ranked) == 2 and ranked[0][1] == ranked[1][1]):
+    if not ranked or ranked[0][1] < MIN_MARKS:
+        return None
+    if len(ranked) == 2 and ranked[0][1] == ranked[1][1]:
         return None
     return ranked[0][0]
 

@@ -23,7 +23,7 @@ from spacy.util import filter_spans
 
 from ..deid.gazetteer import Gazetteer, from_vocab
 from ..lexicon import lookup_key, tagged_words, words
-from .basque_words import basque_tokens, relatives, suffixed_places
+from .passage_words import relatives, suffixed_places, token_languages, weekdays
 from .privacy import load_dictionary_words, load_log_probs, load_verb_forms
 from .sections import SECTIONS_KEY
 from .serialize import SerializedState
@@ -177,12 +177,17 @@ def _before_time(doc: Doc, start: int, end: int, time_lead: Collection[str]) -> 
         "possessives": words("possessives"),
         # names of towns that the gazetteer and GeoNames write in another language only (`Bilbo`)
         "town_names": words("town_names"),
-        # in a Basque line: a town or a country with a case suffix (`Bilbon`, `Frantziatik`), a
-        # kinship word bare or with one (`alaba`, `Amaren`), but not a Basque word that is also a
-        # place (`Berak`)
+        # in a Catalan, Galician or Basque line: a kinship word (`filla`, `irmá`, `alaba`, in
+        # Basque with a case suffix too: `Amaren`) and a weekday (`dijous`, `mércores`), by
+        # language; in a Basque line a town or a country with a case suffix (`Bilbon`,
+        # `Frantziatik`), but not a Basque word that is also a place (`Berak`)
+        "passage_kinship_words": {
+            lang: tagged_words("kinship_words", "passage_relative", lang)
+            for lang in ("ca", "gl", "eu")
+        },
+        "passage_weekdays": {lang: words("weekday_names", lang) for lang in ("ca", "gl")},
         "country_names": words("country_names"),
         "place_stop_stems": words("place_stop_stems"),
-        "basque_kinship_words": tagged_words("kinship_words", "basque_relative"),
     },
     assigns=["doc.ents", "doc.spans"],
 )
@@ -219,7 +224,8 @@ class RuleEntities(SerializedState):
         town_names: list[str] = (),
         country_names: list[str] = (),
         place_stop_stems: list[str] = (),
-        basque_kinship_words: list[str] = (),
+        passage_kinship_words: dict[str, list[str]] | None = None,
+        passage_weekdays: dict[str, list[str]] | None = None,
         annotate_ents: bool = True,
     ):
         self.name = name
@@ -256,7 +262,12 @@ class RuleEntities(SerializedState):
         self.town_names = list(town_names)
         self.country_names = {lookup_key(c) for c in country_names}
         self.place_stop_stems = {lookup_key(w) for w in place_stop_stems}
-        self.basque_kinship_words = {lookup_key(w) for w in basque_kinship_words}
+        self.passage_kinship_words = {
+            lang: {lookup_key(w) for w in ws} for lang, ws in (passage_kinship_words or {}).items()
+        }
+        self.passage_weekdays = {
+            lang: {lookup_key(w) for w in ws} for lang, ws in (passage_weekdays or {}).items()
+        }
         self.professions: list[str] = []  # jobs, lower case (initialize, saved with the pipeline)
         # (the vocab's gazetteer, first word -> the jobs it starts, longest first)
         self._jobs: tuple[Gazetteer | None, dict[str, list[tuple[str, ...]]] | None] = (None, None)
@@ -335,14 +346,15 @@ class RuleEntities(SerializedState):
             self._companies(doc)
         )  # after the others: a rule's label wins over a company of the same span
         fallback = found[True] + self._towns_anywhere(doc)
-        basque = basque_tokens(doc)
-        if any(basque):
-            entities.extend(relatives(doc, basque, self.basque_kinship_words))
+        langs = token_languages(doc)
+        if any(lang != "es" for lang in langs):
+            entities.extend(relatives(doc, langs, self.passage_kinship_words))
+            entities.extend(weekdays(doc, langs, self.passage_weekdays))
             towns = self._town_names(doc)
             fallback.extend(
                 suffixed_places(
                     doc,
-                    basque,
+                    langs,
                     lambda stem: _town_key(stem) in towns,
                     self.country_names,
                     self.place_stop_stems,

@@ -15,7 +15,7 @@ from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
 from ..lexicon import NAME_LABELS, lookup_key, words
-from .basque_words import basque_tokens, suffixed_names
+from .passage_words import suffixed_names, token_languages
 from .spans import TITLES, rule_entity_keys, section_span
 
 # a short name in capitals: `CHULU`, `IAS-CO`, `INCOSUR`
@@ -210,9 +210,9 @@ class TrustedPHI:
                     added.append(span)
         # in a Basque line, a trusted word or name part with a case suffix (`Mirenen`,
         # `Osakidetzako`): the whole word, as a mention never cuts one
-        basque = basque_tokens(doc)
-        if any(basque):
-            for span in suffixed_names(doc, basque, known_words, taken):
+        langs = token_languages(doc)
+        if "eu" in langs:
+            for span in suffixed_names(doc, langs, known_words, taken):
                 taken[span.start] = True
                 added.append(span)
         doc.spans[self.spans_key] = added
