@@ -114,3 +114,31 @@ def test_catalan_and_galician_weekdays_and_bare_relatives(rule_nlp):
 def test_basque_titles_after_a_name(rule_nlp):
     found = ents(rule_nlp, "Gaur goizean Larrea doktoreak ikusi du gaixoa.")
     assert ("Larrea", "NOMBRE_PERSONAL_SANITARIO") in found
+
+
+@pytest.mark.parametrize(
+    "header,expected",
+    [
+        (
+            "Nom: Pere\nCognoms: Soler Vidal\nData de naixement: 03/02/1950\n",
+            ["Pere", "Soler Vidal", "03/02/1950"],
+        ),
+        (
+            "Nome: Uxío\nApelidos: Lema Rial\nData de nacemento: 03/02/1950\n",
+            ["Uxío", "Lema Rial", "03/02/1950"],
+        ),
+        (
+            "Izena: Ander\nAbizenak: Goñi Ruiz\nJaiotze data: 1950/02/03\n"
+            "Ospitaleratze data: 2024/05/06\nHelbidea: Nagusia kalea 4\n",
+            ["Ander", "Goñi Ruiz", "1950/02/03", "2024/05/06", "Nagusia kalea 4"],
+        ),
+    ],
+)
+def test_header_keys_in_each_language(rule_nlp, header, expected):
+    found = [text for text, _label in ents(rule_nlp, header + "\nBilakaera ona.\n")]
+    assert all(value in found for value in expected), found
+
+
+def test_a_capitalised_basque_title_after_a_name(rule_nlp):
+    found = ents(rule_nlp, "Txostena.\nSinatzailea: Ibarguren Doktorea\n")
+    assert ("Ibarguren", "NOMBRE_PERSONAL_SANITARIO") in found

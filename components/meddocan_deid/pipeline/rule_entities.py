@@ -887,7 +887,9 @@ def _relative_name(rules, doc, cand, ctx):
 def _name_before(rules, doc, cand, ctx):
     # the capitalised words before the comma or bracket, unless one dictionary word opens the
     # sentence (`Ayer, la hija, trajo...`) or they name a place (`Hospital Central (Cardiología)`)
-    end = next(t.i for t in cand if not t.is_title)
+    # the last token is the cue (a comma, a bracket, a Basque title that may be capitalised:
+    # `Agirre Doktorea`)
+    end = next((t.i for t in cand if not t.is_title), cand.end - 1)
     start = cand.start
     if start > 0 and (doc[start - 1].is_title or doc[start - 1].lower_ in {"de", "del"}):
         # the whole run decides, not a part of it; after `de` it names a place (`Unidad de ...`)
