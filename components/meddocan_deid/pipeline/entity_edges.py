@@ -10,6 +10,7 @@ changed.
 """
 
 import re
+from collections.abc import Collection
 from collections.abc import Set as AbstractSet
 
 from spacy.lang.es.stop_words import STOP_WORDS
@@ -74,7 +75,7 @@ class EntityEdges:
         name_labels: list[str],
         name_connectors: list[str],
         name_articles: list[str],
-        titles_after: list[str] = (),
+        titles_after: Collection[str] = (),
     ):
         self.name = name
         self.rules_key = rules_key

@@ -260,7 +260,7 @@ _NOT_DRAWN: set[str] = set()  # a word for a man or a woman and its plural: neve
 
 def _kin_table(lang: str) -> dict[str, tuple[str, str, str]]:
     """folded word -> (gender, number, word) of `lang`'s kinship pairs."""
-    table = {}
+    table: dict[str, tuple[str, str, str]] = {}
     for line in words("kinship_pairs", lang):
         parts = line.split()
         masc, fem = parts[:2]
@@ -294,7 +294,10 @@ def _kin_entry(word: str, lang: str) -> tuple[str, tuple[str, str, str], str] | 
 
 
 def _kin_surrogate(ctx: Context, word: str) -> str:
-    lang, (g, number, _), case = _kin_entry(word, getattr(ctx, "lang", "es"))
+    entry = _kin_entry(word, getattr(ctx, "lang", "es"))
+    if entry is None:
+        raise KeyError(f"{word!r} is no kinship word")
+    lang, (g, number, _), case = entry
     table = KIN_BY_LANG[lang]
     pool = tuple(
         sorted(
