@@ -65,7 +65,10 @@ def test_dates_with_each_languages_links(nlp, text, date):
 
 
 def test_a_phone_after_a_basque_key(nlp):
-    text = "Gaixoa etxean bizi da.\nTelefonoa: sei sei bost, hamabi, hogeita hamalau, berrogeita hamasei."
+    text = (
+        "Gaixoa etxean bizi da.\nTelefonoa: sei sei bost, hamabi, hogeita hamalau, "
+        "berrogeita hamasei."
+    )
     assert found(nlp, text) == [
         ("NUMERO_TELEFONO", "sei sei bost, hamabi, hogeita hamalau, berrogeita hamasei")
     ]
