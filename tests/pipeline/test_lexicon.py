@@ -14,13 +14,16 @@ import meddocan_deid.pipeline.maker_address  # noqa: F401
 import meddocan_deid.pipeline.trusted_phi  # noqa: F401
 from meddocan_deid.lexicon import (
     DATA_DIR,
+    LANGUAGES,
     NAME_LABELS,
     TITLES,
     casefold_per_char,
     lookup_key,
     lower_without_accents,
     tagged_words,
+    word_uses,
     words,
+    words_by_language,
 )
 from meddocan_deid.pipeline.rule_entities import RULE_KINDS, RuleEntities
 from meddocan_deid.pipeline.spans import TITLES as SPANS_TITLES
@@ -56,13 +59,13 @@ def test_kinship_words_have_one_file_tagged_by_use(factory, use):
 
 
 def test_every_data_file_is_read_and_every_tag_is_declared():
-    for path in sorted((DATA_DIR / "es").iterdir()):
-        if path.suffix == ".txt":
-            assert words(path.stem), path.name
-        else:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            for use in data["uses"]:
-                assert tagged_words(path.stem, use), (path.name, use)
+    for lang in LANGUAGES:
+        for path in sorted((DATA_DIR / lang).iterdir()):
+            if path.suffix == ".txt":
+                assert words(path.stem, lang), path
+            else:
+                data = json.loads(path.read_text(encoding="utf-8"))
+                assert any(tagged_words(path.stem, use, lang) for use in data["uses"]), path
     with pytest.raises(KeyError):
         tagged_words("kinship_words", "no_such_use")
     with pytest.raises(FileNotFoundError):
@@ -143,3 +146,40 @@ def test_rule_entities_state_round_trips_and_an_old_folder_loads(tmp_path):
         pipe.to_disk(tmp_path / "ex", exclude=["towns"]) is None
         and not (tmp_path / "ex" / "towns.txt").exists()
     )
+
+
+def test_a_list_read_without_a_language_is_the_union_spanish_first():
+    union = words("possessives")
+    assert union[: len(words("possessives", "es"))] == words("possessives", "es")
+    assert {"su", "seva", "súa", "bere"} <= set(union) and len(union) == len(set(union))
+    assert words("possessives", ["ca", "eu"]) == words("possessives", "ca") + ["bere"]
+    # a list that only some languages have is read from those
+    assert words("case_suffixes") == words("case_suffixes", "eu")
+
+
+def test_tagged_lists_are_read_in_every_language():
+    relatives = tagged_words("kinship_words", "relative_age")
+    assert {"madre", "filla", "nai", "alaba"} <= set(relatives)
+    assert "filla" not in tagged_words("kinship_words", "relative_age", "es")
+    assert "relative_title" in word_uses("kinship_words")["seva"]
+
+
+def test_positional_lists_by_language():
+    months = words_by_language("months")
+    assert set(months) == set(LANGUAGES)
+    assert [m[3] for m in months.values()] == ["abril", "abril", "abril", "apirila"]
+    assert all(len(m) == 12 for m in months.values())
+
+
+def test_bad_languages_and_files_name_the_problem(tmp_path, monkeypatch):
+    with pytest.raises(ValueError, match="unknown language"):
+        words("possessives", "fr")
+    with pytest.raises(FileNotFoundError, match="no_such_list"):
+        words("no_such_list", ["ca", "gl"])
+    import meddocan_deid.lexicon as lexicon
+
+    (tmp_path / "es").mkdir()
+    (tmp_path / "es" / "broken.json").write_text("{", encoding="utf-8")
+    monkeypatch.setattr(lexicon, "DATA_DIR", tmp_path)
+    with pytest.raises(ValueError, match="broken.json: not valid JSON"):
+        lexicon.tagged_words("broken", "x", "es")

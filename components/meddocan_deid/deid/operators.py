@@ -16,6 +16,7 @@ from typing import NamedTuple
 from ..country import country_of
 from ..labels import DIGIT_RULES
 from ..lexicon import lookup_key
+from ..passage_language import language_at, passages
 from .gazetteer import Gazetteer, load_gazetteer
 from .keys import Keyed, KeyLike
 from .options import DeidOptions, check_mode, label_operators
@@ -267,6 +268,7 @@ def apply_operator(
     replacements: list[Replacement] = []
     pos = 0
     new_pos = 0
+    found_passages = passages(text) if surrogate is not None else []
     for label, start, end in spans:
         out.append(text[pos:start])
         new_pos += start - pos
@@ -284,6 +286,7 @@ def apply_operator(
         elif span_mode == "redact":
             new = ""
         elif surrogate is not None:  # made above for every span whose operator is surrogate
+            surrogate.ctx.lang = language_at(found_passages, start)
             new = surrogate(
                 label, value, name_field(text, start) if label.startswith("NOMBRE_") else ""
             )

@@ -55,7 +55,7 @@ from .options import DeidOptions
 from .records import Record
 
 STATUS_COLUMN = "deid_status"
-MONTHS = tuple(words("months"))
+MONTHS = tuple(words("months", "es"))  # Spanish: `14 de abril de 2024` in identifier columns
 DATE_SHAPES = (
     re.compile(r"^(\d{1,2})[/.\-](\d{1,2})[/.\-](\d{4})$"),
     re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})"),

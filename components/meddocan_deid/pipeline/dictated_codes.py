@@ -40,9 +40,10 @@ EXTENSION_USE, EXTENSION_LABEL = "extension", "NUMERO_TELEFONO"
 DEVICE_LABEL = "IDENTIF_DISPOSITIVOS_NRSERIE"
 OTHER_LABEL = "OTRO_NUMERO_IDENTIF"
 # between a key and its code: blanks, `:`, `nº` (folded `no`), `número`, `es el`, `de contacto`...
+# (Catalan `d'`, `seu`, `contacte`; Galician `do`, `da`, `súa`; Basque `zk`, `zenbakia`)
 CONNECTOR = (
-    r"(?:[\s:.,#=-]|(?<!\w)(?:es|el|la|al|del|de|su|numero|num|n|no|contacto|paciente|casa|trabajo"
-    r"|familiar|clinica|provisional)(?!\w))*"
+    r"(?:[\s:.,#='-]|(?<!\w)(?:es|el|la|al|del|de|d|su|numero|num|n|no|contacto|paciente|casa"
+    r"|trabajo|familiar|clinica|provisional|seu|seva|do|da|sua|contacte|pacient|zk|zenbakia)(?!\w))*"
 )
 LOOSE_WORDS = 6  # words (not counting function words) a key may stand before a long code
 FUNCTION_WORDS = {"de", "del", "la", "el", "los", "las", "al", "a", "y", "en", "es", "su", "que"}

@@ -1,21 +1,23 @@
 """Trim the edges of the NER's entities to what the annotation guidelines call PHI.
 
 Reads `doc.ents` and the rule entities in `doc.spans[rules_key]`; writes `doc.ents` only:
-NER entities lose leading titles, edge punctuation and a trailing department, role,
-institution or contact key; towns, hospitals, institutions and employers take in their `de
-<Name>` tail (on a line in capitals, up to a Spanish stop word), names an initial before them,
-quoted names their closing quote, places an abbreviation's final period; glued pieces of one
-label are joined. Rule entities, tokens and span groups are never changed.
+NER entities lose leading titles (and Basque trailing ones: `jauna`), edge punctuation and a
+trailing department, role, institution or contact key; towns, hospitals, institutions and
+employers take in their `de <Name>` tail (on a line in capitals, up to a Spanish stop word),
+names an initial before them, quoted names their closing quote, places an abbreviation's final
+period; glued pieces of one label are joined. Rule entities, tokens and span groups are never
+changed.
 """
 
 import re
+from collections.abc import Collection
 from collections.abc import Set as AbstractSet
 
 from spacy.lang.es.stop_words import STOP_WORDS
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from ..lexicon import words
+from ..lexicon import tagged_words, words
 from .spans import EDGE_PUNCT, TITLES, capitals_line, rule_entity_keys
 
 
@@ -35,6 +37,8 @@ from .spans import EDGE_PUNCT, TITLES, capitals_line, rule_entity_keys
         "abbreviation_labels": ["TERRITORIO", "PAIS"],
         # titles left out of a name (shared default with meddocan_rule_entities)
         "titles": TITLES,
+        # titles after a name, left out of it too (Basque: `Koldo Zabala jauna`)
+        "titles_after": tagged_words("titles", "name_after"),
         # a town goes on through these + a capitalised name: `Arganda del Rey`
         "town_connectors": words("town_connectors"),
         # lower case, an article after a town connector (`Puerto de la Cruz`); capitalised, an
@@ -71,6 +75,7 @@ class EntityEdges:
         name_labels: list[str],
         name_connectors: list[str],
         name_articles: list[str],
+        titles_after: Collection[str] = (),
     ):
         self.name = name
         self.rules_key = rules_key
@@ -83,6 +88,7 @@ class EntityEdges:
         self.contact_words = set(contact_words)
         self.abbreviation_labels = set(abbreviation_labels)
         self.titles = set(titles)
+        self.titles_after = set(titles_after)
         self.town_connectors = set(town_connectors)
         self.town_articles = set(town_articles)
         # the same articles capitalised, as they stand before a town: `El Palmar`
@@ -109,6 +115,8 @@ class EntityEdges:
             if ent.label_ in self.title_labels:
                 while start < end - 1 and doc[start].lower_ in self.titles:
                     start += 1
+                while end > start + 1 and doc[end - 1].lower_ in self.titles_after:
+                    end -= 1
                 # an initial before the name is part of it (`I. Arana`, `H. Villar Cano`)
                 if (
                     start >= 2

@@ -1,7 +1,8 @@
 """Numbers in words, as dictation writes them: `meddocan_number_words`.
 
-Reads `doc.text` (numbers in words through meddocan_deid.number_words, with their offsets;
-context matched case- and accent-folded) and `doc.ents`; writes the PHI it finds to
+Reads `doc.text` (numbers in words through meddocan_deid.number_words, with their offsets, in
+Spanish and in the language of each passage: Catalan, Galician, Basque; context matched case-
+and accent-folded) and `doc.ents`; writes the PHI it finds to
 `doc.spans[spans_key]` and to `doc.ents`. What it finds, by context only, in this order:
 
 - e-mail and web addresses said aloud (`ana punto gil setenta arroba gmail punto com`,
@@ -10,7 +11,8 @@ context matched case- and accent-folded) and `doc.ents`; writes the PHI it finds
   tres de marzo de dos mil veintiséis`, with a weekday or `día` before it: `lunes, tres de
   marzo`), a month or a feast and a year (`marzo de dos mil veintiséis`, `Navidad del dos mil
   veinticuatro`); day, month and year as numbers (`doce del tres del ochenta y cinco`, `doce
-  barra tres barra dos mil veinte`);
+  barra tres barra dos mil veinte`); the words that link a date's parts are per language
+  (`date_link_words.json`: `vint-i-tres d'abril`, `o doce de maio`);
 - house numbers in words after a street the NER or the rules found, or after a kind of street
   (`calle Uría cuarenta y tres segundo ce`), and roads (`carretera as diecinueve`), as CALLE
   (pipeline/street_numbers.py);
@@ -33,7 +35,10 @@ context matched case- and accent-folded) and `doc.ents`; writes the PHI it finds
   or right after a whole name; after a kinship word in the clause the age is the relative's
   (FAMILIARES_SUJETO_ASISTENCIA, guideline P4.3); never after a duration word (`hace tres
   años`, `durante dos meses`) nor before `de evolución`, `después`... Leading `cero` words
-  before a unit are a code's digits, not the age's (`nueve cero sesenta años`).
+  before a unit are a code's digits, not the age's (`nueve cero sesenta años`). In Basque
+  the age's verb or the patient may follow the unit (`hogeita hiru urte ditu`, `hirurogei
+  urteko emakumea`), or the unit says it alone (`hamar urtekoa`); a possessive before a word
+  for the patient makes the age a relative's (`o seu home, Xosé, de ...`).
 
 Doses and counts (`dos comprimidos`, `tres veces al día`) have no key and no age context, and
 a number followed by a count or dose word (`count_words`) is never a date or a code.
@@ -43,7 +48,7 @@ the function words at its cut edge: a name the NER ran into an age, `Gil setenta
 as long or longer that holds it (what the NER or a rule found) is kept, and so is any
 identifier of `doc.spans[identifiers_key]`.
 Sits after `identifiers`, where the NER and the rules have written theirs. Word lists are
-config (defaults: `pipeline/data/es/`); no state to save.
+config (defaults: every language of `pipeline/data/`); no state to save.
 """
 
 import re
@@ -69,6 +74,8 @@ LAST_YEAR = 2040  # a year in words alone up to this one (`dos mil cien` neutrop
 NAME_GAP = re.compile(r"\s*(?:,|(?<!\w)coma(?!\w))?\s*(?:(?<!\w)de\s+)?")
 # function words that do not end an entity cut back before a number
 LEADING_ZEROS = re.compile(r"(?:cero\s+)+")
+# the uses of `date_link_words.json`: the words that link a date's parts, per language
+LINK_USES = ("day_month", "year", "number", "day_article", "year_word")
 CUT_EDGE = {"de", "del", "el", "la", "los", "las", "y", "e", "coma", "con", "a", "al", "en", "es"}
 
 
@@ -79,6 +86,19 @@ def _default_keys() -> dict[str, list[str]]:
 def _alternation(items: Iterable[str]) -> str:
     phrases = sorted({casefold_per_char(w) for w in items}, key=len, reverse=True)
     return "|".join(r"\s+".join(map(re.escape, p.split())) for p in phrases) or "(?!)"
+
+
+def _links(items: Iterable[str]) -> str:
+    """Link words followed by blanks, or glued to the next word when elided (`d'abril`)."""
+    words_ = sorted({casefold_per_char(w) for w in items}, key=len, reverse=True)
+    return (
+        "|".join(re.escape(w) + (r"\s*" if w.endswith(("'", "’")) else r"\s+") for w in words_)
+        or "(?!)"
+    )
+
+
+def _default_links() -> dict[str, list[str]]:
+    return {use: tagged_words("date_link_words", use) for use in LINK_USES}
 
 
 @Language.factory(
@@ -109,6 +129,14 @@ def _alternation(items: Iterable[str]) -> str:
         "house_tail_words": words("house_tail_words"),
         "address_joins": words("address_joins"),
         "top_level_domains": words("top_level_domains"),
+        # the words that link a date's parts, per language (`de`, `d'`, `do`, `del`, `barra`)
+        "date_links": None,
+        # Basque says an age after its unit (`hogeita hiru urte ditu`, `hirurogei urteko
+        # emakumea`), or in a unit of its own (`hamar urtekoa`)
+        "age_after_words": words("age_after_words"),
+        "age_unit_forms": words("age_unit_forms"),
+        # a possessive before a word for the patient makes it a relative (`o seu home`)
+        "possessives": words("possessives"),
     },
     assigns=["doc.ents", "doc.spans"],
 )
@@ -141,6 +169,10 @@ def make_number_words(
     house_tail_words: list[str],
     address_joins: list[str],
     top_level_domains: list[str],
+    date_links: dict[str, list[str]] | None,
+    age_after_words: list[str],
+    age_unit_forms: list[str],
+    possessives: list[str],
 ) -> "NumberWords":
     return NumberWords(
         nlp,
@@ -170,6 +202,10 @@ def make_number_words(
         house_tail_words=house_tail_words,
         address_joins=address_joins,
         top_level_domains=top_level_domains,
+        date_links=date_links,
+        age_after_words=age_after_words,
+        age_unit_forms=age_unit_forms,
+        possessives=possessives,
     )
 
 
@@ -204,6 +240,10 @@ class NumberWords:
         house_tail_words: Iterable[str] | None = None,
         address_joins: Iterable[str] | None = None,
         top_level_domains: Iterable[str] | None = None,
+        date_links: dict[str, list[str]] | None = None,
+        age_after_words: Iterable[str] = (),
+        age_unit_forms: Iterable[str] = (),
+        possessives: Iterable[str] = (),
     ):
         self.name = name
         self.spans_key = spans_key
@@ -231,29 +271,37 @@ class NumberWords:
         )
         month, weekday = _alternation(month_names), _alternation(weekday_names)
         feast = _alternation(feast_names)
-        self._day_month = re.compile(rf"\s+de\s+(?:{month})(?!\w)")
-        self._year_link = re.compile(r"\s*,?\s+(?:de|del)\s+")
-        self._number_link = re.compile(
-            r"\s+(?:de|del|barra)\s+"
-        )  # `doce del tres del ochenta y cinco`
-        self._digit_year = re.compile(r"\s*,?\s+(?:de|del)\s+\d{4}(?!\d)")
-        self._weekday_before = re.compile(rf"(?<!\w)(?:{weekday})\s*,?\s*(?:el\s+|dia\s+)?$")
+        links = date_links if date_links is not None else _default_links()
+        day_month, year_link = _links(links["day_month"]), _links(links["year"])
+        number_link, day_article = _links(links["number"]), _links(links["day_article"])
+        # the links that make a two-digit year a year (`del ochenta y cinco`), not a fraction's
+        self._year_links = {casefold_per_char(w) for w in links["number"]} - {
+            casefold_per_char(w) for w in links["day_month"]
+        }
+        self._day_month = re.compile(rf"\s+(?:{day_month})(?:{month})(?!\w)")
+        self._year_link = re.compile(rf"\s*,?\s+(?:{year_link})")
+        # `doce del tres del ochenta y cinco`
+        self._number_link = re.compile(rf"\s+(?:{number_link})")
+        self._digit_year = re.compile(rf"\s*,?\s+(?:{year_link})\d{{4}}(?!\d)")
+        self._weekday_before = re.compile(
+            rf"(?<!\w)(?:{weekday})\s*,?\s*(?:(?:{day_article})|dia\s+)?$"
+        )
         self._weekday_right_before = re.compile(rf"(?<!\w)(?:{weekday})\s*,?\s*$")
         self._dia_before = re.compile(r"(?<!\w)dia\s+$")
         self._month_before = re.compile(
-            rf"(?<!\w)(?:(?:\d{{1,2}}\s+de\s+)?)(?:{month}|{feast})\s+(?:de|del)\s+$"
+            rf"(?<!\w)(?:(?:\d{{1,2}}\s+(?:{day_month}))?)(?:{month}|{feast})\s+(?:{year_link})$"
         )
         self._day_before = re.compile(
-            r"(?<!\w)(?:el|del|al)\s+dia\s+$"
+            rf"(?<!\w)(?:{day_article})dia\s+$"
         )  # `el día veintidós`, not `otro día dos`
         self._day_lead = re.compile(rf"(?<!\w)(?:{_alternation(day_leads)})\s+$")
         self._the_day = re.compile(r"(?<!\w)(?:el|del)\s+$")
         self._day_end = re.compile(
             rf"\s*(?:[.?!;]|$)|\s+a\s+las(?!\w)|\s+y\s+(?:el\s+)?\w+(?:\s+y\s+\w+)?\s+de\s+(?:{month})(?!\w)"
         )
-        self._not_date_after = re.compile(r"\s+(?:de|del|tras|post|en|a)(?!\w)")
+        self._not_date_after = re.compile(r"\s+(?:de|del|do|tras|post|en|a)(?!\w)")
         self._not_day_after = re.compile(r"\s+(?:de|del|tras|post)(?!\w)")
-        self._year_before = re.compile(r"(?<!\w)ano\s+$")
+        self._year_before = re.compile(rf"(?<!\w)(?:{_alternation(links['year_word'])})\s+$")
         self._code_link = re.compile(r"\s*(?:[-/]|(?<!\w)(?:guion|barra)(?!\w))")
         self._unit = re.compile(rf"\s+(?:{_alternation(units)})(?!\w)")
         self._years = re.compile(r"\s+anos?(?!\w)")
@@ -281,14 +329,23 @@ class NumberWords:
             rf"\s*(?:[\n.;,?!)]|$)|\s+(?:{_alternation(bare_age_after)})(?!\w)"
         )
         persons = _alternation(age_person_words)
-        self._person = re.compile(rf"(?<!\w)(?:{persons})(?:\s+\S+){{0,3}}?\s+de\s+$")
+        self._person = re.compile(rf"(?<!\w)(?:{persons})(?!\w)[^\w\s]*(?:\s+\S+){{0,3}}?\s+de\s+$")
         self._person_right = re.compile(rf"(?<!\w)(?:{persons})\s*,?\s*$")
         # `mujer` is a kinship word too (`su mujer`), but `Mujer de ochenta años` is the patient
         relatives = {casefold_per_char(w) for w in relative_words} - {
             casefold_per_char(w) for w in age_person_words
         }
+        # after a possessive (`o seu home, Xosé, de ...`) a word for the patient is a relative;
+        # a comma may follow the relative (`su madre, Ana, de ...`)
         self._relative = re.compile(
-            rf"(?<!\w)(?:{_alternation(relatives)})(?:\s+\S+){{0,3}}?\s+de\s+$"
+            rf"(?<!\w)(?:{_alternation(relatives)}|(?:{_alternation(possessives)})\s+(?:{persons}))"
+            rf"(?!\w)[^\w\s]*(?:\s+\S+){{0,3}}?\s+de\s+$"
+        )
+        # Basque: the age's verb or the patient after the unit, a relative before the number
+        self._age_after = re.compile(rf"\s*,?\s*(?:{_alternation(age_after_words)})(?!\w)")
+        self._age_unit_form = re.compile(rf"\s+(?:{_alternation(age_unit_forms)})(?!\w)")
+        self._relative_before = re.compile(
+            rf"(?<!\w)(?:{_alternation(relatives)})(?!\w)[^\w\s]*(?:\s+\S+){{0,3}}?\s+$"
         )
         self._relative_in_clause = re.compile(
             rf"(?<!\w)(?:{_alternation(relatives)})(?!\w)[^.;\n?!]*$"
@@ -475,7 +532,7 @@ class NumberWords:
         # a two-digit year only with `del` or `barra` (`uno de tres de noventa`: a fraction's words)
         if year is not None and (
             1900 <= year.value <= 2100
-            or (year.value <= 99 and len(year.digits) <= 2 and {"del", "barra"} & set(links))
+            or (year.value <= 99 and len(year.digits) <= 2 and self._year_links & set(links))
         ):
             return day.start, year.end, DATE
         return None
@@ -520,6 +577,9 @@ class NumberWords:
             or after_name
         ):
             return run.start, end, AGE
+        # Basque: `hogeita hiru urte ditu`, `hirurogei urteko emakumea`, `hamar urtekoa`
+        if self._age_after.match(folded, unit.end()) or self._age_unit_form.match(folded, run.end):
+            return run.start, end, RELATIVE if self._relative_before.search(before) else AGE
         # `años` only, with no word before it that makes a span of time (`de`, `lleva`) and no
         # `de`, `en`... after it: `Ana Gil setenta años fractura de cadera`
         if (

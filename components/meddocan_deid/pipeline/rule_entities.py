@@ -22,7 +22,8 @@ from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
 from ..deid.gazetteer import Gazetteer, from_vocab
-from ..lexicon import tagged_words, words
+from ..lexicon import lookup_key, tagged_words, words
+from .passage_words import relatives, suffixed_places, token_languages, weekdays
 from .privacy import load_dictionary_words, load_log_probs, load_verb_forms
 from .sections import SECTIONS_KEY
 from .serialize import SerializedState
@@ -174,6 +175,19 @@ def _before_time(doc: Doc, start: int, end: int, time_lead: Collection[str]) -> 
         # a possessive before a relative is not part of it (`su madre`), and an age after one
         # is not the patient's (`su mujer de 80 años`)
         "possessives": words("possessives"),
+        # names of towns that the gazetteer and GeoNames write in another language only (`Bilbo`)
+        "town_names": words("town_names"),
+        # in a Catalan, Galician or Basque line: a kinship word (`filla`, `irmá`, `alaba`, in
+        # Basque with a case suffix too: `Amaren`) and a weekday (`dijous`, `mércores`), by
+        # language; in a Basque line a town or a country with a case suffix (`Bilbon`,
+        # `Frantziatik`), but not a Basque word that is also a place (`Berak`)
+        "passage_kinship_words": {
+            lang: tagged_words("kinship_words", "passage_relative", lang)
+            for lang in ("ca", "gl", "eu")
+        },
+        "passage_weekdays": {lang: words("weekday_names", lang) for lang in ("ca", "gl")},
+        "country_names": words("country_names"),
+        "place_stop_stems": words("place_stop_stems"),
     },
     assigns=["doc.ents", "doc.spans"],
 )
@@ -207,6 +221,11 @@ class RuleEntities(SerializedState):
         age_units: list[str],
         company_suffixes: list[str],
         company_links: list[str],
+        town_names: Collection[str] = (),
+        country_names: Collection[str] = (),
+        place_stop_stems: Collection[str] = (),
+        passage_kinship_words: dict[str, list[str]] | None = None,
+        passage_weekdays: dict[str, list[str]] | None = None,
         annotate_ents: bool = True,
     ):
         self.name = name
@@ -240,6 +259,15 @@ class RuleEntities(SerializedState):
         )
         self.age_units = set(age_units)
         self.company_suffixes, self.company_links = set(company_suffixes), set(company_links)
+        self.town_names = list(town_names)
+        self.country_names = {lookup_key(c) for c in country_names}
+        self.place_stop_stems = {lookup_key(w) for w in place_stop_stems}
+        self.passage_kinship_words = {
+            lang: {lookup_key(w) for w in ws} for lang, ws in (passage_kinship_words or {}).items()
+        }
+        self.passage_weekdays = {
+            lang: {lookup_key(w) for w in ws} for lang, ws in (passage_weekdays or {}).items()
+        }
         self.professions: list[str] = []  # jobs, lower case (initialize, saved with the pipeline)
         # (the vocab's gazetteer, first word -> the jobs it starts, longest first)
         self._jobs: tuple[Gazetteer | None, dict[str, list[tuple[str, ...]]] | None] = (None, None)
@@ -317,7 +345,22 @@ class RuleEntities(SerializedState):
         entities.extend(
             self._companies(doc)
         )  # after the others: a rule's label wins over a company of the same span
-        doc.spans[self.fallback_key] = filter_spans(found[True] + self._towns_anywhere(doc))
+        fallback = found[True] + self._towns_anywhere(doc)
+        langs = token_languages(doc)
+        if any(lang != "es" for lang in langs):
+            entities.extend(relatives(doc, langs, self.passage_kinship_words))
+            entities.extend(weekdays(doc, langs, self.passage_weekdays))
+            towns = self._town_names(doc)
+            fallback.extend(
+                suffixed_places(
+                    doc,
+                    langs,
+                    lambda stem: _town_key(stem) in towns,
+                    self.country_names,
+                    self.place_stop_stems,
+                )
+            )
+        doc.spans[self.fallback_key] = filter_spans(fallback)
         # overlap policy: among rule entities the longest wins; written before the NER, which
         # keeps them and predicts around them
         entities = filter_spans(entities)
@@ -365,6 +408,7 @@ class RuleEntities(SerializedState):
         gaz = from_vocab(doc.vocab)
         if gaz is not self._towns[0]:
             names = (list(gaz.get("towns")) if gaz is not None else []) + self.towns
+            names += self.town_names
             self._towns = (gaz, frozenset(_town_key(n) for t in names for n in _town_forms(t)))
         return self._towns[1]
 
@@ -843,7 +887,9 @@ def _relative_name(rules, doc, cand, ctx):
 def _name_before(rules, doc, cand, ctx):
     # the capitalised words before the comma or bracket, unless one dictionary word opens the
     # sentence (`Ayer, la hija, trajo...`) or they name a place (`Hospital Central (Cardiología)`)
-    end = next(t.i for t in cand if not t.is_title)
+    # the last token is the cue (a comma, a bracket, a Basque title that may be capitalised:
+    # `Agirre Doktorea`)
+    end = next((t.i for t in cand if not t.is_title), cand.end - 1)
     start = cand.start
     if start > 0 and (doc[start - 1].is_title or doc[start - 1].lower_ in {"de", "del"}):
         # the whole run decides, not a part of it; after `de` it names a place (`Unidad de ...`)

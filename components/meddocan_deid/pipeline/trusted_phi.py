@@ -1,10 +1,11 @@
 """Trusted-PHI propagation ("PHI de confianza").
 
 Reads `doc.ents`, the header rule entities (`doc.spans[rules_key]`), the keyed field
-values of any section (`doc.spans[fields_key]`) and the `sections` spans; writes `doc.ents` and the
-propagated spans to `doc.spans[spans_key]`: a trusted string labels its other unlabelled
-occurrences, and a place's acronym takes its label. Never changes rule entities or tokens, and keeps
-no state from one document to the next.
+values of any section (`doc.spans[fields_key]`) and the `sections` spans; writes `doc.ents`
+and the propagated spans to `doc.spans[spans_key]`: a trusted string labels its other
+unlabelled occurrences (in a Basque line, with a case suffix too: `Mirenen`), and a place's
+acronym takes its label. Never changes rule entities or tokens, and keeps no state from one
+document to the next.
 """
 
 import re
@@ -13,7 +14,8 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from ..lexicon import NAME_LABELS, words
+from ..lexicon import NAME_LABELS, lookup_key, words
+from .passage_words import suffixed_names, token_languages
 from .spans import TITLES, rule_entity_keys, section_span
 
 # a short name in capitals: `CHULU`, `IAS-CO`, `INCOSUR`
@@ -183,6 +185,7 @@ class TrustedPHI:
                 added.append(span)
         # the parts of a trusted name (`Ana Ruiz Gil` -> `Ruiz`), as DEDUCE does with known
         # patient names: `la Sra. Ruiz` later in the report is the same person
+        known_words = {lookup_key(s): label for s, label in trusted.items() if " " not in s}
         for string, label in trusted.items():
             if label not in self.name_labels:
                 continue
@@ -193,6 +196,7 @@ class TrustedPHI:
                     or part.lower() in self.part_stop_words
                 ):
                     continue
+                known_words.setdefault(lookup_key(part), label)
                 for m in re.finditer(r"(?<![\w.@])" + re.escape(part) + r"(?![\w@])", text):
                     span = doc.char_span(m.start(), m.end(), label=label)
                     if (
@@ -204,6 +208,13 @@ class TrustedPHI:
                     for i in range(span.start, span.end):
                         taken[i] = True
                     added.append(span)
+        # in a Basque line, a trusted word or name part with a case suffix (`Mirenen`,
+        # `Osakidetzako`): the whole word, as a mention never cuts one
+        langs = token_languages(doc)
+        if "eu" in langs:
+            for span in suffixed_names(doc, langs, known_words, taken):
+                taken[span.start] = True
+                added.append(span)
         doc.spans[self.spans_key] = added
         if added:
             doc.ents = filter_spans(list(doc.ents) + added)

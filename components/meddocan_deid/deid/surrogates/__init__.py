@@ -4,12 +4,15 @@ Each generator is `fn(text, label, ctx) -> str | None`; None means "use the tag"
 a sex when the options say not to keep them, and any value for which no surrogate of its
 kind fits (a date that is not one, an unknown profession, an acronym): letters of a word are
 never replaced by random letters. Codes (identifiers, phone numbers) keep their shape.
-Dates, codes and postal codes dictated in words get their surrogate in words (spelled.py)."""
+Dates, codes and postal codes dictated in words get their surrogate in words (spelled.py), in
+the language of their passage; names and places with a Basque case suffix, the surrogate of
+their bare name with the suffix (basque_case.py)."""
 
 from collections.abc import Callable
 
 from ...labels import KEPT_LABELS, SURROGATES
 from . import (
+    basque_case,
     contact,
     country_places,
     dates,
@@ -45,6 +48,17 @@ def _generator(name: str) -> Callable[[str, str, Context], str | None]:
 # label -> its generator, `module.function` in the label table (meddocan_deid.labels)
 _GENERATORS: dict[str, Callable[[str, str, Context], str | None]] = {
     label: _generator(name) for label, name in SURROGATES.items()
+}
+# a name or a place of a Basque passage with a case suffix (`Gasteizko`, `Mirenen`,
+# `Gurutzetako ospitalean`) gets the surrogate of its bare name, the suffix put back
+_BASQUE_CASE_MODULES = ("names", "places", "country_places", "institutions")
+_GENERATORS = {
+    label: (
+        basque_case.suffixed(gen, _generator(SURROGATES["TERRITORIO"]))
+        if SURROGATES[label].split(".", 1)[0] in _BASQUE_CASE_MODULES
+        else gen
+    )
+    for label, gen in _GENERATORS.items()
 }
 
 # a value dictated in words gets its surrogate in words (spelled.py): dates, the codes whose

@@ -230,6 +230,9 @@ class Context:
         self.cache: dict[tuple[str, str], str | None] = {}
         self.date_offset: int = 0
         self.field: str = ""  # the role the header field gives the value at hand (names.name_field)
+        # the language of the passage of the value at hand (meddocan_deid.passage_language):
+        # kinship words, numbers in words and Basque case suffixes are written in it
+        self.lang: str = "es"
         self._letters: dict[str, str] | None = None
         # per-report state of a generator module (places: the province map of the report)
         self.state: dict[str, object] = {}

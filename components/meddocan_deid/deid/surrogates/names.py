@@ -16,7 +16,8 @@ and "Ana Ferrer" stay coherent. Case (UPPER/Title/lower) is kept.
 import re
 from functools import lru_cache
 
-from ...lexicon import lookup_key, tagged_words, words
+from ...basque_suffixes import inflect, readings
+from ...lexicon import lookup_key, tagged_words, words, words_by_language
 from ..gazetteer import Gazetteer
 from .common import Context, case_like, choose
 from .tables import rows
@@ -105,15 +106,24 @@ def gender(token: str, gaz: Gazetteer, country: str = "ES") -> str:
 
 
 GIVEN, SURNAME = "given", "surname"
+
+
+def _field_keys(use: str) -> str:
+    keys = sorted(tagged_words("name_field_keys", use), key=len, reverse=True)
+    return "|".join(r"\s+".join(map(re.escape, k.split())) for k in keys)
+
+
+# the header keys of a name, in every language (`Nombre:`, `Cognoms:`, `Izena:`)
 _FIELD = re.compile(
-    r"(?i)(?P<full>nombre\s+y\s+apellidos?|nombre\s+completo)\s*:?\s*$|"
-    r"(?P<surname>apellidos?)\s*:?\s*$|(?P<given>nombre)\s*:?\s*$"
+    rf"(?i)(?<!\w)(?:(?P<full>{_field_keys('full')})|(?P<surname>{_field_keys('surname')})"
+    rf"|(?P<given>{_field_keys('given')}))\s*:?\s*$"
 )
 
 
 def name_field(text: str, start: int) -> str:
     """The role the header field before `start` (on its line) gives a name: GIVEN after
-    `Nombre:`, SURNAME after `Apellidos:`, "" otherwise (`Nombre y apellidos:` too)."""
+    `Nombre:` (`Nom:`, `Nome:`, `Izena:`), SURNAME after `Apellidos:` (`Cognoms:`,
+    `Apelidos:`, `Abizenak:`), "" otherwise (`Nombre y apellidos:` too)."""
     line = text[text.rfind("\n", 0, start) + 1 : start]
     m = _FIELD.search(line[-40:])
     if m is None or m.group("full"):
@@ -232,38 +242,77 @@ def names(text: str, label: str, ctx: Context) -> str | None:
     return None if new == text and WORD.search(text) else new
 
 
-# Kinship words of FAMILIARES_SUJETO_ASISTENCIA: (masculine, feminine) singular pairs (a word list)
-KIN_PAIRS = tuple(tuple(line.split()) for line in words("kinship_pairs"))
+# Kinship words of FAMILIARES_SUJETO_ASISTENCIA, per language: (masculine, feminine) singular
+# pairs, with their plurals where the list writes them (Catalan, Galician, Basque), else made
+# the Spanish way (a word list)
+KIN_PAIRS = tuple(tuple(line.split()[:2]) for line in words("kinship_pairs", "es"))
+# words for a man or a woman, which a kinship word of the same gender never becomes (`mujer`,
+# `dona`, `muller`: wife, but read as woman)
+_PERSON_WORDS = frozenset(lookup_key(w) for w in words("age_person_words"))
 
 
 def _plural(word: str) -> str:
     return word + ("s" if word[-1] in "aeiouáéíóú" else "es")
 
 
-def _kin_table():
-    table = {}
-    for masc, fem in KIN_PAIRS:
-        for g, word in (("M", masc), ("F", fem)):
-            table[lookup_key(word)] = (g, "sg", word)
-            table[lookup_key(_plural(word))] = (g, "pl", _plural(word))
+_NOT_DRAWN: set[str] = set()  # a word for a man or a woman and its plural: never drawn
+
+
+def _kin_table(lang: str) -> dict[str, tuple[str, str, str]]:
+    """folded word -> (gender, number, word) of `lang`'s kinship pairs."""
+    table: dict[str, tuple[str, str, str]] = {}
+    for line in words("kinship_pairs", lang):
+        parts = line.split()
+        masc, fem = parts[:2]
+        plurals = parts[2:4] if len(parts) >= 4 else [_plural(masc), _plural(fem)]
+        for g, word, many in (("M", masc, plurals[0]), ("F", fem, plurals[1])):
+            table.setdefault(lookup_key(word), (g, "sg", word))
+            table.setdefault(lookup_key(many), (g, "pl", many))
+            if lookup_key(word) in _PERSON_WORDS:
+                _NOT_DRAWN.update((lookup_key(word), lookup_key(many)))
     return table
 
 
-KIN = _kin_table()
+KIN_BY_LANG = {lang: _kin_table(lang) for lang in words_by_language("kinship_pairs")}
+KIN = KIN_BY_LANG["es"]
+
+
+def _kin_entry(word: str, lang: str) -> tuple[str, tuple[str, str, str], str] | None:
+    """(language, (gender, number, word), Basque case or "") of a kinship word: in the passage's
+    language first, then Spanish, then the others; a Basque one also with a case suffix
+    (`senarrarekin`: `senarra`, comitative)."""
+    key = lookup_key(word)
+    order = [lang, "es"] + [other for other in KIN_BY_LANG if other not in (lang, "es")]
+    for code in dict.fromkeys(o for o in order if o in KIN_BY_LANG):
+        if key in KIN_BY_LANG[code]:
+            return code, KIN_BY_LANG[code][key], ""
+    for stem, case in readings(word, ("any", "person")):
+        entry = KIN_BY_LANG.get("eu", {}).get(lookup_key(stem))
+        if entry is not None:
+            return "eu", entry, case
+    return None
 
 
 def _kin_surrogate(ctx: Context, word: str) -> str:
-    g, number, _ = KIN[lookup_key(word)]
+    entry = _kin_entry(word, getattr(ctx, "lang", "es"))
+    if entry is None:
+        raise KeyError(f"{word!r} is no kinship word")
+    lang, (g, number, _), case = entry
+    table = KIN_BY_LANG[lang]
     pool = tuple(
         sorted(
             w
-            for _k, (gg, nn, w) in KIN.items()
+            for _k, (gg, nn, w) in table.items()
             if gg == g
             and nn == number
             and lookup_key(w) != lookup_key(word)
-            and w not in ("mujer", "mujeres")
+            and lookup_key(w) not in _NOT_DRAWN
         )
     )
+    if case:
+        pool = tuple(
+            inflect(w, case) for w in pool if lookup_key(inflect(w, case)) != lookup_key(word)
+        )
 
     def make(rng, attempt):
         # a kinship word that is not another PHI of the report, else any other one
@@ -284,7 +333,7 @@ FUNCTION_WORDS = set(words("kinship_function_words"))
 
 def is_kin_word(word: str) -> bool:
     key = lookup_key(word)
-    return key in KIN or key in RELATIVE_WORDS or key in FUNCTION_WORDS
+    return _kin_entry(word, "es") is not None or key in RELATIVE_WORDS or key in FUNCTION_WORDS
 
 
 def kinship_kept(text: str) -> bool:
@@ -309,7 +358,7 @@ def relatives(text: str, label: str, ctx: Context) -> str | None:
 
     def replace(m) -> str:
         word = m.group()
-        if lookup_key(word) in KIN:
+        if _kin_entry(word, getattr(ctx, "lang", "es")) is not None:
             return word if ctx.options.keep_kinship else _kin_surrogate(ctx, word)
         if is_kin_word(word) or lookup_key(word) in PARTICLES or lookup_key(word) in TITLES:
             return word
@@ -329,9 +378,12 @@ def relatives(text: str, label: str, ctx: Context) -> str | None:
         # no kinship word and no name we know (`pareja`, `cónyuge`): a kinship word
         last = lookup_key(WORD.findall(text)[-1]) if WORD.findall(text) else ""
         g = "F" if last.endswith("a") else "M"
+        table = KIN_BY_LANG.get(getattr(ctx, "lang", "es"), KIN)
         pool = tuple(
             sorted(
-                w for (gg, nn, w) in KIN.values() if gg == g and nn == "sg" and w not in ("mujer",)
+                w
+                for (gg, nn, w) in table.values()
+                if gg == g and nn == "sg" and lookup_key(w) not in _NOT_DRAWN
             )
         )
         new = case_like(text, ctx.draw("kin", text, lambda rng, a: choose(rng, pool)))

@@ -9,15 +9,24 @@ dos mil veintiséis`, `primero` for `1º`), a code its grouping (one number in w
 group of the original, leading zeros as `cero`; where two groups would read back as one,
 `novecientos quince`, digit by digit), each number in the case of the one it replaces. The
 result is checked to read back (meddocan_deid.number_words) to the surrogate's digits. A
-value with a digit, or with words that are not numbers, goes to the generator as it is.
-Ages need nothing: they are kept as written (person.ages).
+value is read, and written back, in the language of its passage (`ctx.lang`: Catalan
+`trenta-dos`, Galician `trinta e dous`, Basque `hogeita hiru`) when its numbers read in it,
+else in Spanish. A value with a digit, or with words that are not numbers, goes to the
+generator as it is. Ages need nothing: they are kept as written (person.ages).
 """
 
 import functools
 import re
 from collections.abc import Callable
 
-from ...number_words import NumberRun, number_runs, read_digits, spell, spell_group
+from ...number_words import (
+    NumberRun,
+    number_runs,
+    ordinal_word,
+    read_digits,
+    spell,
+    spell_group,
+)
 from .common import Context, case_like
 
 Generator = Callable[[str, str, Context], str | None]
@@ -28,10 +37,25 @@ _DIGITS = re.compile(r"\d+º?")
 _BARRA = re.compile(r"(?<=\d)\s+barra\s+(?=\d)", re.IGNORECASE)
 
 
-def _in_words(text: str) -> list[NumberRun] | None:
+def _first(lang: str) -> str:
+    """The first ordinal in words, for `1º` (`primero de mayo`, `primer de maig`); a language
+    without one says the number (`bat`)."""
+    if lang == "es":
+        return "primero"
+    return ordinal_word(1, lang) or spell(1, lang)
+
+
+def _in_words(text: str, lang: str = "es") -> tuple[list[NumberRun], str] | None:
+    """The runs of `text` and the language they read in: the passage's, when its reading
+    covers as much of the text as the Spanish one, else Spanish."""
     if any(c.isdigit() for c in text):
         return None
-    return number_runs(text) or None
+    spanish = number_runs(text, lang="es")
+    if lang != "es":
+        own = number_runs(text, lang=lang)
+        if own and sum(r.end - r.start for r in own) >= sum(r.end - r.start for r in spanish):
+            return own, lang
+    return (spanish, "es") if spanish else None
 
 
 def _digit_form(text: str, runs: list[NumberRun]) -> str:
@@ -51,9 +75,10 @@ def dates_in_words(generator: Generator) -> Generator:
 
     @functools.wraps(generator)
     def dates(text: str, label: str, ctx: Context) -> str | None:
-        runs = _in_words(text)
-        if runs is None:
+        found = _in_words(text, getattr(ctx, "lang", "es"))
+        if found is None:
             return generator(text, label, ctx)
+        runs, lang = found
         digit_form = _digit_form(text, runs)
         # `doce barra tres barra dos mil veinte`: read as `12/3/2020`, the `barra` written back
         slashes = _BARRA.findall(digit_form)
@@ -70,7 +95,7 @@ def dates_in_words(generator: Generator) -> Generator:
         for i, m in enumerate(numbers):
             template = text[runs[min(i, len(runs) - 1)].start : runs[min(i, len(runs) - 1)].end]
             value = m.group()
-            words = "primero" if value.endswith("º") else spell(int(value))
+            words = _first(lang) if value.endswith("º") else spell(int(value), lang)
             out += [new[pos : m.start()], _cased(template, words)]
             pos = m.end()
         return "".join(out + [new[pos:]])
@@ -118,9 +143,14 @@ def _pieces(
 
 
 def _spell_code(
-    text: str, runs: list[NumberRun], new_digits: str, gaps: list[str], tail: str
+    text: str,
+    runs: list[NumberRun],
+    new_digits: str,
+    gaps: list[str],
+    tail: str,
+    lang: str = "es",
 ) -> str:
-    """`new_digits` in words, in the original's groups (their lengths), gaps and case."""
+    """`new_digits` in words of `lang`, in the original's groups (their lengths), gaps and case."""
     pieces = _pieces(text, runs, gaps, tail)
     groups, pos = [], 0
     for _, n, _ in pieces:
@@ -129,10 +159,14 @@ def _spell_code(
     for by_digit in (False, True):
         out = []
         for (template, _, after), group in zip(pieces, groups):
-            words = " ".join(spell_group(d) for d in group) if by_digit else spell_group(group)
+            words = (
+                " ".join(spell_group(d, lang) for d in group)
+                if by_digit
+                else spell_group(group, lang)
+            )
             out += [_cased(template, words), after]
         spelled = "".join(out)
-        if read_digits(spelled) == new_digits:
+        if read_digits(spelled, lang) == new_digits:
             return spelled
     raise ValueError("spelled code does not read back")  # spell_group digit by digit always does
 
@@ -143,7 +177,8 @@ def codes_in_words(generator: Generator, postal: bool = False) -> Generator:
 
     @functools.wraps(generator)
     def codes(text: str, label: str, ctx: Context) -> str | None:
-        runs = _in_words(text)
+        found = _in_words(text, getattr(ctx, "lang", "es"))
+        runs, lang = found if found is not None else (None, "es")
         parts = _groups(text, runs) if runs else None
         if runs is None or parts is None:
             return generator(text, label, ctx)
@@ -165,6 +200,6 @@ def codes_in_words(generator: Generator, postal: bool = False) -> Generator:
         letter = re.search(r"[A-Za-z]\W*$", new) if re.search(r"[A-Za-z]", tail) else None
         if letter:  # the generator's (valid) check letter in place of the original's
             tail = re.sub(r"[A-Za-z](?=\W*$)", letter.group()[0], tail)
-        return _spell_code(text, runs, new_digits, gaps, tail)
+        return _spell_code(text, runs, new_digits, gaps, tail, lang)
 
     return codes
