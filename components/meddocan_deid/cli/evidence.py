@@ -1,0 +1,121 @@
+"""`meddocan-deid sample`, `certify`, `risk` and `statement`: the evidence of a release for the
+data protection officer (meddocan_deid/evidence). Messages name files, lines, ids and counts,
+never report text or cell values."""
+
+import json
+from pathlib import Path
+
+import typer
+
+from ..deid.policy import load_policy
+from ..errors import InputError, PolicyError, RunError
+from ..evidence.certify import certify
+from ..evidence.marks import read_labelstudio_marks, read_marks
+from ..evidence.sampling import SAMPLE_FILE, read_types, write_sample
+from ..evidence.targets import ReleaseTargets
+from ..files import atomic_write
+
+CERTIFICATE_FILE = "certificate.json"
+
+
+def _fail(err: Exception) -> None:
+    typer.echo(f"meddocan-deid: {err}", err=True)
+    raise typer.Exit(2) from None
+
+
+def _policy(path: Path | None):
+    return load_policy(path) if path is not None else None
+
+
+def sample_command(
+    run_dir: Path = typer.Argument(..., metavar="RUN_DIR", help="Output folder of a run."),
+    private_dir: Path = typer.Option(
+        ..., "--private-dir", help="The run's --private-dir (originals and the spans found)."
+    ),
+    sample_dir: Path = typer.Option(
+        ..., "--out", help="Where to write the sample (private: it holds the originals)."
+    ),
+    n: int = typer.Option(60, "--n", help="Reports to sample."),
+    seed: int = typer.Option(..., "--seed", help="The random seed (recorded)."),
+    types: Path | None = typer.Option(
+        None, "--types", help="`id<TAB>type` lines: the document type of each report (strata)."
+    ),
+):
+    """Draw a random sample of a run's reports for a reviewer, stratified by document type."""
+    try:
+        record = write_sample(
+            run_dir,
+            private_dir,
+            sample_dir,
+            n=n,
+            seed=seed,
+            types=read_types(types) if types is not None else None,
+        )
+    except (RunError, InputError) as err:
+        _fail(err)
+    strata = ", ".join(f"{s} {v['sampled']}/{v['population']}" for s, v in record["strata"].items())
+    typer.echo(
+        f"sampled {record['n']} of {record['population']} reports (seed {seed}; {strata}) -> "
+        f"{sample_dir} (PHI: keep it private); mark them in marks.jsonl or labelstudio.json, "
+        "then run certify",
+        err=True,
+    )
+
+
+def certify_command(
+    marks: Path = typer.Argument(
+        ..., metavar="MARKS", help="The sample folder, or its reviewed marks.jsonl."
+    ),
+    labelstudio: Path | None = typer.Option(
+        None, "--labelstudio", help="A Label Studio JSON export of the sample: its annotations."
+    ),
+    policy: Path | None = typer.Option(
+        None, "--policy", help="The policy file whose [release] sets the target."
+    ),
+    target: float | None = typer.Option(
+        None, "--target", help="Upper bound of the share of reports with PHI left (overrides)."
+    ),
+    out: Path | None = typer.Option(
+        None, "--out", help=f"Where to write the result (default: RUN_DIR/{CERTIFICATE_FILE})."
+    ),
+):
+    """The share of sampled reports and PHI mentions left in clear, with exact upper bounds,
+    and pass or fail against the release target. Exit code 1 on fail."""
+    try:
+        reports = (
+            read_labelstudio_marks(labelstudio, marks)
+            if labelstudio is not None
+            else read_marks(marks)
+        )
+        loaded = _policy(policy)
+        targets = (loaded.release if loaded is not None else None) or ReleaseTargets()
+        if target is not None:
+            targets = ReleaseTargets.model_validate(
+                {**targets.model_dump(), "max_reports_with_phi": target}
+            )
+        result = certify(reports, targets)
+    except (RunError, PolicyError) as err:
+        _fail(err)
+    except ValueError as err:  # pydantic's: a bad --target
+        _fail(RunError(f"--target: expected a share between 0 and 1 ({type(err).__name__})"))
+    sample = _sample_record(marks)
+    record = {
+        "sample": {k: sample.get(k) for k in ("run", "run_digest", "seed", "n", "population")},
+        "policy": {"path": str(policy), "digest": loaded.digest()} if loaded else None,
+        **result.to_dict(),
+    }
+    dest = out or (Path(sample["run"]) / CERTIFICATE_FILE if sample.get("run") else None)
+    for line in result.lines():
+        typer.echo(line)
+    if dest is not None:
+        atomic_write(dest, json.dumps(record, indent=2) + "\n")
+        typer.echo(f"-> {dest}", err=True)
+    raise typer.Exit(0 if result.passed else 1)
+
+
+def _sample_record(marks: Path) -> dict:
+    folder = marks if marks.is_dir() else marks.parent
+    try:
+        return json.loads((folder / SAMPLE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
