@@ -12,7 +12,7 @@ import typer
 from .. import __version__
 from .annotations import EXPORT_EPILOG, export_command, import_command
 from .deidentify import DEIDENTIFY_EPILOG, deidentify
-from .evidence import certify_command, sample_command
+from .evidence import certify_command, risk_command, sample_command
 from .keygen import KEYGEN_EPILOG, keygen
 from .options import list_options
 from .patterns import ADD_PATTERNS_EPILOG, add_patterns_command
@@ -82,6 +82,9 @@ app.command("sample", short_help="Draw a random sample of a run's reports for a 
 app.command("certify", short_help="Estimate the PHI left in a release from a reviewed sample.")(
     certify_command
 )
+app.command(
+    "risk", short_help="k-anonymity and l-diversity of a table, and its least generalisation."
+)(risk_command)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -8,11 +8,14 @@ from pathlib import Path
 import typer
 
 from ..deid.policy import load_policy
+from ..deid.tables import open_table
 from ..errors import InputError, PolicyError, RunError
 from ..evidence.certify import certify
+from ..evidence.generalise import KINDS, guess_kind
 from ..evidence.marks import read_labelstudio_marks, read_marks
 from ..evidence.sampling import SAMPLE_FILE, read_types, write_sample
-from ..evidence.targets import ReleaseTargets
+from ..evidence.table_risk import least_generalisation
+from ..evidence.targets import ReleaseTargets, TableTargets
 from ..files import atomic_write
 
 CERTIFICATE_FILE = "certificate.json"
@@ -119,3 +122,89 @@ def _sample_record(marks: Path) -> dict:
         return json.loads((folder / SAMPLE_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
+
+
+RISK_FILE = "table_risk.json"
+
+
+def _quasi_identifiers(spec: str, columns: list[str], table_name: str) -> dict[str, str]:
+    kinds = {}
+    for part in [p.strip() for p in spec.split(",") if p.strip()]:
+        name, _, kind = part.partition(":")
+        if name not in columns:
+            raise RunError(
+                f"{table_name}: --qi: no column {name!r} (columns: {', '.join(columns)})"
+            )
+        kind = kind or guess_kind(name)
+        if kind not in KINDS:
+            raise RunError(f"--qi: {part!r}: unknown kind (allowed: {', '.join(KINDS)})")
+        kinds[name] = kind
+    if not kinds:
+        raise RunError("--qi: name at least one column")
+    return kinds
+
+
+def risk_command(
+    table_path: Path = typer.Argument(..., metavar="TABLE", help="A table (csv, tsv, xlsx, ...)."),
+    qi: str = typer.Option(
+        ...,
+        "--qi",
+        help="Quasi-identifier columns, comma-separated; `name:kind` sets a kind (age, date, "
+        "postal_code, town, category), else it is guessed from the name.",
+    ),
+    sensitive: str | None = typer.Option(None, "--sensitive", help="The sensitive column (l)."),
+    id_column: str | None = typer.Option(
+        None, "--id", help="The column naming rows at risk (default: the row number)."
+    ),
+    policy: Path | None = typer.Option(
+        None, "--policy", help="The policy file whose [tables] sets k, l and the ladders."
+    ),
+    k: int | None = typer.Option(None, "--k", help="The target k (overrides the policy's)."),
+    out: Path | None = typer.Option(None, "--out", help="Write the result as JSON (no values)."),
+    write: Path | None = typer.Option(
+        None, "--write", help="Write the generalised table (same format; QI columns replaced)."
+    ),
+):
+    """k-anonymity and l-diversity of a table's quasi-identifiers, its rows at risk by id, and
+    the least generalisation of the policy's ladders that reaches the target k. Exit code 1
+    when none does."""
+    try:
+        loaded = _policy(policy)
+        targets = (loaded.tables if loaded is not None else None) or TableTargets()
+        if k is not None:
+            targets = TableTargets.model_validate({**targets.model_dump(), "k": k})
+        table = open_table(table_path)
+        kinds = _quasi_identifiers(qi, list(table.columns), str(table_path))
+        for name in (sensitive, id_column):
+            if name is not None and name not in table.columns:
+                raise RunError(f"{table_path}: no column {name!r}")
+        bad = next((i for i in range(table.n) if table.error(i) is not None), None)
+        if bad is not None:
+            raise RunError(f"{table_path}: {table.where(bad)}: {table.error(bad)}")
+        values = {c: [table.value(i, c) for i in range(table.n)] for c in kinds}
+        ids = [str(table.value(i, id_column)) if id_column else str(i + 1) for i in range(table.n)]
+        report, generalised = least_generalisation(
+            values,
+            kinds,
+            ids,
+            targets,
+            [table.value(i, sensitive) for i in range(table.n)] if sensitive else None,
+            sensitive,
+        )
+    except (RunError, PolicyError, InputError) as err:
+        _fail(err)
+    except ValueError as err:
+        _fail(RunError(f"{table_path}: {err}"))
+    for line in report.lines():
+        typer.echo(line)
+    if out is not None:
+        atomic_write(
+            out, json.dumps({"table": str(table_path), **report.to_dict()}, indent=2) + "\n"
+        )
+        typer.echo(f"-> {out}", err=True)
+    if write is not None and generalised is not None:
+        withheld = set(report.after.suppressed) if report.after else set()
+        status = ["withheld" if i in withheld else "ok" for i in ids]
+        table.write(write, generalised, status, "anonymity")
+        typer.echo(f"generalised table -> {write}", err=True)
+    raise typer.Exit(0 if generalised is not None else 1)

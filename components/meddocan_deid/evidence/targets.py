@@ -45,8 +45,10 @@ def _share_or_zero(value):
     return float(value)
 
 
-def _count(low: int):
+def _count(low: int, optional: bool = False):
     def check(value):
+        if optional and value is None:
+            return value
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise _problem(f"expected an integer of at least {low}")
         return value
@@ -109,7 +111,7 @@ class Generalise(BaseModel):
 class TableTargets(BaseModel):
     model_config = _STRICT
     k: Annotated[int, _count(2)] = 5
-    l: Annotated[int | None, _count(1)] = None  # noqa: E741 - the l of l-diversity
+    l: Annotated[int | None, _count(1, optional=True)] = None  # noqa: E741 - the l of l-diversity
     max_suppressed: Annotated[float, BeforeValidator(_share_or_zero)] = 0.0
     generalise: Generalise = Field(default_factory=Generalise)
 
