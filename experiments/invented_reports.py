@@ -93,7 +93,7 @@ def report(fake: Faker, rng: random.Random, doc_type: str) -> tuple[str, list[li
         w.text(f" por {rng.choice(REASONS)}. {rng.choice(FINDINGS)}\n")
         if rng.random() < 0.4:  # a relative named in the text: harder to find
             w.text("Le acompaña su hija ")
-            w.slot("NOMBRE_SUJETO_ASISTENCIA", fake.first_name_female())
+            w.slot("FAMILIARES_SUJETO_ASISTENCIA", fake.first_name_female())
             w.text(", que aporta la medicación habitual.\n")
     else:
         w.text(f"Consulta de revisión. {rng.choice(FINDINGS)} ")

@@ -12,7 +12,7 @@ import typer
 from .. import __version__
 from .annotations import EXPORT_EPILOG, export_command, import_command
 from .deidentify import DEIDENTIFY_EPILOG, deidentify
-from .evidence import certify_command, risk_command, sample_command
+from .evidence import certify_command, risk_command, sample_command, statement_command
 from .keygen import KEYGEN_EPILOG, keygen
 from .options import list_options
 from .patterns import ADD_PATTERNS_EPILOG, add_patterns_command
@@ -85,6 +85,9 @@ app.command("certify", short_help="Estimate the PHI left in a release from a rev
 app.command(
     "risk", short_help="k-anonymity and l-diversity of a table, and its least generalisation."
 )(risk_command)
+app.command("statement", short_help="Write the release statement of a run (Markdown).")(
+    statement_command
+)
 
 
 def main(argv: list[str] | None = None) -> None:

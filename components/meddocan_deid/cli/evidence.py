@@ -14,6 +14,7 @@ from ..evidence.certify import certify
 from ..evidence.generalise import KINDS, guess_kind
 from ..evidence.marks import read_labelstudio_marks, read_marks
 from ..evidence.sampling import SAMPLE_FILE, read_types, write_sample
+from ..evidence.statement import write_statement
 from ..evidence.table_risk import least_generalisation
 from ..evidence.targets import ReleaseTargets, TableTargets
 from ..files import atomic_write
@@ -208,3 +209,22 @@ def risk_command(
         table.write(write, generalised, status, "anonymity")
         typer.echo(f"generalised table -> {write}", err=True)
     raise typer.Exit(0 if generalised is not None else 1)
+
+
+def statement_command(
+    run_dir: Path = typer.Argument(..., metavar="RUN_DIR", help="Output folder of a run."),
+    out: Path | None = typer.Option(
+        None, "--out", help="Where to write the statement (default: RUN_DIR/statement.md)."
+    ),
+    model: str | None = typer.Option(
+        None, "--model", help="The pipeline whose meta.json has the scores (default: the run's)."
+    ),
+):
+    """Write the release statement of a run for the data protection officer (Markdown): what
+    was removed and how, the model's scores, the residual-risk estimate and the table risk
+    when the folder has them, the audit log's digest, the known limits."""
+    try:
+        dest = write_statement(run_dir, out, model)
+    except RunError as err:
+        _fail(err)
+    typer.echo(f"release statement -> {dest}", err=True)
