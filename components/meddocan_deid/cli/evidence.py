@@ -13,11 +13,13 @@ from ..errors import InputError, PolicyError, RunError
 from ..evidence.certify import certify
 from ..evidence.generalise import KINDS, guess_kind
 from ..evidence.marks import read_labelstudio_marks, read_marks
+from ..evidence.review_order import confidence_order
 from ..evidence.sampling import SAMPLE_FILE, read_types, write_sample
 from ..evidence.statement import write_statement
 from ..evidence.table_risk import least_generalisation
 from ..evidence.targets import ReleaseTargets, TableTargets
 from ..files import atomic_write
+from ..pipeline.loading import load_model
 
 CERTIFICATE_FILE = "certificate.json"
 
@@ -44,6 +46,11 @@ def sample_command(
     types: Path | None = typer.Option(
         None, "--types", help="`id<TAB>type` lines: the document type of each report (strata)."
     ),
+    model: str | None = typer.Option(
+        None,
+        "--model",
+        help="A pipeline with ent_confidence: the least certain reports first (else random).",
+    ),
 ):
     """Draw a random sample of a run's reports for a reviewer, stratified by document type."""
     try:
@@ -54,6 +61,7 @@ def sample_command(
             n=n,
             seed=seed,
             types=read_types(types) if types is not None else None,
+            order=confidence_order(load_model(model)) if model is not None else None,
         )
     except (RunError, InputError) as err:
         _fail(err)

@@ -40,8 +40,10 @@ class SampledReport:
     id: str
     stratum: str
     detected: list[Span]
-    # the spans' confidences (the `ent_scores` of a calibrated pipeline), when the run kept them
-    scores: list[float] = field(default_factory=list)
+    # the found spans' calibrated confidence (None: not the NER's) and the NER's near misses
+    # (label, start, end, probability), when the sample is ordered by confidence
+    scores: list[float | None] = field(default_factory=list)
+    near: list[tuple[str, int, int, float]] = field(default_factory=list)
 
 
 def population(output: Path, private_dir: Path) -> list[str]:
@@ -190,6 +192,7 @@ def write_sample(
             s: {"population": population_sizes[s], "sampled": sampled_sizes.get(s, 0)}
             for s in sorted(population_sizes)
         },
+        "order": "least certain first" if order is not None else "random",
         "ids": [r.id for r in sampled],
     }
     atomic_write(sample_dir / SAMPLE_FILE, json.dumps(record, ensure_ascii=False, indent=2) + "\n")
@@ -200,6 +203,7 @@ def write_sample(
                 "stratum": r.stratum,
                 "detected": [list(s) for s in r.detected],
                 **({"scores": r.scores} if r.scores else {}),
+                **({"near_misses": [list(n) for n in r.near]} if r.near else {}),
                 "missed": [],
                 "not_phi": [],
                 "reviewed": False,
