@@ -4,8 +4,11 @@ release: each report is written slot by slot, so the gold spans are known by con
     PYTHONPATH=components python experiments/invented_reports.py OUT_DIR --n 1000 --seed 5
 
 writes OUT_DIR/in/<type>/<id>.txt (three document types: alta, urgencias, consulta) and
-OUT_DIR/gold.jsonl (`{"id", "type", "spans": [[label, start, end], ...]}`). Nothing here comes
-from a corpus: names, places, numbers and sentences are invented.
+OUT_DIR/gold.jsonl (`{"id", "type", "spans": [[label, start, end], ...]}`). With `--hard P`
+each report gets, with probability P, a paragraph of PHI in prose (a bare first name, a name in
+lower case, a date or an age in words, a town and a phone with no key), where a de-identifier
+misses more. Nothing here comes from a corpus: names, places, numbers and sentences are
+invented.
 """
 
 import argparse
@@ -26,6 +29,10 @@ REASONS = (
     "cefalea intensa y vómitos",
     "caída casual con dolor en la cadera",
 )
+MONTHS = (
+    "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre"
+).split()
+AGES_IN_WORDS = ("cuarenta y dos", "cincuenta y cinco", "sesenta y ocho", "setenta y uno")
 FINDINGS = (
     "La analítica muestra leucocitosis leve.",
     "La radiografía de tórax no muestra alteraciones.",
@@ -54,7 +61,41 @@ class Writer:
         return "".join(self.parts), self.spans
 
 
-def report(fake: Faker, rng: random.Random, doc_type: str) -> tuple[str, list[list]]:
+def prose(w: Writer, fake: Faker, rng: random.Random, first: str) -> None:
+    """A paragraph with PHI in prose, each piece with probability one half."""
+    w.text("\nEvolución: ")
+    if rng.random() < 0.5:
+        w.slot("NOMBRE_SUJETO_ASISTENCIA", first)
+        w.text(" refiere mejoría. ")
+    if rng.random() < 0.5:
+        w.text("Visto el ")
+        w.slot("FECHAS", f"{rng.randint(1, 28)} de {rng.choice(MONTHS)}")
+        w.text(" por ")
+        w.slot(
+            "NOMBRE_PERSONAL_SANITARIO", f"{fake.first_name().lower()} {fake.last_name().lower()}"
+        )
+        w.text(". ")
+    if rng.random() < 0.5:
+        w.text("Trabaja en ")
+        w.slot("TERRITORIO", fake.city())
+        w.text(" desde hace años. ")
+    if rng.random() < 0.5:
+        w.text("Tiene ")
+        w.slot("EDAD_SUJETO_ASISTENCIA", f"{rng.choice(AGES_IN_WORDS)} años")
+        w.text(". ")
+    if rng.random() < 0.5:
+        w.text("Localizable en el ")
+        w.slot(
+            "NUMERO_TELEFONO",
+            f"6{rng.randint(10, 99)} {rng.randint(100, 999)} {rng.randint(100, 999)}",
+        )
+        w.text(". ")
+    w.text("\n")
+
+
+def report(
+    fake: Faker, rng: random.Random, doc_type: str, hard: float = 0.0
+) -> tuple[str, list[list]]:
     w = Writer()
     sex = rng.choice(("varón", "mujer"))
     first = fake.first_name_male() if sex == "varón" else fake.first_name_female()
@@ -103,6 +144,8 @@ def report(fake: Faker, rng: random.Random, doc_type: str) -> tuple[str, list[li
             w.text(" por teléfono.\n")
         else:
             w.text("Cita de control en tres meses.\n")
+    if rng.random() < hard:
+        prose(w, fake, rng, first)
     w.text("\nMédico: ")
     w.slot("NOMBRE_PERSONAL_SANITARIO", doctor)
     w.text(". Hospital: ")
@@ -118,14 +161,14 @@ def report(fake: Faker, rng: random.Random, doc_type: str) -> tuple[str, list[li
     return w.done()
 
 
-def write(out: Path, n: int, seed: int) -> None:
+def write(out: Path, n: int, seed: int, hard: float = 0.0) -> None:
     fake = Faker("es_ES")
     Faker.seed(seed)
     rng = random.Random(seed)
     gold = []
     for i in range(n):
         doc_type = rng.choices(TYPES, TYPE_WEIGHTS)[0]
-        text, spans = report(fake, rng, doc_type)
+        text, spans = report(fake, rng, doc_type, hard)
         path = out / "in" / doc_type / f"r{i:04d}.txt"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
@@ -138,8 +181,9 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--hard", type=float, default=0.0)
     args = parser.parse_args()
-    write(args.out, args.n, args.seed)
+    write(args.out, args.n, args.seed, args.hard)
     print(f"{args.n} invented reports -> {args.out / 'in'}; gold -> {args.out / 'gold.jsonl'}")
 
 

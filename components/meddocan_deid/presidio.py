@@ -5,7 +5,7 @@ presidio-analyzer `AnalyzerEngine` for Spanish (`pip install meddocan-deid[presi
     registry = RecognizerRegistry(supported_languages=["es"])
     registry.add_recognizer(MeddocanRecognizer())          # loads es_meddocan_deid
     engine = AnalyzerEngine(registry=registry, nlp_engine=..., supported_languages=["es"])
-    engine.analyze(text, language="es", entities=["PERSON"], allow_list=[...], score_threshold=0.8)
+    engine.analyze(text, language="es", entities=["PERSON"], allow_list=[...], score_threshold=0.4)
 
 The recognizer runs its own pipeline on the text (Presidio's `nlp_artifacts` are not read):
 its entities are the pipeline's `doc.ents`, named by MEDDOCAN label or Presidio entity

@@ -214,7 +214,8 @@ def risk_command(
     if write is not None and generalised is not None:
         withheld = set(report.after.suppressed) if report.after else set()
         status = ["withheld" if i in withheld else "ok" for i in ids]
-        table.write(write, generalised, status, "anonymity")
+        updates: dict[str, list[str | None]] = {c: list(v) for c, v in generalised.items()}
+        table.write(write, updates, status, "anonymity")
         typer.echo(f"generalised table -> {write}", err=True)
     raise typer.Exit(0 if generalised is not None else 1)
 

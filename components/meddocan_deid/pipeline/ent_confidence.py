@@ -26,7 +26,7 @@ NEAR_MISSES_KEY = "near_misses"
 
 def check_calibration(points: Sequence[dict]) -> list[dict]:
     """Points {"x", "y"} with x and y in [0, 1], x increasing and y not decreasing."""
-    clean = []
+    clean: list[dict] = []
     for i, p in enumerate(points):
         if not isinstance(p, dict) or set(p) != {"x", "y"}:
             raise ValueError(f"calibration point {i}: expected {{'x': ..., 'y': ...}}")
