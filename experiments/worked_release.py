@@ -3,10 +3,12 @@ of them marked from gold by a script standing in for the reviewer, the estimate 
 printed beside the true leak rate of the whole run, computed from gold.
 
     PYTHONPATH=components python experiments/worked_release.py WORK_DIR --model PIPELINE \
-        [--n 60] [--seed 17] [--policy policy.toml]
+        [--n 60] [--seed 17] [--policy policy.toml] [--order]
 
 WORK_DIR holds `in/` and `gold.jsonl` (from invented_reports.py); the run writes WORK_DIR/out,
-WORK_DIR/private and WORK_DIR/sample. Prints counts and rates only.
+WORK_DIR/private and WORK_DIR/sample (a run already there is reused). `--order` puts the
+sample in the model's review order (least certain first) and prints where the reports with PHI
+left stand in it. Prints counts and rates only.
 """
 
 import argparse
@@ -19,8 +21,10 @@ from meddocan_deid.deid.policy import load_policy
 from meddocan_deid.engine import run
 from meddocan_deid.evidence.certify import certify, is_left
 from meddocan_deid.evidence.marks import read_marks
+from meddocan_deid.evidence.review_order import confidence_order
 from meddocan_deid.evidence.sampling import MARKS_FILE, population, write_sample
 from meddocan_deid.evidence.targets import ReleaseTargets
+from meddocan_deid.pipeline.loading import load_model
 
 
 def read_gold(path: Path) -> dict[str, list[tuple[str, int, int]]]:
@@ -58,6 +62,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=60)
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--policy", type=Path)
+    parser.add_argument("--order", action="store_true")
     args = parser.parse_args()
     work = args.work
     out, private, sample = work / "out", work / "private", work / "sample"
@@ -67,7 +72,8 @@ def main() -> None:
         )
         print(f"run: {report['reports']['written']} reports written, {report['seconds']:.0f}s")
     gold = read_gold(work / "gold.jsonl")
-    write_sample(out, private, sample, n=args.n, seed=args.seed)
+    order = confidence_order(load_model(args.model)) if args.order else None
+    record = write_sample(out, private, sample, n=args.n, seed=args.seed, order=order)
     mark_from_gold(sample, gold)
     targets = (load_policy(args.policy).release if args.policy else None) or ReleaseTargets()
     result = certify(read_marks(sample), targets)
@@ -87,6 +93,16 @@ def main() -> None:
         f"true rates over all {len(ids)} reports (gold): reports with PHI left {leaking} "
         f"({leaking / len(ids):.2%}); mentions left {left} of {mentions} ({left / mentions:.2%})"
     )
+    if args.order:
+        positions = [
+            i + 1
+            for i, m in enumerate(read_marks(sample))
+            if any(is_left(s, m.detected) for s in m.truth)
+        ]
+        print(
+            f"review order (least certain first): reports with PHI left at {positions} of "
+            f"{record['n']}"
+        )
     covered = result.report_bound >= leaking / len(ids)
     print(f"the sample's upper bound {'covers' if covered else 'does NOT cover'} the true rate")
 

@@ -132,3 +132,38 @@ def test_a_mention_found_in_part_is_left():
     cert = certify(reports, ReleaseTargets(max_reports_with_phi=0.5, max_mentions_left=0.9))
     assert (cert.reports_with_phi, cert.mentions, cert.mentions_left) == (1, 3, 1)
     assert cert.report_bound == pytest.approx(upper_bound(1, 2)) and not cert.passed
+
+
+def test_types_file_sets_the_strata_and_a_bad_line_is_named(released, tmp_path):
+    base, out, private = released
+    types = tmp_path / "types.tsv"
+    types.write_text(
+        "# id\ttype\n" + "".join(f"alta/r{i:02d}\tinforme\n" for i in range(10)),
+        encoding="utf-8",
+    )
+    r = CliRunner().invoke(
+        app,
+        ["sample", str(out), "--private-dir", str(private), "--out", str(tmp_path / "s")]
+        + ["--n", "6", "--seed", "3", "--types", str(types)],
+    )
+    assert r.exit_code == 0, r.output
+    strata = json.loads((tmp_path / "s" / "sample.json").read_text())["strata"]
+    assert {s: v["population"] for s, v in strata.items()} == {
+        "alta": 10,
+        "informe": 10,
+        "urgencias": 10,
+    }
+    types.write_text("alta/r00 informe\n", encoding="utf-8")
+    r = CliRunner().invoke(
+        app,
+        ["sample", str(out), "--private-dir", str(private), "--out", str(tmp_path / "s2")]
+        + ["--seed", "3", "--types", str(types)],
+    )
+    assert r.exit_code == 2 and "types.tsv:1: expected `id<TAB>type`" in r.output
+
+
+@pytest.mark.parametrize("command", ["sample", "certify", "risk", "statement"])
+def test_help_fits_80_columns(command):
+    r = CliRunner().invoke(app, [command, "--help"], terminal_width=80)
+    assert r.exit_code == 0 and "…" not in r.output
+    assert max(len(line) for line in r.output.splitlines()) <= 80
