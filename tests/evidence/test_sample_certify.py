@@ -167,3 +167,19 @@ def test_help_fits_80_columns(command):
     r = CliRunner().invoke(app, [command, "--help"], terminal_width=80)
     assert r.exit_code == 0 and "…" not in r.output
     assert max(len(line) for line in r.output.splitlines()) <= 80
+
+
+def test_the_policy_sets_the_target_and_is_recorded(sampled, tmp_path):
+    base, out, _ = sampled
+    sample = base / "sample"
+    _mark(sample, missed_in=0)
+    policy = tmp_path / "policy.toml"
+    policy.write_text("[release]\nmax_reports_with_phi = 0.7\nconfidence = 0.9\n")
+    r = CliRunner().invoke(app, ["certify", str(sample), "--policy", str(policy)])
+    assert r.exit_code == 0 and "one-sided 90% upper bound" in r.output and "PASS" in r.output
+    cert = json.loads((out / "certificate.json").read_text())
+    assert cert["target"] == 0.7 and cert["report_bound"] == pytest.approx(upper_bound(1, 6, 0.9))
+    assert len(cert["policy"]["digest"]) == 64
+    policy.write_text("[release]\nmax_reports_with_phi = 7\n")
+    r = CliRunner().invoke(app, ["certify", str(sample), "--policy", str(policy)])
+    assert r.exit_code == 2 and "release.max_reports_with_phi: expected a share" in r.output
