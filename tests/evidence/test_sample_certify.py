@@ -58,8 +58,7 @@ def _mark(sample: Path, missed_in: int, reviewed: bool = True) -> list[dict]:
     marks = [json.loads(line) for line in (sample / "marks.jsonl").read_text().splitlines()]
     for i, m in enumerate(marks):
         m["reviewed"] = reviewed
-        if i == missed_in:
-            m["missed"] = [["NOMBRE_PERSONAL_SANITARIO", 0, 6]]
+        m["missed"] = [["NOMBRE_PERSONAL_SANITARIO", 0, 6]] if i == missed_in else []
     (sample / "marks.jsonl").write_text("".join(json.dumps(m) + "\n" for m in marks))
     return marks
 
