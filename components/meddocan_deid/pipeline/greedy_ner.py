@@ -274,19 +274,21 @@ def decode_greedy(ner: EntityRecognizer, docs: Sequence[Doc]) -> list[DocEntitie
             finished[states[~ok]] = True
         chosen = numpy.where(ok, actions.move[best], 0)
         chosen_label = actions.label[best]
-        # the softmax over the valid actions (the parser's training objective)
-        top = scores[numpy.arange(states.size), best]
-        with numpy.errstate(invalid="ignore", over="ignore"):
-            exp = numpy.exp(scores - numpy.where(numpy.isfinite(top), top, 0)[:, None])
-        exp[~valid] = 0.0
-        total = exp.sum(axis=1)
-        safe = numpy.where(total > 0, total, 1.0)
-        step_logp = numpy.where(ok & (total > 0), -numpy.log(safe), 0.0)
-        entity_p = exp[:, entity_cols].sum(axis=1) / safe
-        for k in numpy.flatnonzero((chosen == OUT) & (entity_p >= NEAR_MISS)).tolist():
-            cols = numpy.flatnonzero(entity_cols)
-            label = int(actions.label[cols[int(exp[k, cols].argmax())]])
-            entities[int(states[k])].near.append((t, label, float(entity_p[k])))
+        # the softmax over the valid actions (the parser's training objective), in place: the
+        # chosen action is the top one, so its log-probability is -log(sum of exp(score - top))
+        top = numpy.where(ok, scores[numpy.arange(states.size), best], 0.0)
+        scores -= top[:, None].astype(scores.dtype)
+        numpy.exp(scores, out=scores)  # invalid actions (-inf) become 0
+        total = scores.sum(axis=1)
+        step_logp = numpy.where(ok & (total > 0), -numpy.log(numpy.where(total > 0, total, 1)), 0)
+        # an outside step is a near miss when the other actions, the entity ones, hold at
+        # least NEAR_MISS of the probability: total >= 1 / (1 - NEAR_MISS); exact sum then
+        for k in numpy.flatnonzero((chosen == OUT) & (total >= 1 / (1 - NEAR_MISS))).tolist():
+            entity_p = float(scores[k, entity_cols].sum() / total[k])
+            if entity_p >= NEAR_MISS:
+                cols = numpy.flatnonzero(entity_cols)
+                label = int(actions.label[cols[int(scores[k, cols].argmax())]])
+                entities[int(states[k])].near.append((t, label, entity_p))
         for k in numpy.flatnonzero((chosen == LAST) | (chosen == UNIT)).tolist():
             doc_i = int(states[k])
             if chosen[k] == LAST:
