@@ -1,12 +1,15 @@
-"""The Presidio recognizer scores an entity of the NER by its calibrated confidence (the
-pipeline's `ent_confidence`), the others by their source; a "ner" score given wins."""
+"""The Presidio recognizer and the REST /analyze score an entity of the NER by its calibrated
+confidence (the pipeline's `ent_confidence`), the others by their source; a "ner" score given to
+the recognizer wins."""
 
 import spacy
+from fastapi.testclient import TestClient
 from spacy.language import Language
 from spacy.tokens import Span, SpanGroup
 
 from meddocan_deid.presidio import SOURCE_KEY, MeddocanRecognizer
 from meddocan_deid.presidio_entities import SOURCE_SCORES
+from meddocan_deid.service import ServiceSettings, create_app
 
 TEXT = "Ingresa Ana Ruiz en Toledo."
 
@@ -47,3 +50,20 @@ def test_ner_entities_score_their_calibrated_confidence():
 def test_a_given_ner_score_wins():
     rec = MeddocanRecognizer(nlp=pipeline(), scores={"ner": 0.7})
     assert {r.score for r in rec.analyze(TEXT, ["PERSON", "LOCATION"])} == {0.7}
+
+
+def test_rest_analyze_scores_ner_entities_by_confidence(tmp_path):
+    token = "prueba-token-confianza-0123456789"
+    tokens = tmp_path / "tokens.txt"
+    tokens.write_text(token + "\n", encoding="utf-8")
+    with TestClient(create_app(ServiceSettings(token_file=tokens), nlp=pipeline())) as client:
+        r = client.post(
+            "/analyze",
+            json={"text": TEXT, "language": "es", "score_threshold": 0.5},
+            headers={"Authorization": f"Bearer {token}"},
+        )
+    assert r.status_code == 200, r.text
+    # the town's confidence (0.2667) is under the threshold: only the name is left
+    assert [(TEXT[p["start"] : p["end"]], p["score"]) for p in r.json()] == [
+        ("Ana Ruiz", round(0.6 + 0.39 * 0.47 / 0.49, 4))
+    ]
