@@ -9,6 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from meddocan_deid.cli.app import app
+from meddocan_deid.deid.options import DeidOptions
+from meddocan_deid.engine import run
 from meddocan_deid.evidence.generalise import generalise, generalise_column, guess_kind
 from meddocan_deid.evidence.table_risk import least_generalisation, measure
 from meddocan_deid.evidence.targets import Generalise, TableTargets
@@ -108,3 +110,35 @@ def test_risk_command_writes_no_values(tmp_path):
     assert len(back) == 40 and back[0]["anonymity"] == "ok" and back[0]["id"] == "P0"
     r = CliRunner().invoke(app, ["risk", str(path), "--qi", "edad,nope"])
     assert r.exit_code == 2 and "no column 'nope'" in r.output
+
+
+def test_risk_of_the_values_a_run_keeps_in_its_text(tmp_path, rule_nlp):
+    inp, out = tmp_path / "in", tmp_path / "out"
+    inp.mkdir()
+    for i in range(30):
+        (inp / f"r{i:02d}.txt").write_text(
+            f"Fecha de Ingreso: {1 + i % 28:02d}/05/2001.\nPaciente de 45 años con fiebre.\n",
+            encoding="utf-8",
+        )
+    keep = {"FECHAS": "keep", "EDAD_SUJETO_ASISTENCIA": "keep"}
+    run(
+        inp,
+        out,
+        "tag",
+        b"k" * 32,
+        nlp=rule_nlp,
+        progress=False,
+        options=DeidOptions(label_modes=keep),
+    )
+    r = CliRunner().invoke(app, ["risk", str(out), "--k", "5", "--out", str(tmp_path / "r.json")])
+    assert r.exit_code == 0, r.output
+    result = json.loads((tmp_path / "r.json").read_text())
+    assert result["quasi_identifiers"] == {"age": "age", "date": "date"}
+    # 28 days: 26 reports alone on theirs; by month, one class of 30
+    assert result["before"]["k"] == 1 and result["before"]["rows_at_risk"] == 30
+    assert result["generalisation"] == {"age": "as written", "date": "to month"}
+    assert result["after"]["k"] == 30 and "r00" in result["before"]["at_risk_ids"]
+    # a run in tag mode keeps none (keep_age and keep_sex are for surrogate mode)
+    run(inp, tmp_path / "tagged", "tag", b"k" * 32, nlp=rule_nlp, progress=False)
+    r = CliRunner().invoke(app, ["risk", str(tmp_path / "tagged")])
+    assert r.exit_code == 2 and "kept no quasi-identifier" in r.output

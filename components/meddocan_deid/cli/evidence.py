@@ -18,6 +18,8 @@ from ..evidence.sampling import SAMPLE_FILE, read_types, write_sample
 from ..evidence.statement import write_statement
 from ..evidence.table_risk import least_generalisation
 from ..evidence.targets import ReleaseTargets, TableTargets
+from ..evidence.text_table import KINDS as TEXT_KINDS
+from ..evidence.text_table import kept_table
 from ..files import atomic_write
 from ..pipeline.loading import load_model
 
@@ -154,12 +156,17 @@ def _quasi_identifiers(spec: str, columns: list[str], table_name: str) -> dict[s
 
 
 def risk_command(
-    table_path: Path = typer.Argument(..., metavar="TABLE", help="A table (csv, tsv, xlsx, ...)."),
-    qi: str = typer.Option(
+    table_path: Path = typer.Argument(
         ...,
+        metavar="TABLE",
+        help="A table (csv, tsv, xlsx, ...), or a run's output folder: the values its text kept.",
+    ),
+    qi: str | None = typer.Option(
+        None,
         "--qi",
         help="Quasi-identifier columns, comma-separated; `name:kind` sets a kind (age, date, "
-        "postal_code, town, category), else it is guessed from the name.",
+        "postal_code, town, category), else it is guessed from the name. A run folder: some of "
+        "age, sex, postal_code, town, date (default: those it kept).",
     ),
     sensitive: str | None = typer.Option(None, "--sensitive", help="The sensitive column (l)."),
     id_column: str | None = typer.Option(
@@ -182,23 +189,46 @@ def risk_command(
         targets = (loaded.tables if loaded is not None else None) or TableTargets()
         if k is not None:
             targets = TableTargets.model_validate({**targets.model_dump(), "k": k})
-        table = open_table(table_path)
-        kinds = _quasi_identifiers(qi, list(table.columns), str(table_path))
-        for name in (sensitive, id_column):
-            if name is not None and name not in table.columns:
-                raise RunError(f"{table_path}: no column {name!r}")
-        bad = next((i for i in range(table.n) if table.error(i) is not None), None)
-        if bad is not None:
-            raise RunError(f"{table_path}: {table.where(bad)}: {table.error(bad)}")
-        values = {c: [table.value(i, c) for i in range(table.n)] for c in kinds}
-        ids = [str(table.value(i, id_column)) if id_column else str(i + 1) for i in range(table.n)]
+        table = None
+        if table_path.is_dir():
+            if sensitive or id_column or write:
+                raise RunError("--sensitive, --id and --write are for tables, not a run folder")
+            values, ids, _ = kept_table(table_path)
+            names = (
+                [c.strip() for c in qi.split(",")] if qi else [c for c in values if any(values[c])]
+            )
+            if not names:
+                raise RunError(
+                    f"{table_path}: its reports keep no value of {', '.join(TEXT_KINDS)} in clear"
+                )
+            unknown = [c for c in names if c not in TEXT_KINDS]
+            if unknown:
+                raise RunError(
+                    f"--qi: {', '.join(unknown)} (a run folder has {', '.join(TEXT_KINDS)})"
+                )
+            kinds = {c: TEXT_KINDS[c] for c in names}
+            values = {c: values[c] for c in names}
+            sensitive_values = None
+        else:
+            if not qi:
+                raise RunError("--qi: name the quasi-identifier columns of the table")
+            table = open_table(table_path)
+            kinds = _quasi_identifiers(qi, list(table.columns), str(table_path))
+            for name in (sensitive, id_column):
+                if name is not None and name not in table.columns:
+                    raise RunError(f"{table_path}: no column {name!r}")
+            bad = next((i for i in range(table.n) if table.error(i) is not None), None)
+            if bad is not None:
+                raise RunError(f"{table_path}: {table.where(bad)}: {table.error(bad)}")
+            values = {c: [table.value(i, c) for i in range(table.n)] for c in kinds}
+            ids = [
+                str(table.value(i, id_column)) if id_column else str(i + 1) for i in range(table.n)
+            ]
+            sensitive_values = (
+                [table.value(i, sensitive) for i in range(table.n)] if sensitive else None
+            )
         report, generalised = least_generalisation(
-            values,
-            kinds,
-            ids,
-            targets,
-            [table.value(i, sensitive) for i in range(table.n)] if sensitive else None,
-            sensitive,
+            values, kinds, ids, targets, sensitive_values, sensitive
         )
     except (RunError, PolicyError, InputError) as err:
         _fail(err)
@@ -211,7 +241,7 @@ def risk_command(
             out, json.dumps({"table": str(table_path), **report.to_dict()}, indent=2) + "\n"
         )
         typer.echo(f"-> {out}", err=True)
-    if write is not None and generalised is not None:
+    if write is not None and generalised is not None and table is not None:
         withheld = set(report.after.suppressed) if report.after else set()
         status = ["withheld" if i in withheld else "ok" for i in ids]
         updates: dict[str, list[str | None]] = {c: list(v) for c, v in generalised.items()}
