@@ -165,6 +165,7 @@ POST_NER = [
     "code_shapes",
     "clinical_codes",
     "privacy",
+    "ent_confidence",
 ]
 
 

@@ -25,6 +25,10 @@ from .constants import DEFAULT_MODEL, LABELS, MODES  # noqa: F401
 from .deid.api import deidentify, load_pipeline  # noqa: E402  (after the names it imports)
 from .deid.deidentifier import Deidentifier  # noqa: E402
 
+# the entities' calibrated confidence: registered here too, for an install whose entry points
+# predate the component
+from .pipeline import ent_confidence as _ent_confidence  # noqa: E402, F401
+
 __all__ = [
     "DEFAULT_MODEL",
     "Deidentifier",

@@ -5,11 +5,13 @@ presidio-analyzer `AnalyzerEngine` for Spanish (`pip install meddocan-deid[presi
     registry = RecognizerRegistry(supported_languages=["es"])
     registry.add_recognizer(MeddocanRecognizer())          # loads es_meddocan_deid
     engine = AnalyzerEngine(registry=registry, nlp_engine=..., supported_languages=["es"])
-    engine.analyze(text, language="es", entities=["PERSON"], allow_list=[...], score_threshold=0.8)
+    engine.analyze(text, language="es", entities=["PERSON"], allow_list=[...], score_threshold=0.4)
 
 The recognizer runs its own pipeline on the text (Presidio's `nlp_artifacts` are not read):
 its entities are the pipeline's `doc.ents`, named by MEDDOCAN label or Presidio entity
-(`meddocan_deid.presidio_entities`), each scored by the component that found it. The
+(`meddocan_deid.presidio_entities`), each scored by the component that found it; an entity of
+the NER scores its calibrated confidence when the pipeline has `ent_confidence`
+(pipeline/ent_confidence.py) and `scores` does not set "ner". The
 engine's own `entities`, `allow_list`, `score_threshold` and `return_decision_process` apply
 to them as to any recognizer's. docs/presidio.md has the mapping and the scores."""
 
@@ -19,6 +21,7 @@ from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerR
 
 from . import __version__
 from .constants import DEFAULT_MODEL
+from .pipeline.ent_confidence import entity_confidence
 from .pipeline.privacy import load_with_privacy
 from .presidio_entities import (
     ENTITY_NAMES,
@@ -65,6 +68,7 @@ class MeddocanRecognizer(EntityRecognizer):
         self.model = model
         self.privacy = privacy
         self.scores = source_scores(scores)
+        self.model_confidence = "ner" not in (scores or {})  # else the given "ner" score wins
         result_naming(None, entity_names)  # checks the value
         self.entity_names = entity_names
         entities = (
@@ -101,11 +105,15 @@ class MeddocanRecognizer(EntityRecognizer):
             return []
         naming = result_naming(entities, self.entity_names)
         results = []
-        for label, start, end, source in entity_sources(self.nlp(text)):
+        doc = self.nlp(text)
+        confidence = entity_confidence(doc) if self.model_confidence else {}
+        for label, start, end, source in entity_sources(doc):
             name = presidio_entity(label, text[start:end])
             if not wanted(label, name, requested):
                 continue
             score = self.scores[source]
+            if source == "ner" and (start, end) in confidence:
+                score = round(confidence[(start, end)], 4)
             explanation = AnalysisExplanation(
                 recognizer=self.name,
                 original_score=score,

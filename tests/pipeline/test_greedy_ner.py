@@ -8,6 +8,7 @@ import spacy
 from spacy.tokens import Doc, Span
 from spacy.training import Example
 
+from meddocan_deid.pipeline import greedy_ner
 from meddocan_deid.pipeline.greedy_ner import GreedyEntityRecognizer, decode_greedy
 
 LABELS = ["NOMBRE_SUJETO_ASISTENCIA", "TERRITORIO", "FECHAS", "HOSPITAL"]
@@ -147,3 +148,24 @@ def test_a_type_set_without_an_iob_is_kept_as_spacy_keeps_it():
     expected, found = list(spacy_ner.pipe(copies(docs))), list(ours.pipe(copies(docs)))
     assert same_annotations(expected, found)
     assert any(doc[0].ent_iob_ == "O" and doc[0].ent_type_ == "FECHAS" for doc in expected)
+
+
+def test_each_entity_has_its_probability_and_near_misses_are_kept(monkeypatch):
+    """The probabilities are those of the step model's softmax over valid actions: in (0, 1],
+    one per entity, kept with the doc; a near miss is an outside token (random weights are
+    sure of themselves: any entity probability counts here)."""
+    monkeypatch.setattr(greedy_ner, "NEAR_MISS", 1e-9)
+    nlp, _, ours = pair(seed=4)
+    docs = list(ours.pipe(copies(invented_docs(nlp.vocab, numpy.random.default_rng(4)))))
+    probs = [p for doc in docs for p in doc.spans["ours_confidence"].attrs["probs"]]
+    assert len(probs) == sum(len(doc.spans["ours_confidence"]) for doc in docs) > 20
+    assert all(0 < p <= 1 for p in probs) and min(probs) < 0.9 < max(probs)
+    for doc in docs:
+        assert [(s.start, s.end, s.label_) for s in doc.spans["ours_confidence"]] == [
+            (e.start, e.end, e.label_) for e in doc.ents
+        ]
+        near = doc.spans["ours_near_misses"]
+        assert len(near.attrs["probs"]) == len(near)
+        assert all(doc[s.start].ent_iob_ == "O" and s.label_ for s in near)
+        assert all(greedy_ner.NEAR_MISS <= p < 1 for p in near.attrs["probs"])
+    assert any(len(doc.spans["ours_near_misses"]) for doc in docs)

@@ -1,7 +1,8 @@
 """The `meddocan-deid` typer app (also `python -m meddocan_deid`): the root options and the
 commands `deidentify` (cli/deidentify.py), `review` (cli/review.py), `keygen` (cli/keygen.py),
 `deidentify-spark` (cli/spark.py), `serve` (cli/serve.py), `export` and `import`
-(cli/annotations.py), `add-patterns` (cli/patterns.py)."""
+(cli/annotations.py), `add-patterns` (cli/patterns.py), `sample`, `certify`, `risk` and `statement`
+(cli/evidence.py)."""
 
 import os
 import sys
@@ -11,6 +12,7 @@ import typer
 from .. import __version__
 from .annotations import EXPORT_EPILOG, export_command, import_command
 from .deidentify import DEIDENTIFY_EPILOG, deidentify
+from .evidence import certify_command, risk_command, sample_command, statement_command
 from .keygen import KEYGEN_EPILOG, keygen
 from .options import list_options
 from .patterns import ADD_PATTERNS_EPILOG, add_patterns_command
@@ -72,6 +74,20 @@ app.command(
     epilog=ADD_PATTERNS_EPILOG,
     short_help="Save a pipeline with a hospital's own field keys added.",
 )(add_patterns_command)
+
+# the evidence of a release for the data protection officer (meddocan_deid/evidence)
+app.command("sample", short_help="Draw a random sample of a run's reports for a reviewer.")(
+    sample_command
+)
+app.command("certify", short_help="Estimate the PHI left in a release from a reviewed sample.")(
+    certify_command
+)
+app.command(
+    "risk", short_help="k-anonymity and l-diversity of a table, and its least generalisation."
+)(risk_command)
+app.command("statement", short_help="Write the release statement of a run (Markdown).")(
+    statement_command
+)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -25,6 +25,11 @@
     min_days = 30
     max_days = 365
 
+    [release]                               # certify's and risk's targets (evidence/targets.py)
+    max_reports_with_phi = 0.05
+    [tables]
+    k = 5
+
 `load_policy(path)` validates everything (a pydantic schema, `_PolicyFile`) and raises `PolicyError`
 naming the file, the key and what is allowed. `Policy.apply(options)` gives the `DeidOptions` of a
 run; `prepare_spans(text, spans, options, known_phi)` applies the span rules (and the known
@@ -54,6 +59,7 @@ from pydantic_core import PydanticCustomError
 from ..constants import LABELS
 from ..country_data import check_country
 from ..errors import PolicyError
+from ..evidence.targets import ReleaseTargets, TableTargets
 from ..lexicon import casefold_per_char
 from .fingerprint import digest_of
 from .known_phi import (
@@ -80,6 +86,8 @@ TOP_KEYS = (
     "keep_kinship",
     "field_keys",
     "country",
+    "release",
+    "tables",
 )
 # the pipeline's privacy operating point (the `privacy` component's level)
 PRIVACY_LEVELS = ("balanced", "high")
@@ -110,6 +118,9 @@ class Policy:
         None  # folder of field-key files; the run fingerprint digests what they hold
     )
     country: str | None = None  # the reports' country (surrogates), instead of detecting it
+    # the release targets of certify and risk (evidence/targets.py); None: not set
+    release: ReleaseTargets | None = None
+    tables: TableTargets | None = None
 
     def digest(self) -> str:
         """SHA-256 of what the policy says (not where it was read from): the run fingerprint's
@@ -133,6 +144,8 @@ class Policy:
                 **({"privacy": self.privacy} if self.privacy is not None else {}),
                 **({"keep_kinship": self.keep_kinship} if self.keep_kinship is not None else {}),
                 **({"country": self.country} if self.country is not None else {}),
+                **({"release": self.release.model_dump()} if self.release is not None else {}),
+                **({"tables": self.tables.model_dump()} if self.tables is not None else {}),
             }
         )
 
@@ -381,6 +394,8 @@ class _PolicyFile(BaseModel):
     keep_kinship: Annotated[bool | None, BeforeValidator(_kinship)] = None
     field_keys: Annotated[str | None, BeforeValidator(_field_keys)] = None
     country: Annotated[str | None, BeforeValidator(_country)] = None
+    release: ReleaseTargets | None = None
+    tables: TableTargets | None = None
 
     def to_policy(self, source: str, order: Sequence[str] = ()) -> Policy:
         """The Policy; `order`: the labels of the file's operators table in the file's order."""
@@ -408,6 +423,8 @@ class _PolicyFile(BaseModel):
             self.keep_kinship,
             Path(self.field_keys) if self.field_keys is not None else None,
             self.country,
+            release=self.release,
+            tables=self.tables,
         )
 
 

@@ -11,6 +11,13 @@ unseen-class floor, the same validity rules of `BiluoPushDown` (preset entities 
 sentence starts, whitespace) and the same first-best choice; then `set_annotations` as
 `BiluoPushDown.set_annotations`. A beam, a GPU, one maxout piece or extra state tokens keep
 spaCy's decoding (`uses_greedy_decoding`).
+
+Confidence: each entity's probability under the model, the product of the softmax (over the
+valid actions, as the parser is trained) of its chosen actions, B to L or U; and the near misses,
+tokens the model left outside while giving the entity actions at least `NEAR_MISS` of the
+probability. `set_annotations` keeps both in `doc.spans["<name>_confidence"]` and
+`doc.spans["<name>_near_misses"]`, each with its probabilities in `attrs["probs"]`
+(pipeline/ent_confidence.py calibrates them).
 """
 
 from collections.abc import Sequence
@@ -19,7 +26,7 @@ import numpy
 from spacy.language import Language
 from spacy.pipeline import EntityRecognizer
 from spacy.pipeline.ner import DEFAULT_NER_MODEL
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc, Span, SpanGroup
 from thinc.api import NumpyOps, set_dropout_rate
 
 FACTORY = "meddocan_ner"
@@ -30,6 +37,17 @@ MOVE_OF_LETTER = {"B": BEGIN, "I": IN, "L": LAST, "U": UNIT, "O": OUT}
 IOB_I, IOB_O, IOB_B = 1, 2, 3
 
 Entity = tuple[int, int, int]  # start, end, label hash
+NEAR_MISS = 0.2  # an outside token whose entity actions had at least this probability
+
+
+class DocEntities(list):
+    """The entities of one doc (a list of Entity) with their probabilities (`probs`, aligned)
+    and the near misses (`near`: (token, label hash, probability of an entity there))."""
+
+    def __init__(self, entities=(), probs=(), near=()):
+        super().__init__(entities)
+        self.probs = list(probs)
+        self.near = list(near)
 
 
 class GreedyEntityRecognizer(EntityRecognizer):
@@ -65,6 +83,8 @@ class GreedyEntityRecognizer(EntityRecognizer):
                 Span(doc, start, end, label=label, kb_id=doc[start].ent_kb_id)
                 for start, end, label in entities
             ]
+            if isinstance(entities, DocEntities):
+                keep_confidence(doc, self.name, spans, entities)
             doc.set_ents(spans, default="unmodified")
             # as BiluoPushDown: tokens left missing become outside (blocked ones stay); only the
             # IOB changes, as there (a type set without an IOB is kept)
@@ -183,9 +203,25 @@ class TokenValidity:
         return numpy.where(is_open[:, None], self.opened[here] & label_ok, self.closed[here])
 
 
-def decode_greedy(ner: EntityRecognizer, docs: Sequence[Doc]) -> list[list[Entity]]:
-    """The entities of spaCy's greedy decoding, per doc."""
-    entities: list[list[Entity]] = [[] for _ in docs]
+def keep_confidence(doc: Doc, name: str, spans: list[Span], entities: DocEntities) -> None:
+    """The entities' probabilities and the near misses, as span groups of `doc` (a blocked
+    token's unlabelled unit is no entity: left out)."""
+    labelled = [(span, p) for span, p in zip(spans, entities.probs) if span.label]
+    doc.spans[f"{name}_confidence"] = SpanGroup(
+        doc,
+        name=f"{name}_confidence",
+        spans=[span for span, _ in labelled],
+        attrs={"probs": [p for _, p in labelled]},
+    )
+    near = [Span(doc, t, t + 1, label=label) for t, label, _ in entities.near]
+    doc.spans[f"{name}_near_misses"] = SpanGroup(
+        doc, name=f"{name}_near_misses", spans=near, attrs={"probs": [p for *_, p in entities.near]}
+    )
+
+
+def decode_greedy(ner: EntityRecognizer, docs: Sequence[Doc]) -> list[DocEntities]:
+    """The entities of spaCy's greedy decoding, per doc, with their probabilities."""
+    entities: list[DocEntities] = [DocEntities() for _ in docs]
     lengths = numpy.asarray([len(doc) for doc in docs], dtype=numpy.int64)
     if not lengths.any():
         return entities
@@ -203,6 +239,9 @@ def decode_greedy(ner: EntityRecognizer, docs: Sequence[Doc]) -> list[list[Entit
     is_open = numpy.zeros(len(docs), dtype=bool)
     open_label = numpy.zeros(len(docs), dtype=numpy.uint64)
     open_start = numpy.zeros(len(docs), dtype=numpy.int64)
+    open_logp = numpy.zeros(len(docs), dtype=numpy.float64)  # log-probability of the open entity
+    # the labelled entity actions (a blocked token's unlabelled Unit is no entity)
+    entity_cols = (actions.move != OUT) & (actions.move != 0) & (actions.label != 0)
     finished = lengths == 0
     ids = numpy.full((len(docs), 3), -1, dtype="i")
     for t in range(int(lengths.max())):
@@ -235,12 +274,32 @@ def decode_greedy(ner: EntityRecognizer, docs: Sequence[Doc]) -> list[list[Entit
             finished[states[~ok]] = True
         chosen = numpy.where(ok, actions.move[best], 0)
         chosen_label = actions.label[best]
+        # the softmax over the valid actions (the parser's training objective), in place: the
+        # chosen action is the top one, so its log-probability is -log(sum of exp(score - top))
+        top = numpy.where(ok, scores[numpy.arange(states.size), best], 0.0)
+        scores -= top[:, None].astype(scores.dtype)
+        numpy.exp(scores, out=scores)  # invalid actions (-inf) become 0
+        total = scores.sum(axis=1)
+        step_logp = numpy.where(ok & (total > 0), -numpy.log(numpy.where(total > 0, total, 1)), 0)
+        # an outside step is a near miss when the other actions, the entity ones, hold at
+        # least NEAR_MISS of the probability: total >= 1 / (1 - NEAR_MISS); exact sum then
+        for k in numpy.flatnonzero((chosen == OUT) & (total >= 1 / (1 - NEAR_MISS))).tolist():
+            entity_p = float(scores[k, entity_cols].sum() / total[k])
+            if entity_p >= NEAR_MISS:
+                cols = numpy.flatnonzero(entity_cols)
+                label = int(actions.label[cols[int(scores[k, cols].argmax())]])
+                entities[int(states[k])].near.append((t, label, entity_p))
         for k in numpy.flatnonzero((chosen == LAST) | (chosen == UNIT)).tolist():
             doc_i = int(states[k])
             if chosen[k] == LAST:
                 entities[doc_i].append((int(open_start[doc_i]), t + 1, int(open_label[doc_i])))
+                logp = open_logp[doc_i] + step_logp[k]
             else:
                 entities[doc_i].append((t, t + 1, int(chosen_label[k])))
+                logp = step_logp[k]
+            entities[doc_i].probs.append(float(numpy.exp(logp)))
+        open_logp[states[chosen == IN]] += step_logp[chosen == IN]
+        open_logp[states[chosen == BEGIN]] = step_logp[chosen == BEGIN]
         begins = chosen == BEGIN
         is_open[states[begins]] = True
         open_label[states[begins]] = chosen_label[begins]

@@ -41,10 +41,10 @@ from ..deid.pieces import ReportTimeout, doc_spans, pipe_spans, text_spans
 from ..deid.policy import Policy, PolicyError, parse_policy, prepare_spans
 from ..deid.tables import TableSettings, TableSpec, check_columns, deidentify_loaded
 from ..engine.report import RunReport
+from ..entity_scores import ScoredFound, scored_sources
 from ..errors import InputError, RunError, ServiceError
 from ..formats.memory import RowsTable
 from ..pipeline.loading import load_model, pin_loaded_objects, release_loaded_objects
-from ..presidio_entities import Found, entity_sources
 from .problems import problem
 from .settings import ServiceSettings
 
@@ -409,12 +409,13 @@ class Engine:
         known: dict | None,
         privacy: str,
         deadline: float | None = None,
-    ) -> list[Found]:
+    ) -> list[ScoredFound]:
         """The entities of `text` after the policy and the known identifiers, as (label, start,
-        end, source) (`presidio_entities.entity_sources`; "known": a known identifier or a deny
-        list match of the request; a detected entity they trimmed keeps its source)."""
-        found = self.found([text], privacy, deadline, convert=entity_sources)[0]
-        exact = {f[:3]: f[3] for f in found}
+        end, source, confidence) (`entity_scores.scored_sources`; "known": a known identifier or
+        a deny list match of the request; a detected entity they trimmed keeps its source;
+        confidence: an NER entity's calibrated confidence, else None)."""
+        found = self.found([text], privacy, deadline, convert=scored_sources)[0]
+        exact = {f[:3]: f[3:] for f in found}
 
         def source(label, start, end):
             if (label, start, end) in exact:
@@ -422,12 +423,16 @@ class Engine:
             # a forced span inside a detected one of its label is dropped: what lies inside is a
             # piece
             return next(
-                (src for lab, s, e, src in found if lab == label and s <= start and end <= e),
-                "known",
+                (
+                    (src, None)
+                    for lab, s, e, src, _ in found
+                    if lab == label and s <= start and end <= e
+                ),
+                ("known", None),
             )
 
         return [
-            (label, start, end, source(label, start, end))
+            (label, start, end, *source(label, start, end))
             for label, start, end in prepare_spans(text, [f[:3] for f in found], options, known)
         ]
 

@@ -6,9 +6,9 @@ from typing import NamedTuple
 
 from fastapi import APIRouter, Depends, Query, Security
 
+from ...entity_scores import score_of
 from ...presidio_entities import (
     RECOGNIZER_NAME,
-    SOURCE_SCORES,
     allowed_mask,
     explanation_text,
     presidio_entity,
@@ -39,10 +39,10 @@ def scored(engine, req: AnalyzeRequest, options, known, privacy: str, deadline=N
     `entities`, `score_threshold`, then `allow_list` (in the lane: the regexes take the
     request's time, not the event loop's)."""
     results = []
-    for label, start, end, source in engine.analyze(
+    for label, start, end, source, confidence in engine.analyze(
         req.text, options, known, privacy, deadline=deadline
     ):
-        name, score = presidio_entity(label, req.text[start:end]), SOURCE_SCORES[source]
+        name, score = presidio_entity(label, req.text[start:end]), score_of(source, confidence)
         if wanted(label, name, req.entities) and (
             req.score_threshold is None or score >= req.score_threshold
         ):
