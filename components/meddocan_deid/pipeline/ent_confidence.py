@@ -6,7 +6,7 @@ the model) and `<ner>_near_misses` (pipeline/greedy_ner.py). An entity of `doc.e
 probability of the NER's entity at its offsets, else of the NER entity it overlaps most (a
 post-NER component cut or stretched it); an entity no NER entity overlaps (a rule's) has none.
 The probability goes through the calibration (isotonic, fitted on dev by
-experiments/calibrate_confidence.py: points (raw, share correct), interpolated; without one the
+scripts/calibrate.py: points (raw, share correct), interpolated; without one the
 probability is given as it is). Writes `doc.spans["ent_confidence"]` (the entities, with
 `attrs["scores"]` and `attrs["raw"]`) and `doc.spans["near_misses"]` (with `attrs["probs"]`);
 never changes `doc.ents`. The calibration is saved with the pipeline (`calibration.jsonl`).

@@ -1,8 +1,10 @@
 """Calibrate the NER entities' confidence on dev, print the reliability diagram (as a table)
 and the expected calibration error, and the recall a Presidio `score_threshold` keeps.
 
-    PYTHONPATH=components python experiments/calibrate_confidence.py PIPELINE DEV_BRAT \
-        [--save OUT_PIPELINE]
+    python scripts/calibrate.py PIPELINE DEV_BRAT [--save OUT_PIPELINE] [--limit N]
+
+`spacy project run assemble` runs it on MEDDOCAN dev and saves the calibration into the
+assembled pipeline.
 
 An entity is correct when it overlaps a gold PHI span (de-identification's sense: what a
 threshold would drop is PHI). The calibration is isotonic (pool adjacent violators) on the raw
@@ -66,11 +68,14 @@ def main() -> None:
     parser.add_argument("pipeline", type=Path)
     parser.add_argument("dev", type=Path)
     parser.add_argument("--save", type=Path)
+    parser.add_argument("--limit", type=int, default=0, help="the first N documents (0: all)")
     args = parser.parse_args()
     nlp = spacy.load(args.pipeline)
     if "ent_confidence" not in nlp.pipe_names:
         nlp.add_pipe("meddocan_ent_confidence", name="ent_confidence", last=True)
     docs = list(read_brat_dir(args.dev))
+    if args.limit:
+        docs = docs[: args.limit]
     records = []  # per doc: (entities [(start, end, source, raw or None)], gold spans)
     for gold_doc, doc in zip(docs, nlp.pipe(d.text for d in docs)):
         group = doc.spans[CONFIDENCE_KEY]
