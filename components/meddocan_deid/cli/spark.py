@@ -48,6 +48,13 @@ class SparkOptions:
     overwrite: bool = option_field(
         False, "--overwrite", help="Replace an existing OUTPUT (default: refuse)."
     )
+    text_format: str = option_field(
+        "text",
+        "--text-format",
+        help="What the text column holds: text (reports), fhir (a FHIR resource or Bundle as "
+        "JSON a row) or hl7v2 (HL7 v2 messages a row), rewritten whole as `deidentify` writes "
+        "their files (a key in every mode).",
+    )
 
     def job(self) -> SparkJob:
         """The SparkJob of these options (RunError for a malformed --conf)."""
@@ -63,6 +70,7 @@ class SparkOptions:
             master=self.master,
             conf=settings,
             partitions=self.partitions,
+            text_format=self.text_format,
         )
 
 
@@ -91,7 +99,7 @@ def deidentify_spark(
             patient_column="patient_id",
             status_column=STATUS_COL,
         )
-        key, options = run.key_and_options()
+        key, options = run.key_and_options(key_wanted=job.text_format != "text")
         config = RunConfig(
             input=input_path,
             output=output,
