@@ -190,3 +190,18 @@ def test_tag_mode_reads_the_key_for_interchange_files(monkeypatch, rule_nlp, tmp
     assert "Arrizabalaga" not in written and "pac7" not in written
     fingerprint = json.loads((out / "run_fingerprint.json").read_text("utf-8"))
     assert fingerprint["key_fingerprint"] != "none"
+
+
+def test_broken_ndjson_line_is_named(monkeypatch, rule_nlp, tmp_path):
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "export.ndjson").write_text(json.dumps(PATIENT) + "\n\n{roto\n", "utf-8")
+    (src / "bien.ndjson").write_text(json.dumps(PATIENT) + "\n", "utf-8")
+    out = tmp_path / "out"
+    result = invoke(monkeypatch, rule_nlp, src, out, "--mode", "surrogate")
+    assert result.exit_code == 1
+    report = json.loads((out / "run_report.json").read_text("utf-8"))
+    assert report["failed"] == [
+        {"id": "export", "file": "export.ndjson", "reason": "export.ndjson: line 3: not valid JSON"}
+    ]
+    assert (out / "bien.ndjson").exists() and not (out / "export.ndjson").exists()

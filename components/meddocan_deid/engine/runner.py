@@ -11,6 +11,10 @@ annotation-tool export, the run report); a table is written whole (`write_table`
 runs them in that order and returns the run report as a dict (also written to the config's
 report file); `execute_report` returns it as a `RunReport`, whose `exit_code` the CLI uses.
 
+FHIR and HL7 v2 files (alone or in a folder) are items of the same run, written back whole in
+their format after the reports (engine/interchange.py): the same counts, resume, lock and
+failures by name.
+
 A table (`config.table`, a TableSpec) goes to OUTPUT/<the input's name> in its format, through
 a temporary file renamed into place: a killed run leaves the earlier output or none, and a
 rerun does the whole table again; an existing output table is replaced only with `overwrite`.
@@ -661,7 +665,11 @@ class Run:
             batch_size=c.batch_size,
             options=c.options,
             error_col=read.error,
-            known_col=KNOWN_COLUMN if KNOWN_COLUMN in frame.columns else None,
+            # a FHIR or HL7 v2 record carries its own identifiers (a JSONL source's known_phi
+            # column is for reports)
+            known_col=KNOWN_COLUMN
+            if KNOWN_COLUMN in frame.columns and job.text_format == "text"
+            else None,
             privacy=c.privacy,
             phi_cols=spec.phi_columns,
             text_format=job.text_format,

@@ -1,5 +1,6 @@
 """FHIR R4 JSON (a Bundle, a single resource, or NDJSON bulk export): a source and sink that
-writes FHIR back, de-identified.
+writes FHIR back, de-identified. In a run (engine/interchange.py) each file is an item: every
+file is `collect_text`-ed first, then `rewrite`-n; the service and Spark use the same rewriter.
 
 Structured elements follow a rule set (data: `formats/data/fhir_rules.json`, or a JSON file of
 the same shape given as `rules`), a list of `{"path", "action", ...}`:
@@ -62,22 +63,36 @@ MAX_ATTEMPTS = 8  # keyed attempts at a surrogate that holds no known word
 # -- reading ----------------------------------------------------------------------------------
 def parse_resources(raw: str, name: str) -> list[dict]:
     """The top-level resources of a file's text: a Bundle or resource (JSON), or one a line
-    (NDJSON: by the name's suffix, or lines of objects). FhirError names the file."""
+    (NDJSON: by the name's suffix, or lines of objects). FhirError names the file (and, for
+    NDJSON, the line)."""
     stripped = raw.strip()
-    lines = [line for line in stripped.splitlines() if line.strip()]
     ndjson = name.lower().endswith(".ndjson") or (
         "\n{" in stripped and not stripped.startswith("[")
     )
-    try:
-        found = [json.loads(line) for line in lines] if ndjson else [json.loads(stripped)]
-    except ValueError as err:
-        raise FhirError(f"{name}: not valid JSON (line {getattr(err, 'lineno', '?')})") from None
+    found: list[tuple[str, object]] = []  # (how a message names it, the parsed JSON)
+    if ndjson:
+        for n, line in enumerate(raw.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                found.append((f"line {n}", json.loads(line)))
+            except ValueError:
+                raise FhirError(f"{name}: line {n}: not valid JSON") from None
+    else:
+        try:
+            found.append(("resource 1", json.loads(stripped)))
+        except ValueError as err:
+            raise FhirError(
+                f"{name}: not valid JSON (line {getattr(err, 'lineno', '?')})"
+            ) from None
     if not found:
         raise FhirError(f"{name}: no FHIR resource")
-    for n, res in enumerate(found, start=1):
+    resources: list[dict] = []
+    for where, res in found:
         if not isinstance(res, dict) or not isinstance(res.get("resourceType"), str):
-            raise FhirError(f"{name}: resource {n} has no 'resourceType'")
-    return found
+            raise FhirError(f"{name}: {where} has no 'resourceType'")
+        resources.append(res)
+    return resources
 
 
 def read_resources(path: Path) -> list[dict]:

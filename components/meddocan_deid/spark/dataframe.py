@@ -485,7 +485,7 @@ def deidentify_dataframe(
     if settled.needs_key:
         key_bc = spark.sparkContext.broadcast(settled.key)
         options, gazetteer_file = _ship_gazetteer(spark, options)
-    elif text_format != "text":  # ids, hashes and date offsets are keyed in every mode
+    elif text_format != "text" and key is not None:  # ids, hashes, dates: keyed in every mode
         key_bc = spark.sparkContext.broadcast(as_key(key))
     schema = StructType(
         kept
