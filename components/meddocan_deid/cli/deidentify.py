@@ -4,7 +4,9 @@
 
 INPUT: a .txt file, a document (.docx, .pdf, .rtf with the `documents` extra), a folder
 (searched recursively; relative paths are mirrored in OUTPUT) or a JSONL file (`id`, `text`,
-optional `patient_id`). For each report OUTPUT gets the de-identified `.txt` and a BRAT `.ann`
+optional `patient_id`); FHIR `.json`/`.ndjson` (by content) and HL7 v2 `.hl7` files, alone or in
+the folder, are written back whole in their format under their own names (engine/interchange.py,
+docs/interchange.md). For each report OUTPUT gets the de-identified `.txt` and a BRAT `.ann`
 (the output's offsets, each entity on its replacement; a `.docx` also its de-identified
 `.docx`), and the run gets one JSON run report. A table (.csv, .tsv, .xlsx, .parquet, or a
 .jsonl with --text-column) is de-identified into OUTPUT/<its name> in its format, its columns
@@ -146,9 +148,9 @@ def deidentify(
     input_path: Path = typer.Argument(
         ...,
         metavar="INPUT",
-        help="A .txt file, a document (.docx, .pdf, .rtf), a folder of them (recursive), a "
-        "JSONL file (id, text, patient_id) or a table (.csv, .tsv, .xlsx, .parquet; .jsonl with "
-        "--text-column).",
+        help="A .txt file, a document (.docx, .pdf, .rtf), FHIR JSON (.json, .ndjson) or HL7 v2 "
+        "messages (.hl7), a folder of them (recursive), a JSONL file (id, text, patient_id) or "
+        "a table (.csv, .tsv, .xlsx, .parquet; .jsonl with --text-column).",
     ),
     output: Path = typer.Argument(
         ..., metavar="OUTPUT", help="Output folder (.txt + .ann per report, run_report.json)."

@@ -6,7 +6,9 @@ files (recursive; the id is the relative path without `.txt`, as in `meddocan-de
 deidentify`). OUTPUT: a folder written by Spark's own writer (parquet or JSON lines; `_SUCCESS`
 on job commit) with the input columns but the text, plus `deid_text`, `phi` (label, start, end
 in the original) and `status`; `--phi-column COLUMN:LABEL` columns are de-identified in place
-and are known identifiers of the row's text and of the patient's rows.
+and are known identifiers of the row's text and of the patient's rows. `--text-format
+fhir|hl7v2`: the text column holds a FHIR resource or HL7 v2 messages a row, rewritten whole as
+`deidentify` writes their files.
 Runs on `local[*]` by default, on a cluster with `--master` or under `spark-submit`.
 Exit status: 0 when every row is `ok`, 1 when a row failed, 2 when the run could not start.
 

@@ -1,5 +1,7 @@
 """HL7 v2 messages (`.hl7`: segments separated by `\\r`, one or many messages a file, or
-MLLP-framed): a source and sink that writes the messages back, de-identified.
+MLLP-framed): a source and sink that writes the messages back, de-identified. In a run
+(engine/interchange.py) each file is an item (`rewrite`: a broken message fails its file, by
+number); the service and Spark use the same rewriter.
 
 Parsed with the `hl7` package (the `hl7` extra): small and pure Python, it keeps each message's
 own encoding characters and gives the message back byte for byte from its containers, with
