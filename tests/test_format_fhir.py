@@ -119,7 +119,7 @@ def cli(monkeypatch, nlp, *args, key=None):
 
     from meddocan_deid.cli.app import app
 
-    monkeypatch.setattr("meddocan_deid.formats.fhir.load_model", lambda *a, **k: nlp)
+    monkeypatch.setattr("meddocan_deid.engine.runner.load_model", lambda *a, **k: nlp)
     return CliRunner().invoke(
         app, ["deidentify", *[str(a) for a in args]], env={"MEDDOCAN_DEID_KEY": key}
     )

@@ -89,7 +89,7 @@ def test_cli_hl7_file(monkeypatch, rule_nlp, tmp_path):
 
     from meddocan_deid.cli.app import app
 
-    monkeypatch.setattr("meddocan_deid.formats.hl7v2.load_model", lambda *a, **k: rule_nlp)
+    monkeypatch.setattr("meddocan_deid.engine.runner.load_model", lambda *a, **k: rule_nlp)
     src = tmp_path / "adt.hl7"
     src.write_bytes((ADT + "\r").encode())
     out = tmp_path / "out"

@@ -451,3 +451,21 @@ def test_cli_import_and_export_refusal(tmp_path, input_dir):
         env=env,
     )
     assert bad.returncode == 2 and "inside it" in bad.stderr
+
+
+def test_export_skips_structured_records_and_files_not_read(tmp_path, rule_nlp):
+    """A FHIR file and a table beside the reports are not exported as reports, and each
+    report keeps its own name."""
+    folder = tmp_path / "mixto"
+    folder.mkdir()
+    (folder / "a.txt").write_text("Nombre: Ana.\nApellidos: Ruiz Gil.\n", encoding="utf-8")
+    (folder / "b.json").write_text(
+        json.dumps({"resourceType": "Patient", "id": "x"}), encoding="utf-8"
+    )
+    (folder / "c.csv").write_text("id,nota\n1,sin datos\n", encoding="utf-8")
+    (folder / "d.txt").write_text("Sin datos.\n", encoding="utf-8")
+    export = tmp_path / "export"
+    result = export_reports(folder, export, "brat", nlp=rule_nlp)
+    assert result["written"] == 2 and result["failed"] == 0
+    assert sorted(p.stem for p in export.rglob("*.txt")) == ["a", "d"]
+    assert "Ruiz" in next(export.rglob("a.txt")).read_text(encoding="utf-8")

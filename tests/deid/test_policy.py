@@ -86,7 +86,8 @@ INVALID = [
     (
         'colour = "red"\n',
         "colour: unknown key (allowed: operators, labels, allow, deny, date_shift, "
-        "age_threshold, privacy, keep_kinship, field_keys, country, release, tables)",
+        "age_threshold, privacy, keep_kinship, field_keys, country, release, tables, fhir_rules, "
+        "hl7_rules)",
     ),
     ('privacy = "maximum"\n', "privacy: unknown level 'maximum' (allowed: balanced, high)"),
     ("privacy = 3\n", "privacy: unknown level '3' (allowed: balanced, high)"),

@@ -73,6 +73,8 @@ def export_reports(
     items, failures = [], []
     try:
         for item in iter_items(input_path, encoding):
+            if item.not_read is not None or item.interchange is not None:
+                continue  # not a report: no text to annotate (FHIR, HL7 v2: structured records)
             item = load_item(item, 1_000_000, encoding)
             if item.error is not None:
                 failures.append(item.error)

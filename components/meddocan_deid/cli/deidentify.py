@@ -4,7 +4,9 @@
 
 INPUT: a .txt file, a document (.docx, .pdf, .rtf with the `documents` extra), a folder
 (searched recursively; relative paths are mirrored in OUTPUT) or a JSONL file (`id`, `text`,
-optional `patient_id`). For each report OUTPUT gets the de-identified `.txt` and a BRAT `.ann`
+optional `patient_id`); FHIR `.json`/`.ndjson` (by content) and HL7 v2 `.hl7` files, alone or in
+the folder, are written back whole in their format under their own names (engine/interchange.py,
+docs/interchange.md). For each report OUTPUT gets the de-identified `.txt` and a BRAT `.ann`
 (the output's offsets, each entity on its replacement; a `.docx` also its de-identified
 `.docx`), and the run gets one JSON run report. A table (.csv, .tsv, .xlsx, .parquet, or a
 .jsonl with --text-column) is de-identified into OUTPUT/<its name> in its format, its columns
@@ -30,11 +32,10 @@ from pathlib import Path
 import typer
 
 from ..deid.tables import table_format
-from ..engine import REPORT_NAME, Run, RunConfig, RunError
+from ..engine import REPORT_NAME, Run, RunConfig, RunError, interchange
 from ..engine.record import plain_options
-from ..errors import MeddocanDeidError, OutputFullError
-from ..formats import fhir as fhir_format
-from ..formats import hl7v2 as hl7v2_format
+from ..errors import InputError, OutputFullError
+from ..formats import registry
 from .options import RunOptions, option_field, recorded_params, takes_options
 
 DEIDENTIFY_EPILOG = """\b
@@ -121,21 +122,23 @@ class BatchOptions:
         "auto",
         "--input-format",
         help="auto (by suffix; a .json or .ndjson file that holds FHIR is FHIR, a .hl7 file HL7 "
-        "v2), fhir (FHIR R4 bundles, resources or NDJSON, written back as FHIR; in a folder, FHIR "
-        "files are found by content) or hl7v2 (messages, MLLP-framed or not, written back as "
-        "messages).",
+        "v2), fhir (FHIR R4 bundles, resources or NDJSON, written back as FHIR) or hl7v2 "
+        "(messages, MLLP-framed or not, written back as messages): a file is read as that "
+        "format, a folder's files where their content is of it (e.g. messages in .txt files), "
+        "the other files as usual. FHIR and HL7 v2 files go through the same run as reports "
+        "(run report, resume, failures by name).",
     )
     fhir_rules: Path | None = option_field(
         None,
         "--fhir-rules",
-        help="A JSON rule set for FHIR's structured elements (default: the shipped one; see "
-        "meddocan_deid.formats.fhir).",
+        help="A JSON rule set for FHIR's structured elements (default: the policy's fhir_rules, "
+        "else the shipped one; see docs/interchange.md).",
     )
     hl7_rules: Path | None = option_field(
         None,
         "--hl7-rules",
-        help="A JSON rule set for HL7 v2 fields (default: the shipped one; see "
-        "meddocan_deid.formats.hl7v2).",
+        help="A JSON rule set for HL7 v2 fields (default: the policy's hl7_rules, else the "
+        "shipped one; see docs/interchange.md).",
     )
 
 
@@ -145,9 +148,9 @@ def deidentify(
     input_path: Path = typer.Argument(
         ...,
         metavar="INPUT",
-        help="A .txt file, a document (.docx, .pdf, .rtf), a folder of them (recursive), a "
-        "JSONL file (id, text, patient_id) or a table (.csv, .tsv, .xlsx, .parquet; .jsonl with "
-        "--text-column).",
+        help="A .txt file, a document (.docx, .pdf, .rtf), FHIR JSON (.json, .ndjson) or HL7 v2 "
+        "messages (.hl7), a folder of them (recursive), a JSONL file (id, text, patient_id) or "
+        "a table (.csv, .tsv, .xlsx, .parquet; .jsonl with --text-column).",
     ),
     output: Path = typer.Argument(
         ..., metavar="OUTPUT", help="Output folder (.txt + .ann per report, run_report.json)."
@@ -184,19 +187,6 @@ def deidentify(
         )
     try:
         config = run_config(ctx, input_path, output, run, batch)
-        input_format = interchange_format(input_path, batch.input_format)
-        if input_format is not None:
-            module, rules = (
-                (fhir_format, batch.fhir_rules)
-                if input_format == "fhir"
-                else (hl7v2_format, batch.hl7_rules)
-            )
-            try:
-                written = module.run(config, rules)
-            except MeddocanDeidError as err:
-                raise RunError(str(err)) from None
-            typer.echo(f"{input_format} files written {len(written)} -> {output}", err=True)
-            raise typer.Exit(0)
         report = Run(config).execute_report()
     except RunError as err:
         typer.echo(f"meddocan-deid: {err}", err=True)
@@ -220,7 +210,11 @@ def run_config(
 ) -> RunConfig:
     """The RunConfig the command's options ask for (RunError naming a bad one)."""
     table = _table_columns(input_path, run, batch.status_column, batch.sheet)
-    key, options = run.key_and_options(batch.extra_patterns)
+    input_format = check_input_format(batch.input_format)
+    key, options = run.key_and_options(
+        batch.extra_patterns,
+        key_wanted=table is None and holds_interchange(input_path, input_format, batch.encoding),
+    )
     return RunConfig(
         input=input_path,
         output=output,
@@ -242,20 +236,32 @@ def run_config(
         time_limit=batch.time_limit,
         skip_unsupported=batch.skip_unsupported,
         table=table,
+        input_format=input_format,
+        interchange_rules={
+            name: path
+            for name, path in (("fhir", batch.fhir_rules), ("hl7v2", batch.hl7_rules))
+            if path is not None
+        },
     )
 
 
-def interchange_format(input_path: Path, input_format: str) -> str | None:
-    """ "fhir" or "hl7v2" when INPUT is run whole by that format's module, None for the Run's
-    own formats (RunError for an unknown --input-format)."""
-    if input_format not in ("auto", "fhir", "hl7v2"):
-        raise RunError(f"unknown --input-format {input_format!r} (expected auto, fhir or hl7v2)")
-    if input_format == "auto" and input_path.is_file():
-        if fhir_format.is_fhir(input_path):
-            return "fhir"
-        if input_path.suffix.lower() == ".hl7":
-            return "hl7v2"
-    return None if input_format == "auto" else input_format
+def holds_interchange(input_path: Path, input_format: str, encoding: str) -> bool:
+    """Whether INPUT is or holds a FHIR or HL7 v2 file (its key is read in every mode); False
+    for an input the run will refuse, with its own message."""
+    try:
+        return interchange.first_item(input_path, input_format, encoding) is not None
+    except (InputError, OSError):
+        return False
+
+
+def check_input_format(input_format: str) -> str:
+    """auto, or a format read whole and written back (fhir, hl7v2); RunError otherwise."""
+    names = registry.interchange_names()
+    if input_format not in ("auto", *names):
+        raise RunError(
+            f"unknown --input-format {input_format!r} (expected auto, {', '.join(names)})"
+        )
+    return input_format
 
 
 def _table_columns(input_path: Path, run: RunOptions, status_column: str, sheet: str | None):

@@ -160,9 +160,10 @@ class RunOptions:
         "surrogates; Spark: default patient_id, used when present).",
     )
 
-    def key_and_options(self, extra_patterns: Path | None = None):
+    def key_and_options(self, extra_patterns: Path | None = None, key_wanted: bool = False):
         """The key and the DeidOptions of the run these options ask for (RunError naming the
-        problem): the flags, then the policy, then `--option` (engine/settings.py)."""
+        problem): the flags, then the policy, then `--option` (engine/settings.py);
+        `key_wanted`: read the key in every mode (FHIR, HL7 v2)."""
         try:
             option_values = parse_options(self.option or ())
         except ValueError as err:
@@ -184,6 +185,7 @@ class RunOptions:
             },
             policy=self.policy,
             option_values=option_values,
+            key_wanted=key_wanted,
         )
 
     def phi_columns(self) -> dict[str, str]:

@@ -6,7 +6,9 @@ files (recursive; the id is the relative path without `.txt`, as in `meddocan-de
 deidentify`). OUTPUT: a folder written by Spark's own writer (parquet or JSON lines; `_SUCCESS`
 on job commit) with the input columns but the text, plus `deid_text`, `phi` (label, start, end
 in the original) and `status`; `--phi-column COLUMN:LABEL` columns are de-identified in place
-and are known identifiers of the row's text and of the patient's rows.
+and are known identifiers of the row's text and of the patient's rows. `--text-format
+fhir|hl7v2`: the text column holds a FHIR resource or HL7 v2 messages a row, rewritten whole as
+`deidentify` writes their files.
 Runs on `local[*]` by default, on a cluster with `--master` or under `spark-submit`.
 Exit status: 0 when every row is `ok`, 1 when a row failed, 2 when the run could not start.
 
@@ -48,6 +50,13 @@ class SparkOptions:
     overwrite: bool = option_field(
         False, "--overwrite", help="Replace an existing OUTPUT (default: refuse)."
     )
+    text_format: str = option_field(
+        "text",
+        "--text-format",
+        help="What the text column holds: text (reports), fhir (a FHIR resource or Bundle as "
+        "JSON a row) or hl7v2 (HL7 v2 messages a row), rewritten whole as `deidentify` writes "
+        "their files (a key in every mode).",
+    )
 
     def job(self) -> SparkJob:
         """The SparkJob of these options (RunError for a malformed --conf)."""
@@ -63,6 +72,7 @@ class SparkOptions:
             master=self.master,
             conf=settings,
             partitions=self.partitions,
+            text_format=self.text_format,
         )
 
 
@@ -91,7 +101,7 @@ def deidentify_spark(
             patient_column="patient_id",
             status_column=STATUS_COL,
         )
-        key, options = run.key_and_options()
+        key, options = run.key_and_options(key_wanted=job.text_format != "text")
         config = RunConfig(
             input=input_path,
             output=output,

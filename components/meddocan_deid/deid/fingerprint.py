@@ -118,14 +118,16 @@ def make_fingerprint(
     library_version: str,
     options=None,
     field_keys: str | None = None,
+    keyed: bool = False,
 ) -> dict[str, Any]:
-    """field_keys: digest of the field-key entries added for the run (None: none added)."""
+    """field_keys: digest of the field-key entries added for the run (None: none added);
+    keyed: the key shapes the output in every mode (FHIR and HL7 v2 ids, hashes and dates)."""
     ident = model_identity(nlp, model)
     return {
         "format": FORMAT,
         "mode": mode,
         "policy_digest": policy_digest or "none",
-        "key_fingerprint": key_fingerprint(key) if mode == "surrogate" else "none",
+        "key_fingerprint": key_fingerprint(key) if mode == "surrogate" or keyed else "none",
         "model_name": ident["name"],
         "model_version": ident["version"],
         "privacy": privacy_level(nlp),

@@ -29,6 +29,10 @@
     max_reports_with_phi = 0.05
     [tables]
     k = 5
+    # FHIR and HL7 v2 rule sets (docs/interchange.md): a JSON file (relative to this file)
+    fhir_rules = "fhir_rules.json"
+    # ... or inline, as the file's list would be
+    hl7_rules = [{field = "PID-9", action = "redact"}]
 
 `load_policy(path)` validates everything (a pydantic schema, `_PolicyFile`) and raises `PolicyError`
 naming the file, the key and what is allowed. `Policy.apply(options)` gives the `DeidOptions` of a
@@ -58,8 +62,10 @@ from pydantic_core import PydanticCustomError
 
 from ..constants import LABELS
 from ..country_data import check_country
-from ..errors import PolicyError
+from ..errors import InputError, PolicyError
 from ..evidence.targets import ReleaseTargets, TableTargets
+from ..formats import fhir_rules as fhir_rule_set
+from ..formats import hl7v2_rules as hl7_rule_set
 from ..lexicon import casefold_per_char
 from .fingerprint import digest_of
 from .known_phi import (
@@ -88,7 +94,11 @@ TOP_KEYS = (
     "country",
     "release",
     "tables",
+    "fhir_rules",
+    "hl7_rules",
 )
+# the interchange formats' rule sets: the policy key -> its reader (a JSON file or inline)
+RULE_SETS = {"fhir_rules": fhir_rule_set, "hl7_rules": hl7_rule_set}
 # the pipeline's privacy operating point (the `privacy` component's level)
 PRIVACY_LEVELS = ("balanced", "high")
 MAX_SHIFT_DAYS = 36525  # a century
@@ -118,6 +128,9 @@ class Policy:
         None  # folder of field-key files; the run fingerprint digests what they hold
     )
     country: str | None = None  # the reports' country (surrogates), instead of detecting it
+    # the rules of FHIR's structured elements and of HL7 v2 fields (None: the shipped ones)
+    fhir_rules: tuple[fhir_rule_set.Rule, ...] | None = None
+    hl7_rules: tuple[hl7_rule_set.FieldRule, ...] | None = None
     # the release targets of certify and risk (evidence/targets.py); None: not set
     release: ReleaseTargets | None = None
     tables: TableTargets | None = None
@@ -146,6 +159,14 @@ class Policy:
                 **({"country": self.country} if self.country is not None else {}),
                 **({"release": self.release.model_dump()} if self.release is not None else {}),
                 **({"tables": self.tables.model_dump()} if self.tables is not None else {}),
+                **{
+                    key: [rule.as_data() for rule in rules]
+                    for key, rules in (
+                        ("fhir_rules", self.fhir_rules),
+                        ("hl7_rules", self.hl7_rules),
+                    )
+                    if rules is not None
+                },
             }
         )
 
@@ -318,6 +339,32 @@ def _field_keys(value):
     return value
 
 
+def _rule_set(value):
+    if value is None or (isinstance(value, str) and value.strip()) or isinstance(value, list):
+        return value
+    raise _problem("expected the path of a JSON rule file, or the rules as a list")
+
+
+def _read_rule_set(key: str, value, source: str, base: Path | None):
+    """The rules of the policy's `key` (a path relative to `base`, or a list), as a tuple;
+    PolicyError naming the policy, the key and the rule."""
+    if value is None:
+        return None
+    reader = RULE_SETS[key]
+    try:
+        if isinstance(value, str):
+            path = Path(value)
+            return tuple(
+                reader.load_rules(path if path.is_absolute() or base is None else base / path)
+            )
+        return tuple(reader.parse_rules(value, f"{source}: {key}"))
+    except InputError as err:
+        message = str(err)
+        raise PolicyError(
+            message if isinstance(value, list) else f"{source}: {key}: {message}"
+        ) from None
+
+
 def _deny_list(value):
     if not isinstance(value, list):
         raise _problem("expected a list of tables ([[deny]] with label, strings, regexes)")
@@ -396,9 +443,12 @@ class _PolicyFile(BaseModel):
     country: Annotated[str | None, BeforeValidator(_country)] = None
     release: ReleaseTargets | None = None
     tables: TableTargets | None = None
+    fhir_rules: Annotated[Any, BeforeValidator(_rule_set)] = None
+    hl7_rules: Annotated[Any, BeforeValidator(_rule_set)] = None
 
-    def to_policy(self, source: str, order: Sequence[str] = ()) -> Policy:
-        """The Policy; `order`: the labels of the file's operators table in the file's order."""
+    def to_policy(self, source: str, order: Sequence[str] = (), base: Path | None = None) -> Policy:
+        """The Policy; `order`: the labels of the file's operators table in the file's order;
+        `base`: the folder rule files are relative to (None: the working folder)."""
         given = self.operators.model_dump(exclude_none=True)
         operators = {label: given[label] for label in [*order, *given] if label in given}
         disabled = frozenset(
@@ -423,6 +473,8 @@ class _PolicyFile(BaseModel):
             self.keep_kinship,
             Path(self.field_keys) if self.field_keys is not None else None,
             self.country,
+            _read_rule_set("fhir_rules", self.fhir_rules, source, base),
+            _read_rule_set("hl7_rules", self.hl7_rules, source, base),
             release=self.release,
             tables=self.tables,
         )
@@ -485,9 +537,10 @@ def _message(error: Mapping[str, Any]) -> tuple[str, str]:
     return _key(loc), error["msg"]  # not reached by the validators above; pydantic's own words
 
 
-def parse_policy(data, source: str = "<policy>") -> Policy:
+def parse_policy(data, source: str = "<policy>", base: Path | None = None) -> Policy:
     """A validated Policy from the parsed TOML/JSON `data` (a dict). PolicyError names the
-    source, the key (`operators.FECHAS`, `deny[0].label`) and what is allowed."""
+    source, the key (`operators.FECHAS`, `deny[0].label`) and what is allowed. `base`: the
+    folder the rule files it names are relative to (None: the working folder)."""
     if not isinstance(data, Mapping):
         raise PolicyError(f"{source}: expected a table with the keys {', '.join(TOP_KEYS)}")
     try:
@@ -498,7 +551,7 @@ def parse_policy(data, source: str = "<policy>") -> Policy:
             f"{source}: {key}: {problem}" if key else f"{source}: {problem}"
         ) from None
     ops = data.get("operators")
-    return parsed.to_policy(source, list(ops) if isinstance(ops, Mapping) else ())
+    return parsed.to_policy(source, list(ops) if isinstance(ops, Mapping) else (), base)
 
 
 def load_policy(path: str | Path) -> Policy:
@@ -525,7 +578,7 @@ def load_policy(path: str | Path) -> Policy:
         raise PolicyError(f"{path}: not valid JSON (line {getattr(err, 'lineno', '?')})") from None
     if not isinstance(data, dict):
         raise PolicyError(f"{path}: expected a table (a JSON object) at the top")
-    policy = parse_policy(data, str(path))
+    policy = parse_policy(data, str(path), path.parent)
     if (
         policy.field_keys is not None and not policy.field_keys.is_absolute()
     ):  # relative to the policy file

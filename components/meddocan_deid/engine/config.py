@@ -1,5 +1,6 @@
 """`RunConfig`: what one run is asked to do (the engine's input; see runner.py)."""
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ class SparkJob:
     master: str | None = None
     conf: dict[str, str] = field(default_factory=dict)
     partitions: int = 0
+    text_format: str = "text"  # or fhir, hl7v2: the text column holds resources or messages
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,11 @@ class RunConfig:
     (False: each is a failure, and the exit code says so).
     table: the input is a table with these columns (id, text, PHI, patient, status, sheet): it is
     written whole to OUTPUT/<its name> in its format (None: the input holds reports).
+    input_format: auto (each file by its suffix; a .json file is FHIR where its content is), or
+    fhir or hl7v2: an input file is read as that format, a folder's files where their content is
+    of it (engine/interchange.py; other files as usual).
+    interchange_rules: format name (fhir, hl7v2) -> the JSON rule file of its structured
+    elements for this run (else the policy's, else the shipped rules).
     spark: the run goes on Apache Spark (`SparkJob`): INPUT and OUTPUT are any Hadoop paths,
     OUTPUT is written by Spark, the table names the columns (report_path: None writes no
     run report, since OUTPUT is Spark's folder).
@@ -83,6 +90,8 @@ class RunConfig:
     skip_unsupported: bool = False
     table: TableSpec | None = None
     spark: SparkJob | None = None
+    input_format: str = "auto"
+    interchange_rules: Mapping[str, Path] = field(default_factory=dict)
 
     @property
     def report_file(self) -> Path:

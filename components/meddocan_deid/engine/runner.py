@@ -11,6 +11,10 @@ annotation-tool export, the run report); a table is written whole (`write_table`
 runs them in that order and returns the run report as a dict (also written to the config's
 report file); `execute_report` returns it as a `RunReport`, whose `exit_code` the CLI uses.
 
+FHIR and HL7 v2 files (alone or in a folder) are items of the same run, written back whole in
+their format after the reports (engine/interchange.py): the same counts, resume, lock and
+failures by name.
+
 A table (`config.table`, a TableSpec) goes to OUTPUT/<the input's name> in its format, through
 a temporary file renamed into place: a killed run leaves the earlier output or none, and a
 rerun does the whole table again; an existing output table is replaced only with `overwrite`.
@@ -56,7 +60,7 @@ from ..pipeline.fields import add_field_files
 from ..pipeline.loading import load_model, loaded_objects_pinned
 from ..pipeline.privacy import set_privacy
 from ..spark.dataframe import STATUS_COL, deidentify_dataframe, make_session
-from . import output
+from . import interchange, output
 from .config import EXPORT_FORMATS, RunConfig
 from .output import (
     RunLock,
@@ -128,18 +132,22 @@ class Run:
         self.bar: Progress | None = None
         self.table: Table | None = None  # a table input, read whole by check_table
         self.table_settings: TableSettings | None = None
+        # FHIR and HL7 v2 files, written back whole after the reports (engine/interchange.py)
+        self.interchange: interchange.InterchangeFiles | None = None
+        self.keyed = False  # the input holds such files: the fingerprint holds the key's
 
     # -- before the lock -------------------------------------------------------------------
     def check_inputs(self) -> None:
         """The input, the output, the encoding and the private and review folders (RunError)."""
         c = self.config
         try:
-            input_kind(self.input)
+            input_kind(self.input, c.input_format)
             check_paths(self.input, self.output)
             self.encoding = resolve_encoding(c.encoding)
             self.n_inputs = count_inputs(
-                self.input
+                self.input, c.input_format
             )  # no report to read: an error, before loading the model
+            self.check_interchange()
             if c.private_dir is not None:
                 check_private_dir(c.private_dir, self.output, self.input, "--private-dir")
             if c.export_format is not None and c.private_dir is None:
@@ -154,6 +162,19 @@ class Run:
                 check_private_dir(c.review_dir, self.output, self.input, "--review")
         except InputError as err:
             raise RunError(str(err)) from None
+
+    def check_interchange(self) -> None:
+        """The FHIR and HL7 v2 rules of the run, and a key when the input holds such files
+        (InputError naming the file)."""
+        c = self.config
+        self.interchange = interchange.InterchangeFiles(self, interchange.load_rules(c))
+        item = interchange.first_item(self.input, c.input_format, self.encoding)
+        self.keyed = item is not None  # the key shapes their output in every mode
+        if c.key is None and item is not None:
+            raise InputError(
+                f"{item.where}: de-identifying {item.interchange} needs a key (ids, hashes, "
+                "date offsets): --key-file, MEDDOCAN_DEID_KEY or --random-key"
+            )
 
     def check_table(self) -> None:
         """A table input: the output folder and table, the encoding, the table read whole and
@@ -245,12 +266,15 @@ class Run:
         self.fingerprint = fp.make_fingerprint(
             mode=c.mode,
             key=c.key,
-            policy_digest=c.run_policy_digest,
+            policy_digest=interchange.policy_digest(c, self.interchange.rules)
+            if self.interchange is not None
+            else c.run_policy_digest,
             nlp=self.nlp,
             model=c.model,
             library_version=__version__,
             options=c.options,
             field_keys=self.field_keys,
+            keyed=self.keyed,
         )
 
     # -- the whole run -----------------------------------------------------------------------
@@ -356,7 +380,7 @@ class Run:
         c = self.config
         keep_originals = c.private_dir is not None or c.review_dir is not None
         try:
-            for item in iter_items(self.input, self.encoding):
+            for item in iter_items(self.input, self.encoding, c.input_format):
                 if item.not_read is not None:
                     if item.unsupported and not c.skip_unsupported:  # the exit code says so
                         self.counts["read"] += 1
@@ -372,6 +396,9 @@ class Run:
                 item = load_item(
                     item, self.max_chars, self.encoding
                 )  # reads the bytes and their digest
+                if item.interchange is not None and self.interchange is not None:
+                    self.interchange.take(item)  # written back whole, after the reports
+                    continue
                 if (
                     item.digest is not None
                     and not c.overwrite
@@ -458,6 +485,8 @@ class Run:
             ):
                 self.write_result(res)
                 self._tick()
+            if self.interchange is not None:
+                self.interchange.write_all()
         finally:
             if self.bar is not None:
                 self.bar.close()
@@ -512,6 +541,16 @@ class Run:
         spec = c.table
         if spec is None or len(spec.text_columns) != 1:
             raise RunError("a Spark run reads one text column (--text-column)")
+        if job.text_format not in ("text", *registry.interchange_names()):
+            raise RunError(
+                f"unknown --text-format {job.text_format!r} (expected text, "
+                f"{', '.join(registry.interchange_names())})"
+            )
+        if job.text_format != "text" and (spec.phi_columns or c.key is None):
+            raise RunError(
+                f"--text-format {job.text_format} needs a key (--key-file, MEDDOCAN_DEID_KEY or "
+                "--random-key) and takes no --phi-column (the records carry their identifiers)"
+            )
         if spec.phi_columns and job.input_format == "txt":
             raise RunError(
                 "--phi-column needs a table input (parquet or jsonl), not a folder of .txt files"
@@ -626,9 +665,14 @@ class Run:
             batch_size=c.batch_size,
             options=c.options,
             error_col=read.error,
-            known_col=KNOWN_COLUMN if KNOWN_COLUMN in frame.columns else None,
+            # a FHIR or HL7 v2 record carries its own identifiers (a JSONL source's known_phi
+            # column is for reports)
+            known_col=KNOWN_COLUMN
+            if KNOWN_COLUMN in frame.columns and job.text_format == "text"
+            else None,
             privacy=c.privacy,
             phi_cols=spec.phi_columns,
+            text_format=job.text_format,
         )
 
     def spark_report(self, written, id_column: str, rows_in: int) -> RunReport:

@@ -25,13 +25,16 @@ def resolve_key_and_options(
     flags: Mapping[str, Any] | None = None,
     policy: Path | None = None,
     option_values: Mapping[str, Any] | None = None,
+    key_wanted: bool = False,
 ) -> tuple[bytes | None, DeidOptions]:
     """The key and the DeidOptions of a run, for `deidentify` and `deidentify-spark` alike, so
     that both read the key the same way: `--key-file`, else MEDDOCAN_DEID_KEY, else
     `--random-key`; never a command-line value. The options, in order: `flags` (DeidOptions
     fields by name; `keep_kinship` and `extra_patterns` set over the policy's unless None),
     the tag table's names, the policy, then `option_values` (the `--option NAME=VALUE` items,
-    `deid.options.parse_options`: checked against DeidOptions and set last). Raises RunError
+    `deid.options.parse_options`: checked against DeidOptions and set last). `key_wanted`: the
+    key is read even when no label uses the surrogate operator (FHIR and HL7 v2 ids, hashes and
+    date offsets are keyed in every mode; the run says which file lacks it). Raises RunError
     with a one-line reason."""
     flags = dict(flags or {})
     try:
@@ -45,7 +48,7 @@ def resolve_key_and_options(
     # the key is needed only when some label uses the surrogate operator
     uses_surrogate = needs_key(mode, run_policy.apply() if run_policy is not None else None)
     key = None
-    if uses_surrogate:
+    if uses_surrogate or key_wanted:
         if random_key and key_file is not None:
             raise RunError("give either --key-file or --random-key, not both")
         if random_key:
@@ -55,7 +58,7 @@ def resolve_key_and_options(
                 key = load_key(key_file)
             except DeidKeyError as err:
                 raise RunError(str(err)) from None
-            if key is None:
+            if key is None and uses_surrogate:
                 raise RunError(
                     "surrogate mode needs a key: --key-file FILE or the environment variable "
                     "MEDDOCAN_DEID_KEY (or --random-key for a throwaway key)"

@@ -1,13 +1,14 @@
 """What every format shares: `Format` (how the registry describes a source and its sink),
-`Item` (one report of an input, as sources yield it), file names for ids, the extra a format
-needs, the Spark source's columns and input (`SparkColumns`, `SparkInput`) and its sink
-(`SparkSink`), and DocumentError. Messages name files and problems, never text."""
+`Item` (one report of an input, as sources yield it), `Interchange` (a format de-identified whole
+and written back in its own form), file names for ids, the extra a format needs, the Spark
+source's columns and input (`SparkColumns`, `SparkInput`) and its sink (`SparkSink`), and
+DocumentError. Messages name files and problems, never text."""
 
 import hashlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..deid.records import Record
@@ -17,8 +18,9 @@ SAFE_ID = re.compile(r"[^A-Za-z0-9._-]")
 MAX_ID_CHARS = 120
 PAGE_BREAK = "\n\n"  # between the pages of a PDF and the parts of a .docx: a paragraph boundary
 # what a format holds: one report (text), reports one per line (reports), one report in a
-# document with its own layout (document), rows with named columns (table), files (folder)
-KINDS = ("text", "reports", "document", "table", "folder")
+# document with its own layout (document), rows with named columns (table), files (folder),
+# records exchanged between systems, written back in their own form (interchange)
+KINDS = ("text", "reports", "document", "table", "folder", "interchange")
 
 
 class DocumentError(InputError):
@@ -38,7 +40,9 @@ class Format:
     - reports, folder: `items(path, encoding, ...) -> Iterator[Item]` (the source; the sink is
       the output folder of `.txt` and `.ann`, engine/output.py); reports may also be a table
       (`open_table`) when its columns are named;
-    - text: `read_text` decodes one report.
+    - text: `read_text` decodes one report;
+    - interchange: `interchange` (an `Interchange`): each file is de-identified whole and
+      written back in its format under its own name.
 
     On Spark (`deidentify-spark`, the engine's Run): `spark_source(spark, path, columns)` reads
     the input as a DataFrame (`SparkInput`); `spark_sink` writes the output folder with Spark's
@@ -56,6 +60,7 @@ class Format:
     items: Callable | None = None
     spark_source: Callable[..., "SparkInput"] | None = None
     spark_sink: "SparkSink | None" = None
+    interchange: "Interchange | None" = None
 
     def missing(self) -> str | None:
         """Why this format cannot be read here (a library of its extra is not installed), or
@@ -70,6 +75,22 @@ class Format:
                     f"pip install 'meddocan-deid[{self.extra}]'"
                 )
         return None
+
+
+@dataclass(frozen=True)
+class Interchange:
+    """A format whose files are de-identified whole and written back in their own form (FHIR
+    JSON, HL7 v2 messages): `sniff(path)`, whether a file holds it by its content;
+    `load_rules(path)`, its rule set from a JSON file (None: the shipped one); `policy_key`, the
+    policy's entry of its rules; `rewriter(deidentifier, key, rules)`, the run's one rewriter, whose
+    `collect(text, where)` sees every file of the run first (what it keeps across files) and
+    `rewrite(text, where) -> (text, PHI per label)` gives one file back (InputError, or any
+    error of a malformed file: that file fails by name)."""
+
+    sniff: Callable[[Path], bool]
+    load_rules: Callable[..., list]
+    policy_key: str
+    rewriter: Callable[..., Any]
 
 
 @dataclass(frozen=True)
@@ -133,6 +154,7 @@ class Item:
         False  # not_read because of its kind: the exit code says so unless asked to skip
     )
     document: str | None = None  # the name of its document format: its text is extracted
+    interchange: str | None = None  # the name of its interchange format: written back whole
 
 
 def safe_stem(raw_id: str) -> str:
@@ -156,3 +178,15 @@ def document_item(
     if folder:
         return Item(where, safe_stem(where), where=where, unsupported=True, not_read=problem)
     return Item(rid, stem, where=where, error=f"{where}: {problem}")
+
+
+def interchange_item(rid: str, where: str, path: Path, fmt: Format, *, folder: bool) -> Item:
+    """A FHIR or HL7 v2 file, written back whole under its own relative path `where` (each
+    part made safe: its item's stem); without its extra, as `document_item`."""
+    name = "/".join(safe_stem(part) for part in PurePosixPath(where).parts)
+    problem = fmt.missing()
+    if problem is None:
+        return Item(rid, name, path=path, where=where, interchange=fmt.name)
+    if folder:
+        return Item(where, safe_stem(where), where=where, unsupported=True, not_read=problem)
+    return Item(rid, name, where=where, error=f"{where}: {problem}")

@@ -1,5 +1,6 @@
 """FHIR R4 JSON (a Bundle, a single resource, or NDJSON bulk export): a source and sink that
-writes FHIR back, de-identified.
+writes FHIR back, de-identified. In a run (engine/interchange.py) each file is an item: every
+file is `collect_text`-ed first, then `rewrite`-n; the service and Spark use the same rewriter.
 
 Structured elements follow a rule set (data: `formats/data/fhir_rules.json`, or a JSON file of
 the same shape given as `rules`), a list of `{"path", "action", ...}`:
@@ -28,20 +29,27 @@ import hashlib
 import hmac
 import json
 import re
+from collections import Counter
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 
-from ..deid.deidentifier import Deidentifier
 from ..deid.keys import Keyed, as_key
 from ..deid.surrogates.dates import offset_for
-from ..errors import DeidKeyError, InputError
-from ..pipeline.loading import load_model
-from .base import Format
+from ..errors import DeidKeyError
+from .base import Format, Interchange
+from .fhir_rules import ACTIONS, RULES_FILE, FhirError, Rule, load_rules, parse_rules
 
-RULES_FILE = Path(__file__).parent / "data" / "fhir_rules.json"
-ACTIONS = ("redact", "surrogate", "hash", "shift_date")
+__all__ = [
+    "ACTIONS",
+    "RULES_FILE",
+    "FhirDeidentifier",
+    "FhirError",
+    "Rule",
+    "load_rules",
+    "parse_rules",
+]
+
 SUFFIXES = (".json", ".ndjson", ".fhir.json")
 DATE = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2})(T[0-9:.]+(?:Z|[+-]\d{2}:\d{2})?)?)?)?$")
 # keys whose strings are codes or links, never dates or free text
@@ -52,71 +60,55 @@ HASH_CHARS = 16
 MAX_ATTEMPTS = 8  # keyed attempts at a surrogate that holds no known word
 
 
-class FhirError(InputError):
-    """FHIR input that cannot be read (the message names the file and the problem)."""
-
-
-@dataclass(frozen=True)
-class Rule:
-    resource: str  # a resource type, or "*"
-    element: str  # a top-level element, or "**" (every date)
-    action: str
-    labels: Mapping[str, str] = field(default_factory=dict)
-    by_system: Mapping[str, str] = field(default_factory=dict)
-
-
-def load_rules(path: Path | str | None = None) -> list[Rule]:
-    """The rule set of `path` (JSON: a list of rules, or an object with a `fhir_rules` list),
-    the shipped one when None. Raises FhirError naming the file and the bad rule."""
-    source = Path(path) if path is not None else RULES_FILE
-    try:
-        data = json.loads(source.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
-        raise FhirError(f"{source}: cannot read the FHIR rules ({type(err).__name__})") from None
-    if isinstance(data, dict):
-        data = data.get("fhir_rules")
-    if not isinstance(data, list):
-        raise FhirError(f"{source}: the FHIR rules are not a list")
-    rules = []
-    for n, raw in enumerate(data, start=1):
-        if not isinstance(raw, dict) or not isinstance(raw.get("path"), str):
-            raise FhirError(f"{source}: rule {n} has no 'path' string")
-        action = raw.get("action")
-        if action not in ACTIONS:
-            raise FhirError(f"{source}: rule {n}: unknown action (allowed: {', '.join(ACTIONS)})")
-        if raw["path"] == "**":
-            if action != "shift_date":
-                raise FhirError(f"{source}: rule {n}: path '**' is only for shift_date")
-            resource, element = "*", "**"
-        else:
-            resource, _, element = raw["path"].partition(".")
-            if not resource or not element or "." in element:
-                raise FhirError(f"{source}: rule {n}: path is not 'Type.element' or '*.element'")
-        rules.append(
-            Rule(resource, element, action, raw.get("labels", {}), raw.get("by_system", {}))
-        )
-    return rules
-
-
 # -- reading ----------------------------------------------------------------------------------
+def parse_resources(raw: str, name: str) -> list[dict]:
+    """The top-level resources of a file's text: a Bundle or resource (JSON), or one a line
+    (NDJSON: by the name's suffix, or lines of objects). FhirError names the file (and, for
+    NDJSON, the line)."""
+    stripped = raw.strip()
+    ndjson = name.lower().endswith(".ndjson") or (
+        "\n{" in stripped and not stripped.startswith("[")
+    )
+    found: list[tuple[str, object]] = []  # (how a message names it, the parsed JSON)
+    if ndjson:
+        for n, line in enumerate(raw.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                found.append((f"line {n}", json.loads(line)))
+            except ValueError:
+                raise FhirError(f"{name}: line {n}: not valid JSON") from None
+    else:
+        try:
+            found.append(("resource 1", json.loads(stripped)))
+        except ValueError as err:
+            raise FhirError(
+                f"{name}: not valid JSON (line {getattr(err, 'lineno', '?')})"
+            ) from None
+    if not found:
+        raise FhirError(f"{name}: no FHIR resource")
+    resources: list[dict] = []
+    for where, res in found:
+        if not isinstance(res, dict) or not isinstance(res.get("resourceType"), str):
+            raise FhirError(f"{name}: {where} has no 'resourceType'")
+        resources.append(res)
+    return resources
+
+
 def read_resources(path: Path) -> list[dict]:
     """The top-level resources of a file: a Bundle or resource (JSON), or one a line (NDJSON)."""
     try:
         raw = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise FhirError(f"{path}: cannot read ({type(err).__name__})") from None
-    stripped = raw.strip()
-    try:
-        if path.suffix.lower() == ".ndjson" or ("\n{" in stripped and not stripped.startswith("[")):
-            found = [json.loads(line) for line in stripped.splitlines() if line.strip()]
-        else:
-            found = [json.loads(stripped)]
-    except ValueError as err:
-        raise FhirError(f"{path}: not valid JSON (line {getattr(err, 'lineno', '?')})") from None
-    for n, res in enumerate(found, start=1):
-        if not isinstance(res, dict) or not isinstance(res.get("resourceType"), str):
-            raise FhirError(f"{path}: resource {n} has no 'resourceType'")
-    return found
+    return parse_resources(raw, str(path))
+
+
+def dump_resources(resources: list[dict], name: str) -> str:
+    """A file's resources written back: one a line for NDJSON (or several), else indented."""
+    if name.lower().endswith(".ndjson") or len(resources) > 1:
+        return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in resources)
+    return json.dumps(resources[0], ensure_ascii=False, indent=2) + "\n"
 
 
 def is_fhir(path: Path) -> bool:
@@ -183,6 +175,21 @@ class FhirDeidentifier:
         )
         self.known: dict[str, dict[str, list[str]]] = {}  # patient id -> label -> values
         self.staff: dict[str, list[str]] = {}  # practitioners, organisations: for every text
+        self.per_label: Counter = Counter()  # values replaced per label (structured and text)
+
+    # a run's files (the Run, the service, Spark): every file collected first, then rewritten
+    def collect_text(self, text: str, where: str) -> None:
+        """The known PHI of a file's resources (FhirError naming `where`)."""
+        for res in parse_resources(text, where):
+            self.collect(res)
+
+    def rewrite(self, text: str, where: str) -> tuple[str, dict[str, int]]:
+        """A file's text de-identified, in its form (JSON or NDJSON), and the values replaced
+        per label (FhirError naming `where`)."""
+        resources = parse_resources(text, where)
+        self.per_label = Counter()
+        out = [self.resource(res) for res in resources]
+        return dump_resources(out, where), dict(self.per_label)
 
     # known PHI: the values the rules replace, per patient
     def collect(self, resource: dict) -> None:
@@ -283,6 +290,7 @@ class FhirDeidentifier:
 
     def _value(self, rule: Rule, label: str, value: str, pid: str | None) -> str:
         if rule.action == "hash":
+            self.per_label[label] += 1
             return self._digest("value", value)
         return self.surrogate(value, label, pid, self.known_phi(pid))
 
@@ -292,6 +300,7 @@ class FhirDeidentifier:
         the next keyed attempt, so that no known value is left anywhere by chance."""
         if not value.strip():
             return value
+        self.per_label[label] += 1
         avoid = {w for values in known.values() for v in values for w in _words(v)}
         avoid |= _words(value)
         new = value
@@ -370,11 +379,12 @@ class FhirDeidentifier:
         if not text.strip():
             return text
         known = {label: list(values) for label, values in known.items()}
-        out = self.deid.deidentify(text, patient_id=pid or "-", known_phi=known).text
+        result = self.deid.deidentify(text, patient_id=pid or "-", known_phi=known)
         known_words = {w for values in known.values() for v in values for w in _words(v)}
-        if _words(out) & known_words & _words(text):
-            out = self.structured.deidentify(text, patient_id=pid or "-", known_phi=known).text
-        return out
+        if _words(result.text) & known_words & _words(text):
+            result = self.structured.deidentify(text, patient_id=pid or "-", known_phi=known)
+        self.per_label.update(r.label for r in result.replacements)
+        return result.text
 
     def _free_text(self, node, pid, parent_key: str = "") -> None:
         if isinstance(node, list):
@@ -485,10 +495,7 @@ def deidentify_paths(
         out = [fhir_deid.resource(res) for res in resources]
         dest = output / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
-        if src.suffix.lower() == ".ndjson" or len(out) > 1:
-            dest.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out), "utf-8")
-        else:
-            dest.write_text(json.dumps(out[0], ensure_ascii=False, indent=2) + "\n", "utf-8")
+        dest.write_text(dump_resources(out, src.name), "utf-8")
         written.append((src, dest))
     return written
 
@@ -509,32 +516,18 @@ def validate(resource: dict) -> None:
         ) from None
 
 
-# its own kind: read and written back as FHIR by `run` (no suffix: .json is found by content)
-FORMAT = Format(name="fhir", kind="resources", modules=("lxml",), extra="fhir")
+def rewriter(deidentifier, key=None, rules: list[Rule] | None = None) -> FhirDeidentifier:
+    """The run's FHIR rewriter (DeidKeyError without a key); `key`: the run's (a
+    Deidentifier whose mode needs none keeps none)."""
+    return FhirDeidentifier(deidentifier, key=key, rules=rules)
 
 
-def run(config, rules_path: Path | None = None, nlp=None) -> list[tuple[Path, Path]]:
-    """`meddocan-deid deidentify --input-format fhir`: the run's INPUT (a FHIR file or a folder
-    of mixed files, FHIR recognised by content) de-identified into OUTPUT as FHIR, with the
-    run's model, mode, key and options. Raises FhirError (or DeidKeyError) naming the problem."""
-
-    problem = FORMAT.missing()
-    if problem is not None:
-        raise FhirError(problem)
-    inp, output = Path(config.input), Path(config.output)
-    if not inp.exists():
-        raise FhirError(f"{inp}: input not found")
-    if inp.is_dir() and (
-        output.resolve() == inp.resolve() or inp.resolve() in output.resolve().parents
-    ):
-        raise FhirError(f"{output}: the output folder must not be inside the input folder")
-    if config.key is None:
-        raise DeidKeyError(
-            "FHIR de-identification needs a key (ids, hashes, date offsets): --key-file, "
-            "MEDDOCAN_DEID_KEY or --random-key"
-        )
-    rules = load_rules(rules_path)
-    if nlp is None:
-        nlp = load_model(config.model, config.privacy)
-    deid = Deidentifier(nlp, config.mode, key=config.key, options=config.options)
-    return deidentify_paths([inp], output, FhirDeidentifier(deid, key=config.key, rules=rules))
+# a .json file is FHIR where its content is (`is_fhir`); the registry's lookup checks it
+FORMAT = Format(
+    name="fhir",
+    kind="interchange",
+    suffixes=(".json", ".ndjson"),
+    modules=("lxml",),
+    extra="fhir",
+    interchange=Interchange(is_fhir, load_rules, "fhir_rules", rewriter),
+)

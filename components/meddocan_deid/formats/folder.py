@@ -1,13 +1,14 @@
 """A folder of reports (searched recursively, sorted): a source whose items are its files, each
 read by the format its suffix names (`find`, the registry's lookup); the sink mirrors its
-relative paths in the output folder. A text or document file is a report; any other file, a
+relative paths in the output folder. A text or document file is a report, a FHIR or HL7 v2 file
+(by its content) an interchange file written back whole under its name; any other file, a
 hidden file or folder (listed once, not entered) and a link to a folder (not followed: rglob
 does not, so a link loop ends) is an item that is not read, with its reason."""
 
 from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 
-from .base import Format, Item, document_item, safe_stem
+from .base import Format, Item, document_item, interchange_item, safe_stem
 
 
 def items(
@@ -34,7 +35,7 @@ def items(
         if p.is_dir():
             continue
         fmt = find(p)
-        if fmt is None or fmt.kind not in ("text", "document"):
+        if fmt is None or fmt.kind not in ("text", "document", "interchange"):
             kind = p.suffix.lower() or "no extension"
             hint = (
                 "a table: run it alone with --id-column and --text-column"
@@ -58,6 +59,8 @@ def items(
         stem = "/".join(safe_stem(part) for part in PurePosixPath(rid).parts)
         if fmt.kind == "document":
             yield document_item(rid, stem, p, where, fmt, folder=True)
+        elif fmt.kind == "interchange":
+            yield interchange_item(rid, where, p, fmt, folder=True)
         else:
             yield Item(rid, stem, path=p, where=where)
 

@@ -1,5 +1,7 @@
 """HL7 v2 messages (`.hl7`: segments separated by `\\r`, one or many messages a file, or
-MLLP-framed): a source and sink that writes the messages back, de-identified.
+MLLP-framed): a source and sink that writes the messages back, de-identified. In a run
+(engine/interchange.py) each file is an item (`rewrite`: a broken message fails its file, by
+number); the service and Spark use the same rewriter.
 
 Parsed with the `hl7` package (the `hl7` extra): small and pure Python, it keeps each message's
 own encoding characters and gives the message back byte for byte from its containers, with
@@ -17,61 +19,37 @@ narrative dates). OBX-5 text values (TX, ST, FT) and NTE-3 comments go through t
 with the message's PID and NK1 values (and the staff's names) as known PHI.
 """
 
-import json
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections import Counter
 from pathlib import Path
 
-from ..deid.deidentifier import Deidentifier
-from ..errors import DeidKeyError, InputError
-from ..pipeline.loading import load_model
-from .base import Format
+from .base import Format, Interchange
 from .fhir import FhirDeidentifier, shift_date
+from .hl7v2_rules import (
+    ACTIONS,
+    FIELD_NAME,
+    RULES_FILE,
+    FieldRule,
+    Hl7Error,
+    load_rules,
+    parse_rules,
+)
 
-RULES_FILE = Path(__file__).parent / "data" / "hl7v2_rules.json"
-ACTIONS = ("redact", "surrogate", "hash", "shift_date")
+__all__ = [
+    "ACTIONS",
+    "FIELD_NAME",
+    "RULES_FILE",
+    "FieldRule",
+    "Hl7Deidentifier",
+    "Hl7Error",
+    "load_rules",
+    "parse_rules",
+]
+
 MLLP_START, MLLP_END = "\x0b", "\x1c"
-FIELD_NAME = re.compile(r"^([A-Z][A-Z0-9]{2})-(\d{1,3})$")
 TS = re.compile(r"^(\d{4})(\d{2})?(\d{2})?(\d*(?:\.\d+)?)([+-]\d{4})?$")
 TEXT_TYPES = ("TX", "ST", "FT")
 KNOWN_SEGMENTS = ("PID", "NK1")  # their values: known PHI for the message's free text
-
-
-class Hl7Error(InputError):
-    """HL7 v2 input that cannot be read (the message names the file and the problem)."""
-
-
-@dataclass(frozen=True)
-class FieldRule:
-    segment: str
-    number: int
-    action: str
-    components: Mapping[int, str] = field(default_factory=dict)
-
-
-def load_rules(path: Path | str | None = None) -> list[FieldRule]:
-    """The rule set of `path` (JSON list), the shipped one when None; Hl7Error names the rule."""
-    source = Path(path) if path is not None else RULES_FILE
-    try:
-        data = json.loads(source.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
-        raise Hl7Error(f"{source}: cannot read the HL7 rules ({type(err).__name__})") from None
-    if not isinstance(data, list):
-        raise Hl7Error(f"{source}: the HL7 rules are not a list")
-    rules = []
-    for n, raw in enumerate(data, start=1):
-        m = FIELD_NAME.match(str(raw.get("field", ""))) if isinstance(raw, dict) else None
-        if m is None:
-            raise Hl7Error(f"{source}: rule {n}: 'field' is not like 'PID-5'")
-        if raw.get("action") not in ACTIONS:
-            raise Hl7Error(f"{source}: rule {n}: unknown action (allowed: {', '.join(ACTIONS)})")
-        try:
-            components = {int(k): str(v) for k, v in raw.get("components", {}).items()}
-        except (AttributeError, ValueError):
-            raise Hl7Error(f"{source}: rule {n}: 'components' is not number -> label") from None
-        rules.append(FieldRule(m.group(1), int(m.group(2)), raw["action"], components))
-    return rules
 
 
 # -- reading and writing files ----------------------------------------------------------------
@@ -118,6 +96,33 @@ class Hl7Deidentifier(FhirDeidentifier):
     def __init__(self, deidentifier, *, key=None, rules: list[FieldRule] | None = None):
         super().__init__(deidentifier, key=key, rules=[])
         self.field_rules = rules if rules is not None else load_rules()
+
+    # a run's files: a message's known PHI is its own, so nothing is kept across files
+    def collect_text(self, text: str, where: str) -> None:
+        """Nothing to collect: each message names its patient (Hl7Error naming `where` for a
+        file that does not split into messages)."""
+        try:
+            split_messages(text)
+        except Hl7Error as err:
+            raise Hl7Error(f"{where}: {err}") from None
+
+    def rewrite(self, text: str, where: str) -> tuple[str, dict[str, int]]:
+        """A file's messages de-identified, in its framing, and the values replaced per label
+        (Hl7Error naming `where` and the message)."""
+        self.per_label = Counter()
+        try:
+            messages, framed = split_messages(text)
+        except Hl7Error as err:
+            raise Hl7Error(f"{where}: {err}") from None
+        if not messages:
+            raise Hl7Error(f"{where}: no HL7 v2 message (no MSH segment)")
+        out = []
+        for n, message in enumerate(messages, start=1):
+            try:
+                out.append(self.message(message))
+            except Hl7Error as err:
+                raise Hl7Error(f"{where}: message {n}: {err}") from None
+        return join_messages(out, framed), dict(self.per_label)
 
     def message(self, text: str) -> str:
         """One message (segments separated by `\\r`) de-identified."""
@@ -187,6 +192,7 @@ class Hl7Deidentifier(FhirDeidentifier):
                         value = msg.unescape(comps[number - 1])
                         if rule.action == "hash":
                             new = self._digest("value", value)
+                            self.per_label[label] += 1
                         else:
                             new = self.surrogate(value, label, pid, known)
                         comps[number - 1] = msg.escape(new)
@@ -258,26 +264,18 @@ def is_hl7(path: Path) -> bool:
     return head.lstrip(b"\x0b").startswith(b"MSH")
 
 
-def run(config, rules_path: Path | None = None, nlp=None) -> list[tuple[Path, Path]]:
-    """`meddocan-deid deidentify --input-format hl7v2`: INPUT's messages into OUTPUT."""
-
-    problem = FORMAT.missing()
-    if problem is not None:
-        raise Hl7Error(problem)
-    inp, output = Path(config.input), Path(config.output)
-    if not inp.exists():
-        raise Hl7Error(f"{inp}: input not found")
-    if config.key is None:
-        raise DeidKeyError(
-            "HL7 v2 de-identification needs a key (hashes, date offsets): --key-file, "
-            "MEDDOCAN_DEID_KEY or --random-key"
-        )
-    rules = load_rules(rules_path)
-    if nlp is None:
-        nlp = load_model(config.model, config.privacy)
-    deid = Deidentifier(nlp, config.mode, key=config.key, options=config.options)
-    return deidentify_paths([inp], output, Hl7Deidentifier(deid, key=config.key, rules=rules))
+def rewriter(deidentifier, key=None, rules: list[FieldRule] | None = None) -> Hl7Deidentifier:
+    """The run's HL7 v2 rewriter (DeidKeyError without a key); `key`: the run's (a
+    Deidentifier whose mode needs none keeps none)."""
+    return Hl7Deidentifier(deidentifier, key=key, rules=rules)
 
 
-# its own kind, as FHIR: read and written back as messages by `run`
-FORMAT = Format(name="hl7v2", kind="messages", suffixes=(), modules=("hl7",), extra="hl7")
+# a file of another suffix is HL7 where its content starts with MSH, with --input-format hl7v2
+FORMAT = Format(
+    name="hl7v2",
+    kind="interchange",
+    suffixes=(".hl7",),
+    modules=("hl7",),
+    extra="hl7",
+    interchange=Interchange(is_hl7, load_rules, "hl7_rules", rewriter),
+)

@@ -3,7 +3,8 @@ sink, formats/base.py). A new format is a module with a `FORMAT` and a line here
 
 Lookups: `get(name)`, `find(path)` (by the file's suffix, any case), `document_kind(path)` and
 `table_format(path)` (the name of a document or table format, else None; a `.jsonl` file holds
-reports and is a table only when its columns are named), `describe()` (what an input may be),
+reports and is a table only when its columns are named), `finder(input_format)` (the lookup of
+a run: a FHIR or HL7 v2 file by its content), `describe()` (what an input may be),
 `spark_input(path)` and `spark_formats(kind)` (the formats Spark reads and writes).
 """
 
@@ -25,6 +26,32 @@ def get(name: str) -> Format:
 def find(path) -> Format | None:
     """The format of a file by its suffix (any case), or None."""
     return BY_SUFFIX.get(Path(path).suffix.lower())
+
+
+def interchange_names() -> list[str]:
+    """The formats read whole and written back in their own form (fhir, hl7v2)."""
+    return [name for name, fmt in FORMATS.items() if fmt.interchange is not None]
+
+
+def finder(input_format: str = "auto"):
+    """The lookup of a file's format in a run: by suffix, an interchange format (FHIR, HL7 v2)
+    only where the file's content is of it; with `input_format` naming one, any file whose
+    content is of it, whatever its suffix."""
+    named = FORMATS[input_format].interchange if input_format != "auto" else None
+
+    def find_in_run(path) -> Format | None:
+        if named is not None and named.sniff(Path(path)):
+            return FORMATS[input_format]
+        fmt = find(path)
+        if (
+            fmt is not None
+            and fmt.interchange is not None
+            and not fmt.interchange.sniff(Path(path))
+        ):
+            return None
+        return fmt
+
+    return find_in_run
 
 
 def of_kind(kind: str) -> list[Format]:
@@ -50,7 +77,8 @@ def describe() -> str:
     """What an input may be, for messages."""
     return (
         f"a {suffix_list('text')} file, a document ({suffix_list('document')}), a table "
-        f"({suffix_list('table')}), a folder or a {suffix_list('reports')} file"
+        f"({suffix_list('table')}), a folder, a {suffix_list('reports')} file, FHIR JSON "
+        "(.json, .ndjson) or HL7 v2 messages (.hl7)"
     )
 
 

@@ -18,29 +18,49 @@ from pathlib import Path
 from ..deid.records import Record
 from ..errors import InputError
 from . import registry
-from .base import DocumentError, Item, document_item, safe_stem
+from .base import DocumentError, Item, document_item, interchange_item, safe_stem
 from .encodings import decode_bytes, encoding_label
 
 # input_kind's names for the kinds of formats
-INPUT_KINDS = {"text": "txt", "reports": "jsonl", "document": "document", "table": "table"}
+INPUT_KINDS = {
+    "text": "txt",
+    "reports": "jsonl",
+    "document": "document",
+    "table": "table",
+    "interchange": "interchange",
+}
 
 
-def input_kind(path: Path) -> str:
-    """folder, jsonl, txt, document or table: the kind of the input's format."""
+def input_kind(path: Path, input_format: str = "auto") -> str:
+    """folder, jsonl, txt, document, table or interchange: the kind of the input's format
+    (`input_format`: auto, or an interchange format the input is read as, e.g. fhir)."""
     path = Path(path)
+    if input_format not in ("auto", *registry.interchange_names()):
+        raise InputError(
+            f"unknown --input-format {input_format!r} (expected auto, "
+            f"{', '.join(registry.interchange_names())})"
+        )
     if path.is_dir():
         return "folder"
     if not path.exists():
         raise InputError(f"{path}: input not found")
-    fmt = registry.find(path)
+    fmt = file_format(path, input_format)
     if fmt is None:
         raise InputError(f"{path}: expected {registry.describe()}")
     return INPUT_KINDS[fmt.kind]
 
 
-def input_format(path: Path):
+def file_format(path: Path, input_format: str = "auto"):
+    """The format an input file is read as: the named interchange format, else the registry's
+    lookup of a run (a .json file is FHIR where its content is)."""
+    if input_format != "auto":
+        return registry.get(input_format)
+    return registry.finder()(path)
+
+
+def format_of_input(path: Path, input_format: str = "auto"):
     """The registry's format of the input."""
-    return registry.get("folder") if Path(path).is_dir() else registry.find(path)
+    return registry.get("folder") if Path(path).is_dir() else file_format(path, input_format)
 
 
 def check_paths(input_path: Path, output: Path) -> None:
@@ -63,17 +83,24 @@ def extract_text(data: bytes, name: str, encoding: str = "utf-8") -> str:
     return fmt.read_text(data, encoding)
 
 
-def iter_items(input_path: Path, encoding: str = "utf-8") -> Iterator[Item]:
+def iter_items(
+    input_path: Path, encoding: str = "utf-8", input_format: str = "auto"
+) -> Iterator[Item]:
+    """The items of the input (`input_format`: auto, or an interchange format: a file is read
+    as it, a folder's files where their content is of it)."""
     input_path = Path(input_path)
-    kind = input_kind(input_path)
+    kind = input_kind(input_path, input_format)
     if kind == "table":
         raise InputError(
             f"{input_path}: a table is read with its columns named: give --id-column and "
             "--text-column (or meddocan_deid.deid.tables.deidentify_table)"
         )
-    fmt = input_format(input_path)
+    fmt = format_of_input(input_path, input_format)
     if fmt is None:
         raise InputError(f"{input_path}: expected {registry.describe()}")
+    if kind == "interchange":
+        yield interchange_item(input_path.stem, input_path.name, input_path, fmt, folder=False)
+        return
     if kind == "document":
         yield document_item(
             input_path.stem,
@@ -86,7 +113,7 @@ def iter_items(input_path: Path, encoding: str = "utf-8") -> Iterator[Item]:
         return
     if fmt.items is None:
         raise InputError(f"{input_path}: expected {registry.describe()}")
-    yield from fmt.items(input_path, encoding, registry.find)
+    yield from fmt.items(input_path, encoding, registry.finder(input_format))
 
 
 def load_item(item: Item, max_chars: int, encoding: str = "utf-8") -> Item:
@@ -100,7 +127,7 @@ def load_item(item: Item, max_chars: int, encoding: str = "utf-8") -> Item:
             item.error = f"{where}: cannot read (a broken link or not a regular file)"
             return item
         size = path.stat().st_size
-        if size > 4 * max_chars:
+        if size > 4 * max_chars and item.interchange is None:  # read whole, its texts each checked
             item.error = f"{where}: file too large ({size} bytes)"
             return item
         data = path.read_bytes()
@@ -158,17 +185,17 @@ def describe_folder(folder: Path) -> str:
     return f"{found}, no .txt"
 
 
-def count_inputs(input_path: Path) -> int:
+def count_inputs(input_path: Path, input_format: str = "auto") -> int:
     """How many reports the input holds, counted before the run (the progress bar's total).
     Raises InputError when there is none: a folder without .txt files, an empty JSONL file."""
     input_path = Path(input_path)
-    kind = input_kind(input_path)
-    if kind in ("txt", "document"):
+    kind = input_kind(input_path, input_format)
+    if kind in ("txt", "document", "interchange"):
         return 1
     if kind == "table":
         list(iter_items(input_path))  # raises the InputError that says how to read a table
     if kind == "folder":
-        items = list(iter_items(input_path))
+        items = list(iter_items(input_path, input_format=input_format))
         n = len(items)
         if not any(item.not_read is None for item in items):
             extra = next(

@@ -1,7 +1,8 @@
 """`create_app(settings, nlp=None)`: the FastAPI app of the de-identification service.
 
-Routes (service/routes/, one module a concern): POST /deidentify, /deidentify/table and
-/analyze (also Presidio analyzer's request and answer), GET /metrics (Prometheus): these
+Routes (service/routes/, one module a concern): POST /deidentify, /deidentify/table,
+/deidentify/fhir, /deidentify/hl7v2 and /analyze (also Presidio analyzer's request and
+answer), GET /metrics (Prometheus): these
 need `Authorization: Bearer <token>` with a token of the server's token file (the OpenAPI
 schema declares the scheme: /docs has an Authorize button). GET /health, /ready, / (a page
 to try it, in English or Spanish), /docs and /redoc (OpenAPI, their files served from
@@ -25,7 +26,7 @@ from .engine import Engine
 from .guard import DOCS_ASSETS, Guard
 from .metrics import Metrics
 from .problems import add_handlers
-from .routes import analyze, deidentify, docs, page, status
+from .routes import analyze, deidentify, docs, interchange, page, status
 from .routes.common import State
 from .settings import ServiceSettings, check_settings, settings_from_env
 
@@ -67,6 +68,7 @@ def create_app(settings: ServiceSettings, nlp: Any = None) -> FastAPI:
     for router in (
         docs.router,
         deidentify.router,
+        interchange.router,
         analyze.router,
         status.router,
         status.protected,

@@ -43,6 +43,7 @@ from ..deid.tables import TableSettings, TableSpec, check_columns, deidentify_lo
 from ..engine.report import RunReport
 from ..entity_scores import ScoredFound, scored_sources
 from ..errors import InputError, RunError, ServiceError
+from ..formats import registry
 from ..formats.memory import RowsTable
 from ..pipeline.loading import load_model, pin_loaded_objects, release_loaded_objects
 from .problems import problem
@@ -328,6 +329,51 @@ class Engine:
         report.add_table(table, spec, status, per_label, table.name)
         report.seconds = time.time() - start
         return table.result(updates, status, spec.status_column), report
+
+    def interchange(
+        self,
+        name: str,
+        text: str,
+        mode: str,
+        options: DeidOptions,
+        privacy: str,
+        deadline: float | None = None,
+    ) -> tuple[str, RunReport]:
+        """A FHIR or HL7 v2 text (`name`: fhir, hl7v2) de-identified by the format's rewriter, as
+        the Run does a file of it (the rules: the request policy's, else the shipped ones), and
+        its run report (one input, the values replaced per label). 422 naming the field for
+        input the format cannot read or without the server's key. The pipeline is held for the
+        whole text."""
+        interchange = registry.get(name).interchange
+        if interchange is None:
+            raise ValueError(f"{name} is not an interchange format")
+        deidentifier = self.configured(mode, options)
+        field = "resource" if name == "fhir" else "message"
+        rules = getattr(options.policy, interchange.policy_key, None) if options.policy else None
+        try:
+            rewriter = interchange.rewriter(
+                deidentifier, key=self._key, rules=list(rules) if rules is not None else None
+            )
+        except DeidKeyError:
+            raise field_error(
+                ("mode",), f"{name} needs the server's key (start it with --key-file)"
+            ) from None
+        start = time.time()
+        with self._pipeline(privacy, True, deadline):
+            try:
+                rewriter.collect_text(text, field)
+                out, per_label = rewriter.rewrite(text, field)
+            except InputError as err:
+                raise field_error((field,), str(err).removeprefix(f"{field}: ")) from None
+            except (TypeError, AttributeError, KeyError, IndexError, ValueError) as err:
+                raise field_error(
+                    (field,), f"cannot be de-identified as {name} ({type(err).__name__})"
+                ) from None
+        report = self.report(mode, name)
+        report.counts = dict(read=1, written=1, skipped=0, failed=0, empty=0, not_read=0)
+        report.phi_per_label = per_label
+        report.seconds = time.time() - start
+        return out, report
 
     def texts_report(self, mode: str, results: Sequence[DeidResult]) -> RunReport:
         """The run report of a request's texts, each de-identified (a failure is the

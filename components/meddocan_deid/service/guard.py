@@ -16,7 +16,16 @@ PUBLIC = frozenset(
 # Swagger UI's and ReDoc's files, from the fastapi-offline package (no CDN): public as the docs
 DOCS_ASSETS = "/docs/assets"
 # the routes that need `Authorization: Bearer <token>`
-PROTECTED = frozenset({"/deidentify", "/deidentify/table", "/analyze", "/metrics"})
+PROTECTED = frozenset(
+    {
+        "/deidentify",
+        "/deidentify/table",
+        "/deidentify/fhir",
+        "/deidentify/hl7v2",
+        "/analyze",
+        "/metrics",
+    }
+)
 ROUTES = PROTECTED | PUBLIC | {DOCS_ASSETS}
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 

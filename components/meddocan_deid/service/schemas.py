@@ -193,6 +193,50 @@ class TableResponse(BaseModel):
     )
 
 
+class FhirRequest(Options):
+    """A FHIR R4 resource or Bundle, de-identified as `meddocan-deid deidentify` does a FHIR
+    file (the rules: the policy's `fhir_rules` given inline, else the shipped ones)."""
+
+    resource: dict[str, Any] = Field(
+        ..., description="A FHIR R4 resource or Bundle (JSON), with its resourceType."
+    )
+    mode: Mode | None = Field(
+        None, description="tag, mask, redact or surrogate (default: the server's)."
+    )
+
+
+class Hl7Request(Options):
+    """HL7 v2 messages, de-identified as `meddocan-deid deidentify` does an .hl7 file (the
+    rules: the policy's `hl7_rules` given inline, else the shipped ones)."""
+
+    message: str = Field(
+        ...,
+        description="One or more messages, segments separated by \\r (MLLP framing kept).",
+    )
+    mode: Mode | None = Field(
+        None, description="tag, mask, redact or surrogate (default: the server's)."
+    )
+
+    @field_validator("message")
+    @classmethod
+    def _message(cls, value):
+        return check_text(value)
+
+
+class FhirResponse(BaseModel):
+    mode: str
+    privacy: str
+    resource: dict[str, Any] = Field(..., description="The resource de-identified, as FHIR.")
+    phi_per_label: dict[str, int] = Field(..., description="The values replaced per label.")
+
+
+class Hl7Response(BaseModel):
+    mode: str
+    privacy: str
+    message: str = Field(..., description="The messages de-identified, in their framing.")
+    phi_per_label: dict[str, int] = Field(..., description="The values replaced per label.")
+
+
 class AnalyzeRequest(Options):
     """Also Presidio analyzer's request body: {"text", "language"} (+ entities, score_threshold,
     allow_list, allow_list_match, regex_flags, return_decision_process, context, correlation_id),

@@ -8,6 +8,14 @@
 the row failed), `phi` (array of struct<label, start, end>, offsets in the ORIGINAL text)
 and `status` (`ok` or `failed: <reason>`, never text). One output row per input row.
 
+A column of FHIR JSON or of HL7 v2 messages (`text_format="fhir"` or `"hl7v2"`) is
+de-identified by its format's rewriter, the one the CLI's run writes their files with
+(formats/fhir.py, formats/hl7v2.py): `deid_text` is the resource or the messages written back,
+`phi` is empty (the values replaced are not spans of the input), and a row its format cannot
+read fails with the reason. Each row is one file of the CLI: its structured values are the
+known PHI of its own texts (a Bundle carries its patient); ids, references and date offsets
+are keyed, the same across rows and as the CLI's. A key is needed in every mode.
+
 PHI columns (`phi_cols={"nombre": "NOMBRE_SUJETO_ASISTENCIA"}`) are de-identified in place
 (as strings; null when the row failed) with the run's operator, each cell one span of its
 label in the row's scope (deid/tables.py `deidentify_cell`), and their values are known
@@ -32,11 +40,14 @@ from pathlib import Path
 from ..constants import DEFAULT_MODEL, LABELS
 from ..deid.deidentifier import Deidentifier
 from ..deid.gazetteer import ENV_GAZETTEER, resolve_folder
+from ..deid.keys import as_key
 from ..deid.known_phi import KnownPhiError, merge_known, validate_known_phi
 from ..deid.options import DeidOptions
 from ..deid.policy import PRIVACY_LEVELS
 from ..deid.records import Record
 from ..deid.tables import cell_text, deidentify_cell, known_of
+from ..errors import InputError
+from ..formats import registry
 from ..pipeline.loading import load_model, pin_loaded_objects
 
 DEID_TEXT_COL = "deid_text"
@@ -138,6 +149,7 @@ class _Columns:
     phi: tuple[tuple[str, str], ...] = ()
     phi_to_text: bool = True
     drop: tuple[str, ...] = ()
+    text_format: str = "text"  # or an interchange format: the text is a FHIR resource, messages
 
 
 def _phi_cells(pdf, cols: _Columns) -> tuple[list[list[tuple[str, str, str]]], list[str | None]]:
@@ -256,7 +268,29 @@ def _deid_phi_cells(records, cells, status, deidentifier: Deidentifier) -> dict[
     return new
 
 
-def _process(pdf, deidentifier: Deidentifier, batch_size, cols: _Columns):
+def _rewrite_rows(records, status, deid, deidentifier: Deidentifier, key, cols: _Columns):
+    """The rows of an interchange column, each rewritten whole by its format's rewriter (a
+    fresh one a row: a row is one file; the rules the policy's, else the shipped ones)."""
+    interchange = registry.get(cols.text_format).interchange
+    assert interchange is not None
+    policy = deidentifier.options.policy
+    rules = getattr(policy, interchange.policy_key, None) if policy is not None else None
+    rules = list(rules) if rules is not None else interchange.load_rules(None)
+    for i, record in enumerate(records):
+        if record is None:
+            continue
+        try:
+            rewriter = interchange.rewriter(deidentifier, key=key, rules=rules)
+            rewriter.collect_text(record.text, cols.text)
+            deid[i] = rewriter.rewrite(record.text, cols.text)[0]
+            status[i] = "ok"
+        except Exception as err:  # noqa: BLE001 - a malformed row fails, never the batch
+            # the format's own message names the column and the problem, never a value
+            reason = str(err) if isinstance(err, InputError) else type(err).__name__
+            status[i] = f"failed: {reason}"
+
+
+def _process(pdf, deidentifier: Deidentifier, batch_size, cols: _Columns, key=None):
     n = len(pdf)
     deid: list[str | None] = [None] * n
     phi: list[list] = [[] for _ in range(n)]
@@ -269,6 +303,9 @@ def _process(pdf, deidentifier: Deidentifier, batch_size, cols: _Columns):
         for i, reason in enumerate(reasons):
             if reason is not None:
                 status[i] = f"failed: {reason}"
+        if cols.text_format != "text":
+            _rewrite_rows(records, status, deid, deidentifier, key, cols)
+            todo = []
         results = deidentifier.deidentify_records((r for _, r in todo), batch_size=batch_size)
         for (i, _r), res in zip(todo, results):  # exactly one result per record, in order
             status[i] = res.status
@@ -313,7 +350,7 @@ def _partition_fn(
             options=_executor_options(options, gazetteer_file),
         )
         for pdf in batches:
-            yield _process(pdf, deidentifier, batch_size, cols)
+            yield _process(pdf, deidentifier, batch_size, cols, key)
 
     return fn
 
@@ -366,6 +403,7 @@ def deidentify_dataframe(
     privacy: str | None = None,
     phi_cols: Mapping[str, str] | None = None,
     phi_to_text: bool = True,
+    text_format: str = "text",
 ):
     """De-identify the `text_col` of every row of `df` (a Spark DataFrame).
 
@@ -380,9 +418,11 @@ def deidentify_dataframe(
     same patient; it never goes to the output (it is PHI). privacy: the pipeline's privacy
     level, "balanced" or "high" (None: the policy's, else the model's). phi_cols: column ->
     MEDDOCAN label of columns of identifiers, de-identified in place (strings) and, with
-    `phi_to_text`, known identifiers of the row's text and of the patient's rows. Raises
-    ValueError at once for a bad mode, a bad policy, a bad privacy level, a missing key, a
-    missing column, an unknown label or a name clash."""
+    `phi_to_text`, known identifiers of the row's text and of the patient's rows. text_format:
+    "text" (reports), or "fhir" / "hl7v2": each text is a FHIR resource or Bundle (JSON) or HL7
+    v2 messages, rewritten whole by its format's rewriter (a key in every mode; no known or PHI
+    columns). Raises ValueError at once for a bad mode, a bad policy, a bad privacy level, a
+    missing key, a missing column, an unknown label, an unknown text format or a name clash."""
     from pyspark.sql.types import StringType, StructField, StructType, _parse_datatype_string
 
     # the mode, the operators and the key settled on the driver, as the executors will
@@ -396,6 +436,18 @@ def deidentify_dataframe(
         raise ValueError(
             f"unknown privacy level {privacy!r} (expected one of {', '.join(PRIVACY_LEVELS)})"
         )
+    if text_format not in ("text", *registry.interchange_names()):
+        raise ValueError(
+            f"unknown text format {text_format!r} (expected text, "
+            f"{', '.join(registry.interchange_names())})"
+        )
+    if text_format != "text":
+        if key is None:
+            raise ValueError(f"{text_format} needs a key (ids, hashes, date offsets)")
+        if phi_cols or known_col is not None:
+            raise ValueError(
+                f"a {text_format} column carries its own identifiers: no PHI or known column"
+            )
     spark = df.sparkSession
     columns = df.columns
     phi_cols = dict(phi_cols or {})
@@ -433,6 +485,8 @@ def deidentify_dataframe(
     if settled.needs_key:
         key_bc = spark.sparkContext.broadcast(settled.key)
         options, gazetteer_file = _ship_gazetteer(spark, options)
+    elif text_format != "text" and key is not None:  # ids, hashes, dates: keyed in every mode
+        key_bc = spark.sparkContext.broadcast(as_key(key))
     schema = StructType(
         kept
         + [
@@ -442,7 +496,14 @@ def deidentify_dataframe(
         ]
     )
     cols = _Columns(
-        id_col, text_col, patient_col, error_col, tuple(phi_cols.items()), phi_to_text, tuple(drop)
+        id_col,
+        text_col,
+        patient_col,
+        error_col,
+        tuple(phi_cols.items()),
+        phi_to_text,
+        tuple(drop),
+        text_format,
     )
     fn = _partition_fn(model, privacy, mode, key_bc, options, gazetteer_file, batch_size, cols)
     return df.mapInPandas(fn, schema)
