@@ -36,7 +36,7 @@ from ..engine import REPORT_NAME, Run, RunConfig, RunError, interchange
 from ..engine.record import plain_options
 from ..errors import InputError, OutputFullError
 from ..formats import registry
-from .options import RunOptions, option_field, recorded_params, takes_options
+from .options import ReviewLanguage, RunOptions, option_field, recorded_params, takes_options
 
 DEIDENTIFY_EPILOG = """\b
 Examples:
@@ -86,6 +86,11 @@ class BatchOptions:
         "--review",
         help="Write a static HTML review site here: originals with PHI highlighted beside the "
         "output (PHI: not inside OUTPUT).",
+    )
+    review_language: ReviewLanguage = option_field(
+        "en",
+        "--review-language",
+        help="The language the --review site reads in: en (English) or es (Spanish).",
     )
     time_limit: float | None = option_field(
         None,
@@ -228,6 +233,7 @@ def run_config(
         report_path=run.report,
         private_dir=batch.private_dir,
         review_dir=batch.review_dir,
+        review_language=ReviewLanguage(batch.review_language).value,
         encoding=batch.encoding,
         privacy=run.privacy,
         export_format=batch.export_format,

@@ -21,6 +21,7 @@ import typer
 
 from ..constants import DEFAULT_MODEL, MODES
 from ..deid.options import SETTABLE, DeidOptions, parse_options
+from ..deid.review import LANGUAGES as REVIEW_LANGUAGES
 from ..deid.tables import TableSpec, parse_phi_column
 from ..engine.settings import resolve_key_and_options
 from ..errors import RunError
@@ -30,6 +31,10 @@ DEFAULTS = DeidOptions()
 # tag, mask, redact, surrogate: the members come from MODES (mypy reads no members of it)
 Mode = Enum("Mode", {m: m for m in MODES}, type=str)  # type: ignore[misc]
 Mode.__doc__ = "The de-identification modes (meddocan_deid.MODES) as command-line choices."
+# en, es: the languages of the review site (deid/review.py); mypy reads no members, as of Mode
+ReviewLanguage = Enum(  # type: ignore[misc]
+    "ReviewLanguage", {code: code for code in REVIEW_LANGUAGES}, type=str
+)
 
 
 def option_field(default: Any, *names: str, **settings: Any) -> Any:
@@ -253,10 +258,19 @@ def takes_options(**groups: type):
     return decorate
 
 
+# options added after run reports were first recorded, with the value a run without them has
+LATER_OPTIONS: dict[str, Any] = {"option": (), "review_language": "en"}
+
+
 def recorded_params(params: dict[str, Any]) -> dict[str, Any]:
-    """The command's parameters as the run report records them: `option` only when given, so
-    that a run without it records what it recorded before the option existed."""
-    return {name: value for name, value in params.items() if name != "option" or value}
+    """The command's parameters as the run report records them: those of LATER_OPTIONS only when
+    given another value, so that a run without them records what it recorded before they
+    existed."""
+    return {
+        name: value
+        for name, value in params.items()
+        if name not in LATER_OPTIONS or (value and value != LATER_OPTIONS[name])
+    }
 
 
 def list_options() -> None:

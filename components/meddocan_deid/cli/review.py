@@ -8,6 +8,7 @@ from ..brat import BratError
 from ..deid.review import ReviewSite, StoredDataError, reports_from_folders, run_mode
 from ..engine.output import check_private_dir
 from ..errors import InputError, RunError
+from .options import ReviewLanguage
 
 
 def review_command(
@@ -19,6 +20,11 @@ def review_command(
     ),
     review_dir: Path = typer.Argument(
         ..., metavar="REVIEW_DIR", help="Where to write the review site (not inside OUTPUT)."
+    ),
+    language: ReviewLanguage = typer.Option(
+        "en",
+        "--language",
+        help="The language the site reads in: en (English) or es (Spanish).",
     ),
 ):
     """Write the review site of an earlier run from its stored files (OUTPUT and --private-dir)."""
@@ -33,7 +39,9 @@ def review_command(
             if not Path(folder).is_dir():
                 raise RunError(f"{folder}: {what} folder not found")
         check_private_dir(review_dir, output, None, "REVIEW_DIR")
-        site = ReviewSite(review_dir, mode=run_mode(output))
+        site = ReviewSite(
+            review_dir, mode=run_mode(output), language=ReviewLanguage(language).value
+        )
         for report in reports_from_folders(output, private_dir):
             site.add(report)
         index = site.close()

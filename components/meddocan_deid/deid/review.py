@@ -13,10 +13,13 @@ Pure functions (data in, HTML out) and a small writer, independent of the CLI:
 back. The pages are self-contained: no script, no network (a Content-Security-Policy
 forbids both), they open from file://. The pages are Jinja templates (deid/templates/review_*.html,
 review.css) rendered with autoescape: displaCy escapes the report text, the environment every
-other value (labels, ids, flags, notes).
+other value (labels, ids, flags, notes). The site reads in English or Spanish (`language`: "en"
+or "es"); its words are data (deid/templates/review_text.json). A failure's reason is quoted as
+the run recorded it.
 """
 
 import html
+import json
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -40,10 +43,6 @@ if TYPE_CHECKING:
 MAX_ENTITY_CHARS = 60
 MAX_ENTITY_TOKENS = 8
 MIN_REPORTS_FOR_USUAL = 10  # below this, "far from usual" means nothing
-PHI_WARNING = (
-    "These pages show protected health information (the original reports). "
-    "Keep them private; do not share this folder with the de-identified output."
-)
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
@@ -57,6 +56,21 @@ ENT_TEMPLATE = (
 )
 
 TEMPLATES = Path(__file__).parent / "templates"  # review_*.html and review.css (package data)
+# the site's words in each language it reads in, English first (the default)
+TEXTS: dict[str, dict[str, str]] = json.loads(
+    (TEMPLATES / "review_text.json").read_text(encoding="utf-8")
+)
+LANGUAGES = tuple(TEXTS)
+PHI_WARNING = TEXTS["en"]["warning"]
+
+
+def texts(language: str) -> dict[str, str]:
+    """The site's words in `language` (ValueError naming an unknown one)."""
+    if language not in TEXTS:
+        raise ValueError(
+            f"review site: unknown language {language!r} (one of {', '.join(LANGUAGES)})"
+        )
+    return TEXTS[language]
 
 
 def label_colors(labels: Sequence[str] = LABELS) -> dict[str, str]:
@@ -103,25 +117,47 @@ def _e(value) -> str:
 
 
 def report_flags(
-    report: ReviewReport, *, max_chars: int = MAX_ENTITY_CHARS, max_tokens: int = MAX_ENTITY_TOKENS
+    report: ReviewReport,
+    *,
+    max_chars: int = MAX_ENTITY_CHARS,
+    max_tokens: int = MAX_ENTITY_TOKENS,
+    language: str = "en",
 ) -> list[str]:
     """What needs a look in one report: failed, no PHI found, very long entities."""
+    t = texts(language)
     if not report.ok or report.original is None:
-        return ["failed"]
+        return [t["flag_failed"]]
     flags = []
     if not report.replacements:
-        flags.append("no PHI found")
+        flags.append(t["flag_no_phi"])
     for r in report.replacements:
         value = report.original[r.start : r.end]
         n_tokens = len(value.split())
         if len(value) > max_chars or n_tokens > max_tokens:
-            flags.append(f"long entity: {r.label} ({len(value)} chars, {n_tokens} tokens)")
+            flags.append(
+                t["flag_long_entity"].format(label=r.label, chars=len(value), tokens=n_tokens)
+            )
     return flags
 
 
-def usual_count_flags(rows: list[ReviewRow], *, min_reports: int = MIN_REPORTS_FOR_USUAL) -> None:
+def status_text(status: str, language: str = "en") -> str:
+    """A report's status in `language`: ok, empty text, or failed with the reason recorded."""
+    t = texts(language)
+    if status == "ok":
+        return t["status_ok"]
+    if status == "empty text":
+        return t["status_empty"]
+    if status.startswith("failed: "):
+        return t["status_failed"].format(reason=status[len("failed: ") :])
+    return status
+
+
+def usual_count_flags(
+    rows: list[ReviewRow], *, min_reports: int = MIN_REPORTS_FOR_USUAL, language: str = "en"
+) -> None:
     """Add a flag to rows whose count of a label (or total) is far above the run's usual:
     above mean + 3 standard deviations and at least mean + 3. Needs `min_reports` ok rows."""
+    t = texts(language)
     ok = [r for r in rows if r.status == "ok"]
     if len(ok) < min_reports:
         return
@@ -132,7 +168,8 @@ def usual_count_flags(rows: list[ReviewRow], *, min_reports: int = MIN_REPORTS_F
         limit = max(mean + 3 * statistics.pstdev(values), mean + 3)
         for row, v in zip(ok, values):
             if v > limit:
-                row.flags.append(f"many {key}: {v} (usual {mean:.1f})")
+                what = t["total"] if key == "total" else key
+                row.flags.append(t["flag_many"].format(what=what, count=v, usual=f"{mean:.1f}"))
 
 
 def _displacy(text: str, spans: list[dict], colors: dict[str, str]) -> str:
@@ -146,12 +183,12 @@ def _displacy(text: str, spans: list[dict], colors: dict[str, str]) -> str:
     )
 
 
-def _spans(report: ReviewReport, side: str) -> list[dict]:
+def _spans(report: ReviewReport, side: str, t: dict[str, str]) -> list[dict]:
     other = "out" if side == "orig" else "orig"
     spans = []
+    title = t["to_replacement"] if side == "orig" else t["to_original"]
     for i, r in enumerate(report.replacements, start=1):
         start, end = (r.start, r.end) if side == "orig" else (r.new_start, r.new_end)
-        title = "go to the replacement" if side == "orig" else "go to the original"
         spans.append(
             {
                 "start": start,
@@ -182,10 +219,15 @@ def _templates():
     return _ENV[0]
 
 
-def _render(name: str, **values) -> str:
+def _render(name: str, language: str, **values) -> str:
     from markupsafe import Markup
 
-    return _templates().get_template(name).render(csp=Markup(CSP), warning=PHI_WARNING, **values)
+    t = texts(language)
+    return (
+        _templates()
+        .get_template(name)
+        .render(csp=Markup(CSP), lang=language, t=t, warning=t["warning"], **values)
+    )
 
 
 def legend(
@@ -202,6 +244,7 @@ def render_report_page(
     mode: str | None = None,
     colors: dict[str, str] | None = None,
     index_href: str | None = "../index.html",
+    language: str = "en",
 ) -> str:
     """The page of one report: the original (PHI highlighted by label, displaCy) beside the
     de-identified text (each replacement highlighted); `#orig-<n>` and `#out-<n>` link the
@@ -212,16 +255,18 @@ def render_report_page(
 
     colors = colors or label_colors()
     counts = Counter(r.label for r in report.replacements)
+    t = texts(language)
     return _render(
         "review_page.html",
-        title=f"Review: {report.id}",
+        language,
+        title=t["page_title"].format(id=report.id),
         id=report.id,
         index_href=index_href,
-        flags=report_flags(report),
+        flags=report_flags(report, language=language),
         legend=Markup(legend(sorted(counts), colors, counts)),
         mode=mode,
-        original=Markup(_displacy(report.original, _spans(report, "orig"), colors)),
-        output=Markup(_displacy(report.output, _spans(report, "out"), colors)),
+        original=Markup(_displacy(report.original, _spans(report, "orig", t), colors)),
+        output=Markup(_displacy(report.output, _spans(report, "out", t), colors)),
     )
 
 
@@ -230,13 +275,13 @@ def page_name(report_id: str) -> str:
     return f"reports/{safe_stem(report_id)}.html"
 
 
-def summarize(report: ReviewReport, href: str | None = None) -> ReviewRow:
+def summarize(report: ReviewReport, href: str | None = None, language: str = "en") -> ReviewRow:
     return ReviewRow(
         report.id,
         href,
         report.status,
         dict(Counter(r.label for r in report.replacements)),
-        report_flags(report),
+        report_flags(report, language=language),
     )
 
 
@@ -246,13 +291,16 @@ def render_index(
     mode: str | None = None,
     colors: dict[str, str] | None = None,
     notes: Sequence[str] = (),
+    language: str = "en",
 ) -> str:
     """The index: one row per report (counts per label, flags),
     reports with flags counted on top."""
     return _render(
         "review_index.html",
-        title="De-identification review",
+        language,
+        title=texts(language)["site_title"],
         rows=list(rows),
+        status_text=lambda status: status_text(status, language),
         mode=mode,
         colors=colors or label_colors(),
         flagged=sum(1 for r in rows if r.flags),
@@ -267,10 +315,17 @@ class ReviewSite:
     on `close()`."""
 
     def __init__(
-        self, folder: Path, *, mode: str | None = None, colors: dict[str, str] | None = None
+        self,
+        folder: Path,
+        *,
+        mode: str | None = None,
+        colors: dict[str, str] | None = None,
+        language: str = "en",
     ):
+        texts(language)  # an unknown language fails before any page is written
         self.folder = Path(folder)
         self.mode = mode
+        self.language = language
         self.colors = colors or label_colors()
         self.rows: list[ReviewRow] = []
         self.notes: list[str] = []
@@ -279,27 +334,35 @@ class ReviewSite:
         href = None
         if report.ok:
             href = page_name(report.id)
-            atomic_write(
-                self.folder / href, render_report_page(report, mode=self.mode, colors=self.colors)
+            page = render_report_page(
+                report, mode=self.mode, colors=self.colors, language=self.language
             )
-        row = summarize(report, href)
+            atomic_write(self.folder / href, page)
+        row = summarize(report, href, self.language)
         self.rows.append(row)
         return row
 
+    def add_note(self, name: str, **values) -> None:
+        """A note on top of the index: the site's text `name` (review_text.json) in its language,
+        filled with `values`."""
+        self.notes.append(texts(self.language)[name].format(**values))
+
     def close(self) -> Path:
-        usual_count_flags(self.rows)
+        usual_count_flags(self.rows, language=self.language)
         index = self.folder / "index.html"
-        atomic_write(
-            index, render_index(self.rows, mode=self.mode, colors=self.colors, notes=self.notes)
+        page = render_index(
+            self.rows, mode=self.mode, colors=self.colors, notes=self.notes, language=self.language
         )
+        atomic_write(index, page)
         return index
 
 
 def write_review_site(
-    folder: Path, reports: Iterable[ReviewReport], *, mode: str | None = None
+    folder: Path, reports: Iterable[ReviewReport], *, mode: str | None = None, language: str = "en"
 ) -> Path:
-    """Write the whole site for `reports` into `folder`; returns the path of index.html."""
-    site = ReviewSite(folder, mode=mode)
+    """Write the whole site for `reports` into `folder` in `language` (en, es); returns the path
+    of index.html."""
+    site = ReviewSite(folder, mode=mode, language=language)
     for report in reports:
         site.add(report)
     return site.close()

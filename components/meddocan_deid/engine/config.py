@@ -41,7 +41,8 @@ class RunConfig:
     options: the operators' options (`DeidOptions`, with the policy applied).
     report_path: the run report (None: OUTPUT/run_report.json).
     private_dir: also write each original and its `.ann` (original offsets) there;
-    review_dir: write the review site there (both hold PHI; neither may be inside OUTPUT).
+    review_dir: write the review site there (both hold PHI; neither may be inside OUTPUT);
+    review_language: the site's language, "en" or "es".
     policy_digest: the policy's digest in the fingerprint (None: the options' policy's).
     encoding: the fallback codec of inputs that are neither UTF-8 nor detected with confidence.
     privacy: the pipeline's privacy level, "balanced" or "high" (None: the policy's, else the
@@ -79,6 +80,7 @@ class RunConfig:
     report_path: Path | None = None
     private_dir: Path | None = None
     review_dir: Path | None = None
+    review_language: str = "en"
     policy_digest: str | None = None
     encoding: str = "utf-8"
     privacy: str | None = None

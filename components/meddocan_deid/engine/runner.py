@@ -35,6 +35,7 @@ from ..constants import DEFAULT_MODEL
 from ..deid import fingerprint as fp
 from ..deid.deidentifier import Deidentifier
 from ..deid.options import DeidOptions
+from ..deid.review import LANGUAGES as REVIEW_LANGUAGES
 from ..deid.review import ReviewReport, ReviewSite
 from ..deid.tables import (
     TableSettings,
@@ -160,6 +161,11 @@ class Run:
                 )
             if c.review_dir is not None:
                 check_private_dir(c.review_dir, self.output, self.input, "--review")
+                if c.review_language not in REVIEW_LANGUAGES:
+                    raise RunError(
+                        f"--review-language: {c.review_language!r} is not one of "
+                        f"{', '.join(REVIEW_LANGUAGES)}"
+                    )
         except InputError as err:
             raise RunError(str(err)) from None
 
@@ -358,7 +364,7 @@ class Run:
             logger.info("removed %d temporary files left by an interrupted run", removed)
         self._digests = read_digests(self.output)
         if c.review_dir is not None:
-            self.site = ReviewSite(c.review_dir, mode=c.mode)
+            self.site = ReviewSite(c.review_dir, mode=c.mode, language=c.review_language)
         self.write_reports()
         return self.finish()
 
@@ -768,10 +774,7 @@ class Run:
         assert counts["not_read"] == len(self.not_read)
         if self.site is not None:
             if counts["skipped"]:
-                self.site.notes.append(
-                    f"{counts['skipped']} reports already written by an earlier run were skipped "
-                    "and are not on this site (rerun with --overwrite to include them)."
-                )
+                self.site.add_note("note_skipped", n=counts["skipped"])
             self.site.close()
         if c.export_format is not None and c.private_dir is not None:
             try:

@@ -18,15 +18,21 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from ..deid.surrogates.places import geo, province_of
+from ..lexicon import tagged_words
 from .targets import Generalise
 
 KINDS = ("age", "date", "postal_code", "town", "category")
-# column names whose kind is guessed when `--qi` does not say it (`name:kind`)
+# column names whose kind is guessed when `--qi` does not say it (`name:kind`): the English ones,
+# then the Spanish ones (pipeline/data/es/quasi_identifier_columns.json)
+ENGLISH_NAMES = {
+    "age": ("age",),
+    "date": ("date", "admission", "discharge"),
+    "postal_code": ("postal_code", "postcode", "zip"),
+    "town": ("town", "city"),
+}
 KIND_BY_NAME = {
-    "age": ("age", "edad", "edad_anos", "años"),
-    "date": ("date", "fecha", "admission", "discharge", "ingreso", "alta", "fecha_ingreso"),
-    "postal_code": ("cp", "postal_code", "postcode", "zip", "codigo_postal", "código_postal"),
-    "town": ("town", "city", "municipio", "localidad", "ciudad", "poblacion", "población"),
+    kind: names + tuple(tagged_words("quasi_identifier_columns", kind, "es"))
+    for kind, names in ENGLISH_NAMES.items()
 }
 SUPPRESSED = "*"
 ISO_DATE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ].*)?")

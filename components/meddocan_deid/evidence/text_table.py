@@ -16,12 +16,14 @@ from pathlib import Path
 
 from ..brat import BratError, parse_ann, read_text
 from ..errors import RunError
+from ..lexicon import tagged_words
 
 AGE = re.compile(r"\b(\d{1,3})\b")
 DATE = re.compile(r"\b(\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/.-]\d{1,2}[/.-]\d{4})\b")
 POSTAL = re.compile(r"\b(\d{5})\b")
-SEX = {"varón": "H", "varon": "H", "hombre": "H", "masculino": "H", "h": "H", "v": "H"}
-SEX.update({"mujer": "M", "femenino": "M", "m": "M", "f": "M"})
+# a kept sex value, lower case without its final dot -> H or M (pipeline/data/es/sex_words.json)
+SEX = {word: "H" for word in tagged_words("sex_words", "kept_male", "es")}
+SEX.update({word: "M" for word in tagged_words("sex_words", "kept_female", "es")})
 KINDS = {"age": "age", "sex": "category", "postal_code": "postal_code", "town": "town"}
 KINDS["date"] = "date"
 

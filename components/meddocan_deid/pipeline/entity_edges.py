@@ -20,6 +20,11 @@ from spacy.tokens import Doc, Span
 from ..lexicon import tagged_words, words
 from .spans import EDGE_PUNCT, TITLES, capitals_line, rule_entity_keys
 
+# conjunctions between two names (`Sonia y Marta`) and the words after a department word that
+# end an institution's name before it (`Servicio de`), in every language (pipeline/data/<lang>/)
+NAME_LINKS = frozenset(words("name_links"))
+DEPARTMENT_LINKS = frozenset(words("department_links"))
+
 
 @Language.factory(
     "meddocan_entity_edges",
@@ -131,7 +136,7 @@ class EntityEdges:
                     and not (
                         start >= 3
                         and doc[start - 3].is_lower
-                        and doc[start - 3].lower_ not in {"y", "e", "i"}
+                        and doc[start - 3].lower_ not in NAME_LINKS
                     )
                 ):
                     start -= 2  # (not after a lower-case word: `vitamina B. Arana refiere`)
@@ -159,7 +164,7 @@ class EntityEdges:
                     if (
                         doc[i].lower_ in self.department_words
                         and doc[i].is_title
-                        and doc[i + 1].lower_ in {"de", "del", "d'"}
+                        and doc[i + 1].lower_ in DEPARTMENT_LINKS
                     ):
                         end = i
                         break

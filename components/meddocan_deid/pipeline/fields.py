@@ -56,85 +56,10 @@ _HYPHEN = r"(?:\s?-\s?|\s)"
 _LINE_END = re.compile(r"[\r\n]")
 # titles skipped at the start of a name value, folded as the text is (`Dña.` as `dna.`)
 TITLES = frozenset(lower_without_accents(t) for t in tagged_words("titles", "field_name"))
-PARTICLES = {
-    "de",
-    "del",
-    "la",
-    "las",
-    "los",
-    "y",
-    "i",
-    "da",
-    "das",
-    "do",
-    "dos",
-    "van",
-    "von",
-    "di",
-    "el",
-    "e",
-}
-MONTHS = (
-    "enero",
-    "febrero",
-    "marzo",
-    "abril",
-    "mayo",
-    "junio",
-    "julio",
-    "agosto",
-    "septiembre",
-    "setiembre",
-    "octubre",
-    "noviembre",
-    "diciembre",
-    "ene",
-    "feb",
-    "mar",
-    "abr",
-    "may",
-    "jun",
-    "jul",
-    "ago",
-    "sep",
-    "sept",
-    "set",
-    "oct",
-    "nov",
-    "dic",
-    # Catalan, Galician, Basque
-    "gener",
-    "febrer",
-    "marc",
-    "maig",
-    "juny",
-    "juliol",
-    "agost",
-    "setembre",
-    "octubre",
-    "novembre",
-    "desembre",
-    "xaneiro",
-    "febreiro",
-    "marzo",
-    "maio",
-    "xuño",
-    "xullo",
-    "outubro",
-    "decembro",
-    "urtarrila",
-    "otsaila",
-    "martxoa",
-    "apirila",
-    "maiatza",
-    "ekaina",
-    "uztaila",
-    "abuztua",
-    "iraila",
-    "urria",
-    "azaroa",
-    "abendua",
-)
+# particles kept inside a name value (`Ana de la Fuente`), and month names and abbreviations of
+# a date value, in every language: word lists (pipeline/data/<lang>/)
+PARTICLES = set(tagged_words("particles", "field_name"))
+MONTHS = tuple(words("date_months"))
 _MONTH = "(?:" + "|".join(sorted(set(MONTHS), key=len, reverse=True)) + r")\.?"
 _ROMAN = r"(?:XII|XI|X|IX|VIII|VII|VI|V|IV|III|II|I)"
 _WEEKDAY = r"(?:lunes|martes|mi[eé]rcoles|jueves|viernes|s[aá]bado|domingo),?\s+"
@@ -171,19 +96,7 @@ ID_VALUE = re.compile(
 )  # `desp-ml-2025-0173`
 _TIME_OF_DAY = re.compile(r"(?<![\d/.-])(?:[01]?\d|2[0-3])[:h.][0-5]\d(?::[0-5]\d)?(?![\d/.-])")
 # words that end a name typed without capitals: Spanish stop words but the particles of names
-CASELESS_STOP = frozenset(STOP_WORDS) - {
-    "de",
-    "del",
-    "la",
-    "las",
-    "los",
-    "y",
-    "i",
-    "da",
-    "do",
-    "dos",
-    "das",
-}
+CASELESS_STOP = frozenset(STOP_WORDS) - set(tagged_words("particles", "caseless_name"))
 _SEPARATORS = re.compile(r"\s*(?:\||\t|\s{2,}|$)")
 
 

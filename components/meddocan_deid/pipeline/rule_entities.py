@@ -31,7 +31,8 @@ from .spans import TITLES, has_digit, is_line_break, street_end, strip_edges
 
 SPLIT_PUNCT = {",", "/", "(", ")", ";"}
 SENTENCE_END = {".", "!", "?", ":", ";"}
-TOWN_LINKS = {"de", "del", "la", "las", "los", "el", "d'", "l'", "y", "i"}
+# lower-case words inside a town's name, in every language (pipeline/data/<lang>/)
+TOWN_LINKS = set(words("town_links"))
 SPACED_SPLIT_PUNCT = {"-", "."}  # `Getafe - Madrid`, `Monterrey. Nuevo León`; not `Vitoria-Gasteiz`
 NUMBER_SEPARATORS = {"-", ".", "(", ")", "/"}
 # Pattern ids `<section>/<kind>`. In a section: `header/line` (a header key: the entity is
@@ -65,7 +66,8 @@ RELATIVE_NAME = "relative_name"
 # pattern ids `any/name_before`: `Ana, la hija,`, `Rosa Gil (hija)`, `Luis Gil Ros (Neumología)`;
 # the entity is the capitalised words before the comma or bracket
 NAME_BEFORE = "name_before"
-NAME_LINKS = {"y", "e", "i"}  # `sus hijas, Sonia y Marta`: a second name after the first
+# `sus hijas, Sonia y Marta`: a second name after the first (pipeline/data/<lang>/)
+NAME_LINKS = set(words("name_links"))
 # pattern ids `any/month`: `en junio por`, `desde septiembre hasta`; the entity is the month (P6.2)
 MONTH = "month"
 # pattern ids `any/group`: `Mujer ecuatoriana`, `de raza negra`; the entity is the group (P17.2-3)
