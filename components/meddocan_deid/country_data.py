@@ -3,9 +3,9 @@ health institutions, health-centre head words, dialling codes and postal code sh
 
 Data files in `pipeline/data/americas/` (shipped with the package): `countries.tsv` (codes,
 Faker locales, dialling codes, postal shapes, demonyms), `places.tsv` (GeoNames populated
-places, CC BY 4.0: scripts/americas_places.py), `institutions.tsv` and `centre_heads.tsv`
+places, CC BY 4.0: experiments/americas_places.py), `institutions.tsv` and `centre_heads.tsv`
 (public names written by hand), `surnames_us_hispanic.tsv` (US Census 2010, public domain:
-scripts/hispanic_surnames.py). First-level divisions (states, provinces, regions,
+experiments/hispanic_surnames.py). First-level divisions (states, provinces, regions,
 departments) are read from pycountry's ISO 3166-2 data at run time, not copied. Spain's own
 places stay in `deid/surrogates/data/` (provinces, communities, towns). Reads files only.
 """
@@ -224,7 +224,7 @@ def place_countries(min_population: int = 0) -> dict[str, frozenset[str]]:
 def detection_places() -> dict[str, frozenset[str]]:
     """The places country detection counts, folded -> their countries: the cities of
     `towns.txt` (15,000 inhabitants or more, not a first name, a surname or a Spanish word:
-    scripts/americas_town_list.py) and the divisions that are no listed name."""
+    experiments/americas_town_list.py) and the divisions that are no listed name."""
     path = DATA / "towns.txt"
     if not path.exists():
         raise DataFileError(f"{path}: data file not found")

@@ -1,4 +1,4 @@
-"""The checks a name list passes before surrogates are drawn from it (scripts/name_lists.py runs
+"""The checks a name list passes before surrogates are drawn from it (experiments/name_lists.py runs
 them and writes what they keep to `data/names.tsv`, and what they remove or respell in the
 task gazetteer's surnames, with the reason, to `data/name_checks.tsv`).
 

@@ -27,7 +27,7 @@ TITLES = set(words("name_surrogate_titles"))
 WORD = re.compile(r"[^\W\d_]+")
 
 
-# name lists per country (`data/names.tsv`, written by scripts/name_lists.py after the checks
+# name lists per country (`data/names.tsv`, written by experiments/name_lists.py after the checks
 # of name_filter.py); a country without its own lists draws from the Latin American pool
 POOL = "LATAM"
 

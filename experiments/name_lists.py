@@ -10,7 +10,7 @@ removed, with the reason, by list.
 - `data/name_checks.tsv`: the gazetteer's surnames that the checks remove (with the reason)
   or respell (`Trevino` -> `Treviño`).
 
-    python scripts/name_lists.py ../shared/meddocan/gazetteer
+    python experiments/name_lists.py ../shared/meddocan/gazetteer
 """
 
 import importlib
@@ -38,11 +38,11 @@ NAMES_HEADER = """# First names and surnames the surrogates draw from, per count
 # CO, CL, AR; LATAM: the pool for the countries without a Faker locale), kind (male, female,
 # surname), name. From Faker's person lists (MIT) after the checks of
 # surrogates/name_filter.py; LATAM surnames: those of the pool among the 5,000 most frequent
-# US Census 2010 Hispanic surnames (public domain). Written by scripts/name_lists.py.
+# US Census 2010 Hispanic surnames (public domain). Written by experiments/name_lists.py.
 """
 CHECKS_HEADER = """# The task gazetteer's surnames (MEDDOCAN, CC BY 4.0) that the checks of
 # surrogates/name_filter.py remove or respell: kind, name, action (remove, respell), the reason
-# or the new spelling. Written by scripts/name_lists.py; read by surrogates/names.py.
+# or the new spelling. Written by experiments/name_lists.py; read by surrogates/names.py.
 """
 
 

