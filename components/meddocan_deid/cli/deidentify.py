@@ -32,6 +32,7 @@ import typer
 from ..deid.tables import table_format
 from ..engine import REPORT_NAME, Run, RunConfig, RunError
 from ..engine.record import plain_options
+from ..engine.scans import DEFAULT_REVIEW_BELOW
 from ..errors import MeddocanDeidError, OutputFullError
 from ..formats import fhir as fhir_format
 from ..formats import hl7v2 as hl7v2_format
@@ -130,6 +131,21 @@ class BatchOptions:
         "--fhir-rules",
         help="A JSON rule set for FHIR's structured elements (default: the shipped one; see "
         "meddocan_deid.formats.fhir).",
+    )
+    redacted_pdf: bool = option_field(
+        False,
+        "--redacted-pdf",
+        help="Also write a redacted copy of each PDF with a text layer (pages as images, a box "
+        "over every PHI word), as scans (PDFs without text, .png, .jpg, .tif: read by OCR, the "
+        "ocr extra) always get.",
+    )
+    ocr_review_below: float = option_field(
+        DEFAULT_REVIEW_BELOW,
+        "--ocr-review-below",
+        min=0,
+        max=100,
+        help="A scanned page whose mean OCR word confidence (0-100) is below this is flagged "
+        "for review in the run report.",
     )
     hl7_rules: Path | None = option_field(
         None,
@@ -242,6 +258,8 @@ def run_config(
         time_limit=batch.time_limit,
         skip_unsupported=batch.skip_unsupported,
         table=table,
+        redacted_pdf=batch.redacted_pdf,
+        ocr_review_below=batch.ocr_review_below,
     )
 
 

@@ -56,6 +56,12 @@ class Format:
     items: Callable | None = None
     spark_source: Callable[..., "SparkInput"] | None = None
     spark_sink: "SparkSink | None" = None
+    # a document that may be page images (formats/scan.py): `read_scan(data, text_layer=) ->
+    # Scan | None` (its text with each word's page and box; None: its text is read_text's),
+    # and `write_redacted(data, scan, replacements) -> bytes` (its pages as images only, a
+    # box over every PHI word)
+    read_scan: Callable[..., Any] | None = None
+    write_redacted: Callable[..., bytes] | None = None
 
     def missing(self) -> str | None:
         """Why this format cannot be read here (a library of its extra is not installed), or
@@ -133,6 +139,7 @@ class Item:
         False  # not_read because of its kind: the exit code says so unless asked to skip
     )
     document: str | None = None  # the name of its document format: its text is extracted
+    scan: Any = None  # a document read as page images: its Scan (formats/scan.py), to redact
 
 
 def safe_stem(raw_id: str) -> str:

@@ -1,0 +1,214 @@
+"""A document read as page images (the `ocr` extra): `Scan`, its text with each word's page and
+box, from Tesseract's Spanish model (`ocr_images`: `image_to_data`'s words and their confidence)
+or from a PDF's text layer (pdf.py); `redact_pages` draws a filled box over every word that
+overlaps a replacement, and `images_pdf` / `image_bytes` write the pages back as images only,
+with no text layer and no metadata of the source, so that nothing is left under a box.
+
+A page's confidence is Tesseract's mean word confidence (0-100; None for a text layer, and for
+a page where no word was recognised). Messages name the problem, never text.
+"""
+
+import io
+import shutil
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from .base import PAGE_BREAK, DocumentError
+
+OCR_LANGUAGE = "spa"
+OCR_DPI = 300  # PDF pages are rendered at this resolution for Tesseract and for their redaction
+BOX_MARGIN = 2  # pixels added around a word's box: anti-aliased edges stay under the box
+INSTALL_HINT = (
+    "pip install 'meddocan-deid[ocr]' and apt-get install tesseract-ocr tesseract-ocr-spa"
+)
+
+
+@dataclass(frozen=True)
+class ScanWord:
+    """A word: its offsets in the scan's text, its page (0-based) and its box in that page's
+    pixels (left, top, right, bottom); conf: Tesseract's confidence (None for a text layer)."""
+
+    start: int
+    end: int
+    page: int
+    box: tuple[int, int, int, int]
+    conf: float | None = None
+
+
+@dataclass(frozen=True)
+class ScanPage:
+    """A page as read: its size in pixels, where its text came from ("ocr" or "text layer"),
+    its words and its mean word confidence (None: a text layer, or no word recognised)."""
+
+    width: int
+    height: int
+    source: str
+    words: int = 0
+    confidence: float | None = None
+
+
+@dataclass
+class Scan:
+    """A document read page by page: `text` (the pages a blank line apart), its `words` and
+    `pages`; the pages are rendered again at `dpi` (a PDF) to be redacted."""
+
+    text: str
+    pages: list[ScanPage] = field(default_factory=list)
+    words: list[ScanWord] = field(default_factory=list)
+    dpi: int = OCR_DPI
+
+    def page_confidences(self) -> list[float | None]:
+        return [p.confidence for p in self.pages]
+
+
+def ocr_missing() -> str | None:
+    """Why OCR cannot run here (the extra, the tesseract program or its Spanish model is
+    missing), or None."""
+    for module in ("pytesseract", "pypdfium2", "PIL"):
+        try:
+            __import__(module)
+        except ImportError:
+            return f"OCR needs the ocr extra ({module} is not installed): {INSTALL_HINT}"
+    import pytesseract
+
+    if shutil.which(pytesseract.pytesseract.tesseract_cmd) is None:
+        return f"OCR needs the tesseract program (not found): {INSTALL_HINT}"
+    try:
+        languages = pytesseract.get_languages(config="")
+    except Exception as err:  # noqa: BLE001 - pytesseract raises its own and OSError kinds
+        return f"tesseract cannot list its models ({type(err).__name__}): {INSTALL_HINT}"
+    if OCR_LANGUAGE not in languages:
+        return (
+            f"tesseract has no Spanish model ({OCR_LANGUAGE!r} not among its languages): "
+            "apt-get install tesseract-ocr-spa"
+        )
+    return None
+
+
+def check_ocr() -> None:
+    """DocumentError when OCR cannot run here, saying what to install."""
+    problem = ocr_missing()
+    if problem is not None:
+        raise DocumentError(problem)
+
+
+def ocr_images(images: Iterable, dpi: int = OCR_DPI) -> Scan:
+    """The text and word boxes of page images (PIL images) by Tesseract's Spanish model: words
+    of a line one space apart, lines a line break apart, blocks and paragraphs a blank line
+    apart, pages a blank line apart."""
+    check_ocr()
+    import pytesseract
+
+    parts: list[str] = []
+    pos = 0
+    scan = Scan("", dpi=dpi)
+    for number, image in enumerate(images):
+        page = image.convert("RGB")
+        if number:
+            parts.append(PAGE_BREAK)
+            pos += len(PAGE_BREAK)
+        try:
+            data = pytesseract.image_to_data(
+                page, lang=OCR_LANGUAGE, output_type=pytesseract.Output.DICT
+            )
+        except pytesseract.TesseractError as err:
+            raise DocumentError(
+                f"tesseract failed on page {number + 1} (status {err.status})"
+            ) from None
+        confs: list[float] = []
+        line_key = None
+        page_text_start = pos
+        for i, word in enumerate(data["text"]):
+            word = (word or "").strip()
+            conf = float(data["conf"][i])
+            if not word or conf < 0:
+                continue
+            key = (data["block_num"][i], data["par_num"][i], data["line_num"][i])
+            if pos > page_text_start:
+                if line_key is not None and key[0] != line_key[0]:  # a new block
+                    sep = "\n\n"
+                elif key != line_key:
+                    sep = "\n"
+                else:
+                    sep = " "
+                parts.append(sep)
+                pos += len(sep)
+            line_key = key
+            left, top = int(data["left"][i]), int(data["top"][i])
+            box = (left, top, left + int(data["width"][i]), top + int(data["height"][i]))
+            scan.words.append(ScanWord(pos, pos + len(word), number, box, conf))
+            parts.append(word)
+            pos += len(word)
+            confs.append(conf)
+        mean = round(sum(confs) / len(confs), 1) if confs else None
+        scan.pages.append(ScanPage(page.width, page.height, "ocr", len(confs), mean))
+    text = "".join(parts)
+    scan.text = text + "\n" if text.strip() else ""
+    return scan
+
+
+def words_to_redact(scan: Scan, replacements: Sequence) -> list[ScanWord]:
+    """The words of `scan` that overlap a replacement's original span (every word of every
+    entity, whole)."""
+    spans = sorted((r.start, r.end) for r in replacements if r.end > r.start)
+    if not spans:
+        return []
+    found, j = [], 0
+    for word in sorted(scan.words, key=lambda w: w.start):
+        while j < len(spans) and spans[j][1] <= word.start:
+            j += 1
+        if j < len(spans) and spans[j][0] < word.end:
+            found.append(word)
+    return found
+
+
+def redact_pages(images: Sequence, scan: Scan, replacements: Sequence) -> list:
+    """Fresh RGB copies of the page images (no metadata of the source) with a black box over
+    every word to redact. Raises DocumentError when the pages are not those of the scan."""
+    from PIL import Image, ImageDraw
+
+    if len(images) != len(scan.pages):
+        raise DocumentError(f"{len(images)} pages to redact, {len(scan.pages)} read")
+    pages = []
+    for image, page in zip(images, scan.pages, strict=True):
+        if image.size != (page.width, page.height):
+            raise DocumentError("the pages to redact are not the size they were read at")
+        clean = Image.new("RGB", image.size, "white")
+        clean.paste(image.convert("RGB"))
+        pages.append(clean)
+    draws = [ImageDraw.Draw(p) for p in pages]
+    for word in words_to_redact(scan, replacements):
+        left, top, right, bottom = word.box
+        draws[word.page].rectangle(
+            (left - BOX_MARGIN, top - BOX_MARGIN, right + BOX_MARGIN, bottom + BOX_MARGIN),
+            fill="black",
+        )
+    return pages
+
+
+def images_pdf(pages: Sequence, dpi: int = OCR_DPI) -> bytes:
+    """A PDF of page images only: no text layer, no metadata but the page count."""
+    if not pages:
+        raise DocumentError("no page to write")
+    buf = io.BytesIO()
+    first, *rest = pages
+    first.save(buf, "PDF", save_all=True, append_images=rest, resolution=float(dpi))
+    return buf.getvalue()
+
+
+def image_bytes(pages: Sequence, image_format: str) -> bytes:
+    """The pages as one image file of `image_format` (PNG, JPEG: one page; TIFF: one frame a
+    page), with nothing of the source's metadata."""
+    if not pages:
+        raise DocumentError("no page to write")
+    buf = io.BytesIO()
+    first, *rest = pages
+    if image_format == "TIFF":
+        first.save(buf, "TIFF", save_all=True, append_images=rest, compression="tiff_deflate")
+    elif len(pages) > 1:
+        raise DocumentError(f"a {image_format} image holds one page, not {len(pages)}")
+    elif image_format == "JPEG":
+        first.save(buf, "JPEG", quality=90)
+    else:
+        first.save(buf, image_format)
+    return buf.getvalue()
