@@ -43,6 +43,7 @@ from ..errors import InputError, OutputFullError, RunError
 from ..formats import registry
 from ..formats.base import SparkColumns, SparkInput, spark_path
 from ..formats.jsonl import KNOWN_COLUMN
+from ..formats.scan import Scan
 from ..formats.sources import (
     check_paths,
     count_inputs,
@@ -130,7 +131,7 @@ class Run:
         self.table: Table | None = None  # a table input, read whole by check_table
         self.table_settings: TableSettings | None = None
         # documents read as page images: id -> (source, format, Scan) until written; their pages
-        self._scans: dict[str, tuple[Path, str, object]] = {}
+        self._scans: dict[str, tuple[Path, str, Scan]] = {}
         self.scans = ScanLog(config.ocr_review_below)
 
     # -- before the lock -------------------------------------------------------------------
@@ -402,6 +403,8 @@ class Run:
                     self.fail(item.id, "not read", item.where)
                     self._tick()
                     continue
+                if item.scan is not None:  # its pages' OCR confidence, a blank page's too
+                    self.scans.add(item.id, item.where, item.scan)
                 if item.path is not None and not record.text.strip():  # empty: nothing to remove
                     self.counts["empty"] += 1
                     self.empty.append({"id": item.id, "file": item.where})
@@ -413,7 +416,6 @@ class Run:
                 self._items[item.id] = (item.stem, item.where, item.digest, docx)
                 if item.scan is not None and item.path is not None and item.document is not None:
                     self._scans[item.id] = (item.path, item.document, item.scan)
-                    self.scans.add(item.id, item.where, item.scan)
                 codec = item.encoding or self.encoding
                 self.encodings[codec] = self.encodings.get(codec, 0) + 1
                 if keep_originals:
@@ -440,7 +442,8 @@ class Run:
             if c.private_dir is not None and original is not None:
                 write_private(c.private_dir, stem, original, res.replacements)
             if scan is not None and digest is not None:  # before its .txt, which marks it done
-                write_redacted(self.output, stem, *scan[:2], digest, scan[2], res.replacements)
+                source, document, read = scan
+                write_redacted(self.output, stem, source, document, digest, read, res.replacements)
             output.write_report(
                 self.output,
                 stem,

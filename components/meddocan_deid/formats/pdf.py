@@ -6,9 +6,19 @@ by pypdfium2, then Tesseract's Spanish model, formats/scan.py); without the extr
 redacted PDF of page images only (`write_redacted`), a filled box over every PHI word."""
 
 import io
+import re
 
 from .base import PAGE_BREAK, DocumentError, Format
-from .scan import OCR_DPI, Scan, ScanPage, ScanWord, images_pdf, ocr_images, redact_pages
+from .scan import (
+    OCR_DPI,
+    Scan,
+    ScanPage,
+    ScanWord,
+    images_pdf,
+    ocr_images,
+    ocr_missing,
+    redact_pages,
+)
 
 POINTS_PER_INCH = 72
 
@@ -38,8 +48,6 @@ def read_text(data: bytes, encoding: str = "utf-8") -> str:
     text, n_pages = _text_layer(data)
     if text.strip():
         return text + "\n"
-    from .scan import ocr_missing
-
     problem = ocr_missing()
     if problem is not None:
         raise DocumentError(f"{_needs_ocr(n_pages)}; {problem}")
@@ -52,8 +60,6 @@ def read_scan(data: bytes, *, text_layer: bool = False) -> Scan | None:
     box."""
     text, n_pages = _text_layer(data)
     if not text.strip():
-        from .scan import ocr_missing
-
         problem = ocr_missing()
         if problem is not None:
             raise DocumentError(f"{_needs_ocr(n_pages)}; {problem}")
@@ -90,7 +96,6 @@ def _text_layer_scan(data: bytes, dpi: int = OCR_DPI) -> Scan:
     """The text layer as pypdfium2 reads it (its generated line ends `\\r\\n` read as ` \\n`),
     each word (a run of non-space characters) boxed by the union of its characters' boxes, in
     the pixels of the page rendered at `dpi`."""
-    import re
 
     pdf = _open(data)
     scale = dpi / POINTS_PER_INCH

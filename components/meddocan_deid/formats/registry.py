@@ -38,11 +38,11 @@ MODULES = (
     parquet,
     docx,
     pdf,
-    image,
     rtf,
     markdown,
     fhir,
     hl7v2,
+    image,
 )
 FORMATS: dict[str, Format] = {m.FORMAT.name: m.FORMAT for m in MODULES}
 BY_SUFFIX: dict[str, Format] = {suffix: fmt for fmt in FORMATS.values() for suffix in fmt.suffixes}

@@ -169,18 +169,27 @@ def redact_pages(images: Sequence, scan: Scan, replacements: Sequence) -> list:
 
     if len(images) != len(scan.pages):
         raise DocumentError(f"{len(images)} pages to redact, {len(scan.pages)} read")
-    pages = []
+    pages, ratios = [], []
     for image, page in zip(images, scan.pages, strict=True):
-        if image.size != (page.width, page.height):
+        # a render may round a page's size another way than the scan did: a pixel or so
+        rx, ry = image.width / max(page.width, 1), image.height / max(page.height, 1)
+        if abs(rx - 1) > 0.01 or abs(ry - 1) > 0.01:
             raise DocumentError("the pages to redact are not the size they were read at")
         clean = Image.new("RGB", image.size, "white")
         clean.paste(image.convert("RGB"))
         pages.append(clean)
+        ratios.append((rx, ry))
     draws = [ImageDraw.Draw(p) for p in pages]
     for word in words_to_redact(scan, replacements):
         left, top, right, bottom = word.box
+        rx, ry = ratios[word.page]
         draws[word.page].rectangle(
-            (left - BOX_MARGIN, top - BOX_MARGIN, right + BOX_MARGIN, bottom + BOX_MARGIN),
+            (
+                int(left * rx) - BOX_MARGIN,
+                int(top * ry) - BOX_MARGIN,
+                int(right * rx + 1) + BOX_MARGIN,
+                int(bottom * ry + 1) + BOX_MARGIN,
+            ),
             fill="black",
         )
     return pages
