@@ -130,7 +130,10 @@ def _text_layer_scan(data: bytes, dpi: int = OCR_DPI) -> Scan:
                     int((height - bottom) * scale) + 1,
                 )
                 start = pos + match.start()
-                scan.words.append(ScanWord(start, start + len(match.group()), number, box))
+                line = text.count("\n", 0, match.start())
+                scan.words.append(
+                    ScanWord(start, start + len(match.group()), number, box, None, line)
+                )
                 n_words += 1
             parts.append(text)
             pos += len(text)

@@ -18,6 +18,9 @@ from .base import PAGE_BREAK, DocumentError
 OCR_LANGUAGE = "spa"
 OCR_DPI = 300  # PDF pages are rendered at this resolution for Tesseract and for their redaction
 BOX_MARGIN = 2  # pixels added around a word's box: anti-aliased edges stay under the box
+# a redacted word's box reaches this share of its height further along its line (not past the
+# next word): a glyph at a word's edge that Tesseract left out of its box, in noise or blur
+LINE_REACH = 0.6
 INSTALL_HINT = (
     "pip install 'meddocan-deid[ocr]' and apt-get install tesseract-ocr tesseract-ocr-spa"
 )
@@ -26,13 +29,15 @@ INSTALL_HINT = (
 @dataclass(frozen=True)
 class ScanWord:
     """A word: its offsets in the scan's text, its page (0-based) and its box in that page's
-    pixels (left, top, right, bottom); conf: Tesseract's confidence (None for a text layer)."""
+    pixels (left, top, right, bottom); conf: Tesseract's confidence (None for a text layer);
+    line: the index of its line on its page."""
 
     start: int
     end: int
     page: int
     box: tuple[int, int, int, int]
     conf: float | None = None
+    line: int = 0
 
 
 @dataclass(frozen=True)
@@ -117,6 +122,7 @@ def ocr_images(images: Iterable, dpi: int = OCR_DPI) -> Scan:
             ) from None
         confs: list[float] = []
         line_key = None
+        line = -1
         page_text_start = pos
         for i, word in enumerate(data["text"]):
             word = (word or "").strip()
@@ -133,10 +139,11 @@ def ocr_images(images: Iterable, dpi: int = OCR_DPI) -> Scan:
                     sep = " "
                 parts.append(sep)
                 pos += len(sep)
+            line += key != line_key
             line_key = key
             left, top = int(data["left"][i]), int(data["top"][i])
             box = (left, top, left + int(data["width"][i]), top + int(data["height"][i]))
-            scan.words.append(ScanWord(pos, pos + len(word), number, box, conf))
+            scan.words.append(ScanWord(pos, pos + len(word), number, box, conf, line))
             parts.append(word)
             pos += len(word)
             confs.append(conf)
@@ -162,9 +169,40 @@ def words_to_redact(scan: Scan, replacements: Sequence) -> list[ScanWord]:
     return found
 
 
+def redaction_boxes(scan: Scan, replacements: Sequence) -> list[tuple[int, tuple]]:
+    """(page, box) of each word to redact: its box, BOX_MARGIN wider all round and reaching
+    LINE_REACH of its height along its line on each side, up to its neighbours' boxes."""
+    lines: dict[tuple[int, int], list[ScanWord]] = {}
+    for word in scan.words:
+        lines.setdefault((word.page, word.line), []).append(word)
+    for words in lines.values():
+        words.sort(key=lambda w: w.box[0])
+    found = []
+    for word in words_to_redact(scan, replacements):
+        left, top, right, bottom = word.box
+        line = lines[(word.page, word.line)]
+        at = line.index(word)
+        reach = int((bottom - top) * LINE_REACH)
+        before = line[at - 1].box[2] + 1 if at > 0 else left - reach
+        after = line[at + 1].box[0] - 1 if at + 1 < len(line) else right + reach
+        found.append(
+            (
+                word.page,
+                (
+                    min(left, max(before, left - reach)) - BOX_MARGIN,
+                    top - BOX_MARGIN,
+                    max(right, min(after, right + reach)) + BOX_MARGIN,
+                    bottom + BOX_MARGIN,
+                ),
+            )
+        )
+    return found
+
+
 def redact_pages(images: Sequence, scan: Scan, replacements: Sequence) -> list:
     """Fresh RGB copies of the page images (no metadata of the source) with a black box over
-    every word to redact. Raises DocumentError when the pages are not those of the scan."""
+    every word to redact (`redaction_boxes`). Raises DocumentError when the pages are not those
+    of the scan."""
     from PIL import Image, ImageDraw
 
     if len(images) != len(scan.pages):
@@ -180,16 +218,10 @@ def redact_pages(images: Sequence, scan: Scan, replacements: Sequence) -> list:
         pages.append(clean)
         ratios.append((rx, ry))
     draws = [ImageDraw.Draw(p) for p in pages]
-    for word in words_to_redact(scan, replacements):
-        left, top, right, bottom = word.box
-        rx, ry = ratios[word.page]
-        draws[word.page].rectangle(
-            (
-                int(left * rx) - BOX_MARGIN,
-                int(top * ry) - BOX_MARGIN,
-                int(right * rx + 1) + BOX_MARGIN,
-                int(bottom * ry + 1) + BOX_MARGIN,
-            ),
+    for page, (left, top, right, bottom) in redaction_boxes(scan, replacements):
+        rx, ry = ratios[page]
+        draws[page].rectangle(
+            (int(left * rx), int(top * ry), int(right * rx + 1), int(bottom * ry + 1)),
             fill="black",
         )
     return pages
