@@ -18,8 +18,8 @@ from .base import PAGE_BREAK, DocumentError
 OCR_LANGUAGE = "spa"
 OCR_DPI = 300  # PDF pages are rendered at this resolution for Tesseract and for their redaction
 BOX_MARGIN = 2  # pixels added around a word's box: anti-aliased edges stay under the box
-# a redacted word's box reaches this share of its height further along its line (not past the
-# next word): a glyph at a word's edge that Tesseract left out of its box, in noise or blur
+# a redacted word's box reaches this share of its height further along its line (not past half
+# the space to the next word): a glyph at a word's edge that Tesseract left out of its box
 LINE_REACH = 0.6
 INSTALL_HINT = (
     "pip install 'meddocan-deid[ocr]' and apt-get install tesseract-ocr tesseract-ocr-spa"
@@ -171,7 +171,8 @@ def words_to_redact(scan: Scan, replacements: Sequence) -> list[ScanWord]:
 
 def redaction_boxes(scan: Scan, replacements: Sequence) -> list[tuple[int, tuple]]:
     """(page, box) of each word to redact: its box, BOX_MARGIN wider all round and reaching
-    LINE_REACH of its height along its line on each side, up to its neighbours' boxes."""
+    LINE_REACH of its height along its line on each side, up to half the space to a
+    neighbour."""
     lines: dict[tuple[int, int], list[ScanWord]] = {}
     for word in scan.words:
         lines.setdefault((word.page, word.line), []).append(word)
@@ -183,15 +184,16 @@ def redaction_boxes(scan: Scan, replacements: Sequence) -> list[tuple[int, tuple
         line = lines[(word.page, word.line)]
         at = line.index(word)
         reach = int((bottom - top) * LINE_REACH)
-        before = line[at - 1].box[2] + 1 if at > 0 else left - reach
-        after = line[at + 1].box[0] - 1 if at + 1 < len(line) else right + reach
+        # up to half the space to a neighbour: the words stay apart, a field's key readable
+        before = (line[at - 1].box[2] + left) // 2 + 1 if at > 0 else left - reach
+        after = (right + line[at + 1].box[0]) // 2 - 1 if at + 1 < len(line) else right + reach
         found.append(
             (
                 word.page,
                 (
-                    min(left, max(before, left - reach)) - BOX_MARGIN,
+                    min(left - BOX_MARGIN, max(before, left - reach)),
                     top - BOX_MARGIN,
-                    max(right, min(after, right + reach)) + BOX_MARGIN,
+                    max(right + BOX_MARGIN, min(after, right + reach)),
                     bottom + BOX_MARGIN,
                 ),
             )
