@@ -298,3 +298,27 @@ def test_the_command_line_picks_scans_up_by_suffix(tmp_path, rule_nlp, person, m
     )
     options = json.loads((out / "run_report.json").read_text(encoding="utf-8"))["options"]
     assert options["redacted_pdf"] is True and options["ocr_review_below"] == 99.9
+
+
+def test_every_word_of_an_entity_is_boxed_and_the_box_reaches_along_its_line():
+    from meddocan_deid.deid.operators import Replacement
+    from meddocan_deid.formats.scan import Scan, ScanWord, redaction_boxes, words_to_redact
+
+    # "NHC: 123 456 fin" on one line, "Otra" on the next; the entity is "123 456"
+    words = [
+        ScanWord(0, 4, 0, (10, 10, 60, 40), 95.0, 0),
+        ScanWord(5, 8, 0, (80, 10, 120, 40), 95.0, 0),
+        ScanWord(9, 12, 0, (140, 10, 180, 40), 95.0, 0),
+        ScanWord(13, 16, 0, (300, 10, 340, 40), 95.0, 0),
+        ScanWord(17, 21, 0, (10, 60, 70, 90), 95.0, 1),
+    ]
+    scan = Scan("NHC: 123 456 fin\nOtra\n", words=words)
+    entity = [Replacement("ID_SUJETO_ASISTENCIA", 5, 12, 5, 25)]
+    assert words_to_redact(scan, entity) == words[1:3]
+    assert words_to_redact(scan, [Replacement("X", 6, 7, 0, 0)]) == [words[1]]  # a word, whole
+    assert words_to_redact(scan, []) == []
+    first, second = (box for _page, box in redaction_boxes(scan, entity))
+    # up to half the space to "NHC:" (60..80) and to "456"; 18 px (0.6 of the height) on the
+    # right of "456", where "fin" is far
+    assert first == (71, 8, 129, 42)
+    assert second == (131, 8, 198, 42)
