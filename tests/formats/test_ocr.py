@@ -322,3 +322,23 @@ def test_every_word_of_an_entity_is_boxed_and_the_box_reaches_along_its_line():
     # right of "456", where "fin" is far
     assert first == (71, 8, 129, 42)
     assert second == (131, 8, 198, 42)
+
+
+def test_a_redacted_pdf_without_the_extra_fails_by_name(tmp_path, rule_nlp, person, monkeypatch):
+    import sys
+
+    inp = tmp_path / "in"
+    inp.mkdir()
+    (inp / "carta.pdf").write_bytes(minimal_pdf([page_lines(person)]))
+    monkeypatch.setitem(sys.modules, "pypdfium2", None)
+    report = run(
+        inp, tmp_path / "out", "tag", None, nlp=rule_nlp, progress=False, redacted_pdf=True
+    )
+    assert report["failed"] == [
+        {
+            "id": "carta",
+            "file": "carta.pdf",
+            "reason": "carta.pdf: a redacted PDF needs the ocr extra (pypdfium2 is not installed): "
+            "pip install 'meddocan-deid[ocr]' and apt-get install tesseract-ocr tesseract-ocr-spa",
+        }
+    ]

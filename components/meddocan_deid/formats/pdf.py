@@ -10,6 +10,7 @@ import re
 
 from .base import PAGE_BREAK, DocumentError, Format
 from .scan import (
+    INSTALL_HINT,
     OCR_DPI,
     Scan,
     ScanPage,
@@ -68,7 +69,12 @@ def read_scan(data: bytes, *, text_layer: bool = False) -> Scan | None:
 
 
 def _open(data: bytes):
-    import pypdfium2 as pdfium
+    try:
+        import pypdfium2 as pdfium
+    except ImportError:
+        raise DocumentError(
+            f"a redacted PDF needs the ocr extra (pypdfium2 is not installed): {INSTALL_HINT}"
+        ) from None
 
     try:
         return pdfium.PdfDocument(data)
