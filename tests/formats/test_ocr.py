@@ -342,3 +342,14 @@ def test_a_redacted_pdf_without_the_extra_fails_by_name(tmp_path, rule_nlp, pers
             "pip install 'meddocan-deid[ocr]' and apt-get install tesseract-ocr tesseract-ocr-spa",
         }
     ]
+
+
+def test_a_scan_changed_since_it_was_read_is_not_redacted(tmp_path):
+    from meddocan_deid.engine.scans import write_redacted
+    from meddocan_deid.formats.scan import Scan
+
+    source = tmp_path / "hoja.png"
+    render(["Hoja."]).save(source)
+    with pytest.raises(OSError, match="hoja.png changed while it was being de-identified"):
+        write_redacted(tmp_path / "out", "hoja", source, "image", "0" * 64, Scan(""), [])
+    assert not (tmp_path / "out" / "hoja.png").exists()
