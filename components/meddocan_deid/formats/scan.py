@@ -210,9 +210,9 @@ def redact_pages(images: Sequence, scan: Scan, replacements: Sequence) -> list:
     if len(images) != len(scan.pages):
         raise DocumentError(f"{len(images)} pages to redact, {len(scan.pages)} read")
     pages, ratios = [], []
-    for image, page in zip(images, scan.pages, strict=True):
+    for image, read in zip(images, scan.pages, strict=True):
         # a render may round a page's size another way than the scan did: a pixel or so
-        rx, ry = image.width / max(page.width, 1), image.height / max(page.height, 1)
+        rx, ry = image.width / max(read.width, 1), image.height / max(read.height, 1)
         if abs(rx - 1) > 0.01 or abs(ry - 1) > 0.01:
             raise DocumentError("the pages to redact are not the size they were read at")
         clean = Image.new("RGB", image.size, "white")
@@ -220,9 +220,9 @@ def redact_pages(images: Sequence, scan: Scan, replacements: Sequence) -> list:
         pages.append(clean)
         ratios.append((rx, ry))
     draws = [ImageDraw.Draw(p) for p in pages]
-    for page, (left, top, right, bottom) in redaction_boxes(scan, replacements):
-        rx, ry = ratios[page]
-        draws[page].rectangle(
+    for number, (left, top, right, bottom) in redaction_boxes(scan, replacements):
+        rx, ry = ratios[number]
+        draws[number].rectangle(
             (int(left * rx), int(top * ry), int(right * rx + 1), int(bottom * ry + 1)),
             fill="black",
         )
