@@ -196,19 +196,21 @@ def degrade(image: Image.Image, condition: str, rng: random.Random):
     return image, None
 
 
-def turn_box(box, angle: float | None, size):
-    """A box's axis-aligned bounds once its page is turned by `angle` degrees (PIL's rotate:
-    counter-clockwise about the centre)."""
+def turn_box(box, angle: float | None, size) -> list[tuple[float, float]]:
+    """A box's corners once its page is turned by `angle` degrees (PIL's rotate: counter-
+    clockwise about the centre; None: not turned)."""
+    corners = [(box[0], box[1]), (box[2], box[1]), (box[2], box[3]), (box[0], box[3])]
     if angle is None:
-        return box
+        return [(float(x), float(y)) for x, y in corners]
     cx, cy = size[0] / 2, size[1] / 2
     a = math.radians(angle)
-    xs, ys = [], []
-    for x, y in ((box[0], box[1]), (box[2], box[1]), (box[0], box[3]), (box[2], box[3])):
-        dx, dy = x - cx, y - cy
-        xs.append(cx + dx * math.cos(a) + dy * math.sin(a))
-        ys.append(cy - dx * math.sin(a) + dy * math.cos(a))
-    return int(min(xs)), int(min(ys)), int(math.ceil(max(xs))), int(math.ceil(max(ys)))
+    return [
+        (
+            cx + (x - cx) * math.cos(a) + (y - cy) * math.sin(a),
+            cy - (x - cx) * math.sin(a) + (y - cy) * math.cos(a),
+        )
+        for x, y in corners
+    ]
 
 
 def save_scan(image: Image.Image, container: str, path: Path) -> Path:
@@ -310,14 +312,19 @@ def redacted_page(path: Path) -> Image.Image:
     return Image.open(path).convert("L")
 
 
-def boxed(page: Image.Image, box, size) -> bool:
-    """The word's box is at least 90% dark on the redacted page (scaled to its size)."""
+def boxed(page: Image.Image, corners, size) -> bool:
+    """The word's ink box (its corners, turned with its page) is at least 90% dark on the
+    redacted page (scaled to its size)."""
     sx, sy = page.width / size[0], page.height / size[1]
-    left, top, right, bottom = box
-    area = np.asarray(
-        page.crop((int(left * sx), int(top * sy), int(right * sx) + 1, int(bottom * sy) + 1))
-    )
-    return area.size > 0 and float((area < 80).mean()) >= 0.9
+    points = [(x * sx, y * sy) for x, y in corners]
+    left, top = int(min(x for x, _ in points)), int(min(y for _, y in points))
+    right = int(math.ceil(max(x for x, _ in points))) + 1
+    bottom = int(math.ceil(max(y for _, y in points))) + 1
+    area = np.asarray(page.crop((left, top, right, bottom)))
+    mask = Image.new("1", (right - left, bottom - top), 0)
+    ImageDraw.Draw(mask).polygon([(x - left, y - top) for x, y in points], fill=1)
+    inside = np.asarray(mask, dtype=bool)
+    return bool(inside.any()) and float((area[inside] < 80).mean()) >= 0.9
 
 
 def main() -> None:
