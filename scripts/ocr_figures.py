@@ -124,7 +124,7 @@ def invented_report(fake: Faker, rng: random.Random) -> Typed:
     t.add("DNI: ").add(fake.nif(), "ID_SUJETO_ASISTENCIA").add("   NHC: ")
     t.add(str(fake.random_number(digits=7, fix_len=True)), "ID_SUJETO_ASISTENCIA").end()
     t.add("Fecha de nacimiento: ").add(f"{born:%d/%m/%Y}", "FECHAS").end()
-    t.add("Domicilio: ").add(fake.street_address(), "CALLE").add(", ")
+    t.add("Domicilio: ").add(fake.street_address().strip(), "CALLE").add(", ")
     t.add(cp, "TERRITORIO").add(" ").add(city, "TERRITORIO").end()
     t.add("Teléfono: ").add(fake.phone_number(), "NUMERO_TELEFONO").end()
     t.add("Ingreso: ").add(f"{admitted:%d/%m/%Y}", "FECHAS").add("   Alta: ")
