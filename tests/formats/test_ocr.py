@@ -115,6 +115,7 @@ def test_the_run_report_has_each_page_s_ocr_confidence(scanned_run):
     tiff = next(d for d in report["read"] if d["file"] == "paginas.tif")
     assert [p["page"] for p in tiff["pages"]] == [1, 2]
     assert all(p["confidence"] > 80 and p["review"] is False for p in tiff["pages"])
+    assert all(p["unread_ink"] <= 0.05 for d in report["read"] for p in d["pages"])
 
 
 def test_the_redacted_pdf_is_images_only_with_no_phi_extractable(scanned_run, person):
@@ -195,6 +196,8 @@ def test_pages_below_the_threshold_and_blank_pages_are_flagged(tmp_path, rule_nl
         "source": "ocr",
         "words": 0,
         "confidence": None,
+        "unread_ink": 0.0,
+        "layout": "auto",
         "review": True,
     }
     assert pages["nitida.png"]["review"] is True and pages["nitida.png"]["confidence"] < 99.5
@@ -353,3 +356,18 @@ def test_a_scan_changed_since_it_was_read_is_not_redacted(tmp_path):
     with pytest.raises(OSError, match="hoja.png changed while it was being de-identified"):
         write_redacted(tmp_path / "out", "hoja", source, "image", "0" * 64, Scan(""), [])
     assert not (tmp_path / "out" / "hoja.png").exists()
+
+
+def test_ink_that_no_word_covers_flags_its_page(tmp_path, rule_nlp):
+    inp = tmp_path / "in"
+    inp.mkdir()
+    page = render(["Datos del paciente.", "Informe clínico: varón de 47 años."], size=(1240, 900))
+    ImageDraw.Draw(page).rectangle((700, 400, 1100, 750), fill="black")  # a stamp, a photo
+    page.save(inp / "sello.png")
+    out = tmp_path / "out"
+    report = run(inp, out, "tag", None, nlp=rule_nlp, progress=False)
+    read = report["scanned"]["read"][0]["pages"][0]
+    assert read["confidence"] > 60 and read["unread_ink"] > 0.5 and read["review"] is True
+    lines = RunReport(**report_fields(out)).summary_lines(out / "run_report.json")
+    flagged = [line for line in lines if line.startswith("review: sello.png page 1: ")]
+    assert len(flagged) == 1 and "of its ink outside the words read" in flagged[0]

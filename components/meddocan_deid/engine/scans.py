@@ -1,8 +1,9 @@
 """The documents of a run read as page images (formats/scan.py): `ScanLog`, their OCR confidence
-per page for the run report (a page below `review_below`, or with no word recognised, is flagged
-for review), and `write_redacted`, each one's redacted copy in the output folder beside its
-`.txt`: `stem.pdf` for a PDF, the image in its own format (`stem.png`, `stem.tif`...), pages as
-images only with a box over every PHI word."""
+per page for the run report (a page below `review_below`, with no word recognised, or with more
+than MAX_UNREAD_INK of its ink outside the words read, is flagged for review), and
+`write_redacted`, each one's redacted copy in the output folder beside its `.txt`: `stem.pdf`
+for a PDF, the image in its own format (`stem.png`, `stem.tif`...), pages as images only with a
+box over every PHI word."""
 
 import errno
 import hashlib
@@ -14,7 +15,7 @@ from typing import Any
 from ..files import atomic_write
 from ..formats import registry
 from ..formats.base import DocumentError
-from ..formats.scan import Scan
+from ..formats.scan import MAX_UNREAD_INK, Scan
 
 DEFAULT_REVIEW_BELOW = 60.0  # Tesseract's mean word confidence (0-100) under which a page is
 # flagged: below it, character errors hide identifiers from the pipeline (docs/ocr.md)
@@ -36,7 +37,14 @@ class ScanLog:
             entry: dict[str, Any] = {"page": number, "source": page.source, "words": page.words}
             if page.source == "ocr":
                 entry["confidence"] = page.confidence
-                entry["review"] = page.confidence is None or page.confidence < self.review_below
+                # a block Tesseract skipped is neither de-identified nor boxed
+                entry["unread_ink"] = page.unread
+                entry["layout"] = page.layout
+                entry["review"] = (
+                    page.confidence is None
+                    or page.confidence < self.review_below
+                    or (page.unread is not None and page.unread > MAX_UNREAD_INK)
+                )
             pages.append(entry)
         self.documents.append({"id": rid, "file": where, "pages": pages})
 
@@ -59,12 +67,7 @@ def review_lines(report: dict[str, Any]) -> list[str]:
         (d["file"], p) for d in scanned.get("read", []) for p in d["pages"] if p.get("review")
     ]
     lines = [
-        f"review: {where} page {p['page']}: "
-        + (
-            f"OCR confidence {p['confidence']} below {scanned['review_below']}"
-            if p["confidence"] is not None
-            else "no word recognised"
-        )
+        f"review: {where} page {p['page']}: {review_reason(p, scanned['review_below'])}"
         for where, p in flagged[:MAX_REVIEW_LINES]
     ]
     if len(flagged) > MAX_REVIEW_LINES:
@@ -72,6 +75,18 @@ def review_lines(report: dict[str, Any]) -> list[str]:
             f"... and {len(flagged) - MAX_REVIEW_LINES} more pages to review (see the run report)"
         )
     return lines
+
+
+def review_reason(page: dict[str, Any], review_below: float) -> str:
+    if page["confidence"] is None:
+        return "no word recognised"
+    reasons = []
+    if page["confidence"] < review_below:
+        reasons.append(f"OCR confidence {page['confidence']} below {review_below}")
+    unread = page.get("unread_ink")
+    if unread is not None and unread > MAX_UNREAD_INK:
+        reasons.append(f"{unread:.0%} of its ink outside the words read")
+    return "; ".join(reasons)
 
 
 def redacted_path(output: Path, stem: str, source: Path) -> Path:

@@ -21,6 +21,13 @@ BOX_MARGIN = 2  # pixels added around a word's box: anti-aliased edges stay unde
 # a redacted word's box reaches this share of its height further along its line (not past half
 # the space to the next word): a glyph at a word's edge that Tesseract left out of its box
 LINE_REACH = 0.6
+# ink outside the recognised words, in cells of INK_CELL pixels a side: a cell is inked when
+# more than INK_SHARE of its pixels are dark (scanner specks are not; a line of text is)
+INK_CELL = 16
+INK_SHARE = 0.08
+# above this share of inked cells outside the words read, a page is read again as one block
+# and, if still above, flagged for review (engine/scans.py)
+MAX_UNREAD_INK = 0.05
 INSTALL_HINT = (
     "pip install 'meddocan-deid[ocr]' and apt-get install tesseract-ocr tesseract-ocr-spa"
 )
@@ -43,13 +50,18 @@ class ScanWord:
 @dataclass(frozen=True)
 class ScanPage:
     """A page as read: its size in pixels, where its text came from ("ocr" or "text layer"),
-    its words and its mean word confidence (None: a text layer, or no word recognised)."""
+    its words and its mean word confidence (None: a text layer, or no word recognised), and
+    the share of its inked cells that no recognised word covers (`unread_ink`: a block that
+    Tesseract left out, a stamp, a logo, handwriting; None for a text layer), and the layout
+    of the reading kept ("auto", or "block" when read again as one block)."""
 
     width: int
     height: int
     source: str
     words: int = 0
     confidence: float | None = None
+    unread: float | None = None
+    layout: str | None = None
 
 
 @dataclass
@@ -97,13 +109,39 @@ def check_ocr() -> None:
         raise DocumentError(problem)
 
 
-def ocr_images(images: Iterable, dpi: int = OCR_DPI) -> Scan:
-    """The text and word boxes of page images (PIL images) by Tesseract's Spanish model: words
-    of a line one space apart, lines a line break apart, blocks and paragraphs a blank line
-    apart, pages a blank line apart."""
-    check_ocr()
+def _page_words(page, number: int, psm: int) -> list[tuple[str, tuple, float, tuple]]:
+    """(word, box, confidence, (block, paragraph, line)) of each word Tesseract reads on a
+    page with page segmentation mode `psm` (3: automatic layout; 6: one uniform block)."""
     import pytesseract
 
+    try:
+        data = pytesseract.image_to_data(
+            page, lang=OCR_LANGUAGE, config=f"--psm {psm}", output_type=pytesseract.Output.DICT
+        )
+    except pytesseract.TesseractError as err:
+        raise DocumentError(
+            f"tesseract failed on page {number + 1} (status {err.status})"
+        ) from None
+    words = []
+    for i, word in enumerate(data["text"]):
+        word = (word or "").strip()
+        conf = float(data["conf"][i])
+        if not word or conf < 0:
+            continue
+        left, top = int(data["left"][i]), int(data["top"][i])
+        box = (left, top, left + int(data["width"][i]), top + int(data["height"][i]))
+        key = (data["block_num"][i], data["par_num"][i], data["line_num"][i])
+        words.append((word, box, conf, key))
+    return words
+
+
+def ocr_images(images: Iterable, dpi: int = OCR_DPI) -> Scan:
+    """The text and word boxes of page images (PIL images) by Tesseract's Spanish model: words
+    of a line one space apart, lines a line break apart, blocks a blank line apart, pages a
+    blank line apart. A page whose automatic layout leaves more than MAX_UNREAD_INK of its ink
+    outside the words read is read again as one block, and the reading that leaves less is
+    kept (its `layout`: "auto" or "block")."""
+    check_ocr()
     parts: list[str] = []
     pos = 0
     scan = Scan("", dpi=dpi)
@@ -112,24 +150,17 @@ def ocr_images(images: Iterable, dpi: int = OCR_DPI) -> Scan:
         if number:
             parts.append(PAGE_BREAK)
             pos += len(PAGE_BREAK)
-        try:
-            data = pytesseract.image_to_data(
-                page, lang=OCR_LANGUAGE, output_type=pytesseract.Output.DICT
-            )
-        except pytesseract.TesseractError as err:
-            raise DocumentError(
-                f"tesseract failed on page {number + 1} (status {err.status})"
-            ) from None
-        confs: list[float] = []
+        words = _page_words(page, number, 3)
+        unread, layout = unread_ink(page, [w[1] for w in words]), "auto"
+        if unread > MAX_UNREAD_INK:  # a block the layout analysis skipped (seen on turned pages)
+            again = _page_words(page, number, 6)
+            unread_again = unread_ink(page, [w[1] for w in again])
+            if unread_again < unread:
+                words, unread, layout = again, unread_again, "block"
         line_key = None
         line = -1
         page_text_start = pos
-        for i, word in enumerate(data["text"]):
-            word = (word or "").strip()
-            conf = float(data["conf"][i])
-            if not word or conf < 0:
-                continue
-            key = (data["block_num"][i], data["par_num"][i], data["line_num"][i])
+        for word, box, conf, key in words:
             if pos > page_text_start:
                 if line_key is not None and key[0] != line_key[0]:  # a new block
                     sep = "\n\n"
@@ -141,17 +172,38 @@ def ocr_images(images: Iterable, dpi: int = OCR_DPI) -> Scan:
                 pos += len(sep)
             line += key != line_key
             line_key = key
-            left, top = int(data["left"][i]), int(data["top"][i])
-            box = (left, top, left + int(data["width"][i]), top + int(data["height"][i]))
             scan.words.append(ScanWord(pos, pos + len(word), number, box, conf, line))
             parts.append(word)
             pos += len(word)
-            confs.append(conf)
+        confs = [w[2] for w in words]
         mean = round(sum(confs) / len(confs), 1) if confs else None
-        scan.pages.append(ScanPage(page.width, page.height, "ocr", len(confs), mean))
+        scan.pages.append(
+            ScanPage(page.width, page.height, "ocr", len(words), mean, unread, layout)
+        )
     text = "".join(parts)
     scan.text = text + "\n" if text.strip() else ""
     return scan
+
+
+def unread_ink(page, boxes: Sequence[tuple[int, int, int, int]]) -> float:
+    """The share of the page's inked cells (INK_CELL pixels a side, more than INK_SHARE of
+    them dark) that no word box, one cell wider all round, touches: text OCR did not read."""
+    import numpy as np
+
+    ink = np.asarray(page.convert("L")) < 128
+    rows, cols = ink.shape[0] // INK_CELL, ink.shape[1] // INK_CELL
+    if not rows or not cols:
+        return 0.0
+    cells = ink[: rows * INK_CELL, : cols * INK_CELL].reshape(rows, INK_CELL, cols, INK_CELL)
+    inked = cells.mean(axis=(1, 3)) > INK_SHARE
+    read = np.zeros_like(inked)
+    for left, top, right, bottom in boxes:
+        read[
+            max(top // INK_CELL - 1, 0) : bottom // INK_CELL + 2,
+            max(left // INK_CELL - 1, 0) : right // INK_CELL + 2,
+        ] = True
+    total = int(inked.sum())
+    return round(float((inked & ~read).sum()) / total, 3) if total else 0.0
 
 
 def words_to_redact(scan: Scan, replacements: Sequence) -> list[ScanWord]:
