@@ -409,10 +409,13 @@ def main() -> None:
         + ", ".join(f"{k} {e / n:.4f} ({e}/{n})" for k, (e, n) in sorted(cer.items()))
     )
     conf = [c for c in confidence.values() if c is not None]
+    pages_read = [p for d in report["scanned"]["read"] for p in d["pages"]]
     print(
         f"OCR mean word confidence per page: min {min(conf):.1f}, mean "
-        f"{sum(conf) / len(conf):.1f}; pages flagged below {report['scanned']['review_below']}: "
-        f"{report['scanned']['pages_to_review']}"
+        f"{sum(conf) / len(conf):.1f}; pages read again as one block (ink left unread by the "
+        f"automatic layout): {sum(p['layout'] == 'block' for p in pages_read)}; pages flagged "
+        f"for review (confidence below {report['scanned']['review_below']} or over 5% of the ink "
+        f"unread): {report['scanned']['pages_to_review']}"
     )
     for name, (got, total) in recall.items():
         print(f"identifying-word recall on the {name} text: {got / total:.4f} ({got}/{total})")
