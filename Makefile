@@ -24,7 +24,7 @@ $(VENV)/.installed: $(BIN)/python setup.cfg pyproject.toml
 # torch first, pinned: it takes the local CPU build; an unpinned torch pulls CUDA packages.
 $(VENV)/.installed-test: $(VENV)/.installed
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e ".[dev,transformers,spark,service,presidio,tables,documents,fhir,hl7]" torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e ".[dev,transformers,spark,service,presidio,tables,documents,fhir,hl7,ocr]" torch==2.13.0
 	$(BIN)/python -m pip install --quiet --no-deps $(GENERIC_MODEL)
 	touch $@
 

@@ -34,6 +34,7 @@ import typer
 from ..deid.tables import table_format
 from ..engine import REPORT_NAME, Run, RunConfig, RunError, interchange
 from ..engine.record import plain_options
+from ..engine.scans import DEFAULT_REVIEW_BELOW
 from ..errors import InputError, OutputFullError
 from ..formats import registry
 from .options import ReviewLanguage, RunOptions, option_field, recorded_params, takes_options
@@ -138,6 +139,21 @@ class BatchOptions:
         "--fhir-rules",
         help="A JSON rule set for FHIR's structured elements (default: the policy's fhir_rules, "
         "else the shipped one; see docs/interchange.md).",
+    )
+    redacted_pdf: bool = option_field(
+        False,
+        "--redacted-pdf",
+        help="Also write a redacted copy of each PDF with a text layer (pages as images, a box "
+        "over every PHI word), as scans (PDFs without text, .png, .jpg, .tif: read by OCR, the "
+        "ocr extra) always get.",
+    )
+    ocr_review_below: float = option_field(
+        DEFAULT_REVIEW_BELOW,
+        "--ocr-review-below",
+        min=0,
+        max=100,
+        help="A scanned page whose mean OCR word confidence (0-100) is below this is flagged "
+        "for review in the run report.",
     )
     hl7_rules: Path | None = option_field(
         None,
@@ -248,6 +264,8 @@ def run_config(
             for name, path in (("fhir", batch.fhir_rules), ("hl7v2", batch.hl7_rules))
             if path is not None
         },
+        redacted_pdf=batch.redacted_pdf,
+        ocr_review_below=batch.ocr_review_below,
     )
 
 

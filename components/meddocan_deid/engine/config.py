@@ -8,6 +8,7 @@ from typing import Any
 from ..constants import DEFAULT_MODEL
 from ..deid.options import DeidOptions
 from ..deid.tables import TableSpec
+from .scans import DEFAULT_REVIEW_BELOW
 
 REPORT_NAME = "run_report.json"
 EXPORT_FORMATS = ("brat", "labelstudio", "doccano")
@@ -66,6 +67,9 @@ class RunConfig:
     spark: the run goes on Apache Spark (`SparkJob`): INPUT and OUTPUT are any Hadoop paths,
     OUTPUT is written by Spark, the table names the columns (report_path: None writes no
     run report, since OUTPUT is Spark's folder).
+    redacted_pdf: a PDF with a text layer also gets its redacted copy, as a scan (a PDF without
+    text or an image, read by OCR) always does (engine/scans.py); ocr_review_below: a scanned
+    page whose mean OCR word confidence (0-100) is below it is flagged in the run report.
     """
 
     input: Path | str  # a Spark run: any Hadoop path, kept as given
@@ -94,6 +98,8 @@ class RunConfig:
     spark: SparkJob | None = None
     input_format: str = "auto"
     interchange_rules: Mapping[str, Path] = field(default_factory=dict)
+    redacted_pdf: bool = False
+    ocr_review_below: float = DEFAULT_REVIEW_BELOW
 
     @property
     def report_file(self) -> Path:

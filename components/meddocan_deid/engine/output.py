@@ -21,7 +21,9 @@ from ..files import atomic_write
 from ..formats import registry
 from ..formats.base import DocumentError
 
-TMP_FILE = re.compile(r"^\..+\.(txt|ann|json|jsonl|ndjson|hl7|docx)\.[A-Za-z0-9_]+\.tmp$")
+TMP_FILE = re.compile(
+    r"^\..+\.(txt|ann|json|jsonl|ndjson|hl7|docx|pdf|png|jpg|jpeg|tif|tiff)\.[A-Za-z0-9_]+\.tmp$"
+)
 DIGESTS_NAME = ".meddocan-deid-inputs.jsonl"
 LOCK_NAME = ".meddocan-deid.lock"
 # a full disk or an exhausted quota: the run stops (every later write would fail too)

@@ -14,6 +14,7 @@ from typing import Any
 from ..deid.tables import TableSpec, failed_rows, format_of
 from ..formats.table import Table
 from .record import failure_lines, not_read_lines, table_failure_lines
+from .scans import review_lines
 
 MAX_REPORTED = 1000  # failed rows of a table listed in the run report (all are counted)
 
@@ -55,6 +56,9 @@ class RunReport:
     master: str | None = None
     partitions: int | None = None
     failure_reasons: dict[str, int] = field(default_factory=dict)
+    # documents read as page images: each page's source and OCR confidence, those to review
+    # (engine/scans.py ScanLog)
+    scanned: dict[str, Any] | None = None
 
     @property
     def n_failed(self) -> int:
@@ -121,6 +125,8 @@ class RunReport:
             )
         if self.export is not None:
             out["export"] = self.export
+        if self.scanned is not None:
+            out["scanned"] = self.scanned
         return out
 
     def add_table(
@@ -186,6 +192,7 @@ class RunReport:
         return [
             *failure_lines(out, encoding),
             *not_read_lines(out),
+            *review_lines(out),
             f"reports read {c['read']}, written {c['written']}, skipped {c['skipped']}, failed "
             f"{c['failed']}, empty {c['empty']}, files not read {c['not_read']} in "
             f"{self.seconds:.1f}s -> {report_file}",

@@ -48,6 +48,7 @@ from ..errors import InputError, OutputFullError, RunError
 from ..formats import registry
 from ..formats.base import SparkColumns, SparkInput, spark_path
 from ..formats.jsonl import KNOWN_COLUMN
+from ..formats.scan import Scan
 from ..formats.sources import (
     check_paths,
     count_inputs,
@@ -77,6 +78,7 @@ from .output import (
 )
 from .record import Progress, failure_reason, plain_options
 from .report import MAX_REPORTED, RunReport
+from .scans import DEFAULT_REVIEW_BELOW, ScanLog, write_redacted
 
 logger = logging.getLogger("meddocan_deid.deid")
 HADOOP_SCHEME = re.compile(r"^\w+:")  # hdfs://, s3a://, file:...: a path Spark resolves itself
@@ -136,6 +138,9 @@ class Run:
         # FHIR and HL7 v2 files, written back whole after the reports (engine/interchange.py)
         self.interchange: interchange.InterchangeFiles | None = None
         self.keyed = False  # the input holds such files: the fingerprint holds the key's
+        # documents read as page images: id -> (source, format, Scan) until written; their pages
+        self._scans: dict[str, tuple[Path, str, Scan]] = {}
+        self.scans = ScanLog(config.ocr_review_below)
 
     # -- before the lock -------------------------------------------------------------------
     def check_inputs(self) -> None:
@@ -399,9 +404,19 @@ class Run:
                     self._tick()
                     continue
                 self.counts["read"] += 1
-                item = load_item(
-                    item, self.max_chars, self.encoding
-                )  # reads the bytes and their digest
+                item = load_item(  # reads the bytes and their digest
+                    item,
+                    self.max_chars,
+                    self.encoding,
+                    # a report written by an earlier run is not read again (no OCR); an
+                    # interchange file resumes in engine/interchange.py
+                    skip=None
+                    if c.overwrite or item.interchange is not None
+                    else lambda digest, stem=item.stem: is_done(
+                        self.output, stem, digest, self._digests
+                    ),
+                    text_layer=c.redacted_pdf,
+                )
                 if item.interchange is not None and self.interchange is not None:
                     self.interchange.take(item)  # written back whole, after the reports
                     continue
@@ -422,6 +437,8 @@ class Run:
                     self.fail(item.id, "not read", item.where)
                     self._tick()
                     continue
+                if item.scan is not None:  # its pages' OCR confidence, a blank page's too
+                    self.scans.add(item.id, item.where, item.scan)
                 if item.path is not None and not record.text.strip():  # empty: nothing to remove
                     self.counts["empty"] += 1
                     self.empty.append({"id": item.id, "file": item.where})
@@ -431,6 +448,8 @@ class Run:
                     continue
                 docx = item.path if item.document == "docx" else None  # its .docx is written too
                 self._items[item.id] = (item.stem, item.where, item.digest, docx)
+                if item.scan is not None and item.path is not None and item.document is not None:
+                    self._scans[item.id] = (item.path, item.document, item.scan)
                 codec = item.encoding or self.encoding
                 self.encodings[codec] = self.encodings.get(codec, 0) + 1
                 if keep_originals:
@@ -445,6 +464,7 @@ class Run:
         c = self.config
         stem, where, digest, docx = self._items.pop(res.id)
         original = self._originals.pop(res.id, None)
+        scan = self._scans.pop(res.id, None)
         if res.status != "ok":
             self.fail(
                 res.id,
@@ -455,6 +475,9 @@ class Run:
         try:
             if c.private_dir is not None and original is not None:
                 write_private(c.private_dir, stem, original, res.replacements)
+            if scan is not None and digest is not None:  # before its .txt, which marks it done
+                source, document, read = scan
+                write_redacted(self.output, stem, source, document, digest, read, res.replacements)
             output.write_report(
                 self.output,
                 stem,
@@ -758,6 +781,7 @@ class Run:
             phi_per_label=dict(self.per_label),
             seconds=time.time() - self.start,
             model_load_seconds=self.load_seconds,
+            scanned=self.scans.to_dict() if self.scans.documents else None,
         )
 
     def finish(self) -> RunReport:
@@ -827,9 +851,12 @@ def run(
     cli_options: dict | None = None,
     privacy: str | None = None,
     export_format: str | None = None,
+    redacted_pdf: bool = False,
+    ocr_review_below: float = DEFAULT_REVIEW_BELOW,
 ) -> dict:
     """A run as one call: `Run(RunConfig(...), nlp).execute()`; returns the run report.
-    `cli_options`: the command-line options recorded in the run report (see RunConfig)."""
+    `cli_options`: the command-line options recorded in the run report (see RunConfig);
+    `redacted_pdf`, `ocr_review_below`: scanned documents (RunConfig)."""
     config = RunConfig(
         input=input_path,
         output=output,
@@ -850,5 +877,7 @@ def run(
         report_options=cli_options,
         random_key=bool((cli_options or {}).get("random_key")),
         progress=progress,
+        redacted_pdf=redacted_pdf,
+        ocr_review_below=ocr_review_below,
     )
     return Run(config, nlp=nlp).execute()

@@ -61,6 +61,12 @@ class Format:
     spark_source: Callable[..., "SparkInput"] | None = None
     spark_sink: "SparkSink | None" = None
     interchange: "Interchange | None" = None
+    # a document that may be page images (formats/scan.py): `read_scan(data, text_layer=) ->
+    # Scan | None` (its text with each word's page and box; None: its text is read_text's),
+    # and `write_redacted(data, scan, replacements) -> bytes` (its pages as images only, a
+    # box over every PHI word)
+    read_scan: Callable[..., Any] | None = None
+    write_redacted: Callable[..., bytes] | None = None
 
     def missing(self) -> str | None:
         """Why this format cannot be read here (a library of its extra is not installed), or
@@ -155,6 +161,7 @@ class Item:
     )
     document: str | None = None  # the name of its document format: its text is extracted
     interchange: str | None = None  # the name of its interchange format: written back whole
+    scan: Any = None  # a document read as page images: its Scan (formats/scan.py), to redact
 
 
 def safe_stem(raw_id: str) -> str:

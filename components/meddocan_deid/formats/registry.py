@@ -10,11 +10,41 @@ a run: a FHIR or HL7 v2 file by its content), `describe()` (what an input may be
 
 from pathlib import Path
 
-from . import csv, docx, fhir, folder, hl7v2, jsonl, markdown, parquet, pdf, rtf, text, tsv, xlsx
+from . import (
+    csv,
+    docx,
+    fhir,
+    folder,
+    hl7v2,
+    image,
+    jsonl,
+    markdown,
+    parquet,
+    pdf,
+    rtf,
+    text,
+    tsv,
+    xlsx,
+)
 from .base import Format
 
 # in the order messages list them
-MODULES = (text, folder, jsonl, csv, tsv, xlsx, parquet, docx, pdf, rtf, markdown, fhir, hl7v2)
+MODULES = (
+    text,
+    folder,
+    jsonl,
+    csv,
+    tsv,
+    xlsx,
+    parquet,
+    docx,
+    pdf,
+    rtf,
+    markdown,
+    fhir,
+    hl7v2,
+    image,
+)
 FORMATS: dict[str, Format] = {m.FORMAT.name: m.FORMAT for m in MODULES}
 BY_SUFFIX: dict[str, Format] = {suffix: fmt for fmt in FORMATS.values() for suffix in fmt.suffixes}
 

@@ -116,8 +116,29 @@ def iter_items(
     yield from fmt.items(input_path, encoding, registry.finder(input_format))
 
 
-def load_item(item: Item, max_chars: int, encoding: str = "utf-8") -> Item:
-    """Read the text of a file item; set `error` instead of raising."""
+def read_document(data: bytes, name: str, encoding: str = "utf-8", *, text_layer: bool = False):
+    """(the text, its Scan or None) of a document of format `name`: a scan (a PDF without text,
+    an image) is read by OCR with its words' boxes, and so is a PDF's text layer when
+    `text_layer` (a redacted copy is asked); DocumentError."""
+    fmt = registry.get(name)
+    if fmt.read_scan is not None and fmt.missing() is None:
+        scan = fmt.read_scan(data, text_layer=text_layer)
+        if scan is not None:
+            return scan.text, scan
+    return extract_text(data, name, encoding), None
+
+
+def load_item(
+    item: Item,
+    max_chars: int,
+    encoding: str = "utf-8",
+    *,
+    skip=None,
+    text_layer: bool = False,
+) -> Item:
+    """Read the text of a file item; set `error` instead of raising. skip(digest): True when
+    its report is already written (its bytes and digest are read, its text is not: no OCR);
+    text_layer: a PDF with text is read with its words' boxes too (`item.scan`)."""
     if item.record is not None or item.error is not None or item.path is None:
         return item
     path = item.path
@@ -135,9 +156,11 @@ def load_item(item: Item, max_chars: int, encoding: str = "utf-8") -> Item:
         item.error = f"{where}: cannot read ({err.strerror or type(err).__name__})"
         return item
     item.digest = hashlib.sha256(data).hexdigest()
+    if skip is not None and skip(item.digest):
+        return item
     if item.document is not None:
         try:
-            text = extract_text(data, item.document, encoding)
+            text, item.scan = read_document(data, item.document, encoding, text_layer=text_layer)
         except DocumentError as err:
             item.error = f"{where}: {err}"
             return item
