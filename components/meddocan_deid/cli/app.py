@@ -1,7 +1,7 @@
 """The `meddocan-deid` typer app (also `python -m meddocan_deid`): the root options and the
 commands `deidentify` (cli/deidentify.py), `review` (cli/review.py), `keygen` (cli/keygen.py),
 `deidentify-spark` (cli/spark.py), `serve` (cli/serve.py), `export` and `import`
-(cli/annotations.py), `add-patterns` (cli/patterns.py)."""
+(cli/annotations.py), `add-patterns` (cli/patterns.py), `audit verify` (cli/audit.py)."""
 
 import os
 import sys
@@ -10,6 +10,7 @@ import typer
 
 from .. import __version__
 from .annotations import EXPORT_EPILOG, export_command, import_command
+from .audit import audit_app
 from .deidentify import DEIDENTIFY_EPILOG, deidentify
 from .keygen import KEYGEN_EPILOG, keygen
 from .options import list_options
@@ -72,6 +73,10 @@ app.command(
     epilog=ADD_PATTERNS_EPILOG,
     short_help="Save a pipeline with a hospital's own field keys added.",
 )(add_patterns_command)
+
+app.add_typer(
+    audit_app, name="audit", short_help="Verify the audit log of runs and service requests."
+)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -131,6 +131,12 @@ class BatchOptions:
         help="A JSON rule set for FHIR's structured elements (default: the shipped one; see "
         "meddocan_deid.formats.fhir).",
     )
+    audit_log: Path | None = option_field(
+        None,
+        "--audit-log",
+        help="Append the run's audit line here (default: env MEDDOCAN_DEID_AUDIT_LOG, else "
+        "OUTPUT/audit_log.jsonl); check it with `meddocan-deid audit verify`.",
+    )
     hl7_rules: Path | None = option_field(
         None,
         "--hl7-rules",
@@ -242,6 +248,7 @@ def run_config(
         time_limit=batch.time_limit,
         skip_unsupported=batch.skip_unsupported,
         table=table,
+        audit_log=batch.audit_log,
     )
 
 

@@ -58,6 +58,8 @@ class RunConfig:
     spark: the run goes on Apache Spark (`SparkJob`): INPUT and OUTPUT are any Hadoop paths,
     OUTPUT is written by Spark, the table names the columns (report_path: None writes no
     run report, since OUTPUT is Spark's folder).
+    audit_log: the audit log the run appends its line to (None: the environment's
+    MEDDOCAN_DEID_AUDIT_LOG, else OUTPUT/audit_log.jsonl; see meddocan_deid.audit).
     """
 
     input: Path | str  # a Spark run: any Hadoop path, kept as given
@@ -83,6 +85,7 @@ class RunConfig:
     skip_unsupported: bool = False
     table: TableSpec | None = None
     spark: SparkJob | None = None
+    audit_log: Path | None = None
 
     @property
     def report_file(self) -> Path:

@@ -55,6 +55,7 @@ class RunReport:
     master: str | None = None
     partitions: int | None = None
     failure_reasons: dict[str, int] = field(default_factory=dict)
+    audit: dict[str, Any] | None = None  # the run's audit line: its log, seq and digest
 
     @property
     def n_failed(self) -> int:
@@ -121,6 +122,8 @@ class RunReport:
             )
         if self.export is not None:
             out["export"] = self.export
+        if self.audit is not None:
+            out["audit"] = self.audit
         return out
 
     def add_table(
@@ -160,6 +163,7 @@ class RunReport:
             "failure_reasons": dict(self.failure_reasons),
             "failed": self.failed[:MAX_REPORTED],  # the first rows (id and reason)
             "seconds": round(self.seconds, 3),
+            **({"audit": self.audit} if self.audit is not None else {}),
         }
 
     def summary_lines(self, report_file: Path | None, encoding: str = "utf-8") -> list[str]:
