@@ -7,8 +7,8 @@ import threading
 
 import pytest
 
-from meddocan_deid.cli.app import main
 from meddocan_deid.audit import GENESIS, AuditError, AuditLog, line_digest, verify_target
+from meddocan_deid.cli.app import main
 from meddocan_deid.engine import RunConfig
 from meddocan_deid.engine.runner import Run
 
