@@ -1,10 +1,15 @@
 """Fail-closed: a component that raises fails its report by name (the component's name, the
 exception's class, never the text), and nothing of that report is written: not by the
 command line (no .txt, .ann, private copy or review page with its text), not by the service
-(a 500 naming the component; in a table, the row's cells empty). The other reports go on.
+(a 500 naming the component; in a table, the row's cells empty), not by Spark in local mode
+(the row's status names the component, its text is null). The other reports go on.
 Invented reports."""
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import raising_component  # noqa: F401  (registers the component)
@@ -99,3 +104,24 @@ def test_the_service_answers_an_error_naming_the_component(breaking_nlp, tmp_pat
     assert rows[1]["nota"] in (None, "") and NAME not in table.text and NHC not in table.text
     outcomes = [json.loads(x)["outcome"] for x in log.read_text(encoding="utf-8").splitlines()]
     assert outcomes == ["error: 500", "ok"]
+
+
+def test_spark_marks_the_row_failed_by_name_and_writes_no_text(tmp_path):
+    pytest.importorskip("pyspark")
+    here = Path(__file__).parent
+    root = here.parent.parent
+    paths = [here / "spark_site", here, root / "components"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, paths))}
+    done = subprocess.run(
+        [sys.executable, str(here / "spark_session.py"), str(root), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = json.loads(done.stdout.strip().splitlines()[-1])
+    assert rows == [
+        {"id": "bien", "status": "ok", "text_is_null": False},
+        {"id": "roto", "status": f"failed: {REASON}", "text_is_null": True},
+    ]
