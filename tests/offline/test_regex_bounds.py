@@ -1,0 +1,53 @@
+"""No regular expression backtracks: every pattern the de-identification runs (collected from
+the package's modules, the pipeline's components and tokenizer, and the token REGEX patterns of
+the pattern files) scans adversarial inputs of 100 KB within a bound of CPU time (a pattern
+that backtracks takes minutes there; the slowest linear one, a large alternation, about 2 s).
+The patterns rewritten for it keep their matches."""
+
+import re
+
+import pytest
+
+from meddocan_deid.evaluation.regex_bounds import SIZE, collect_patterns, time_all
+
+from conftest import ROOT
+
+BOUND_SECONDS = 5.0  # CPU seconds of one pattern on one input of 100 KB
+
+
+@pytest.fixture(scope="module")
+def patterns(rule_nlp):
+    folders = [ROOT / "configs" / "patterns", ROOT / "components" / "meddocan_deid" / "pipeline"]
+    return collect_patterns(rule_nlp, folders)
+
+
+def test_patterns_come_from_the_code_the_components_and_the_data(patterns):
+    where = [f.where for f in patterns]
+    assert len(patterns) > 500
+    assert any(w.startswith("pipe sections.") for w in where)
+    assert any(w.startswith("tokenizer.") for w in where)
+    assert any(w.startswith("meddocan_deid.") for w in where)
+    assert any(w.endswith(" REGEX") for w in where)
+
+
+def test_every_pattern_scans_100_kb_within_the_bound(patterns):
+    timed = time_all(patterns, SIZE, wall_limit=600)
+    over = [(round(s, 2), where) for s, where, _ in timed if s > BOUND_SECONDS]
+    assert over == []
+
+
+def test_the_rewritten_patterns_keep_their_matches(rule_nlp):
+    sections = rule_nlp.get_pipe("sections")
+    assert sections._header.match("  Nombre: Ana")
+    assert sections._header.match("Datos del paciente")
+    assert not sections._header.match("El paciente")
+    unit = rule_nlp.get_pipe("address_forms").forms["unit"]
+    for text, value in ((", int. 5", ", int. 5"), (" depto # 3B", " depto # 3B"), (" piso", None)):
+        m = unit.match(text)
+        assert (m.group("value") if m else None) == value
+    codes = rule_nlp.get_pipe("number_words")._codes
+    assert codes._stop_after.match("dos comprimidos", 3)
+    assert not codes._stop_after.match("dos  comprimidos", 4)  # only where the run ends
+    assert codes._dni_letter.match("cuatro letra b", 6).group(1) == "b"
+    assert codes._dni_letter.match("cuatro - b", 6).group(1) == "b"
+    assert isinstance(unit, re.Pattern)
