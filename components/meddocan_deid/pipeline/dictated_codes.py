@@ -51,7 +51,7 @@ WINDOW = 80  # characters of context read before a code
 PLATE_LETTERS = set("bcdfghjklmnprstvwxyz")
 CAPITALS = re.compile(r"(?<![^\W\d_])[A-ZÑ]{1,3}(?![^\W\d_])")
 WORD = re.compile(r"[^\W\d_]+")
-PLACE_GAP = re.compile(r"\s*,?\s*")  # between a town or a street and its postal code
+PLACE_GAP = re.compile(r"\s*(?:,\s*)?")  # between a town or a street and its postal code
 
 
 @dataclass(frozen=True)

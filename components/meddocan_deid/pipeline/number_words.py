@@ -66,7 +66,7 @@ PLACE_LABELS = ("CALLE", "TERRITORIO")
 WINDOW = 80  # characters of context read before a number
 LAST_YEAR = 2040  # a year in words alone up to this one (`dos mil cien` neutrophils are no year)
 # what a patient's name and the age after it may have between them
-NAME_GAP = re.compile(r"\s*(?:,|(?<!\w)coma(?!\w))?\s*(?:(?<!\w)de\s+)?")
+NAME_GAP = re.compile(r"\s*(?:(?:,|(?<!\w)coma(?!\w))\s*)?(?:(?<!\w)de\s+)?")
 # function words that do not end an entity cut back before a number
 LEADING_ZEROS = re.compile(r"(?:cero\s+)+")
 CUT_EDGE = {"de", "del", "el", "la", "los", "las", "y", "e", "coma", "con", "a", "al", "en", "es"}
@@ -232,11 +232,11 @@ class NumberWords:
         month, weekday = _alternation(month_names), _alternation(weekday_names)
         feast = _alternation(feast_names)
         self._day_month = re.compile(rf"\s+de\s+(?:{month})(?!\w)")
-        self._year_link = re.compile(r"\s*,?\s+(?:de|del)\s+")
+        self._year_link = re.compile(r"(?:\s*,\s+|\s+)(?:de|del)\s+")
         self._number_link = re.compile(
             r"\s+(?:de|del|barra)\s+"
         )  # `doce del tres del ochenta y cinco`
-        self._digit_year = re.compile(r"\s*,?\s+(?:de|del)\s+\d{4}(?!\d)")
+        self._digit_year = re.compile(r"(?:\s*,\s+|\s+)(?:de|del)\s+\d{4}(?!\d)")
         self._weekday_before = re.compile(rf"(?<!\w)(?:{weekday})\s*,?\s*(?:el\s+|dia\s+)?$")
         self._weekday_right_before = re.compile(rf"(?<!\w)(?:{weekday})\s*,?\s*$")
         self._dia_before = re.compile(r"(?<!\w)dia\s+$")
