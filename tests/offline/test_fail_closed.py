@@ -110,8 +110,8 @@ def test_spark_marks_the_row_failed_by_name_and_writes_no_text(tmp_path):
     pytest.importorskip("pyspark")
     here = Path(__file__).parent
     root = here.parent.parent
-    paths = [here / "spark_site", here, root / "components"]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, paths))}
+    paths = [here / "spark_site", here, root / "components", os.environ.get("PYTHONPATH", "")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(str(p) for p in paths if p)}
     done = subprocess.run(
         [sys.executable, str(here / "spark_session.py"), str(root), str(tmp_path)],
         capture_output=True,

@@ -14,7 +14,8 @@ SESSION = Path(__file__).parent / "offline_session.py"
 
 
 def test_import_load_deidentify_cli_and_service_make_no_network_call(tmp_path):
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "components")}
+    paths = [str(ROOT / "components"), os.environ.get("PYTHONPATH", "")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
     env.pop("MEDDOCAN_DEID_AUDIT_LOG", None)
     done = subprocess.run(
         [sys.executable, str(SESSION), str(ROOT), str(tmp_path)],

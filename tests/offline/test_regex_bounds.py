@@ -7,10 +7,9 @@ The patterns rewritten for it keep their matches."""
 import re
 
 import pytest
+from conftest import ROOT
 
 from meddocan_deid.evaluation.regex_bounds import SIZE, collect_patterns, time_all
-
-from conftest import ROOT
 
 BOUND_SECONDS = 5.0  # CPU seconds of one pattern on one input of 100 KB
 

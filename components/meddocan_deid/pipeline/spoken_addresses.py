@@ -41,7 +41,9 @@ class SpokenAddresses:
         number = rf"(?:\s+(?:{_alternation(number_word_set())})(?:\s+y(?=\s))?){{0,{NUMBER_WORDS}}}"
         tld = _alternation(top_level_domains)
         self._email = re.compile(
-            rf"(?<!\w){word}(?:\s+{join}\s+{word}){{0,{LOCAL_WORDS - 1}}}{number}"
+            # a word starts after no word character and no hyphen: `[\w-]*` already takes a
+            # hyphenated word whole, and a start at each hyphen would scan to the end each time
+            rf"(?<![\w-]){word}(?:\s+{join}\s+{word}){{0,{LOCAL_WORDS - 1}}}{number}"
             rf"\s+arroba\s+{word}(?:\s+punto\s+{word})*?\s+punto\s+(?:{tld})(?!\w)"
         )
         self._web = re.compile(
