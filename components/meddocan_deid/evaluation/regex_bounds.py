@@ -237,7 +237,7 @@ class Timer:
 
         self.ctx = mp.get_context("fork")
         self.wall_limit = wall_limit
-        self.worker = None
+        self.worker: Any = None
 
     def _start(self) -> None:
         self.jobs, self.results = self.ctx.Queue(), self.ctx.Queue()

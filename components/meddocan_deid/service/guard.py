@@ -5,6 +5,7 @@ catch that turns an unexpected exception into a 500 naming only its type."""
 import hashlib
 import logging
 import time
+from collections.abc import Callable
 
 from ..audit import AuditError
 from ..audit import service as request_audit
@@ -38,7 +39,8 @@ class Guard:
         self.max_body = max_body_bytes
         self.metrics = metrics
         self.audit = audit  # an AuditLog: one line per request (None: no audit trail)
-        self.server = server or (lambda: {})  # the server's model and key fingerprint
+        # the server's model and key fingerprint, for each line
+        self.server: Callable[[], dict] = server or dict
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":

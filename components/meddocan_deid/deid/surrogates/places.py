@@ -25,8 +25,10 @@ from .common import MAX_ATTEMPTS, Context, case_like, choose, smart_title
 from .tables import rows, words
 
 CEUTA_MELILLA = ("51", "52")
+# the lookbehind: a scan of a long run of blanks and dots tries once, not at each character
 POSTAL = re.compile(
-    r"(?P<pre>(?:E|CP|C\.P\.)?[\s:.-]*)(?P<code>\d{5})(?P<post>[\s.-]*)", re.IGNORECASE
+    r"(?P<pre>(?<![\s:.-])(?:E|CP|C\.P\.)?[\s:.-]*)(?P<code>\d{5})(?P<post>[\s.-]*)",
+    re.IGNORECASE,
 )
 
 
