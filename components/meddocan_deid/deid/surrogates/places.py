@@ -224,7 +224,9 @@ def community_for(ctx: Context, text: str, community: str) -> str | None:
     return case_like(text, value) if ctx.acceptable(value, text) else None
 
 
-_PARTS = re.compile(r"(\s*[/()]\s*|\s*,\s*|\s+-\s+)")
+# a separator starts where its blanks start (the lookbehind: the same splits, and a run of
+# blanks is not scanned to its end from each of its characters)
+_PARTS = re.compile(r"(?<!\s)(\s*[/()]\s*|\s*,\s*|\s+-\s+)")
 
 
 def territories(text: str, label: str, ctx: Context) -> str | None:
