@@ -51,9 +51,16 @@ def main(
     )
     print(f"patterns: {len(found)}, inputs each: {len(BASE_UNITS) + 1} of {size} characters")
     for seconds, where, which in timed[:top]:
-        unit = repr(BASE_UNITS[which]) if 0 <= which < len(BASE_UNITS) else "its literals"
+        if which < 0:
+            print(f"{seconds:9.3f} s  {where}  (stopped after {limit:g} s of wall time)")
+            continue
+        unit = repr(BASE_UNITS[which]) if which < len(BASE_UNITS) else "its literals"
         print(f"{seconds:9.3f} s  {where}  (input: {unit} repeated)")
-    print(f"worst: {timed[0][0]:.3f} s ({timed[0][1]})")
+    bounded = [t for t in timed if t[0] != float("inf")]
+    stopped = len(timed) - len(bounded)
+    print(f"stopped (over {limit:g} s): {stopped}")
+    if bounded:
+        print(f"worst of the others: {bounded[0][0]:.3f} s CPU ({bounded[0][1]})")
 
 
 if __name__ == "__main__":
