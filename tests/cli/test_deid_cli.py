@@ -49,7 +49,8 @@ def outputs(folder: Path):
     return {
         p.relative_to(folder).as_posix(): p.read_bytes()
         for p in sorted(folder.rglob("*"))
-        if p.is_file() and p.name not in ("run_report.json", "run_fingerprint.json")
+        if p.is_file()
+        and p.name not in ("run_report.json", "run_fingerprint.json", "audit_log.jsonl")
     }
 
 

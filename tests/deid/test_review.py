@@ -210,6 +210,7 @@ def test_cli_writes_private_ann_and_review(tmp_path, rule_nlp):
     assert validate_ann(text, private_ann) == n and "Rufino Aldecoa" in private_ann
     assert sorted(p.name for p in out.iterdir()) == [
         ".meddocan-deid-inputs.jsonl",
+        "audit_log.jsonl",
         "inf1.ann",
         "inf1.txt",
         "run_fingerprint.json",

@@ -2,7 +2,7 @@
 commands `deidentify` (cli/deidentify.py), `review` (cli/review.py), `keygen` (cli/keygen.py),
 `deidentify-spark` (cli/spark.py), `serve` (cli/serve.py), `export` and `import`
 (cli/annotations.py), `add-patterns` (cli/patterns.py), `sample`, `certify`, `risk` and `statement`
-(cli/evidence.py)."""
+(cli/evidence.py), `audit verify` (cli/audit.py)."""
 
 import os
 import sys
@@ -11,6 +11,7 @@ import typer
 
 from .. import __version__
 from .annotations import EXPORT_EPILOG, export_command, import_command
+from .audit import audit_app
 from .deidentify import DEIDENTIFY_EPILOG, deidentify
 from .evidence import certify_command, risk_command, sample_command, statement_command
 from .keygen import KEYGEN_EPILOG, keygen
@@ -87,6 +88,9 @@ app.command(
 )(risk_command)
 app.command("statement", short_help="Write the release statement of a run (Markdown).")(
     statement_command
+)
+app.add_typer(
+    audit_app, name="audit", short_help="Verify the audit log of runs and service requests."
 )
 
 

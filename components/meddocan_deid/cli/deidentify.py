@@ -155,6 +155,12 @@ class BatchOptions:
         help="A scanned page whose mean OCR word confidence (0-100) is below this is flagged "
         "for review in the run report.",
     )
+    audit_log: Path | None = option_field(
+        None,
+        "--audit-log",
+        help="Append the run's audit line here (default: env MEDDOCAN_DEID_AUDIT_LOG, else "
+        "OUTPUT/audit_log.jsonl); check it with `meddocan-deid audit verify`.",
+    )
     hl7_rules: Path | None = option_field(
         None,
         "--hl7-rules",
@@ -266,6 +272,7 @@ def run_config(
         },
         redacted_pdf=batch.redacted_pdf,
         ocr_review_below=batch.ocr_review_below,
+        audit_log=batch.audit_log,
     )
 
 

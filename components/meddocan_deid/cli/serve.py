@@ -74,6 +74,12 @@ class ServeOptions:
     code: Path | None = option_field(
         None, "--code", help="Python file to import first (custom spaCy components)."
     )
+    audit_log: Path | None = option_field(
+        None,
+        "--audit-log",
+        help="Append one hash-chained line per request here (who, route, digests, counts; "
+        "never text or tokens); check it with `meddocan-deid audit verify`.",
+    )
     log_level: str = option_field(
         "info",
         "--log-level",
@@ -94,6 +100,7 @@ class ServeOptions:
             "max_queue": self.max_queue,
             "queue_wait": self.queue_wait,
             "code": self.code,
+            "audit_log": self.audit_log,
             "log_level": self.log_level.lower(),
         }
 

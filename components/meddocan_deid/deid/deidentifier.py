@@ -25,6 +25,7 @@ from typing import Any
 from spacy.tokens import Doc
 
 from ..errors import RunError
+from .failures import pipeline_error
 from .gazetteer import Gazetteer, resolve_gazetteer
 from .keys import DeidKeyError, KeyLike, as_key
 from .known_phi import validate_known_phi
@@ -227,7 +228,7 @@ class Deidentifier:
             batch = [r for _, r in good]
             for (i, record), found in zip(good, self._record_spans(batch, time_limit)):
                 if isinstance(found, BaseException):
-                    results[i] = _failed(record.id, _error_of(found, time_limit))
+                    results[i] = _failed(record.id, _error_of(found, time_limit, self.nlp))
                 else:
                     results[i] = self._record_result(record, found)
             # every record has its result: a failure or a de-identified text
@@ -337,8 +338,8 @@ def _check(record, max_chars: int) -> str | None:
     return None
 
 
-def _error_of(err: BaseException, time_limit: float | None) -> str:
+def _error_of(err: BaseException, time_limit: float | None, nlp=None) -> str:
     if isinstance(err, ReportTimeout):
         return f"took longer than the time limit ({time_limit:g} s a report)"
-    # the exception's class only: messages of third-party code may quote the text
-    return f"error in the pipeline ({type(err).__name__})"
+    # the component by name and the exception's class only: messages may quote the text
+    return pipeline_error(nlp, err)

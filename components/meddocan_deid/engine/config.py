@@ -70,6 +70,8 @@ class RunConfig:
     redacted_pdf: a PDF with a text layer also gets its redacted copy, as a scan (a PDF without
     text or an image, read by OCR) always does (engine/scans.py); ocr_review_below: a scanned
     page whose mean OCR word confidence (0-100) is below it is flagged in the run report.
+    audit_log: the audit log the run appends its line to (None: the environment's
+    MEDDOCAN_DEID_AUDIT_LOG, else OUTPUT/audit_log.jsonl; see meddocan_deid.audit).
     """
 
     input: Path | str  # a Spark run: any Hadoop path, kept as given
@@ -100,6 +102,7 @@ class RunConfig:
     interchange_rules: Mapping[str, Path] = field(default_factory=dict)
     redacted_pdf: bool = False
     ocr_review_below: float = DEFAULT_REVIEW_BELOW
+    audit_log: Path | None = None
 
     @property
     def report_file(self) -> Path:

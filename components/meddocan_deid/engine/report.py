@@ -59,6 +59,7 @@ class RunReport:
     # documents read as page images: each page's source and OCR confidence, those to review
     # (engine/scans.py ScanLog)
     scanned: dict[str, Any] | None = None
+    audit: dict[str, Any] | None = None  # the run's audit line: its log, seq and digest
 
     @property
     def n_failed(self) -> int:
@@ -127,6 +128,8 @@ class RunReport:
             out["export"] = self.export
         if self.scanned is not None:
             out["scanned"] = self.scanned
+        if self.audit is not None:
+            out["audit"] = self.audit
         return out
 
     def add_table(
@@ -166,6 +169,7 @@ class RunReport:
             "failure_reasons": dict(self.failure_reasons),
             "failed": self.failed[:MAX_REPORTED],  # the first rows (id and reason)
             "seconds": round(self.seconds, 3),
+            **({"audit": self.audit} if self.audit is not None else {}),
         }
 
     def summary_lines(self, report_file: Path | None, encoding: str = "utf-8") -> list[str]:

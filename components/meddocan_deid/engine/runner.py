@@ -31,6 +31,8 @@ from pathlib import Path
 
 from .. import __version__
 from ..annotations import AnnotationError, export_private_dir
+from ..audit import AuditError, AuditLog
+from ..audit import run as audit_run
 from ..constants import DEFAULT_MODEL
 from ..deid import fingerprint as fp
 from ..deid.deidentifier import Deidentifier
@@ -141,6 +143,7 @@ class Run:
         # documents read as page images: id -> (source, format, Scan) until written; their pages
         self._scans: dict[str, tuple[Path, str, Scan]] = {}
         self.scans = ScanLog(config.ocr_review_below)
+        self.audit: AuditLog | None = None  # the log this run appends its line to
 
     # -- before the lock -------------------------------------------------------------------
     def check_inputs(self) -> None:
@@ -298,22 +301,58 @@ class Run:
         self.start = time.time()
         if self.config.spark is not None:
             self.check_spark()
-            with self.spark_session() as spark:
+            self.check_audit()
+            with self.spark_session() as spark, self.audited_errors():
                 return self.write_spark(spark)
         if self.config.table is not None:
             self.check_table()
         else:
             self.check_inputs()
+        self.check_audit()
         self.load_model()
         self.load_seconds = time.time() - self.start
         self.make_deidentifier()
         self.make_fingerprint()
         with self.holding_output():
             if self.config.table is not None:
-                return self.write_table()
+                with self.audited_errors():
+                    return self.write_table()
             self.check_resume()
-            with loaded_objects_pinned():
+            with loaded_objects_pinned(), self.audited_errors():
                 return self.execute_locked()
+
+    def check_audit(self) -> None:
+        """The run's audit log (meddocan_deid.audit) can be written (RunError, nothing written)."""
+        self.audit = audit_run.run_log(self.config)
+        if self.audit is not None:
+            try:
+                self.audit.check()
+            except AuditError as err:
+                raise RunError(str(err)) from None
+
+    def record_audit(self, report: RunReport) -> None:
+        """Append the run's line to its audit log and record where it is in the run report
+        (before the report is written; RunError when the log cannot be written)."""
+        if self.audit is None:
+            return
+        try:
+            report.audit = self.audit.append(audit_run.run_entry(self, report))
+        except AuditError as err:
+            self.audit = None  # no second line about it
+            raise RunError(str(err)) from None
+
+    @contextmanager
+    def audited_errors(self):
+        """A run stopped by an error once it writes leaves its line, with the error's class."""
+        try:
+            yield
+        except BaseException as err:
+            if self.audit is not None:
+                try:
+                    self.audit.append(audit_run.error_entry(self, err))
+                except AuditError as audit_err:
+                    logger.warning("%s", audit_err)
+            raise
 
     @contextmanager
     def holding_output(self):
@@ -535,6 +574,7 @@ class Run:
         report = self.report()
         report.options = c.report_options or {}
         report.add_table(table, spec, status, per_label, str(target))
+        self.record_audit(report)
         write_json(c.report_file, report.to_dict())
         return report
 
@@ -652,6 +692,7 @@ class Run:
         report = self.spark_report(written, read.id, rows_in)
         report.format, report.output_format = name, job.output_format
         report.master, report.partitions = spark.sparkContext.master, out.rdd.getNumPartitions()
+        self.record_audit(report)
         if c.report_path is not None:  # Spark's OUTPUT holds only what Spark wrote
             write_json(Path(c.report_path), report.to_dict())
         return report
@@ -814,6 +855,7 @@ class Run:
                 }
             except AnnotationError as err:
                 report.export = {"format": c.export_format, "error": str(err)}
+        self.record_audit(report)
         write_json(c.report_file, report.to_dict())
         if self.replacing:  # every report of this run is written: a resume may skip them again
             fp.write_fingerprint(self.output, self.fingerprint)

@@ -52,7 +52,7 @@ WINDOW = 80  # characters of context read before a code
 PLATE_LETTERS = set("bcdfghjklmnprstvwxyz")
 CAPITALS = re.compile(r"(?<![^\W\d_])[A-ZÑ]{1,3}(?![^\W\d_])")
 WORD = re.compile(r"[^\W\d_]+")
-PLACE_GAP = re.compile(r"\s*,?\s*")  # between a town or a street and its postal code
+PLACE_GAP = re.compile(r"\s*(?:,\s*)?")  # between a town or a street and its postal code
 
 
 @dataclass(frozen=True)
@@ -164,9 +164,11 @@ class DictatedCodes:
             or "(?!)"
         )
         self._correction = re.compile(rf"^\W*(?:{_alternation(corrections)})\W*$")
-        self._stop_after = re.compile(rf"\s+(?:{_alternation(stop_after)})(?!\w)")
+        # matched where a run of number words ends (after a letter): the lookbehinds keep a
+        # scan of a long run of blanks linear
+        self._stop_after = re.compile(rf"(?<!\s)\s+(?:{_alternation(stop_after)})(?!\w)")
         self._single_keys = {k for k in self._labels_of if " " not in k}
-        self._dni_letter = re.compile(r"\s*-?\s*(?:letra\s+)?([a-z])(?!\w)")
+        self._dni_letter = re.compile(r"(?<!\s)\s*(?:-\s*)?(?:letra\s+)?([a-z])(?!\w)")
 
     # --- the parts of the codes ------------------------------------------------------------
     def _parts(self, text: str, folded: str, runs: list[NumberRun], taken: set[int]) -> list[Part]:

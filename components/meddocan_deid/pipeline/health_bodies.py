@@ -25,7 +25,7 @@ from ..country_data import SPAIN, centre_heads, institution_countries
 from ..lexicon import casefold_per_char, words
 from .spans import merged_entities, rule_entity_keys
 
-_NUMBER = re.compile(r"\s*(?:no\.?|n\.?\s?[°o]\.?|num\.?|numero|#)?\s*(\d+)(?![\w/])")
+_NUMBER = re.compile(r"\s*(?:(?:no\.?|n\.?\s?[°o]\.?|num\.?|numero|#)\s*)?(\d+)(?![\w/])")
 # `y` ends a centre's name (`CESFAM Sur y CESFAM Norte`); a title does not (`CESFAM Dr. X`)
 _TITLES = frozenset(words("title_links"))
 _LINKS = frozenset(words("place_links")) - {"y"} | _TITLES

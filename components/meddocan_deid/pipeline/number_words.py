@@ -71,7 +71,7 @@ PLACE_LABELS = ("CALLE", "TERRITORIO")
 WINDOW = 80  # characters of context read before a number
 LAST_YEAR = 2040  # a year in words alone up to this one (`dos mil cien` neutrophils are no year)
 # what a patient's name and the age after it may have between them
-NAME_GAP = re.compile(r"\s*(?:,|(?<!\w)coma(?!\w))?\s*(?:(?<!\w)de\s+)?")
+NAME_GAP = re.compile(r"\s*(?:(?:,|(?<!\w)coma(?!\w))\s*)?(?:(?<!\w)de\s+)?")
 # function words that do not end an entity cut back before a number
 LEADING_ZEROS = re.compile(r"(?:cero\s+)+")
 # the uses of `date_link_words.json`: the words that link a date's parts, per language
@@ -279,10 +279,10 @@ class NumberWords:
             casefold_per_char(w) for w in links["day_month"]
         }
         self._day_month = re.compile(rf"\s+(?:{day_month})(?:{month})(?!\w)")
-        self._year_link = re.compile(rf"\s*,?\s+(?:{year_link})")
+        self._year_link = re.compile(rf"(?:\s*,\s+|\s+)(?:{year_link})")
         # `doce del tres del ochenta y cinco`
         self._number_link = re.compile(rf"\s+(?:{number_link})")
-        self._digit_year = re.compile(rf"\s*,?\s+(?:{year_link})\d{{4}}(?!\d)")
+        self._digit_year = re.compile(rf"(?:\s*,\s+|\s+)(?:{year_link})\d{{4}}(?!\d)")
         self._weekday_before = re.compile(
             rf"(?<!\w)(?:{weekday})\s*,?\s*(?:(?:{day_article})|dia\s+)?$"
         )

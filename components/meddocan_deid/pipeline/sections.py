@@ -64,9 +64,10 @@ class SectionSegmenter(SerializedState):
     def _compile(self) -> None:
         def alternation(section: str):
             parts = [f"(?:{p['pattern']})" for p in self.patterns if p["section"] == section]
-            return (
-                re.compile(r"[ \t]*(?:" + "|".join(parts) + ")", re.IGNORECASE) if parts else None
-            )
+            # matched at a line's start; the lookbehind keeps a scan of a long run of blanks
+            # linear (each blank would otherwise start its own try to the run's end)
+            pattern = r"(?<![ \t])[ \t]*(?:" + "|".join(parts) + ")"
+            return re.compile(pattern, re.IGNORECASE) if parts else None
 
         self._header = alternation("header")
         self._footer = alternation("footer")

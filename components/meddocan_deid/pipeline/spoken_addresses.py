@@ -22,6 +22,7 @@ from ..number_words import number_word_set
 
 EMAIL, WEB = "CORREO_ELECTRONICO", "DIREC_PROT_INTERNET"
 LOCAL_WORDS = 3  # words of an e-mail's local part
+NUMBER_WORDS = 24  # number words said in an address (digits of an e-mail or a web address)
 
 
 def _alternation(items: Iterable[str]) -> str:
@@ -35,10 +36,14 @@ class SpokenAddresses:
     def __init__(self, *, joins: Iterable[str], top_level_domains: Iterable[str]):
         join = rf"(?:{_alternation(joins)})"
         word = r"[^\W\d_][\w-]*"
-        number = rf"(?:\s+(?:{_alternation(number_word_set())})(?:\s+y(?=\s))?)*"
+        # at most NUMBER_WORDS number words: an unbounded run makes every word of a long list
+        # of number words start a try to the list's end
+        number = rf"(?:\s+(?:{_alternation(number_word_set())})(?:\s+y(?=\s))?){{0,{NUMBER_WORDS}}}"
         tld = _alternation(top_level_domains)
         self._email = re.compile(
-            rf"(?<!\w){word}(?:\s+{join}\s+{word}){{0,{LOCAL_WORDS - 1}}}{number}"
+            # a word starts after no word character and no hyphen: `[\w-]*` already takes a
+            # hyphenated word whole, and a start at each hyphen would scan to the end each time
+            rf"(?<![\w-]){word}(?:\s+{join}\s+{word}){{0,{LOCAL_WORDS - 1}}}{number}"
             rf"\s+arroba\s+{word}(?:\s+punto\s+{word})*?\s+punto\s+(?:{tld})(?!\w)"
         )
         self._web = re.compile(

@@ -22,6 +22,8 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from .. import __version__
+from ..audit import AuditLog
+from ..deid.fingerprint import key_fingerprint, model_identity
 from .engine import Engine
 from .guard import DOCS_ASSETS, Guard
 from .metrics import Metrics
@@ -77,7 +79,16 @@ def create_app(settings: ServiceSettings, nlp: Any = None) -> FastAPI:
         app.include_router(router)
     add_handlers(app)
     app.add_middleware(
-        Guard, tokens=tokens, max_body_bytes=settings.max_body_bytes, metrics=metrics
+        Guard,
+        tokens=tokens,
+        max_body_bytes=settings.max_body_bytes,
+        metrics=metrics,
+        audit=AuditLog(settings.audit_log) if settings.audit_log is not None else None,
+        server=lambda: {
+            "model": model_identity(engine.nlp, settings.model),
+            "key_fingerprint": key_fingerprint(key),
+            "library_version": __version__,
+        },
     )
     return app
 

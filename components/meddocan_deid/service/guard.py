@@ -2,9 +2,13 @@
 body is read here, up to the limit, before the app sees it), request metrics and a last
 catch that turns an unexpected exception into a 500 naming only its type."""
 
+import hashlib
 import logging
 import time
+from collections.abc import Callable
 
+from ..audit import AuditError
+from ..audit import service as request_audit
 from .problems import json_error
 
 logger = logging.getLogger("meddocan_deid.service")
@@ -38,11 +42,14 @@ def route_label(path: str) -> str:
 
 
 class Guard:
-    def __init__(self, app, *, tokens, max_body_bytes: int, metrics):
+    def __init__(self, app, *, tokens, max_body_bytes: int, metrics, audit=None, server=None):
         self.app = app
         self.tokens = tokens
         self.max_body = max_body_bytes
         self.metrics = metrics
+        self.audit = audit  # an AuditLog: one line per request (None: no audit trail)
+        # the server's model and key fingerprint, for each line
+        self.server: Callable[[], dict] = server or dict
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -55,10 +62,14 @@ class Guard:
         )  # metric labels stay few, whatever clients send
         status = {"code": 500}
         start = time.perf_counter()
+        answer, asked = hashlib.sha256(), {"sha256": None}
+        scope[request_audit.SCOPE_KEY] = {}
 
         async def send_wrapper(message):
             if message["type"] == "http.response.start":
                 status["code"] = message["status"]
+            elif message["type"] == "http.response.body":
+                answer.update(message.get("body", b""))
             await send(message)
 
         try:
@@ -70,6 +81,7 @@ class Guard:
                         413, "too_large", f"the body is over the limit of {self.max_body} bytes"
                     )
                 else:
+                    asked["sha256"] = hashlib.sha256(body).hexdigest()
                     receive = _replay(body, receive)
             if response is not None:
                 await response(scope, receive, send_wrapper)
@@ -80,7 +92,7 @@ class Guard:
             status["code"] = 500
             try:
                 await json_error(500, "internal", f"internal error ({type(err).__name__})")(
-                    scope, receive, send
+                    scope, receive, send_wrapper
                 )
             except Exception:  # noqa: BLE001 - the response had already started
                 pass
@@ -89,6 +101,38 @@ class Guard:
             self.metrics.requests.labels(route, method, str(status["code"])).inc()
             self.metrics.latency.labels(route).observe(elapsed)
             logger.info("%s %s %d %.1f ms", method, route, status["code"], elapsed * 1000)
+            if self.audit is not None:
+                self._audit(scope, route, method, status["code"], elapsed, asked, answer)
+
+    def _audit(self, scope, route, method, code, elapsed, asked, answer) -> None:
+        """The request's audit line (a log that cannot be written is logged, never raised: the
+        answer is already sent)."""
+        token = self._token(scope)
+        entry = request_audit.request_entry(
+            route=route,
+            method=method,
+            status=code,
+            user=request_audit.token_id(token) if token is not None else None,
+            seconds=elapsed,
+            input_sha256=asked["sha256"],
+            output_sha256=answer.hexdigest(),
+            server=self.server(),
+            notes=scope.get(request_audit.SCOPE_KEY, {}),
+        )
+        try:
+            self.audit.append(entry)
+        except AuditError as err:
+            logger.error("%s", err)
+
+    def _token(self, scope) -> str | None:
+        """The request's bearer token when it is one of the server's, else None."""
+        for name, value in scope.get("headers", []):
+            if name == b"authorization":
+                auth = value.decode("latin-1")
+                if auth.startswith("Bearer ") and self.tokens.check(auth[7:].strip()):
+                    return auth[7:].strip()
+                return None
+        return None
 
     def _refuse(self, scope, path: str):
         if path in PUBLIC or route_label(path) == DOCS_ASSETS:

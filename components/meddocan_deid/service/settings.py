@@ -62,6 +62,10 @@ class ServiceSettings(BaseModel):
     code: Path | None = Field(
         None, description="Python file imported first (custom spaCy components)."
     )
+    audit_log: Path | None = Field(
+        None,
+        description="The audit log: one hash-chained line per request (none: no audit trail).",
+    )
     log_level: Literal["critical", "error", "warning", "info", "debug", "trace"] = Field(
         "info",
         description="Level of the service's own log lines (routes, statuses, counts; never text).",
@@ -152,4 +156,11 @@ def check_settings(settings: ServiceSettings) -> tuple[Tokens, bytes | None]:
     tokens = load_tokens(settings.token_file)
     key = load_service_key(settings)
     import_code(settings.code)
+    if settings.audit_log is not None:
+        from ..audit import AuditError, AuditLog
+
+        try:
+            AuditLog(settings.audit_log).check()
+        except AuditError as err:
+            raise ServiceSettingsError(str(err)) from None
     return tokens, key

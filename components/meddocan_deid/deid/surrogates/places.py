@@ -25,8 +25,10 @@ from .common import MAX_ATTEMPTS, Context, case_like, choose, smart_title
 from .tables import rows, words
 
 CEUTA_MELILLA = ("51", "52")
+# the lookbehind: a scan of a long run of blanks and dots tries once, not at each character
 POSTAL = re.compile(
-    r"(?P<pre>(?:E|CP|C\.P\.)?[\s:.-]*)(?P<code>\d{5})(?P<post>[\s.-]*)", re.IGNORECASE
+    r"(?P<pre>(?<![\s:.-])(?:E|CP|C\.P\.)?[\s:.-]*)(?P<code>\d{5})(?P<post>[\s.-]*)",
+    re.IGNORECASE,
 )
 
 
@@ -222,7 +224,9 @@ def community_for(ctx: Context, text: str, community: str) -> str | None:
     return case_like(text, value) if ctx.acceptable(value, text) else None
 
 
-_PARTS = re.compile(r"(\s*[/()]\s*|\s*,\s*|\s+-\s+)")
+# a separator starts where its blanks start (the lookbehind: the same splits, and a run of
+# blanks is not scanned to its end from each of its characters)
+_PARTS = re.compile(r"(?<!\s)(\s*[/()]\s*|\s*,\s*|\s+-\s+)")
 
 
 def territories(text: str, label: str, ctx: Context) -> str | None:

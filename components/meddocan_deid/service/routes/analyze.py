@@ -4,8 +4,9 @@ Presidio analyzer's answer."""
 import logging
 from typing import NamedTuple
 
-from fastapi import APIRouter, Depends, Query, Security
+from fastapi import APIRouter, Depends, Query, Request, Security
 
+from ...audit.service import note, policy_digest
 from ...entity_scores import score_of
 from ...presidio_entities import (
     RECOGNIZER_NAME,
@@ -100,6 +101,7 @@ def presidio_results(req: AnalyzeRequest, results) -> list:
 )
 async def post_analyze(
     req: AnalyzeRequest,
+    request: Request,
     format: str | None = Query(
         None, pattern="^(native|presidio)$", description="presidio: Presidio analyzer's list"
     ),
@@ -114,10 +116,12 @@ async def post_analyze(
     answers."""
     engine = s.engine
     options, known, privacy = engine.options(req)
+    note(request, privacy=privacy, policy_digest=policy_digest(req.policy))
     results = await work(
         engine, scored, engine, req, options, known, privacy, long=engine.is_long([req.text])
     )
     s.metrics.count("/analyze", 1, [r.label for r in results])
+    note(request, counts={"texts": 1, "entities": len(results)})
     logger.info("analyze: 1 text, %d entities, privacy %s", len(results), privacy)
     fmt = format or req.format or ("presidio" if req.language is not None else "native")
     if fmt == "presidio":

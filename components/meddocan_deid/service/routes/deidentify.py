@@ -2,8 +2,9 @@
 
 import logging
 
-from fastapi import APIRouter, Depends, Security
+from fastapi import APIRouter, Depends, Request, Security
 
+from ...audit.service import note, policy_digest
 from ...errors import ServiceError
 from ..schemas import (
     DeidentifiedText,
@@ -21,12 +22,13 @@ router = APIRouter(dependencies=[Security(bearer)])
 
 
 @router.post("/deidentify", response_model=DeidentifyResponse, response_model_exclude_none=True)
-async def post_deidentify(req: DeidentifyRequest, s: State = Depends(state)):
+async def post_deidentify(req: DeidentifyRequest, request: Request, s: State = Depends(state)):
     """De-identify `text` (or each of `texts`): the output and, per PHI entity, its label,
     its offsets in the original (`start`, `end`) and in the output (`new_start`, `new_end`)."""
     engine = s.engine
     mode = req.mode or s.settings.mode
     options, known, privacy = engine.options(req)
+    note(request, mode=mode, privacy=privacy, policy_digest=policy_digest(req.policy))
     engine.check_key(mode, options)
     texts = [req.text] if req.text is not None else list(req.texts or ())
     results = await work(
@@ -43,6 +45,7 @@ async def post_deidentify(req: DeidentifyRequest, s: State = Depends(state)):
     )
     report = engine.texts_report(mode, results)
     s.metrics.count("/deidentify", report.counts["read"], report.phi_per_label)
+    note(request, counts={"texts": report.counts["read"]}, phi_per_label=report.phi_per_label)
     logger.info(
         "deidentify: %d texts, %d entities, mode %s, privacy %s",
         report.counts["read"],
@@ -64,7 +67,7 @@ async def post_deidentify(req: DeidentifyRequest, s: State = Depends(state)):
 
 
 @router.post("/deidentify/table", response_model=TableResponse)
-async def post_deidentify_table(req: TableRequest, s: State = Depends(state)):
+async def post_deidentify_table(req: TableRequest, request: Request, s: State = Depends(state)):
     """De-identify a table given as JSON rows, as the CLI does a table file: the text columns
     through the pipeline, each PHI column cell replaced with the same operator and key and
     fed to its row's texts and its patient's rows as a known identifier; the same rows in
@@ -80,9 +83,11 @@ async def post_deidentify_table(req: TableRequest, s: State = Depends(state)):
         )
     options, _known, privacy = engine.options(req)
     mode = req.mode or s.settings.mode
+    note(request, mode=mode, privacy=privacy, policy_digest=policy_digest(req.policy))
     engine.check_key(mode, options)
     rows, report = await work(engine, engine.table, req.rows, req.spec, mode, options, privacy)
     s.metrics.count("/deidentify/table", report.rows["read"], report.phi_per_label)
+    note(request, counts=dict(report.rows), phi_per_label=dict(report.phi_per_label))
     logger.info(
         "deidentify/table: %d rows, %d failed, mode %s, privacy %s",
         report.rows["read"],

@@ -1,0 +1,69 @@
+"""No regular expression backtracks: every pattern the de-identification runs (collected from
+the package's modules, the pipeline's components and tokenizer, and the token REGEX patterns of
+the pattern files) scans adversarial inputs of 100 KB within a bound of CPU time (a pattern
+that backtracks takes minutes there; the slowest linear one, a large alternation, about 2 s).
+The patterns rewritten for it keep their matches; the ones not rewritten yet are named."""
+
+import re
+
+import pytest
+from conftest import ROOT
+
+from meddocan_deid.evaluation.regex_bounds import SIZE, collect_patterns, time_all
+
+BOUND_SECONDS = 5.0  # CPU seconds of one pattern on one input of 100 KB
+
+
+@pytest.fixture(scope="module")
+def patterns(rule_nlp):
+    folders = [ROOT / "configs" / "patterns", ROOT / "components" / "meddocan_deid" / "pipeline"]
+    return collect_patterns(rule_nlp, folders)
+
+
+def test_patterns_come_from_the_code_the_components_and_the_data(patterns):
+    where = [f.where for f in patterns]
+    assert len(patterns) > 500
+    assert any(w.startswith("pipe sections.") for w in where)
+    assert any(w.startswith("tokenizer.") for w in where)
+    assert any(w.startswith("meddocan_deid.") for w in where)
+    assert any(w.endswith(" REGEX") for w in where)
+
+
+# patterns still over the bound when scanned whole (each is used on a short value or a single
+# token: matched at its start, split or searched in an entity's text), not rewritten yet; the
+# test fails when one of them is rewritten (remove it here) or another one joins them
+NOT_YET_BOUNDED = {
+    "tokenizer.suffix_search",  # spaCy's Spanish suffixes, searched in one token
+    "tokenizer.url_match",  # spaCy's URL pattern, matched on one token
+    "meddocan_deid.deid.surrogates.country_places._PREFIX",
+    "meddocan_deid.deid.surrogates.places.NAME_REST",
+    "meddocan_deid.evaluation.formats_set.SOURCE_NAME",
+    "meddocan_deid.pipeline.fields._ROLE_COMPLEMENT",
+    "meddocan_deid.pipeline.patterns._STREET_NUMBER",
+    "meddocan_deid.pipeline.phones._DECIMAL",
+    "meddocan_deid.service.problems.LABEL_SHAPED",
+    "phi_rules.jsonl:509 REGEX",
+}
+
+
+def test_every_pattern_scans_100_kb_within_the_bound(patterns):
+    timed = time_all(patterns, SIZE, wall_limit=30)
+    over = {where for seconds, where, _ in timed if seconds > BOUND_SECONDS}
+    assert over == NOT_YET_BOUNDED
+
+
+def test_the_rewritten_patterns_keep_their_matches(rule_nlp):
+    sections = rule_nlp.get_pipe("sections")
+    assert sections._header.match("  Nombre: Ana")
+    assert sections._header.match("Datos del paciente")
+    assert not sections._header.match("El paciente")
+    unit = rule_nlp.get_pipe("address_forms").forms["unit"]
+    for text, value in ((", int. 5", ", int. 5"), (" depto # 3B", " depto # 3B"), (" piso", None)):
+        m = unit.match(text)
+        assert (m.group("value") if m else None) == value
+    codes = rule_nlp.get_pipe("number_words")._codes
+    assert codes._stop_after.match("dos comprimidos", 3)
+    assert not codes._stop_after.match("dos  comprimidos", 4)  # only where the run ends
+    assert codes._dni_letter.match("cuatro letra b", 6).group(1) == "b"
+    assert codes._dni_letter.match("cuatro - b", 6).group(1) == "b"
+    assert isinstance(unit, re.Pattern)
