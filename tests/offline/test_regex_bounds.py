@@ -31,7 +31,8 @@ def test_patterns_come_from_the_code_the_components_and_the_data(patterns):
 
 # patterns still over the bound when scanned whole (each is used on a short value or a single
 # token: matched at its start, split or searched in an entity's text), not rewritten yet; the
-# test fails when one of them is rewritten (remove it here) or another one joins them
+# test fails when another one joins them (each of these takes its wall limit to time out, so
+# they are timed by `python scripts/regex_timing.py`, not here: the test stays under a minute)
 NOT_YET_BOUNDED = {
     "tokenizer.suffix_search",  # spaCy's Spanish suffixes, searched in one token
     "tokenizer.url_match",  # spaCy's URL pattern, matched on one token
@@ -47,9 +48,11 @@ NOT_YET_BOUNDED = {
 
 
 def test_every_pattern_scans_100_kb_within_the_bound(patterns):
-    timed = time_all(patterns, SIZE, wall_limit=30)
+    assert NOT_YET_BOUNDED <= {f.where for f in patterns}  # each still in the code
+    others = [f for f in patterns if f.where not in NOT_YET_BOUNDED]
+    timed = time_all(others, SIZE, wall_limit=2 * BOUND_SECONDS)
     over = {where for seconds, where, _ in timed if seconds > BOUND_SECONDS}
-    assert over == NOT_YET_BOUNDED
+    assert not over
 
 
 def test_the_rewritten_patterns_keep_their_matches(rule_nlp):

@@ -342,7 +342,7 @@ class NumberWords:
             rf"(?!\w)[^\w\s]*(?:\s+\S+){{0,3}}?\s+de\s+$"
         )
         # Basque: the age's verb or the patient after the unit, a relative before the number
-        self._age_after = re.compile(rf"\s*,?\s*(?:{_alternation(age_after_words)})(?!\w)")
+        self._age_after = re.compile(rf"\s*(?:,\s*)?(?:{_alternation(age_after_words)})(?!\w)")
         self._age_unit_form = re.compile(rf"\s+(?:{_alternation(age_unit_forms)})(?!\w)")
         self._relative_before = re.compile(
             rf"(?<!\w)(?:{_alternation(relatives)})(?!\w)[^\w\s]*(?:\s+\S+){{0,3}}?\s+$"
