@@ -286,6 +286,7 @@ def test_the_command_line_picks_scans_up_by_suffix(tmp_path, rule_nlp, person, m
     assert "review: hoja.JPEG page 1: OCR confidence " in result.output
     assert "reports read 2, written 2, skipped 0, failed 0" in result.output
     assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == [
+        "audit_log.jsonl",
         "carta.ann",
         "carta.pdf",
         "carta.txt",

@@ -5,6 +5,7 @@ names or text), the counts and the outcome."""
 import getpass
 import hashlib
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -12,14 +13,6 @@ from ..deid import fingerprint as fp
 from .chain import AUDIT_ENV, AUDIT_NAME, AuditLog
 
 CHUNK = 1 << 20
-
-
-def bookkeeping() -> frozenset[str]:
-    """The output folder's own files, outside the output's digest."""
-    from ..engine.config import REPORT_NAME  # the engine imports this module
-    from ..engine.output import DIGESTS_NAME, LOCK_NAME
-
-    return frozenset({REPORT_NAME, fp.FINGERPRINT_NAME, AUDIT_NAME, DIGESTS_NAME, LOCK_NAME})
 
 
 def run_log(config) -> AuditLog | None:
@@ -52,10 +45,10 @@ def file_digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def folder_digest(folder: Path) -> str:
+def folder_digest(folder: Path, skip: frozenset[str]) -> str:
     """SHA-256 of the sorted (relative path, SHA-256 of the bytes) of every file of an output
-    folder but its bookkeeping and temporary files."""
-    folder, skip = Path(folder), bookkeeping()
+    folder but its bookkeeping (`skip`: the run's own files) and temporary files."""
+    folder = Path(folder)
     files = sorted(
         p
         for p in folder.rglob("*")
@@ -64,11 +57,9 @@ def folder_digest(folder: Path) -> str:
     return fp.digest_of([[p.relative_to(folder).as_posix(), file_digest(p)] for p in files])
 
 
-def inputs_digest(folder: Path) -> str:
+def inputs_digest(digests: Mapping[str, str]) -> str:
     """SHA-256 of the input digests recorded in an output folder (one per report written)."""
-    from ..engine.output import read_digests  # the engine imports this module
-
-    return fp.digest_of(sorted(read_digests(folder).items()))
+    return fp.digest_of(sorted(digests.items()))
 
 
 def settings_of(run) -> dict[str, Any]:
@@ -90,8 +81,12 @@ def settings_of(run) -> dict[str, Any]:
     }
 
 
-def run_entry(run, report) -> dict[str, Any]:
-    """The line of a run that ended with its run report."""
+def run_entry(
+    run, report, *, bookkeeping: frozenset[str], input_digests: Mapping[str, str]
+) -> dict[str, Any]:
+    """The line of a run that ended with its run report; `bookkeeping`: the names of the output
+    folder's own files (left out of its digest), `input_digests`: the digests of the inputs it
+    recorded (the engine's, which imports this module)."""
     c = run.config
     entry = settings_of(run)
     entry.update(kind=report.kind, seconds=round(report.seconds, 3), outcome=outcome(report))
@@ -100,8 +95,8 @@ def run_entry(run, report) -> dict[str, Any]:
     if report.kind == "reports":
         entry.update(
             counts=dict(report.counts),
-            input_sha256=inputs_digest(Path(c.output)),
-            output_sha256=folder_digest(Path(c.output)),
+            input_sha256=inputs_digest(input_digests),
+            output_sha256=folder_digest(Path(c.output), bookkeeping),
         )
     elif report.kind == "table":
         entry.update(

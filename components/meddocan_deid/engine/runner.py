@@ -33,6 +33,7 @@ from .. import __version__
 from ..annotations import AnnotationError, export_private_dir
 from ..audit import AuditError, AuditLog
 from ..audit import run as audit_run
+from ..audit.chain import AUDIT_NAME
 from ..constants import DEFAULT_MODEL
 from ..deid import fingerprint as fp
 from ..deid.deidentifier import Deidentifier
@@ -65,7 +66,7 @@ from ..pipeline.loading import load_model, loaded_objects_pinned
 from ..pipeline.privacy import set_privacy
 from ..spark.dataframe import STATUS_COL, deidentify_dataframe, make_session
 from . import interchange, output
-from .config import EXPORT_FORMATS, RunConfig
+from .config import EXPORT_FORMATS, REPORT_NAME, RunConfig
 from .output import (
     RunLock,
     check_private_dir,
@@ -81,6 +82,11 @@ from .output import (
 from .record import Progress, failure_reason, plain_options
 from .report import MAX_REPORTED, RunReport
 from .scans import DEFAULT_REVIEW_BELOW, ScanLog, write_redacted
+
+# an output folder's own files: outside the output's digest in the run's audit line
+OUTPUT_BOOKKEEPING = frozenset(
+    {REPORT_NAME, fp.FINGERPRINT_NAME, AUDIT_NAME, output.DIGESTS_NAME, output.LOCK_NAME}
+)
 
 logger = logging.getLogger("meddocan_deid.deid")
 HADOOP_SCHEME = re.compile(r"^\w+:")  # hdfs://, s3a://, file:...: a path Spark resolves itself
@@ -336,7 +342,15 @@ class Run:
         if self.audit is None:
             return
         try:
-            report.audit = self.audit.append(audit_run.run_entry(self, report))
+            entry = audit_run.run_entry(
+                self,
+                report,
+                bookkeeping=OUTPUT_BOOKKEEPING,
+                input_digests=read_digests(Path(self.config.output))
+                if report.kind == "reports"
+                else {},
+            )
+            report.audit = self.audit.append(entry)
         except AuditError as err:
             self.audit = None  # no second line about it
             raise RunError(str(err)) from None

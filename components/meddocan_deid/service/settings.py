@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..audit import AuditError, AuditLog
 from ..constants import DEFAULT_MODEL
 from ..deid.keys import DeidKeyError, load_key
 from ..errors import ServiceSettingsError  # noqa: F401  (re-exported)
@@ -157,8 +158,6 @@ def check_settings(settings: ServiceSettings) -> tuple[Tokens, bytes | None]:
     key = load_service_key(settings)
     import_code(settings.code)
     if settings.audit_log is not None:
-        from ..audit import AuditError, AuditLog
-
         try:
             AuditLog(settings.audit_log).check()
         except AuditError as err:
