@@ -17,7 +17,7 @@ or set by the caller).
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, NamedTuple, cast
 
 from spacy.tokens import Doc
@@ -145,11 +145,15 @@ def _dialling(code: str, area: str | None) -> str | None:
     return None
 
 
-def _place_names(text: str, spans: Iterable[tuple[str, int, int]]) -> set[str]:
-    """Folded names of the places the text names: its TERRITORIO spans, and runs of one to
-    four capitalised words (with `de`, `la`... inside) that name a place of the Americas."""
+# a capitalised run of words recurs across reports (`Servicio de Urgencias`)
+_lookup_key = lru_cache(maxsize=65536)(lookup_key)
+
+
+def _word_place_names(text: str) -> tuple[str, ...]:
+    """Folded names of the places that runs of one to four capitalised words of the text
+    (with `de`, `la`... inside) name: places of the Americas, in the order found."""
     known = detection_places()
-    found = {lookup_key(text[s:e].strip()) for label, s, e in spans if label == "TERRITORIO"}
+    found: dict[str, None] = {}
     words = list(_WORDS.finditer(text))
     for i, m in enumerate(words):
         if not m.group()[:1].isupper():
@@ -160,17 +164,28 @@ def _place_names(text: str, spans: Iterable[tuple[str, int, int]]) -> set[str]:
                 continue
             if any(not (w.group()[:1].isupper() or w.group().lower() in _LINKS) for w in part):
                 continue
-            name = lookup_key(text[part[0].start() : part[-1].end()])
+            name = _lookup_key(text[part[0].start() : part[-1].end()])
             if name in known:
-                found.add(name)
+                found[name] = None
                 break
+    return tuple(found)
+
+
+def _place_names(text: str, spans: Iterable[tuple[str, int, int]]) -> set[str]:
+    """Folded names of the places the text names: its TERRITORIO spans, and runs of one to
+    four capitalised words (with `de`, `la`... inside) that name a place of the Americas."""
+    found = {lookup_key(text[s:e].strip()) for label, s, e in spans if label == "TERRITORIO"}
+    found.update(_text_evidence(text)[1])
     return found
 
 
-def detect_country(text: str, spans: Iterable[tuple[str, int, int]] = ()) -> Detection:
-    """The report's country and the scores that chose it (see the module docstring);
-    `spans`: (label, start, end) of its entities, when known."""
-    spans = list(spans)
+# more than the documents of a batch: each component runs over a whole batch in turn
+@lru_cache(maxsize=1024)
+def _text_evidence(text: str) -> tuple[tuple[tuple[str, float], ...], tuple[str, ...]]:
+    """What the text alone shows, in the order it is scored: (country, score) of the cues,
+    institutions, centre heads and dialling codes, and the places its capitalised words
+    name. Cached: the components of a pipeline ask for the country of the same text
+    several times (with and without its entities)."""
     scores: defaultdict[str, float] = defaultdict(float)
     for country, weight, pattern in _cues():
         if pattern.search(text):
@@ -193,6 +208,14 @@ def detect_country(text: str, spans: Iterable[tuple[str, int, int]] = ()) -> Det
             scores[dialled] += PHONE_WEIGHT
     if _NANP_LOCAL.search(text):
         scores["DO"] += 2
+    return tuple(scores.items()), _word_place_names(text)
+
+
+def detect_country(text: str, spans: Iterable[tuple[str, int, int]] = ()) -> Detection:
+    """The report's country and the scores that chose it (see the module docstring);
+    `spans`: (label, start, end) of its entities, when known."""
+    spans = list(spans)
+    scores: defaultdict[str, float] = defaultdict(float, _text_evidence(text)[0])
     spanish = spanish_places()
     from_places: Counter[str] = Counter()
     for name in _place_names(text, spans):

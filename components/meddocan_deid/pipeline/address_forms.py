@@ -21,6 +21,8 @@ import re
 from functools import cache
 from pathlib import Path
 
+import numpy
+from spacy.attrs import LOWER
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
@@ -89,19 +91,20 @@ class AddressForms:
         self.forms = address_forms()
 
     def __call__(self, doc: Doc) -> Doc:
-        spain = country_of(doc.text) == SPAIN
+        text = doc.text  # built from the tokens on each access
+        spain = country_of(text) == SPAIN
         found: list[Span] = []
         for _id, label, pattern in self.forms["patterns"]:
             if spain and label != self.place_label:
                 continue
-            for m in pattern.finditer(doc.text):
+            for m in pattern.finditer(text):
                 start, end = m.span("value")
                 span = doc.char_span(start, end, label=label, alignment_mode="contract")
                 if span is not None and len(span):
                     found.append(span)
         if not spain:
-            found += self._places(doc)
-            found += self._units(doc, found)
+            found += self._places(doc, text)
+            found += self._units(doc, text, found)
         doc.spans[self.spans_key] = found
         protected = rule_entity_keys(doc, self.rules_key)
         if not spain:
@@ -157,13 +160,13 @@ class AddressForms:
             return None
         return Span(doc, start, end, label=label)
 
-    def _units(self, doc: Doc, found: list[Span]) -> list[Span]:
+    def _units(self, doc: Doc, text: str, found: list[Span]) -> list[Span]:
         """Streets (entities and those found here) with the unit that follows them."""
         out = []
         for street in [*doc.ents, *found]:
             if street.label_ != self.street_label:
                 continue
-            m = self.forms["unit"].match(doc.text[street.end_char : street.end_char + 40])
+            m = self.forms["unit"].match(text[street.end_char : street.end_char + 40])
             if m:
                 end = street.end_char + m.end("value")
                 span = doc.char_span(street.start_char, end, label=self.street_label)
@@ -171,11 +174,11 @@ class AddressForms:
                     out.append(span)
         return out
 
-    def _places(self, doc: Doc) -> list[Span]:
+    def _places(self, doc: Doc, text: str) -> list[Span]:
         types = self.forms["types"]
-        lower_case = not any(c.isupper() for c in doc.text)
+        lower_case = not any(c.isupper() for c in text)
         out = []
-        for token in doc:
+        for token in self._type_word_tokens(doc):
             word = token.lower_.rstrip(".")
             kind = "any" if word in types["any"] else "known" if word in types["known"] else None
             if kind is None:
@@ -191,6 +194,20 @@ class AddressForms:
             if span is not None:
                 out.append(span)
         return out
+
+    def _type_word_tokens(self, doc: Doc) -> list:
+        """The tokens whose lower-case form, trailing periods aside, is a type word, in
+        order: found over the tokens' lower-case ids, without a Token object per token."""
+        types = self.forms["types"]
+        lowers = doc.to_array(LOWER)
+        kept = []
+        for lower in numpy.unique(lowers):
+            word = doc.vocab.strings[int(lower)].rstrip(".")
+            if word in types["any"] or word in types["known"]:
+                kept.append(lower)
+        if not kept:
+            return []
+        return [doc[int(i)] for i in numpy.flatnonzero(numpy.isin(lowers, kept))]
 
     def _known_from(self, doc: Doc, i: int) -> Span | None:
         """The longest known place of two to four words that starts at token i."""

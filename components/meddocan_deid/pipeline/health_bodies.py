@@ -15,8 +15,10 @@ label. Never touches tokens or other span groups.
 """
 
 import re
+from bisect import bisect_left
 from functools import cache
 
+from spacy.attrs import IDX
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
@@ -103,7 +105,7 @@ class HealthBodies:
         # a name ends where another centre's head starts (`CESFAM Sur y CESFAM Norte`)
         starts = [(m.start(), m.start() + 1) for m, _head in heads]
         for m, head in sorted(heads, key=lambda mh: mh[0].start()):
-            span = self._centre(doc, m, head, taken + starts, lower_case)
+            span = self._centre(doc, text, m, head, taken + starts, lower_case)
             if span is not None:
                 found.append(span)
                 taken.append((span.start_char, span.end_char))
@@ -111,8 +113,8 @@ class HealthBodies:
         doc.ents = merged_entities(doc, found, rule_entity_keys(doc, self.rules_key), True)
         return doc
 
-    def _centre(self, doc, m, head, taken, lower_case) -> Span | None:
-        text = doc.text
+    def _centre(self, doc, text, m, head, taken, lower_case) -> Span | None:
+        # `text` is `doc.text`, which spaCy builds anew from the tokens on each access
         end = m.end()
         number = _NUMBER.match(casefold_per_char(text[end : end + 20]))
         if number and head.follows in ("number", "either"):
@@ -131,10 +133,11 @@ class HealthBodies:
     def _name_end(self, doc: Doc, start_char: int, taken, lower_case: bool) -> int:
         """The end of the name words after a head: capitalised words (any word not in
         `stop_words` in a report in lower case), with `de`, `la`, `Dr.`... inside."""
-        token = next((t for t in doc if t.idx >= start_char), None)
-        if token is None:
+        # the first token at or after start_char (token offsets ascend)
+        first = bisect_left(doc.to_array(IDX), start_char)
+        if first == len(doc):
             return start_char
-        end, names, i = start_char, 0, token.i
+        end, names, i = start_char, 0, first
         while i < len(doc) and names < self.max_name_words:
             t = doc[i]
             if t.is_space or any(s <= t.idx < e for s, e in taken):
