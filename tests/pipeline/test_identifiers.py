@@ -317,13 +317,15 @@ REPORT = (
 
 def test_every_section_in_the_assembled_rule_pipeline(rule_nlp):
     # identifiers set the last word on identifiers: `number_words` and `code_shapes` only add where
-    # none is, `clinical_codes` drops clinical codes (none here), `privacy` adds
-    assert rule_nlp.pipe_names[-5:] == [
+    # none is, `clinical_codes` drops clinical codes (none here), `privacy` adds; the NER's
+    # confidence, last, changes no entity
+    assert rule_nlp.pipe_names[-6:] == [
         "identifiers",
         "number_words",
         "code_shapes",
         "clinical_codes",
         "privacy",
+        "ent_confidence",
     ]
     doc = rule_nlp(REPORT)
     sections = {s.label_: s for s in doc.spans["sections"]}
