@@ -36,14 +36,6 @@ def test_patterns_come_from_the_code_the_components_and_the_data(patterns):
 NOT_YET_BOUNDED = {
     "tokenizer.suffix_search",  # spaCy's Spanish suffixes, searched in one token
     "tokenizer.url_match",  # spaCy's URL pattern, matched on one token
-    "meddocan_deid.deid.surrogates.country_places._PREFIX",
-    "meddocan_deid.deid.surrogates.places.NAME_REST",
-    "meddocan_deid.evaluation.formats_set.SOURCE_NAME",
-    "meddocan_deid.pipeline.fields._ROLE_COMPLEMENT",
-    "meddocan_deid.pipeline.patterns._STREET_NUMBER",
-    "meddocan_deid.pipeline.phones._DECIMAL",
-    "meddocan_deid.service.problems.LABEL_SHAPED",
-    "phi_rules.jsonl:509 REGEX",
 }
 
 
