@@ -8,6 +8,7 @@ seconds is stopped and shown as inf. Prints counts, times and where each pattern
 
     python scripts/regex_timing.py                       # the rule pipeline of configs/
     python scripts/regex_timing.py --model /tmp/evid_pipe --size 100000 --top 10
+    python scripts/regex_timing.py --only tokenizer.url_match --limit 30   # just one
 """
 
 from pathlib import Path
@@ -30,6 +31,10 @@ def main(
     ] = 120.0,
     top: Annotated[int, typer.Option(help="How many of the slowest to print.")] = 5,
     verbose: Annotated[bool, typer.Option(help="Print each pattern's time as it goes.")] = False,
+    only: Annotated[
+        list[str] | None,
+        typer.Option(help="Time just the patterns found at this place (repeatable)."),
+    ] = None,
 ) -> None:
     if model is None:
         from meddocan_deid.pipeline.rules_only import build_rule_pipeline
@@ -41,6 +46,11 @@ def main(
         nlp = load_model(model, None)
     folders = [ROOT / "configs" / "patterns", ROOT / "components" / "meddocan_deid" / "pipeline"]
     found = collect_patterns(nlp, folders)
+    if only:
+        missing = set(only) - {f.where for f in found}
+        if missing:
+            raise typer.BadParameter(f"no pattern found at: {', '.join(sorted(missing))}")
+        found = [f for f in found if f.where in only]
     timed = time_all(
         found,
         size,

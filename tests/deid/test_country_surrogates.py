@@ -133,3 +133,32 @@ def test_no_word_of_a_surrogate_is_made_up(mexican):
     for value, new in mexican.items():
         original = set(words_of(value))
         assert all(w in known or w in original for w in words_of(new)), (value, new)
+
+
+# the postal-code shape before and after its rewrite (linear on long runs of blanks and dots)
+_OLD_POSTAL_PREFIX = (
+    r"^(?P<pre>(?:c\.?\s?p\.?|cpa|zip|código postal)[\s:.-]*)?(?P<code>.+?)(?P<post>[\s.]*)$"
+)
+
+
+@pytest.mark.parametrize(
+    "value, groups",
+    [
+        ("C.P. 28014", ("C.P. ", "28014", "")),
+        ("CP: 46001.", ("CP: ", "46001", ".")),
+        ("código postal 08080 .", ("código postal ", "08080", " .")),
+        ("ZIP-1001", ("ZIP-", "1001", "")),
+        ("CP.", ("CP", ".", "")),
+        ("cpa", ("cp", "a", "")),
+        ("28014", (None, "28014", "")),
+        (".", (None, ".", "")),
+        ("C.P.\n28014", ("C.P.\n", "28014", "")),
+        ("12\n34", None),
+    ],
+)
+def test_the_postal_prefix_keeps_its_groups(value, groups):
+    from meddocan_deid.deid.surrogates.country_places import _PREFIX
+
+    for pattern in (re.compile(_OLD_POSTAL_PREFIX, re.I), _PREFIX):
+        m = pattern.match(value)
+        assert (m.group("pre", "code", "post") if m else None) == groups

@@ -316,3 +316,37 @@ def test_town_pool_takes_the_gazetteer_spelling():
 )
 def test_is_code(value, code):
     assert is_code(value) is code
+
+
+# a street value's name and rest before and after the rewrite (linear on long blank runs)
+_OLD_NAME_REST = (
+    r"(?P<name>[^,\d]*?)(?P<rest>\s*(?:,|\bn\.?\s?º|\bnº|\bnúm|\bnum\.|\bs/n|\bkm|\d).*)?$"
+)
+
+
+@pytest.mark.parametrize(
+    "after, parts",
+    [
+        ("Mayor 12", ("Mayor", " 12")),
+        ("Mayor, 12", ("Mayor", ", 12")),
+        ("del Pino   nº 4, 2ºB", ("del Pino", "   nº 4, 2ºB")),
+        ("Ancha N. º 7", ("Ancha", " N. º 7")),
+        ("Real s/n", ("Real", " s/n")),
+        ("Carretera Vieja km 3", ("Carretera Vieja", " km 3")),
+        ("Olmos núm. 9", ("Olmos", " núm. 9")),
+        ("Kmart 1", ("", "Kmart 1")),
+        ("Nueva num.", ("Nueva", " num.")),
+        ("Numancia", ("Numancia", None)),
+        ("Alta  \n", ("Alta  ", None)),
+        ("Sol\n 3", ("Sol", "\n 3")),
+        ("", ("", None)),
+    ],
+)
+def test_a_street_splits_into_name_and_rest_as_before(after, parts):
+    import re
+
+    from meddocan_deid.deid.surrogates.places import NAME_REST
+
+    for pattern in (re.compile(_OLD_NAME_REST, re.I | re.S), NAME_REST):
+        m = pattern.match(after)
+        assert m.group("name", "rest") == parts

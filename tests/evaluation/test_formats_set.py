@@ -143,3 +143,27 @@ def test_the_written_corpus_parses_and_every_writer_is_listed():
     labels = label_counts(docs)
     assert len(docs) >= 800 and len(writers) >= 20 and len({d.doctype for d in docs}) >= 20
     assert sum(labels.values()) >= 25_000 and min(labels.values()) >= 30
+
+
+@pytest.mark.parametrize(
+    "name, parts",
+    [
+        ("informe_12.txt", ("informe", "12")),
+        ("alta_hosp_3.txt", ("alta_hosp", "3")),
+        ("carta_2_7.txt", ("carta_2", "7")),
+        ("x_0.txt", ("x", "0")),
+        ("Informe_1.txt", None),
+        ("informe12.txt", None),
+        ("_1.txt", None),
+        ("informe_1.txt.bak", None),
+    ],
+)
+def test_a_source_name_reads_as_before_its_rewrite(name, parts):
+    import re
+
+    from meddocan_deid.evaluation.formats_set import SOURCE_NAME
+
+    old = re.compile(r"(?P<doctype>[a-z][a-z0-9_]*)_(?P<num>\d+)\.txt")
+    for pattern in (old, SOURCE_NAME):
+        m = pattern.fullmatch(name)
+        assert (m.group("doctype", "num") if m else None) == parts

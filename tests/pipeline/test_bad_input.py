@@ -219,3 +219,32 @@ def test_ann_not_utf8(tmp_path):
     with pytest.raises(BratError) as info:
         read_ann(path, TEXT)
     assert str(path) in str(info.value)
+
+
+_STREET_ENTRIES = {
+    "Calle Mayor, 12": "Calle Mayor",
+    "Avenida del Sol, s/n, 5": "Avenida del Sol",
+    "Plaza Real S/N": "Plaza Real",
+    "Camino Viejo ,  3b  ": "Camino Viejo",
+    "Paseo Alto,": "Paseo Alto",
+    "Calle 8": "Calle 8",
+    "Ronda Sur, 12 bis": "Ronda Sur, 12 bis",
+    "Travesía Snow": "Travesía Snow",
+}
+
+
+def test_a_street_entry_loses_its_number_as_before_the_rewrite(tmp_path):
+    import re
+
+    from meddocan_deid.pipeline.patterns import GAZETTEER_FILES, load_gazetteer_patterns
+
+    old = re.compile(r"(?:,\s*(?:\d+[A-Za-z]?|s/n)?|\s+s/n)\s*$", re.IGNORECASE)
+    for entry, kept in _STREET_ENTRIES.items():
+        while old.search(entry):
+            entry = old.sub("", entry).strip()
+        assert entry == kept
+    for prefix in GAZETTEER_FILES:
+        lines = _STREET_ENTRIES if prefix == "Direcciones" else ["Uno"]
+        (tmp_path / f"{prefix}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    streets = [p["pattern"] for p in load_gazetteer_patterns(tmp_path) if p["label"] == "street"]
+    assert streets == list(_STREET_ENTRIES.values())

@@ -554,3 +554,28 @@ def test_the_verbs_that_end_a_name_are_config(rule_nlp):
     assert [e for e in ents(nlp, "la paciente sale de alta.\n") if e[0].startswith("NOMBRE")] == [
         ("NOMBRE_SUJETO_ASISTENCIA", "sale de alta")
     ]
+
+
+@pytest.mark.parametrize(
+    "text, start, end",
+    [
+        ("la psicóloga de la unidad, Ana Gil", 12, 27),
+        ("la logopeda, Irene Mateos", 11, 13),
+        ("la enfermera  ,\tLuis Paz", 12, 16),
+        ("el médico de la planta del centro, Ana Gil", 9, 35),
+        ("el médico de la planta del centro de día, Ana Gil", 9, None),
+        ("la doctora Ruiz, Ana Gil", 10, None),
+        ("la matrona de 2ª, Ana", 10, None),
+        ("la enfermera d'Ull, Ana", 12, None),
+        ("la enfermera d'ull, Ana", 12, 20),
+    ],
+)
+def test_a_role_complement_reads_as_before_its_rewrite(text, start, end):
+    import re
+
+    from meddocan_deid.pipeline.fields import _ROLE_COMPLEMENT
+
+    old = re.compile(r"(?:[ \t]+(?:de|del|en|la|el|los|las|[a-záéíóúñüçà·']+)){0,5}?[ \t]*,[ \t]*")
+    for pattern in (old, _ROLE_COMPLEMENT):
+        m = pattern.match(text, start, len(text))
+        assert (m.end() if m else None) == end

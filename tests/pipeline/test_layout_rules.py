@@ -409,3 +409,22 @@ def test_a_town_with_de_is_taken_beside_a_name_with_de(town_nlp):
         + "Paciente: María de la Fuente Gil.\nVillanueva de la Serena queda lejos del hospital."
     )
     assert "Villanueva de la Serena" in [e.text for e in doc.ents if e.label_ == "TERRITORIO"]
+
+
+def test_a_town_line_end_reads_as_before_its_rewrite():
+    import json
+    import re
+
+    from conftest import ROOT
+
+    rows = (ROOT / "configs" / "patterns" / "phi_rules.jsonl").read_text(encoding="utf-8")
+    ends = {
+        p[-1]["TEXT"]["REGEX"]
+        for p in (json.loads(line)["pattern"] for line in rows.splitlines() if "any/town" in line)
+        if isinstance(p[-1].get("TEXT"), dict) and "\\n" in str(p[-1]["TEXT"].get("REGEX"))
+    }
+    assert len(ends) == 1  # one spelling in every town rule
+    examples = {"\n": True, "  \n\n ": True, "\t\n": True, "·": True, "|": True}
+    examples |= {"   ": False, "\n,": False, "a\n": False, "||": False, "": False}
+    for pattern in (re.compile(r"^(?:\s*\n\s*|·|\|)$"), re.compile(ends.pop())):
+        assert {t: pattern.search(t) is not None for t in examples} == examples

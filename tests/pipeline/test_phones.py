@@ -151,3 +151,23 @@ def test_doc_country_overrides_the_setting(country_extension):
 def test_a_bad_country_is_named():
     with pytest.raises(ValueError, match="'Colombia' is not an ISO 3166 alpha-2 code"):
         make_nlp("Colombia")
+
+
+@pytest.mark.parametrize(
+    "body, decimal",
+    [
+        ("3,5", True),
+        ("120,75", True),
+        ("1,2,3", False),
+        ("3,", False),
+        (",5", False),
+        ("35", False),
+    ],
+)
+def test_a_decimal_reads_as_before_its_rewrite(body, decimal):
+    import re
+
+    from meddocan_deid.pipeline.phones import _DECIMAL
+
+    for pattern in (re.compile(r"\d+,\d+"), _DECIMAL):
+        assert (pattern.fullmatch(body) is not None) == decimal

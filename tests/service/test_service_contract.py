@@ -350,3 +350,22 @@ def test_the_readme_names_the_routes_that_need_the_token_and_every_extra():
 def test_the_public_routes_need_no_token(client):
     for path in ("/health", "/ready", "/", "/docs", "/redoc", "/openapi.json"):
         assert client.get(path).status_code == 200, path
+
+
+@pytest.mark.parametrize(
+    "value, shaped",
+    [
+        ("NOMBRE_SUJETO_ASISTENCIA", True),
+        ("ID_SUJETO", True),
+        ("FECHAS", False),
+        ("ID__SUJETO", False),
+        ("ID_", False),
+        ("id_sujeto", False),
+        ("ID_SUJETO2", False),
+    ],
+)
+def test_a_label_shape_reads_as_before_its_rewrite(value, shaped):
+    from meddocan_deid.service.problems import LABEL_SHAPED
+
+    for pattern in (re.compile(r"[A-Z]+(?:_[A-Z]+)+"), LABEL_SHAPED):
+        assert (pattern.fullmatch(value) is not None) == shaped

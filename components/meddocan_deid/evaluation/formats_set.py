@@ -23,7 +23,8 @@ from ..brat import Annotation, format_ann, read_text, write_brat
 from ..errors import MarkupError  # noqa: F401  (re-exported)
 
 OPEN, CLOSE, SEP = "[[", "]]", "|"
-SOURCE_NAME = re.compile(r"(?P<doctype>[a-z][a-z0-9_]*)_(?P<num>\d+)\.txt")
+# from a name's start only (fullmatch): linear when scanned
+SOURCE_NAME = re.compile(r"(?<![a-z0-9_])(?P<doctype>[a-z][a-z0-9_]*)_(?P<num>\d+)\.txt")
 
 
 @dataclass

@@ -189,7 +189,7 @@ def is_continuation(pattern: re.Pattern) -> bool:
     it where something else ends (`match(text, pos)`), never scans a text with it."""
     source = pattern.pattern if isinstance(pattern.pattern, str) else ""
     source = INLINE_FLAGS.sub("", source, count=1)
-    return source.startswith(("\\s", "[ \\t]", "[ \t]", "(?:\\s"))
+    return source.startswith(("\\s", "[ \\t]", "[ \t]", "(?:\\s", "(?:[ \\t]"))
 
 
 def run_once(pattern: re.Pattern, text: str) -> None:

@@ -40,9 +40,9 @@ from .serialize import SerializedState
 from .spans import capitals_line, caseless_line
 
 SPANS_KEY = "fields"
-_ROLE_COMPLEMENT = re.compile(
-    r"(?:[ \t]+(?:de|del|en|la|el|los|las|[a-záéíóúñüçà·']+)){0,5}?[ \t]*,[ \t]*"
-)
+# up to five lower-case words, then a comma: each word whole and each blank run read once (the
+# words before the comma are fixed by the text, so taking them greedily finds the same match)
+_ROLE_COMPLEMENT = re.compile(r"(?:[ \t]++[a-záéíóúñüçà·']++){0,5}+[ \t]*+,[ \t]*")
 KINDS = ("name", "id", "date", "age", "sex", "place", "street", "text", "contact")
 # `Nº` in a key stands for every way Spanish and co-official forms write "number": `Nº`, `N.º`,
 # `Nº.`, `No.`, `N.`, `Núm.`, `Número`, `Nro.`, `N°`, each with an optional `de` or `d'` after it

@@ -235,9 +235,10 @@ GAZETTEER_FILES = {
 GAZETTEER_LISTS = {
     prefix: label for prefix, (label, _kind) in GAZETTEER_FILES.items()
 }  # file prefix -> span label
+# `, 12`, `, S/N`, ` S/N`: no two blank runs side by side, and ` S/N` from a blank run's start
 _STREET_NUMBER = re.compile(
-    r"(?:,\s*(?:\d+[A-Za-z]?|s/n)?|\s+s/n)\s*$", re.IGNORECASE
-)  # `, 12`, `, S/N`, ` S/N`
+    r"(?:,\s*(?:(?:\d+[A-Za-z]?|s/n)\s*)?|(?<!\s)\s+s/n\s*)$", re.IGNORECASE
+)
 
 
 def load_gazetteer_patterns(folder: Path) -> list[dict]:

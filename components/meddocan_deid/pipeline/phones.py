@@ -23,7 +23,7 @@ import phonenumbers
 
 _DATE = re.compile(r"\d{1,2}([-/.])\d{1,2}\1(?:\d{2}|\d{4})|\d{4}([-/.])\d{1,2}\2\d{1,2}")
 _THOUSANDS = re.compile(r"\d{1,3}(?:[.,]\d{3})+(?:,\d+)?")
-_DECIMAL = re.compile(r"\d+,\d+")
+_DECIMAL = re.compile(r"(?<!\d)\d+,\d+")  # from a run's start only: linear when scanned
 _INTERNATIONAL = re.compile(r"^\(?(?:\+|00)")
 
 

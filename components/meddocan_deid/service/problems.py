@@ -25,7 +25,7 @@ from ..presidio_entities import ENTITY_NAMES
 
 logger = logging.getLogger("meddocan_deid.service")
 
-LABEL_SHAPED = re.compile(r"[A-Z]+(?:_[A-Z]+)+")
+LABEL_SHAPED = re.compile(r"(?<![A-Z])[A-Z]+(?:_[A-Z]+)+")  # from a run's start: linear
 MAX_NAMED_CHARS = 60
 VOCABULARY = frozenset([*ENTITY_NAMES, *LABEL_MODES, *MODES, "balanced", "high"])
 QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")

@@ -25,8 +25,12 @@ from .names import name_lists
 from .tables import words
 
 MIN_POPULATION = 15000  # surrogate cities: the larger places only, which read as cities
+# the code ends at its last character that is no blank or dot (or is one character), so the
+# trailing blanks and dots are matched once, not again after each character of the code
 _PREFIX = re.compile(
-    r"^(?P<pre>(?:c\.?\s?p\.?|cpa|zip|código postal)[\s:.-]*)?(?P<code>.+?)(?P<post>[\s.]*)$", re.I
+    r"^(?P<pre>(?:c\.?\s?p\.?|cpa|zip|código postal)[\s:.-]*)?"
+    r"(?P<code>.*?[^\s.]|.)(?P<post>[\s.]*)$",
+    re.I,
 )
 NEIGHBOURHOOD = (
     "{saint}",

@@ -318,8 +318,11 @@ def _street_heads():
     return pattern(prefix), pattern(suffix, anchor_end=True)
 
 
+# the rest is tried where a blank run starts, not inside it (its heads start with no blank, so
+# a rest found inside a run is found at its start): each run is read once
 NAME_REST = re.compile(
-    r"(?P<name>[^,\d]*?)(?P<rest>\s*(?:,|\bn\.?\s?º|\bnº|\bnúm|\bnum\.|\bs/n|\bkm|\d).*)?$",
+    r"(?P<name>[^,\d]*?)"
+    r"(?:(?<!\s)(?P<rest>\s*(?:,|\bn\.?\s?º|\bnº|\bnúm|\bnum\.|\bs/n|\bkm|\d).*))?$",
     re.IGNORECASE | re.DOTALL,
 )
 
