@@ -109,7 +109,9 @@ def test_a_report_that_runs_out_of_memory_fails_alone():
     }
     assert results["a"].ok and results["c"].ok
     assert (
-        results["b"].status == results["d"].status == "failed: error in the pipeline (MemoryError)"
+        results["b"].status
+        == results["d"].status
+        == "failed: error in the pipeline component 'meddocan_test_out_of_memory' (MemoryError)"
     )
 
 

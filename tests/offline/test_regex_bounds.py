@@ -43,7 +43,8 @@ NOT_YET_BOUNDED = {
 def test_every_pattern_scans_100_kb_within_the_bound(patterns):
     assert NOT_YET_BOUNDED <= {f.where for f in patterns}  # each still in the code
     others = [f for f in patterns if f.where not in NOT_YET_BOUNDED]
-    timed = time_all(others, SIZE, wall_limit=2 * BOUND_SECONDS)
+    # a generous wall limit: under load a bounded pattern may wait for the CPU
+    timed = time_all(others, SIZE, wall_limit=6 * BOUND_SECONDS)
     over = {where for seconds, where, _ in timed if seconds > BOUND_SECONDS}
     assert not over
 
