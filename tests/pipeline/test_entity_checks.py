@@ -242,6 +242,11 @@ def test_a_verb_opening_a_sentence_and_a_common_noun_as_hospital(nlp, text, word
     ],
 )
 def test_a_place_run_on_into_a_verb_stops_before_it(nlp, text, phrase, expected):
+    assert check_place(nlp, text, phrase) == expected
+
+
+def check_place(nlp, text, phrase):
+    """The entities entity_checks leaves of `phrase` read by the NER as a place."""
     doc = nlp.make_doc(text)
     for name in ("sections", "phi_rules", "place_names"):
         doc = nlp.get_pipe(name)(doc)
@@ -249,7 +254,7 @@ def test_a_place_run_on_into_a_verb_stops_before_it(nlp, text, phrase, expected)
     doc.ents = [doc.char_span(start, start + len(phrase), label="TERRITORIO")]
     doc.spans["rule_entities"] = []
     doc = nlp.get_pipe("entity_checks")(doc)
-    assert [(e.label_, e.text) for e in doc.ents] == expected
+    return [(e.label_, e.text) for e in doc.ents]
 
 
 @pytest.fixture(scope="module")
@@ -275,11 +280,4 @@ def place_nlp(tmp_path_factory):
     ],
 )
 def test_an_article_and_a_common_noun_are_no_place(place_nlp, text, phrase, expected):
-    doc = place_nlp.make_doc(text)
-    for name in ("sections", "phi_rules", "place_names"):
-        doc = place_nlp.get_pipe(name)(doc)
-    start = text.index(phrase)
-    doc.ents = [doc.char_span(start, start + len(phrase), label="TERRITORIO")]
-    doc.spans["rule_entities"] = []
-    doc = place_nlp.get_pipe("entity_checks")(doc)
-    assert [(e.label_, e.text) for e in doc.ents] == expected
+    assert check_place(place_nlp, text, phrase) == expected
