@@ -6,8 +6,8 @@ identifier (known values match with separators ignored), whether it names a pers
 digit-run exception of its surrogates, whether the default options keep it, and the groups it
 belongs to (a place, a person's name, a phone number...: `labels_with`). The modules that use
 these facts (constants, presidio_entities, deid.review, deid.surrogates, deid.operators,
-deid.known_phi, lexicon, the pipeline's components) read them here; none writes them out. Reads a file only: no spaCy,
-no other module of the package.
+deid.known_phi, lexicon, the pipeline's components) read them here; none writes them out.
+Reads a file only: no spaCy, no other module of the package.
 """
 
 import csv
@@ -42,7 +42,7 @@ class LabelFacts(NamedTuple):
         str  # "", "date" or "phone": the exception of the digit-run rule its surrogates follow
     )
     kept: bool  # the default options keep its value
-    groups: frozenset[str]  # the groups it belongs to: `place`, `name`, `phone`... (the table's head)
+    groups: frozenset[str]  # its groups: `place`, `name`, `phone`... (the table's head)
 
 
 class LabelTableError(ValueError):
