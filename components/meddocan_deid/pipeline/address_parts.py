@@ -33,8 +33,8 @@ Piece = tuple[int, int, str]
 # label choice: the entities of a footer line the NER runs on into a postal code (an
 # institution, street and town are chained with no punctuation between them)
 POSTAL_SPLIT_LABELS = ("CALLE", "TERRITORIO", "HOSPITAL", "INSTITUCION")
-# label choice: the entities the NER runs on into a street (a footer's institution or town,
-# a doctor's name before the centre's street)
+# label choice: the place and name entities a street head inside starts a CALLE in (the NER
+# runs a footer's institution, town or staff name on into the street after it)
 STREET_SPLIT_LABELS = ("HOSPITAL", "INSTITUCION", "TERRITORIO", "NOMBRE_PERSONAL_SANITARIO")
 # label choice: the places that may end in a street with no head (`..., 44`): no gold place
 # entity in train or dev ends in a house number

@@ -33,8 +33,8 @@ ARTICLES = {"el", "la", "los", "las"}
 YEAR = re.compile(r"(?:1[89]|20)[0-9]{2}")
 AGE = re.compile(r"\d{1,3}(?:[.,]\d)?\s*(?:años|año|a\.?|anys|any|anos|ano|meses|mes|semanas|días)")
 POSTAL_CODE = re.compile(r"(?:[A-Z]{1,2}-?)?[0-9]{4,6}")
-# label choice: a country's exact name with one of these NER labels becomes PAIS (the place,
-# organisation and date labels the NER was seen to give one); other labels stay
+# label choice: a country's exact name with one of these NER labels (a place's, an
+# organisation's, a date's, given by mistake) becomes PAIS; a person's or an employer's stays
 COUNTRY_RELABEL = ("TERRITORIO", "FECHAS", "INSTITUCION", "HOSPITAL", "CALLE")
 
 

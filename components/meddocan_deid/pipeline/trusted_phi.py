@@ -24,9 +24,10 @@ TITLE_WORDS = {t.rstrip(".") for t in TITLES}
 # label choice: the labels whose names reports follow with a short name in parentheses
 # (`Hospital ... (HUCA)`), whose acronyms are then trusted too
 PLACE_LABELS = {"HOSPITAL", "INSTITUCION"}
-# label choice: the gold labels a relative the same way wherever it recurs in a report (train: of
-# 256 occurrences of gold relative strings, 239 have the label, 6 none), so one NER label carries
-# to the rest; so do a hospital's and an institution's
+# label choice: the NER labels that carry to a name's other occurrences in the report: a
+# hospital's, an institution's and a relative's (the gold labels a relative the same way wherever
+# it recurs in a report: in train, of 256 occurrences of gold relative strings, 239 have the
+# label, 6 none)
 CARRIED_NER_LABELS = ("HOSPITAL", "INSTITUCION", "FAMILIARES_SUJETO_ASISTENCIA")
 
 
