@@ -3,14 +3,16 @@ which the modules that use them read rather than write out."""
 
 import ast
 import configparser
+import importlib.util
 from pathlib import Path
 
 import pytest
+import spacy
 
 import meddocan_deid
 from meddocan_deid import LABELS, labels
 from meddocan_deid.deid import known_phi, operators, review, surrogates
-from meddocan_deid.labels import LabelTableError, read_table
+from meddocan_deid.labels import LabelTableError, labels_with, read_table
 from meddocan_deid.lexicon import NAME_LABELS
 from meddocan_deid.presidio_entities import (
     PRESIDIO_ENTITIES,
@@ -94,6 +96,85 @@ def test_no_reader_writes_out_a_label_fact():
             )
             named = [k.value for k in keys if isinstance(k, ast.Constant) and k.value in LABELS]
             assert len(named) < 2, (rel, node.lineno, named)
+
+
+def test_groups_are_read_from_the_table_in_its_order():
+    assert labels_with("place") == ("CALLE", "TERRITORIO", "PAIS")
+    assert labels_with("name") == ("NOMBRE_SUJETO_ASISTENCIA", "NOMBRE_PERSONAL_SANITARIO")
+    assert labels_with("phone") == ("NUMERO_TELEFONO", "NUMERO_FAX")
+    assert labels_with("care_centre") == ("HOSPITAL", "CENTRO_SALUD")
+    # a union, in the table's order, each label once
+    assert labels_with("organisation", "care_centre", "employer") == (
+        "OTROS_SUJETO_ASISTENCIA",
+        "HOSPITAL",
+        "INSTITUCION",
+        "CENTRO_SALUD",
+    )
+    assert labels.FACTS["HOSPITAL"].groups == {"organisation", "care_centre"}
+    assert labels.FACTS["EDAD_SUJETO_ASISTENCIA"].groups == frozenset()
+
+
+def test_the_components_read_their_groups_from_the_table():
+    from meddocan_deid import country_data
+    from meddocan_deid.deid.surrogates import id_validity
+    from meddocan_deid.pipeline import dictated_codes, number_words
+
+    assert id_validity.PHONE_LABELS == dictated_codes.PHONE_LABELS == labels_with("phone")
+    assert country_data.CENTRE_LABELS == labels_with("care_centre")
+    assert number_words.PATIENT_NAMES == labels_with("name")
+    nlp = spacy.blank("es")
+    edges = nlp.get_factory_meta("meddocan_entity_edges").default_config
+    assert edges["title_labels"] == list(labels_with("name"))
+    assert set(edges["name_labels"]) == {
+        "HOSPITAL",
+        "INSTITUCION",
+        "CENTRO_SALUD",
+        "OTROS_SUJETO_ASISTENCIA",
+    }
+
+
+@pytest.mark.parametrize("groups", [("plaec",), ("place", "phones"), ()])
+def test_an_unknown_group_is_refused_with_the_known_ones(groups):
+    with pytest.raises(LabelTableError, match="no label is in group .*the groups are care_centre"):
+        labels_with(*groups)
+
+
+def _literal_counter():
+    spec = importlib.util.spec_from_file_location(
+        "count_label_literals", ROOT / "experiments" / "count_label_literals.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_no_module_writes_out_a_label_group_but_as_a_commented_choice(capsys, monkeypatch):
+    monkeypatch.setattr("sys.argv", ["count_label_literals.py", str(PACKAGE)])
+    _literal_counter().main()
+    out = capsys.readouterr().out
+    assert "total: 0 literals naming 2+ labels in 0 files" in out
+
+
+def test_the_counter_accepts_only_a_named_constant_under_the_marker(tmp_path):
+    counter = _literal_counter()
+    source = (
+        "# label choice: a rule of its own\n"
+        "# (a second line)\n"
+        'CHOSEN = ("CALLE", "PAIS")\n'
+        "# the places\n"
+        'PLACES = ("CALLE", "PAIS")\n'
+        "# label choice: not a constant\n"
+        'places = {"CALLE": 1, "PAIS": 2}\n'
+    )
+    tree = ast.parse(source)
+    lines = source.splitlines()
+    chosen = [
+        stmt.targets[0].id
+        for stmt in tree.body
+        if isinstance(stmt, ast.Assign) and counter.chosen_constant(stmt, lines)
+    ]
+    assert chosen == ["CHOSEN"]
+    assert len(counter.literal_nodes(tree, set(LABELS))) == 3
 
 
 def test_the_table_is_package_data():

@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 import pycountry
 
+from .labels import labels_with
 from .lexicon import lookup_key
 
 DATA = Path(__file__).parent / "pipeline" / "data" / "americas"
@@ -25,7 +26,8 @@ DATA = Path(__file__).parent / "pipeline" / "data" / "americas"
 SPAIN_DATA = Path(__file__).parent / "deid" / "surrogates" / "data"
 SPAIN = "ES"
 KINDS = ("system", "social_security", "insurer", "programme", "ministry")
-CENTRE_LABELS = ("CENTRO_SALUD", "HOSPITAL")
+# the labels a centre head word may give: those of the places where care is given
+CENTRE_LABELS = labels_with("care_centre")
 # Mexican states whose official name adds a hero's name after `de`, written without it
 _SHORT_FORMS = {"MX"}
 # subdivision types that are not the first level reports name (the Dominican regions group

@@ -3,10 +3,11 @@
 One row a label, in the guidelines' order: its Presidio entity name (and the more precise
 names its value may earn), its surrogate generator, its review colour, whether it is an
 identifier (known values match with separators ignored), whether it names a person, the
-digit-run exception of its surrogates, whether the default options keep it. The modules that
-use these facts (constants, presidio_entities, deid.review, deid.surrogates, deid.operators,
-deid.known_phi, lexicon) read them here; none writes them out. Reads a file only: no spaCy,
-no other module of the package.
+digit-run exception of its surrogates, whether the default options keep it, and the groups it
+belongs to (a place, a person's name, a phone number...: `labels_with`). The modules that use
+these facts (constants, presidio_entities, deid.review, deid.surrogates, deid.operators,
+deid.known_phi, lexicon, the pipeline's components) read them here; none writes them out.
+Reads a file only: no spaCy, no other module of the package.
 """
 
 import csv
@@ -24,6 +25,7 @@ COLUMNS = (
     "person",
     "digit_rule",
     "kept",
+    "groups",
 )
 YES_NO = {"yes": True, "no": False}
 
@@ -40,6 +42,7 @@ class LabelFacts(NamedTuple):
         str  # "", "date" or "phone": the exception of the digit-run rule its surrogates follow
     )
     kept: bool  # the default options keep its value
+    groups: frozenset[str]  # its groups: `place`, `name`, `phone`... (the table's head)
 
 
 class LabelTableError(ValueError):
@@ -87,6 +90,7 @@ def read_table(path: Path = TABLE) -> dict[str, LabelFacts]:
             person=_flag(cell["person"], f"{where}, person"),
             digit_rule="" if cell["digit_rule"] == "-" else cell["digit_rule"],
             kept=_flag(cell["kept"], f"{where}, kept"),
+            groups=frozenset(cell["groups"].split()) if cell["groups"] != "-" else frozenset(),
         )
     return facts
 
@@ -103,3 +107,16 @@ PERSON_LABELS: tuple[str, ...] = tuple(label for label, f in FACTS.items() if f.
 IDENTIFIER_LABELS: tuple[str, ...] = tuple(label for label, f in FACTS.items() if f.identifier)
 DIGIT_RULES: dict[str, str] = {label: f.digit_rule for label, f in FACTS.items() if f.digit_rule}
 KEPT_LABELS: tuple[str, ...] = tuple(label for label, f in FACTS.items() if f.kept)
+GROUPS: frozenset[str] = frozenset(group for f in FACTS.values() for group in f.groups)
+
+
+def labels_with(*groups: str) -> tuple[str, ...]:
+    """The labels that belong to any of `groups`, in the table's order. A group no label of the
+    table belongs to is refused (a misspelt name would otherwise select nothing)."""
+    unknown = sorted(set(groups) - GROUPS)
+    if not groups or unknown:
+        raise LabelTableError(
+            f"{TABLE.name}: no label is in group {', '.join(unknown) or '(none given)'}; "
+            f"the groups are {', '.join(sorted(GROUPS))}"
+        )
+    return tuple(label for label, f in FACTS.items() if f.groups & set(groups))

@@ -19,7 +19,10 @@ from ..pipeline.sections import SECTIONS_KEY
 from .results import gold_annotations, read_docbin
 
 NAME = "NOMBRE_SUJETO_ASISTENCIA"
-GROUPS = {"name": (NAME,), "id": ("ID_SUJETO_ASISTENCIA", "ID_ASEGURAMIENTO")}
+# label choice: the identifiers a hospital's admission system gives with the name (the patient's
+# record number or ID, the insurance number): the known values this measure adds
+KNOWN_IDS = ("ID_SUJETO_ASISTENCIA", "ID_ASEGURAMIENTO")
+GROUPS = {"name": (NAME,), "id": KNOWN_IDS}
 KNOWN_LABELS = tuple(label for labels in GROUPS.values() for label in labels)
 Span = tuple[str, int, int]
 

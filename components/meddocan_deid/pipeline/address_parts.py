@@ -30,6 +30,15 @@ from ..lexicon import words
 from .spans import EDGE_PUNCT, rule_entity_keys, section_span, street_end, strip_edges
 
 Piece = tuple[int, int, str]
+# label choice: the entities of a footer line the NER runs on into a postal code (an
+# institution, street and town are chained with no punctuation between them)
+POSTAL_SPLIT_LABELS = ("CALLE", "TERRITORIO", "HOSPITAL", "INSTITUCION")
+# label choice: the place and name entities a street head inside starts a CALLE in (the NER
+# runs a footer's institution, town or staff name on into the street after it)
+STREET_SPLIT_LABELS = ("HOSPITAL", "INSTITUCION", "TERRITORIO", "NOMBRE_PERSONAL_SANITARIO")
+# label choice: the places that may end in a street with no head (`..., 44`): no gold place
+# entity in train or dev ends in a house number
+STREET_TAIL_LABELS = ("HOSPITAL", "INSTITUCION")
 
 
 def _has_number(doc: Doc, start: int, end: int) -> bool:
@@ -48,14 +57,9 @@ def _has_number(doc: Doc, start: int, end: int) -> bool:
         "postal_code_id": "footer/match",
         "postal_code_label": "TERRITORIO",
         "street_label": "CALLE",
-        "postal_split_labels": ["CALLE", "TERRITORIO", "HOSPITAL", "INSTITUCION"],
-        "street_split_labels": [
-            "HOSPITAL",
-            "INSTITUCION",
-            "TERRITORIO",
-            "NOMBRE_PERSONAL_SANITARIO",
-        ],
-        "street_tail_labels": ["HOSPITAL", "INSTITUCION"],
+        "postal_split_labels": list(POSTAL_SPLIT_LABELS),
+        "street_split_labels": list(STREET_SPLIT_LABELS),
+        "street_tail_labels": list(STREET_TAIL_LABELS),
         # a street head after these (exact case) is part of the street's name: `Gran Vía, 87`
         "name_heads": words("street_name_heads"),
         # a street head or a province after these is part of a name: `Villanueva de Córdoba`,

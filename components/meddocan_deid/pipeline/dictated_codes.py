@@ -31,10 +31,11 @@ from dataclasses import dataclass, field
 from stdnum.es import dni as std_dni
 from stdnum.es import nie as std_nie
 
+from ..labels import labels_with
 from ..lexicon import casefold_per_char
 from ..number_words import NumberRun
 
-PHONE_LABELS = ("NUMERO_TELEFONO", "NUMERO_FAX")
+PHONE_LABELS = labels_with("phone")
 POSTAL_LABEL = "TERRITORIO"
 EXTENSION_USE, EXTENSION_LABEL = "extension", "NUMERO_TELEFONO"
 DEVICE_LABEL = "IDENTIF_DISPOSITIVOS_NRSERIE"

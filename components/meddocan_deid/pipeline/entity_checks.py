@@ -23,6 +23,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..deid.gazetteer import from_vocab
+from ..labels import labels_with
 from ..lexicon import NAME_LABELS, tagged_words, words
 from .privacy import load_dictionary_words, load_inflected_forms, load_verb_forms
 from .spans import rule_entity_keys, section_span
@@ -32,6 +33,9 @@ ARTICLES = {"el", "la", "los", "las"}
 YEAR = re.compile(r"(?:1[89]|20)[0-9]{2}")
 AGE = re.compile(r"\d{1,3}(?:[.,]\d)?\s*(?:años|año|a\.?|anys|any|anos|ano|meses|mes|semanas|días)")
 POSTAL_CODE = re.compile(r"(?:[A-Z]{1,2}-?)?[0-9]{4,6}")
+# label choice: a country's exact name with one of these NER labels (a place's, an
+# organisation's, a date's, given by mistake) becomes PAIS; a person's or an employer's stays
+COUNTRY_RELABEL = ("TERRITORIO", "FECHAS", "INSTITUCION", "HOSPITAL", "CALLE")
 
 
 def _numeric(text: str) -> bool:
@@ -65,7 +69,7 @@ def _word_before(doc: Doc, start: int, window: int, stops, hit) -> bool:
         "places_key": "place_names",
         "country_id": "place/country",
         "country_label": "PAIS",
-        "country_relabel": ["TERRITORIO", "FECHAS", "INSTITUCION", "HOSPITAL", "CALLE"],
+        "country_relabel": list(COUNTRY_RELABEL),
         # an age right after a relative is the relative's (guideline P4.3: `su hija, de 12
         # años`, `madre de 70 años`): FAMILIARES, however the NER labelled it
         "kinship_words": tagged_words("kinship_words", "relative_age"),
@@ -80,16 +84,7 @@ def _word_before(doc: Doc, start: int, window: int, stops, hit) -> bool:
         "fallback_key": "fallback_entities",
         # one lower-case word of a cased line, an inflected form of a Spanish word (`aporta`,
         # `refiere`), is that word, not a name or a place the NER read into it
-        "common_word_labels": [
-            "TERRITORIO",
-            "CALLE",
-            "PAIS",
-            "HOSPITAL",
-            "INSTITUCION",
-            "CENTRO_SALUD",
-            "NOMBRE_SUJETO_ASISTENCIA",
-            "NOMBRE_PERSONAL_SANITARIO",
-        ],
+        "common_word_labels": list(labels_with("place", "organisation", "name")),
     },
     assigns=["doc.ents"],
 )
@@ -379,7 +374,7 @@ class EntityChecks:
         phone number has at least
         6 digits, and a 5-digit one is a postal code. Lab values are none of these."""
         text = ent.text
-        if not _numeric(text) or ent.label_ not in {"TERRITORIO", "FECHAS", "NUMERO_TELEFONO"}:
+        if not _numeric(text):
             return ent.label_
         compact = text.replace(" ", "")
         if ent.label_ == "NUMERO_TELEFONO":
@@ -391,7 +386,7 @@ class EntityChecks:
             if YEAR.fullmatch(compact) and not in_footer:
                 return "FECHAS"
             return ent.label_ if POSTAL_CODE.fullmatch(compact) else ""
-        # FECHAS: a number is a date only as a year; other dates have separators
-        if compact.isdigit():
+        # a FECHAS number is a date only as a year; other dates have separators
+        if ent.label_ == "FECHAS" and compact.isdigit():
             return ent.label_ if YEAR.fullmatch(compact) or len(compact) <= 2 else ""
         return ent.label_

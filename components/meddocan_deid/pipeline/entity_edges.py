@@ -17,6 +17,7 @@ from spacy.lang.es.stop_words import STOP_WORDS
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
+from ..labels import labels_with
 from ..lexicon import tagged_words, words
 from .spans import EDGE_PUNCT, TITLES, capitals_line, rule_entity_keys
 
@@ -24,14 +25,17 @@ from .spans import EDGE_PUNCT, TITLES, capitals_line, rule_entity_keys
 # end an institution's name before it (`Servicio de`), in every language (pipeline/data/<lang>/)
 NAME_LINKS = frozenset(words("name_links"))
 DEPARTMENT_LINKS = frozenset(words("department_links"))
+# label choice: the entities that keep the point of an abbreviation they end with: a town's
+# and a country's names (`EE. UU.`), where the point is part of the name, not the sentence's
+ABBREVIATION_LABELS = ("TERRITORIO", "PAIS")
 
 
 @Language.factory(
     "meddocan_entity_edges",
     default_config={
         "rules_key": "rule_entities",
-        "title_labels": ["NOMBRE_SUJETO_ASISTENCIA", "NOMBRE_PERSONAL_SANITARIO"],
-        "place_labels": ["HOSPITAL", "INSTITUCION", "CENTRO_SALUD"],
+        "title_labels": list(labels_with("name")),
+        "place_labels": list(labels_with("organisation")),
         "town_labels": ["TERRITORIO"],
         # a department (followed by `de`) ends a place or a name: a department is not PHI
         "department_words": words("department_words"),
@@ -39,7 +43,7 @@ DEPARTMENT_LINKS = frozenset(words("department_links"))
         "role_words": words("role_words"),
         "institution_words": words("institution_words"),
         "contact_words": words("contact_words"),
-        "abbreviation_labels": ["TERRITORIO", "PAIS"],
+        "abbreviation_labels": list(ABBREVIATION_LABELS),
         # titles left out of a name (shared default with meddocan_rule_entities)
         "titles": TITLES,
         # titles after a name, left out of it too (Basque: `Koldo Zabala jauna`)
@@ -53,7 +57,7 @@ DEPARTMENT_LINKS = frozenset(words("department_links"))
         # a hospital, institution or employer goes on through these + capitalised words no entity
         # holds (`Colegio San Juan de la Cruz`, `Agencia de Autonomía y Desarrollo`): in train, 126
         # gold places hold such a tail, 4 leave it out (to a TERRITORIO), none leaves it in clear
-        "name_labels": ["HOSPITAL", "INSTITUCION", "CENTRO_SALUD", "OTROS_SUJETO_ASISTENCIA"],
+        "name_labels": list(labels_with("organisation", "employer")),
         "name_connectors": words("name_connectors"),
         "name_articles": words("name_articles"),
     },

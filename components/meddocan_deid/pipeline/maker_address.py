@@ -15,6 +15,9 @@ from .spans import rule_entity_keys
 
 Part = tuple[int, int]
 PART_SEPARATORS = {",", ";", "."}  # `Medizintechnik GmbH. Lübeck, Alemania`
+# label choice: the labels of a maker's parenthesis (its maker, towns and country): an entity
+# with one of them on exactly a part takes the part's label
+RELABEL = ("INSTITUCION", "TERRITORIO", "PAIS")
 
 
 @Language.factory(
@@ -26,7 +29,7 @@ PART_SEPARATORS = {",", ";", "."}  # `Medizintechnik GmbH. Lübeck, Alemania`
         "rules_key": "rule_entities",
         "maker_label": "INSTITUCION",
         "town_label": "TERRITORIO",
-        "relabel": ["INSTITUCION", "TERRITORIO", "PAIS"],
+        "relabel": list(RELABEL),
         "max_tokens": 40,
         "max_part_tokens": 6,
         # a part that is only a company suffix belongs to the maker before it (`Co, Inc.`),

@@ -57,6 +57,7 @@ from collections.abc import Iterable
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
+from ..labels import labels_with
 from ..lexicon import casefold_per_char, tag_uses, tagged_words, words
 from ..number_words import NumberRun, number_runs, number_word_set
 from .dictated_codes import DictatedCodes
@@ -64,9 +65,13 @@ from .spoken_addresses import SpokenAddresses
 from .street_numbers import StreetNumbers
 
 SPANS_KEY = "number_words"
-AGE, RELATIVE, DATE = "EDAD_SUJETO_ASISTENCIA", "FAMILIARES_SUJETO_ASISTENCIA", "FECHAS"
+AGE = "EDAD_SUJETO_ASISTENCIA"
+RELATIVE = "FAMILIARES_SUJETO_ASISTENCIA"
+DATE = "FECHAS"
 STREET = "CALLE"
-PATIENT_NAMES = ("NOMBRE_SUJETO_ASISTENCIA", "NOMBRE_PERSONAL_SANITARIO")
+PATIENT_NAMES = labels_with("name")
+# label choice: the places a postal code may follow with no key: a street and a town (a
+# country comes after the code, not before it)
 PLACE_LABELS = ("CALLE", "TERRITORIO")
 WINDOW = 80  # characters of context read before a number
 LAST_YEAR = 2040  # a year in words alone up to this one (`dos mil cien` neutrophils are no year)

@@ -20,7 +20,8 @@ from collections.abc import Iterable
 from ..lexicon import casefold_per_char
 from ..number_words import number_word_set
 
-EMAIL, WEB = "CORREO_ELECTRONICO", "DIREC_PROT_INTERNET"
+EMAIL = "CORREO_ELECTRONICO"
+WEB = "DIREC_PROT_INTERNET"
 LOCAL_WORDS = 3  # words of an e-mail's local part
 NUMBER_WORDS = 24  # number words said in an address (digits of an e-mail or a web address)
 

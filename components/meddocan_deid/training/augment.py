@@ -39,6 +39,7 @@ from spacy.tokens import Doc, Span
 
 from ..errors import AugmentError  # noqa: F401  (re-exported)
 from ..evaluation.results import GOLD_KEY, ID_KEY
+from ..labels import labels_with
 from ..pipeline.sections import SectionSegmenter
 from .prose import ProseMaker
 
@@ -63,8 +64,16 @@ PHRASE_KINDS = (
 _PLACEHOLDER = re.compile(r"(\{\w+\})")
 _STAFF = "NOMBRE_PERSONAL_SANITARIO"
 _PATIENT = "NOMBRE_SUJETO_ASISTENCIA"
+# label choice: the footer lines written with a prefix phrase of their own (`Tel.`, `Fax`,
+# `Correo`): label -> its phrase kind (PHRASE_KINDS)
+CONTACT_PHRASES: dict[str | None, str] = {
+    "NUMERO_TELEFONO": "phone",
+    "NUMERO_FAX": "fax",
+    "CORREO_ELECTRONICO": "email",
+}
 
 Segment = tuple[str, str | None]
+PLACES = labels_with("place")
 
 
 @dataclass
@@ -393,7 +402,7 @@ def _footer_groups(footer: list[Segment]) -> tuple[list[list[Segment]], list[str
     group the text just before it (for the title of a name)."""
 
     def kind(label: str | None) -> str | None:
-        if label in ("CALLE", "TERRITORIO", "PAIS"):
+        if label in PLACES:
             return "place"
         return label
 
@@ -640,15 +649,10 @@ class Augmenter:
                 ncol = [moved.entities]
         for g in ncol:
             lines.append(_fill(rng.choice(res.phrases["ncol"]), {"ncol": g}))
-        prefixes: dict[str | None, str] = {
-            "NUMERO_TELEFONO": "phone",
-            "NUMERO_FAX": "fax",
-            "CORREO_ELECTRONICO": "email",
-        }
         for g in rest:
             if g[0][1] == "ID_TITULACION_PERSONAL_SANITARIO":
                 continue
-            kind = prefixes.get(g[0][1])
+            kind = CONTACT_PHRASES.get(g[0][1])
             lines.append(([(rng.choice(res.phrases[kind]), None)] if kind else []) + g)
         info["footer_ncol_moved"] = moved is not None
         out: list[Segment] = [("\n", None)] if rng.random() < 0.5 else []

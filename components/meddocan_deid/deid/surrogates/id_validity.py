@@ -8,10 +8,11 @@ a check (DNI, NIE, IBAN, CCC, NUSS), a phone of a national plan (`phone_plans`, 
 from collections.abc import Callable
 from typing import NamedTuple
 
+from ...labels import labels_with
 from . import national_ids, phone_plans
 from .identifiers import SPANISH_CHECKS, compact, kind_of, national_first
 
-PHONE_LABELS = ("NUMERO_TELEFONO", "NUMERO_FAX")
+PHONE_LABELS = labels_with("phone")
 
 
 class KindCheck(NamedTuple):

@@ -29,6 +29,7 @@ from typing import NamedTuple
 from stdnum import luhn
 
 from ...id_checks import CHECKS
+from ...labels import labels_with
 from . import mexican_ids
 from .common import KEPT_PLACES, Context
 
@@ -151,7 +152,8 @@ def _rfc(rng: random.Random, original: str, label: str, ctx: Context) -> str | N
     return mexican_ids.rfc(rng, original, label, ctx)
 
 
-_PATIENT = frozenset({"ID_SUJETO_ASISTENCIA", "OTRO_NUMERO_IDENTIF"})
+# the labels a national identity document's number is given under
+_PATIENT = frozenset(labels_with("national_id"))
 _INSURANCE = frozenset({"ID_ASEGURAMIENTO"})
 _DIGITS = string.digits
 _MBI_LETTERS = "ACDEFGHJKMNPQRTUVWXY"
