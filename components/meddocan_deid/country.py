@@ -20,7 +20,7 @@ import re
 import threading
 from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
-from functools import cache, lru_cache
+from functools import cache
 from typing import Any, NamedTuple, cast
 
 import phonenumbers
@@ -71,27 +71,42 @@ def _valid_in_plan(country: str) -> Callable[[str], bool]:
     return valid
 
 
+_Check = Callable[[str], bool]
+
+
 @cache
-def _cues() -> tuple[tuple[str, float, re.Pattern, Callable[[str], bool] | None], ...]:
-    """(country, weight, pattern, check of the value found or None) of `country_cues.tsv`."""
-    out = []
+def _cues() -> tuple[tuple[re.Pattern, tuple[tuple[str, float, _Check | None], ...]], ...]:
+    """The cues of `country_cues.tsv` by expression, in file order: (pattern, its cues as
+    (country, weight, check of the value found or None)). An expression several cues share
+    (a national phone of each plan) is searched once."""
+    groups: dict[str, tuple[re.Pattern, list[tuple[str, float, _Check | None]]]] = {}
     for cue in country_cues():
-        check = None
+        check: _Check | None = None
         if cue.check == PHONE_CHECK:
             check = _valid_in_plan(cue.country)
         elif cue.check is not None:
             check = CHECKS[cue.check]
-        out.append((cue.country, cue.weight, cue.pattern, check))
-    return tuple(out)
+        groups.setdefault(cue.pattern.pattern, (cue.pattern, []))[1].append(
+            (cue.country, cue.weight, check)
+        )
+    return tuple((pattern, tuple(members)) for pattern, members in groups.values())
 
 
-def _cue_found(pattern: re.Pattern, check: Callable[[str], bool] | None, text: str) -> bool:
-    """The cue's pattern is found in `text` with a value that passes its check (its named group
-    `value`, else the whole match)."""
-    if check is None:
-        return pattern.search(text) is not None
-    group = "value" if "value" in pattern.groupindex else 0
-    return any(check(m.group(group)) for m in pattern.finditer(text))
+def _cue_scores(text: str, scores: defaultdict[str, float]) -> None:
+    """Add the weight of each cue found in `text` to its country: its expression found, with a
+    value that passes its check where it has one (the named group `value`, else the whole
+    match)."""
+    for pattern, members in _cues():
+        if all(check is None for _c, _w, check in members):
+            if pattern.search(text) is not None:
+                for country, weight, _check in members:
+                    scores[country] += weight
+            continue
+        group = "value" if "value" in pattern.groupindex else 0
+        values = [m.group(group) for m in pattern.finditer(text)]
+        for country, weight, check in members:
+            if values and (check is None or any(check(v) for v in values)):
+                scores[country] += weight
 
 
 @cache
@@ -115,10 +130,6 @@ def _dialling(code: str, area: str | None) -> str | None:
     return None
 
 
-# a capitalised run of words recurs across reports (`Servicio de Urgencias`)
-_lookup_key = lru_cache(maxsize=65536)(lookup_key)
-
-
 def _word_place_names(text: str) -> tuple[str, ...]:
     """Folded names of the places that runs of one to four capitalised words of the text
     (with `de`, `la`... inside) name: places of the Americas, in the order found."""
@@ -134,7 +145,8 @@ def _word_place_names(text: str) -> tuple[str, ...]:
                 continue
             if any(not (w.group()[:1].isupper() or w.group().lower() in _LINKS) for w in part):
                 continue
-            name = _lookup_key(text[part[0].start() : part[-1].end()])
+            # not cached: a cache of capitalised runs would keep names in memory
+            name = lookup_key(text[part[0].start() : part[-1].end()])
             if name in known:
                 found[name] = None
                 break
@@ -203,9 +215,7 @@ def _text_scores(text: str) -> tuple[tuple[str, float], ...]:
     """(country, score) of the cues, institutions, centre heads and dialling codes of the
     text, in the order scored."""
     scores: defaultdict[str, float] = defaultdict(float)
-    for country, weight, pattern, check in _cues():
-        if _cue_found(pattern, check, text):
-            scores[country] += weight
+    _cue_scores(text, scores)
     folded = casefold_per_char(text)
     seen_institutions = set()
     for m in _institution_pattern().finditer(folded):
