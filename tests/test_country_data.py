@@ -71,3 +71,42 @@ def test_detection_places_leave_out_names_and_words():
     assert found["tlalnepantla"] == {"MX"} and found["penalolen"] == {"CL"}
     assert "guadalupe" not in found and "victoria" not in found  # names, words
     assert "jalisco" in found and "rivera" not in found  # a division that is a listed surname
+
+
+def test_country_cues_are_read_with_their_checks():
+    cues = country_data.country_cues()
+    assert len(cues) >= 70
+    assert {c.country for c in cues} >= {"MX", "GT", "SV", "HN", "NI", "PA", "ES"}
+    checked = {c.check for c in cues if c.check}
+    assert {"sv_dui", "gt_cui", "ni_cedula", country_data.PHONE_CHECK} <= checked
+    # a check looks at the cue's `value` group where the expression names one
+    dui = next(c for c in cues if c.check == "sv_dui")
+    assert "value" in dui.pattern.groupindex
+
+
+@pytest.mark.parametrize(
+    "row,problem",
+    [
+        ("XX\t2\t-\t\\bABC\\b", "unknown country 'XX'"),
+        ("MX\t0\t-\t\\bABC\\b", "weight '0' is not a positive number"),
+        ("MX\tmuch\t-\t\\bABC\\b", "weight 'much' is not a positive number"),
+        ("MX\t2\tluhn_mod_7\t\\bABC\\b", "unknown check 'luhn_mod_7'"),
+        ("MX\t2\t-\t(ABC", "bad expression"),
+        ("MX\t2", "expected 4 to 5 tab-separated fields"),
+    ],
+)
+def test_a_bad_cue_names_the_file_the_line_and_the_problem(tmp_path, monkeypatch, row, problem):
+    countries()  # read from the shipped file before DATA moves
+    (tmp_path / "country_cues.tsv").write_text(
+        f"# comment\nMX\t4\t-\t\\bCURP\\b\tthe key\n{row}\n", encoding="utf-8"
+    )
+    monkeypatch.setattr(country_data, "DATA", tmp_path)
+    country_data.country_cues.cache_clear()
+    try:
+        with pytest.raises(DataFileError, match=r"country_cues.tsv:3: ") as err:
+            country_data.country_cues()
+        assert problem in str(err.value)
+    finally:
+        monkeypatch.undo()
+        country_data.country_cues.cache_clear()
+    assert country_data.country_cues()[0].country == "MX"

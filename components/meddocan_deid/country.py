@@ -2,35 +2,42 @@
 and addresses: Spain or a Spanish-speaking country of the Americas (`country_data.countries`).
 
 `detect_country(text, spans)` scores each country on what the text holds: identifier keys and
-shapes (`CURP`, a RUT `12.345.678-5`, `CUIL`, a Dominican cédula `001-1234567-8`, a Spanish DNI
-with its letter...), the words of its health system and forms (`derechohabiente`, `obra
-social`, `Isapre`, `comuna`, `calle 7 e/ 40 y 41`), its institutions and health-centre heads
-(`IMSS`, `CESFAM`: `pipeline/data/americas/`), its dialling codes (`+52`, `(809)`), and the
-places only it has (a TERRITORIO span, or capitalised words, that name a city or division of
-one country and no Spanish town, first name, surname or Spanish word:
-`country_data.detection_places`; places alone never reach MIN_SCORE). The best score wins
-when it reaches MIN_SCORE; otherwise Spain, the corpus's country. `DeidOptions.country`
-overrides it. A Doc gets `doc._.country` (detected from its text and entities on first read,
-or set by the caller).
+shapes, some with their check (`CURP`, a RUT `12.345.678-5`, `CUIL`, a Dominican cédula
+`001-1234567-8`, a DUI with its check digit, a Spanish DNI with its letter...), the words of
+its health system and forms (`derechohabiente`, `obra social`, `Isapre`, `comuna`, `calle 7
+e/ 40 y 41`), national phone numbers after a phone key, valid in its plan (the cues:
+`pipeline/data/americas/country_cues.tsv`), its institutions and health-centre heads (`IMSS`,
+`CESFAM`: `pipeline/data/americas/`), its dialling codes (`+52`, `(809)`), and the places only
+it has (a TERRITORIO span, or capitalised words, that name a city or division of one country
+and no Spanish town, first name, surname or Spanish word: `country_data.detection_places`;
+places alone never reach MIN_SCORE). The best score wins when it reaches MIN_SCORE;
+otherwise Spain, the corpus's country. `DeidOptions.country` overrides it. A Doc gets
+`doc._.country` (detected from its text and entities on first read, or set by the caller).
 """
 
+import hashlib
 import re
-from collections import Counter, defaultdict
-from collections.abc import Iterable
-from functools import cache, lru_cache
+import threading
+from collections import Counter, OrderedDict, defaultdict
+from collections.abc import Callable, Iterable
+from functools import cache
 from typing import Any, NamedTuple, cast
 
+import phonenumbers
 from spacy.tokens import Doc
 
 from .country_data import (
+    PHONE_CHECK,
     SPAIN,
     centre_heads,
     check_country,
     countries,
+    country_cues,
     detection_places,
     institution_countries,
     spanish_places,
 )
+from .id_checks import CHECKS
 from .lexicon import casefold_per_char, lookup_key, words
 
 MIN_SCORE = 3.0  # below it, the report is Spain's
@@ -42,72 +49,6 @@ INSTITUTION_WEIGHT = 3.0
 CENTRE_WEIGHT = 3.0
 PHONE_WEIGHT = 2.0  # a foreign phone number alone does not decide: patients travel
 
-# (country, weight, pattern): identifier shapes and keys, health-system and address words
-CUES: tuple[tuple[str, float, str], ...] = (
-    ("MX", 6, r"\b[A-Z][AEIOUX][A-Z]{2}\d{6}[HM][A-Z]{5}[A-Z\d]\d\b"),  # a CURP
-    ("MX", 4, r"\bCURP\b"),
-    ("MX", 2, r"\bRFC\b"),
-    ("MX", 2, r"\bNSS\b"),
-    ("MX", 3, r"(?i)\bderechohabiente"),
-    ("MX", 2, r"(?i)\balcald[ií]a\b"),
-    ("MX", 0.5, r"\bCol\.\s+[A-ZÁÉÍÓÚ]"),
-    ("MX", 0.5, r"(?i)\b(?:colonia|fraccionamiento|fracc\.)\s+[A-ZÁÉÍÓÚ]"),
-    ("MX", 2, r"(?i)\bMz\.?\s*\d+\s*,?\s*Lt\.?\s*\d+"),
-    ("CL", 3, r"\bRU[NT]\b"),
-    ("CL", 4, r"\b\d{2}\.\d{3}\.\d{3}-[\dkK]\b"),  # a RUN/RUT
-    ("CL", 2, r"\b\d\.\d{3}\.\d{3}-[kK]\b"),
-    ("CL", 3, r"(?i)\bisapres?\b"),
-    ("CL", 2, r"(?i)\bcomuna\b"),
-    ("CL", 1, r"(?i)\bfonasa\b"),  # Chile's and Uruguay's (the institution table has both)
-    ("AR", 4, r"\bCUI[LT]\b"),
-    ("AR", 4, r"\b(?:20|23|24|27|30|33|34)-\d{8}-\d\b"),  # a CUIL/CUIT
-    ("AR", 3, r"(?i)\bobras? sociales?\b"),
-    ("AR", 3, r"(?i)\bprepagas?\b"),
-    ("AR", 1, r"(?i)\bpartido de\b"),
-    ("AR", 1, r"\bDNI\b[^\n\d]{0,12}\d{2}\.\d{3}\.\d{3}\b"),
-    ("CO", 4, r"(?i)\bc[ée]dula de ciudadan[ií]a\b"),
-    ("CO", 2, r"\bC\.C\.?\s*(?:No\.?\s*)?\d"),
-    ("CO", 2, r"\bEPS\b"),
-    ("CO", 1, r"\bIPS\b"),
-    ("CO", 3, r"(?i)\bsisb[ée]n\b"),
-    (
-        "CO",
-        4,
-        r"(?i)\b(?:calle|carrera|cra\.?|cl\.?|kr\.?|diagonal|transversal|avenida|av\.?)\s*\d+\s*[a-z]?\s*(?:bis\s*)?#\s*\d+\s*[a-z]?\s*-\s*\d+",
-    ),
-    (
-        "CO",
-        2,
-        r"(?i)\b(?:calle|carrera|cra\.?|cl\.?|kr\.?|diagonal|transversal|avenida|av\.?)\s*\d+\s*[a-z]?\s*(?:bis\s*)?No\.\s*\d+\s*[a-z]?\s*-\s*\d+",
-    ),
-    ("CO", 2, r"\bNIT\b"),
-    ("PE", 4, r"(?i)\bessalud\b"),
-    ("PE", 2, r"\bSIS\b"),
-    ("PE", 2, r"(?i)\b(?:jir[óo]n|jr\.)\s+[A-ZÁÉÍÓÚ]"),
-    ("PE", 1, r"\bDNI\b[^\n\d]{0,12}\d{8}(?![\dA-Za-z-])"),
-    ("VE", 4, r"\b[VE]-\d{1,2}\.?\d{3}\.?\d{3}\b"),  # a Venezuelan cédula
-    ("VE", 3, r"\bRIF\b"),
-    ("VE", 3, r"(?i)\bbarrio adentro\b"),
-    ("UY", 2, r"\b\d\.\d{3}\.\d{3}-\d\b"),  # a Uruguayan cédula (or an older RUN)
-    ("CL", 2, r"\b\d\.\d{3}\.\d{3}-\d\b"),
-    ("UY", 3, r"(?i)\bmutualistas?\b"),
-    ("CU", 3, r"(?i)\bcarn[ée] de identidad\b"),
-    ("CU", 4, r"(?i)\be/\s*\w+\s+y\s+\w+"),  # `calle 7 e/ 40 y 41`
-    ("CU", 2, r"(?i)\breparto\s+[A-ZÁÉÍÓÚ]"),
-    ("CU", 1, r"(?i)\bpolicl[ií]nico\b"),
-    ("DO", 4, r"\b\d{3}-\d{7}-\d\b"),  # a Dominican cédula
-    ("DO", 3, r"\bARS\b"),
-    ("EC", 2, r"(?i)\bcant[óo]n\s+[A-ZÁÉÍÓÚ]"),
-    ("US", 4, r"\bSSN\b"),
-    ("US", 2, r"\b\d{3}-\d{2}-\d{4}\b"),
-    ("US", 2, r"\bZIP\b"),
-    ("ES", 3, r"\b\d{8}-?[TRWAGMYFPDXBNJZSQVHLCKE]\b"),  # a DNI with its letter
-    ("ES", 3, r"\b[XYZ]-?\d{7}-?[A-Z]\b"),  # a NIE
-    ("ES", 3, r"\bN[AU]SS\b"),
-    ("ES", 2, r"(?i)\btarjeta sanitaria\b"),
-    ("ES", 2, r"\bTSI\b"),
-    ("ES", 1, r"\bCIP\b"),
-)
 _PHONE = re.compile(r"(?:\+\s?|(?<![\w-])00)(\d{1,3})(?:[\s.-]?\(?(\d{3})\)?)?(?=[\s.-])")
 _NANP_LOCAL = re.compile(r"\(\s?(809|829|849)\s?\)|\b(809|829|849)-\d{3}-\d{4}\b")
 _WORDS = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
@@ -119,9 +60,53 @@ class Detection(NamedTuple):
     scores: dict[str, float]  # country -> score (only countries with evidence)
 
 
+def _valid_in_plan(country: str) -> Callable[[str], bool]:
+    def valid(value: str) -> bool:
+        try:
+            number = phonenumbers.parse(value, country)
+        except phonenumbers.NumberParseException:
+            return False
+        return phonenumbers.is_valid_number(number)
+
+    return valid
+
+
+_Check = Callable[[str], bool]
+
+
 @cache
-def _cues() -> tuple[tuple[str, float, re.Pattern], ...]:
-    return tuple((c, w, re.compile(p)) for c, w, p in CUES)
+def _cues() -> tuple[tuple[re.Pattern, tuple[tuple[str, float, _Check | None], ...]], ...]:
+    """The cues of `country_cues.tsv` by expression, in file order: (pattern, its cues as
+    (country, weight, check of the value found or None)). An expression several cues share
+    (a national phone of each plan) is searched once."""
+    groups: dict[str, tuple[re.Pattern, list[tuple[str, float, _Check | None]]]] = {}
+    for cue in country_cues():
+        check: _Check | None = None
+        if cue.check == PHONE_CHECK:
+            check = _valid_in_plan(cue.country)
+        elif cue.check is not None:
+            check = CHECKS[cue.check]
+        groups.setdefault(cue.pattern.pattern, (cue.pattern, []))[1].append(
+            (cue.country, cue.weight, check)
+        )
+    return tuple((pattern, tuple(members)) for pattern, members in groups.values())
+
+
+def _cue_scores(text: str, scores: defaultdict[str, float]) -> None:
+    """Add the weight of each cue found in `text` to its country: its expression found, with a
+    value that passes its check where it has one (the named group `value`, else the whole
+    match)."""
+    for pattern, members in _cues():
+        if all(check is None for _c, _w, check in members):
+            if pattern.search(text) is not None:
+                for country, weight, _check in members:
+                    scores[country] += weight
+            continue
+        group = "value" if "value" in pattern.groupindex else 0
+        values = [m.group(group) for m in pattern.finditer(text)]
+        for country, weight, check in members:
+            if values and (check is None or any(check(v) for v in values)):
+                scores[country] += weight
 
 
 @cache
@@ -145,10 +130,6 @@ def _dialling(code: str, area: str | None) -> str | None:
     return None
 
 
-# a capitalised run of words recurs across reports (`Servicio de Urgencias`)
-_lookup_key = lru_cache(maxsize=65536)(lookup_key)
-
-
 def _word_place_names(text: str) -> tuple[str, ...]:
     """Folded names of the places that runs of one to four capitalised words of the text
     (with `de`, `la`... inside) name: places of the Americas, in the order found."""
@@ -164,32 +145,77 @@ def _word_place_names(text: str) -> tuple[str, ...]:
                 continue
             if any(not (w.group()[:1].isupper() or w.group().lower() in _LINKS) for w in part):
                 continue
-            name = _lookup_key(text[part[0].start() : part[-1].end()])
+            # not cached: a cache of capitalised runs would keep names in memory
+            name = lookup_key(text[part[0].start() : part[-1].end()])
             if name in known:
                 found[name] = None
                 break
     return tuple(found)
 
 
-def _place_names(text: str, spans: Iterable[tuple[str, int, int]]) -> set[str]:
-    """Folded names of the places the text names: its TERRITORIO spans, and runs of one to
-    four capitalised words (with `de`, `la`... inside) that name a place of the Americas."""
-    found = {lookup_key(text[s:e].strip()) for label, s, e in spans if label == "TERRITORIO"}
-    found.update(_text_evidence(text)[1])
-    return found
+class _TextEvidence(NamedTuple):
+    scores: tuple[tuple[str, float], ...]  # (country, score), in the order scored
+    places: frozenset[int]  # the detection places its capitalised words name (`_place_ids`)
+
+
+@cache
+def _place_ids() -> dict[str, int]:
+    """Folded detection place -> a number: the evidence cache holds numbers, not names."""
+    return {name: i for i, name in enumerate(sorted(detection_places()))}
+
+
+@cache
+def _place_owners() -> tuple[str | None, ...]:
+    """The one country each detection place (by its number) counts for; None where several
+    countries of the Americas have it or Spain has one of the name."""
+    spanish = spanish_places()
+    owners: list[str | None] = []
+    for name in sorted(detection_places()):
+        countries_of = detection_places()[name]
+        one = len(countries_of) == 1 and name not in spanish
+        owners.append(next(iter(countries_of)) if one else None)
+    return tuple(owners)
 
 
 # more than the documents of a batch: each component runs over a whole batch in turn
-@lru_cache(maxsize=1024)
-def _text_evidence(text: str) -> tuple[tuple[tuple[str, float], ...], tuple[str, ...]]:
-    """What the text alone shows, in the order it is scored: (country, score) of the cues,
-    institutions, centre heads and dialling codes, and the places its capitalised words
-    name. Cached: the components of a pipeline ask for the country of the same text
-    several times (with and without its entities)."""
+EVIDENCE_CACHE_SIZE = 1024
+# keyed by a digest of the text, holding scores and place numbers: no report text stays in
+# the memory of a long-running service
+_evidence_cache: OrderedDict[bytes, _TextEvidence] = OrderedDict()
+_evidence_lock = threading.Lock()
+
+
+def _text_evidence(text: str) -> _TextEvidence:
+    """What the text alone shows (cues, institutions, centre heads, dialling codes; the places
+    its capitalised words name). Cached by the text's BLAKE2b digest: the components of a
+    pipeline ask for the country of the same text several times (with and without its
+    entities)."""
+    key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    with _evidence_lock:
+        found = _evidence_cache.get(key)
+        if found is not None:
+            _evidence_cache.move_to_end(key)
+            return found
+    found = _TextEvidence(_text_scores(text), _word_places(text))
+    with _evidence_lock:
+        _evidence_cache[key] = found
+        while len(_evidence_cache) > EVIDENCE_CACHE_SIZE:
+            _evidence_cache.popitem(last=False)
+    return found
+
+
+def _word_places(text: str) -> frozenset[int]:
+    """The numbers of the places that runs of one to four capitalised words of the text (with
+    `de`, `la`... inside) name: places of the Americas."""
+    ids = _place_ids()
+    return frozenset(ids[name] for name in _word_place_names(text))
+
+
+def _text_scores(text: str) -> tuple[tuple[str, float], ...]:
+    """(country, score) of the cues, institutions, centre heads and dialling codes of the
+    text, in the order scored."""
     scores: defaultdict[str, float] = defaultdict(float)
-    for country, weight, pattern in _cues():
-        if pattern.search(text):
-            scores[country] += weight
+    _cue_scores(text, scores)
     folded = casefold_per_char(text)
     seen_institutions = set()
     for m in _institution_pattern().finditer(folded):
@@ -208,23 +234,34 @@ def _text_evidence(text: str) -> tuple[tuple[tuple[str, float], ...], tuple[str,
             scores[dialled] += PHONE_WEIGHT
     if _NANP_LOCAL.search(text):
         scores["DO"] += 2
-    return tuple(scores.items()), _word_place_names(text)
+    return tuple(scores.items())
 
 
 def detect_country(text: str, spans: Iterable[tuple[str, int, int]] = ()) -> Detection:
     """The report's country and the scores that chose it (see the module docstring);
-    `spans`: (label, start, end) of its entities, when known."""
-    spans = list(spans)
-    scores: defaultdict[str, float] = defaultdict(float, _text_evidence(text)[0])
-    spanish = spanish_places()
-    from_places: Counter[str] = Counter()
-    for name in _place_names(text, spans):
-        place_owners = detection_places().get(name, frozenset())
-        if name in spanish or len(place_owners) != 1:
-            if name in spanish and not place_owners:
-                from_places[SPAIN] += 1
+    `spans`: (label, start, end) of its entities, when known. A place counts once, whether
+    a TERRITORIO span or capitalised words name it."""
+    evidence = _text_evidence(text)
+    scores: defaultdict[str, float] = defaultdict(float, evidence.scores)
+    ids = _place_ids()
+    places = set(evidence.places)
+    only_spanish: set[str] = set()  # TERRITORIO spans that name Spanish places only
+    for label, start, end in spans:
+        if label != "TERRITORIO":
             continue
-        from_places[next(iter(place_owners))] += 1
+        name = lookup_key(text[start:end].strip())
+        if name in ids:
+            places.add(ids[name])
+        elif name in spanish_places():
+            only_spanish.add(name)
+    from_places: Counter[str] = Counter()
+    if only_spanish:
+        from_places[SPAIN] += len(only_spanish)
+    owners = _place_owners()
+    for place in places:
+        owner = owners[place]
+        if owner is not None:
+            from_places[owner] += 1
     for country, score in from_places.items():
         scores[country] += min(score * PLACE_WEIGHT, PLACE_CAP)
     order = list(countries())

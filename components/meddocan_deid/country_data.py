@@ -4,10 +4,12 @@ health institutions, health-centre head words, dialling codes and postal code sh
 Data files in `pipeline/data/americas/` (shipped with the package): `countries.tsv` (codes,
 Faker locales, dialling codes, postal shapes, demonyms), `places.tsv` (GeoNames populated
 places, CC BY 4.0: experiments/americas_places.py), `institutions.tsv` and `centre_heads.tsv`
-(public names written by hand), `surnames_us_hispanic.tsv` (US Census 2010, public domain:
-experiments/hispanic_surnames.py). First-level divisions (states, provinces, regions,
-departments) are read from pycountry's ISO 3166-2 data at run time, not copied. Spain's own
-places stay in `deid/surrogates/data/` (provinces, communities, towns). Reads files only.
+(public names written by hand), `country_cues.tsv` (identifier shapes and keys, health-system
+and address words that country detection scores), `surnames_us_hispanic.tsv` (US Census
+2010, public domain: experiments/hispanic_surnames.py). First-level divisions (states,
+provinces, regions, departments) are read from pycountry's ISO 3166-2 data at run time, not
+copied. Spain's own places stay in `deid/surrogates/data/` (provinces, communities, towns).
+Reads files only.
 """
 
 import re
@@ -17,6 +19,7 @@ from typing import NamedTuple
 
 import pycountry
 
+from .id_checks import CHECKS
 from .labels import labels_with
 from .lexicon import lookup_key
 
@@ -28,6 +31,7 @@ SPAIN = "ES"
 KINDS = ("system", "social_security", "insurer", "programme", "ministry")
 # the labels a centre head word may give: those of the places where care is given
 CENTRE_LABELS = labels_with("care_centre")
+PHONE_CHECK = "phone"  # a cue's check: a number valid in its country's plan (phonenumbers)
 # Mexican states whose official name adds a hero's name after `de`, written without it
 _SHORT_FORMS = {"MX"}
 # subdivision types that are not the first level reports name (the Dominican regions group
@@ -67,9 +71,16 @@ class CentreHead(NamedTuple):
     pattern: re.Pattern  # over lower-case, accent-free text
 
 
-def _rows(name: str, width: tuple[int, int]) -> list[tuple[str, ...]]:
-    """The tab-separated rows of `name` (comments `#` and blank lines skipped), each with
-    `width[0]` to `width[1]` fields (missing trailing fields are empty)."""
+class CountryCue(NamedTuple):
+    country: str
+    weight: float
+    check: str | None  # a name of id_checks.CHECKS, PHONE_CHECK, or None
+    pattern: re.Pattern
+
+
+def _numbered_rows(name: str, width: tuple[int, int]) -> list[tuple[int, tuple[str, ...]]]:
+    """(line number, fields) of the tab-separated rows of `name` (comments `#` and blank lines
+    skipped), each with `width[0]` to `width[1]` fields (missing trailing fields are empty)."""
     path = DATA / name
     if not path.exists():
         raise DataFileError(f"{path}: data file not found")
@@ -83,8 +94,13 @@ def _rows(name: str, width: tuple[int, int]) -> list[tuple[str, ...]]:
                 f"{path}:{lineno}: expected {width[0]} to {width[1]} tab-separated fields, "
                 f"got {len(fields)}"
             )
-        out.append(tuple(fields + [""] * (width[1] - len(fields))))
+        out.append((lineno, tuple(fields + [""] * (width[1] - len(fields)))))
     return out
+
+
+def _rows(name: str, width: tuple[int, int]) -> list[tuple[str, ...]]:
+    """The fields of the rows of `name` (see `_numbered_rows`)."""
+    return [fields for _lineno, fields in _numbered_rows(name, width)]
 
 
 @cache
@@ -184,6 +200,38 @@ def centre_heads() -> tuple[CentreHead, ...]:
         except re.error as err:
             raise DataFileError(f"{path}: {regex[:30]}: bad pattern ({err})") from None
         out.append(CentreHead(tuple(codes.split("|")), label, where == "any", follows, pattern))
+    return tuple(out)
+
+
+@cache
+def country_cues() -> tuple[CountryCue, ...]:
+    """The cues of `country_cues.tsv`, in file order (DataFileError naming the file, line and
+    problem: an unknown country or check, a weight that is no positive number, a bad
+    expression)."""
+    path = DATA / "country_cues.tsv"
+    out = []
+    for lineno, (country, weight, check, regex, _what) in _numbered_rows(
+        "country_cues.tsv", (4, 5)
+    ):
+        where = f"{path}:{lineno}"
+        if country not in countries():
+            raise DataFileError(f"{where}: unknown country {country!r}")
+        try:
+            value = float(weight)
+        except ValueError:
+            value = 0.0
+        if not value > 0:
+            raise DataFileError(f"{where}: weight {weight!r} is not a positive number")
+        if check != "-" and check != PHONE_CHECK and check not in CHECKS:
+            raise DataFileError(
+                f"{where}: unknown check {check!r} (expected -, {PHONE_CHECK} or one of "
+                f"{', '.join(sorted(CHECKS))})"
+            )
+        try:
+            pattern = re.compile(regex)
+        except re.error as err:
+            raise DataFileError(f"{where}: bad expression ({err})") from None
+        out.append(CountryCue(country, value, None if check == "-" else check, pattern))
     return tuple(out)
 
 

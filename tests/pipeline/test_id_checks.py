@@ -81,6 +81,37 @@ NSS = NSS_BODY + luhn.calc_check_digit(NSS_BODY)
         ("us_mbi", "1EG4TE5MK73", True),
         ("us_mbi", "1SG4-TE5-MK73", False),  # S is left out of the letters
         ("us_mbi", "0EG4-TE5-MK73", False),  # the first is 1-9
+        # Central America: 0*9 + 0*8 + 0*7 + 1*6 + 6*5 + 2*4 + 9*3 + 7*2 = 85: the DUI's check is 5
+        ("sv_dui", "00016297-5", True),
+        ("sv_dui", "000162975", True),
+        ("sv_dui", "00016297-6", False),
+        ("sv_dui", "0016297-5", False),
+        # 1*2 + 2*3 + ... + 8*9 = 240 = 21*11 + 9: the CUI's check is 9; department 01 has 17
+        ("gt_cui", "1234 56789 0101", True),
+        ("gt_cui", "1234567890117", True),
+        ("gt_cui", "1234 56788 0101", False),
+        ("gt_cui", "1234 56789 2301", False),  # department 23
+        ("gt_cui", "1234 56789 0118", False),  # municipality 18 of 17
+        ("gt_nit", "576937-K", True),
+        ("gt_nit", "576937-7", False),
+        ("sv_nit", "0614-050707-104-8", True),
+        ("sv_nit", "0614-050707-104-9", False),
+        # 10101900000 = 439213043 * 23 + 11: letter 11 (from 0) of A to Y without I and O
+        ("ni_cedula", "001-010190-0000M", True),
+        ("ni_cedula", "0010101900000m", True),
+        ("ni_cedula", "001-010190-0000A", False),
+        ("ni_cedula_date", "001-010190-0000A", True),
+        ("ni_cedula_date", "001-320190-0000A", False),  # day 32
+        ("ni_cedula_date", "001-290201-0000A", False),  # 29 February of a year not leap
+        ("hn_identity", "0801-1985-01234", True),
+        ("hn_identity", "0801198501234", True),
+        ("hn_identity", "1901-1985-01234", False),  # department 19
+        ("hn_identity", "0801-1785-01234", False),
+        ("pa_cedula", "8-123-4567", True),
+        ("pa_cedula", "PE-12-345", True),
+        ("pa_cedula", "4AV-12-345", True),
+        ("pa_cedula", "14-123-4567", False),  # province 14
+        ("pa_cedula", "8-12345-1", False),
     ],
 )
 def test_check(check, value, valid):

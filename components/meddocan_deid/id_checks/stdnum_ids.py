@@ -5,7 +5,9 @@ python-stdnum: `mx.curp` (with its check digit), `mx.rfc` (with its check digit:
 1.5% of real RFCs fail it, and those count only after their key), `cl.rut` (RUN and RUT),
 `ar.dni` (its length: no check digit), `ar.cuit` (CUIT and CUIL), `co.nit`, `pe.cui` (the
 DNI's CUI, with or without its check character), `pe.ruc`, `ec.ci`, `ec.ruc`, `do.cedula`,
-`uy.rut`, `ve.rif`, `cu.ni` (the birth date it holds) and `cr.cpf` (province and length).
+`uy.rut`, `ve.rif`, `cu.ni` (the birth date it holds), `cr.cpf` (province and length), and the
+tax numbers of Guatemala (`gt.nit`, its mod-11 check digit or K) and El Salvador (`sv.nit`:
+municipality, birth date, serial, check digit).
 """
 
 from collections.abc import Callable
@@ -19,10 +21,12 @@ from stdnum.cu import ni as cu_ni
 from stdnum.do import cedula as do_cedula
 from stdnum.ec import ci as ec_ci
 from stdnum.ec import ruc as ec_ruc
+from stdnum.gt import nit as gt_nit
 from stdnum.mx import curp as mx_curp
 from stdnum.mx import rfc as mx_rfc
 from stdnum.pe import cui as pe_cui
 from stdnum.pe import ruc as pe_ruc
+from stdnum.sv import nit as sv_nit
 from stdnum.uy import rut as uy_rut
 from stdnum.ve import rif as ve_rif
 
@@ -104,6 +108,16 @@ def cr_document(value: str) -> bool:
     return cr_cpf.is_valid(value.strip())
 
 
+def gt_tax_number(value: str) -> bool:
+    """A Guatemalan NIT: 1 to 11 digits and its mod-11 check digit (0-9 or K)."""
+    return gt_nit.is_valid(compact(value))
+
+
+def sv_tax_number(value: str) -> bool:
+    """A Salvadoran NIT: 14 digits (municipality, birth date, serial) and its check digit."""
+    return sv_nit.is_valid(compact(value))
+
+
 CHECKS: dict[str, Callable[[str], bool]] = {
     "mx_curp": curp,
     "mx_rfc": rfc,
@@ -120,4 +134,6 @@ CHECKS: dict[str, Callable[[str], bool]] = {
     "ve_rif": ve_tax_number,
     "cu_ni": cu_document,
     "cr_cedula": cr_document,
+    "gt_nit": gt_tax_number,
+    "sv_nit": sv_tax_number,
 }
