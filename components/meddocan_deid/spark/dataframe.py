@@ -75,6 +75,7 @@ OCR_PAGES_TYPE = (
     "array<struct<page:int,source:string,words:int,confidence:double,unread_ink:double,"
     "layout:string,review:boolean>>"
 )
+PAGE_FIELDS = ("page", "source", "words", "confidence", "unread_ink", "layout", "review")
 SCAN_COLUMNS = (OCR_PAGES_COL, OCR_REVIEW_COL, REDACTED_COL, REDACTED_TYPE_COL)
 # a scan that cannot be read fails its row with this column's value (dropped from the output)
 _SCAN_ERROR_COL = "_meddocan_scan_error"
@@ -336,6 +337,8 @@ def _read_scans(pdf, cols: _Columns):
                 kind, scan = read_scan_bytes(data)
             except DocumentError as err:  # names the problem, never text
                 problem = str(err)
+            except Exception as err:  # noqa: BLE001 - one file's failure is its row's, never the batch
+                problem = f"error in the OCR ({type(err).__name__})"
             else:
                 text, read = scan.text, (data, kind, scan)
         texts.append(text)
@@ -361,14 +364,8 @@ def _scan_outputs(reads, status, results_by_row, review_below: float) -> dict[st
             continue
         data, kind, scan = read
         entries = page_entries(scan, review_below)
-        pages[i] = [
-            {
-                key: entry.get(key)
-                for key in ("page", "source", "words", "confidence", "unread_ink", "layout")
-            }
-            | {"review": entry.get("review")}
-            for entry in entries
-        ]
+        # every field of the column's struct, null where the page has none (a text layer)
+        pages[i] = [{key: entry.get(key) for key in PAGE_FIELDS} for entry in entries]
         review[i] = any(bool(entry.get("review")) for entry in entries)
         if status[i] != "ok" or i not in results_by_row:
             continue
