@@ -38,7 +38,9 @@ class SparkOptions:
     RunOptions)."""
 
     out_format: str = option_field("parquet", "--format", help="Output format: parquet or jsonl.")
-    in_format: str = option_field("auto", "--input-format", help="auto, parquet, jsonl or txt.")
+    in_format: str = option_field(
+        "auto", "--input-format", help="auto, parquet, jsonl, txt or scans (PDFs and images)."
+    )
     master: str | None = option_field(
         None, "--master", help="Spark master (default: spark-submit's, else local[*])."
     )
