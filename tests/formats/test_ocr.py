@@ -4,71 +4,23 @@ rendered here is read by OCR, de-identified, and written back as images only wit
 every PHI word; text extraction from the redacted output finds none of the PHI. Content
 invented with Faker (es_ES, fixed seed)."""
 
-import io
 import json
-from pathlib import Path
 
-import matplotlib
 import pypdfium2 as pdfium
 import pytesseract
 import pytest
-from faker import Faker
 from office_files import minimal_pdf
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
+from scanned_pages import image_pdf, invented_person, page_lines, phi_strings, render
 
 from meddocan_deid.engine import run
 from meddocan_deid.engine.report import RunReport
 from meddocan_deid.formats.sources import read_document
 
-# DejaVu Sans ships with matplotlib (the dev extra): every Spanish letter has a glyph
-FONT = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
-
 
 @pytest.fixture(scope="module")
 def person():
-    fake = Faker("es_ES")
-    fake.seed_instance(5402)
-    return {
-        "given": fake.first_name_male(),
-        "s1": fake.last_name(),
-        "s2": fake.last_name(),
-        "nhc": str(fake.random_int(1_000_000, 9_999_999)),
-        "phone": f"6{fake.random_int(10, 99)} {fake.random_int(100, 999)} "
-        f"{fake.random_int(100, 999)}",
-    }
-
-
-def page_lines(p):
-    return [
-        "Datos del paciente.",
-        f"Nombre: {p['given']}.",
-        f"Apellidos: {p['s1']} {p['s2']}.",
-        f"NHC: {p['nhc']}.",
-        f"Teléfono: {p['phone']}",
-        "Informe clínico: varón de 47 años con dolor torácico.",
-    ]
-
-
-def phi_strings(p):
-    return [p["given"], p["s1"], p["s2"], p["nhc"], p["phone"].split()[1]]
-
-
-def render(lines, size=(1240, 720)):
-    font = ImageFont.truetype(str(FONT), 30)
-    image = Image.new("RGB", size, "white")
-    draw = ImageDraw.Draw(image)
-    for i, line in enumerate(lines):
-        draw.text((60, 60 + 50 * i), line, font=font, fill="black")
-    return image
-
-
-def image_pdf(pages) -> bytes:
-    """A PDF of page images (a scan: no text layer), black and white at 300 dpi as archives
-    scan reports (lossless: JPEG artifacts would make the OCR of a digit vary)."""
-    bw = [p.convert("L").point(lambda v: 255 if v > 128 else 0, "1") for p in pages]
-    buf = io.BytesIO()
-    bw[0].save(buf, "PDF", save_all=True, append_images=bw[1:], resolution=300.0)
-    return buf.getvalue()
+    return invented_person()
 
 
 def pdf_text(data: bytes) -> str:

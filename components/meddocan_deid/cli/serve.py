@@ -49,6 +49,18 @@ class ServeOptions:
         min=1,
         help="Larger bodies get 413 (what one worker finishes within --timeout).",
     )
+    max_scan_bytes: int = option_field(
+        10_000_000,
+        "--max-scan-bytes",
+        min=1,
+        help="Larger uploads to POST /deidentify/scan get 413.",
+    )
+    max_scan_pages: int = option_field(
+        10,
+        "--max-scan-pages",
+        min=1,
+        help="Scans of more pages get 413 before any OCR (about 1 to 3 s of OCR a page).",
+    )
     timeout: float = option_field(
         30.0, "--timeout", min=0.001, help="Seconds per request before a 504."
     )
@@ -95,6 +107,8 @@ class ServeOptions:
             "mode": self.mode,
             "privacy": self.privacy,
             "max_body_bytes": self.max_body_bytes,
+            "max_scan_bytes": self.max_scan_bytes,
+            "max_scan_pages": self.max_scan_pages,
             "request_timeout": self.timeout,
             "max_concurrent": self.max_concurrent,
             "max_queue": self.max_queue,

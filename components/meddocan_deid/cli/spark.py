@@ -8,7 +8,10 @@ on job commit) with the input columns but the text, plus `deid_text`, `phi` (lab
 in the original) and `status`; `--phi-column COLUMN:LABEL` columns are de-identified in place
 and are known identifiers of the row's text and of the patient's rows. `--text-format
 fhir|hl7v2`: the text column holds a FHIR resource or HL7 v2 messages a row, rewritten whole as
-`deidentify` writes their files.
+`deidentify` writes their files. `--text-format scan`, or an INPUT folder (or file) of scanned
+PDFs and PNG, JPEG or TIFF images: each file's bytes read by OCR as `deidentify` reads it, the
+row's text de-identified, and its pages' OCR confidence and review flags (`ocr_pages`,
+`ocr_review`) and its redacted file (`redacted`, `redacted_type`) in the row.
 Runs on `local[*]` by default, on a cluster with `--master` or under `spark-submit`.
 Exit status: 0 when every row is `ok`, 1 when a row failed, 2 when the run could not start.
 
@@ -24,6 +27,7 @@ import typer
 
 from ..engine import Run, RunConfig, RunError, SparkJob
 from ..engine.record import plain_options
+from ..formats.scan_bytes import DEFAULT_REVIEW_BELOW
 from ..spark.dataframe import STATUS_COL
 from .options import RunOptions, option_field, recorded_params, takes_options
 
@@ -34,7 +38,9 @@ class SparkOptions:
     RunOptions)."""
 
     out_format: str = option_field("parquet", "--format", help="Output format: parquet or jsonl.")
-    in_format: str = option_field("auto", "--input-format", help="auto, parquet, jsonl or txt.")
+    in_format: str = option_field(
+        "auto", "--input-format", help="auto, parquet, jsonl, txt or scans (PDFs and images)."
+    )
     master: str | None = option_field(
         None, "--master", help="Spark master (default: spark-submit's, else local[*])."
     )
@@ -55,7 +61,16 @@ class SparkOptions:
         "--text-format",
         help="What the text column holds: text (reports), fhir (a FHIR resource or Bundle as "
         "JSON a row) or hl7v2 (HL7 v2 messages a row), rewritten whole as `deidentify` writes "
-        "their files (a key in every mode).",
+        "their files (a key in every mode), or scan (a binary column of scanned PDFs or images, "
+        "read by OCR; a folder of scans is read so without it).",
+    )
+    ocr_review_below: float = option_field(
+        DEFAULT_REVIEW_BELOW,
+        "--ocr-review-below",
+        min=0,
+        max=100,
+        help="A scanned page whose mean OCR word confidence (0-100) is below this is flagged "
+        "for review (the ocr_pages and ocr_review columns).",
     )
 
     def job(self) -> SparkJob:
@@ -101,7 +116,7 @@ def deidentify_spark(
             patient_column="patient_id",
             status_column=STATUS_COL,
         )
-        key, options = run.key_and_options(key_wanted=job.text_format != "text")
+        key, options = run.key_and_options(key_wanted=job.text_format not in ("text", "scan"))
         config = RunConfig(
             input=input_path,
             output=output,
@@ -117,6 +132,7 @@ def deidentify_spark(
             random_key=run.random_key,
             table=table,
             spark=job,
+            ocr_review_below=spark_options.ocr_review_below,
         )
         report = Run(config).execute_report()
     except RunError as err:

@@ -29,7 +29,7 @@ class SparkJob:
     master: str | None = None
     conf: dict[str, str] = field(default_factory=dict)
     partitions: int = 0
-    text_format: str = "text"  # or fhir, hl7v2: the text column holds resources or messages
+    text_format: str = "text"  # or fhir, hl7v2 (resources, messages) or scan (files' bytes)
 
 
 @dataclass(frozen=True)

@@ -624,12 +624,12 @@ class Run:
         spec = c.table
         if spec is None or len(spec.text_columns) != 1:
             raise RunError("a Spark run reads one text column (--text-column)")
-        if job.text_format not in ("text", *registry.interchange_names()):
+        if job.text_format not in ("text", "scan", *registry.interchange_names()):
             raise RunError(
-                f"unknown --text-format {job.text_format!r} (expected text, "
+                f"unknown --text-format {job.text_format!r} (expected text, scan, "
                 f"{', '.join(registry.interchange_names())})"
             )
-        if job.text_format != "text" and (spec.phi_columns or c.key is None):
+        if job.text_format not in ("text", "scan") and (spec.phi_columns or c.key is None):
             raise RunError(
                 f"--text-format {job.text_format} needs a key (--key-file, MEDDOCAN_DEID_KEY or "
                 "--random-key) and takes no --phi-column (the records carry their identifiers)"
@@ -680,6 +680,11 @@ class Run:
                 f"{c.input}: cannot tell the input format; give --input-format "
                 f"{'|'.join(registry.spark_formats('source'))}"
             )
+        text_format = job.text_format
+        if name == "scans":  # a folder of scans: its files' bytes, read by OCR on the executors
+            if text_format not in ("text", "scan"):
+                raise RunError(f"{c.input}: scanned documents, not {text_format} (--text-format)")
+            text_format = "scan"
         read_source = registry.get(name).spark_source
         sink = registry.get(job.output_format).spark_sink
         if sink is None or read_source is None:
@@ -695,7 +700,7 @@ class Run:
                         f"{c.input}: no column {col!r} (columns: {', '.join(read.frame.columns)})"
                     )
             rows_in = read.frame.count()
-            out = self.deidentify_frame(spark, read)
+            out = self.deidentify_frame(spark, read, text_format)
         except ValueError as err:
             raise RunError(str(err)) from None
         try:
@@ -728,12 +733,14 @@ class Run:
         if not fs_in.exists(in_path):
             raise RunError(f"{source}: input not found")
 
-    def deidentify_frame(self, spark, read: SparkInput):
+    def deidentify_frame(self, spark, read: SparkInput, text_format: str | None = None):
         """The input's rows cut into the job's tasks (0: at least 4 per core) and de-identified
-        by `deidentify_dataframe` (ValueError for a bad setting or column)."""
+        by `deidentify_dataframe` (ValueError for a bad setting or column); `text_format`: what
+        the text column holds (None: the job's)."""
         c, job, spec = self.config, self.config.spark, self.config.table
         if job is None or spec is None:
             raise RunError("a Spark run has its SparkJob and its columns (check_spark)")
+        text_format = text_format or job.text_format
         frame = read.frame
         target = job.partitions or 4 * spark.sparkContext.defaultParallelism
         if job.partitions or frame.rdd.getNumPartitions() < target:
@@ -752,11 +759,12 @@ class Run:
             # a FHIR or HL7 v2 record carries its own identifiers (a JSONL source's known_phi
             # column is for reports)
             known_col=KNOWN_COLUMN
-            if KNOWN_COLUMN in frame.columns and job.text_format == "text"
+            if KNOWN_COLUMN in frame.columns and text_format in ("text", "scan")
             else None,
             privacy=c.privacy,
             phi_cols=spec.phi_columns,
-            text_format=job.text_format,
+            text_format=text_format,
+            review_below=c.ocr_review_below,
         )
 
     def spark_report(self, written, id_column: str, rows_in: int) -> RunReport:

@@ -16,9 +16,8 @@ from ..files import atomic_write
 from ..formats import registry
 from ..formats.base import DocumentError
 from ..formats.scan import MAX_UNREAD_INK, Scan
+from ..formats.scan_bytes import DEFAULT_REVIEW_BELOW, page_entries
 
-DEFAULT_REVIEW_BELOW = 60.0  # Tesseract's mean word confidence (0-100) under which a page is
-# flagged: below it, character errors hide identifiers from the pipeline (docs/ocr.md)
 MAX_REVIEW_LINES = 10
 
 
@@ -32,21 +31,9 @@ class ScanLog:
     documents: list[dict[str, Any]] = field(default_factory=list)
 
     def add(self, rid: str, where: str, scan: Scan) -> None:
-        pages = []
-        for number, page in enumerate(scan.pages, start=1):
-            entry: dict[str, Any] = {"page": number, "source": page.source, "words": page.words}
-            if page.source == "ocr":
-                entry["confidence"] = page.confidence
-                # a block Tesseract skipped is neither de-identified nor boxed
-                entry["unread_ink"] = page.unread
-                entry["layout"] = page.layout
-                entry["review"] = (
-                    page.confidence is None
-                    or page.confidence < self.review_below
-                    or (page.unread is not None and page.unread > MAX_UNREAD_INK)
-                )
-            pages.append(entry)
-        self.documents.append({"id": rid, "file": where, "pages": pages})
+        self.documents.append(
+            {"id": rid, "file": where, "pages": page_entries(scan, self.review_below)}
+        )
 
     def to_dict(self) -> dict[str, Any]:
         pages = [p for d in self.documents for p in d["pages"]]

@@ -22,6 +22,7 @@ from . import (
     parquet,
     pdf,
     rtf,
+    scans,
     text,
     tsv,
     xlsx,
@@ -44,6 +45,7 @@ MODULES = (
     fhir,
     hl7v2,
     image,
+    scans,
 )
 FORMATS: dict[str, Format] = {m.FORMAT.name: m.FORMAT for m in MODULES}
 BY_SUFFIX: dict[str, Format] = {suffix: fmt for fmt in FORMATS.values() for suffix in fmt.suffixes}
@@ -113,7 +115,13 @@ def describe() -> str:
 
 
 # the suffixes of the formats Spark reads, in the order an input folder is searched for them
-SPARK_SUFFIXES = ((".parquet", "parquet"), (".jsonl", "jsonl"), (".json", "jsonl"), (".txt", "txt"))
+SPARK_SUFFIXES = (
+    (".parquet", "parquet"),
+    (".jsonl", "jsonl"),
+    (".json", "jsonl"),
+    (".txt", "txt"),
+    *((suffix, "scans") for suffix in scans.SUFFIXES),
+)
 
 
 def spark_formats(kind: str) -> list[str]:

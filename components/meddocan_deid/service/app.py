@@ -1,12 +1,13 @@
 """`create_app(settings, nlp=None)`: the FastAPI app of the de-identification service.
 
 Routes (service/routes/, one module a concern): POST /deidentify, /deidentify/table,
-/deidentify/fhir, /deidentify/hl7v2 and /analyze (also Presidio analyzer's request and
-answer), GET /metrics (Prometheus): these
-need `Authorization: Bearer <token>` with a token of the server's token file (the OpenAPI
+/deidentify/fhir, /deidentify/hl7v2, /deidentify/scan (a multipart upload) and /analyze (also
+Presidio analyzer's request and answer), GET /metrics (Prometheus): these need
+`Authorization: Bearer <token>` with a token of the server's token file (the OpenAPI
 schema declares the scheme: /docs has an Authorize button). GET /health, /ready, / (a page
 to try it, in English or Spanish), /docs and /redoc (OpenAPI, their files served from
-/docs/assets: no CDN) hold no data and need none. Bodies over `max_body_bytes` get 413; over
+/docs/assets: no CDN) hold no data and need none. Bodies over `max_body_bytes` (a scan's
+upload: `max_scan_bytes`) get 413; over
 `max_concurrent` requests at once a request waits in a bounded queue (`max_queue`,
 `queue_wait` seconds), then gets 429 with Retry-After; a request over `request_timeout` 504.
 Errors name the field and the problem, never the request's text (a wrong label name, which is
@@ -28,7 +29,7 @@ from .engine import Engine
 from .guard import DOCS_ASSETS, Guard
 from .metrics import Metrics
 from .problems import add_handlers
-from .routes import analyze, deidentify, docs, interchange, page, status
+from .routes import analyze, deidentify, docs, interchange, page, scan, status
 from .routes.common import State
 from .settings import ServiceSettings, check_settings, settings_from_env
 
@@ -71,6 +72,7 @@ def create_app(settings: ServiceSettings, nlp: Any = None) -> FastAPI:
         docs.router,
         deidentify.router,
         interchange.router,
+        scan.router,
         analyze.router,
         status.router,
         status.protected,
@@ -82,6 +84,7 @@ def create_app(settings: ServiceSettings, nlp: Any = None) -> FastAPI:
         Guard,
         tokens=tokens,
         max_body_bytes=settings.max_body_bytes,
+        route_limits={"/deidentify/scan": settings.max_scan_bytes},
         metrics=metrics,
         audit=AuditLog(settings.audit_log) if settings.audit_log is not None else None,
         server=lambda: {

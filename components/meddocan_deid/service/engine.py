@@ -44,7 +44,10 @@ from ..engine.report import RunReport
 from ..entity_scores import ScoredFound, scored_sources
 from ..errors import InputError, RunError, ServiceError
 from ..formats import registry
+from ..formats.base import DocumentError
 from ..formats.memory import RowsTable
+from ..formats.scan import Scan
+from ..formats.scan_bytes import OcrUnavailable, ScanKind, read_scan_bytes, redacted_copy
 from ..pipeline.loading import load_model, pin_loaded_objects, release_loaded_objects
 from .problems import problem
 from .settings import ServiceSettings
@@ -374,6 +377,40 @@ class Engine:
         report.phi_per_label = per_label
         report.seconds = time.time() - start
         return out, report
+
+    def scan(
+        self,
+        data: bytes,
+        kind: ScanKind,
+        mode: str,
+        options: DeidOptions,
+        known: dict | None,
+        privacy: str,
+        scope: str | None,
+        patient_id: str | None,
+        deadline: float | None = None,
+    ) -> tuple[Scan, DeidResult, bytes]:
+        """A scanned document (a PDF or an image, of `kind`) read by the run's readers (OCR,
+        or a PDF's text layer; formats/scan_bytes.py) outside the pipeline's turn, its text
+        de-identified as /deidentify does a text, and its redacted copy (pages as images only,
+        a box over every PHI word): (its Scan, the DeidResult, the redacted file's bytes).
+        501 when OCR cannot run here; 422 naming the file for one its format cannot read."""
+        deidentifier = self.configured(mode, options)  # a missing key fails before the OCR
+        try:
+            kind, read = read_scan_bytes(data, kind)
+        except OcrUnavailable as err:
+            raise ServiceError(501, "ocr_unavailable", str(err)) from None
+        except DocumentError as err:
+            raise field_error(("file",), str(err)) from None
+        found = self.found([read.text], privacy, deadline)[0]
+        result = deidentifier.replace(
+            read.text, found, scope=scope, patient_id=patient_id, known_phi=known
+        )[1]
+        try:
+            redacted = redacted_copy(data, kind, read, result.replacements)
+        except DocumentError as err:
+            raise field_error(("file",), str(err)) from None
+        return read, result, redacted
 
     def texts_report(self, mode: str, results: Sequence[DeidResult]) -> RunReport:
         """The run report of a request's texts, each de-identified (a failure is the

@@ -26,6 +26,7 @@ PROTECTED = frozenset(
         "/deidentify/table",
         "/deidentify/fhir",
         "/deidentify/hl7v2",
+        "/deidentify/scan",
         "/analyze",
         "/metrics",
     }
@@ -42,10 +43,22 @@ def route_label(path: str) -> str:
 
 
 class Guard:
-    def __init__(self, app, *, tokens, max_body_bytes: int, metrics, audit=None, server=None):
+    def __init__(
+        self,
+        app,
+        *,
+        tokens,
+        max_body_bytes: int,
+        metrics,
+        audit=None,
+        server=None,
+        route_limits=None,
+    ):
         self.app = app
         self.tokens = tokens
         self.max_body = max_body_bytes
+        # path -> its own body limit (an uploaded scan is larger than a report's text)
+        self.route_limits: dict[str, int] = dict(route_limits or {})
         self.metrics = metrics
         self.audit = audit  # an AuditLog: one line per request (None: no audit trail)
         # the server's model and key fingerprint, for each line
@@ -75,10 +88,11 @@ class Guard:
         try:
             response = self._refuse(scope, path)
             if response is None and method in ("POST", "PUT", "PATCH"):
-                body, too_big = await self._read_body(scope, receive)
+                limit = self.route_limits.get(path, self.max_body)
+                body, too_big = await self._read_body(scope, receive, limit)
                 if too_big:
                     response = json_error(
-                        413, "too_large", f"the body is over the limit of {self.max_body} bytes"
+                        413, "too_large", f"the body is over the limit of {limit} bytes"
                     )
                 else:
                     asked["sha256"] = hashlib.sha256(body).hexdigest()
@@ -155,11 +169,11 @@ class Guard:
             )
         return None
 
-    async def _read_body(self, scope, receive):
+    async def _read_body(self, scope, receive, limit: int):
         for name, value in scope.get("headers", []):
             if name == b"content-length":
                 try:
-                    if int(value) > self.max_body:
+                    if int(value) > limit:
                         return b"", True
                 except ValueError:
                     pass
@@ -170,7 +184,7 @@ class Guard:
                 break
             chunk = message.get("body", b"")
             size += len(chunk)
-            if size > self.max_body:
+            if size > limit:
                 return b"", True
             chunks.append(chunk)
             if not message.get("more_body", False):

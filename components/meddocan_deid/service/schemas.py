@@ -397,3 +397,55 @@ class PresidioResult(BaseModel):
     end: int
     score: float
     analysis_explanation: PresidioExplanation | None = None
+
+
+class ScanPageRead(BaseModel):
+    """A page of a scan as the run report lists it (engine/scans.py)."""
+
+    page: int = Field(..., description="Its number, from 1.")
+    source: Literal["ocr", "text layer"] = Field(
+        ..., description="Where its text came from: OCR, or a PDF's text layer."
+    )
+    words: int = Field(..., description="The words read on it.")
+    confidence: float | None = Field(
+        None,
+        description="OCR: Tesseract's mean word confidence, 0-100 (null: no word recognised).",
+    )
+    unread_ink: float | None = Field(
+        None, description="OCR: the share of its inked cells that no word read covers."
+    )
+    layout: str | None = Field(
+        None, description="OCR: the page layout kept, auto or block (read again as one block)."
+    )
+    review: bool | None = Field(
+        None,
+        description="OCR: to be reviewed by a person (confidence below review_below, no word "
+        "recognised, or ink left unread).",
+    )
+
+
+class RedactedFile(BaseModel):
+    media_type: str = Field(
+        ..., description="application/pdf for a PDF, else the image's own (image/png...)."
+    )
+    data: str = Field(
+        ...,
+        description="The file, base64: its pages as images only (no text layer, no metadata of "
+        "the upload), a black box over every PHI word.",
+    )
+
+
+class ScanResponse(BaseModel):
+    mode: str
+    privacy: str
+    text: str = Field(..., description="The text read from the scan, de-identified.")
+    entities: list[Replaced] = Field(
+        ..., description="Each PHI entity: its offsets in the text read and in `text`."
+    )
+    format: str = Field(..., description="pdf or image.")
+    review_below: float = Field(
+        ..., description="The OCR confidence under which a page is flagged."
+    )
+    pages: list[ScanPageRead]
+    pages_to_review: int = Field(..., description="The pages flagged for review.")
+    redacted: RedactedFile

@@ -42,6 +42,18 @@ class ServiceSettings(BaseModel):
         description="Larger request bodies get 413 (500 KB: what one worker finishes within the "
         "30 s timeout, README).",
     )
+    max_scan_bytes: int = Field(
+        10_000_000,
+        gt=0,
+        description="Larger uploads to POST /deidentify/scan get 413 (a scanned page at 300 dpi "
+        "is 0.1 to 1 MB).",
+    )
+    max_scan_pages: int = Field(
+        10,
+        ge=1,
+        description="Scans of more pages get 413 before any OCR (Tesseract reads a page in "
+        "about 1 to 3 s: 10 pages stay within the 30 s timeout).",
+    )
     request_timeout: float = Field(30.0, gt=0, description="Seconds before a request gets 504.")
     max_concurrent: int = Field(
         4, ge=1, description="Requests processed at once; more wait in the queue."

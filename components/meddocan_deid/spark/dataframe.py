@@ -8,6 +8,15 @@
 the row failed), `phi` (array of struct<label, start, end>, offsets in the ORIGINAL text)
 and `status` (`ok` or `failed: <reason>`, never text). One output row per input row.
 
+A binary column of scanned PDFs or images (`text_format="scan"`, e.g. the `content` of
+Spark's `binaryFile` reader) is read as the command line reads such a file (OCR with
+Tesseract's Spanish model, or a PDF's text layer: formats/scan_bytes.py) and de-identified as
+a report; each row also gets its pages' OCR confidence and review flags and its redacted file
+(pages as images only, a box over every PHI word) in a binary column, beside its text, so that
+Spark's commit writes it with its row (nothing is written outside OUTPUT). A file that
+cannot be read fails its row with the reason; without the `ocr` extra on the executors, every
+row fails saying what to install.
+
 A column of FHIR JSON or of HL7 v2 messages (`text_format="fhir"` or `"hl7v2"`) is
 de-identified by its format's rewriter, the one the CLI's run writes their files with
 (formats/fhir.py, formats/hl7v2.py): `deid_text` is the resource or the messages written back,
@@ -48,12 +57,28 @@ from ..deid.records import Record
 from ..deid.tables import cell_text, deidentify_cell, known_of
 from ..errors import InputError
 from ..formats import registry
+from ..formats.base import DocumentError
+from ..formats.scan_bytes import DEFAULT_REVIEW_BELOW, page_entries, read_scan_bytes, redacted_copy
 from ..pipeline.loading import load_model, pin_loaded_objects
 
 DEID_TEXT_COL = "deid_text"
 PHI_COL = "phi"
 STATUS_COL = "status"
 PHI_TYPE = "array<struct<label:string,start:int,end:int>>"
+# a scan column's (text_format="scan") further output: each page as the run report lists it,
+# whether one is to be reviewed, and the redacted file and its media type
+OCR_PAGES_COL = "ocr_pages"
+OCR_REVIEW_COL = "ocr_review"
+REDACTED_COL = "redacted"
+REDACTED_TYPE_COL = "redacted_type"
+OCR_PAGES_TYPE = (
+    "array<struct<page:int,source:string,words:int,confidence:double,unread_ink:double,"
+    "layout:string,review:boolean>>"
+)
+PAGE_FIELDS = ("page", "source", "words", "confidence", "unread_ink", "layout", "review")
+SCAN_COLUMNS = (OCR_PAGES_COL, OCR_REVIEW_COL, REDACTED_COL, REDACTED_TYPE_COL)
+# a scan that cannot be read fails its row with this column's value (dropped from the output)
+_SCAN_ERROR_COL = "_meddocan_scan_error"
 # diagnostics: when set to a folder, each model load appends a line to loads-<pid>.txt there
 LOAD_LOG_ENV = "MEDDOCAN_DEID_SPARK_LOAD_LOG"
 # known identifiers: the row's own known_phi as JSON, and those of all rows of its patient
@@ -149,7 +174,9 @@ class _Columns:
     phi: tuple[tuple[str, str], ...] = ()
     phi_to_text: bool = True
     drop: tuple[str, ...] = ()
-    text_format: str = "text"  # or an interchange format: the text is a FHIR resource, messages
+    text_format: str = "text"  # or an interchange format: the text is a FHIR resource, messages;
+    # or scan: the text column holds a scanned PDF's or an image's bytes
+    review_below: float = DEFAULT_REVIEW_BELOW  # a scanned page below it is to be reviewed
 
 
 def _phi_cells(pdf, cols: _Columns) -> tuple[list[list[tuple[str, str, str]]], list[str | None]]:
@@ -290,25 +317,97 @@ def _rewrite_rows(records, status, deid, deidentifier: Deidentifier, key, cols: 
             status[i] = f"failed: {reason}"
 
 
+def _read_scans(pdf, cols: _Columns):
+    """The rows of a scan column read by the run's readers (OCR, or a PDF's text layer;
+    formats/scan_bytes.py): a copy of `pdf` whose text column holds the text read, the columns
+    that then fail a row that cannot be read (its error column, else the problem) and, per
+    row, (its bytes, its ScanKind, its Scan) or None."""
+    n = len(pdf)
+    errors = pdf[cols.error].tolist() if cols.error else [None] * n
+    texts: list[str | None] = []
+    problems: list[str | None] = []
+    reads: list[tuple | None] = []
+    for data, error in zip(pdf[cols.text].tolist(), errors):
+        problem, text, read = None, None, None
+        if not _missing(error):
+            problem = str(error)
+        elif not _missing(data):
+            data = bytes(data)
+            try:
+                kind, scan = read_scan_bytes(data)
+            except DocumentError as err:  # names the problem, never text
+                problem = str(err)
+            except Exception as err:  # noqa: BLE001 - one file's failure is its row's, never the batch
+                problem = f"error in the OCR ({type(err).__name__})"
+            else:
+                text, read = scan.text, (data, kind, scan)
+        texts.append(text)
+        problems.append(problem)
+        reads.append(read)
+    out = pdf.copy()
+    out[cols.text] = texts
+    out[_SCAN_ERROR_COL] = problems
+    return out, replace(cols, error=_SCAN_ERROR_COL, drop=(*cols.drop, _SCAN_ERROR_COL)), reads
+
+
+def _scan_outputs(reads, status, results_by_row, review_below: float) -> dict[str, list]:
+    """The scan columns of each row: its pages (as the run report lists them) wherever it was
+    read, whether one is to be reviewed, and, for a row de-identified, its redacted file and
+    media type (a file that cannot be redacted fails its row: status updated)."""
+    n = len(reads)
+    pages: list = [None] * n
+    review: list = [None] * n
+    redacted: list = [None] * n
+    media: list = [None] * n
+    for i, read in enumerate(reads):
+        if read is None:
+            continue
+        data, kind, scan = read
+        entries = page_entries(scan, review_below)
+        # every field of the column's struct, null where the page has none (a text layer)
+        pages[i] = [{key: entry.get(key) for key in PAGE_FIELDS} for entry in entries]
+        review[i] = any(bool(entry.get("review")) for entry in entries)
+        if status[i] != "ok" or i not in results_by_row:
+            continue
+        try:
+            redacted[i] = redacted_copy(data, kind, scan, results_by_row[i].replacements)
+            media[i] = kind.media_type
+        except DocumentError as err:
+            status[i] = f"failed: {err}"
+    return {
+        OCR_PAGES_COL: pages,
+        OCR_REVIEW_COL: review,
+        REDACTED_COL: redacted,
+        REDACTED_TYPE_COL: media,
+    }
+
+
 def _process(pdf, deidentifier: Deidentifier, batch_size, cols: _Columns, key=None):
     n = len(pdf)
     deid: list[str | None] = [None] * n
     phi: list[list] = [[] for _ in range(n)]
     status: list[str] = ["failed: not processed"] * n
     phi_new: dict[str, list] = {}
+    scan_out: dict[str, list] = {}
+    reads: list = []
+    done: dict[int, object] = {}  # row -> its RecordResult
     try:
-        cells, problems = _phi_cells(pdf, cols)
-        records, reasons = _records(pdf, cols, cells, problems)
+        read_pdf = pdf  # a scan column: the text read, in a copy (the output keeps the bytes)
+        if cols.text_format == "scan":
+            read_pdf, cols, reads = _read_scans(pdf, cols)
+        cells, problems = _phi_cells(read_pdf, cols)
+        records, reasons = _records(read_pdf, cols, cells, problems)
         todo = [(i, r) for i, r in enumerate(records) if r is not None]
         for i, reason in enumerate(reasons):
             if reason is not None:
                 status[i] = f"failed: {reason}"
-        if cols.text_format != "text":
+        if cols.text_format not in ("text", "scan"):
             _rewrite_rows(records, status, deid, deidentifier, key, cols)
             todo = []
         results = deidentifier.deidentify_records((r for _, r in todo), batch_size=batch_size)
         for (i, _r), res in zip(todo, results):  # exactly one result per record, in order
             status[i] = res.status
+            done[i] = res
             if res.ok:
                 deid[i] = res.text
                 phi[i] = [
@@ -316,15 +415,18 @@ def _process(pdf, deidentifier: Deidentifier, batch_size, cols: _Columns, key=No
                 ]
         if cols.phi:
             phi_new = _deid_phi_cells(records, cells, status, deidentifier)
-            for i in range(n):
-                if status[i] != "ok":
-                    deid[i], phi[i] = None, []
+        if cols.text_format == "scan":
+            scan_out = _scan_outputs(reads, status, done, cols.review_below)
+        for i in range(n):
+            if status[i] != "ok":
+                deid[i], phi[i] = None, []
     except Exception as err:  # noqa: BLE001 - a worker error marks the batch, never stops the job
         reason = f"failed: error in the Spark worker ({type(err).__name__})"
         status = [reason if s == "failed: not processed" or s == "ok" else s for s in status]
         deid = [None] * n
         phi = [[] for _ in range(n)]
         phi_new = {}
+        scan_out = {}
     out = pdf.drop(columns=[c for c in cols.drop if c in pdf.columns])
     out = out.copy()
     for col, _label in cols.phi:  # never a PHI cell in clear: null unless de-identified
@@ -332,6 +434,9 @@ def _process(pdf, deidentifier: Deidentifier, batch_size, cols: _Columns, key=No
     out[DEID_TEXT_COL] = deid
     out[PHI_COL] = phi
     out[STATUS_COL] = status
+    if cols.text_format == "scan":  # after the status: the order of the schema
+        for col in SCAN_COLUMNS:
+            out[col] = scan_out.get(col, [None] * n)
     return out
 
 
@@ -404,6 +509,7 @@ def deidentify_dataframe(
     phi_cols: Mapping[str, str] | None = None,
     phi_to_text: bool = True,
     text_format: str = "text",
+    review_below: float = DEFAULT_REVIEW_BELOW,
 ):
     """De-identify the `text_col` of every row of `df` (a Spark DataFrame).
 
@@ -421,9 +527,23 @@ def deidentify_dataframe(
     `phi_to_text`, known identifiers of the row's text and of the patient's rows. text_format:
     "text" (reports), or "fhir" / "hl7v2": each text is a FHIR resource or Bundle (JSON) or HL7
     v2 messages, rewritten whole by its format's rewriter (a key in every mode; no known or PHI
-    columns). Raises ValueError at once for a bad mode, a bad policy, a bad privacy level, a
-    missing key, a missing column, an unknown label, an unknown text format or a name clash."""
-    from pyspark.sql.types import StringType, StructField, StructType, _parse_datatype_string
+    columns); "scan": `text_col` is binary, a scanned PDF or a PNG, JPEG or TIFF image a row
+    (Spark's `binaryFile` reader's `content`), read as the command line reads such a file (OCR,
+    or a PDF's text layer) and de-identified as a report; the output then also has
+    `ocr_pages` (each page as the run report lists it; `review`: its OCR confidence is below
+    `review_below`, no word was recognised, or ink was left unread), `ocr_review` (a page is to
+    be reviewed), `redacted` (the file's pages as images only, a box over every PHI word, in its
+    own format) and `redacted_type` (its media type). Raises ValueError at once for a bad mode,
+    a bad policy, a bad privacy level, a missing key, a missing column, an unknown label, an
+    unknown text format, a scan column that is not binary or a name clash."""
+    from pyspark.sql.types import (
+        BinaryType,
+        BooleanType,
+        StringType,
+        StructField,
+        StructType,
+        _parse_datatype_string,
+    )
 
     # the mode, the operators and the key settled on the driver, as the executors will
     settled = Deidentifier(None, mode, key=key, options=options, policy=policy)
@@ -436,12 +556,14 @@ def deidentify_dataframe(
         raise ValueError(
             f"unknown privacy level {privacy!r} (expected one of {', '.join(PRIVACY_LEVELS)})"
         )
-    if text_format not in ("text", *registry.interchange_names()):
+    if text_format not in ("text", "scan", *registry.interchange_names()):
         raise ValueError(
-            f"unknown text format {text_format!r} (expected text, "
+            f"unknown text format {text_format!r} (expected text, scan, "
             f"{', '.join(registry.interchange_names())})"
         )
-    if text_format != "text":
+    if not 0 <= review_below <= 100:
+        raise ValueError(f"review_below is an OCR confidence, 0 to 100 (got {review_below})")
+    if text_format not in ("text", "scan"):
         if key is None:
             raise ValueError(f"{text_format} needs a key (ids, hashes, date offsets)")
         if phi_cols or known_col is not None:
@@ -463,13 +585,22 @@ def deidentify_dataframe(
             raise ValueError(
                 f"column {col!r} cannot be a PHI column and the id, text, error or known column"
             )
+    if text_format == "scan" and not isinstance(df.schema[text_col].dataType, BinaryType):
+        raise ValueError(
+            f"a scan column holds the files' bytes: {text_col!r} is "
+            f"{df.schema[text_col].dataType.simpleString()}, not binary (read the files with "
+            "spark.read.format('binaryFile'): its `content` column)"
+        )
     drop = [c for c in (None if keep_text else text_col, error_col, known_col) if c is not None]
     kept = [
         StructField(f.name, StringType(), True) if f.name in phi_cols else f
         for f in df.schema.fields
         if f.name not in drop
     ]
-    clash = {f.name for f in kept} & {DEID_TEXT_COL, PHI_COL, STATUS_COL}
+    added = {DEID_TEXT_COL, PHI_COL, STATUS_COL} | (
+        set(SCAN_COLUMNS) if text_format == "scan" else set()
+    )
+    clash = {f.name for f in kept} & added
     if clash:
         raise ValueError(
             f"the DataFrame already has the output column(s) {', '.join(sorted(clash))}"
@@ -494,6 +625,16 @@ def deidentify_dataframe(
             StructField(PHI_COL, _parse_datatype_string(PHI_TYPE), False),
             StructField(STATUS_COL, _parse_datatype_string("string"), False),
         ]
+        + (
+            [
+                StructField(OCR_PAGES_COL, _parse_datatype_string(OCR_PAGES_TYPE), True),
+                StructField(OCR_REVIEW_COL, BooleanType(), True),
+                StructField(REDACTED_COL, BinaryType(), True),
+                StructField(REDACTED_TYPE_COL, StringType(), True),
+            ]
+            if text_format == "scan"
+            else []
+        )
     )
     cols = _Columns(
         id_col,
@@ -504,6 +645,7 @@ def deidentify_dataframe(
         phi_to_text,
         tuple(drop),
         text_format,
+        review_below,
     )
     fn = _partition_fn(model, privacy, mode, key_bc, options, gazetteer_file, batch_size, cols)
     return df.mapInPandas(fn, schema)
