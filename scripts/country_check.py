@@ -6,6 +6,9 @@ folders that have none (`--expect ES` on the MEDDOCAN corpus, written in Spain).
     python scripts/country_check.py tests/data/countries tests/data/countries_unseen
     python scripts/country_check.py ../shared/meddocan/corpus/train/brat \
         ../shared/meddocan/corpus/dev/brat --expect ES
+
+`--expect-by-name WORD=CC` (repeatable): a report whose id has WORD among its `_`-separated
+parts is expected in CC (a held-out set whose file names say the country, e.g. `nota_peru_01`).
 """
 
 from collections import Counter
@@ -39,17 +42,29 @@ def main(
     expect: Annotated[
         str | None, typer.Option(help="The country of the reports no countries.tsv names")
     ] = None,
+    expect_by_name: Annotated[
+        list[str] | None,
+        typer.Option(help="WORD=CC: reports whose id has WORD as a `_`-separated part are in CC"),
+    ] = None,
 ) -> None:
     missing = [str(f) for f in folders if not f.is_dir()]
     if missing:
         typer.echo(f"not a folder: {', '.join(missing)}", err=True)
         raise typer.Exit(1)
     default = check_country(expect) if expect else None
+    by_name = {}
+    for item in expect_by_name or []:
+        word, sep, code = item.partition("=")
+        if not sep or not word:
+            typer.echo(f"--expect-by-name {item!r}: expected WORD=CC", err=True)
+            raise typer.Exit(1)
+        by_name[word.lower()] = check_country(code)
     found: Counter[tuple[str, str]] = Counter()
     for folder in folders:
         expected = _expected(folder)
         for doc in read_brat_dir(folder):
-            want = expected.get(doc.doc_id, default)
+            named = [by_name[p] for p in doc.doc_id.lower().split("_") if p in by_name]
+            want = expected.get(doc.doc_id, named[0] if named else default)
             if want is not None:
                 found[(want, country_of(doc.text, doc.entities))] += 1
     total = sum(found.values())
