@@ -12,6 +12,11 @@ only. `--exclude GLOB` skips files such as the runs' own logs. `--zip-members` c
 Office files (.docx, .xlsx: zip files whose entries are dated when they are written) member by
 member instead, without the entry dates and without the `dcterms:modified` stamp that
 openpyxl writes into docProps/core.xml: every other byte of every member must be the same.
+An audit log (`audit_log.jsonl`) is compared line by line as JSON without each line's clock
+(`time`, `seconds`) and the chain link that hashes it (`prev`); the run report's `audit.sha256`
+(the digest of that timed line) is left out likewise. With `--zip-members` the audit lines'
+`output_sha256` is left out too: it digests the Office files with their dates, and the outputs
+themselves are compared file by file.
 """
 
 import fnmatch
@@ -24,6 +29,8 @@ from typing import Annotated
 import typer
 
 TIMING_FIELDS = ("seconds", "model_load_seconds", "written_per_second")
+AUDIT_LOG = "audit_log.jsonl"
+AUDIT_CLOCK_FIELDS = ("time", "seconds", "prev")  # `prev` hashes the previous, timed line
 OFFICE_SUFFIXES = (".docx", ".xlsx")
 MODIFIED_STAMP = re.compile(rb"<dcterms:modified[^>]*>[^<]*</dcterms:modified>")
 
@@ -41,6 +48,8 @@ def _report(path: Path, root: Path):
     data = json.loads(path.read_text(encoding="utf-8"))
     for field in TIMING_FIELDS:
         data.pop(field, None)
+    if isinstance(data.get("audit"), dict):
+        data["audit"].pop("sha256", None)  # the digest of the audit line, which is timed
 
     def strip_root(value):  # the output and input paths name the tree the run wrote into
         if isinstance(value, str):
@@ -68,6 +77,17 @@ def _members(path: Path) -> list[tuple[str, bytes]]:
         ]
 
 
+def _audit_lines(path: Path, zip_members: bool) -> list[dict]:
+    skip = AUDIT_CLOCK_FIELDS + (("output_sha256",) if zip_members else ())
+    lines = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        entry = json.loads(line)
+        for field in skip:
+            entry.pop(field, None)
+        lines.append(entry)
+    return lines
+
+
 def same_file(
     rel: str,
     base: Path,
@@ -81,6 +101,11 @@ def same_file(
             return _members(base) == _members(after)
         except zipfile.BadZipFile:
             pass  # not a zip file: compared as bytes
+    if Path(rel).name == AUDIT_LOG:
+        try:
+            return _audit_lines(base, zip_members) == _audit_lines(after, zip_members)
+        except (ValueError, UnicodeDecodeError):
+            pass  # not JSON lines: compared as bytes
     if rel.endswith("report.json"):
         try:
             return _report(base, base_root) == _report(after, after_root)

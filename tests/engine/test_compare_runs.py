@@ -91,3 +91,31 @@ def test_office_files_member_by_member_without_the_time_they_were_saved(tmp_path
     assert result.exit_code == 0 and ".xlsx: 1 identical" in result.output
     _workbook(tmp_path / "after" / "notas.xlsx", "2026-01-02T11:30:00Z", "****")
     assert _compare(tmp_path / "base", tmp_path / "after", "--zip-members").exit_code == 1
+
+
+def _audit(root: Path, time: str, seconds: float, output_sha256: str, mode: str = "tag") -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    line = {
+        "seq": 1,
+        "time": time,
+        "seconds": seconds,
+        "prev": f"chain-{time}",
+        "mode": mode,
+        "output_sha256": output_sha256,
+    }
+    (root / "audit_log.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+
+
+def test_audit_lines_compared_without_their_clock(tmp_path):
+    _audit(tmp_path / "base", "2026-01-01T10:00:00Z", 3.0, "aa")
+    _audit(tmp_path / "after", "2026-01-02T11:00:00Z", 4.5, "aa")
+    assert _compare(tmp_path / "base", tmp_path / "after").exit_code == 0
+    _audit(tmp_path / "after", "2026-01-02T11:00:00Z", 4.5, "aa", mode="mask")
+    assert _compare(tmp_path / "base", tmp_path / "after").exit_code == 1
+
+
+def test_audit_output_digest_left_out_only_with_zip_members(tmp_path):
+    _audit(tmp_path / "base", "2026-01-01T10:00:00Z", 3.0, "aa")
+    _audit(tmp_path / "after", "2026-01-01T10:00:00Z", 3.0, "bb")
+    assert _compare(tmp_path / "base", tmp_path / "after").exit_code == 1
+    assert _compare(tmp_path / "base", tmp_path / "after", "--zip-members").exit_code == 0
