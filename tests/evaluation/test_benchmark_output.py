@@ -67,3 +67,14 @@ def test_no_comparison_when_asked(tmp_path):
     result = _run(tmp_path, "--compare", "")
     assert result.exit_code == 0, result.output
     assert "skipped" not in result.output and "/es_core_news_sm" not in result.output
+
+
+def test_alternating_rounds_give_one_ratio_each():
+    module = _script()
+    general = spacy.blank("es")
+    ours = spacy.blank("es")
+    ours.add_pipe("sentencizer")
+    texts = [f"Paciente {SECRET} de {40 + i} años." for i in range(4)]
+    ratios = module.alternating_ratios(general, lambda ts: ours.pipe(ts), texts, 3, 2)
+    assert len(ratios) == 3
+    assert all(r > 0 for r in ratios)
