@@ -522,18 +522,7 @@ def deidentify_table(
     settings = settings or TableSettings()
     # mode and key checked now
     deidentifier = Deidentifier(nlp, mode, key=key, options=options, policy=policy)
-    target: Path | None = None  # the file written, for a table read from a file
-    if isinstance(source, (str, Path)):
-        if output is None:
-            raise ValueError("a table read from a file needs output=, the file to write")
-        target = Path(output)
-        if target.resolve() == Path(source).resolve():
-            raise InputError(f"{output}: the output would replace the input table")
-        if target.suffix.lower() != Path(source).suffix.lower():
-            raise InputError(
-                f"{output}: the output is written in the input's format: give it the suffix "
-                f"{Path(source).suffix}"
-            )
+    target = _output_file(source, output)  # None: a table returned in memory
     table = open_table(source, sheet=columns.sheet, encoding=settings.encoding)
     check_columns(table, columns)
     if nlp is None and columns.text_columns:
@@ -543,15 +532,7 @@ def deidentify_table(
     updates, status, per_label = deidentify_loaded(
         table, columns=columns, deidentifier=deidentifier, settings=settings
     )
-    if target is not None:
-        if not isinstance(table, WritableTable):
-            raise InputError(f"{target}: tables of this format cannot be written")
-        table.write(target, updates, status, columns.status_column, keep=kept_columns(columns))
-        out = target
-    else:
-        if not isinstance(table, InMemoryTable):
-            raise InputError(f"{table.name}: this table cannot be returned in memory")
-        out = table.result(updates, status, columns.status_column)
+    out = _written(table, target, columns, updates, status)
     failed = failed_rows(table, columns, status)
     return TableResult(
         out,
@@ -563,6 +544,37 @@ def deidentify_table(
         format_of(table),
         round(time.time() - start, 3),
     )
+
+
+def _output_file(source, output: None | str | Path) -> Path | None:
+    """The file a table read from a file is written to (None: a table in memory); ValueError
+    without one, InputError for the input itself or another suffix than the input's."""
+    if not isinstance(source, (str, Path)):
+        return None
+    if output is None:
+        raise ValueError("a table read from a file needs output=, the file to write")
+    target = Path(output)
+    if target.resolve() == Path(source).resolve():
+        raise InputError(f"{output}: the output would replace the input table")
+    if target.suffix.lower() != Path(source).suffix.lower():
+        raise InputError(
+            f"{output}: the output is written in the input's format: give it the suffix "
+            f"{Path(source).suffix}"
+        )
+    return target
+
+
+def _written(table: Table, target: Path | None, columns: TableSpec, updates, status: list[str]):
+    """The table with its new values: written to `target` (returned), else a table in memory
+    of the input's kind; InputError for a format that cannot be written or returned."""
+    if target is not None:
+        if not isinstance(table, WritableTable):
+            raise InputError(f"{target}: tables of this format cannot be written")
+        table.write(target, updates, status, columns.status_column, keep=kept_columns(columns))
+        return target
+    if not isinstance(table, InMemoryTable):
+        raise InputError(f"{table.name}: this table cannot be returned in memory")
+    return table.result(updates, status, columns.status_column)
 
 
 def format_of(table: Table) -> str:
