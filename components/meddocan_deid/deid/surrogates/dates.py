@@ -206,28 +206,7 @@ def _assign_roles(items: list[_Item]) -> bool:
     for it in weekdays + seasons:
         it.role = it.kind
     if months:
-        month = months[0]
-        month.role = "month_word" if month.kind == "month" else "month_roman"
-        before = [it for it in nums if it.start < month.start]
-        after = [it for it in nums if it.start > month.start]
-        if len(before) > 1 or len(after) > 1:
-            return False
-        for it in before + after:
-            ending = EU_READ.get(lookup_key(it.ending), "") if it.langs else ""
-            if ending == "ko":
-                it.role = "year"
-            elif it.ending and (ending or it.ending in ORDINALS):
-                it.role = "day"
-        for it in before:
-            if not it.role:
-                it.role = "year" if len(it.text.replace(".", "")) == 4 else "day"
-        for it in after:
-            if not it.role:
-                it.role = (
-                    "day" if any(b.role == "year" for b in before) and len(it.text) <= 2 else "year"
-                )
-        assigned = [it.role for it in before + after]
-        return len(assigned) == len(set(assigned))
+        return _roles_around_month(months[0], nums)
     if any(it.ending for it in nums):
         return False
     values = [it.text for it in nums]
@@ -238,27 +217,59 @@ def _assign_roles(items: list[_Item]) -> bool:
             return False  # `lunes 10`: a day without its month
         nums[0].role = "year"
         return True
-    roles: tuple[str, ...]
-    if len(nums) == 3:
-        a, b, _c = values
-        if len(a) == 4:
-            roles = ("year", "month", "day")
-        elif int(b) > 12 and int(a) <= 12:
-            roles = ("month", "day", "year")
-        else:
-            roles = ("day", "month", "year")
-    elif len(nums) == 2:
-        a, b = values
-        roles = (
-            ("month", "year") if len(b.replace(".", "")) == 4 or int(b) > 12 else ("day", "month")
-        )
-    elif len(nums) == 1 and len(values[0].replace(".", "")) == 4:
-        roles = ("year",)
-    else:
+    roles = _numeric_roles(values)
+    if roles is None:
         return False
     for it, role in zip(nums, roles):
         it.role = role
     return True
+
+
+def _roles_around_month(month: _Item, nums: list[_Item]) -> bool:
+    """The roles of a month written as a word or a Roman numeral and of the numbers around it
+    (at most one each side): a day or a year by its ending, else by its place and length;
+    False when two numbers get one role."""
+    month.role = "month_word" if month.kind == "month" else "month_roman"
+    before = [it for it in nums if it.start < month.start]
+    after = [it for it in nums if it.start > month.start]
+    if len(before) > 1 or len(after) > 1:
+        return False
+    for it in before + after:
+        ending = EU_READ.get(lookup_key(it.ending), "") if it.langs else ""
+        if ending == "ko":
+            it.role = "year"
+        elif it.ending and (ending or it.ending in ORDINALS):
+            it.role = "day"
+    for it in before:
+        if not it.role:
+            it.role = "year" if len(it.text.replace(".", "")) == 4 else "day"
+    for it in after:
+        if not it.role:
+            it.role = (
+                "day" if any(b.role == "year" for b in before) and len(it.text) <= 2 else "year"
+            )
+    assigned = [it.role for it in before + after]
+    return len(assigned) == len(set(assigned))
+
+
+def _numeric_roles(values: list[str]) -> tuple[str, ...] | None:
+    """The roles of the numbers of an all-numeric date, in order (year first when it leads,
+    else day-month-year unless only month-day-year can be); None: no date."""
+    if len(values) == 3:
+        a, b, _c = values
+        if len(a) == 4:
+            return ("year", "month", "day")
+        if int(b) > 12 and int(a) <= 12:
+            return ("month", "day", "year")
+        return ("day", "month", "year")
+    if len(values) == 2:
+        a, b = values
+        return (
+            ("month", "year") if len(b.replace(".", "")) == 4 or int(b) > 12 else ("day", "month")
+        )
+    if len(values) == 1 and len(values[0].replace(".", "")) == 4:
+        return ("year",)
+    return None
 
 
 def _year_value(token: str) -> int:
