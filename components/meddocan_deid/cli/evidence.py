@@ -3,7 +3,9 @@ data protection officer (meddocan_deid/evidence). Messages name files, lines, id
 never report text or cell values."""
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -184,70 +186,113 @@ def risk_command(
     """k-anonymity and l-diversity of a table's quasi-identifiers, its rows at risk by id, and
     the least generalisation of the policy's ladders that reaches the target k. Exit code 1
     when none does."""
+    request = RiskRequest(table_path, qi, sensitive, id_column, policy, k, out, write)
     try:
-        loaded = _policy(policy)
-        targets = (loaded.tables if loaded is not None else None) or TableTargets()
-        if k is not None:
-            targets = TableTargets.model_validate({**targets.model_dump(), "k": k})
-        table = None
-        if table_path.is_dir():
-            if sensitive or id_column or write:
-                raise RunError("--sensitive, --id and --write are for tables, not a run folder")
-            values, ids, _ = kept_table(table_path)
-            names = (
-                [c.strip() for c in qi.split(",")] if qi else [c for c in values if any(values[c])]
-            )
-            if not names:
-                raise RunError(
-                    f"{table_path}: its reports keep no value of {', '.join(TEXT_KINDS)} in clear"
-                )
-            unknown = [c for c in names if c not in TEXT_KINDS]
-            if unknown:
-                raise RunError(
-                    f"--qi: {', '.join(unknown)} (a run folder has {', '.join(TEXT_KINDS)})"
-                )
-            kinds = {c: TEXT_KINDS[c] for c in names}
-            values = {c: values[c] for c in names}
-            sensitive_values = None
-        else:
-            if not qi:
-                raise RunError("--qi: name the quasi-identifier columns of the table")
-            table = open_table(table_path)
-            kinds = _quasi_identifiers(qi, list(table.columns), str(table_path))
-            for name in (sensitive, id_column):
-                if name is not None and name not in table.columns:
-                    raise RunError(f"{table_path}: no column {name!r}")
-            bad = next((i for i in range(table.n) if table.error(i) is not None), None)
-            if bad is not None:
-                raise RunError(f"{table_path}: {table.where(bad)}: {table.error(bad)}")
-            values = {c: [table.value(i, c) for i in range(table.n)] for c in kinds}
-            ids = [
-                str(table.value(i, id_column)) if id_column else str(i + 1) for i in range(table.n)
-            ]
-            sensitive_values = (
-                [table.value(i, sensitive) for i in range(table.n)] if sensitive else None
-            )
+        targets = _risk_targets(request)
+        columns = _run_folder_columns(request) if table_path.is_dir() else _table_columns(request)
         report, generalised = least_generalisation(
-            values, kinds, ids, targets, sensitive_values, sensitive
+            columns.values, columns.kinds, columns.ids, targets, columns.sensitive, sensitive
         )
     except (RunError, PolicyError, InputError) as err:
         _fail(err)
     except ValueError as err:
         _fail(RunError(f"{table_path}: {err}"))
+    _write_risk(request, columns, report, generalised)
+    raise typer.Exit(0 if generalised is not None else 1)
+
+
+@dataclass(frozen=True)
+class RiskRequest:
+    """The arguments of `meddocan-deid risk` (see `risk_command`)."""
+
+    table_path: Path
+    qi: str | None
+    sensitive: str | None
+    id_column: str | None
+    policy: Path | None
+    k: int | None
+    out: Path | None
+    write: Path | None
+
+
+@dataclass(frozen=True)
+class _RiskColumns:
+    """The columns measured: the quasi-identifiers' values and kinds, the rows' ids, the
+    sensitive column's values (None: none) and the table they came from (None: a run folder)."""
+
+    values: dict[str, list]
+    kinds: dict[str, str]
+    ids: list[str]
+    sensitive: list | None
+    table: Any = None
+
+
+def _risk_targets(request: RiskRequest) -> TableTargets:
+    """The policy's [tables] targets (the defaults without one), `--k` overriding its k."""
+    loaded = _policy(request.policy)
+    targets = (loaded.tables if loaded is not None else None) or TableTargets()
+    if request.k is not None:
+        targets = TableTargets.model_validate({**targets.model_dump(), "k": request.k})
+    return targets
+
+
+def _run_folder_columns(request: RiskRequest) -> _RiskColumns:
+    """The values a run's reports kept in clear, of the `--qi` kinds (default: those kept);
+    RunError for a table's option, no value kept or an unknown kind."""
+    table_path, qi = request.table_path, request.qi
+    if request.sensitive or request.id_column or request.write:
+        raise RunError("--sensitive, --id and --write are for tables, not a run folder")
+    values, ids, _ = kept_table(table_path)
+    names = [c.strip() for c in qi.split(",")] if qi else [c for c in values if any(values[c])]
+    if not names:
+        raise RunError(
+            f"{table_path}: its reports keep no value of {', '.join(TEXT_KINDS)} in clear"
+        )
+    unknown = [c for c in names if c not in TEXT_KINDS]
+    if unknown:
+        raise RunError(f"--qi: {', '.join(unknown)} (a run folder has {', '.join(TEXT_KINDS)})")
+    kinds = {c: TEXT_KINDS[c] for c in names}
+    return _RiskColumns({c: values[c] for c in names}, kinds, ids, None)
+
+
+def _table_columns(request: RiskRequest) -> _RiskColumns:
+    """The `--qi` columns of a table, its ids (`--id`, else the row number) and its `--sensitive`
+    column; RunError for no `--qi`, a missing column or a row the table could not read."""
+    table_path, sensitive, id_column = request.table_path, request.sensitive, request.id_column
+    if not request.qi:
+        raise RunError("--qi: name the quasi-identifier columns of the table")
+    table = open_table(table_path)
+    kinds = _quasi_identifiers(request.qi, list(table.columns), str(table_path))
+    for name in (sensitive, id_column):
+        if name is not None and name not in table.columns:
+            raise RunError(f"{table_path}: no column {name!r}")
+    bad = next((i for i in range(table.n) if table.error(i) is not None), None)
+    if bad is not None:
+        raise RunError(f"{table_path}: {table.where(bad)}: {table.error(bad)}")
+    values = {c: [table.value(i, c) for i in range(table.n)] for c in kinds}
+    ids = [str(table.value(i, id_column)) if id_column else str(i + 1) for i in range(table.n)]
+    sensitive_values = [table.value(i, sensitive) for i in range(table.n)] if sensitive else None
+    return _RiskColumns(values, kinds, ids, sensitive_values, table)
+
+
+def _write_risk(request: RiskRequest, columns: _RiskColumns, report, generalised) -> None:
+    """The report's lines on stdout; with `--out` the result as JSON; with `--write` (a table
+    that reached the target) the generalised table, its withheld rows marked."""
     for line in report.lines():
         typer.echo(line)
+    out, write = request.out, request.write
     if out is not None:
         atomic_write(
-            out, json.dumps({"table": str(table_path), **report.to_dict()}, indent=2) + "\n"
+            out,
+            json.dumps({"table": str(request.table_path), **report.to_dict()}, indent=2) + "\n",
         )
         typer.echo(f"-> {out}", err=True)
-    if write is not None and generalised is not None and table is not None:
+    if write is not None and generalised is not None and columns.table is not None:
         withheld = set(report.after.suppressed) if report.after else set()
-        status = ["withheld" if i in withheld else "ok" for i in ids]
+        status = ["withheld" if i in withheld else "ok" for i in columns.ids]
         updates: dict[str, list[str | None]] = {c: list(v) for c, v in generalised.items()}
-        table.write(write, updates, status, "anonymity")
+        columns.table.write(write, updates, status, "anonymity")
         typer.echo(f"generalised table -> {write}", err=True)
-    raise typer.Exit(0 if generalised is not None else 1)
 
 
 def statement_command(

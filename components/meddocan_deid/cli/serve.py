@@ -127,34 +127,12 @@ def serve(*, options: ServeOptions):
     Every route but /health, /ready, the page and the docs needs `Authorization: Bearer TOKEN`.
     On SIGTERM the server stops accepting connections and finishes the requests in flight.
     """
-    from pydantic import ValidationError
+    _require_service_extra()
+    import uvicorn
 
-    try:
-        import uvicorn
+    from ..service.settings import ENV_SETTINGS
 
-        from ..service.settings import (
-            ENV_SETTINGS,
-            ServiceSettings,
-            ServiceSettingsError,
-            check_settings,
-        )
-    except ImportError as err:
-        typer.echo(
-            "meddocan-deid: serve needs the service extra: pip install "
-            f"'meddocan-deid[service]' ({err.name})",
-            err=True,
-        )
-        raise typer.Exit(2) from None
-    try:
-        settings = ServiceSettings.model_validate(options.settings())
-        check_settings(settings)  # a bad token or key file stops here, before any worker starts
-    except ValidationError as err:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors())
-        typer.echo(f"meddocan-deid: {problems}", err=True)
-        raise typer.Exit(2) from None
-    except ServiceSettingsError as err:
-        typer.echo(f"meddocan-deid: {err}", err=True)
-        raise typer.Exit(2) from None
+    settings = _checked_settings(options)
     if options.host not in LOOPBACK:
         typer.echo(
             f"meddocan-deid: warning: listening on {options.host}; put TLS in front of it (a "
@@ -181,3 +159,38 @@ def serve(*, options: ServeOptions):
         # also write the raw path and query string
         access_log=False,
     )
+
+
+def _require_service_extra() -> None:
+    """Exit 2 naming the extra to install when the service's modules cannot be imported."""
+    try:
+        import uvicorn  # noqa: F401
+
+        from ..service import settings  # noqa: F401
+    except ImportError as err:
+        typer.echo(
+            "meddocan-deid: serve needs the service extra: pip install "
+            f"'meddocan-deid[service]' ({err.name})",
+            err=True,
+        )
+        raise typer.Exit(2) from None
+
+
+def _checked_settings(options: ServeOptions):
+    """The service's settings of the options, checked before any worker starts; exit 2 with
+    each problem (a bad value, token or key file) on one line."""
+    from pydantic import ValidationError
+
+    from ..service.settings import ServiceSettings, ServiceSettingsError, check_settings
+
+    try:
+        settings = ServiceSettings.model_validate(options.settings())
+        check_settings(settings)  # a bad token or key file stops here, before any worker starts
+    except ValidationError as err:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors())
+        typer.echo(f"meddocan-deid: {problems}", err=True)
+        raise typer.Exit(2) from None
+    except ServiceSettingsError as err:
+        typer.echo(f"meddocan-deid: {err}", err=True)
+        raise typer.Exit(2) from None
+    return settings

@@ -264,38 +264,67 @@ def apply_operator(
             options,
             numbers,
         )
-    out: list[str] = []
-    replacements: list[Replacement] = []
-    pos = 0
-    new_pos = 0
-    found_passages = passages(text) if surrogate is not None else []
-    for label, start, end in spans:
-        out.append(text[pos:start])
-        new_pos += start - pos
-        value = text[start:end]
-        span_mode = operators.get(label, mode)
+    result = _SpanRewriter(text, mode, operators, options, numbers, surrogate).rewrite(spans)
+    logger.debug("de-identified a text: mode=%s, %d spans", mode, len(result.replacements))
+    return result
+
+
+class _SpanRewriter:
+    """The spans of one text replaced by their operators (`operators`, else `mode`): the
+    numbering of tags, and the surrogate operator when a span uses it (None: none does)."""
+
+    def __init__(
+        self,
+        text: str,
+        mode: str,
+        operators: Mapping[str, str],
+        options: DeidOptions,
+        numbers: dict[str, dict[str, int]],
+        surrogate: SurrogateOperator | None,
+    ):
+        self.text, self.mode, self.operators, self.options = text, mode, operators, options
+        self.numbers, self.surrogate = numbers, surrogate
+        self.passages = passages(text) if surrogate is not None else []
+
+    def rewrite(self, spans) -> DeidResult:
+        """The text with each span (checked, in order) replaced, and where each replacement
+        lies in the original and in the new text."""
+        text = self.text
+        out: list[str] = []
+        replacements: list[Replacement] = []
+        pos = 0
+        new_pos = 0
+        for label, start, end in spans:
+            out.append(text[pos:start])
+            new_pos += start - pos
+            new = self.new_value(label, start, end)
+            out.append(new)
+            replacements.append(Replacement(label, start, end, new_pos, new_pos + len(new)))
+            new_pos += len(new)
+            pos = end
+        out.append(text[pos:])
+        return DeidResult("".join(out), replacements)
+
+    def new_value(self, label: str, start: int, end: int) -> str:
+        """What one span becomes under its label's operator; ValueError for an unknown one."""
+        value = self.text[start:end]
+        span_mode = self.operators.get(label, self.mode)
+        options = self.options
         if span_mode == "keep" or (
             label == "FAMILIARES_SUJETO_ASISTENCIA" and options.keep_kinship and kinship_kept(value)
         ):
             # a kinship word alone identifies no one: kept in every mode (`Su madre falleció`)
-            new = value
-        elif span_mode == "tag":
-            new = tag_text(label, value, options, numbers)
-        elif span_mode == "mask":
-            new = mask_text(value, options)
-        elif span_mode == "redact":
-            new = ""
-        elif surrogate is not None:  # made above for every span whose operator is surrogate
-            surrogate.ctx.lang = language_at(found_passages, start)
-            new = surrogate(
-                label, value, name_field(text, start) if label.startswith("NOMBRE_") else ""
+            return value
+        if span_mode == "tag":
+            return tag_text(label, value, options, self.numbers)
+        if span_mode == "mask":
+            return mask_text(value, options)
+        if span_mode == "redact":
+            return ""
+        surrogate = self.surrogate
+        if surrogate is not None:  # made for every text with a span whose operator is surrogate
+            surrogate.ctx.lang = language_at(self.passages, start)
+            return surrogate(
+                label, value, name_field(self.text, start) if label.startswith("NOMBRE_") else ""
             )
-        else:
-            raise ValueError(f"{label}: unknown operator {span_mode!r}")
-        out.append(new)
-        replacements.append(Replacement(label, start, end, new_pos, new_pos + len(new)))
-        new_pos += len(new)
-        pos = end
-    out.append(text[pos:])
-    logger.debug("de-identified a text: mode=%s, %d spans", mode, len(replacements))
-    return DeidResult("".join(out), replacements)
+        raise ValueError(f"{label}: unknown operator {span_mode!r}")

@@ -376,31 +376,53 @@ def deidentify_loaded(
     spec = columns
     check_columns(table, spec)
     rows = _rows(table, spec)
-    known = _known(rows, spec)
-    n = table.n
-    updates: dict[str, list[str | None]] = {
-        c: [None] * n for c in (*spec.text_columns, *spec.phi_columns)
-    }
-    per_label: dict[str, int] = {}
-    todo: list[tuple[int, str]] = []
-    records = []
-    for i, row in enumerate(rows):
-        if row.reason is not None or row.id is None:  # failed, or empty
-            continue
-        for col in spec.text_columns:
-            try:
-                text = cell_text(table.value(i, col))
-            except ValueError as err:
-                row.reason = f"{col}: {err}"
-                break
-            if text is None or not text.strip():
-                updates[col][i] = text  # nothing to de-identify: kept as it is
-                continue
-            todo.append((i, col))
-            records.append(Record(row.id, text, row.patient, known[i]))
+    work = _TableWork(table, spec, rows, deidentifier)
+    todo, records = work.text_records(_known(rows, spec))
     if records:
+        work.deidentify_texts(todo, records, settings)
+    work.deidentify_phi_cells()
+    return work.updates, work.status(), work.per_label
+
+
+class _TableWork:
+    """One table's de-identification under way: its rows, the new values of its text and PHI
+    columns, and the spans per label found so far; a row whose cell fails gets its reason."""
+
+    def __init__(self, table: Table, spec: TableSpec, rows: list[_Row], deidentifier: Deidentifier):
+        self.table, self.spec, self.rows, self.deidentifier = table, spec, rows, deidentifier
+        n = table.n
+        self.updates: dict[str, list[str | None]] = {
+            c: [None] * n for c in (*spec.text_columns, *spec.phi_columns)
+        }
+        self.per_label: dict[str, int] = {}
+
+    def text_records(
+        self, known: list[KnownPhi | None]
+    ) -> tuple[list[tuple[int, str]], list[Record]]:
+        """The (row, column) of each text cell to de-identify and its record; an empty cell is
+        kept as it is, one that is no text fails its row."""
+        todo: list[tuple[int, str]] = []
+        records = []
+        for i, row in enumerate(self.rows):
+            if row.reason is not None or row.id is None:  # failed, or empty
+                continue
+            for col in self.spec.text_columns:
+                try:
+                    text = cell_text(self.table.value(i, col))
+                except ValueError as err:
+                    row.reason = f"{col}: {err}"
+                    break
+                if text is None or not text.strip():
+                    self.updates[col][i] = text  # nothing to de-identify: kept as it is
+                    continue
+                todo.append((i, col))
+                records.append(Record(row.id, text, row.patient, known[i]))
+        return todo, records
+
+    def deidentify_texts(self, todo, records: list[Record], settings: TableSettings) -> None:
+        """The text cells de-identified; a failed one fails its row (its first failure)."""
         # forked workers and batches as in a report run; one result per record, in order
-        results = deidentifier.deidentify_records(
+        results = self.deidentifier.deidentify_records(
             records,
             batch_size=settings.batch_size,
             time_limit=settings.time_limit,
@@ -408,35 +430,43 @@ def deidentify_loaded(
         )
         for (i, col), res in zip(todo, results):
             if res.ok:
-                updates[col][i] = res.text
+                self.updates[col][i] = res.text
                 for label, _s, _e in res.phi:
-                    per_label[label] = per_label.get(label, 0) + 1
-            elif rows[i].reason is None:
-                rows[i].reason = f"{col}: {res.status[len('failed: ') :]}"
-    for i, row in enumerate(rows):
-        if row.reason is not None or row.id is None:
-            continue
-        for col, label, value in row.phi:
-            try:
-                updates[col][i], spans = deidentify_cell(
-                    value, label, deidentifier, row_id=row.id, patient_id=row.patient
-                )
-            except Exception as err:  # noqa: BLE001 - one bad cell fails its row, never the table
-                row.reason = (
-                    f"{col}: error in the {deidentifier.mode} operator ({type(err).__name__})"
-                )
-                break
-            for lab, _s, _e in spans:
-                per_label[lab] = per_label.get(lab, 0) + 1
-    status = []
-    for i, row in enumerate(rows):
-        if row.reason is None:
-            status.append("ok")
-            continue
-        status.append(f"failed: {row.reason}")
-        for values in updates.values():  # a failed row keeps no text and no PHI
-            values[i] = None
-    return updates, status, per_label
+                    self.per_label[label] = self.per_label.get(label, 0) + 1
+            elif self.rows[i].reason is None:
+                self.rows[i].reason = f"{col}: {res.status[len('failed: ') :]}"
+
+    def deidentify_phi_cells(self) -> None:
+        """The PHI cells of the rows still ok de-identified, each one span of its label; a cell
+        whose operator fails fails its row, never the table."""
+        deidentifier = self.deidentifier
+        for i, row in enumerate(self.rows):
+            if row.reason is not None or row.id is None:
+                continue
+            for col, label, value in row.phi:
+                try:
+                    self.updates[col][i], spans = deidentify_cell(
+                        value, label, deidentifier, row_id=row.id, patient_id=row.patient
+                    )
+                except Exception as err:  # noqa: BLE001 - one bad cell fails its row
+                    row.reason = (
+                        f"{col}: error in the {deidentifier.mode} operator ({type(err).__name__})"
+                    )
+                    break
+                for lab, _s, _e in spans:
+                    self.per_label[lab] = self.per_label.get(lab, 0) + 1
+
+    def status(self) -> list[str]:
+        """Each row's status, `ok` or `failed: <reason>`; a failed row keeps no text and no PHI."""
+        status = []
+        for i, row in enumerate(self.rows):
+            if row.reason is None:
+                status.append("ok")
+                continue
+            status.append(f"failed: {row.reason}")
+            for values in self.updates.values():
+                values[i] = None
+        return status
 
 
 def kept_columns(spec: TableSpec) -> tuple[str, ...]:
@@ -492,18 +522,7 @@ def deidentify_table(
     settings = settings or TableSettings()
     # mode and key checked now
     deidentifier = Deidentifier(nlp, mode, key=key, options=options, policy=policy)
-    target: Path | None = None  # the file written, for a table read from a file
-    if isinstance(source, (str, Path)):
-        if output is None:
-            raise ValueError("a table read from a file needs output=, the file to write")
-        target = Path(output)
-        if target.resolve() == Path(source).resolve():
-            raise InputError(f"{output}: the output would replace the input table")
-        if target.suffix.lower() != Path(source).suffix.lower():
-            raise InputError(
-                f"{output}: the output is written in the input's format: give it the suffix "
-                f"{Path(source).suffix}"
-            )
+    target = _output_file(source, output)  # None: a table returned in memory
     table = open_table(source, sheet=columns.sheet, encoding=settings.encoding)
     check_columns(table, columns)
     if nlp is None and columns.text_columns:
@@ -513,15 +532,7 @@ def deidentify_table(
     updates, status, per_label = deidentify_loaded(
         table, columns=columns, deidentifier=deidentifier, settings=settings
     )
-    if target is not None:
-        if not isinstance(table, WritableTable):
-            raise InputError(f"{target}: tables of this format cannot be written")
-        table.write(target, updates, status, columns.status_column, keep=kept_columns(columns))
-        out = target
-    else:
-        if not isinstance(table, InMemoryTable):
-            raise InputError(f"{table.name}: this table cannot be returned in memory")
-        out = table.result(updates, status, columns.status_column)
+    out = _written(table, target, columns, updates, status)
     failed = failed_rows(table, columns, status)
     return TableResult(
         out,
@@ -533,6 +544,37 @@ def deidentify_table(
         format_of(table),
         round(time.time() - start, 3),
     )
+
+
+def _output_file(source, output: None | str | Path) -> Path | None:
+    """The file a table read from a file is written to (None: a table in memory); ValueError
+    without one, InputError for the input itself or another suffix than the input's."""
+    if not isinstance(source, (str, Path)):
+        return None
+    if output is None:
+        raise ValueError("a table read from a file needs output=, the file to write")
+    target = Path(output)
+    if target.resolve() == Path(source).resolve():
+        raise InputError(f"{output}: the output would replace the input table")
+    if target.suffix.lower() != Path(source).suffix.lower():
+        raise InputError(
+            f"{output}: the output is written in the input's format: give it the suffix "
+            f"{Path(source).suffix}"
+        )
+    return target
+
+
+def _written(table: Table, target: Path | None, columns: TableSpec, updates, status: list[str]):
+    """The table with its new values: written to `target` (returned), else a table in memory
+    of the input's kind; InputError for a format that cannot be written or returned."""
+    if target is not None:
+        if not isinstance(table, WritableTable):
+            raise InputError(f"{target}: tables of this format cannot be written")
+        table.write(target, updates, status, columns.status_column, keep=kept_columns(columns))
+        return target
+    if not isinstance(table, InMemoryTable):
+        raise InputError(f"{table.name}: this table cannot be returned in memory")
+    return table.result(updates, status, columns.status_column)
 
 
 def format_of(table: Table) -> str:

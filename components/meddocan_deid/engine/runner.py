@@ -441,75 +441,94 @@ class Run:
     def records(self) -> Iterator:
         """The records still to de-identify: reports already written (same input digest) are
         skipped, unreadable ones fail."""
-        c = self.config
-        keep_originals = c.private_dir is not None or c.review_dir is not None
         try:
-            for item in iter_items(self.input, self.encoding, c.input_format):
+            for item in iter_items(self.input, self.encoding, self.config.input_format):
                 if item.not_read is not None:
-                    if item.unsupported and not c.skip_unsupported:  # the exit code says so
-                        self.counts["read"] += 1
-                        self.fail(
-                            item.id, f"{item.not_read} (or pass --skip-unsupported)", item.where
-                        )
-                    else:
-                        self.counts["not_read"] += 1
-                        self.not_read.append({"file": item.where, "reason": item.not_read})
-                    self._tick()
+                    self._note_not_read(item)
                     continue
                 self.counts["read"] += 1
-                item = load_item(  # reads the bytes and their digest
-                    item,
-                    self.max_chars,
-                    self.encoding,
-                    # a report written by an earlier run is not read again (no OCR); an
-                    # interchange file resumes in engine/interchange.py
-                    skip=None
-                    if c.overwrite or item.interchange is not None
-                    else lambda digest, stem=item.stem: is_done(
-                        self.output, stem, digest, self._digests
-                    ),
-                    text_layer=c.redacted_pdf,
-                )
-                if item.interchange is not None and self.interchange is not None:
-                    self.interchange.take(item)  # written back whole, after the reports
-                    continue
-                if (
-                    item.digest is not None
-                    and not c.overwrite
-                    and is_done(self.output, item.stem, item.digest, self._digests)
-                ):
-                    self.counts["skipped"] += 1
-                    self._tick()
-                    continue
-                if item.error is not None:
-                    self.fail(item.id, item.error, item.where)
-                    self._tick()
-                    continue
-                record = item.record
-                if record is None:  # a source gives a record or an error
-                    self.fail(item.id, "not read", item.where)
-                    self._tick()
+                item = self._loaded(item)
+                if self._set_aside(item):
                     continue
                 if item.scan is not None:  # its pages' OCR confidence, a blank page's too
                     self.scans.add(item.id, item.where, item.scan)
-                if item.path is not None and not record.text.strip():  # empty: nothing to remove
-                    self.counts["empty"] += 1
-                    self.empty.append({"id": item.id, "file": item.where})
-                    if self.site is not None:  # listed for the reviewer, as a failure is
-                        self.site.add(ReviewReport(item.id, None, None, [], status="empty text"))
-                    self._tick()
+                if self._empty(item):
                     continue
-                docx = item.path if item.document == "docx" else None  # its .docx is written too
-                self._items[item.id] = (item.stem, item.where, item.digest, docx)
-                if item.scan is not None and item.path is not None and item.document is not None:
-                    self._scans[item.id] = (item.path, item.document, item.scan)
-                codec = item.encoding or self.encoding
-                self.encodings[codec] = self.encodings.get(codec, 0) + 1
-                if keep_originals:
-                    self._originals[item.id] = record.text
-                yield record
+                self._note_taken(item)
+                yield item.record
         except InputError as err:
             raise RunError(str(err)) from None
+
+    def _note_not_read(self, item) -> None:
+        """A file not read: a failure when it is unsupported and not to be skipped (the exit
+        code says so), else listed as not read."""
+        if item.unsupported and not self.config.skip_unsupported:
+            self.counts["read"] += 1
+            self.fail(item.id, f"{item.not_read} (or pass --skip-unsupported)", item.where)
+        else:
+            self.counts["not_read"] += 1
+            self.not_read.append({"file": item.where, "reason": item.not_read})
+        self._tick()
+
+    def _loaded(self, item):
+        """The item with its bytes read and their digest; a report written by an earlier run is
+        not read again (no OCR); an interchange file resumes in engine/interchange.py."""
+        c = self.config
+        return load_item(
+            item,
+            self.max_chars,
+            self.encoding,
+            skip=None
+            if c.overwrite or item.interchange is not None
+            else lambda digest, stem=item.stem: is_done(self.output, stem, digest, self._digests),
+            text_layer=c.redacted_pdf,
+        )
+
+    def _set_aside(self, item) -> bool:
+        """Whether a loaded item goes no further here: an interchange file (written back whole,
+        after the reports), a report already written, or one that failed or gave no record."""
+        if item.interchange is not None and self.interchange is not None:
+            self.interchange.take(item)
+            return True
+        if (
+            item.digest is not None
+            and not self.config.overwrite
+            and is_done(self.output, item.stem, item.digest, self._digests)
+        ):
+            self.counts["skipped"] += 1
+        elif item.error is not None:
+            self.fail(item.id, item.error, item.where)
+        elif item.record is None:  # a source gives a record or an error
+            self.fail(item.id, "not read", item.where)
+        else:
+            return False
+        self._tick()
+        return True
+
+    def _empty(self, item) -> bool:
+        """Whether a file's text is empty (nothing to remove): counted, listed and, with a
+        review site, listed for the reviewer as a failure is."""
+        if item.path is None or item.record.text.strip():
+            return False
+        self.counts["empty"] += 1
+        self.empty.append({"id": item.id, "file": item.where})
+        if self.site is not None:
+            self.site.add(ReviewReport(item.id, None, None, [], status="empty text"))
+        self._tick()
+        return True
+
+    def _note_taken(self, item) -> None:
+        """A record to de-identify: where it is written (a .docx's copy too), its scan's pages,
+        its codec counted, and its original kept for the private folder or the review site."""
+        c = self.config
+        docx = item.path if item.document == "docx" else None  # its .docx is written too
+        self._items[item.id] = (item.stem, item.where, item.digest, docx)
+        if item.scan is not None and item.path is not None and item.document is not None:
+            self._scans[item.id] = (item.path, item.document, item.scan)
+        codec = item.encoding or self.encoding
+        self.encodings[codec] = self.encodings.get(codec, 0) + 1
+        if c.private_dir is not None or c.review_dir is not None:
+            self._originals[item.id] = item.record.text
 
     def write_result(self, res) -> None:
         """Write one result: the private copy first (a report is done when its shared .txt

@@ -47,22 +47,41 @@ def resolve_key_and_options(
         raise RunError(f"--{err}") from None
     # the key is needed only when some label uses the surrogate operator
     uses_surrogate = needs_key(mode, run_policy.apply() if run_policy is not None else None)
-    key = None
-    if uses_surrogate or key_wanted:
-        if random_key and key_file is not None:
-            raise RunError("give either --key-file or --random-key, not both")
-        if random_key:
-            key = fresh_key()
-        else:
-            try:
-                key = load_key(key_file)
-            except DeidKeyError as err:
-                raise RunError(str(err)) from None
-            if key is None and uses_surrogate:
-                raise RunError(
-                    "surrogate mode needs a key: --key-file FILE or the environment variable "
-                    "MEDDOCAN_DEID_KEY (or --random-key for a throwaway key)"
-                )
+    key = _run_key(key_file, random_key, uses_surrogate, key_wanted)
+    options = _layered_options(flags, tag_table, run_policy)
+    if option_values:
+        options = replace(options, **{name: getattr(given, name) for name in option_values})
+    _check_option_files(options)
+    return key, options
+
+
+def _run_key(
+    key_file: Path | None, random_key: bool, uses_surrogate: bool, key_wanted: bool
+) -> bytes | None:
+    """The run's key when a label uses the surrogate operator or it is wanted: `--key-file`,
+    else MEDDOCAN_DEID_KEY, else a fresh one with `--random-key`; RunError for both options,
+    a bad key, or none where the surrogate operator needs one."""
+    if not (uses_surrogate or key_wanted):
+        return None
+    if random_key and key_file is not None:
+        raise RunError("give either --key-file or --random-key, not both")
+    if random_key:
+        return fresh_key()
+    try:
+        key = load_key(key_file)
+    except DeidKeyError as err:
+        raise RunError(str(err)) from None
+    if key is None and uses_surrogate:
+        raise RunError(
+            "surrogate mode needs a key: --key-file FILE or the environment variable "
+            "MEDDOCAN_DEID_KEY (or --random-key for a throwaway key)"
+        )
+    return key
+
+
+def _layered_options(flags: dict[str, Any], tag_table: Path | None, run_policy) -> DeidOptions:
+    """The options of the flags and the tag table's names, then the policy's, then the flags
+    set over the policy (OVER_POLICY, unless None); RunError for a bad tag table."""
     try:
         names = read_tag_table(tag_table) if tag_table else {}
     except ValueError as err:
@@ -73,14 +92,16 @@ def resolve_key_and_options(
     options = DeidOptions(tag_names=names, **flags)
     if run_policy is not None:
         options = run_policy.apply(options)
-    options = replace(options, **over_policy)
-    if option_values:
-        options = replace(options, **{name: getattr(given, name) for name in option_values})
+    return replace(options, **over_policy)
+
+
+def _check_option_files(options: DeidOptions) -> None:
+    """RunError for a gazetteer folder not found or extra pattern files that cannot be read
+    (checked now, before the model loads)."""
     if options.gazetteer is not None and not Path(options.gazetteer).is_dir():
         raise RunError(f"{options.gazetteer}: gazetteer folder not found")
-    if options.extra_patterns is not None:  # checked now, before the model loads
+    if options.extra_patterns is not None:
         try:
             read_field_files(options.extra_patterns)
         except ValueError as err:
             raise RunError(f"--extra-patterns: {err}") from None
-    return key, options

@@ -26,71 +26,78 @@ def items(path: Path, encoding: str = "utf-8", find=None) -> Iterator[Item]:
     """The reports of a JSONL file, one a line (blank lines skipped); a bad line is an item
     that fails."""
     pooled = pooled_known_phi(path, encoding)  # a first pass: the known identifiers of each patient
-    seen_ids = set()
-    seen_stems = set()
+    lines = _Lines(path, encoding, pooled)
     try:
         fh = open(path, "rb")
     except OSError as err:
         raise InputError(f"{path}: cannot read ({err.strerror or type(err).__name__})") from None
     with fh:
         for lineno, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            where = f"line-{lineno}"
-            loc = f"{path.name}:{lineno}"
-            digest = hashlib.sha256(raw.rstrip(b"\r\n")).hexdigest()
-            try:
-                line, used = decode_bytes(raw, encoding)
-            except UnicodeDecodeError as err:
-                yield Item(
-                    where,
-                    where,
-                    error=f"{loc}: not valid {encoding_label(encoding)} (byte {err.start})",
-                    where=loc,
-                )
-                continue
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                yield Item(where, where, error=f"{loc}: not valid JSON", where=loc)
-                continue
-            if (
-                not isinstance(obj, dict)
-                or not isinstance(obj.get("id"), (str, int))
-                or isinstance(obj.get("id"), bool)
-            ):
-                yield Item(where, where, error=f"{loc}: no 'id' (string or integer)", where=loc)
-                continue
-            rid = str(obj["id"])
-            stem = safe_stem(rid)
-            if rid in seen_ids:
-                yield Item(rid, stem, error=f"{loc}: duplicate id", where=loc)
-                continue
-            seen_ids.add(rid)
-            if stem.casefold() in seen_stems:  # two ids that differ only by case
-                stem = f"{stem}-{hashlib.sha256(rid.encode('utf-8')).hexdigest()[:10]}"
-            seen_stems.add(stem.casefold())
-            text = obj.get("text")
-            if not isinstance(text, str):
-                yield Item(rid, stem, error=f"{loc}: no 'text' string", where=loc)
-                continue
-            patient = obj.get("patient_id")
-            if patient is not None and not isinstance(patient, (str, int)):
-                yield Item(rid, stem, error=f"{loc}: 'patient_id' is not a string", where=loc)
-                continue
-            patient = None if patient is None else str(patient)
-            known, problem = record_known_phi(obj.get("known_phi"), patient, pooled, loc)
-            if problem is not None:
-                yield Item(rid, stem, error=problem, where=loc)
-                continue
-            yield Item(
-                rid,
-                stem,
-                record=Record(rid, text, patient, known),
+            if raw.strip():
+                yield lines.item(lineno, raw)
+
+
+class _Lines:
+    """The reading of one JSONL file's lines: its path and codec, the known identifiers pooled
+    by patient, and the ids and file stems taken so far."""
+
+    def __init__(self, path: Path, encoding: str, pooled):
+        self.path = path
+        self.encoding = encoding
+        self.pooled = pooled
+        self.seen_ids: set[str] = set()
+        self.seen_stems: set[str] = set()
+
+    def item(self, lineno: int, raw: bytes) -> Item:
+        """The item of a line that is not blank: its report, or a failure naming the line (not
+        valid in the codec, not JSON, no id)."""
+        where = f"line-{lineno}"
+        loc = f"{self.path.name}:{lineno}"
+        digest = hashlib.sha256(raw.rstrip(b"\r\n")).hexdigest()
+        try:
+            line, used = decode_bytes(raw, self.encoding)
+        except UnicodeDecodeError as err:
+            return Item(
+                where,
+                where,
+                error=f"{loc}: not valid {encoding_label(self.encoding)} (byte {err.start})",
                 where=loc,
-                digest=digest,
-                encoding=used,
             )
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            return Item(where, where, error=f"{loc}: not valid JSON", where=loc)
+        if (
+            not isinstance(obj, dict)
+            or not isinstance(obj.get("id"), (str, int))
+            or isinstance(obj.get("id"), bool)
+        ):
+            return Item(where, where, error=f"{loc}: no 'id' (string or integer)", where=loc)
+        return self.report(obj, loc, digest, used)
+
+    def report(self, obj: dict, loc: str, digest: str, used) -> Item:
+        """The item of a line's object with an id: its record, or a failure for a duplicate id,
+        no text, a patient id that is no string or integer, or bad known identifiers."""
+        rid = str(obj["id"])
+        stem = safe_stem(rid)
+        if rid in self.seen_ids:
+            return Item(rid, stem, error=f"{loc}: duplicate id", where=loc)
+        self.seen_ids.add(rid)
+        if stem.casefold() in self.seen_stems:  # two ids that differ only by case
+            stem = f"{stem}-{hashlib.sha256(rid.encode('utf-8')).hexdigest()[:10]}"
+        self.seen_stems.add(stem.casefold())
+        text = obj.get("text")
+        if not isinstance(text, str):
+            return Item(rid, stem, error=f"{loc}: no 'text' string", where=loc)
+        patient = obj.get("patient_id")
+        if patient is not None and not isinstance(patient, (str, int)):
+            return Item(rid, stem, error=f"{loc}: 'patient_id' is not a string", where=loc)
+        patient = None if patient is None else str(patient)
+        known, problem = record_known_phi(obj.get("known_phi"), patient, self.pooled, loc)
+        if problem is not None:
+            return Item(rid, stem, error=problem, where=loc)
+        record = Record(rid, text, patient, known)
+        return Item(rid, stem, record=record, where=loc, digest=digest, encoding=used)
 
 
 class JsonlTable(Table):

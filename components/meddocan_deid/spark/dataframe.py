@@ -43,7 +43,7 @@ import json
 import os
 import tempfile
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..constants import DEFAULT_MODEL, LABELS
@@ -52,7 +52,7 @@ from ..deid.gazetteer import ENV_GAZETTEER, resolve_folder
 from ..deid.keys import as_key
 from ..deid.known_phi import KnownPhiError, merge_known, validate_known_phi
 from ..deid.options import DeidOptions
-from ..deid.policy import PRIVACY_LEVELS
+from ..deid.policy import PRIVACY_LEVELS, PolicyLike
 from ..deid.records import Record
 from ..deid.tables import cell_text, deidentify_cell, known_of
 from ..errors import InputError
@@ -490,6 +490,51 @@ def _ship_gazetteer(spark, options: DeidOptions) -> tuple[DeidOptions, str | Non
     return replace(options, gazetteer=None), shipped[str(folder)]
 
 
+@dataclass(frozen=True)
+class FrameRequest:
+    """The arguments of one `deidentify_dataframe` call, as given; used on the driver only (it
+    holds the key, kept out of `repr`, and is never shipped to the executors).
+
+    id_col: the report id (any type; its string keys the surrogates, as in the CLI);
+    patient_col: optional patient id (surrogates then keyed by patient); text_col: string, or
+    binary decoded as strict UTF-8 on the executors; error_col: optional string column, a
+    row where it is not null fails with that reason (e.g. a malformed input line).
+    keep_text: `text_col` stays in the output. policy: a `Policy` or the path of a policy
+    file (read on the driver). known_col: optional column of known identifiers (a JSON
+    string or a map label -> array of strings), found in the row and in every row of the
+    same patient; it never goes to the output (it is PHI). privacy: the pipeline's privacy
+    level, "balanced" or "high" (None: the policy's, else the model's). phi_cols: column ->
+    MEDDOCAN label of columns of identifiers, de-identified in place (strings) and, with
+    `phi_to_text`, known identifiers of the row's text and of the patient's rows. text_format:
+    "text" (reports), or "fhir" / "hl7v2": each text is a FHIR resource or Bundle (JSON) or HL7
+    v2 messages, rewritten whole by its format's rewriter (a key in every mode; no known or PHI
+    columns); "scan": `text_col` is binary, a scanned PDF or a PNG, JPEG or TIFF image a row
+    (Spark's `binaryFile` reader's `content`), read as the command line reads such a file (OCR,
+    or a PDF's text layer) and de-identified as a report; the output then also has
+    `ocr_pages` (each page as the run report lists it; `review`: its OCR confidence is below
+    `review_below`, no word was recognised, or ink was left unread), `ocr_review` (a page is to
+    be reviewed), `redacted` (the file's pages as images only, a box over every PHI word, in its
+    own format) and `redacted_type` (its media type)."""
+
+    mode: str
+    key: bytes | None = field(default=None, repr=False)
+    model: str = DEFAULT_MODEL
+    id_col: str = "id"
+    text_col: str = "text"
+    patient_col: str | None = None
+    batch_size: int = 32
+    options: DeidOptions | None = None
+    error_col: str | None = None
+    keep_text: bool = False
+    policy: PolicyLike = None
+    known_col: str | None = None
+    privacy: str | None = None
+    phi_cols: Mapping[str, str] | None = None
+    phi_to_text: bool = True
+    text_format: str = "text"
+    review_below: float = DEFAULT_REVIEW_BELOW
+
+
 def deidentify_dataframe(
     df,
     mode: str,
@@ -511,31 +556,193 @@ def deidentify_dataframe(
     text_format: str = "text",
     review_below: float = DEFAULT_REVIEW_BELOW,
 ):
-    """De-identify the `text_col` of every row of `df` (a Spark DataFrame).
+    """De-identify the `text_col` of every row of `df` (a Spark DataFrame); the arguments are
+    those of `FrameRequest`, described there.
 
-    id_col: the report id (any type; its string keys the surrogates, as in the CLI);
-    patient_col: optional patient id (surrogates then keyed by patient); text_col: string, or
-    binary decoded as strict UTF-8 on the executors; error_col: optional string column, a
-    row where it is not null fails with that reason (e.g. a malformed input line).
-    Returns `df` without `text_col` (kept when `keep_text`) and `error_col`, plus `deid_text`,
-    `phi` and `status`; the same number of rows. policy: a `Policy` or the path of a policy
-    file (read on the driver). known_col: optional column of known identifiers (a JSON
-    string or a map label -> array of strings), found in the row and in every row of the
-    same patient; it never goes to the output (it is PHI). privacy: the pipeline's privacy
-    level, "balanced" or "high" (None: the policy's, else the model's). phi_cols: column ->
-    MEDDOCAN label of columns of identifiers, de-identified in place (strings) and, with
-    `phi_to_text`, known identifiers of the row's text and of the patient's rows. text_format:
-    "text" (reports), or "fhir" / "hl7v2": each text is a FHIR resource or Bundle (JSON) or HL7
-    v2 messages, rewritten whole by its format's rewriter (a key in every mode; no known or PHI
-    columns); "scan": `text_col` is binary, a scanned PDF or a PNG, JPEG or TIFF image a row
-    (Spark's `binaryFile` reader's `content`), read as the command line reads such a file (OCR,
-    or a PDF's text layer) and de-identified as a report; the output then also has
-    `ocr_pages` (each page as the run report lists it; `review`: its OCR confidence is below
-    `review_below`, no word was recognised, or ink was left unread), `ocr_review` (a page is to
-    be reviewed), `redacted` (the file's pages as images only, a box over every PHI word, in its
-    own format) and `redacted_type` (its media type). Raises ValueError at once for a bad mode,
-    a bad policy, a bad privacy level, a missing key, a missing column, an unknown label, an
-    unknown text format, a scan column that is not binary or a name clash."""
+    Returns `df` without `text_col` (kept when `keep_text`), `error_col` and `known_col`, plus
+    `deid_text`, `phi` and `status` (and a scan's columns); the same number of rows. Raises
+    ValueError at once for a bad mode, a bad policy, a bad privacy level, a missing key, a
+    missing column, an unknown label, an unknown text format, a scan column that is not binary
+    or a name clash."""
+    import pyspark.sql.types  # noqa: F401  (no pyspark: ImportError before any other check)
+
+    request = FrameRequest(
+        mode,
+        key,
+        model,
+        id_col,
+        text_col,
+        patient_col,
+        batch_size,
+        options,
+        error_col,
+        keep_text,
+        policy,
+        known_col,
+        privacy,
+        phi_cols,
+        phi_to_text,
+        text_format,
+        review_below,
+    )
+    return _planned(df, request)
+
+
+def _planned(df, request: FrameRequest):
+    """`df` checked against the request and mapped through the de-identification (the plan:
+    nothing runs before an action)."""
+    # the mode, the operators and the key settled on the driver, as the executors will
+    settled = Deidentifier(
+        None, request.mode, key=request.key, options=request.options, policy=request.policy
+    )
+    privacy = _checked_privacy(request, settled.options)
+    _check_format(request)
+    phi_cols = dict(request.phi_cols or {})
+    _check_columns(df, request, phi_cols)
+    drop, kept = _output_fields(df, request, phi_cols)
+    df, drop = _with_pooled_columns(df, request, phi_cols, drop)
+    key_bc, options, gazetteer_file = _shipped_key(df.sparkSession, settled, request)
+    cols = _Columns(
+        request.id_col,
+        request.text_col,
+        request.patient_col,
+        request.error_col,
+        tuple(phi_cols.items()),
+        request.phi_to_text,
+        tuple(drop),
+        request.text_format,
+        request.review_below,
+    )
+    fn = _partition_fn(
+        request.model,
+        privacy,
+        request.mode,
+        key_bc,
+        options,
+        gazetteer_file,
+        request.batch_size,
+        cols,
+    )
+    return df.mapInPandas(fn, _output_schema(kept, request.text_format))
+
+
+def _checked_privacy(request: FrameRequest, options: DeidOptions) -> str | None:
+    """The pipeline's privacy level (the request's, else the policy's); ValueError for a bad
+    batch size or an unknown level."""
+    if request.batch_size < 1:
+        raise ValueError("batch_size must be at least 1")
+    privacy = request.privacy
+    if privacy is None and options.policy is not None:
+        privacy = options.policy.privacy
+    if privacy is not None and privacy not in PRIVACY_LEVELS:
+        raise ValueError(
+            f"unknown privacy level {privacy!r} (expected one of {', '.join(PRIVACY_LEVELS)})"
+        )
+    return privacy
+
+
+def _check_format(request: FrameRequest) -> None:
+    """ValueError for an unknown text format, a review threshold out of 0..100, or an
+    interchange format without a key or with PHI or known columns."""
+    text_format = request.text_format
+    if text_format not in ("text", "scan", *registry.interchange_names()):
+        raise ValueError(
+            f"unknown text format {text_format!r} (expected text, scan, "
+            f"{', '.join(registry.interchange_names())})"
+        )
+    if not 0 <= request.review_below <= 100:
+        raise ValueError(
+            f"review_below is an OCR confidence, 0 to 100 (got {request.review_below})"
+        )
+    if text_format not in ("text", "scan"):
+        if request.key is None:
+            raise ValueError(f"{text_format} needs a key (ids, hashes, date offsets)")
+        if request.phi_cols or request.known_col is not None:
+            raise ValueError(
+                f"a {text_format} column carries its own identifiers: no PHI or known column"
+            )
+
+
+def _check_columns(df, request: FrameRequest, phi_cols: dict[str, str]) -> None:
+    """ValueError for a column `df` lacks, a PHI column of an unknown label or that is also
+    the id, text, error or known column, or a scan column that is not binary."""
+    from pyspark.sql.types import BinaryType
+
+    r = request
+    columns = df.columns
+    for col in (r.id_col, r.text_col, r.patient_col, r.error_col, r.known_col, *phi_cols):
+        if col is not None and col not in columns:
+            raise ValueError(f"no column {col!r} in the DataFrame (columns: {', '.join(columns)})")
+    for col, label in phi_cols.items():
+        if label not in LABELS:
+            raise ValueError(
+                f"PHI column {col!r}: unknown label {label!r} (one of the MEDDOCAN labels)"
+            )
+        if col in (r.id_col, r.text_col, r.error_col, r.known_col):
+            raise ValueError(
+                f"column {col!r} cannot be a PHI column and the id, text, error or known column"
+            )
+    text_type = df.schema[r.text_col].dataType if r.text_format == "scan" else None
+    if text_type is not None and not isinstance(text_type, BinaryType):
+        raise ValueError(
+            f"a scan column holds the files' bytes: {r.text_col!r} is "
+            f"{text_type.simpleString()}, not binary (read the files with "
+            "spark.read.format('binaryFile'): its `content` column)"
+        )
+
+
+def _output_fields(df, request: FrameRequest, phi_cols: dict[str, str]):
+    """The input columns dropped from the output, and the fields kept (PHI columns as
+    strings); ValueError when a kept column has the name of an output column."""
+    from pyspark.sql.types import StringType, StructField
+
+    r = request
+    dropped = (None if r.keep_text else r.text_col, r.error_col, r.known_col)
+    drop = [c for c in dropped if c is not None]
+    kept = [
+        StructField(f.name, StringType(), True) if f.name in phi_cols else f
+        for f in df.schema.fields
+        if f.name not in drop
+    ]
+    added = {DEID_TEXT_COL, PHI_COL, STATUS_COL} | (
+        set(SCAN_COLUMNS) if r.text_format == "scan" else set()
+    )
+    clash = {f.name for f in kept} & added
+    if clash:
+        raise ValueError(
+            f"the DataFrame already has the output column(s) {', '.join(sorted(clash))}"
+        )
+    return drop, kept
+
+
+def _with_pooled_columns(df, request: FrameRequest, phi_cols: dict[str, str], drop: list[str]):
+    """`df` plus the known identifiers' and the patient's PHI cells' columns the request needs,
+    and `drop` plus those columns (they never reach the output)."""
+    if request.known_col is not None:
+        df = _with_known(df, request.known_col, request.patient_col)
+        drop = [*drop, KNOWN_JSON_COL, KNOWN_POOLED_COL]
+    if phi_cols and request.phi_to_text and request.patient_col is not None:
+        df = _with_phi_pooled(df, phi_cols, request.patient_col)
+        drop = [*drop, PHI_POOLED_COL]
+    return df, drop
+
+
+def _shipped_key(spark, settled: Deidentifier, request: FrameRequest):
+    """The key's broadcast handle (None: no key needed), the executors' options and the name of
+    the shipped gazetteer (None: none shipped); an interchange format is keyed in every mode."""
+    options = settled.options
+    if settled.needs_key:
+        key_bc = spark.sparkContext.broadcast(settled.key)
+        options, gazetteer_file = _ship_gazetteer(spark, options)
+        return key_bc, options, gazetteer_file
+    if request.text_format != "text" and request.key is not None:
+        return spark.sparkContext.broadcast(as_key(request.key)), options, None
+    return None, options, None
+
+
+def _output_schema(kept: list, text_format: str):
+    """The output's schema: the kept fields, then deid_text, phi, status and a scan's
+    columns."""
     from pyspark.sql.types import (
         BinaryType,
         BooleanType,
@@ -545,110 +752,19 @@ def deidentify_dataframe(
         _parse_datatype_string,
     )
 
-    # the mode, the operators and the key settled on the driver, as the executors will
-    settled = Deidentifier(None, mode, key=key, options=options, policy=policy)
-    options = settled.options
-    if batch_size < 1:
-        raise ValueError("batch_size must be at least 1")
-    if privacy is None and options.policy is not None:
-        privacy = options.policy.privacy
-    if privacy is not None and privacy not in PRIVACY_LEVELS:
-        raise ValueError(
-            f"unknown privacy level {privacy!r} (expected one of {', '.join(PRIVACY_LEVELS)})"
-        )
-    if text_format not in ("text", "scan", *registry.interchange_names()):
-        raise ValueError(
-            f"unknown text format {text_format!r} (expected text, scan, "
-            f"{', '.join(registry.interchange_names())})"
-        )
-    if not 0 <= review_below <= 100:
-        raise ValueError(f"review_below is an OCR confidence, 0 to 100 (got {review_below})")
-    if text_format not in ("text", "scan"):
-        if key is None:
-            raise ValueError(f"{text_format} needs a key (ids, hashes, date offsets)")
-        if phi_cols or known_col is not None:
-            raise ValueError(
-                f"a {text_format} column carries its own identifiers: no PHI or known column"
-            )
-    spark = df.sparkSession
-    columns = df.columns
-    phi_cols = dict(phi_cols or {})
-    for col in (id_col, text_col, patient_col, error_col, known_col, *phi_cols):
-        if col is not None and col not in columns:
-            raise ValueError(f"no column {col!r} in the DataFrame (columns: {', '.join(columns)})")
-    for col, label in phi_cols.items():
-        if label not in LABELS:
-            raise ValueError(
-                f"PHI column {col!r}: unknown label {label!r} (one of the MEDDOCAN labels)"
-            )
-        if col in (id_col, text_col, error_col, known_col):
-            raise ValueError(
-                f"column {col!r} cannot be a PHI column and the id, text, error or known column"
-            )
-    if text_format == "scan" and not isinstance(df.schema[text_col].dataType, BinaryType):
-        raise ValueError(
-            f"a scan column holds the files' bytes: {text_col!r} is "
-            f"{df.schema[text_col].dataType.simpleString()}, not binary (read the files with "
-            "spark.read.format('binaryFile'): its `content` column)"
-        )
-    drop = [c for c in (None if keep_text else text_col, error_col, known_col) if c is not None]
-    kept = [
-        StructField(f.name, StringType(), True) if f.name in phi_cols else f
-        for f in df.schema.fields
-        if f.name not in drop
+    added = [
+        StructField(DEID_TEXT_COL, _parse_datatype_string("string"), True),
+        StructField(PHI_COL, _parse_datatype_string(PHI_TYPE), False),
+        StructField(STATUS_COL, _parse_datatype_string("string"), False),
     ]
-    added = {DEID_TEXT_COL, PHI_COL, STATUS_COL} | (
-        set(SCAN_COLUMNS) if text_format == "scan" else set()
-    )
-    clash = {f.name for f in kept} & added
-    if clash:
-        raise ValueError(
-            f"the DataFrame already has the output column(s) {', '.join(sorted(clash))}"
-        )
-    if known_col is not None:
-        df = _with_known(df, known_col, patient_col)
-        drop += [KNOWN_JSON_COL, KNOWN_POOLED_COL]
-    if phi_cols and phi_to_text and patient_col is not None:
-        df = _with_phi_pooled(df, phi_cols, patient_col)
-        drop.append(PHI_POOLED_COL)
-    key_bc = None
-    gazetteer_file = None
-    if settled.needs_key:
-        key_bc = spark.sparkContext.broadcast(settled.key)
-        options, gazetteer_file = _ship_gazetteer(spark, options)
-    elif text_format != "text" and key is not None:  # ids, hashes, dates: keyed in every mode
-        key_bc = spark.sparkContext.broadcast(as_key(key))
-    schema = StructType(
-        kept
-        + [
-            StructField(DEID_TEXT_COL, _parse_datatype_string("string"), True),
-            StructField(PHI_COL, _parse_datatype_string(PHI_TYPE), False),
-            StructField(STATUS_COL, _parse_datatype_string("string"), False),
+    if text_format == "scan":
+        added += [
+            StructField(OCR_PAGES_COL, _parse_datatype_string(OCR_PAGES_TYPE), True),
+            StructField(OCR_REVIEW_COL, BooleanType(), True),
+            StructField(REDACTED_COL, BinaryType(), True),
+            StructField(REDACTED_TYPE_COL, StringType(), True),
         ]
-        + (
-            [
-                StructField(OCR_PAGES_COL, _parse_datatype_string(OCR_PAGES_TYPE), True),
-                StructField(OCR_REVIEW_COL, BooleanType(), True),
-                StructField(REDACTED_COL, BinaryType(), True),
-                StructField(REDACTED_TYPE_COL, StringType(), True),
-            ]
-            if text_format == "scan"
-            else []
-        )
-    )
-    cols = _Columns(
-        id_col,
-        text_col,
-        patient_col,
-        error_col,
-        tuple(phi_cols.items()),
-        phi_to_text,
-        tuple(drop),
-        text_format,
-        review_below,
-    )
-    fn = _partition_fn(model, privacy, mode, key_bc, options, gazetteer_file, batch_size, cols)
-    return df.mapInPandas(fn, schema)
+    return StructType(kept + added)
 
 
 def _with_known(df, known_col: str, patient_col: str | None):

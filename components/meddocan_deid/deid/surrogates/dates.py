@@ -206,28 +206,7 @@ def _assign_roles(items: list[_Item]) -> bool:
     for it in weekdays + seasons:
         it.role = it.kind
     if months:
-        month = months[0]
-        month.role = "month_word" if month.kind == "month" else "month_roman"
-        before = [it for it in nums if it.start < month.start]
-        after = [it for it in nums if it.start > month.start]
-        if len(before) > 1 or len(after) > 1:
-            return False
-        for it in before + after:
-            ending = EU_READ.get(lookup_key(it.ending), "") if it.langs else ""
-            if ending == "ko":
-                it.role = "year"
-            elif it.ending and (ending or it.ending in ORDINALS):
-                it.role = "day"
-        for it in before:
-            if not it.role:
-                it.role = "year" if len(it.text.replace(".", "")) == 4 else "day"
-        for it in after:
-            if not it.role:
-                it.role = (
-                    "day" if any(b.role == "year" for b in before) and len(it.text) <= 2 else "year"
-                )
-        assigned = [it.role for it in before + after]
-        return len(assigned) == len(set(assigned))
+        return _roles_around_month(months[0], nums)
     if any(it.ending for it in nums):
         return False
     values = [it.text for it in nums]
@@ -238,27 +217,59 @@ def _assign_roles(items: list[_Item]) -> bool:
             return False  # `lunes 10`: a day without its month
         nums[0].role = "year"
         return True
-    roles: tuple[str, ...]
-    if len(nums) == 3:
-        a, b, _c = values
-        if len(a) == 4:
-            roles = ("year", "month", "day")
-        elif int(b) > 12 and int(a) <= 12:
-            roles = ("month", "day", "year")
-        else:
-            roles = ("day", "month", "year")
-    elif len(nums) == 2:
-        a, b = values
-        roles = (
-            ("month", "year") if len(b.replace(".", "")) == 4 or int(b) > 12 else ("day", "month")
-        )
-    elif len(nums) == 1 and len(values[0].replace(".", "")) == 4:
-        roles = ("year",)
-    else:
+    roles = _numeric_roles(values)
+    if roles is None:
         return False
     for it, role in zip(nums, roles):
         it.role = role
     return True
+
+
+def _roles_around_month(month: _Item, nums: list[_Item]) -> bool:
+    """The roles of a month written as a word or a Roman numeral and of the numbers around it
+    (at most one each side): a day or a year by its ending, else by its place and length;
+    False when two numbers get one role."""
+    month.role = "month_word" if month.kind == "month" else "month_roman"
+    before = [it for it in nums if it.start < month.start]
+    after = [it for it in nums if it.start > month.start]
+    if len(before) > 1 or len(after) > 1:
+        return False
+    for it in before + after:
+        ending = EU_READ.get(lookup_key(it.ending), "") if it.langs else ""
+        if ending == "ko":
+            it.role = "year"
+        elif it.ending and (ending or it.ending in ORDINALS):
+            it.role = "day"
+    for it in before:
+        if not it.role:
+            it.role = "year" if len(it.text.replace(".", "")) == 4 else "day"
+    for it in after:
+        if not it.role:
+            it.role = (
+                "day" if any(b.role == "year" for b in before) and len(it.text) <= 2 else "year"
+            )
+    assigned = [it.role for it in before + after]
+    return len(assigned) == len(set(assigned))
+
+
+def _numeric_roles(values: list[str]) -> tuple[str, ...] | None:
+    """The roles of the numbers of an all-numeric date, in order (year first when it leads,
+    else day-month-year unless only month-day-year can be); None: no date."""
+    if len(values) == 3:
+        a, b, _c = values
+        if len(a) == 4:
+            return ("year", "month", "day")
+        if int(b) > 12 and int(a) <= 12:
+            return ("month", "day", "year")
+        return ("day", "month", "year")
+    if len(values) == 2:
+        a, b = values
+        return (
+            ("month", "year") if len(b.replace(".", "")) == 4 or int(b) > 12 else ("day", "month")
+        )
+    if len(values) == 1 and len(values[0].replace(".", "")) == 4:
+        return ("year",)
+    return None
 
 
 def _year_value(token: str) -> int:
@@ -425,97 +436,126 @@ def shift_date(text: str, offset: int) -> str | None:
 
 
 def _shift_date(text: str, offset: int) -> str | None:
+    """The date `text` moved by `offset` days and written as it was (None: no date this module
+    reads, or one moved out of the calendar)."""
     found = _analyse(text)
     if found is None:
         return None
     items, day, month, year, weekday, season, _langs, lang = found
-    new: dict[str, int] = {}
-    step = 1 if offset > 0 else -1
-    if season is not None and year is not None:  # its middle month moves; at least one season
-        middle = SEASON_MIDDLE[season]
-        shifted = _shift(_clamp(year, middle, 15), offset)
-        if shifted is None:
-            return None
-        new_season = {3: 1, 4: 1, 5: 1, 6: 2, 7: 2, 8: 2, 9: 3, 10: 3, 11: 3}.get(shifted.month, 4)
-        # December: the next year's winter
-        new_year = shifted.year + (1 if shifted.month == 12 else 0)
-        if (new_season, new_year) == (season, year):  # still the same season: the next one
-            new_season = (season - 1 + step) % 4 + 1
-            # winter belongs to the year of its January: autumn -> next year's winter and back
-            new_year += 1 if step > 0 and season == 3 else -1 if step < 0 and season == 4 else 0
-        new.update(season=new_season, year=new_year)
-    elif season is not None:  # a season alone: the offset in seasons, at least one
-        seasons = round(offset / 91.31)
-        new["season"] = (season - 1 + (seasons if seasons % 4 else seasons + step)) % 4 + 1
-    elif month is None and day is None and year is not None:  # a year
-        years = round(offset / 365.25) or step
-        new["year"] = year + years
-    elif month is None and day is None:  # a weekday alone
-        pass
-    elif day is None:  # month (and year)
-        shifted = _shift(_clamp(year or 2001, month, 15), offset)
-        if shifted is None:
-            return None
-        new.update(month=shifted.month, year=shifted.year)
-    else:
-        shifted = _shift(_clamp(year or 2001, month, day), offset)
-        if shifted is None:
-            return None
-        new.update(day=shifted.day, month=shifted.month, year=shifted.year)
-        if year is not None:
-            new["weekday"] = shifted.isoweekday()
+    new = _shifted_fields(day, month, year, season, offset)
+    if new is None:
+        return None
     if "year" in new and not 1 <= new["year"] <= 9999:
         return None
     if weekday is not None and new.get("weekday") is None:
         new["weekday"] = (weekday - 1 + offset) % 7 + 1
+    return _written(text, items, new, lang)
+
+
+def _shifted_fields(
+    day: int | None, month: int | None, year: int | None, season: int | None, offset: int
+) -> dict[str, int] | None:
+    """The fields a date of these parts has once moved by `offset` days: a season, a year, a
+    month or a day at least one step away (a weekday alone: none; None: out of the calendar)."""
+    step = 1 if offset > 0 else -1
+    if season is not None and year is not None:
+        return _shifted_season_year(season, year, offset)
+    if season is not None:  # a season alone: the offset in seasons, at least one
+        seasons = round(offset / 91.31)
+        return {"season": (season - 1 + (seasons if seasons % 4 else seasons + step)) % 4 + 1}
+    if month is None and day is None and year is not None:  # a year
+        years = round(offset / 365.25) or step
+        return {"year": year + years}
+    if month is None and day is None:  # a weekday alone
+        return {}
+    assert month is not None  # a day comes with its month (_analyse)
+    if day is None:  # month (and year)
+        shifted = _shift(_clamp(year or 2001, month, 15), offset)
+        if shifted is None:
+            return None
+        return {"month": shifted.month, "year": shifted.year}
+    shifted = _shift(_clamp(year or 2001, month, day), offset)
+    if shifted is None:
+        return None
+    new = {"day": shifted.day, "month": shifted.month, "year": shifted.year}
+    if year is not None:
+        new["weekday"] = shifted.isoweekday()
+    return new
+
+
+def _shifted_season_year(season: int, year: int, offset: int) -> dict[str, int] | None:
+    """A season of a year moved by `offset` days: its middle month moves, and it becomes at
+    least the next (or previous) season (None: out of the calendar)."""
+    step = 1 if offset > 0 else -1
+    middle = SEASON_MIDDLE[season]
+    shifted = _shift(_clamp(year, middle, 15), offset)
+    if shifted is None:
+        return None
+    new_season = {3: 1, 4: 1, 5: 1, 6: 2, 7: 2, 8: 2, 9: 3, 10: 3, 11: 3}.get(shifted.month, 4)
+    # December: the next year's winter
+    new_year = shifted.year + (1 if shifted.month == 12 else 0)
+    if (new_season, new_year) == (season, year):  # still the same season: the next one
+        new_season = (season - 1 + step) % 4 + 1
+        # winter belongs to the year of its January: autumn -> next year's winter and back
+        new_year += 1 if step > 0 and season == 3 else -1 if step < 0 and season == 4 else 0
+    return {"season": new_season, "year": new_year}
+
+
+def _written(text: str, items: list[_Item], new: dict[str, int], lang: str) -> str:
+    """`text` with each of its items written anew from the `new` fields, the gaps between them
+    as they were (a Catalan `de` before a month re-elided for the new month)."""
     numeric = not any(it.role in ("month_word", "month_roman") for it in items)
     pieces: list[str] = []
     pos = 0
     for i, it in enumerate(items):
         gap = text[pos : it.start]
         pos = it.end
-        body, ending = it.text, it.ending
-        if it.role == "day":
-            out = _num_text(body, new["day"], numeric)
-            if ending in ORDINALS:
-                ending = ending if new["day"] == 1 else ""
-            elif ending:
-                ending = _eu_case(ending, _eu_number_ending(new["day"], ending))
-            out += ending
-        elif it.role == "month":
-            out = _num_text(body, new["month"])
-        elif it.role == "year":
-            out = _year_text(body, new["year"]) + (
-                _eu_case(ending, _eu_number_ending(new["year"], ending)) if ending else ""
-            )
-        elif it.role == "month_word":
-            out = _name(it, lang, new["month"])
-            prev = items[i - 1] if i else None
-            if (
-                lang == "ca"
-                and prev is not None
-                and prev.kind == "connector"
-                and not gap.strip()
-                and prev.text.casefold().replace("’", "'") in ("de", "d'")
-            ):
-                # Catalan elision: `de febrer`, `d'abril`
-                elided = lookup_key(out)[:1] in "aeiou"
-                d = prev.text[0]
-                pieces[-1] = d + "'" if elided else d + ("E" if prev.text.isupper() else "e")
-                gap = "" if elided else " "
-        elif it.role == "month_roman":
-            roman = ROMAN_MONTHS[new["month"] - 1]
-            out = roman if it.text.isupper() else roman.lower()
-        elif it.role == "weekday":
-            out = _name(it, lang, new["weekday"])
-        elif it.role == "season":
-            out = _name(it, lang, new["season"])
-        else:  # connectors: as written
-            out = it.text
+        out = _item_text(it, new, numeric, lang)
+        prev = items[i - 1] if i else None
+        if (
+            it.role == "month_word"
+            and lang == "ca"
+            and prev is not None
+            and prev.kind == "connector"
+            and not gap.strip()
+            and prev.text.casefold().replace("’", "'") in ("de", "d'")
+        ):
+            # Catalan elision: `de febrer`, `d'abril`
+            elided = lookup_key(out)[:1] in "aeiou"
+            d = prev.text[0]
+            pieces[-1] = d + "'" if elided else d + ("E" if prev.text.isupper() else "e")
+            gap = "" if elided else " "
         pieces.append(gap)
         pieces.append(out)
     pieces.append(text[pos:])
     return "".join(pieces)
+
+
+def _item_text(it: _Item, new: dict[str, int], numeric: bool, lang: str) -> str:
+    """One item of a date written for the `new` fields, in the form, case and language it was
+    written in (connectors as written)."""
+    body, ending = it.text, it.ending
+    if it.role == "day":
+        out = _num_text(body, new["day"], numeric)
+        if ending in ORDINALS:
+            ending = ending if new["day"] == 1 else ""
+        elif ending:
+            ending = _eu_case(ending, _eu_number_ending(new["day"], ending))
+        return out + ending
+    if it.role == "month":
+        return _num_text(body, new["month"])
+    if it.role == "year":
+        return _year_text(body, new["year"]) + (
+            _eu_case(ending, _eu_number_ending(new["year"], ending)) if ending else ""
+        )
+    if it.role == "month_word":
+        return _name(it, lang, new["month"])
+    if it.role == "month_roman":
+        roman = ROMAN_MONTHS[new["month"] - 1]
+        return roman if it.text.isupper() else roman.lower()
+    if it.role in ("weekday", "season"):
+        return _name(it, lang, new[it.role])
+    return it.text
 
 
 def dates(text: str, label: str, ctx: Context) -> str | None:

@@ -131,6 +131,119 @@ def spelling_variant(a: str, b: str, pairs: frozenset = CONFUSABLE) -> bool:
     return pair in pairs or (diff[0] == 0 and pair in INITIAL)
 
 
+class _NameChecks:
+    """The checks of one list (see the module and `filter_names`), with what they derive once
+    from the known names: the known names by length and the TOP most frequent surnames."""
+
+    def __init__(
+        self,
+        trusted: Mapping[str, str],
+        frequency: Mapping[str, int],
+        dictionary: frozenset[str],
+        country: str,
+        spellings: Mapping[str, str],
+        listed: frozenset[str],
+        pairs: frozenset,
+    ):
+        self.trusted = trusted
+        self.frequency = frequency
+        self.dictionary = dictionary
+        self.country = country
+        self.spellings = spellings
+        self.listed = listed
+        self.pairs = pairs
+        self.known = set(trusted) | set(frequency)
+        self.by_length: dict[int, list[str]] = {}
+        for k in self.known:
+            self.by_length.setdefault(len(k), []).append(k)
+        self.top = frozenset(sorted(frequency, key=lambda k: -frequency[k])[:TOP])
+
+    def near(self, key: str, close) -> list[str]:
+        """The known names of one letter more, as many or one less that `close` accepts,
+        the most frequent first."""
+        found = [
+            k
+            for n in (len(key) - 1, len(key), len(key) + 1)
+            for k in self.by_length.get(n, ())
+            if k != key and close(key, k)
+        ]
+        return sorted(found, key=lambda k: -self.frequency.get(k, 0))
+
+    def frequent_edit(self, key: str, other: str) -> bool:  # `Garica`, `Hernadez`, `Jiminez`
+        """`other` is a TOP surname one edit from `key`, with the same first letter."""
+        if other not in self.top or not one_edit(key, other) or key[:1] != other[:1]:
+            return False  # a first letter of its own makes another name (`Ara`, `Lara`)
+        if len(key) == len(other):  # a vowel for a vowel, or two letters swapped
+            diff = [i for i in range(len(key)) if key[i] != other[i]]
+            return len(diff) == 2 or (key[diff[0]] in "aeiou" and other[diff[0]] in "aeiou")
+        return True
+
+    def written(self, key: str) -> str:
+        """The spelling of a folded name: the trusted one, else the accented one, else titled."""
+        return self.trusted.get(key) or self.spellings.get(key, key.title())
+
+    def verdict(self, name: str, key: str) -> Removal | str:
+        """The removal of a stripped name (`key`: its folded form), or the spelling it is kept
+        in."""
+        if not name or " " in name or any(c.isdigit() for c in name) or key in NOT_NAMES:
+            return Removal(name, "several words" if " " in name else "not a name")
+        if self.country != "MX" and _NAHUATL.search(key):
+            return Removal(name, "Nahuatl")
+        spelled = next(
+            (
+                n
+                for n in (self.trusted.get(key), self.spellings.get(key), name)
+                if n and not accent_problem(n)
+            ),
+            "",
+        )
+        if not spelled:
+            return Removal(name, "accent")
+        if key not in self.known:
+            return self.unknown_problem(name, key) or spelled
+        if key in self.frequency and key not in self.trusted:
+            return self.rarer_problem(name, key) or spelled
+        return spelled
+
+    def unknown_problem(self, name: str, key: str) -> Removal | None:
+        """A name no list knows: a common word, or a variant of a known name (None: neither)."""
+        if (name.lower() in self.dictionary or key in self.dictionary) and key not in self.listed:
+            return Removal(name, "common word")
+        # a name that lost its accented last letter (`Jos` for `José`)
+        cut = [
+            k
+            for k in self.by_length.get(len(key) + 1, ())
+            if k.startswith(key) and self.written(k)[-1:] in _ACUTE
+        ]
+        close = (
+            self.near(
+                key, lambda a, b: spelling_variant(a, b, self.pairs) or self.frequent_edit(a, b)
+            )
+            or cut
+        )
+        if close:
+            return Removal(name, f"variant of {self.written(close[0])}")
+        return None
+
+    def rarer_problem(self, name: str, key: str) -> Removal | None:
+        """A surname of the frequency list only: a rarer spelling of a commoner one (None: it is
+        not)."""
+        frequency = self.frequency
+        close = self.near(
+            key,
+            lambda a, b: (
+                spelling_variant(a, b, frozenset()) and frequency.get(b, 0) > frequency[a]
+            )  # an archaic first letter (`Ybanez`, `Ybarra`) whenever the modern is commoner
+            or (
+                (spelling_variant(a, b, RARE_PAIRS) or self.frequent_edit(a, b))
+                and frequency.get(b, 0) >= RARER * frequency[a]
+            ),
+        )
+        if close:
+            return Removal(name, f"rarer spelling of {self.written(close[0])}")
+        return None
+
+
 def filter_names(
     names: Iterable[str],
     trusted: Mapping[str, str],
@@ -148,92 +261,15 @@ def filter_names(
     Spanish dictionary words; `spellings`: folded name -> a spelling with its accents for
     names `trusted` lacks; `listed`: folded names of every other list of this kind (a
     dictionary word that one of them holds is a name)."""
-    spellings = spellings or {}
-    known = set(trusted) | set(frequency)
-    by_length: dict[int, list[str]] = {}
-    for k in known:
-        by_length.setdefault(len(k), []).append(k)
-
-    def near(key: str, close) -> list[str]:
-        found = [
-            k
-            for n in (len(key) - 1, len(key), len(key) + 1)
-            for k in by_length.get(n, ())
-            if k != key and close(key, k)
-        ]
-        return sorted(found, key=lambda k: -frequency.get(k, 0))
-
-    top = frozenset(sorted(frequency, key=lambda k: -frequency[k])[:TOP])
-
-    def frequent_edit(key: str, other: str) -> bool:  # `Garica`, `Hernadez`, `Jiminez`
-        if other not in top or not one_edit(key, other) or key[:1] != other[:1]:
-            return False  # a first letter of its own makes another name (`Ara`, `Lara`)
-        if len(key) == len(other):  # a vowel for a vowel, or two letters swapped
-            diff = [i for i in range(len(key)) if key[i] != other[i]]
-            return len(diff) == 2 or (key[diff[0]] in "aeiou" and other[diff[0]] in "aeiou")
-        return True
-
-    def written(key: str) -> str:
-        return trusted.get(key) or spellings.get(key, key.title())
-
+    checks = _NameChecks(trusted, frequency, dictionary, country, spellings or {}, listed, pairs)
     kept: dict[str, str] = {}
     removed: list[Removal] = []
     for name in names:
         name = name.strip()
         key = lookup_key(name)
-        if not name or " " in name or any(c.isdigit() for c in name) or key in NOT_NAMES:
-            removed.append(Removal(name, "several words" if " " in name else "not a name"))
-            continue
-        if country != "MX" and _NAHUATL.search(key):
-            removed.append(Removal(name, "Nahuatl"))
-            continue
-        spelled = next(
-            (
-                n
-                for n in (trusted.get(key), spellings.get(key), name)
-                if n and not accent_problem(n)
-            ),
-            "",
-        )
-        if not spelled:
-            removed.append(Removal(name, "accent"))
-            continue
-        if key not in known:
-            if (name.lower() in dictionary or key in dictionary) and key not in listed:
-                removed.append(Removal(name, "common word"))
-                continue
-            # a name that lost its accented last letter (`Jos` for `José`)
-            cut = [
-                k
-                for k in by_length.get(len(key) + 1, ())
-                if k.startswith(key) and written(k)[-1:] in _ACUTE
-            ]
-            close = (
-                near(key, lambda a, b: spelling_variant(a, b, pairs) or frequent_edit(a, b)) or cut
-            )
-            if close:
-                best = close[0]
-                removed.append(Removal(name, f"variant of {written(best)}"))
-                continue
-        elif key in frequency and key not in trusted:
-            close = near(
-                key,
-                lambda a, b: (
-                    spelling_variant(a, b, frozenset()) and frequency.get(b, 0) > frequency[a]
-                )  # an archaic first letter (`Ybanez`, `Ybarra`) whenever the modern is commoner
-                or (
-                    (spelling_variant(a, b, RARE_PAIRS) or frequent_edit(a, b))
-                    and frequency.get(b, 0) >= RARER * frequency[a]
-                ),
-            )
-            if close:
-                best = close[0]
-                removed.append(
-                    Removal(
-                        name,
-                        f"rarer spelling of {written(best)}",
-                    )
-                )
-                continue
-        kept.setdefault(key, spelled)
+        verdict = checks.verdict(name, key)
+        if isinstance(verdict, Removal):
+            removed.append(verdict)
+        else:
+            kept.setdefault(key, verdict)
     return sorted(kept.values(), key=lookup_key), removed

@@ -13,21 +13,65 @@ policy and the known identifiers are JSON texts."""
 import base64
 import json
 import logging
+from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, File, Form, Request, Security, UploadFile
 
 from ...audit.service import note, policy_digest
+from ...deid.operators import DeidResult
+from ...deid.options import DeidOptions
 from ...errors import ServiceError
 from ...formats.base import DocumentError
-from ...formats.scan import ocr_missing
-from ...formats.scan_bytes import DEFAULT_REVIEW_BELOW, page_count, page_entries, scan_kind
+from ...formats.scan import Scan, ocr_missing
+from ...formats.scan_bytes import (
+    DEFAULT_REVIEW_BELOW,
+    ScanKind,
+    page_count,
+    page_entries,
+    scan_kind,
+)
 from ..schemas import Mode, Privacy, RedactedFile, Replaced, ScanPageRead, ScanResponse
 from .common import State, bearer, state, work
 
 logger = logging.getLogger("meddocan_deid.service")
 router = APIRouter(dependencies=[Security(bearer)])
+
+
+@dataclass(frozen=True)
+class ScanForm:
+    """The form fields of a scan request beside its file (see `post_deidentify_scan`)."""
+
+    mode: str | None
+    privacy: str | None
+    policy: str | None  # JSON texts, parsed by `_settle`
+    known_phi: str | None
+    scope: str | None
+    patient_id: str | None
+    review_below: float
+
+
+@dataclass(frozen=True)
+class _Settled:
+    """What the engine settled for a request: its mode, options, known identifiers and privacy
+    level."""
+
+    mode: str
+    options: DeidOptions
+    known: dict | None
+    level: str
+
+
+@dataclass(frozen=True)
+class _Scanned:
+    """A scan read and de-identified: its kind, what was read (pages, confidence), the
+    de-identified text and the redacted file's bytes."""
+
+    kind: ScanKind
+    read: Scan
+    result: DeidResult
+    redacted: bytes
 
 
 def _json_field(value: str | None, name: str) -> Any:
@@ -80,18 +124,48 @@ async def post_deidentify_scan(
     redacted file, base64, its pages as images only with a black box over every PHI word (413
     over the server's size or page limit, 415 for a file that is no PDF or image, 422 for one
     that cannot be read, 501 when the server has no OCR)."""
+    form = ScanForm(mode, privacy, policy, known_phi, scope, patient_id, review_below)
+    settled = _settle(request, s, form)
+    data = await file.read()
+    kind = _checked_kind(data, s.settings.max_scan_pages)
+    # the long lane: seconds of OCR never hold up the ordinary requests' thread
+    read, result, redacted = await work(
+        s.engine,
+        s.engine.scan,
+        data,
+        kind,
+        settled.mode,
+        settled.options,
+        settled.known,
+        settled.level,
+        form.scope,
+        form.patient_id,
+        long=True,
+    )
+    return _answer(request, s, form, settled, _Scanned(kind, read, result, redacted))
+
+
+def _settle(request: Request, s: State, form: ScanForm) -> _Settled:
+    """The request's mode, options, known identifiers and privacy level, noted in its audit
+    record; 422 for a policy or known_phi field that is no JSON object, as /deidentify for a
+    bad policy or a missing key."""
     engine = s.engine
     req = SimpleNamespace(
-        policy=_json_field(policy, "policy"),
-        known_phi=_json_field(known_phi, "known_phi"),
-        privacy=privacy,
+        policy=_json_field(form.policy, "policy"),
+        known_phi=_json_field(form.known_phi, "known_phi"),
+        privacy=form.privacy,
         options=None,
     )
     options, known, level = engine.options(req)
-    mode = mode or s.settings.mode
+    mode = form.mode or s.settings.mode
     note(request, mode=mode, privacy=level, policy_digest=policy_digest(req.policy))
     engine.check_key(mode, options)
-    data = await file.read()
+    return _Settled(mode, options, known, level)
+
+
+def _checked_kind(data: bytes, max_pages: int) -> ScanKind:
+    """The kind of an uploaded file: 501 when the server has no OCR, 415 for a file that is no
+    PDF or image, 422 for one whose pages cannot be counted, 413 over `max_pages`."""
     missing = ocr_missing()
     if missing is not None:  # a server without the ocr extra: no retry will help (not a 503)
         raise ServiceError(501, "ocr_unavailable", missing)
@@ -103,30 +177,25 @@ async def post_deidentify_scan(
         pages = page_count(data, kind)
     except DocumentError as err:
         raise ServiceError(422, "invalid_request", str(err), loc=("body", "file")) from None
-    if pages > s.settings.max_scan_pages:
+    if pages > max_pages:
         raise ServiceError(
             413,
             "too_large",
-            f"file: {pages} pages, over the limit of {s.settings.max_scan_pages} a request",
+            f"file: {pages} pages, over the limit of {max_pages} a request",
         )
-    # the long lane: seconds of OCR never hold up the ordinary requests' thread
-    read, result, redacted = await work(
-        engine,
-        engine.scan,
-        data,
-        kind,
-        mode,
-        options,
-        known,
-        level,
-        scope,
-        patient_id,
-        long=True,
-    )
+    return kind
+
+
+def _answer(
+    request: Request, s: State, form: ScanForm, settled: _Settled, scanned: _Scanned
+) -> ScanResponse:
+    """The answer to a scan read and de-identified, counted in the metrics, the audit record
+    and the log (counts only, never text)."""
+    result, mode, level = scanned.result, settled.mode, settled.level
     per_label: dict[str, int] = {}
     for r in result.replacements:
         per_label[r.label] = per_label.get(r.label, 0) + 1
-    entries = page_entries(read, review_below)
+    entries = page_entries(scanned.read, form.review_below)
     flagged = sum(bool(p.get("review")) for p in entries)
     s.metrics.count("/deidentify/scan", 1, per_label)
     note(
@@ -145,11 +214,12 @@ async def post_deidentify_scan(
         privacy=level,
         text=result.text,
         entities=[Replaced(**r._asdict()) for r in result.replacements],
-        format=kind.format,
-        review_below=review_below,
+        format=scanned.kind.format,
+        review_below=form.review_below,
         pages=[ScanPageRead(**p) for p in entries],
         pages_to_review=flagged,
         redacted=RedactedFile(
-            media_type=kind.media_type, data=base64.b64encode(redacted).decode("ascii")
+            media_type=scanned.kind.media_type,
+            data=base64.b64encode(scanned.redacted).decode("ascii"),
         ),
     )
