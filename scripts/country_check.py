@@ -58,7 +58,11 @@ def main(
         if not sep or not word:
             typer.echo(f"--expect-by-name {item!r}: expected WORD=CC", err=True)
             raise typer.Exit(1)
-        by_name[word.lower()] = check_country(code)
+        try:
+            by_name[word.lower()] = check_country(code)
+        except ValueError as err:
+            typer.echo(f"--expect-by-name {item!r}: {err}", err=True)
+            raise typer.Exit(1) from None
     found: Counter[tuple[str, str]] = Counter()
     for folder in folders:
         expected = _expected(folder)

@@ -138,10 +138,12 @@ def test_the_size_and_page_limits_answer_413_before_any_ocr(tmp_path, rule_nlp, 
 
 
 def test_without_ocr_the_route_answers_501_saying_what_to_install(client, scans, monkeypatch):
-    from meddocan_deid.service.routes import scan
+    from meddocan_deid.formats import scan_bytes
 
     monkeypatch.setattr(
-        scan, "ocr_missing", lambda: "OCR needs the tesseract program (not found): apt-get ..."
+        scan_bytes,
+        "ocr_missing",
+        lambda: "OCR needs the tesseract program (not found): apt-get ...",
     )
     r = post(client, "foto.png", scans["foto.png"], "image/png")
     assert r.status_code == 501

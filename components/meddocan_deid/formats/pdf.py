@@ -12,6 +12,7 @@ from .base import PAGE_BREAK, DocumentError, Format
 from .scan import (
     INSTALL_HINT,
     OCR_DPI,
+    OcrUnavailable,
     Scan,
     ScanPage,
     ScanWord,
@@ -51,7 +52,7 @@ def read_text(data: bytes, encoding: str = "utf-8") -> str:
         return text + "\n"
     problem = ocr_missing()
     if problem is not None:
-        raise DocumentError(f"{_needs_ocr(n_pages)}; {problem}")
+        raise OcrUnavailable(f"{_needs_ocr(n_pages)}; {problem}")
     return _ocr(data).text
 
 
@@ -63,7 +64,7 @@ def read_scan(data: bytes, *, text_layer: bool = False) -> Scan | None:
     if not text.strip():
         problem = ocr_missing()
         if problem is not None:
-            raise DocumentError(f"{_needs_ocr(n_pages)}; {problem}")
+            raise OcrUnavailable(f"{_needs_ocr(n_pages)}; {problem}")
         return _ocr(data)
     return _text_layer_scan(data) if text_layer else None
 

@@ -78,9 +78,14 @@ class Scan:
         return [p.confidence for p in self.pages]
 
 
+class OcrUnavailable(DocumentError):
+    """OCR cannot run here: the message says what to install."""
+
+
 def ocr_missing() -> str | None:
     """Why OCR cannot run here (the extra, the tesseract program or its Spanish model is
-    missing), or None."""
+    missing), or None. Asked once a document (tesseract lists its models in a few
+    milliseconds, against seconds of OCR a page), so that an install takes effect at once."""
     for module in ("pytesseract", "pypdfium2", "PIL"):
         try:
             __import__(module)
@@ -103,10 +108,10 @@ def ocr_missing() -> str | None:
 
 
 def check_ocr() -> None:
-    """DocumentError when OCR cannot run here, saying what to install."""
+    """OcrUnavailable (a DocumentError) when OCR cannot run here, saying what to install."""
     problem = ocr_missing()
     if problem is not None:
-        raise DocumentError(problem)
+        raise OcrUnavailable(problem)
 
 
 def _page_words(page, number: int, psm: int) -> list[tuple[str, tuple, float, tuple]]:

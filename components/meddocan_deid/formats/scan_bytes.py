@@ -13,7 +13,7 @@ from typing import Any
 
 from . import image, pdf
 from .base import DocumentError
-from .scan import MAX_UNREAD_INK, Scan, ocr_missing
+from .scan import MAX_UNREAD_INK, OcrUnavailable, Scan, ocr_missing
 
 DEFAULT_REVIEW_BELOW = 60.0  # Tesseract's mean word confidence (0-100) under which a page is
 # flagged: below it, character errors hide identifiers from the pipeline (docs/ocr.md)
@@ -26,10 +26,6 @@ SIGNATURES = (
 )
 PDF_SIGNATURE = b"%PDF-"
 PDF_HEADER_BYTES = 1024  # a PDF reader takes the signature anywhere in the first kilobyte
-
-
-class OcrUnavailable(DocumentError):
-    """OCR cannot run here: the message says what to install."""
 
 
 @dataclass(frozen=True)
@@ -76,12 +72,17 @@ def page_count(data: bytes, kind: ScanKind) -> int:
 
 def read_scan_bytes(data: bytes, kind: ScanKind | None = None) -> tuple[ScanKind, Scan]:
     """(its kind, its Scan): OCR of its pages, or a PDF's text layer with each word's box.
-    OcrUnavailable when OCR cannot run here; DocumentError for an unreadable file."""
+    OcrUnavailable when its pages need OCR and OCR cannot run here (a PDF with a text layer
+    needs none); DocumentError for an unreadable file."""
     kind = kind or scan_kind(data)
     fmt = pdf.FORMAT if kind.format == "pdf" else image.FORMAT
-    problem = ocr_missing() or fmt.missing()
-    if problem is not None:
-        raise OcrUnavailable(problem)
+    missing = fmt.missing()
+    if missing is not None:
+        raise OcrUnavailable(missing)
+    if kind.format != "pdf":  # an image is read by OCR only; pdf.read_scan checks when it must
+        missing = ocr_missing()
+        if missing is not None:
+            raise OcrUnavailable(missing)
     assert fmt.read_scan is not None
     scan = fmt.read_scan(data, text_layer=True)
     if scan is None:  # a reader gives a Scan whenever it is asked for the words' boxes

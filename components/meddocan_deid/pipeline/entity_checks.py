@@ -371,8 +371,8 @@ class EntityChecks:
         """The label a purely numeric entity may have: its own, FECHAS, or "" (not PHI).
         A TERRITORIO number is a postal code (4 to 6 digits) or, when it reads as a year
         outside the footer, a date; a FECHAS number is a year or a day (two digits at most); a
-        phone number has at least
-        6 digits, and a 5-digit one is a postal code. Lab values are none of these."""
+        phone number has at least 6 digits, and a 5-digit one is a postal code. Lab values are
+        none of these."""
         text = ent.text
         if not _numeric(text):
             return ent.label_

@@ -46,8 +46,8 @@ from ..errors import InputError, RunError, ServiceError
 from ..formats import registry
 from ..formats.base import DocumentError
 from ..formats.memory import RowsTable
-from ..formats.scan import Scan
-from ..formats.scan_bytes import OcrUnavailable, ScanKind, read_scan_bytes, redacted_copy
+from ..formats.scan import OcrUnavailable, Scan
+from ..formats.scan_bytes import ScanKind, read_scan_bytes, redacted_copy
 from ..pipeline.loading import load_model, pin_loaded_objects, release_loaded_objects
 from .problems import problem
 from .settings import ServiceSettings

@@ -735,7 +735,7 @@ def _shipped_key(spark, settled: Deidentifier, request: FrameRequest):
         key_bc = spark.sparkContext.broadcast(settled.key)
         options, gazetteer_file = _ship_gazetteer(spark, options)
         return key_bc, options, gazetteer_file
-    if request.text_format != "text" and request.key is not None:
+    if request.text_format not in ("text", "scan") and request.key is not None:
         return spark.sparkContext.broadcast(as_key(request.key)), options, None
     return None, options, None
 

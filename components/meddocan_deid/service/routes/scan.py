@@ -24,7 +24,7 @@ from ...deid.operators import DeidResult
 from ...deid.options import DeidOptions
 from ...errors import ServiceError
 from ...formats.base import DocumentError
-from ...formats.scan import Scan, ocr_missing
+from ...formats.scan import Scan
 from ...formats.scan_bytes import (
     DEFAULT_REVIEW_BELOW,
     ScanKind,
@@ -164,11 +164,9 @@ def _settle(request: Request, s: State, form: ScanForm) -> _Settled:
 
 
 def _checked_kind(data: bytes, max_pages: int) -> ScanKind:
-    """The kind of an uploaded file: 501 when the server has no OCR, 415 for a file that is no
-    PDF or image, 422 for one whose pages cannot be counted, 413 over `max_pages`."""
-    missing = ocr_missing()
-    if missing is not None:  # a server without the ocr extra: no retry will help (not a 503)
-        raise ServiceError(501, "ocr_unavailable", missing)
+    """The kind of an uploaded file: 415 for a file that is no PDF or image, 422 for one whose
+    pages cannot be counted, 413 over `max_pages` (501 for a file that needs OCR on a server
+    without it comes from the reading: a PDF with a text layer needs none)."""
     try:
         kind = scan_kind(data)
     except DocumentError as err:
