@@ -50,9 +50,10 @@ lint: setup
 
 # lint first, with every extra installed (mypy reads their types); then two processes, each
 # test file whole in one (its module fixtures built once): the workflow test file takes about
-# 45% of the time, the rest shares the other core
+# 45% of the time, the rest shares the other core; the 20 slowest tests are listed (the budget
+# is 20 minutes alone on a 2-core machine)
 test: setup-test system-test-deps lint
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=20
 
 # Debian packages the tests use, installed when missing (as root: apt-get): headless Chromium
 # for the review page's browser test, Tesseract with its Spanish model for the OCR tests
