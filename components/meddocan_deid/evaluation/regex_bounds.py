@@ -9,6 +9,9 @@ made to make a pattern try hard at every position (long runs of the characters i
 cut by the ones it looks for next). `time_all` gives the worst CPU time of each pattern,
 scanning the input whole (finditer), or, for a pattern that starts with a run of blanks (the
 code matches those where something else ends, `match(text, pos)`), matching at its start.
+`growth` tells a slow linear pattern from a backtracking one on any machine: the time of its
+worst input at full size over the time at a quarter of it (about 4 when linear, 16 or more
+when it backtracks), both measured in one run.
 """
 
 import importlib
@@ -296,3 +299,21 @@ def time_all(
     finally:
         timer.close()
     return sorted(out, key=lambda r: -r[0])
+
+
+def growth(pattern: re.Pattern, which: int, size: int = SIZE, repeats: int = 3) -> float:
+    """How the pattern's CPU time on its adversarial input `which` grows from `size // 4`
+    characters to `size`: about 4 for a linear pattern, 16 or more for one that backtracks.
+    The fastest of `repeats` runs at each size (a run that waited on a busy CPU is dropped);
+    meant for patterns already known to finish (timed by `time_all`)."""
+
+    def fastest(n: int) -> float:
+        text = adversarial_inputs(pattern, n)[which]
+        best = float("inf")
+        for _ in range(repeats):
+            start = time.process_time()
+            run_once(pattern, text)
+            best = min(best, time.process_time() - start)
+        return best
+
+    return fastest(size) / max(fastest(size // 4), 1e-6)
