@@ -218,3 +218,49 @@ def test_the_per_string_cache_restarts_when_full(monkeypatch):
     nlp, plain, anchored = _rulers(patterns)
     _assert_same(nlp, plain, anchored, TEXTS + TEXTS)
     assert len(anchored._plan.rows) < sum(len(nlp.make_doc(text)) for text in TEXTS)
+
+
+class _CountingPipe:
+    """A component before the rulers that counts the docs it is given."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self, doc):
+        self.calls += 1
+        return doc
+
+
+@pytest.mark.parametrize("attr", [None, "LOWER"])
+def test_phrases_are_made_by_the_tokenizer_alone_with_the_same_matches(attr):
+    nlp = _nlp()
+    counter = _CountingPipe()
+    spacy.language.Language.component("counting_pipe_for_test", func=counter)
+    nlp.add_pipe("counting_pipe_for_test")
+    config = {"spans_key": "x", "validate": True, "phrase_matcher_attr": attr}
+    plain = nlp.add_pipe("span_ruler", name="plain", config=config)
+    anchored = nlp.add_pipe("meddocan_anchored_span_ruler", name="anchored", config=config)
+    phrases = [
+        {"label": "LOC", "pattern": "Villanueva de la Serena"},
+        {"label": "LOC", "pattern": "SORIA", "id": "soria"},
+        {"label": "LOC", "pattern": "Cabezón de la Sal"},
+        {"label": "X", "pattern": [{"LOWER": "hab"}, {"ORTH": "."}, {"IS_DIGIT": True}]},
+    ]
+    plain.add_patterns(phrases)
+    assert counter.calls == 3  # spaCy's ruler ran each phrase through the component
+    anchored.add_patterns(phrases)
+    assert counter.calls == 3  # this one did not
+    assert anchored.patterns == plain.patterns
+    _assert_same(nlp, plain, anchored, [*TEXTS, "vive en soria, hab. 302"])
+
+
+def test_phrases_on_an_attribute_that_components_set_still_run_through_them():
+    nlp = _nlp()
+    counter = _CountingPipe()
+    spacy.language.Language.component("counting_pipe_for_test_norm", func=counter)
+    nlp.add_pipe("counting_pipe_for_test_norm")
+    ruler = nlp.add_pipe(
+        "meddocan_anchored_span_ruler", config={"spans_key": "x", "phrase_matcher_attr": "NORM"}
+    )
+    ruler.add_patterns([{"label": "X", "pattern": "Ana Pérez"}])
+    assert counter.calls == 1
