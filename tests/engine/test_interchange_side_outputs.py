@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from meddocan_deid.brat import validate_ann
 from meddocan_deid.cli.app import app
-from meddocan_deid.deid.review import report_from_files
+from meddocan_deid.deid.review import report_from_files, reports_from_folders
 
 KEY = "clave inventada para las salidas de los ficheros de intercambio"
 FHIR_VALUES = ("Zubiarrain", "Eladia", "NHC-778812", "612 334 908", "Olmo Rojo", "1961-03-14")
@@ -118,6 +118,10 @@ def test_private_listing_pairs_with_the_shared_one(side_run):
     assert "\tNOMBRE_SUJETO_ASISTENCIA " in (private / "b.json.values.ann").read_text("utf-8")
     notes = (private / "mensajes.hl7.values.txt").read_text("utf-8")
     assert "Avisada la familia de Zubiarrain." in notes  # NTE-3 as it was
+    # `meddocan-deid review OUTPUT PRIVATE SITE` rebuilds the pages from the two listings
+    rebuilt = {r.id: r for r in reports_from_folders(out, private)}
+    assert sorted(rebuilt) == ["b.json.values", "mensajes.hl7.values"]
+    assert all(r.ok and r.replacements for r in rebuilt.values())
 
 
 def test_review_page_per_file(side_run):
