@@ -1,8 +1,8 @@
 """The try-it page at / (no token: the page holds no data; the token is typed in it and sent
 with its request): a text to POST /deidentify, and a scan (PDF or image) to POST
-/deidentify/scan, whose answer shows the text and links to the redacted file (an image's shown). In English or Spanish: `?lang=en|es`, else the browser's Accept-Language,
-else English; the page links to the other language. Its texts are data
-(templates/page_text.json)."""
+/deidentify/scan, whose answer shows the text and links to the redacted file (an image's is
+shown too). In English or Spanish: `?lang=en|es`, else the browser's Accept-Language, else
+English; the page links to the other language. Its texts are data (templates/page_text.json)."""
 
 import json
 import secrets
