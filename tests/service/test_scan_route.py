@@ -10,6 +10,7 @@ import json
 import pypdfium2 as pdfium
 import pytest
 from fastapi.testclient import TestClient
+from office_files import minimal_pdf
 from PIL import Image
 from scanned_pages import image_pdf, invented_person, page_lines, phi_strings, png_bytes, render
 
@@ -159,3 +160,39 @@ def test_the_openapi_schema_shows_the_upload(client):
     assert "multipart/form-data" in post_scan["requestBody"]["content"]
     assert post_scan["security"] == [{"bearer": []}]
     assert "ScanResponse" in json.dumps(post_scan["responses"]["200"])
+
+
+def test_a_pdf_with_a_text_layer_answers_the_command_line_s_text_without_ocr(
+    client, rule_nlp, monkeypatch, tmp_path
+):
+    from typer.testing import CliRunner
+
+    from meddocan_deid.cli.app import app
+    from meddocan_deid.formats import pdf as pdf_format
+    from meddocan_deid.formats import scan_bytes
+
+    person = invented_person(5468)
+    data = minimal_pdf([page_lines(person)])
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "nota.pdf").write_bytes(data)
+    monkeypatch.setattr("meddocan_deid.engine.runner.load_model", lambda *a, **k: rule_nlp)
+    result = CliRunner().invoke(
+        app, ["deidentify", str(tmp_path / "in"), str(tmp_path / "out"), "--mode", "tag"]
+    )
+    assert result.exit_code == 0, result.output
+    cli_text = (tmp_path / "out" / "nota.txt").read_text("utf-8")
+    # a server without OCR reads it all the same: its text layer is read
+    missing = "OCR needs the tesseract program (not found): apt-get ..."
+    monkeypatch.setattr(scan_bytes, "ocr_missing", lambda: missing)
+    monkeypatch.setattr(pdf_format, "ocr_missing", lambda: missing)
+    r = post(client, "nota.pdf", data, "application/pdf", mode="tag")
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["text"] == cli_text and "NHC: [ID_SUJETO_ASISTENCIA]" in cli_text
+    assert not any(s in body["text"] for s in phi_strings(person))
+    assert [p["source"] for p in body["pages"]] != ["ocr"] and body["pages_to_review"] == 0
+    redacted = pdfium.PdfDocument(base64.b64decode(body["redacted"]["data"]))
+    try:  # pages as images: no text left under a box
+        assert len(redacted) == 1 and redacted[0].get_textpage().get_text_range() == ""
+    finally:
+        redacted.close()

@@ -126,6 +126,7 @@ def test_page_runs_its_script_under_its_csp_in_chromium(server, tmp_path):
     assert r.returncode == 0, r.stderr[-500:]
     assert 'data-script="ran"' in r.stdout  # the nonce in the CSP header matches the inline script
     assert 'id="text"' in r.stdout and 'id="run"' in r.stdout
+    assert 'id="scan-form"' in r.stdout and 'id="scan-file"' in r.stdout
 
 
 def test_server_answers_then_drains_on_sigterm(server):

@@ -2,13 +2,15 @@
 reader) with `text_format="scan"`, and `deidentify-spark` over a folder of scans. One invented
 report page rendered here: the row's text is the command line's for the same file, its pages'
 OCR confidence and review flag and its redacted image are in the row, and a file that cannot
-be read fails its row by its reason."""
+be read fails its row by its reason. A PDF with a text layer (invented lines) is read without
+OCR, to the command line's text."""
 
 import base64
 import io
 import json
 
 import pytest
+from office_files import minimal_pdf
 from PIL import Image
 from scanned_pages import invented_person, page_lines, phi_strings, png_bytes, render
 
@@ -129,3 +131,41 @@ def test_the_command_line_reads_a_folder_of_scans(
     # the threshold above the page's confidence flags it
     assert row["ocr_review"] is True and row["ocr_pages"][0]["review"] is True
     assert Image.open(io.BytesIO(base64.b64decode(row["redacted"]))).format == "PNG"
+
+
+def test_a_pdf_with_a_text_layer_gives_the_command_line_s_text(
+    spark, model_dir, rule_nlp, monkeypatch, tmp_path
+):
+    import pypdfium2 as pdfium
+    from typer.testing import CliRunner
+
+    from meddocan_deid.cli.app import app
+
+    person = invented_person(5469)
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "nota.pdf").write_bytes(minimal_pdf([page_lines(person)]))
+    monkeypatch.setattr("meddocan_deid.engine.runner.load_model", lambda *a, **k: rule_nlp)
+    cli = CliRunner().invoke(
+        app, ["deidentify", str(folder), str(tmp_path / "cli"), "--mode", "tag"]
+    )
+    assert cli.exit_code == 0, cli.output
+    cli_text = (tmp_path / "cli" / "nota.txt").read_text("utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        app,
+        ["deidentify-spark", str(folder), str(out), "--mode", "tag", "--text-format", "scan"]
+        + ["--model", str(model_dir), "--format", "jsonl"],
+    )
+    assert result.exit_code == 0, result.output
+    [row] = [json.loads(line) for p in out.glob("*.json") for line in p.read_text().splitlines()]
+    assert row["file"] == "nota.pdf" and row["status"] == "ok"
+    assert row["deid_text"] == cli_text and "NHC: [ID_SUJETO_ASISTENCIA]" in cli_text
+    assert not any(s in row["deid_text"] for s in phi_strings(person))
+    assert [p["source"] for p in row["ocr_pages"]] == ["text layer"]
+    assert row["redacted_type"] == "application/pdf"
+    redacted = pdfium.PdfDocument(base64.b64decode(row["redacted"]))
+    try:  # pages as images: no text left under a box
+        assert len(redacted) == 1 and redacted[0].get_textpage().get_text_range() == ""
+    finally:
+        redacted.close()

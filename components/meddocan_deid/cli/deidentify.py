@@ -140,6 +140,13 @@ class BatchOptions:
         help="A JSON rule set for FHIR's structured elements (default: the policy's fhir_rules, "
         "else the shipped one; see docs/interchange.md).",
     )
+    interchange_ann: bool = option_field(
+        False,
+        "--interchange-ann",
+        help="Also write, for each FHIR or HL7 v2 file, <its name>.values.txt (its de-identified "
+        "values, each under its path: Patient.name[0].family, OBX[3].5) and its BRAT .ann into "
+        "OUTPUT (--private-dir and --review list such files by the same paths).",
+    )
     redacted_pdf: bool = option_field(
         False,
         "--redacted-pdf",
@@ -270,6 +277,7 @@ def run_config(
             for name, path in (("fhir", batch.fhir_rules), ("hl7v2", batch.hl7_rules))
             if path is not None
         },
+        interchange_ann=batch.interchange_ann,
         redacted_pdf=batch.redacted_pdf,
         ocr_review_below=batch.ocr_review_below,
         audit_log=batch.audit_log,

@@ -64,6 +64,9 @@ class RunConfig:
     of it (engine/interchange.py; other files as usual).
     interchange_rules: format name (fhir, hl7v2) -> the JSON rule file of its structured
     elements for this run (else the policy's, else the shipped rules).
+    interchange_ann: a FHIR or HL7 v2 file also gets OUTPUT/<its name>.values.txt, its
+    de-identified values by path, and their BRAT `.ann` (engine/interchange.py); with
+    private_dir and review_dir such a file gets its listing of originals and its review page.
     spark: the run goes on Apache Spark (`SparkJob`): INPUT and OUTPUT are any Hadoop paths,
     OUTPUT is written by Spark, the table names the columns (report_path: None writes no
     run report, since OUTPUT is Spark's folder).
@@ -100,6 +103,7 @@ class RunConfig:
     spark: SparkJob | None = None
     input_format: str = "auto"
     interchange_rules: Mapping[str, Path] = field(default_factory=dict)
+    interchange_ann: bool = False
     redacted_pdf: bool = False
     ocr_review_below: float = DEFAULT_REVIEW_BELOW
     audit_log: Path | None = None

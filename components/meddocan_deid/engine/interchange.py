@@ -3,7 +3,15 @@ JSON, HL7 v2 messages: formats/base.py `Interchange`), beside the run's reports 
 are: read, resumed (OUTPUT/<name> exists and the digest of the input's bytes is the one
 recorded), written through a temporary file, counted, and failed by name (a broken bundle or
 message fails its file with the reason; the other files are written, and the exit code says
-so). They have no `.ann`, no private copy and no review page.
+so).
+
+Their side outputs, on request, list the file's values by their path in the resource or
+message (formats/found.py: each structured value replaced by rule, each date shifted, each
+element removed, each text put through the Deidentifier, before and after): with
+`interchange_ann`, OUTPUT/<name>.values.txt (the de-identified values) and its BRAT `.ann`;
+with `private_dir`, PRIVATE/<name>.values.txt (the originals) and its `.ann` (the same `T<n>`);
+with `review_dir`, one review page per file. Written in a report's order (private copy, `.ann`,
+listing, then the file, which marks it done); without these options the output is as before.
 
 Each format has one rewriter for the run: every file is collected before any is rewritten
 (FHIR: the patients' structured values, known PHI of every file's free text), so that free
@@ -18,13 +26,15 @@ from pathlib import Path
 from typing import Any
 
 from ..deid.fingerprint import digest_of
+from ..deid.review import ReviewReport
 from ..errors import InputError
 from ..files import atomic_write
 from ..formats import registry
 from ..formats.base import Item
+from ..formats.found import LISTING_SUFFIX, Listing, listing
 from ..formats.sources import iter_items
 from .config import RunConfig
-from .output import is_disk_full, record_digest
+from .output import is_disk_full, record_digest, write_private, write_report
 
 
 def load_rules(config: RunConfig) -> dict[str, list | None]:
@@ -82,10 +92,18 @@ class InterchangeFiles:
         if name not in self.rewriters:
             interchange = registry.get(name).interchange
             assert interchange is not None
-            self.rewriters[name] = interchange.rewriter(
+            rewriter = interchange.rewriter(
                 self.run.settled(), key=self.run.config.key, rules=self.rules.get(name)
             )
+            rewriter.recording = self.side_outputs
+            self.rewriters[name] = rewriter
         return self.rewriters[name]
+
+    @property
+    def side_outputs(self) -> bool:
+        """Whether the files' values are listed (for the `.ann`, private copy or review)."""
+        c = self.run.config
+        return c.interchange_ann or c.private_dir is not None or c.review_dir is not None
 
     def done(self, item: Item) -> bool:
         """Written by an earlier run from the same bytes."""
@@ -106,6 +124,8 @@ class InterchangeFiles:
         if not text.strip():
             run.counts["empty"] += 1
             run.empty.append({"id": item.id, "file": item.where})
+            if run.site is not None:
+                run.site.add(ReviewReport(item.id, None, None, [], status="empty text"))
             run._tick()
             return
         try:
@@ -127,16 +147,24 @@ class InterchangeFiles:
         for item, text in queued:
             name = item.interchange
             assert name is not None
+            rewriter = self.rewriter(name)
             try:
-                new, per_label = self.rewriter(name).rewrite(text, item.where)
+                new, per_label = rewriter.rewrite(text, item.where)
             except Exception as err:  # noqa: BLE001 - one broken file, never the run
                 run.fail(item.id, failure(name, err), item.where)
                 run._tick()
                 continue
+            values = listing(rewriter.found) if rewriter.found is not None else None
             try:
+                if values is not None:
+                    self.write_side(item, values)
                 atomic_write(run.output / item.stem, new)
                 if item.digest is not None:
                     record_digest(run.output, item.stem, item.digest)
+                if values is not None and run.site is not None:
+                    run.site.add(
+                        ReviewReport(item.id, values.original, values.output, values.replacements)
+                    )
             except OSError as err:
                 if is_disk_full(err):
                     raise
@@ -150,6 +178,16 @@ class InterchangeFiles:
             for label, n in per_label.items():
                 run.per_label[label] = run.per_label.get(label, 0) + n
             run._tick()
+
+    def write_side(self, item: Item, values: Listing) -> None:
+        """A file's private listing and its shared listing with its `.ann`, as asked (before
+        the file: a file written is done, its side outputs too)."""
+        c = self.run.config
+        stem = f"{item.stem}{LISTING_SUFFIX}"
+        if c.private_dir is not None:
+            write_private(c.private_dir, stem, values.original, values.replacements)
+        if c.interchange_ann:
+            write_report(self.run.output, stem, values.output, values.replacements)
 
 
 def failure(name: str, err: Exception) -> str:

@@ -39,6 +39,7 @@ from ..deid.surrogates.dates import offset_for
 from ..errors import DeidKeyError
 from .base import Format, Interchange
 from .fhir_rules import ACTIONS, RULES_FILE, FhirError, Rule, load_rules, parse_rules
+from .found import Found
 
 __all__ = [
     "ACTIONS",
@@ -57,6 +58,7 @@ NOT_DATES = frozenset({"id", "reference", "fullUrl", "system", "code", "url", "v
 # the elements of a resource that name its patient
 PATIENT_KEYS = ("subject", "patient", "beneficiary", "individual")
 HASH_CHARS = 16
+DATE_LABEL = "FECHAS"  # the MEDDOCAN label of a date shifted by rule, in the review outputs
 MAX_ATTEMPTS = 8  # keyed attempts at a surrogate that holds no known word
 
 
@@ -65,6 +67,12 @@ def parse_resources(raw: str, name: str) -> list[dict]:
     """The top-level resources of a file's text: a Bundle or resource (JSON), or one a line
     (NDJSON: by the name's suffix, or lines of objects). FhirError names the file (and, for
     NDJSON, the line)."""
+    return [res for _where, res in parse_located(raw, name)]
+
+
+def parse_located(raw: str, name: str) -> list[tuple[str, dict]]:
+    """(where in the file, resource) of each top-level resource (`parse_resources`): `line <n>`
+    of NDJSON, `resource 1` of JSON."""
     stripped = raw.strip()
     ndjson = name.lower().endswith(".ndjson") or (
         "\n{" in stripped and not stripped.startswith("[")
@@ -87,11 +95,11 @@ def parse_resources(raw: str, name: str) -> list[dict]:
             ) from None
     if not found:
         raise FhirError(f"{name}: no FHIR resource")
-    resources: list[dict] = []
+    resources: list[tuple[str, dict]] = []
     for where, res in found:
         if not isinstance(res, dict) or not isinstance(res.get("resourceType"), str):
             raise FhirError(f"{name}: {where} has no 'resourceType'")
-        resources.append(res)
+        resources.append((where, res))
     return resources
 
 
@@ -176,6 +184,9 @@ class FhirDeidentifier:
         self.known: dict[str, dict[str, list[str]]] = {}  # patient id -> label -> values
         self.staff: dict[str, list[str]] = {}  # practitioners, organisations: for every text
         self.per_label: Counter = Counter()  # values replaced per label (structured and text)
+        # a run's review outputs: each value of the file last rewritten, by its path
+        self.recording = False
+        self.found: list[Found] | None = None
 
     # a run's files (the Run, the service, Spark): every file collected first, then rewritten
     def collect_text(self, text: str, where: str) -> None:
@@ -186,9 +197,13 @@ class FhirDeidentifier:
     def rewrite(self, text: str, where: str) -> tuple[str, dict[str, int]]:
         """A file's text de-identified, in its form (JSON or NDJSON), and the values replaced
         per label (FhirError naming `where`)."""
-        resources = parse_resources(text, where)
+        located = parse_located(text, where)
         self.per_label = Counter()
-        out = [self.resource(res) for res in resources]
+        self.found = [] if self.recording else None
+        out = [
+            self.resource(res, f"{at}: {res['resourceType']}" if len(located) > 1 else None)
+            for at, res in located
+        ]
         return dump_resources(out, where), dict(self.per_label)
 
     # known PHI: the values the rules replace, per patient
@@ -215,43 +230,55 @@ class FhirDeidentifier:
                 merged[label].extend(v for v in values if v not in merged[label])
         return {label: values[:200] for label, values in merged.items()}
 
-    def resource(self, resource: dict) -> dict:
-        """A de-identified copy of a resource (a Bundle with its entries)."""
+    def resource(self, resource: dict, path: str | None = None) -> dict:
+        """A de-identified copy of a resource (a Bundle with its entries); `path`: how the
+        values found in it are named (default: its type, `Patient.name[0].family`)."""
         out = copy.deepcopy(resource)
-        self._resource(out, None)
+        self._resource(out, None, path or str(out.get("resourceType")))
         return out
 
-    def _resource(self, res: dict, bundle_patient: str | None) -> None:
+    def note(self, found: Found) -> None:
+        """Record a value found (when recording)."""
+        if self.found is not None:
+            self.found.append(found)
+
+    def _resource(self, res: dict, bundle_patient: str | None, path: str) -> None:
         kind = res.get("resourceType")
         pid = patient_of(res) or bundle_patient
         for rule in self._rules_for(kind):
             if rule.element == "**" or rule.element not in res:
                 continue
+            where = f"{path}.{rule.element}"
             if rule.action == "redact":
                 del res[rule.element]
+                self.note(Found(where, "", "", removed=True))
             elif rule.action == "shift_date":
-                res[rule.element] = self._dates(res[rule.element], pid, force=True)
+                res[rule.element] = self._dates(res[rule.element], pid, force=True, path=where)
             else:
-                for item in _listed(res[rule.element]):
-                    self._replace_fields(rule, item, res, pid)
+                many = isinstance(res[rule.element], list)
+                for i, item in enumerate(_listed(res[rule.element])):
+                    self._replace_fields(rule, item, res, pid, f"{where}[{i}]" if many else where)
         if any(r.element == "**" for r in self._rules_for(kind)):
             for key in list(res):
                 if key not in ("entry", "contained", "resourceType"):
-                    res[key] = self._dates(res[key], pid, parent_key=key)
+                    res[key] = self._dates(res[key], pid, parent_key=key, path=f"{path}.{key}")
         if isinstance(res.get("id"), str):
             res["id"] = self.new_id(kind, res["id"])
-        self._free_text(res, pid)
+        self._free_text(res, pid, path=path)
         self._references(res)
-        entries = [e for e in res.get("entry") or [] if isinstance(e, dict)]
-        for entry in entries:
+        for i, entry in enumerate(res.get("entry") or []):
+            if not isinstance(entry, dict):
+                continue
             if isinstance(entry.get("fullUrl"), str):
                 entry["fullUrl"] = self.new_reference(entry["fullUrl"])
             if isinstance(entry.get("resource"), dict):
                 inner = entry["resource"]
-                self._resource(inner, patient_of(inner) or pid)
-        for contained in res.get("contained") or []:
+                inner_path = f"{path}.entry[{i}].{inner.get('resourceType')}"
+                self._resource(inner, patient_of(inner) or pid, inner_path)
+        for i, contained in enumerate(res.get("contained") or []):
             if isinstance(contained, dict):
-                self._resource(contained, pid)
+                inner_path = f"{path}.contained[{i}].{contained.get('resourceType')}"
+                self._resource(contained, pid, inner_path)
 
     def _rules_for(self, kind) -> list[Rule]:
         return [r for r in self.rules if r.resource in ("*", kind)]
@@ -270,10 +297,10 @@ class FhirDeidentifier:
             for value in _strings(item.get(fname)):
                 yield fname, label, value
 
-    def _replace_fields(self, rule: Rule, item, holder: dict, pid: str | None) -> None:
+    def _replace_fields(self, rule: Rule, item, holder: dict, pid: str | None, path: str) -> None:
         if isinstance(item, str):  # an element that is itself a string (Organization.name)
             if "" in rule.labels:
-                holder[rule.element] = self._value(rule, rule.labels[""], item, pid)
+                holder[rule.element] = self._value(rule, rule.labels[""], item, pid, path)
             return
         if not isinstance(item, dict):
             return
@@ -282,24 +309,43 @@ class FhirDeidentifier:
                 label = rule.by_system.get(str(item.get("system")), label)
             value = item.get(fname)
             if isinstance(value, str):
-                item[fname] = self._value(rule, label, value, pid)
+                item[fname] = self._value(rule, label, value, pid, f"{path}.{fname}")
             elif isinstance(value, list):
                 item[fname] = [
-                    self._value(rule, label, v, pid) if isinstance(v, str) else v for v in value
+                    self._value(rule, label, v, pid, f"{path}.{fname}[{j}]")
+                    if isinstance(v, str)
+                    else v
+                    for j, v in enumerate(value)
                 ]
 
-    def _value(self, rule: Rule, label: str, value: str, pid: str | None) -> str:
+    def _value(self, rule: Rule, label: str, value: str, pid: str | None, path: str) -> str:
         if rule.action == "hash":
-            self.per_label[label] += 1
-            return self._digest("value", value)
-        return self.surrogate(value, label, pid, self.known_phi(pid))
+            return self.hashed(value, label, path)
+        return self.surrogate(value, label, pid, self.known_phi(pid), path=path)
 
-    def surrogate(self, value: str, label: str, pid: str | None, known: Mapping) -> str:
+    def hashed(self, value: str, label: str, path: str | None = None) -> str:
+        """The keyed digest of a structured `value` (recorded at `path`)."""
+        self.per_label[label] += 1
+        new = self._digest("value", value)
+        if path is not None:
+            self.note(Found.whole(path, value, new, label))
+        return new
+
+    def surrogate(
+        self, value: str, label: str, pid: str | None, known: Mapping, *, path: str | None = None
+    ) -> str:
         """The operator's value for a structured `value`, keyed by the patient; when it would
         hold a word of the patient's known values (another person's name, the value itself),
-        the next keyed attempt, so that no known value is left anywhere by chance."""
+        the next keyed attempt, so that no known value is left anywhere by chance. `path`:
+        where the value is, for the run's review outputs."""
         if not value.strip():
             return value
+        new = self._surrogate(value, label, pid, known)
+        if path is not None:
+            self.note(Found.whole(path, value, new, label))
+        return new
+
+    def _surrogate(self, value: str, label: str, pid: str | None, known: Mapping) -> str:
         self.per_label[label] += 1
         avoid = {w for values in known.values() for v in values for w in _words(v)}
         avoid |= _words(value)
@@ -354,28 +400,38 @@ class FhirDeidentifier:
         )
         return offset_for(ctx)  # type: ignore[arg-type]  # reads only .keyed and .options
 
-    def _dates(self, node, pid, parent_key: str = "", force: bool = False):
+    def _dates(self, node, pid, parent_key: str = "", force: bool = False, path: str = ""):
         if isinstance(node, str):
             if parent_key in NOT_DATES and not force:
                 return node
-            return shift_date(node, self.offset(pid))
+            new = shift_date(node, self.offset(pid))
+            if new != node:
+                self.note(Found.whole(path, node, new, DATE_LABEL))
+            return new
         if isinstance(node, list):
-            return [self._dates(v, pid, parent_key, force) for v in node]
+            return [
+                self._dates(v, pid, parent_key, force, f"{path}[{i}]") for i, v in enumerate(node)
+            ]
         if isinstance(node, dict):
             if node.get("resourceType") and parent_key:  # an inner resource: its own patient
                 return node
             for key in list(node):
-                node[key] = self._dates(node[key], pid, key, force and key not in NOT_DATES)
+                node[key] = self._dates(
+                    node[key], pid, key, force and key not in NOT_DATES, f"{path}.{key}"
+                )
         return node
 
     # free text
-    def _text(self, text: str, pid: str | None) -> str:
-        return self.free_text(text, pid, self.known_phi(pid))
+    def _text(self, text: str, pid: str | None, path: str) -> str:
+        return self.free_text(text, pid, self.known_phi(pid), path=path)
 
-    def free_text(self, text: str, pid: str | None, known: Mapping) -> str:
+    def free_text(
+        self, text: str, pid: str | None, known: Mapping, *, path: str | None = None
+    ) -> str:
         """Free text through the Deidentifier with `known` as known PHI; when a word of a known
         value is still there (a relative's surname that is a kinship word, kept as context),
-        again without keeping kinship words."""
+        again without keeping kinship words. `path`: where the text is, for the run's review
+        outputs."""
         if not text.strip():
             return text
         known = {label: list(values) for label, values in known.items()}
@@ -384,50 +440,59 @@ class FhirDeidentifier:
         if _words(result.text) & known_words & _words(text):
             result = self.structured.deidentify(text, patient_id=pid or "-", known_phi=known)
         self.per_label.update(r.label for r in result.replacements)
+        if path is not None:
+            self.note(Found(path, text, result.text, tuple(result.replacements)))
         return result.text
 
-    def _free_text(self, node, pid, parent_key: str = "") -> None:
+    def _free_text(self, node, pid, parent_key: str = "", path: str = "") -> None:
         if isinstance(node, list):
-            for v in node:
-                self._free_text(v, pid, parent_key)
+            for i, v in enumerate(node):
+                self._free_text(v, pid, parent_key, f"{path}[{i}]")
             return
         if not isinstance(node, dict):
             return
         for key in list(node):
             value = node[key]
+            where = f"{path}.{key}"
             if key in ("entry", "contained"):
                 continue
             if key == "div" and isinstance(value, str):
-                node[key] = self._xhtml(value, pid)
+                node[key] = self._xhtml(value, pid, where)
             elif key == "valueString" and isinstance(value, str):
-                node[key] = self._text(value, pid)
+                node[key] = self._text(value, pid, where)
             elif key == "text" and isinstance(value, str) and parent_key == "note":
-                node[key] = self._text(value, pid)
+                node[key] = self._text(value, pid, where)
             elif key == "data" and isinstance(value, str) and "contentType" in node:
-                node[key] = self._attachment(node, value, pid)
+                node[key] = self._attachment(node, value, pid, where)
             else:
-                self._free_text(value, pid, key)
+                self._free_text(value, pid, key, where)
 
-    def _xhtml(self, div: str, pid) -> str:
+    def _xhtml(self, div: str, pid, path: str) -> str:
         from lxml import etree  # the fhir extra
 
         try:
             root = etree.fromstring(div.encode("utf-8"))
         except etree.XMLSyntaxError:
             raise FhirError("a Narrative.div is not well-formed XHTML") from None
-        self._text_nodes(root, pid)
+        self._text_nodes(root, pid, path)
         return etree.tostring(root, encoding="unicode")
 
-    def _text_nodes(self, root, pid) -> None:
+    def _text_nodes(self, root, pid, path: str) -> None:
+        """Each text node of an XHTML or HTML tree through `_text`, listed as the n-th text of
+        the element that holds it (`path (text n)`)."""
+        n = 0
         for el in root.iter():
             if not isinstance(el.tag, str):
                 continue
-            if el.text:
-                el.text = self._text(el.text, pid)
-            if el is not root and el.tail:
-                el.tail = self._text(el.tail, pid)
+            for part in ("text", "tail"):
+                value = getattr(el, part)
+                if not value or (part == "tail" and el is root):
+                    continue
+                if value.strip():
+                    n += 1
+                setattr(el, part, self._text(value, pid, f"{path} (text {n})"))
 
-    def _attachment(self, node: dict, data: str, pid) -> str:
+    def _attachment(self, node: dict, data: str, pid, path: str) -> str:
         ctype = str(node.get("contentType", "")).split(";")[0].strip().lower()
         if ctype not in ("text/plain", "text/html"):
             return data
@@ -436,12 +501,12 @@ class FhirDeidentifier:
         except (ValueError, UnicodeDecodeError):
             raise FhirError("an attachment's data is not base64 of UTF-8 text") from None
         if ctype == "text/plain":
-            out = self._text(text, pid)
+            out = self._text(text, pid, path)
         else:
             from lxml import html as lxml_html  # the fhir extra
 
             root = lxml_html.fromstring(text)
-            self._text_nodes(root, pid)
+            self._text_nodes(root, pid, path)
             out = lxml_html.tostring(root, encoding="unicode")
         return base64.b64encode(out.encode("utf-8")).decode("ascii")
 

@@ -24,7 +24,8 @@ from collections import Counter
 from pathlib import Path
 
 from .base import Format, Interchange
-from .fhir import FhirDeidentifier, shift_date
+from .fhir import DATE_LABEL, FhirDeidentifier, shift_date
+from .found import Found
 from .hl7v2_rules import (
     ACTIONS,
     FIELD_NAME,
@@ -110,6 +111,7 @@ class Hl7Deidentifier(FhirDeidentifier):
         """A file's messages de-identified, in its framing, and the values replaced per label
         (Hl7Error naming `where` and the message)."""
         self.per_label = Counter()
+        self.found = [] if self.recording else None
         try:
             messages, framed = split_messages(text)
         except Hl7Error as err:
@@ -119,13 +121,14 @@ class Hl7Deidentifier(FhirDeidentifier):
         out = []
         for n, message in enumerate(messages, start=1):
             try:
-                out.append(self.message(message))
+                out.append(self.message(message, f"message {n}: " if len(messages) > 1 else ""))
             except Hl7Error as err:
                 raise Hl7Error(f"{where}: message {n}: {err}") from None
         return join_messages(out, framed), dict(self.per_label)
 
-    def message(self, text: str) -> str:
-        """One message (segments separated by `\\r`) de-identified."""
+    def message(self, text: str, prefix: str = "") -> str:
+        """One message (segments separated by `\\r`) de-identified; what is found in it is
+        named `<prefix><segment>[<its number among those segments>].<field>` (`OBX[3].5`)."""
         msg = parse(text)
         pid = self._patient(msg)
         known: dict[str, list[str]] = {}
@@ -136,15 +139,20 @@ class Hl7Deidentifier(FhirDeidentifier):
                     for label, value in self._values(msg, str(seg[rule.number]), rule):
                         if name in KNOWN_SEGMENTS or label.startswith("NOMBRE_PERSONAL"):
                             known.setdefault(label, []).append(value)
+        seen: Counter = Counter()
         for seg in msg:
             name = str(seg[0])
+            seen[name] += 1
+            at = f"{prefix}{name}[{seen[name]}]"
             for rule in self._field_rules(name):
                 if rule.number < len(seg) and str(seg[rule.number]):
-                    seg[rule.number] = self._field(msg, str(seg[rule.number]), rule, pid, known)
+                    seg[rule.number] = self._field(
+                        msg, str(seg[rule.number]), rule, pid, known, f"{at}.{rule.number}"
+                    )
             if name == "OBX" and len(seg) > 5 and str(seg[2]) in TEXT_TYPES:
-                seg[5] = self._free_field(msg, str(seg[5]), pid, known)
+                seg[5] = self._free_field(msg, str(seg[5]), pid, known, f"{at}.5")
             if name == "NTE" and len(seg) > 3:
-                seg[3] = self._free_field(msg, str(seg[3]), pid, known)
+                seg[3] = self._free_field(msg, str(seg[3]), pid, known, f"{at}.3")
         return str(msg).rstrip("\r")
 
     def _patient(self, msg) -> str:
@@ -177,35 +185,42 @@ class Hl7Deidentifier(FhirDeidentifier):
                 label = next(lab for _n, lab, _v in parts if lab.startswith(("NOMBRE", "FAM")))
                 yield label, " ".join(names[1:] + names[:1])
 
-    def _field(self, msg, raw: str, rule: FieldRule, pid: str, known) -> str:
+    def _field(self, msg, raw: str, rule: FieldRule, pid: str, known, path: str) -> str:
         if rule.action == "redact":
+            self.note(Found(path, "", "", removed=True))
             return ""
         rep_sep, comp_sep = self._seps(msg)
         reps = []
-        for rep in raw.split(rep_sep):
+        repeated = rep_sep in raw
+        for n, rep in enumerate(raw.split(rep_sep), start=1):
             comps = rep.split(comp_sep)
+            where = f"{path}({n})" if repeated else path  # the n-th repetition
             if rule.action == "shift_date":
-                comps[0] = shift_ts(comps[0], self.offset(pid))
+                new = shift_ts(comps[0], self.offset(pid))
+                if new != comps[0]:
+                    self.note(Found.whole(where, comps[0], new, DATE_LABEL))
+                comps[0] = new
             else:
                 for number, label in rule.components.items():
                     if number <= len(comps) and comps[number - 1]:
                         value = msg.unescape(comps[number - 1])
                         if rule.action == "hash":
-                            new = self._digest("value", value)
-                            self.per_label[label] += 1
+                            new = self.hashed(value, label, f"{where}.{number}")
                         else:
-                            new = self.surrogate(value, label, pid, known)
+                            new = self.surrogate(value, label, pid, known, path=f"{where}.{number}")
                         comps[number - 1] = msg.escape(new)
             reps.append(comp_sep.join(comps))
         return rep_sep.join(reps)
 
-    def _free_field(self, msg, raw: str, pid: str, known) -> str:
+    def _free_field(self, msg, raw: str, pid: str, known, path: str) -> str:
         rep_sep = msg.separators[2]
         out = []
-        for rep in raw.split(rep_sep):
+        repeated = rep_sep in raw
+        for n, rep in enumerate(raw.split(rep_sep), start=1):
             text = msg.unescape(rep)
             if text.strip():
-                rep = msg.escape(self.free_text(text, pid, known))
+                where = f"{path}({n})" if repeated else path
+                rep = msg.escape(self.free_text(text, pid, known, path=where))
             out.append(rep)
         return rep_sep.join(out)
 

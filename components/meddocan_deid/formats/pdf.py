@@ -100,9 +100,9 @@ def _ocr(data: bytes) -> Scan:
 
 
 def _text_layer_scan(data: bytes, dpi: int = OCR_DPI) -> Scan:
-    """The text layer as pypdfium2 reads it (its generated line ends `\\r\\n` read as ` \\n`),
-    each word (a run of non-space characters) boxed by the union of its characters' boxes, in
-    the pixels of the page rendered at `dpi`."""
+    """The text layer as pypdfium2 reads it, its line ends as `read_text` (pypdf) writes them
+    (`_layer_indices`), each word (a run of non-space characters) boxed by the union of its
+    characters' boxes, in the pixels of the page rendered at `dpi`."""
 
     pdf = _open(data)
     scale = dpi / POINTS_PER_INCH
@@ -114,15 +114,16 @@ def _text_layer_scan(data: bytes, dpi: int = OCR_DPI) -> Scan:
             width, height = page.get_size()
             textpage = page.get_textpage()
             n = textpage.count_chars()
-            chars = [textpage.get_text_range(i, 1) or " " for i in range(n)]
             # one character an index (a character outside the BMP comes as one index too)
-            text = "".join(c[:1] for c in chars).replace("\r", " ")
+            chars = [(textpage.get_text_range(i, 1) or " ")[:1] for i in range(n)]
+            indices = _layer_indices(chars)
+            text = "".join(chars[i] for i in indices).replace("\r", " ")
             if number:
                 parts.append(PAGE_BREAK)
                 pos += len(PAGE_BREAK)
             n_words = 0
             for match in re.finditer(r"\S+", text):
-                boxes = [textpage.get_charbox(i) for i in range(match.start(), match.end())]
+                boxes = [textpage.get_charbox(indices[j]) for j in range(*match.span())]
                 boxes = [b for b in boxes if b[2] > b[0] and b[3] > b[1]]
                 if not boxes:
                     continue
@@ -151,6 +152,23 @@ def _text_layer_scan(data: bytes, dpi: int = OCR_DPI) -> Scan:
         pdf.close()
     scan.text = "".join(parts) + "\n"
     return scan
+
+
+def _layer_indices(chars: list[str]) -> list[int]:
+    """The indices of a page's characters kept in its text: pdfium ends each line it generates
+    with `\\r\\n`, read as `\\n`, and the page's leading and trailing line ends go, as in
+    pypdf's text (`read_text`): the same PDF gives the same text with or without a redacted
+    copy, on the command line, the service and Spark."""
+    kept = [
+        i
+        for i, c in enumerate(chars)
+        if not (c == "\r" and i + 1 < len(chars) and chars[i + 1] == "\n")
+    ]
+    while kept and chars[kept[0]] == "\n":
+        kept.pop(0)
+    while kept and chars[kept[-1]] == "\n":
+        kept.pop()
+    return kept
 
 
 def write_redacted(data: bytes, scan: Scan, replacements) -> bytes:

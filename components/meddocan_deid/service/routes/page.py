@@ -1,7 +1,8 @@
 """The try-it page at / (no token: the page holds no data; the token is typed in it and sent
-with its request). In English or Spanish: `?lang=en|es`, else the browser's Accept-Language,
-else English; the page links to the other language. Its texts are data
-(templates/page_text.json)."""
+with its request): a text to POST /deidentify, and a scan (PDF or image) to POST
+/deidentify/scan, whose answer shows the text and links to the redacted file (an image's is
+shown too). In English or Spanish: `?lang=en|es`, else the browser's Accept-Language, else
+English; the page links to the other language. Its texts are data (templates/page_text.json)."""
 
 import json
 import secrets
@@ -64,7 +65,9 @@ async def index(
     csp = (
         f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; "
         "connect-src 'self'; "
-        "img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        # blob: the preview of a redacted scan, made in the page from the answer (form-action
+        # 'none': the scan form is sent by the script, with the token)
+        "img-src blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
     )
     html = _template.render(
         nonce=nonce,
