@@ -1,5 +1,7 @@
 """Street surrogates (CALLE): the head word kept, a new street name from the gazetteer (or an
-invented one, as institutions make them), the numbers and the places after it re-drawn. Apart
+invented one, as institutions make them), the numbers and the places after it re-drawn (a
+numbered avenue or street of Central America and a Guatemalan zone within the country's
+numbers: `street_numbering`). Apart
 from `places`, since a street name may be invented as an institution's is, and institutions
 read places."""
 
@@ -7,6 +9,7 @@ import re
 
 from ...country_data import SPAIN, place_countries
 from ...lexicon import lookup_key
+from . import street_numbering
 from .common import Context, case_like, choose
 from .country_places import place
 from .institutions import fill
@@ -68,6 +71,10 @@ def streets(text: str, label: str, ctx: Context) -> str | None:
             )
         else:
             out = head.rstrip() + (gap or " ") if head else ""
+        if street_numbering.applies(ctx.country, rest):  # `6a. avenida 12-34 zona 10`
+            return out + street_numbering.surrogate(
+                rng, rest, ctx.country, lambda part: _rest_surrogate(rng, part)
+            )
         return out + _rest_surrogate(rng, rest)
 
     new = ctx.draw("street", text, make, key_value=text, shape_fallback=False)
