@@ -190,8 +190,9 @@ def _rest_town(ctx: Context, rest: str):
     """The {town} slot when the original's rest is a town (`de Getafe`): its TERRITORIO
     surrogate, so that a report's town and its town hall agree; else None."""
     core = _TOWN_REST.sub("", rest).strip()
-    if ctx.country != SPAIN:  # a place of the Americas: its surrogate in the report
-        if lookup_key(core) in place_countries():
+    if ctx.country != SPAIN:  # a place of the report's country: its surrogate in the report
+        # (`San Juan de Dios`, a town of Costa Rica, names a saint in a Guatemalan hospital)
+        if ctx.country in place_countries().get(lookup_key(core), ()):
             return lambda: country_places.place(ctx, core)
         return None
     if (
