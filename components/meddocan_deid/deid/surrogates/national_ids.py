@@ -377,7 +377,7 @@ KINDS: tuple[NationalKind, ...] = tuple(
             r"(?:\d{1,2}(?:AV|PI)?|PE|E|N)\d{2,10}",
             "pa_cedula",
             labels=_PATIENT,
-            keep=(0,),
+            keep=(0, 1),  # the province (one digit or two)
             make=central_american_ids.pa_cedula,
             written=r"(?:\d{1,2}(?:AV|PI)?|PE|E|N)-\d{1,4}-\d{1,6}",
         ),
