@@ -73,7 +73,7 @@ def surrogate(
     """`text` with its ordinals and zones redrawn from `country`'s numbers and every other
     part written by `other`."""
     table = numbering()
-    matches = []
+    matches: list[tuple[re.Match, tuple[int, ...]]] = []
     for part, pattern in (("ordinal", ORDINAL), ("zone", ZONE)):
         pool = table.get((country or "", part))
         if pool:
