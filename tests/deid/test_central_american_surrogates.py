@@ -167,8 +167,9 @@ def test_a_zone_alone_gets_another_zone():
         "De la Farmacia Xolotlán 3 cuadras al norte",
     ],
 )
-def test_a_landmark_address_gets_another_landmark(original):
-    new = one(original, "CALLE", "NI")
+@pytest.mark.parametrize("country", ["NI", "ES"])
+def test_a_landmark_address_gets_another_landmark(original, country):
+    new = one(original, "CALLE", country)  # a Nicaraguan report read as Spain's too
     assert landmark_directions.read(new) is not None, new
     units = [m.group("unit") for m in landmark_directions.LEG.finditer(original)]
     assert [m.group("unit") for m in landmark_directions.LEG.finditer(new)] == units

@@ -2,8 +2,8 @@
 invented one, as institutions make them), the numbers and the places after it re-drawn (a
 numbered avenue or street of Central America and a Guatemalan zone within the country's
 numbers: `street_numbering`); an address given from a landmark, another landmark and new
-distances (`landmark_directions`, outside Spain). Apart from `places`, since a street name
-may be invented as an institution's is, and institutions read places."""
+distances (`landmark_directions`). Apart from `places`, since a street name may be invented
+as an institution's is, and institutions read places."""
 
 import re
 
@@ -34,8 +34,9 @@ def _country_rest_places(ctx: Context, rest: str) -> str | None:
 def streets(text: str, label: str, ctx: Context) -> str | None:
     """CALLE: head word kept (then one space), a new street name, numbers re-drawn; None
     (the tag) when there is nothing to replace or no acceptable name."""
-    if ctx.country != SPAIN and landmark_directions.read(text) is not None:
+    if landmark_directions.read(text) is not None:
         # `de donde fue el cine 2 c. al sur`: another landmark, new distances and directions
+        # (whatever the detected country: a report of Nicaragua read as Spain's too)
         value = text.strip()
         new = ctx.draw(
             "street",
