@@ -102,6 +102,9 @@ def test_a_weak_check_is_read_only_in_its_country():
     assert national_ids.kind_of(GT_NIT, "ID_SUJETO_ASISTENCIA", "GT").name == "nit_gt"
     # a Panamanian cédula written its way is Panamá's in a Panamanian report, not Costa Rica's
     assert national_ids.kind_of("8-123-4567", "ID_SUJETO_ASISTENCIA", "PA").name == "cedula_pa"
+    # without its groups a number is no cédula of Panamá (a record number)
+    ungrouped = national_ids.kind_of("6792548", "ID_SUJETO_ASISTENCIA", "PA")
+    assert ungrouped is None or ungrouped.name != "cedula_pa"
     # a Nicaraguan cédula tells its kind by its shape
     assert national_ids.kind_of(NI_CEDULA, "ID_SUJETO_ASISTENCIA").name == "cedula_ni"
 

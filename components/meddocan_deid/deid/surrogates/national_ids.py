@@ -388,6 +388,8 @@ KINDS: tuple[NationalKind, ...] = tuple(
 BY_NAME = {kind.name: kind for kind in KINDS}
 # whether a kind's check is a check digit or a scheme (a value that passes it is that kind)
 UNCHECKED = frozenset({"dni_ar", "cc_co", "ci_ve", "cedula_cr", "dni_hn", "cedula_pa"})
+# shape-only kinds read only as their country writes them (in groups, with their hyphens)
+WRITTEN_SHAPES = frozenset({"dni_hn", "cedula_pa"})
 
 
 def _valid_as(kind: NationalKind, text: str, value: str) -> bool:
@@ -431,6 +433,8 @@ def kind_of(text: str, label: str = "", country: str | None = None) -> NationalK
         if pool:
             return pool[0]
     for kind in fitting:
+        if kind.name in WRITTEN_SHAPES and not _valid_as(kind, text, value):
+            continue  # `6792547` is no Panamanian cédula: its groups tell one
         if ours(kind) or (kind.distinctive and _distinct(kind, text, value)):
             return kind
     return None
