@@ -308,7 +308,7 @@ KINDS: tuple[NationalKind, ...] = tuple(
         _k(
             "nit_co",
             "CO",
-            r"\d{7,15}",
+            r"\d{8,16}",
             "co_nit",
             labels=_PATIENT,
             last=_DIGITS,
