@@ -4,6 +4,8 @@ sets and count, per label, what became what. Prints counts only, never document 
     python experiments/surrogate_check.py es_meddocan_deid assets/formats assets/prose_heldout \
         assets/heldout_types
     python experiments/surrogate_check.py es_meddocan_deid tests/data/countries --entities gold
+    python experiments/surrogate_check.py es_meddocan_deid tests/data/central_america \
+        --entities gold
 
 Each report is de-identified with `meddocan_deid.deidentify(doc, mode="surrogate",
 key=KEY, scope=<file name>)` under a fixed test key, on the pipeline's entities (or the
@@ -38,8 +40,12 @@ key=KEY, scope=<file name>)` under a fixed test key, on the pipeline's entities 
   can ship or download), and for each list the share of its surnames among them (a
   surrogate surname is drawn uniformly from the list); streets whose surrogate keeps the
   original's form (head word, then numbers and separators: `Calle N # N-N`, `calle N e/ N y
-  N`, `Mz. N Lt. N`); TERRITORIO values that name a place of the Americas, and surrogates
-  that are places of the same country.
+  N`, `Mz. N Lt. N`) and the country's own forms (an address from a landmark stays one with
+  legs of the same units; a numbered avenue or street and a Guatemalan zone keep their
+  suffix and numbers of the country's: `surrogates.street_numbering`); TERRITORIO values
+  that name a place of the Americas, and surrogates that are places of the same country;
+  identifiers and phones of a kind with a check (read in the report's country), and their
+  surrogates valid in that country.
 - countries: with a `countries.tsv` (report id, country) in a set's folder, the reports whose
   detected country is the expected one (tests/data/countries: invented reports).
   digits, the province, its community, a town of it);
@@ -67,6 +73,7 @@ from meddocan_deid.country import country_of
 from meddocan_deid.country_data import SPAIN, frequent_surnames, place_countries
 from meddocan_deid.deid import Deidentifier
 from meddocan_deid.deid.gazetteer import resolve_gazetteer
+from meddocan_deid.deid.surrogates import landmark_directions, street_numbering
 from meddocan_deid.deid.surrogates.dates import read_date
 from meddocan_deid.deid.surrogates.id_validity import kind_check
 from meddocan_deid.deid.surrogates.names import country_lists, name_lists
@@ -122,9 +129,35 @@ def street_form(value: str) -> str:
     """A street's form: its head word (lower case), then its numbers and separators, the
     name's words left out (`Calle 10 # 5-51` -> `calle|N # N-N`)."""
     head, _name, suffix, rest = split_street(value)
-    skeleton = re.sub(r"\b[A-Za-z]\b", "L", re.sub(r"\d+", "N", rest))  # a door: `3º B`
+    # a door: `3º B`, `5B` (its letter is drawn anew; an ordinal's `a` is kept)
+    skeleton = re.sub(r"\b[A-Za-z]\b|(?<=N)[A-Z]\b", "L", re.sub(r"\d+", "N", rest))
     skeleton = re.sub(r"[^\W\d_]{3,}", "", skeleton)  # words of a place after the number
     return f"{lookup_key(head.strip())}|{lookup_key(suffix)}|{' '.join(skeleton.split())}"
+
+
+def in_its_form(value: str, new: str, country: str) -> bool:
+    """The country's own address forms kept: an address from a landmark stays one
+    (`landmark_directions`), a numbered avenue or street and a zone keep numbers of the
+    country's (`street_numbering`: `6a. avenida`, `zona 10`)."""
+    old_landmark, new_landmark = landmark_directions.read(value), landmark_directions.read(new)
+    if old_landmark is not None:  # its legs: the same count and units, new directions
+        units = [m.group("unit") for m in landmark_directions.LEG.finditer(value)]
+        return new_landmark is not None and units == [
+            m.group("unit") for m in landmark_directions.LEG.finditer(new)
+        ]
+    table = street_numbering.numbering()
+    for part, pattern in (("ordinal", street_numbering.ORDINAL), ("zone", street_numbering.ZONE)):
+        pool = table.get((country, part))
+        if not pool:
+            continue
+        olds, news = list(pattern.finditer(value)), list(pattern.finditer(new))
+        if len(olds) != len(news) or any(int(m.group("number")) not in pool for m in news):
+            return False
+        if any(
+            a.group("suffix") != b.group("suffix") for a, b in zip(olds, news) if part == "ordinal"
+        ):
+            return False
+    return True
 
 
 def _expected_countries(folder: Path) -> dict[str, str]:
@@ -255,7 +288,10 @@ def main(
                         stats["frequent"] += sum(1 for w in drawn if w in top_surnames)
                 if label == "CALLE" and new != f"[{label}]" and new != value:
                     stats["streets"] += 1
-                    stats["same form"] += street_form(new) == street_form(value)
+                    stats["same form"] += in_its_form(value, new, country) and (
+                        landmark_directions.read(value) is not None
+                        or street_form(new) == street_form(value)
+                    )
                 if (
                     label == "TERRITORIO"
                     and country != SPAIN
@@ -287,7 +323,7 @@ def main(
                     code = _original_province(value)
                     if code is not None:
                         groups[code].append(new)
-            _count_identifiers(bdoc.text, res, ids, curps)
+            _count_identifiers(bdoc.text, res, ids, curps, country, stats)
             for news in groups.values():
                 if len(news) < 2:
                     continue
@@ -326,11 +362,16 @@ def main(
         )
     columns = (
         "reports", "words", "scrambled", "surnames", "frequent", "streets", "same form",
-        "places", "of the country",
+        "places", "of the country", "ids", "valid ids", "phones", "valid phones",
     )  # fmt: skip
     typer.echo("country" + "".join(f"{c:>15}" for c in columns))
     for country in sorted(per_country, key=lambda c: (-per_country[c]["reports"], c)):
         typer.echo(country + " " * 5 + "".join(f"{per_country[country][c]:>15}" for c in columns))
+    typer.echo(
+        "same form: the street's head, numbers and separators kept, and the country's own forms"
+        " (a landmark address, numbered avenues and zones within the country's numbers); ids,"
+        " phones: values of a kind with a check, valid: surrogates valid in the country"
+    )
     typer.echo(
         "frequent: surrogate surnames among the 5,000 most frequent Hispanic surnames of the US "
         "Census 2010 (no licensed list of each country is reachable)"
@@ -340,7 +381,11 @@ def main(
     for country in ("ES", "MX", "CO", "CL", "AR", "PE"):
         pool = name_lists(gaz, country)[5]
         top = sum(1 for n in pool if lookup_key(n) in top_surnames)
-        label = country if country != "PE" else "pool (PE, VE, UY, CU, DO, EC, CR, US)"
+        label = (
+            country
+            if country != "PE"
+            else "pool (PE, VE, UY, CU, DO, EC, CR, GT, SV, HN, NI, PA, US)"
+        )
         shares.append(f"{label} {top}/{len(pool)}")
     typer.echo("surname lists among the 5,000: " + ", ".join(shares))
     typer.echo(f"{'identifier kind':<24}{'values':>8}{'valid surrogates':>18}")
@@ -352,17 +397,25 @@ def main(
     )
 
 
-def _count_identifiers(text: str, res, ids: dict[str, Counter], curps: Counter) -> None:
-    """Per kind, the values and the surrogates valid in their country; the patient's CURPs
-    that agree with the birth date and sex of the de-identified report."""
+def _count_identifiers(
+    text: str, res, ids: dict[str, Counter], curps: Counter, country: str, stats: Counter
+) -> None:
+    """Per kind, the values and the surrogates valid in their country (the kind read in the
+    report's country, as the surrogates read it); per country, its identifiers and phones and
+    their valid surrogates; the patient's CURPs that agree with the birth date and sex of the
+    de-identified report."""
     stated = stated_person(res.text, [(r.label, r.new_start, r.new_end) for r in res.replacements])
     for r in res.replacements:
         value, new = text[r.start : r.end], res.text[r.new_start : r.new_end]
-        check = kind_check(value, r.label)
+        check = kind_check(value, r.label, country)
         if check is None:
             continue
+        valid = new != f"[{r.label}]" and check.valid(new)
         ids[check.kind]["n"] += 1
-        ids[check.kind]["valid"] += new != f"[{r.label}]" and check.valid(new)
+        ids[check.kind]["valid"] += valid
+        what = "phones" if check.kind.startswith("phone_") else "ids"
+        stats[what] += 1
+        stats[f"valid {what}"] += valid
         if check.kind == "curp" and r.label == "ID_SUJETO_ASISTENCIA" and stated.birth is not None:
             curps["n"] += 1
             valid = std_curp.is_valid(new)

@@ -4,7 +4,8 @@ country (`country_data`: GeoNames cities, pycountry's divisions).
 
 A value is read part by part (`Coyoacán, CDMX`, `Lanús (Buenos Aires)`): a postal code in the
 country's shape (`C.P. 06700`, `C1425ABC`, `8320000`) gets new digits and letters of the same
-shape, prefix kept; a first-level division (`Jalisco`, `Antioquia`) another division of the
+shape, prefix kept; a Guatemalan zone (`zona 10`) another zone of the country
+(`street_numbering`); a first-level division (`Jalisco`, `Antioquia`) another division of the
 same country; a city another city of 15,000 inhabitants or more of the same country. A place of
 another country of the Americas gets one of that country (a Mexican report that names Texas gets
 a US state); a Spanish place, Spain's surrogate. A place the tables do not know (a colonia, a
@@ -20,6 +21,7 @@ from functools import cache
 from ...country_data import SPAIN, countries, divisions, place_countries, places
 from ...lexicon import lookup_key
 from . import places as spain
+from . import street_numbering
 from .common import Context, case_like, choose
 from .names import name_lists
 from .tables import words
@@ -155,6 +157,16 @@ def neighbourhood(ctx: Context, value: str) -> str | None:
     return None if new is None else case_like(value, new)
 
 
+def zone(ctx: Context, value: str) -> str | None:
+    """A zone of a city that numbers them (`zona 10`): another of the country's zones."""
+    return ctx.draw(
+        "zone",
+        value,
+        lambda rng, a: street_numbering.zone(rng, value, ctx.country),
+        shape_fallback=False,
+    )
+
+
 def territories(text: str, label: str, ctx: Context) -> str | None:
     """TERRITORIO: Spain's surrogates in a Spanish report; otherwise see the module."""
     if ctx.country == SPAIN:
@@ -165,6 +177,8 @@ def territories(text: str, label: str, ctx: Context) -> str | None:
     m = postal_shape(ctx.country, value)
     if m is not None:
         return spain.around(text, postal_code(ctx, value, m))
+    if street_numbering.ZONE.fullmatch(value):  # `zona 10` of a Guatemalan report
+        return spain.around(text, zone(ctx, value))
     if any(c.isdigit() for c in value):
         return None  # digits beside words we do not read: the tag
     key = lookup_key(value)

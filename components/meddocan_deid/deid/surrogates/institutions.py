@@ -190,8 +190,9 @@ def _rest_town(ctx: Context, rest: str):
     """The {town} slot when the original's rest is a town (`de Getafe`): its TERRITORIO
     surrogate, so that a report's town and its town hall agree; else None."""
     core = _TOWN_REST.sub("", rest).strip()
-    if ctx.country != SPAIN:  # a place of the Americas: its surrogate in the report
-        if lookup_key(core) in place_countries():
+    if ctx.country != SPAIN:  # a place of the report's country: its surrogate in the report
+        # (`San Juan de Dios`, a town of Costa Rica, names a saint in a Guatemalan hospital)
+        if ctx.country in place_countries().get(lookup_key(core), ()):
             return lambda: country_places.place(ctx, core)
         return None
     if (
@@ -270,24 +271,29 @@ def _listed(ctx: Context, value: str) -> str | None:
 def _americas(ctx: Context, value: str) -> str | None:
     """An institution of the Americas (`data/americas/institutions.tsv`): another of the same
     country and kind (of the same country when it has none of that kind), an acronym for an
-    acronym; "" (the tag) when the list has no other."""
+    acronym (a full name when the country has no other acronym); "" (the tag) when the list
+    has no other."""
     found = institution_countries().get(lookup_key(value))
     if not found:
         return None
     inst = next((i for i in found if i.country == ctx.country), found[0])
     acronym = value.replace("-", "").replace(" ", "").isupper() and len(value) <= 10
 
-    def written(other) -> str | None:
-        if not acronym:
+    def written(other, short: bool) -> str | None:
+        if not short:
             return other.name
         return next((a for a in other.aliases if a.replace("-", "").isupper()), None)
 
     others = [i for i in americas_institutions() if i.country == inst.country and i != inst]
-    # the same kind first; a country with no other of that kind: another of its bodies
+    # the same kind first; a country with no other of that kind: another of its bodies; an
+    # acronym whose country has no other acronym: a full name (`ISSS` of El Salvador)
     same_kind = [i for i in others if i.kind == inst.kind]
     pool: tuple[str, ...] = ()
-    for group in (same_kind, others):
-        pool = tuple(w for other in group for w in (written(other),) if w)
+    for short in (acronym, False):
+        for group in (same_kind, others):
+            pool = tuple(w for other in group for w in (written(other, short),) if w)
+            if pool:
+                break
         if pool:
             break
     new = ctx.draw("institution", value, lambda rng, a: choose(rng, pool), shape_fallback=False)

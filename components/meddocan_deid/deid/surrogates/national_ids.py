@@ -4,11 +4,14 @@ the same kind and shape, with a valid check where the kind has one.
 `kind_of(text, label, country)` reads a value's kind from its characters (a table below:
 the kind, its countries, the labels it may carry, its shape over the compact value, the way
 its country writes it, its check from `meddocan_deid.id_checks`): first a kind of the
-document's `country` whose check passes, then one written its country's way whose check
-passes (`123-45-6789` an SSN, `3-0455-0175` a Costa Rican cédula), then any whose check
-passes, then a kind whose shape alone tells it (a CURP, an MBI, a Venezuelan cédula or RIF
-with its letter) or, for `country`, a kind of that country its shape fits. None: no kind of
-the table (the caller keeps the shape with new characters).
+document's `country` whose check passes, then one of `country` written its way whose check
+or shape passes (`0801-1985-01234` a Honduran identity card, `8-123-4567` a Panamanian
+cédula), then one written its country's way whose check passes (`123-45-6789` an SSN,
+`3-0455-0175` a Costa Rican cédula), then any whose check passes, then a kind whose shape
+alone tells it (a CURP, an MBI, a Venezuelan cédula or RIF with its letter, a Nicaraguan
+cédula) or, for `country`, a kind of that country its shape fits. A kind whose check one
+value in ten passes (El Salvador's DUI, Guatemala's NIT) is read only in a report of its
+country. None: no kind of the table (the caller keeps the shape with new characters).
 
 `surrogate(text, label, ctx, country)` draws a new value of that kind: the characters of the
 original's shape (digit for digit, letter for letter), the parts its scheme fixes kept where
@@ -16,7 +19,9 @@ they say nothing of the person (a CUIT's type, a RIF's letter, a Uruguayan RUT's
 last character completed so that the check passes, and written in the original's format
 (separators and case kept). A CURP and an RFC agree with the report's birth date and sex
 (`mexican_ids`); a Cuban carné holds a valid birth date of the same century and the
-original's sex digit's parity. Every surrogate passes its kind's check.
+original's sex digit's parity; the Central American kinds are drawn part by part
+(`central_american_ids`). Every surrogate passes its kind's check (a shape-only kind's as
+written).
 """
 
 import datetime as dt
@@ -30,7 +35,7 @@ from stdnum import luhn
 
 from ...id_checks import CHECKS
 from ...labels import labels_with
-from . import mexican_ids
+from . import central_american_ids, mexican_ids
 from .common import KEPT_PLACES, Context
 
 DRAWS = 200
@@ -65,6 +70,8 @@ class NationalKind(NamedTuple):
     letters: str = string.ascii_uppercase
     make: Maker | None = None  # a maker of its own (else the generic one)
     written: re.Pattern | None = None  # the way its country writes it (`123-45-6789`)
+    # read only in a report of its country (a check one value in ten or eleven passes)
+    country_only: bool = False
 
     def valid(self, value: str) -> bool:
         return CHECKS[self.check](value)
@@ -301,20 +308,88 @@ KINDS: tuple[NationalKind, ...] = tuple(
         _k(
             "nit_co",
             "CO",
-            r"\d{7,15}",
+            r"\d{8,16}",
             "co_nit",
             labels=_PATIENT,
             last=_DIGITS,
             written=r"\d{3}\.\d{3}\.\d{3}-\d",
         ),
+        # Central America: after the kinds above, so that a value they read stays theirs
+        _k(
+            "cui_gt",
+            "GT",
+            r"\d{13}",
+            "gt_cui",
+            labels=_PATIENT,
+            make=central_american_ids.gt_cui,
+            written=r"\d{4}\s\d{5}\s\d{4}",
+        ),
+        _k(
+            "nit_sv",
+            "SV",
+            r"[019]\d{13}",
+            "sv_nit",
+            labels=_PATIENT,
+            make=central_american_ids.sv_tax_number,
+            written=r"\d{4}-\d{6}-\d{3}-\d",
+        ),
+        _k(
+            "cedula_ni",
+            "NI",
+            r"\d{13}[A-Z]",
+            "ni_cedula",
+            labels=_PATIENT,
+            distinctive=True,
+            make=central_american_ids.ni_cedula,
+        ),
+        _k(
+            "dui_sv",
+            "SV",
+            r"\d{9}",
+            "sv_dui",
+            labels=_PATIENT,
+            last=_DIGITS,
+            country_only=True,
+        ),
+        _k(
+            "nit_gt",
+            "GT",
+            r"\d{2,11}[0-9K]",
+            "gt_nit",
+            labels=_PATIENT,
+            last=_DIGITS + "K",
+            country_only=True,
+        ),
         # documents without a check digit: only for a document of their country
+        _k(
+            "dni_hn",
+            "HN",
+            r"(?:0[1-9]|1[0-8])(?:0[1-9]|[12]\d)(?:19|20)\d{7}",
+            "hn_identity",
+            labels=_PATIENT,
+            keep=(4, 5),
+            make=central_american_ids.hn_identity,
+            written=r"\d{4}-\d{4}-\d{5}",
+        ),
+        _k(
+            "cedula_pa",
+            "PA",
+            r"(?:\d{1,2}(?:AV|PI)?|PE|E|N)\d{2,10}",
+            "pa_cedula",
+            labels=_PATIENT,
+            keep=(0, 1),  # the province (one digit or two)
+            make=central_american_ids.pa_cedula,
+            written=r"(?:\d{1,2}(?:AV|PI)?|PE|E|N)-\d{1,4}-\d{1,6}",
+        ),
         _k("dni_ar", "AR", r"[1-9]\d{6,7}", "ar_dni", labels=_PATIENT),
         _k("cc_co", "CO", r"[1-9]\d{5,9}", "co_cedula", labels=_PATIENT),
     )
 )
 BY_NAME = {kind.name: kind for kind in KINDS}
 # whether a kind's check is a check digit or a scheme (a value that passes it is that kind)
-UNCHECKED = frozenset({"dni_ar", "cc_co", "ci_ve", "cedula_cr"})
+UNCHECKED = frozenset({"dni_ar", "cc_co", "ci_ve", "cedula_cr", "dni_hn", "cedula_pa"})
+# shape-only kinds read only as their country writes them (in groups, with their hyphens)
+WRITTEN_SHAPES = frozenset({"dni_hn", "cedula_pa"})
 
 
 def _valid_as(kind: NationalKind, text: str, value: str) -> bool:
@@ -334,7 +409,9 @@ def kind_of(text: str, label: str = "", country: str | None = None) -> NationalK
     fitting = [
         k
         for k in KINDS
-        if k.shape.fullmatch(value) and (not k.labels or not label or label in k.labels)
+        if k.shape.fullmatch(value)
+        and (not k.labels or not label or label in k.labels)
+        and (not k.country_only or country in k.countries)
     ]
     if not fitting:
         return None
@@ -348,10 +425,16 @@ def kind_of(text: str, label: str = "", country: str | None = None) -> NationalK
         for k in fitting
         if k.written is not None and k.written.fullmatch(text.strip()) and _valid_as(k, text, value)
     ]
-    for pool in ([k for k in checked if ours(k)], as_written, checked):
+    # the report's own kinds first: checked, then written its way (a shape-only kind too)
+    for pool in ([k for k in checked if ours(k)], [k for k in as_written if ours(k)]):
+        if pool:
+            return pool[0]
+    for pool in (as_written, checked):
         if pool:
             return pool[0]
     for kind in fitting:
+        if kind.name in WRITTEN_SHAPES and not _valid_as(kind, text, value):
+            continue  # `6792547` is no Panamanian cédula: its groups tell one
         if ours(kind) or (kind.distinctive and _distinct(kind, text, value)):
             return kind
     return None
@@ -375,7 +458,9 @@ def make(kind: NationalKind, rng: random.Random, text: str, label: str, ctx: Con
     new = kind.make(rng, value, label, ctx)
     if new is None or len(new) != len(value):
         return None
-    return reformat(text, new)
+    written = reformat(text, new)
+    # a shape-only kind is checked as written (`8-123-4567`): its maker cannot see the groups
+    return written if _valid_as(kind, written, new) else None
 
 
 # the digit-run rule reads a kind's surrogates without its kept places

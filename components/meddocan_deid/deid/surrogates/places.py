@@ -322,7 +322,7 @@ def _street_heads():
 # a rest found inside a run is found at its start): each run is read once
 NAME_REST = re.compile(
     r"(?P<name>[^,\d]*?)"
-    r"(?:(?<!\s)(?P<rest>\s*(?:,|\bn\.?\s?º|\bnº|\bnúm|\bnum\.|\bs/n|\bkm|\d).*))?$",
+    r"(?:(?<!\s)(?P<rest>\s*(?:,|#|\bn\.?\s?º|\bnº|\bnúm|\bnum\.|\bs/n|\bkm|\d).*))?$",
     re.IGNORECASE | re.DOTALL,
 )
 
@@ -378,7 +378,7 @@ def _rest_surrogate(rng, rest: str) -> str:
         if _NO_NUMBER.fullmatch(chunk):
             out.append(chunk)
             continue
-        tokens = re.split(r"(\s+|[,.;:/\-º°ª])", chunk)
+        tokens = re.split(r"(\s+|[,.;:/\-º°ª#])", chunk)
         for i, tok in enumerate(tokens):
             if re.fullmatch(r"\d+", tok):
                 first = str(rng.randint(1, 9)) if tok[0] != "0" else "0"

@@ -1,12 +1,15 @@
 """Street surrogates (CALLE): the head word kept, a new street name from the gazetteer (or an
-invented one, as institutions make them), the numbers and the places after it re-drawn. Apart
-from `places`, since a street name may be invented as an institution's is, and institutions
-read places."""
+invented one, as institutions make them), the numbers and the places after it re-drawn (a
+numbered avenue or street of Central America and a Guatemalan zone within the country's
+numbers: `street_numbering`); an address given from a landmark, another landmark and new
+distances (`landmark_directions`). Apart from `places`, since a street name may be invented
+as an institution's is, and institutions read places."""
 
 import re
 
 from ...country_data import SPAIN, place_countries
 from ...lexicon import lookup_key
+from . import landmark_directions, street_numbering
 from .common import Context, case_like, choose
 from .country_places import place
 from .institutions import fill
@@ -31,6 +34,18 @@ def _country_rest_places(ctx: Context, rest: str) -> str | None:
 def streets(text: str, label: str, ctx: Context) -> str | None:
     """CALLE: head word kept (then one space), a new street name, numbers re-drawn; None
     (the tag) when there is nothing to replace or no acceptable name."""
+    if landmark_directions.read(text) is not None:
+        # `de donde fue el cine 2 c. al sur`: another landmark, new distances and directions
+        # (whatever the detected country: a report of Nicaragua read as Spain's too)
+        value = text.strip()
+        new = ctx.draw(
+            "street",
+            value,
+            lambda rng, attempt: landmark_directions.surrogate(rng, value),
+            key_value=text,
+            shape_fallback=False,
+        )
+        return None if new is None else text.replace(value, new, 1)
     head, name, suffix, rest = split_street(text)
     if not name.strip() and not re.search(r"\d", rest):
         return None
@@ -68,6 +83,10 @@ def streets(text: str, label: str, ctx: Context) -> str | None:
             )
         else:
             out = head.rstrip() + (gap or " ") if head else ""
+        if street_numbering.applies(ctx.country, rest):  # `6a. avenida 12-34 zona 10`
+            return out + street_numbering.surrogate(
+                rng, rest, ctx.country, lambda part: _rest_surrogate(rng, part)
+            )
         return out + _rest_surrogate(rng, rest)
 
     new = ctx.draw("street", text, make, key_value=text, shape_fallback=False)
