@@ -49,6 +49,8 @@ PLACE_CAP = 2.5
 INSTITUTION_WEIGHT = 3.0
 CENTRE_WEIGHT = 3.0
 PHONE_WEIGHT = 2.0  # a foreign phone number alone does not decide: patients travel
+# a demonym (`hondureña`) names the country, not always the report's: patients travel
+DEMONYM_WEIGHT = 1.0
 PHONE_LABELS = frozenset({"NUMERO_TELEFONO", "NUMERO_FAX"})
 
 _PHONE = re.compile(r"(?:\+\s?|(?<![\w-])00)(\d{1,3})(?:[\s.-]?\(?(\d{3})\)?)?(?=[\s.-])")
@@ -144,6 +146,24 @@ def _cue_scores(text: str, scores: defaultdict[str, float]) -> None:
                 found = check is None or any(cast(_Check, check)(v) for v in values)
             if found:
                 scores[country] += weight
+
+
+@cache
+def _demonym_patterns() -> tuple[tuple[str, re.Pattern], ...]:
+    """(country, its demonyms as a word pattern over folded text), Spain's left out: a report
+    of Spain needs no evidence."""
+    return tuple(
+        (
+            code,
+            re.compile(
+                r"(?<!\w)(?:"
+                + "|".join(re.escape(lookup_key(d)) for d in c.demonyms)
+                + r")s?(?!\w)"
+            ),
+        )
+        for code, c in countries().items()
+        if code != SPAIN and c.demonyms
+    )
 
 
 @cache
@@ -271,6 +291,9 @@ def _text_scores(text: str) -> tuple[tuple[str, float], ...]:
             scores[dialled] += PHONE_WEIGHT
     if _NANP_LOCAL.search(text):
         scores["DO"] += 2
+    for country, pattern in _demonym_patterns():
+        if pattern.search(folded):
+            scores[country] += DEMONYM_WEIGHT
     return tuple(scores.items())
 
 
