@@ -5,8 +5,11 @@ and addresses: Spain or a Spanish-speaking country of the Americas (`country_dat
 shapes, some with their check (`CURP`, a RUT `12.345.678-5`, `CUIL`, a Dominican cédula
 `001-1234567-8`, a DUI with its check digit, a Spanish DNI with its letter...), the words of
 its health system and forms (`derechohabiente`, `obra social`, `Isapre`, `comuna`, `calle 7
-e/ 40 y 41`), national phone numbers after a phone key, valid in its plan (the cues:
-`pipeline/data/americas/country_cues.tsv`), its institutions and health-centre heads (`IMSS`,
+e/ 40 y 41`), its currency (`guaraníes`, `S/ 80`), its speech (voseo `tenés`, Guaraní
+greetings), national phone numbers valid in its plan alone (after a phone key, with a bracketed
+area code, or a phone entity: `(021) 555 1234` is Paraguay's only; counted once), US
+addresses and month-first dates (the cues: `pipeline/data/americas/country_cues.tsv`), its
+demonyms (`hondureña`; Spain's not), its institutions and health-centre heads (`IMSS`,
 `CESFAM`: `pipeline/data/americas/`), its dialling codes (`+52`, `(809)`), and the places only
 it has (a TERRITORIO span, or capitalised words, that name a city or division of one country
 and no Spanish town, first name, surname or Spanish word: `country_data.detection_places`;
