@@ -146,3 +146,23 @@ def test_colombian_prepaid_medicine():
 def test_a_spanish_report_with_a_spanish_phone_stays_spanish():
     text = "Varón de 60 años, natural de Getafe. Teléfono: 612 345 678. Pagó 20 euros."
     assert country_of(text) == "ES"
+
+
+def test_a_costa_rican_cedula_in_its_written_form():
+    assert scores("Identificación 2-0456-0789")["CR"] == 3
+    assert "CR" not in scores("Lote 2-0456-07891")
+
+
+def test_a_uruguayan_cedula_after_the_word_cedula():
+    assert scores("cédula 3.456.789-4")["UY"] == 4  # the shape and the keyed value
+    assert scores("cédula 3.456.789-5").get("UY", 0) == 0
+
+
+def test_essalud_networks_and_peruvian_programmes():
+    assert scores("Red Asistencial Sabogal")["PE"] == 2
+    assert scores("pensionista de la ONP")["PE"] == 3
+
+
+def test_insurers_of_puerto_rico_count_for_the_us_and_a_spanish_word_is_no_insurer():
+    assert scores("aseguradora Triple-S")["US"] == 3
+    assert scores("virus de la inmunodeficiencia humana") == {}
