@@ -166,3 +166,8 @@ def test_essalud_networks_and_peruvian_programmes():
 def test_insurers_of_puerto_rico_count_for_the_us_and_a_spanish_word_is_no_insurer():
     assert scores("aseguradora Triple-S")["US"] == 3
     assert scores("virus de la inmunodeficiencia humana") == {}
+
+
+def test_a_us_street_address_and_not_a_doctor_after_a_room():
+    assert scores("Dirección: 2710 Maple Ave")["US"] == 2
+    assert "US" not in scores("Box 12 Urgencias Dr. López")
