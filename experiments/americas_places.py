@@ -16,7 +16,7 @@ from typing import Annotated
 import typer
 
 # ISO 3166-1 codes of the countries whose places are listed
-COUNTRIES = tuple("MX AR CL CO PE VE UY CU DO EC CR GT SV HN NI PA US".split())
+COUNTRIES = tuple("MX AR CL CO PE VE UY CU DO EC CR GT SV HN NI PA PY BO US".split())
 # the US states with the largest Hispanic populations (Census 2020), by their USPS codes
 US_STATES = ("CA", "TX", "FL", "NY", "AZ", "NM", "IL", "NJ", "NV", "CO")
 # GeoNames writes a few capitals by their English names; reports write the Spanish ones

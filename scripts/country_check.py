@@ -9,17 +9,25 @@ folders that have none (`--expect ES` on the MEDDOCAN corpus, written in Spain).
 
 `--expect-by-name WORD=CC` (repeatable): a report whose id has WORD among its `_`-separated
 parts is expected in CC (a held-out set whose file names say the country, e.g. `nota_peru_01`).
+
+`--corpus ROOT`: also the written corpus's documents that `ROOT/countries.tsv` names (document
+id, ISO 3166-1 code), with their inline gold entities; a country the detector does not tell
+apart counts as missed:
+
+    python scripts/country_check.py --corpus assets/corpus
 """
 
 from collections import Counter
 from pathlib import Path
 from typing import Annotated
 
+import pycountry
 import typer
 
 from meddocan_deid.brat import read_brat_dir
 from meddocan_deid.country import country_of
 from meddocan_deid.country_data import check_country
+from meddocan_deid.evaluation.corpus_set import read_writer
 
 
 def _expected(folder: Path) -> dict[str, str]:
@@ -37,8 +45,47 @@ def _expected(folder: Path) -> dict[str, str]:
     return out
 
 
+def _corpus_expected(root: Path) -> dict[str, str]:
+    """Document id -> ISO 3166-1 code, from `root/countries.tsv` (any country, known to the
+    detector or not)."""
+    path = root / "countries.tsv"
+    if not path.exists():
+        typer.echo(f"{path}: not found (document id, country)", err=True)
+        raise typer.Exit(1)
+    out = {}
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = [f.strip() for f in line.split("\t")]
+        if len(fields) != 2 or pycountry.countries.get(alpha_2=fields[1].upper()) is None:
+            typer.echo(f"{path}:{lineno}: expected a document id and an ISO 3166-1 code", err=True)
+            raise typer.Exit(1)
+        out[fields[0]] = fields[1].upper()
+    return out
+
+
+def _corpus_found(root: Path, found: Counter[tuple[str, str]]) -> None:
+    """Count the detected countries of the corpus documents `root/countries.tsv` names."""
+    expected = _corpus_expected(root)
+    writers = sorted({doc_id.split("-", 1)[0] for doc_id in expected})
+    seen = set()
+    for writer in writers:
+        folder = root / "source" / writer
+        if not folder.is_dir():
+            typer.echo(f"{root / 'countries.tsv'}: no writer folder {folder}", err=True)
+            raise typer.Exit(1)
+        for doc in read_writer(folder):
+            if doc.doc_id in expected:
+                seen.add(doc.doc_id)
+                found[(expected[doc.doc_id], country_of(doc.text, doc.entities))] += 1
+    missing = sorted(set(expected) - seen)
+    if missing:
+        typer.echo(f"{root / 'countries.tsv'}: no document {missing[0]}", err=True)
+        raise typer.Exit(1)
+
+
 def main(
-    folders: Annotated[list[Path], typer.Argument(help="BRAT folders (.txt, .ann)")],
+    folders: Annotated[list[Path] | None, typer.Argument(help="BRAT folders (.txt, .ann)")] = None,
     expect: Annotated[
         str | None, typer.Option(help="The country of the reports no countries.tsv names")
     ] = None,
@@ -46,7 +93,15 @@ def main(
         list[str] | None,
         typer.Option(help="WORD=CC: reports whose id has WORD as a `_`-separated part are in CC"),
     ] = None,
+    corpus: Annotated[
+        Path | None,
+        typer.Option(help="The written corpus's root: its countries.tsv documents"),
+    ] = None,
 ) -> None:
+    folders = folders or []
+    if not folders and corpus is None:
+        typer.echo("no BRAT folder and no --corpus", err=True)
+        raise typer.Exit(1)
     missing = [str(f) for f in folders if not f.is_dir()]
     if missing:
         typer.echo(f"not a folder: {', '.join(missing)}", err=True)
@@ -64,6 +119,8 @@ def main(
             typer.echo(f"--expect-by-name {item!r}: {err}", err=True)
             raise typer.Exit(1) from None
     found: Counter[tuple[str, str]] = Counter()
+    if corpus is not None:
+        _corpus_found(corpus, found)
     for folder in folders:
         expected = _expected(folder)
         for doc in read_brat_dir(folder):

@@ -5,8 +5,11 @@ and addresses: Spain or a Spanish-speaking country of the Americas (`country_dat
 shapes, some with their check (`CURP`, a RUT `12.345.678-5`, `CUIL`, a Dominican cédula
 `001-1234567-8`, a DUI with its check digit, a Spanish DNI with its letter...), the words of
 its health system and forms (`derechohabiente`, `obra social`, `Isapre`, `comuna`, `calle 7
-e/ 40 y 41`), national phone numbers after a phone key, valid in its plan (the cues:
-`pipeline/data/americas/country_cues.tsv`), its institutions and health-centre heads (`IMSS`,
+e/ 40 y 41`), its currency (`guaraníes`, `S/ 80`), its speech (voseo `tenés`, Guaraní
+greetings), national phone numbers valid in its plan alone (after a phone key, with a bracketed
+area code, or a phone entity: `(021) 555 1234` is Paraguay's only; counted once), US
+addresses and month-first dates (the cues: `pipeline/data/americas/country_cues.tsv`), its
+demonyms (`hondureña`; Spain's not), its institutions and health-centre heads (`IMSS`,
 `CESFAM`: `pipeline/data/americas/`), its dialling codes (`+52`, `(809)`), and the places only
 it has (a TERRITORIO span, or capitalised words, that name a city or division of one country
 and no Spanish town, first name, surname or Spanish word: `country_data.detection_places`;
@@ -28,6 +31,7 @@ from spacy.tokens import Doc
 
 from .country_data import (
     PHONE_CHECK,
+    PHONE_ONE_CHECK,
     SPAIN,
     centre_heads,
     check_country,
@@ -48,6 +52,9 @@ PLACE_CAP = 2.5
 INSTITUTION_WEIGHT = 3.0
 CENTRE_WEIGHT = 3.0
 PHONE_WEIGHT = 2.0  # a foreign phone number alone does not decide: patients travel
+# a demonym (`hondureña`) names the country, not always the report's: patients travel
+DEMONYM_WEIGHT = 1.0
+PHONE_LABELS = frozenset({"NUMERO_TELEFONO", "NUMERO_FAX"})
 
 _PHONE = re.compile(r"(?:\+\s?|(?<![\w-])00)(\d{1,3})(?:[\s.-]?\(?(\d{3})\)?)?(?=[\s.-])")
 _NANP_LOCAL = re.compile(r"\(\s?(809|829|849)\s?\)|\b(809|829|849)-\d{3}-\d{4}\b")
@@ -71,18 +78,38 @@ def _valid_in_plan(country: str) -> Callable[[str], bool]:
     return valid
 
 
+def _valid_plans(value: str) -> frozenset[str]:
+    """The countries in whose plan `value`, written as a national number, is valid."""
+    out = set()
+    for code in countries():
+        try:
+            number = phonenumbers.parse(value, code)
+        except phonenumbers.NumberParseException:
+            continue
+        if phonenumbers.is_valid_number(number):
+            out.add(code)
+    return frozenset(out)
+
+
 _Check = Callable[[str], bool]
+# the check of a `phone_one` cue: done on the plans a value is valid in (`_valid_plans`),
+# computed once per value and not kept (no number stays in memory)
+_ONE_PLAN = "one plan"
+# the key of a country's `phone_one` evidence among the text's scores (`_cue_scores`)
+_ONE_PLAN_KEY = "phone_one:"
 
 
 @cache
-def _cues() -> tuple[tuple[re.Pattern, tuple[tuple[str, float, _Check | None], ...]], ...]:
+def _cues() -> tuple[tuple[re.Pattern, tuple[tuple[str, float, _Check | str | None], ...]], ...]:
     """The cues of `country_cues.tsv` by expression, in file order: (pattern, its cues as
-    (country, weight, check of the value found or None)). An expression several cues share
-    (a national phone of each plan) is searched once."""
-    groups: dict[str, tuple[re.Pattern, list[tuple[str, float, _Check | None]]]] = {}
+    (country, weight, check of the value found, `_ONE_PLAN` or None)). An expression several
+    cues share (a national phone of each plan) is searched once."""
+    groups: dict[str, tuple[re.Pattern, list[tuple[str, float, _Check | str | None]]]] = {}
     for cue in country_cues():
-        check: _Check | None = None
-        if cue.check == PHONE_CHECK:
+        check: _Check | str | None = None
+        if cue.check == PHONE_ONE_CHECK:
+            check = _ONE_PLAN
+        elif cue.check == PHONE_CHECK:
             check = _valid_in_plan(cue.country)
         elif cue.check is not None:
             check = CHECKS[cue.check]
@@ -95,7 +122,7 @@ def _cues() -> tuple[tuple[re.Pattern, tuple[tuple[str, float, _Check | None], .
 def _cue_scores(text: str, scores: defaultdict[str, float]) -> None:
     """Add the weight of each cue found in `text` to its country: its expression found, with a
     value that passes its check where it has one (the named group `value`, else the whole
-    match)."""
+    match; a `phone_one` cue: a value valid in its country's plan only)."""
     for pattern, members in _cues():
         if all(check is None for _c, _w, check in members):
             if pattern.search(text) is not None:
@@ -104,9 +131,42 @@ def _cue_scores(text: str, scores: defaultdict[str, float]) -> None:
             continue
         group = "value" if "value" in pattern.groupindex else 0
         values = [m.group(group) for m in pattern.finditer(text)]
+        if not values:
+            continue
+        plans = (
+            [_valid_plans(v) for v in values]
+            if any(check == _ONE_PLAN for _c, _w, check in members)
+            else []
+        )
         for country, weight, check in members:
-            if values and (check is None or any(check(v) for v in values)):
+            if check == _ONE_PLAN:
+                # kept apart: a phone counts once, whether a cue or a phone span finds it
+                if any(p == {country} for p in plans):
+                    key = _ONE_PLAN_KEY + country
+                    scores[key] = max(scores[key], weight)
+                continue
+            else:
+                found = check is None or any(cast(_Check, check)(v) for v in values)
+            if found:
                 scores[country] += weight
+
+
+@cache
+def _demonym_patterns() -> tuple[tuple[str, re.Pattern], ...]:
+    """(country, its demonyms as a word pattern over folded text), Spain's left out: a report
+    of Spain needs no evidence."""
+    return tuple(
+        (
+            code,
+            re.compile(
+                r"(?<!\w)(?:"
+                + "|".join(re.escape(lookup_key(d)) for d in c.demonyms)
+                + r")s?(?!\w)"
+            ),
+        )
+        for code, c in countries().items()
+        if code != SPAIN and c.demonyms
+    )
 
 
 @cache
@@ -234,6 +294,9 @@ def _text_scores(text: str) -> tuple[tuple[str, float], ...]:
             scores[dialled] += PHONE_WEIGHT
     if _NANP_LOCAL.search(text):
         scores["DO"] += 2
+    for country, pattern in _demonym_patterns():
+        if pattern.search(folded):
+            scores[country] += DEMONYM_WEIGHT
     return tuple(scores.items())
 
 
@@ -246,7 +309,17 @@ def detect_country(text: str, spans: Iterable[tuple[str, int, int]] = ()) -> Det
     ids = _place_ids()
     places = set(evidence.places)
     only_spanish: set[str] = set()  # TERRITORIO spans that name Spanish places only
+    # country -> the weight of the phones valid in its plan alone (text cues and spans)
+    phone_plans: dict[str, float] = {}
+    for key in [k for k in scores if k.startswith(_ONE_PLAN_KEY)]:
+        phone_plans[key.removeprefix(_ONE_PLAN_KEY)] = scores.pop(key)
     for label, start, end in spans:
+        if label in PHONE_LABELS:
+            plans = _valid_plans(text[start:end])
+            if len(plans) == 1:
+                (country,) = plans
+                phone_plans[country] = max(phone_plans.get(country, 0.0), PHONE_WEIGHT)
+            continue
         if label != "TERRITORIO":
             continue
         name = lookup_key(text[start:end].strip())
@@ -264,6 +337,8 @@ def detect_country(text: str, spans: Iterable[tuple[str, int, int]] = ()) -> Det
             from_places[owner] += 1
     for country, score in from_places.items():
         scores[country] += min(score * PLACE_WEIGHT, PLACE_CAP)
+    for country, weight in phone_plans.items():
+        scores[country] += weight
     order = list(countries())
     best = max(scores, key=lambda c: (scores[c], -order.index(c)), default=SPAIN)
     if scores[best] < MIN_SCORE:

@@ -32,11 +32,16 @@ KINDS = ("system", "social_security", "insurer", "programme", "ministry")
 # the labels a centre head word may give: those of the places where care is given
 CENTRE_LABELS = labels_with("care_centre")
 PHONE_CHECK = "phone"  # a cue's check: a number valid in its country's plan (phonenumbers)
+# a cue's check: a number valid in its country's plan and in no other country's (phonenumbers)
+PHONE_ONE_CHECK = "phone_one"
 # Mexican states whose official name adds a hero's name after `de`, written without it
 _SHORT_FORMS = {"MX"}
 # subdivision types that are not the first level reports name (the Dominican regions group
 # its provinces)
 _SKIP_TYPES = {"DO": {"Region"}}
+# divisions that reports write as common words (`Hospital Central`, `la cordillera`): not
+# counted by country detection
+_WORD_DIVISIONS = {"PY": {"Central", "Cordillera"}}
 
 
 class DataFileError(ValueError):
@@ -222,9 +227,10 @@ def country_cues() -> tuple[CountryCue, ...]:
             value = 0.0
         if not value > 0:
             raise DataFileError(f"{where}: weight {weight!r} is not a positive number")
-        if check != "-" and check != PHONE_CHECK and check not in CHECKS:
+        if check not in ("-", PHONE_CHECK, PHONE_ONE_CHECK) and check not in CHECKS:
             raise DataFileError(
-                f"{where}: unknown check {check!r} (expected -, {PHONE_CHECK} or one of "
+                f"{where}: unknown check {check!r} (expected -, {PHONE_CHECK}, "
+                f"{PHONE_ONE_CHECK} or one of "
                 f"{', '.join(sorted(CHECKS))})"
             )
         try:
@@ -274,7 +280,8 @@ def place_countries(min_population: int = 0) -> dict[str, frozenset[str]]:
 def detection_places() -> dict[str, frozenset[str]]:
     """The places country detection counts, folded -> their countries: the cities of
     `towns.txt` (15,000 inhabitants or more, not a first name, a surname or a Spanish word:
-    experiments/americas_town_list.py) and the divisions that are no listed name."""
+    experiments/americas_town_list.py) and the divisions that are no listed name and no
+    common word (`_WORD_DIVISIONS`)."""
     path = DATA / "towns.txt"
     if not path.exists():
         raise DataFileError(f"{path}: data file not found")
@@ -292,7 +299,7 @@ def detection_places() -> dict[str, frozenset[str]]:
             if lookup_key(name) in towns:
                 out.setdefault(lookup_key(name), set()).add(code)
         for name in divisions(code):
-            if lookup_key(name) not in names:
+            if lookup_key(name) not in names and name not in _WORD_DIVISIONS.get(code, ()):
                 out.setdefault(lookup_key(name), set()).add(code)
     return {k: frozenset(v) for k, v in out.items()}
 

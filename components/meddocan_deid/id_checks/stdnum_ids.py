@@ -7,7 +7,8 @@ python-stdnum: `mx.curp` (with its check digit), `mx.rfc` (with its check digit:
 DNI's CUI, with or without its check character), `pe.ruc`, `ec.ci`, `ec.ruc`, `do.cedula`,
 `uy.rut`, `ve.rif`, `cu.ni` (the birth date it holds), `cr.cpf` (province and length), and the
 tax numbers of Guatemala (`gt.nit`, its mod-11 check digit or K) and El Salvador (`sv.nit`:
-municipality, birth date, serial, check digit).
+municipality, birth date, serial, check digit) and Paraguay's RUC (`py.ruc`: the cédula's
+digits and a mod-11 check digit).
 """
 
 from collections.abc import Callable
@@ -26,6 +27,7 @@ from stdnum.mx import curp as mx_curp
 from stdnum.mx import rfc as mx_rfc
 from stdnum.pe import cui as pe_cui
 from stdnum.pe import ruc as pe_ruc
+from stdnum.py import ruc as py_ruc
 from stdnum.sv import nit as sv_nit
 from stdnum.uy import rut as uy_rut
 from stdnum.ve import rif as ve_rif
@@ -118,6 +120,11 @@ def sv_tax_number(value: str) -> bool:
     return sv_nit.is_valid(compact(value))
 
 
+def py_tax_number(value: str) -> bool:
+    """A Paraguayan RUC: a person's cédula digits (or a company's) and its mod-11 check digit."""
+    return py_ruc.is_valid(compact(value))
+
+
 CHECKS: dict[str, Callable[[str], bool]] = {
     "mx_curp": curp,
     "mx_rfc": rfc,
@@ -136,4 +143,5 @@ CHECKS: dict[str, Callable[[str], bool]] = {
     "cr_cedula": cr_document,
     "gt_nit": gt_tax_number,
     "sv_nit": sv_tax_number,
+    "py_ruc": py_tax_number,
 }
