@@ -1,0 +1,39 @@
+"""The Spark tests' shared fixtures: one local SparkSession for the whole test session (a JVM
+start is the slow part) and the rule pipeline saved to disk as the executors' model."""
+
+import os
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def load_log(tmp_path_factory):
+    """The folder where each Python worker logs the model paths it loads."""
+    return tmp_path_factory.mktemp("loads")
+
+
+@pytest.fixture(scope="session")
+def spark(load_log):
+    from meddocan_deid.spark import LOAD_LOG_ENV, make_session
+
+    os.environ[LOAD_LOG_ENV] = str(load_log)  # inherited by the Python workers of a new JVM
+    # and given to them through the conf too: an earlier test may have started the JVM
+    session = make_session(
+        "local[2]",
+        app_name="meddocan-deid-tests",
+        conf={
+            "spark.sql.shuffle.partitions": "4",
+            "spark.default.parallelism": "2",
+            f"spark.executorEnv.{LOAD_LOG_ENV}": str(load_log),
+        },
+    )
+    yield session
+    session.stop()
+    os.environ.pop(LOAD_LOG_ENV, None)
+
+
+@pytest.fixture(scope="session")
+def model_dir(tmp_path_factory, rule_nlp):
+    path = tmp_path_factory.mktemp("model") / "rule_pipeline"
+    rule_nlp.to_disk(path)
+    return path
