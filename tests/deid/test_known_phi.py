@@ -7,6 +7,7 @@ import re
 
 import pytest
 import spacy
+from command_line import report_counts
 
 from meddocan_deid.deid import Record, deidentify, deidentify_records
 from meddocan_deid.deid.known_phi import (
@@ -196,14 +197,7 @@ def test_jsonl_known_phi_reaches_the_same_patient_only(tmp_path):
     )
     out = tmp_path / "out"
     report = run(inp, out, "tag", None, nlp=ruler_nlp(), progress=False)
-    assert report["reports"] == {
-        "read": 4,
-        "written": 4,
-        "skipped": 0,
-        "failed": 0,
-        "empty": 0,
-        "not_read": 0,
-    }
+    assert report["reports"] == report_counts(4, 4)
     texts = {r["id"]: (out / f"{r['id']}.txt").read_text(encoding="utf-8") for r in REPORTS}
     assert texts["r1"] == (
         "Paciente: [NOMBRE_SUJETO_ASISTENCIA]. DNI: [ID_SUJETO_ASISTENCIA]. Vive en [TERRITORIO]."

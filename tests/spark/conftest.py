@@ -1,5 +1,5 @@
 """The Spark tests' shared fixtures: one local SparkSession for the whole test session (a JVM
-start is the slow part) and the rule pipeline saved to disk as the executors' model."""
+start is the slow part); the executors' model is `model_dir` (tests/conftest.py)."""
 
 import os
 
@@ -30,10 +30,3 @@ def spark(load_log):
     yield session
     session.stop()
     os.environ.pop(LOAD_LOG_ENV, None)
-
-
-@pytest.fixture(scope="session")
-def model_dir(tmp_path_factory, rule_nlp):
-    path = tmp_path_factory.mktemp("model") / "rule_pipeline"
-    rule_nlp.to_disk(path)
-    return path
