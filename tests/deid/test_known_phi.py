@@ -317,6 +317,8 @@ def test_known_phi_eval_counts_body_and_footer_mentions():
 def test_spark_known_phi_column_and_policy(tmp_path):
     pytest.importorskip("pyspark")
     pytest.importorskip("pyarrow")
+    from pyspark.sql import SparkSession
+
     from meddocan_deid.deid.policy import parse_policy
     from meddocan_deid.deid.tables import TableSpec
     from meddocan_deid.engine import Run, RunConfig, SparkJob
@@ -324,6 +326,8 @@ def test_spark_known_phi_column_and_policy(tmp_path):
 
     model = tmp_path / "ruler"
     ruler_nlp().to_disk(model)
+    # the Spark tests' session (tests/spark/conftest.py) may be running: use it, leave it
+    active = SparkSession.getActiveSession()
     spark = make_session(
         "local[1]",
         app_name="meddocan-known-phi-tests",
@@ -419,4 +423,5 @@ def test_spark_known_phi_column_and_policy(tmp_path):
         )
         assert written["r1"].endswith("Vive en Toledo.")
     finally:
-        spark.stop()
+        if active is None:
+            spark.stop()
