@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 from benchmark_deid import (  # scripts/ is on sys.path when run as a script
+    add_run_arguments,
     cli_args,
     env_with_key,
     run_cli,
@@ -130,15 +131,7 @@ def compare(spark_out: Path, single: Path) -> tuple:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("model", help="pipeline name or path (the executors load it)")
-    parser.add_argument(
-        "input_dir", type=Path, help="folder of .txt reports (e.g. the background set)"
-    )
-    parser.add_argument("--limit", type=int, default=0, help="first N reports only (0: all)")
-    parser.add_argument(
-        "--mode", default="surrogate", choices=["tag", "mask", "redact", "surrogate"]
-    )
-    parser.add_argument("--batch-size", type=int, default=32)
+    add_run_arguments(parser, "pipeline name or path (the executors load it)")
     parser.add_argument(
         "--masters", default="local[1],local[2]", help="Spark masters to measure, comma-separated"
     )
