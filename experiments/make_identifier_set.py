@@ -50,6 +50,7 @@ from stdnum.ve import rif as std_ve_rif
 
 from meddocan_deid.id_checks import CHECKS
 from meddocan_deid.id_checks.weighted_keys import uy_ci_key
+from meddocan_deid.lexicon import words
 
 NO_PHI = "NO_PHI"
 SECTIONS = ("header", "body", "footer")
@@ -103,20 +104,7 @@ SERVICES = (
     "Nefrología",
     "Cirugía General",
 )
-MONTHS = (
-    "enero",
-    "febrero",
-    "marzo",
-    "abril",
-    "mayo",
-    "junio",
-    "julio",
-    "agosto",
-    "septiembre",
-    "octubre",
-    "noviembre",
-    "diciembre",
-)
+MONTHS = tuple(words("months", "es"))  # January first
 TLDS = ("es", "com", "org", "net", "eu")
 
 

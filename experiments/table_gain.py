@@ -20,20 +20,9 @@ from typing import Annotated
 
 import typer
 
-MONTHS = (
-    "enero",
-    "febrero",
-    "marzo",
-    "abril",
-    "mayo",
-    "junio",
-    "julio",
-    "agosto",
-    "septiembre",
-    "octubre",
-    "noviembre",
-    "diciembre",
-)
+from meddocan_deid.lexicon import words
+
+MONTHS = tuple(words("months", "es"))  # January first
 MOTIVES = (
     "dolor torácico de dos días de evolución",
     "disnea de moderados esfuerzos",

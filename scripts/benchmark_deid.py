@@ -147,9 +147,9 @@ def kill_resume(model, inp, work, n, mode, batch_size, env, min_written):
     return 0 if ok else 1
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("model", help="pipeline name or path")
+def add_run_arguments(parser: argparse.ArgumentParser, model_help: str) -> None:
+    """The arguments of both benchmarks: the model, the reports and how they are run."""
+    parser.add_argument("model", help=model_help)
     parser.add_argument(
         "input_dir", type=Path, help="folder of .txt reports (e.g. the background set)"
     )
@@ -158,6 +158,11 @@ def main():
         "--mode", default="surrogate", choices=["tag", "mask", "redact", "surrogate"]
     )
     parser.add_argument("--batch-size", type=int, default=32)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_run_arguments(parser, "pipeline name or path")
     parser.add_argument(
         "--kill-resume",
         action="store_true",

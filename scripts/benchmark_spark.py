@@ -27,34 +27,18 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmark_deid import select_inputs  # scripts/ is on sys.path when run as a script
+from benchmark_deid import (  # scripts/ is on sys.path when run as a script
+    add_run_arguments,
+    cli_args,
+    env_with_key,
+    run_cli,
+    select_inputs,
+)
 
 
 def single_machine(model, inp: Path, out: Path, mode, batch_size, n_process, env) -> dict:
-    args = [
-        sys.executable,
-        "-m",
-        "meddocan_deid",
-        "deidentify",
-        str(inp),
-        str(out),
-        "--mode",
-        mode,
-        "--model",
-        str(model),
-        "--n-process",
-        str(n_process),
-        "--batch-size",
-        str(batch_size),
-    ]
     t0 = time.time()
-    r = subprocess.run(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    if r.returncode not in (0, 1):
-        sys.exit(
-            f"the CLI failed (exit {r.returncode}): "
-            f"{r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ''}"
-        )
-    rep = json.loads((out / "run_report.json").read_text(encoding="utf-8"))
+    rep = run_cli(cli_args(model, inp, out, mode, n_process, batch_size), env)
     rep["wall"] = time.time() - t0
     return rep
 
@@ -147,15 +131,7 @@ def compare(spark_out: Path, single: Path) -> tuple:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("model", help="pipeline name or path (the executors load it)")
-    parser.add_argument(
-        "input_dir", type=Path, help="folder of .txt reports (e.g. the background set)"
-    )
-    parser.add_argument("--limit", type=int, default=0, help="first N reports only (0: all)")
-    parser.add_argument(
-        "--mode", default="surrogate", choices=["tag", "mask", "redact", "surrogate"]
-    )
-    parser.add_argument("--batch-size", type=int, default=32)
+    add_run_arguments(parser, "pipeline name or path (the executors load it)")
     parser.add_argument(
         "--masters", default="local[1],local[2]", help="Spark masters to measure, comma-separated"
     )
@@ -171,8 +147,7 @@ def main():
     model = args.model if not Path(args.model).exists() else str(Path(args.model).resolve())
     args.work_dir.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="benchmark_spark_", dir=args.work_dir)).resolve()
-    env = dict(os.environ)
-    env["MEDDOCAN_DEID_KEY"] = secrets.token_hex(32)
+    env = env_with_key(secrets.token_hex(32))
     env.setdefault("PYSPARK_PYTHON", sys.executable)
     try:
         inp = work / "in"

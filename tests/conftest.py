@@ -24,6 +24,14 @@ def rule_nlp():
 
 
 @pytest.fixture(scope="session")
+def model_dir(tmp_path_factory, rule_nlp):
+    """`rule_nlp` saved to disk, for what loads a model by its path (the command line, Spark)."""
+    path = tmp_path_factory.mktemp("model") / "rule_pipeline"
+    rule_nlp.to_disk(path)
+    return path
+
+
+@pytest.fixture(scope="session")
 def rule_nlp_all_footer():
     """The rule pipeline with every footer rule label enabled (`footer_labels = null`),
     to test the footer rules that the shipped config may switch off."""

@@ -229,9 +229,10 @@ def _place_owners() -> tuple[str | None, ...]:
     """The one country each detection place (by its number) counts for; None where several
     countries of the Americas have it or Spain has one of the name."""
     spanish = spanish_places()
+    places = detection_places()
     owners: list[str | None] = []
-    for name in sorted(detection_places()):
-        countries_of = detection_places()[name]
+    for name in sorted(places):
+        countries_of = places[name]
         one = len(countries_of) == 1 and name not in spanish
         owners.append(next(iter(countries_of)) if one else None)
     return tuple(owners)

@@ -2,20 +2,17 @@
 `field_keys`, and `add-patterns MODEL DIR OUTPUT_MODEL` (invented keys and reports)."""
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import spacy
+from command_line import cli
 
 from meddocan_deid.deid.options import DeidOptions
 from meddocan_deid.deid.policy import PolicyError, load_policy, parse_policy
 from meddocan_deid.engine import run
 from meddocan_deid.pipeline.fields import add_field_files, read_field_files
 
-ROOT = Path(__file__).parent.parent.parent
 REPORT = (
     "Datos del paciente.\nClave Zeta: 44 7100\n"
     "Tutora de rotación: Quelvoria Zubimendi\nInforme clínico.\n"
@@ -33,25 +30,6 @@ def write_keys(folder: Path, entries=KEYS, name="hospital.jsonl", blank_line=Tru
         lines.insert(1, "")
     (folder / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
     return folder
-
-
-@pytest.fixture(scope="module")
-def model_dir(tmp_path_factory, rule_nlp):
-    path = tmp_path_factory.mktemp("model") / "rule_pipeline"
-    rule_nlp.to_disk(path)
-    return path
-
-
-def cli(*args, timeout=180):
-    env = {k: v for k, v in os.environ.items() if k != "MEDDOCAN_DEID_KEY"}
-    return subprocess.run(
-        [sys.executable, "-m", "meddocan_deid", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=timeout,
-        cwd=ROOT,
-    )
 
 
 def ents(nlp, text=REPORT):

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from meddocan_deid.brat import validate_ann
 from meddocan_deid.cli.app import app
+from meddocan_deid.lexicon import words
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "formats"))
 from office_files import make_docx, make_rtf, minimal_pdf  # noqa: E402
@@ -35,20 +36,7 @@ TABLE_ARGS = [
     "--phi-column",
     "nacimiento:FECHAS",
 ]
-MONTHS = (
-    "enero",
-    "febrero",
-    "marzo",
-    "abril",
-    "mayo",
-    "junio",
-    "julio",
-    "agosto",
-    "septiembre",
-    "octubre",
-    "noviembre",
-    "diciembre",
-)
+MONTHS = tuple(words("months", "es"))  # January first
 
 
 def cli(monkeypatch, nlp, *args, key=None):

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from meddocan_deid.deid import DeidOptions, apply_operator
 from meddocan_deid.deid.surrogates import shift_date
 from meddocan_deid.deid.surrogates.common import bounded_find
-from meddocan_deid.lexicon import lookup_key
+from meddocan_deid.lexicon import lookup_key, words
 from meddocan_deid.number_words import number_runs
 
 KEY = b"property-key-0123456789abcdef"
@@ -21,20 +21,7 @@ SETTINGS = settings(
     database=None,  # no .hypothesis/ folder in the repo
     suppress_health_check=[HealthCheck.too_slow],
 )
-MONTHS = (
-    "enero",
-    "febrero",
-    "marzo",
-    "abril",
-    "mayo",
-    "junio",
-    "julio",
-    "agosto",
-    "septiembre",
-    "octubre",
-    "noviembre",
-    "diciembre",
-)
+MONTHS = tuple(words("months", "es"))  # January first
 
 
 def shape(text):

@@ -7,6 +7,7 @@ import re
 
 import pytest
 import spacy
+from command_line import report_counts
 
 from meddocan_deid.deid import Record, deidentify, deidentify_records
 from meddocan_deid.deid.known_phi import (
@@ -196,14 +197,7 @@ def test_jsonl_known_phi_reaches_the_same_patient_only(tmp_path):
     )
     out = tmp_path / "out"
     report = run(inp, out, "tag", None, nlp=ruler_nlp(), progress=False)
-    assert report["reports"] == {
-        "read": 4,
-        "written": 4,
-        "skipped": 0,
-        "failed": 0,
-        "empty": 0,
-        "not_read": 0,
-    }
+    assert report["reports"] == report_counts(4, 4)
     texts = {r["id"]: (out / f"{r['id']}.txt").read_text(encoding="utf-8") for r in REPORTS}
     assert texts["r1"] == (
         "Paciente: [NOMBRE_SUJETO_ASISTENCIA]. DNI: [ID_SUJETO_ASISTENCIA]. Vive en [TERRITORIO]."
@@ -323,6 +317,8 @@ def test_known_phi_eval_counts_body_and_footer_mentions():
 def test_spark_known_phi_column_and_policy(tmp_path):
     pytest.importorskip("pyspark")
     pytest.importorskip("pyarrow")
+    from pyspark.sql import SparkSession
+
     from meddocan_deid.deid.policy import parse_policy
     from meddocan_deid.deid.tables import TableSpec
     from meddocan_deid.engine import Run, RunConfig, SparkJob
@@ -330,6 +326,8 @@ def test_spark_known_phi_column_and_policy(tmp_path):
 
     model = tmp_path / "ruler"
     ruler_nlp().to_disk(model)
+    # the Spark tests' session (tests/spark/conftest.py) may be running: use it, leave it
+    active = SparkSession.getActiveSession()
     spark = make_session(
         "local[1]",
         app_name="meddocan-known-phi-tests",
@@ -425,4 +423,5 @@ def test_spark_known_phi_column_and_policy(tmp_path):
         )
         assert written["r1"].endswith("Vive en Toledo.")
     finally:
-        spark.stop()
+        if active is None:
+            spark.stop()

@@ -124,13 +124,6 @@ def test_the_run_report_records_the_language_only_when_asked():
     }
 
 
-@pytest.fixture(scope="module")
-def model_dir(tmp_path_factory, rule_nlp):
-    path = tmp_path_factory.mktemp("model") / "rule_pipeline"
-    rule_nlp.to_disk(path)
-    return path
-
-
 def test_deidentify_and_review_write_the_site_in_spanish(tmp_path, model_dir):
     inp = tmp_path / "in"
     inp.mkdir()

@@ -4,13 +4,11 @@ resume, and what the run report records. Every report text here is invented."""
 import hashlib
 import hmac
 import json
-import os
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from command_line import cli, report_counts
 
 import meddocan_deid.engine.runner as engine_run
 from meddocan_deid.deid import fingerprint as fp
@@ -18,7 +16,6 @@ from meddocan_deid.deid.options import DeidOptions
 from meddocan_deid.engine import RunError, run
 from meddocan_deid.engine.output import write_report as real_write_report
 
-ROOT = Path(__file__).parent.parent.parent
 KEY = b"fingerprint-key-0123456789abcdef"
 OTHER_KEY = b"another-key-fedcba9876543210xyzw"
 TEMPLATE = (
@@ -49,25 +46,6 @@ def snapshot(folder: Path):
         for p in sorted(folder.rglob("*"))
         if p.is_file()
     }
-
-
-@pytest.fixture(scope="module")
-def model_dir(tmp_path_factory, rule_nlp):
-    path = tmp_path_factory.mktemp("model") / "rule_pipeline"
-    rule_nlp.to_disk(path)
-    return path
-
-
-def cli(*args, timeout=180):
-    env = {k: v for k, v in os.environ.items() if k not in ("MEDDOCAN_DEID_KEY", "COLUMNS")}
-    return subprocess.run(
-        [sys.executable, "-m", "meddocan_deid", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=timeout,
-        cwd=ROOT,
-    )
 
 
 def test_surrogate_then_tag_is_refused_and_changes_nothing(tmp_path, model_dir):
@@ -159,14 +137,7 @@ def test_overwrite_redoes_the_run_and_writes_the_new_fingerprint(first_run, rule
     with pytest.raises(RunError):
         run(inp, out, "tag", None, nlp=rule_nlp, progress=False)
     rep = run(inp, out, "tag", None, nlp=rule_nlp, progress=False, overwrite=True)
-    assert rep["reports"] == {
-        "read": 3,
-        "written": 3,
-        "skipped": 0,
-        "failed": 0,
-        "empty": 0,
-        "not_read": 0,
-    }
+    assert rep["reports"] == report_counts(3, 3)
     stored = json.loads((out / fp.FINGERPRINT_NAME).read_text())
     assert (
         stored["mode"] == "tag"
@@ -182,28 +153,14 @@ def test_overwrite_redoes_the_run_and_writes_the_new_fingerprint(first_run, rule
     )
     # the new run now resumes like any other
     rep = run(inp, out, "tag", None, nlp=rule_nlp, progress=False)
-    assert rep["reports"] == {
-        "read": 3,
-        "written": 0,
-        "skipped": 3,
-        "failed": 0,
-        "empty": 0,
-        "not_read": 0,
-    }
+    assert rep["reports"] == report_counts(3, 0, skipped=3)
 
 
 def test_same_fingerprint_resumes(first_run, rule_nlp):
     inp, out, before = first_run
     (out / "nota01.txt").unlink()
     rep = run(inp, out, "surrogate", KEY, nlp=rule_nlp, progress=False)
-    assert rep["reports"] == {
-        "read": 3,
-        "written": 1,
-        "skipped": 2,
-        "failed": 0,
-        "empty": 0,
-        "not_read": 0,
-    }
+    assert rep["reports"] == report_counts(3, 1, skipped=2)
     after = snapshot(out)
     assert after["nota01.txt"][0] == before["nota01.txt"][0]
     assert after["nota00.txt"] == before["nota00.txt"]  # skipped: not rewritten

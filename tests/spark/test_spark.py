@@ -2,7 +2,8 @@
 and the single-machine CLI, failing rows marked and never dropped, one model load per
 executor Python process, no key in the plan or the logs, and the `deidentify-spark` command.
 
-One SparkSession for the whole module; small data (the rule pipeline saved to disk)."""
+One SparkSession for the whole test session (conftest.py); small data (the rule pipeline
+saved to disk)."""
 
 import json
 import os
@@ -27,38 +28,6 @@ CANDIDATES = [
 DEV = next((p for p in CANDIDATES if p.is_dir()), None)
 needs_dev = pytest.mark.skipif(DEV is None, reason="MEDDOCAN dev corpus not found")
 KEY = b"spark-test-key-0123456789abcdef"
-
-
-@pytest.fixture(scope="module")
-def load_log(tmp_path_factory):
-    return tmp_path_factory.mktemp("loads")
-
-
-@pytest.fixture(scope="module")
-def spark(load_log):
-    from meddocan_deid.spark import LOAD_LOG_ENV, make_session
-
-    os.environ[LOAD_LOG_ENV] = str(load_log)  # inherited by the Python workers of a new JVM
-    # and given to them through the conf too: an earlier test may have started the JVM
-    session = make_session(
-        "local[2]",
-        app_name="meddocan-deid-tests",
-        conf={
-            "spark.sql.shuffle.partitions": "4",
-            "spark.default.parallelism": "2",
-            f"spark.executorEnv.{LOAD_LOG_ENV}": str(load_log),
-        },
-    )
-    yield session
-    session.stop()
-    os.environ.pop(LOAD_LOG_ENV, None)
-
-
-@pytest.fixture(scope="module")
-def model_dir(tmp_path_factory, rule_nlp):
-    path = tmp_path_factory.mktemp("model") / "rule_pipeline"
-    rule_nlp.to_disk(path)
-    return path
 
 
 @pytest.fixture(scope="module")

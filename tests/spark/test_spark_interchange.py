@@ -46,26 +46,6 @@ MESSAGE = "\r".join(
 )
 
 
-@pytest.fixture(scope="module")
-def spark():
-    from meddocan_deid.spark import make_session
-
-    session = make_session(
-        "local[2]",
-        app_name="meddocan-deid-interchange-tests",
-        conf={"spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2"},
-    )
-    yield session
-    session.stop()
-
-
-@pytest.fixture(scope="module")
-def model_dir(tmp_path_factory, rule_nlp):
-    path = tmp_path_factory.mktemp("model") / "rule_pipeline"
-    rule_nlp.to_disk(path)
-    return path
-
-
 def test_fhir_column_as_the_cli_writes_it(spark, model_dir, rule_nlp):
     from meddocan_deid.spark import deidentify_dataframe
 

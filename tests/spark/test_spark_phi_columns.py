@@ -15,26 +15,6 @@ PHI = {"nombre": "NOMBRE_SUJETO_ASISTENCIA", "nhc": "ID_SUJETO_ASISTENCIA"}
 
 
 @pytest.fixture(scope="module")
-def spark():
-    from meddocan_deid.spark import make_session
-
-    session = make_session(
-        "local[2]",
-        app_name="meddocan-deid-phi-tests",
-        conf={"spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2"},
-    )
-    yield session
-    session.stop()
-
-
-@pytest.fixture(scope="module")
-def model_dir(tmp_path_factory, rule_nlp):
-    path = tmp_path_factory.mktemp("model") / "rule_pipeline"
-    rule_nlp.to_disk(path)
-    return path
-
-
-@pytest.fixture(scope="module")
 def rows():
     fake = Faker("es_ES")
     fake.seed_instance(90210)

@@ -22,26 +22,6 @@ from meddocan_deid.formats.sources import read_document  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def spark():
-    from meddocan_deid.spark import make_session
-
-    session = make_session(
-        "local[1]",
-        app_name="meddocan-deid-scan-tests",
-        conf={"spark.sql.shuffle.partitions": "1", "spark.default.parallelism": "1"},
-    )
-    yield session
-    session.stop()
-
-
-@pytest.fixture(scope="module")
-def model_dir(tmp_path_factory, rule_nlp):
-    path = tmp_path_factory.mktemp("model") / "rule_pipeline"
-    rule_nlp.to_disk(path)
-    return path
-
-
-@pytest.fixture(scope="module")
 def person():
     return invented_person(5433)
 

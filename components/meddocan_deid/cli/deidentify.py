@@ -33,11 +33,10 @@ import typer
 
 from ..deid.tables import table_format
 from ..engine import REPORT_NAME, Run, RunConfig, RunError, interchange
-from ..engine.record import plain_options
 from ..engine.scans import DEFAULT_REVIEW_BELOW
 from ..errors import InputError, OutputFullError
 from ..formats import registry
-from .options import ReviewLanguage, RunOptions, option_field, recorded_params, takes_options
+from .options import ReviewLanguage, RunOptions, option_field, takes_options
 
 DEIDENTIFY_EPILOG = """\b
 Examples:
@@ -249,25 +248,19 @@ def run_config(
         batch.extra_patterns,
         key_wanted=table is None and holds_interchange(input_path, input_format, batch.encoding),
     )
-    return RunConfig(
+    return run.run_config(
+        ctx,
+        key,
+        options,
         input=input_path,
         output=output,
-        mode=run.mode.value,
-        key=key,
-        model=run.model,
         n_process=batch.n_process,
-        batch_size=run.batch_size,
         overwrite=batch.overwrite,
-        options=options,
-        report_path=run.report,
         private_dir=batch.private_dir,
         review_dir=batch.review_dir,
         review_language=ReviewLanguage(batch.review_language).value,
         encoding=batch.encoding,
-        privacy=run.privacy,
         export_format=batch.export_format,
-        report_options=plain_options(recorded_params(ctx.params)),
-        random_key=run.random_key,
         time_limit=batch.time_limit,
         skip_unsupported=batch.skip_unsupported,
         table=table,

@@ -23,6 +23,8 @@ from ..constants import DEFAULT_MODEL, MODES
 from ..deid.options import SETTABLE, DeidOptions, parse_options
 from ..deid.review import LANGUAGES as REVIEW_LANGUAGES
 from ..deid.tables import TableSpec, parse_phi_column
+from ..engine.config import RunConfig
+from ..engine.record import plain_options
 from ..engine.settings import resolve_key_and_options
 from ..errors import RunError
 
@@ -191,6 +193,25 @@ class RunOptions:
             policy=self.policy,
             option_values=option_values,
             key_wanted=key_wanted,
+        )
+
+    def run_config(
+        self, ctx: typer.Context, key: bytes | None, options: DeidOptions, **settings: Any
+    ) -> RunConfig:
+        """The RunConfig of a run with these options, its key and DeidOptions
+        (`key_and_options`) and the command's own `settings` (input, output, ...); the run
+        report records the command's parameters."""
+        return RunConfig(
+            mode=self.mode.value,
+            key=key,
+            model=self.model,
+            batch_size=self.batch_size,
+            options=options,
+            report_path=self.report,
+            privacy=self.privacy,
+            report_options=plain_options(recorded_params(ctx.params)),
+            random_key=self.random_key,
+            **settings,
         )
 
     def phi_columns(self) -> dict[str, str]:

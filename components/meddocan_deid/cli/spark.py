@@ -25,11 +25,10 @@ from pathlib import Path
 
 import typer
 
-from ..engine import Run, RunConfig, RunError, SparkJob
-from ..engine.record import plain_options
+from ..engine import Run, RunError, SparkJob
 from ..formats.scan_bytes import DEFAULT_REVIEW_BELOW
 from ..spark.dataframe import STATUS_COL
-from .options import RunOptions, option_field, recorded_params, takes_options
+from .options import RunOptions, option_field, takes_options
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -117,19 +116,13 @@ def deidentify_spark(
             status_column=STATUS_COL,
         )
         key, options = run.key_and_options(key_wanted=job.text_format not in ("text", "scan"))
-        config = RunConfig(
+        config = run.run_config(
+            ctx,
+            key,
+            options,
             input=input_path,
             output=output,
-            mode=run.mode.value,
-            key=key,
-            model=run.model,
-            batch_size=run.batch_size,
             overwrite=spark_options.overwrite,
-            options=options,
-            report_path=run.report,
-            privacy=run.privacy,
-            report_options=plain_options(recorded_params(ctx.params)),
-            random_key=run.random_key,
             table=table,
             spark=job,
             ocr_review_below=spark_options.ocr_review_below,

@@ -4,6 +4,7 @@ kept, and its sink: the image in its own format with a filled box over every PHI
 only, none of the source's metadata). A photo's EXIF orientation is applied before OCR."""
 
 import io
+from contextlib import contextmanager
 
 from .base import DocumentError, Format
 from .scan import Scan, image_bytes, ocr_images, redact_pages
@@ -12,19 +13,35 @@ from .scan import Scan, image_bytes, ocr_images, redact_pages
 IMAGE_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".tif": "TIFF", ".tiff": "TIFF"}
 
 
+@contextmanager
+def _readable():
+    """Pillow's errors on a damaged file, raised in the block, as one DocumentError (the class
+    only: a message may quote the content)."""
+    try:
+        yield
+    except Exception as err:  # noqa: BLE001 - Pillow raises many kinds on a damaged file
+        raise DocumentError(f"not a readable image ({type(err).__name__})") from None
+
+
+def frame_count(data: bytes) -> int:
+    """The image's frames (a TIFF's pages), counted without decoding them."""
+    from PIL import Image
+
+    with _readable(), Image.open(io.BytesIO(data)) as opened:
+        return int(getattr(opened, "n_frames", 1))
+
+
 def _pages(data: bytes) -> tuple[list, str]:
     """(the frames as upright RGB images, Pillow's name of the image's format)."""
     from PIL import Image, ImageOps, ImageSequence
 
-    try:
+    with _readable():
         image = Image.open(io.BytesIO(data))
         kind = image.format or "PNG"
         pages = [
             ImageOps.exif_transpose(frame.copy()).convert("RGB")
             for frame in ImageSequence.Iterator(image)
         ]
-    except Exception as err:  # noqa: BLE001 - Pillow raises many kinds on a damaged file
-        raise DocumentError(f"not a readable image ({type(err).__name__})") from None
     if kind not in IMAGE_FORMATS.values():
         raise DocumentError(f"a {kind} image, not PNG, JPEG or TIFF")
     return pages, kind

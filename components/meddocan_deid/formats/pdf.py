@@ -83,6 +83,16 @@ def _open(data: bytes):
         raise DocumentError(f"not a readable PDF ({type(err).__name__})") from None
 
 
+def page_count(data: bytes) -> int:
+    """The pages, counted by pypdfium2 without rendering them; DocumentError for a file it
+    cannot open."""
+    document = _open(data)
+    try:
+        return len(document)
+    finally:
+        document.close()
+
+
 def _rendered(data: bytes, dpi: int) -> list:
     """The pages as PIL images at `dpi`."""
     pdf = _open(data)

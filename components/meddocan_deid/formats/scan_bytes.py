@@ -6,7 +6,6 @@ has one, as `deidentify --redacted-pdf` reads it, else by OCR); `page_entries`, 
 the run report lists them (engine/scans.py `ScanLog` uses it too); `redacted_copy`, its pages
 as images only with a box over every PHI word. Messages name the problem, never text."""
 
-import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -50,24 +49,7 @@ def scan_kind(data: bytes) -> ScanKind:
 def page_count(data: bytes, kind: ScanKind) -> int:
     """The document's pages (a PDF's pages, an image's frames), read without OCR;
     DocumentError for a file its format cannot open."""
-    if kind.format == "pdf":
-        import pypdfium2 as pdfium
-
-        try:
-            document = pdfium.PdfDocument(data)
-        except Exception as err:  # noqa: BLE001 - PdfiumError on a damaged or encrypted file
-            raise DocumentError(f"not a readable PDF ({type(err).__name__})") from None
-        try:
-            return len(document)
-        finally:
-            document.close()
-    from PIL import Image
-
-    try:
-        with Image.open(io.BytesIO(data)) as opened:
-            return int(getattr(opened, "n_frames", 1))
-    except Exception as err:  # noqa: BLE001 - Pillow raises many kinds on a damaged file
-        raise DocumentError(f"not a readable image ({type(err).__name__})") from None
+    return pdf.page_count(data) if kind.format == "pdf" else image.frame_count(data)
 
 
 def read_scan_bytes(data: bytes, kind: ScanKind | None = None) -> tuple[ScanKind, Scan]:

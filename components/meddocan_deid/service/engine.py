@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .. import __version__
@@ -70,6 +70,32 @@ def _problem(err: Exception) -> str:
     repeats only when they cannot be PHI (a wrong label name, with the closest label), else
     `<value>` (problems.problem)."""
     return problem(str(err))
+
+
+@dataclass(frozen=True)
+class RequestFields:
+    """The fields of a request that `Engine.options` settles: a JSON body's, or a form's (the
+    scan route) as parsed."""
+
+    policy: dict | None
+    known_phi: dict | None
+    privacy: str | None
+    options: Any = None  # the schema's options object (DeidOptions' fields), or None
+    tag_numbering: bool = False
+
+
+@dataclass(frozen=True)
+class DeidRequest:
+    """What a request settled for its de-identification: the mode, the options, the known
+    identifiers and the privacy level (`Engine.options`), and the scope and patient its
+    surrogates are consistent within."""
+
+    mode: str
+    options: DeidOptions
+    known: dict | None
+    privacy: str
+    scope: str | None = None
+    patient_id: str | None = None
 
 
 class Engine:
@@ -379,33 +405,21 @@ class Engine:
         return out, report
 
     def scan(
-        self,
-        data: bytes,
-        kind: ScanKind,
-        mode: str,
-        options: DeidOptions,
-        known: dict | None,
-        privacy: str,
-        scope: str | None,
-        patient_id: str | None,
-        deadline: float | None = None,
+        self, data: bytes, kind: ScanKind, request: DeidRequest, deadline: float | None = None
     ) -> tuple[Scan, DeidResult, bytes]:
         """A scanned document (a PDF or an image, of `kind`) read by the run's readers (OCR,
         or a PDF's text layer; formats/scan_bytes.py) outside the pipeline's turn, its text
         de-identified as /deidentify does a text, and its redacted copy (pages as images only,
         a box over every PHI word): (its Scan, the DeidResult, the redacted file's bytes).
         501 when OCR cannot run here; 422 naming the file for one its format cannot read."""
-        deidentifier = self.configured(mode, options)  # a missing key fails before the OCR
+        deidentifier = self.configured(request.mode, request.options)  # before the OCR
         try:
             kind, read = read_scan_bytes(data, kind)
         except OcrUnavailable as err:
             raise ServiceError(501, "ocr_unavailable", str(err)) from None
         except DocumentError as err:
             raise field_error(("file",), str(err)) from None
-        found = self.found([read.text], privacy, deadline)[0]
-        result = deidentifier.replace(
-            read.text, found, scope=scope, patient_id=patient_id, known_phi=known
-        )[1]
+        result = self.replaced(deidentifier, [read.text], request, deadline)[0]
         try:
             redacted = redacted_copy(data, kind, read, result.replacements)
         except DocumentError as err:
@@ -466,22 +480,30 @@ class Engine:
         ]
 
     def deidentify(
+        self, texts: Sequence[str], request: DeidRequest, deadline: float | None = None
+    ) -> list[DeidResult]:
+        """Each text de-identified in the request's way."""
+        deidentifier = self.configured(request.mode, request.options)
+        return self.replaced(deidentifier, texts, request, deadline)
+
+    def replaced(
         self,
+        deidentifier: Deidentifier,
         texts: Sequence[str],
-        mode: str,
-        options: DeidOptions,
-        known: dict | None,
-        privacy: str,
-        scope: str | None,
-        patient_id: str | None,
-        deadline: float | None = None,
-    ):
-        deidentifier = self.configured(mode, options)
-        found = self.found(texts, privacy, deadline)
+        request: DeidRequest,
+        deadline: float | None,
+    ) -> list[DeidResult]:
+        """The entities of each text found at the request's privacy level and replaced by
+        `deidentifier` (the request's, configured)."""
+        found = self.found(texts, request.privacy, deadline)
         return [
-            deidentifier.replace(text, spans, scope=scope, patient_id=patient_id, known_phi=known)[
-                1
-            ]
+            deidentifier.replace(
+                text,
+                spans,
+                scope=request.scope,
+                patient_id=request.patient_id,
+                known_phi=request.known,
+            )[1]
             for text, spans in zip(texts, found)
         ]
 

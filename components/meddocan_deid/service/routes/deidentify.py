@@ -6,6 +6,7 @@ from fastapi import APIRouter, Depends, Request, Security
 
 from ...audit.service import note, policy_digest
 from ...errors import ServiceError
+from ..engine import DeidRequest
 from ..schemas import (
     DeidentifiedText,
     DeidentifyRequest,
@@ -31,18 +32,8 @@ async def post_deidentify(req: DeidentifyRequest, request: Request, s: State = D
     note(request, mode=mode, privacy=privacy, policy_digest=policy_digest(req.policy))
     engine.check_key(mode, options)
     texts = [req.text] if req.text is not None else list(req.texts or ())
-    results = await work(
-        engine,
-        engine.deidentify,
-        texts,
-        mode,
-        options,
-        known,
-        privacy,
-        req.scope,
-        req.patient_id,
-        long=engine.is_long(texts),
-    )
+    settled = DeidRequest(mode, options, known, privacy, req.scope, req.patient_id)
+    results = await work(engine, engine.deidentify, texts, settled, long=engine.is_long(texts))
     report = engine.texts_report(mode, results)
     s.metrics.count("/deidentify", report.counts["read"], report.phi_per_label)
     note(request, counts={"texts": report.counts["read"]}, phi_per_label=report.phi_per_label)

@@ -14,14 +14,12 @@ import base64
 import json
 import logging
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, File, Form, Request, Security, UploadFile
 
 from ...audit.service import note, policy_digest
 from ...deid.operators import DeidResult
-from ...deid.options import DeidOptions
 from ...errors import ServiceError
 from ...formats.base import DocumentError
 from ...formats.scan import Scan
@@ -32,6 +30,7 @@ from ...formats.scan_bytes import (
     page_entries,
     scan_kind,
 )
+from ..engine import DeidRequest, RequestFields
 from ..schemas import Mode, Privacy, RedactedFile, Replaced, ScanPageRead, ScanResponse
 from .common import State, bearer, state, work
 
@@ -50,17 +49,6 @@ class ScanForm:
     scope: str | None
     patient_id: str | None
     review_below: float
-
-
-@dataclass(frozen=True)
-class _Settled:
-    """What the engine settled for a request: its mode, options, known identifiers and privacy
-    level."""
-
-    mode: str
-    options: DeidOptions
-    known: dict | None
-    level: str
 
 
 @dataclass(frozen=True)
@@ -129,38 +117,25 @@ async def post_deidentify_scan(
     data = await file.read()
     kind = _checked_kind(data, s.settings.max_scan_pages)
     # the long lane: seconds of OCR never hold up the ordinary requests' thread
-    read, result, redacted = await work(
-        s.engine,
-        s.engine.scan,
-        data,
-        kind,
-        settled.mode,
-        settled.options,
-        settled.known,
-        settled.level,
-        form.scope,
-        form.patient_id,
-        long=True,
-    )
+    read, result, redacted = await work(s.engine, s.engine.scan, data, kind, settled, long=True)
     return _answer(request, s, form, settled, _Scanned(kind, read, result, redacted))
 
 
-def _settle(request: Request, s: State, form: ScanForm) -> _Settled:
-    """The request's mode, options, known identifiers and privacy level, noted in its audit
-    record; 422 for a policy or known_phi field that is no JSON object, as /deidentify for a
-    bad policy or a missing key."""
+def _settle(request: Request, s: State, form: ScanForm) -> DeidRequest:
+    """The request's mode, options, known identifiers, privacy level, scope and patient, noted
+    in its audit record; 422 for a policy or known_phi field that is no JSON object, as
+    /deidentify for a bad policy or a missing key."""
     engine = s.engine
-    req = SimpleNamespace(
+    req = RequestFields(
         policy=_json_field(form.policy, "policy"),
         known_phi=_json_field(form.known_phi, "known_phi"),
         privacy=form.privacy,
-        options=None,
     )
     options, known, level = engine.options(req)
     mode = form.mode or s.settings.mode
     note(request, mode=mode, privacy=level, policy_digest=policy_digest(req.policy))
     engine.check_key(mode, options)
-    return _Settled(mode, options, known, level)
+    return DeidRequest(mode, options, known, level, form.scope, form.patient_id)
 
 
 def _checked_kind(data: bytes, max_pages: int) -> ScanKind:
@@ -185,11 +160,11 @@ def _checked_kind(data: bytes, max_pages: int) -> ScanKind:
 
 
 def _answer(
-    request: Request, s: State, form: ScanForm, settled: _Settled, scanned: _Scanned
+    request: Request, s: State, form: ScanForm, settled: DeidRequest, scanned: _Scanned
 ) -> ScanResponse:
     """The answer to a scan read and de-identified, counted in the metrics, the audit record
     and the log (counts only, never text)."""
-    result, mode, level = scanned.result, settled.mode, settled.level
+    result, mode, level = scanned.result, settled.mode, settled.privacy
     per_label: dict[str, int] = {}
     for r in result.replacements:
         per_label[r.label] = per_label.get(r.label, 0) + 1
