@@ -245,3 +245,31 @@ def test_the_invented_reports_get_valid_surrogates_of_their_country():
                 assert check is not None and check.valid(new), (value, new)
                 checked += 1
     assert checked == 2 * len(docs)
+
+
+@pytest.mark.parametrize("digits", [13, 14, 16])
+def test_a_spanish_report_reads_no_new_kind_in_its_long_numbers(digits):
+    """In a report of Spain, a 13-, 14- or 16-digit patient number whose digits happen to pass
+    a Guatemalan CUI's, a Salvadoran NIT's or a Colombian NIT's check keeps the surrogate kind
+    it had (none of these), while the same value in a report of that country is read as it."""
+    rng = random.Random(digits)
+    kinds = {"cui_gt": "GT", "nit_sv": "SV", "nit_co": "CO"}
+    passing = {name: 0 for name in kinds}
+    for _ in range(3000):
+        value = str(rng.randrange(1, 10)) + "".join(
+            str(rng.randrange(10)) for _ in range(digits - 1)
+        )
+        spanish = national_ids.kind_of(value, "ID_SUJETO_ASISTENCIA", "ES")
+        assert (
+            spanish is None
+            or spanish.name not in kinds
+            or (spanish.name == "nit_co" and digits < 16)
+        ), value
+        for name, country in kinds.items():
+            kind = national_ids.BY_NAME[name]
+            if kind.shape.fullmatch(value) and kind.valid(value):
+                own = national_ids.kind_of(value, "ID_SUJETO_ASISTENCIA", country)
+                passing[name] += own is not None and own.name == name
+    # the check is reached: 13 and 14 digits pass a new kind's check in its country now and
+    # then; 16 digits fit no kind
+    assert (sum(passing.values()) > 0) == (digits < 16)

@@ -308,13 +308,17 @@ KINDS: tuple[NationalKind, ...] = tuple(
         _k(
             "nit_co",
             "CO",
-            r"\d{8,16}",
+            # python-stdnum's NIT has 8 to 16 digits; 16 would newly read a Spanish value whose
+            # digits pass the NIT's check (one in ten) as a NIT: kept to 15, as before
+            r"\d{8,15}",
             "co_nit",
             labels=_PATIENT,
             last=_DIGITS,
             written=r"\d{3}\.\d{3}\.\d{3}-\d",
         ),
-        # Central America: after the kinds above, so that a value they read stays theirs
+        # Central America: after the kinds above, so that a value they read stays theirs; the
+        # new kinds read only in a report of their country (a Spanish report's values keep the
+        # surrogates they had)
         _k(
             "cui_gt",
             "GT",
@@ -323,6 +327,7 @@ KINDS: tuple[NationalKind, ...] = tuple(
             labels=_PATIENT,
             make=central_american_ids.gt_cui,
             written=r"\d{4}\s\d{5}\s\d{4}",
+            country_only=True,  # a Spanish 13-digit value passes its check now and then
         ),
         _k(
             "nit_sv",
@@ -332,6 +337,7 @@ KINDS: tuple[NationalKind, ...] = tuple(
             labels=_PATIENT,
             make=central_american_ids.sv_tax_number,
             written=r"\d{4}-\d{6}-\d{3}-\d",
+            country_only=True,  # a Spanish 14-digit value passes its check now and then
         ),
         _k(
             "cedula_ni",
