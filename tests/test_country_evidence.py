@@ -171,3 +171,35 @@ def test_insurers_of_puerto_rico_count_for_the_us_and_a_spanish_word_is_no_insur
 def test_a_us_street_address_and_not_a_doctor_after_a_room():
     assert scores("Dirección: 2710 Maple Ave")["US"] == 2
     assert "US" not in scores("Box 12 Urgencias Dr. López")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Se acuerda con la familia un plan vital centrado en el confort.",
+        "El lactante duerme en la cuna más cercana a la ventana.",
+        "Cobra una pensión 65 euros por encima de la mínima.",
+        "Estudio del CNS sin hallazgos agudos.",
+        "Informe autogenerado por el sistema a las 08:00.",
+        "Expediente 1-2019-0045 del juzgado de guardia.",
+        "Heparina 100000 SC cada 24 h durante el ingreso.",
+        "Mujer peruana; coordinada con la red asistencial de su área.",
+        "Incluida en el programa de atención domiciliaria del centro de salud.",
+    ],
+)
+def test_spanish_sentences_with_the_words_of_a_foreign_cue_stay_spanish(text):
+    # each holds the words, not the evidence: a programme named in ordinary words, a dose and
+    # its route, a file number in a cédula's shape, a code word without its key
+    assert country_of(text) == "ES"
+
+
+@pytest.mark.parametrize(
+    "country,text",
+    [
+        ("PE", "Asegurado de EsSalud, código autogenerado 4512309ABCDE0, Red Asistencial Cusco."),
+        ("CR", "Cédula 1-0234-0567, asegurada directa."),
+        ("BO", "C.I. 4567891 LP; vive en Sucre."),
+    ],
+)
+def test_the_same_cues_with_their_key_still_count(country, text):
+    assert scores(text).get(country, 0) >= 2
