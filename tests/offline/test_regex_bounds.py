@@ -1,7 +1,9 @@
 """No regular expression backtracks: every pattern the de-identification runs (collected from
 the package's modules, the pipeline's components and tokenizer, and the token REGEX patterns of
 the pattern files) scans adversarial inputs of 100 KB within a bound of CPU time (a pattern
-that backtracks takes minutes there; the slowest linear one, a large alternation, about 2 s).
+that backtracks takes minutes there; the slowest linear one, a large alternation, about 2 s),
+or, over the bound but under a ceiling three times it, with a time that grows linearly with
+the input (CPU seconds differ by machine and load; growth does not).
 The patterns rewritten for it keep their matches; the ones not rewritten yet are named."""
 
 import re
@@ -17,6 +19,8 @@ BOUND_SECONDS = 5.0  # CPU seconds of one pattern on one input of 100 KB
 # and load (the slowest linear pattern, the number keys' alternation, takes 1.8 s alone on
 # the development machine and went over 5 s on a busy CI runner), growth does not
 LINEAR_GROWTH = 8.0
+# over this, a pattern fails whatever its growth: slow enough to matter on any machine
+CEILING_SECONDS = 3 * BOUND_SECONDS
 
 
 @pytest.fixture(scope="module")
@@ -50,8 +54,8 @@ def test_every_pattern_scans_100_kb_within_the_bound(patterns):
     others = [f for f in patterns if f.where not in NOT_YET_BOUNDED]
     # a generous wall limit: under load a bounded pattern may wait for the CPU
     timed = time_all(others, SIZE, wall_limit=6 * BOUND_SECONDS)
-    stopped = {where for seconds, where, _ in timed if seconds == float("inf")}
-    assert not stopped  # still running at the wall limit
+    too_slow = {where for seconds, where, _ in timed if seconds > CEILING_SECONDS}
+    assert not too_slow  # over the ceiling, or still running at the wall limit (inf)
     by_where = {f.where: f.pattern for f in others}
     growth_over = {
         where: growth(by_where[where], which)

@@ -304,8 +304,9 @@ def time_all(
 def growth(pattern: re.Pattern, which: int, size: int = SIZE, repeats: int = 3) -> float:
     """How the pattern's CPU time on its adversarial input `which` grows from `size // 4`
     characters to `size`: about 4 for a linear pattern, 16 or more for one that backtracks.
-    The fastest of `repeats` runs at each size (a run that waited on a busy CPU is dropped);
-    meant for patterns already known to finish (timed by `time_all`)."""
+    The fastest of `repeats` runs at each size (CPU time still grows on a busy machine, through
+    shared caches: the fastest is the least disturbed); run in this process, so meant for
+    patterns `time_all` saw finish within its wall limit."""
 
     def fastest(n: int) -> float:
         text = adversarial_inputs(pattern, n)[which]

@@ -15,16 +15,18 @@ from .tables import rows
 
 FILE = "landmarks.tsv"
 _UNIT = r"c\.|cs\.|cdas?\.?|cuadras?|vrs\.?|varas?|mts?\.?|metros|m\.?"
-_DISTANCE = r"\d+|media|una|dos|tres|cuatro|cinco"
+# every repeat bounded (a landmark of 80 characters, legs of 160, blanks of 3): on a long run
+# of digits or of `de ` an unbounded one retried at every start took minutes
+_DISTANCE = r"\d{1,4}|media|una|dos|tres|cuatro|cinco"
 LEG = re.compile(
-    r"(?P<distance>" + _DISTANCE + r")\s*(?P<unit>" + _UNIT + r")(?=\s|,|$)\s*"
+    r"(?<!\d)(?P<distance>" + _DISTANCE + r")\s{0,3}(?P<unit>" + _UNIT + r")(?=\s|,|$)\s{0,3}"
     r"(?P<direction>al lago|al sur|al norte|al este|al oeste|hacia el (?:norte|sur|este|oeste)"
     r"|arriba|abajo|norte|sur|este|oeste)",
     re.IGNORECASE,
 )
 FORM = re.compile(
-    r"(?P<start>del?)\s+(?P<landmark>.+?),?\s+(?=(?:" + _DISTANCE + r")\s*(?:" + _UNIT + r"))"
-    r"(?P<legs>.+)$",
+    r"(?P<start>del?)\s{1,3}(?P<landmark>.{1,80}?),?\s{1,3}"
+    r"(?=(?:" + _DISTANCE + r")\s{0,3}(?:" + _UNIT + r"))(?P<legs>.{1,160})$",
     re.IGNORECASE | re.DOTALL,
 )
 _BLOCKS = re.compile(r"c\.|cs\.|cdas?\.?|cuadras?", re.IGNORECASE)
