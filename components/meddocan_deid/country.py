@@ -42,6 +42,7 @@ from .country_data import (
     spanish_places,
 )
 from .id_checks import CHECKS
+from .labels import labels_with
 from .lexicon import casefold_per_char, lookup_key, words
 
 MIN_SCORE = 3.0  # below it, the report is Spain's
@@ -54,7 +55,7 @@ CENTRE_WEIGHT = 3.0
 PHONE_WEIGHT = 2.0  # a foreign phone number alone does not decide: patients travel
 # a demonym (`hondureña`) names the country, not always the report's: patients travel
 DEMONYM_WEIGHT = 1.0
-PHONE_LABELS = frozenset({"NUMERO_TELEFONO", "NUMERO_FAX"})
+PHONE_LABELS = labels_with("phone")
 
 _PHONE = re.compile(r"(?:\+\s?|(?<![\w-])00)(\d{1,3})(?:[\s.-]?\(?(\d{3})\)?)?(?=[\s.-])")
 _NANP_LOCAL = re.compile(r"\(\s?(809|829|849)\s?\)|\b(809|829|849)-\d{3}-\d{4}\b")

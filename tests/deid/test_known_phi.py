@@ -326,7 +326,7 @@ def test_spark_known_phi_column_and_policy(tmp_path):
 
     model = tmp_path / "ruler"
     ruler_nlp().to_disk(model)
-    # the Spark tests' session (tests/spark/conftest.py) may be running: use it, leave it
+    # the Spark tests' session (`spark` of tests/conftest.py) may be running: use it, leave it
     active = SparkSession.getActiveSession()
     spark = make_session(
         "local[1]",
