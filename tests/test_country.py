@@ -110,6 +110,13 @@ def test_places_alone_are_not_enough():
     assert country_of(text) == "ES"
 
 
+def test_a_university_of_the_americas_is_no_evidence():
+    # a Spanish report may name where a doctor studied; an agency of the country does count
+    studied = "Médico residente, licenciado por la Universidad de Chile y la UNAM."
+    assert detect_country(studied).scores == {}
+    assert detect_country("Denuncia ante Carabineros de Chile.").scores["CL"] > 0
+
+
 def test_a_places_entity_counts():
     # `comuna` and one capitalised Chilean place fall short; the TERRITORIO entity of a place
     # written in lower case adds the third

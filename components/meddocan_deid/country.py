@@ -30,6 +30,7 @@ import phonenumbers
 from spacy.tokens import Doc
 
 from .country_data import (
+    KINDS_NOT_EVIDENCE,
     PHONE_CHECK,
     PHONE_ONE_CHECK,
     SPAIN,
@@ -283,7 +284,11 @@ def _text_scores(text: str) -> tuple[tuple[str, float], ...]:
     for m in _institution_pattern().finditer(folded):
         seen_institutions.add(m.group())
     for name in seen_institutions:
-        owners = {inst.country for inst in institution_countries()[name]}
+        owners = {
+            inst.country
+            for inst in institution_countries()[name]
+            if inst.kind not in KINDS_NOT_EVIDENCE
+        }
         for country in owners:
             scores[country] += INSTITUTION_WEIGHT / len(owners)
     for head in centre_heads():

@@ -28,7 +28,19 @@ DATA = Path(__file__).parent / "pipeline" / "data" / "americas"
 # so that this module needs nothing of the de-identification package)
 SPAIN_DATA = Path(__file__).parent / "deid" / "surrogates" / "data"
 SPAIN = "ES"
-KINDS = ("system", "social_security", "insurer", "programme", "ministry")
+KINDS = (
+    "system",
+    "social_security",
+    "insurer",
+    "programme",
+    "ministry",
+    "agency",
+    "university",
+    "company",
+)
+# kinds that say where someone studied, not where the report was written: no country evidence
+# (MEDDOCAN's Spanish reports name 8 universities of the Americas in 750 reports)
+KINDS_NOT_EVIDENCE = ("university",)
 # the labels a centre head word may give: those of the places where care is given
 CENTRE_LABELS = labels_with("care_centre")
 PHONE_CHECK = "phone"  # a cue's check: a number valid in its country's plan (phonenumbers)

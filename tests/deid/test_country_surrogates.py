@@ -162,3 +162,19 @@ def test_the_postal_prefix_keeps_its_groups(value, groups):
     for pattern in (re.compile(_OLD_POSTAL_PREFIX, re.I), _PREFIX):
         m = pattern.match(value)
         assert (m.group("pre", "code", "post") if m else None) == groups
+
+
+def test_a_university_or_agency_becomes_another_of_its_country_and_kind():
+    text = "Estudiante de la Universidad Nacional de Colombia, valorada por el ICBF. Cali."
+    values = [
+        ("INSTITUCION", "Universidad Nacional de Colombia"),
+        ("INSTITUCION", "ICBF"),
+    ]
+    new = surrogates(text, values, country="CO")
+    kinds = {n: (i.country, i.kind) for i in institutions() for n in i.names}
+    university = new["Universidad Nacional de Colombia"]
+    assert (
+        kinds[university] == ("CO", "university")
+        and university != "Universidad Nacional de Colombia"
+    )
+    assert kinds[new["ICBF"]][0] == "CO" and new["ICBF"] != "ICBF"

@@ -70,3 +70,21 @@ def test_a_longer_entity_of_the_same_label_is_kept(nlp):
     doc = nlp.get_pipe("meddocan_health_bodies")(doc)
     assert [e.text for e in doc.ents] == ["Instituto Mexicano del Seguro Social Delegación Sur"]
     assert [s.text for s in doc.spans["health_bodies"]] == ["Instituto Mexicano del Seguro Social"]
+
+
+def test_public_bodies_universities_and_companies(nlp):
+    text = (
+        "Trasladado por Carabineros de Chile; la denuncia al SENAME. Estudiante de la "
+        "Universidad de Concepción, receta retirada en Walgreens."
+    )
+    assert ents(nlp, text) == [
+        ("Carabineros de Chile", "INSTITUCION"),
+        ("SENAME", "INSTITUCION"),
+        ("Universidad de Concepción", "INSTITUCION"),
+        ("Walgreens", "INSTITUCION"),
+    ]
+
+
+def test_a_clinical_abbreviation_is_no_body(nlp):
+    # PNP (polineuropatía) and SRT (radioterapia estereotáctica) are left out of the table
+    assert ents(nlp, "PNP sensitivo-motora. Planificada SRT sobre la lesión.") == []
