@@ -53,7 +53,9 @@ key=KEY, scope=<file name>)` under a fixed test key, on the pipeline's entities 
   CUIT, an SSN, a DNI, a NUSS..., a phone of a national plan): the values read as the kind,
   and the surrogates valid in their country (the kind's check; a phone valid in the same
   plan, of the same line type); and the CURPs of the patient that agree with the birth date
-  and sex the de-identified report states (`surrogates.stated_person`).
+  and sex the de-identified report states (`surrogates.stated_person`), and per kind that
+  holds a birth date (a CURP, a Nicaraguan cédula, a Salvadoran NIT, a Honduran card's year, a
+  Cuban carné), the patient's surrogates that hold the stated birth date.
 """
 
 import gzip
@@ -65,6 +67,7 @@ from typing import Annotated
 
 import spacy
 import typer
+from stdnum.cu import ni as std_cu_ni
 from stdnum.mx import curp as std_curp
 
 import meddocan_deid
@@ -232,6 +235,7 @@ def main(
     top_surnames = frozenset(frequent_surnames())
     ids: dict[str, Counter] = defaultdict(Counter)
     curps = Counter()
+    births: dict[str, Counter] = defaultdict(Counter)
     n_docs = 0
     for folder in sets:
         expected = _expected_countries(folder)
@@ -323,7 +327,7 @@ def main(
                     code = _original_province(value)
                     if code is not None:
                         groups[code].append(new)
-            _count_identifiers(bdoc.text, res, ids, curps, country, stats)
+            _count_identifiers(bdoc.text, res, ids, curps, country, stats, births)
             for news in groups.values():
                 if len(news) < 2:
                     continue
@@ -395,10 +399,35 @@ def main(
         f"CURPs of the patient in a report that states a birth date: {curps['n']}; agreeing with"
         f" the surrogate birth date {curps['date']}, and with the sex it states {curps['sex']}"
     )
+    typer.echo(
+        "identifiers of the patient that hold a birth date, valid, in a report that states one"
+        " (kind: values, holding the stated date): "
+        + (", ".join(f"{k}: {c['n']}, {c['agree']}" for k, c in sorted(births.items())) or "none")
+    )
+
+
+def _ddmmyy(value: str, start: int, date) -> bool:
+    return value[start : start + 6] == date.strftime("%d%m%y")
+
+
+# kind -> whether a valid compact surrogate of the kind holds `date` as its birth date (or year)
+BIRTH_HOLDERS = {
+    "curp": lambda v, d: std_curp.get_birth_date(v) == d,
+    "cedula_ni": lambda v, d: _ddmmyy(v, 3, d),
+    "nit_sv": lambda v, d: _ddmmyy(v, 4, d),
+    "dni_hn": lambda v, d: v[4:8] == str(d.year),
+    "ni_cu": lambda v, d: std_cu_ni.get_birth_date(v) == d,
+}
 
 
 def _count_identifiers(
-    text: str, res, ids: dict[str, Counter], curps: Counter, country: str, stats: Counter
+    text: str,
+    res,
+    ids: dict[str, Counter],
+    curps: Counter,
+    country: str,
+    stats: Counter,
+    births: dict[str, Counter],
 ) -> None:
     """Per kind, the values and the surrogates valid in their country (the kind read in the
     report's country, as the surrogates read it); per country, its identifiers and phones and
@@ -416,7 +445,12 @@ def _count_identifiers(
         what = "phones" if check.kind.startswith("phone_") else "ids"
         stats[what] += 1
         stats[f"valid {what}"] += valid
-        if check.kind == "curp" and r.label == "ID_SUJETO_ASISTENCIA" and stated.birth is not None:
+        patients = r.label == "ID_SUJETO_ASISTENCIA" and stated.birth is not None
+        if valid and patients and check.kind in BIRTH_HOLDERS:
+            births[check.kind]["n"] += 1
+            held = BIRTH_HOLDERS[check.kind](re.sub(r"[^0-9A-Z]", "", new.upper()), stated.birth)
+            births[check.kind]["agree"] += held
+        if check.kind == "curp" and patients:
             curps["n"] += 1
             valid = std_curp.is_valid(new)
             curps["date"] += valid and std_curp.get_birth_date(new) == stated.birth

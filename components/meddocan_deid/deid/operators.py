@@ -152,7 +152,7 @@ def make_context(
     country = options.country.upper() if options.country else country_of(text, spans)
     ctx = Context(keyed, gaz, options, phi, kept, country=country)
     ctx.date_offset = _choose_date_offset(ctx, text, spans, fixed=patient_scope)
-    # the birth date and sex the report states: a CURP or RFC surrogate agrees with them
+    # the birth date and sex the report states: an identifier that holds them agrees
     ctx.state["stated_person"] = stated_person(text, spans)
     return ctx
 
@@ -221,8 +221,9 @@ class SurrogateOperator:
         below the threshold, the sex) are not surrogates and are left alone by the caller."""
         kind = DIGIT_RULE_KINDS.get(label, "")
         national = national_ids.kind_of(value, label, self.ctx.country) if not kind else None
-        if national is not None and national.keep:
-            kind = national_ids.draw_kind(national)  # its fixed places are no person's digits
+        if national is not None:
+            # its fixed places are no person's digits; a birth date is read as a date's digits
+            kind = national_ids.draw_kind(national)
         if not shares_digit_run(new, value, kind):
             return new
         for attempt in range(MAX_ATTEMPTS):

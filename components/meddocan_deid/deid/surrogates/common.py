@@ -161,9 +161,10 @@ def shares_digit_run(surrogate: str, original: str, kind: str = "", n: int = DIG
     amount, intervals kept), which may leave the year or its first digits as they were.
     "phone": an international prefix (`+34`, `0034`, a country code whose `+` the span left
     out) is left out: it is kept on purpose and is shared by every number of the country.
-    An identifier that holds a birth date (a CURP, a person's RFC: `id_fields.digit_fields`)
-    is read field by field without its year, as a date: its surrogate holds the report's
-    shifted birth date. A kind of KEPT_PLACES is read without the places its maker keeps."""
+    An identifier that holds a birth date (a CURP, a person's RFC, a Nicaraguan cédula, a
+    Salvadoran NIT, a Cuban carné: `id_fields.digit_fields`) is read field by field without
+    its year, as a date: its surrogate holds the report's shifted birth date. A kind of
+    KEPT_PLACES is read without the places its maker keeps."""
     if kind in KEPT_PLACES:
         places = KEPT_PLACES[kind]
         surrogate = _without_kept_places(surrogate, places)
@@ -177,10 +178,10 @@ def shares_digit_run(surrogate: str, original: str, kind: str = "", n: int = DIG
         sur = " ".join(re.findall(r"\d+", _YEAR.sub(" ", surrogate)))
         grams = set().union(*(_grams(r, n) for r in orig_runs)) if orig_runs else set()
         return any(g in sur for g in grams)
-    fields = digit_fields(original)
+    fields = digit_fields(original, kind)
     if fields is not None:
         grams = set().union(*(_grams(r, n) for r in fields)) if fields else set()
-        new_fields = digit_fields(surrogate)
+        new_fields = digit_fields(surrogate, kind)
         sur = " ".join(new_fields) if new_fields is not None else re.sub(r"[^0-9]", "", surrogate)
         return any(g in sur for g in grams)
     o = re.sub(r"[^0-9]", "", original)

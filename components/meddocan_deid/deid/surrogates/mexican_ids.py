@@ -24,11 +24,10 @@ from stdnum.mx import curp as std_curp
 from stdnum.mx import rfc as std_rfc
 
 from .common import Context
-from .stated_person import StatedPerson
+from .stated_person import shifted, stated_birth, surrogate_sex
 from .tables import rows
 
 DRAWS = 200
-PATIENT_LABEL = "ID_SUJETO_ASISTENCIA"
 
 
 def parts(country: str, part: str) -> tuple[str, ...]:
@@ -48,32 +47,17 @@ def _own_date(yymmdd: str, century_hint: str) -> dt.date | None:
         return None
 
 
-def _shifted(date: dt.date, days: int) -> dt.date:
-    try:
-        return date + dt.timedelta(days=days)
-    except OverflowError:
-        return date
-
-
 def birth_and_sex(
     ctx: Context, label: str, own_date: dt.date | None, own_sex: str | None
 ) -> tuple[dt.date, str]:
     """The surrogate birth date and sex ("F" or "M") an identifier of `label` must agree with."""
-    found = ctx.state.get("stated_person")
-    stated = found if isinstance(found, StatedPerson) else StatedPerson(None, None)
-    patient = label == PATIENT_LABEL
-    date = stated.birth if patient and stated.birth is not None else own_date
-    if date is None:  # no date to move: one drawn once per report
-        rng = ctx.keyed.rng("birth-date")
-        date = dt.date(1940, 1, 1) + dt.timedelta(days=rng.randrange(365 * 70))
-    date = _shifted(date, ctx.date_offset)
-    if not ctx.options.keep_sex:
-        sex = ctx.keyed.rng("sex").choice("FM")
-    elif patient and stated.sex is not None:
-        sex = stated.sex
-    else:
-        sex = own_sex or ctx.keyed.rng("sex").choice("FM")
-    return date, sex
+    date = stated_birth(ctx, label)
+    if date is None:
+        if own_date is None:  # no date to move: one drawn once per report
+            rng = ctx.keyed.rng("birth-date")
+            own_date = dt.date(1940, 1, 1) + dt.timedelta(days=rng.randrange(365 * 70))
+        date = shifted(own_date, ctx.date_offset)
+    return date, surrogate_sex(ctx, label, own_sex)
 
 
 def name_letters(ctx: Context, rng: random.Random, original: str) -> str:
@@ -131,7 +115,7 @@ def rfc(rng: random.Random, compact: str, label: str, ctx: Context) -> str | Non
         letters = name_letters(ctx, rng, compact[:4])
     else:
         own = _own_date(compact[3:9], "0")
-        date = _shifted(own or dt.date(2000, 1, 1), ctx.date_offset)
+        date = shifted(own or dt.date(2000, 1, 1), ctx.date_offset)
         letters = "".join(rng.choice(string.ascii_uppercase) for _ in range(3))
     first, second = parts("MX", "homoclave_first"), parts("MX", "homoclave_second")
     homoclave = compact[-3:]

@@ -18,10 +18,10 @@ original's shape (digit for digit, letter for letter), the parts its scheme fixe
 they say nothing of the person (a CUIT's type, a RIF's letter, a Uruguayan RUT's `001`), the
 last character completed so that the check passes, and written in the original's format
 (separators and case kept). A CURP and an RFC agree with the report's birth date and sex
-(`mexican_ids`); a Cuban carné holds a valid birth date of the same century and the
-original's sex digit's parity; the Central American kinds are drawn part by part
-(`central_american_ids`). Every surrogate passes its kind's check (a shape-only kind's as
-written).
+(`mexican_ids`), and so does a Cuban carné (its date, century digit and sex digit's parity);
+the Central American kinds are drawn part by part (`central_american_ids`), those that hold
+a birth date agreeing with the report's. Every surrogate passes its kind's check (a
+shape-only kind's as written).
 """
 
 import datetime as dt
@@ -37,6 +37,7 @@ from ...id_checks import CHECKS
 from ...labels import labels_with
 from . import central_american_ids, mexican_ids
 from .common import KEPT_PLACES, Context
+from .stated_person import stated_birth, surrogate_sex
 
 DRAWS = 200
 _ALNUM = re.compile(r"[^\W_]|&")
@@ -123,19 +124,33 @@ def _cedula_do(rng: random.Random, original: str, label: str, ctx: Context) -> s
     return body + luhn.calc_check_digit(body)
 
 
+# a Cuban carné's 7th digit: the century of its birth date
+CU_CENTURY_DIGITS = {1800: "9", 1900: "012345", 2000: "678"}
+
+
 def _carne_cu(rng: random.Random, original: str, label: str, ctx: Context) -> str | None:
-    """A Cuban carné: a birth date of the original's century (the 7th digit tells it), 4
-    digits, the 10th of the original's parity (the sex), a last digit."""
+    """A Cuban carné: a birth date (the patient's stated one, `stated_person.stated_birth`;
+    otherwise drawn in the original's century, the 7th digit), the century digit, 2 digits,
+    the 10th of the sex's parity (even: male; `stated_person.surrogate_sex`), a last digit."""
     century = {"9": 1800}.get(original[6], 2000 if original[6] in "678" else 1900)
+    birth = stated_birth(ctx, label)
+    if birth is not None and birth.year // 100 * 100 not in CU_CENTURY_DIGITS:
+        birth = None  # a century the carné cannot write
+    own_sex = "F" if int(original[9]) % 2 else "M"
+    sex = surrogate_sex(ctx, label, own_sex)
     for _ in range(DRAWS):
-        date = dt.date(century, 1, 1) + dt.timedelta(days=rng.randrange(36500))
-        digit7 = original[6]
-        sex = rng.choice("02468" if int(original[9]) % 2 == 0 else "13579")
+        if birth is not None:
+            date = birth
+        else:
+            date = dt.date(century, 1, 1) + dt.timedelta(days=rng.randrange(36500))
+        digits7 = CU_CENTURY_DIGITS[date.year // 100 * 100]
+        digit7 = original[6] if original[6] in digits7 else rng.choice(digits7)
+        sex_digit = rng.choice("13579" if sex == "F" else "02468")
         value = (
             date.strftime("%y%m%d")
             + digit7
             + "".join(rng.choice(string.digits) for _ in range(2))
-            + sex
+            + sex_digit
             + rng.choice(string.digits)
         )
         if CHECKS["cu_ni"](value):

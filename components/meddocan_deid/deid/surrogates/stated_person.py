@@ -1,8 +1,11 @@
 """What a report states about its patient that an identifier holds too: the birth date
 (a FECHAS span after a birth key: `Fecha de nacimiento:`, `F. nac.`, `nacida el`) and the
-sex (a SEXO_SUJETO_ASISTENCIA span: `mujer`, `masculino`, `F`). A CURP or an RFC surrogate
-agrees with them (`mexican_ids`). Read from the report's text and its PHI spans; the keys
-and the sex words are word lists (`pipeline/data/es/birth_date_keys.txt`, `sex_words.json`)."""
+sex (a SEXO_SUJETO_ASISTENCIA span: `mujer`, `masculino`, `F`). An identifier surrogate that
+holds its holder's birth date agrees with them (`mexican_ids`: a CURP, an RFC;
+`central_american_ids`; a Cuban carné): `stated_birth` and `surrogate_sex` say what the
+patient's identifier (ID_SUJETO_ASISTENCIA) holds. Read from the report's text and its PHI
+spans; the keys and the sex words are word lists (`pipeline/data/es/birth_date_keys.txt`,
+`sex_words.json`)."""
 
 import datetime as dt
 import re
@@ -11,8 +14,10 @@ from functools import cache
 from typing import NamedTuple
 
 from ...lexicon import lookup_key, tagged_words, words
+from .common import Context
 from .dates import read_date
 
+PATIENT_LABEL = "ID_SUJETO_ASISTENCIA"  # the label whose identifier is the patient's
 KEY_WINDOW = 40  # characters before a date in which its birth key stands
 FEMALE = frozenset(lookup_key(w) for w in tagged_words("sex_words", "female"))
 MALE = frozenset(lookup_key(w) for w in tagged_words("sex_words", "male"))
@@ -67,3 +72,37 @@ def stated_person(text: str, spans: Sequence[tuple[str, int, int]]) -> StatedPer
         elif sex is None and label == "SEXO_SUJETO_ASISTENCIA":
             sex = read_sex(text[start:end])
     return StatedPerson(birth, sex)
+
+
+def _stated(ctx: Context) -> StatedPerson:
+    found = ctx.state.get("stated_person")  # set by the surrogate operator per report
+    return found if isinstance(found, StatedPerson) else StatedPerson(None, None)
+
+
+def shifted(date: dt.date, days: int) -> dt.date:
+    """`date` moved by `days` (the report's date offset); as it was past the calendar's end."""
+    try:
+        return date + dt.timedelta(days=days)
+    except OverflowError:
+        return date
+
+
+def stated_birth(ctx: Context, label: str) -> dt.date | None:
+    """The surrogate birth date an identifier of `label` holds: for the patient's, the stated
+    birth date moved by the report's date offset (as the date itself is); None for another
+    label (a relative's, a professional's) or a report that states none."""
+    birth = _stated(ctx).birth
+    if label != PATIENT_LABEL or birth is None:
+        return None
+    return shifted(birth, ctx.date_offset)
+
+
+def surrogate_sex(ctx: Context, label: str, own_sex: str | None) -> str:
+    """The sex ("F" or "M") an identifier of `label` holds: with the sex kept, the stated one
+    for the patient's, else its own; otherwise (or when it has none) drawn once per report."""
+    stated = _stated(ctx).sex
+    if ctx.options.keep_sex and label == PATIENT_LABEL and stated is not None:
+        return stated
+    if ctx.options.keep_sex and own_sex is not None:
+        return own_sex
+    return ctx.keyed.rng("sex").choice("FM")
