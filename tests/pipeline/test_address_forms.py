@@ -149,3 +149,12 @@ def test_a_panamanian_address_line_is_split_into_its_places(rule_nlp):
     found = [(e.text, e.label_) for e in rule_nlp(text).ents]
     assert ("Bella Vista", "TERRITORIO") in found and ("Panamá", "TERRITORIO") in found
     assert ("Calle 50, edificio 12", "CALLE") in found
+
+
+def test_a_bare_corregimiento_after_an_address_key(nlp):
+    assert ents(nlp, PANAMA + "Vive en Pueblo Nuevo desde 2019.") == [
+        ("Pueblo Nuevo", "TERRITORIO")
+    ]
+    assert ents(nlp, PANAMA + "Es natural de Santa Ana.") == [("Santa Ana", "TERRITORIO")]
+    # the same words after another word are none
+    assert ents(nlp, PANAMA + "Sueña en Pueblo Nuevo; lee de Santa Ana.") == []

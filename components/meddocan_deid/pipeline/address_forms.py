@@ -13,9 +13,10 @@ words after a type word of `any`, a known place only after one of `known` (`esta
 A corregimiento of `corregimientos.tsv` (Panamá's) is a known place after a type word of `any`
 (`corregimiento de [Bella Vista]`, in lower case too); written without one, it is a place only
 capitalised, where no entity is, and in an address: after a street entity and a comma (`Calle
-50, [Betania]`), or before a comma and a known place (`[Pueblo Nuevo], Panamá`) with a comma,
-`en`, a line start, an address key's colon (`Domicilio:`) or a `de` after a lower-case word or
-an address key (`Procedente de`) before it; `pueblo nuevo` or `un Pueblo Nuevo` alone is none.
+50, [Betania]`), after an address key and `en`, `de` or a colon (`Vive en [Betania]`,
+`Domicilio: [Betania]`), or before a comma and a known place (`[Pueblo Nuevo], Panamá`) with a
+comma, `en`, a line start or a `de` after a lower-case word before it; `pueblo nuevo` or `un
+Pueblo Nuevo` alone is none.
 In a report of Spain (meddocan_deid.country) only postal codes after their key count, and only
 where no entity is. Elsewhere the spans replace the entities they overlap, except rule entities
 and a longer entity of the same label; a rule CALLE or TERRITORIO that holds them (a header's
@@ -313,23 +314,24 @@ class AddressForms:
         return out
 
     def _in_address(self, doc: Doc, start: int, end: int, street_ends: set[int]) -> bool:
-        """Tokens [start, end) stand in an address: after a street and a comma, or after an
-        address word and before a comma and a known place."""
+        """Tokens [start, end) stand in an address: after a street and a comma, after an
+        address key and `en`, `de` or a colon (`Vive en Betania`), or after an address word and
+        before a comma and a known place."""
         before = doc[start - 1] if start else None
         if before is not None and before.text == "," and start - 1 in street_ends:
             return True
+        if (
+            before is not None
+            and start > 1
+            and before.lower_ in ("en", "de", ":")
+            and doc[start - 2].lower_ in self.forms["address_keys"]
+        ):
+            return True
         if before is not None and not (
             before.lower_ in self.forms["corregimiento_before"]
-            # `vive cerca de Betania`, `Procedente de Betania`; not `Hospital de Santa Ana`
-            and (
-                before.lower_ != "de"
-                or start > 1
-                and (doc[start - 2].is_lower or doc[start - 2].lower_ in self.forms["address_keys"])
-            )
+            # `vive cerca de Betania`, not `Hospital de Santa Ana`
+            and (before.lower_ != "de" or start > 1 and doc[start - 2].is_lower)
             or "\n" in before.text
-            or before.text == ":"
-            and start > 1
-            and doc[start - 2].lower_ in self.forms["address_keys"]
         ):
             return False
         if end + 1 >= len(doc) or doc[end].text != ",":
