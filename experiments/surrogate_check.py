@@ -43,7 +43,8 @@ key=KEY, scope=<file name>)` under a fixed test key, on the pipeline's entities 
   N`, `Mz. N Lt. N`) and the country's own forms (an address from a landmark stays one with
   legs of the same units; a numbered avenue or street and a Guatemalan zone keep their
   suffix and numbers of the country's: `surrogates.street_numbering`); TERRITORIO values
-  that name a place of the Americas, and surrogates that are places of the same country;
+  that name a place of the Americas (a city, a division, a corregimiento of Panamá), and
+  surrogates that are places of the same country;
   identifiers and phones of a kind with a check (read in the report's country), and their
   surrogates valid in that country.
 - countries: with a `countries.tsv` (report id, country) in a set's folder, the reports whose
@@ -73,7 +74,12 @@ from stdnum.mx import curp as std_curp
 import meddocan_deid
 from meddocan_deid.brat import read_brat_dir
 from meddocan_deid.country import country_of
-from meddocan_deid.country_data import SPAIN, frequent_surnames, place_countries
+from meddocan_deid.country_data import (
+    SPAIN,
+    corregimiento_countries,
+    frequent_surnames,
+    place_countries,
+)
 from meddocan_deid.deid import Deidentifier
 from meddocan_deid.deid.gazetteer import resolve_gazetteer
 from meddocan_deid.deid.surrogates import landmark_directions, street_numbering
@@ -161,6 +167,13 @@ def in_its_form(value: str, new: str, country: str) -> bool:
         ):
             return False
     return True
+
+
+def _place_owners(value: str) -> frozenset[str]:
+    """The countries of the Americas that have a city, a division or a corregimiento named
+    `value`."""
+    key = lookup_key(value.strip())
+    return place_countries().get(key, frozenset()) | corregimiento_countries().get(key, frozenset())
 
 
 def _expected_countries(folder: Path) -> dict[str, str]:
@@ -300,12 +313,10 @@ def main(
                     label == "TERRITORIO"
                     and country != SPAIN
                     and new != f"[{label}]"
-                    and country in place_countries().get(lookup_key(value.strip()), ())
+                    and country in _place_owners(value)
                 ):
                     stats["places"] += 1
-                    stats["of the country"] += country in place_countries().get(
-                        lookup_key(new.strip()), ()
-                    )
+                    stats["of the country"] += country in _place_owners(new)
                 if label == "FECHAS":
                     old = read_date(value)
                     if old is not None:

@@ -110,3 +110,44 @@ def test_a_bad_cue_names_the_file_the_line_and_the_problem(tmp_path, monkeypatch
         monkeypatch.undo()
         country_data.country_cues.cache_clear()
     assert country_data.country_cues()[0].country == "MX"
+
+
+def test_the_corregimientos_of_panama_have_a_district_and_a_province():
+    found = country_data.corregimientos()
+    assert len(found) >= 120 and {c.country for c in found} == {"PA"}
+    districts = {c.district for c in found}
+    assert {"Panamá", "San Miguelito", "Colón", "David", "Arraiján", "La Chorrera"} <= districts
+    bella_vista = next(c for c in found if c.name == "Bella Vista")
+    assert (bella_vista.district, bella_vista.province) == ("Panamá", "Panamá")
+    assert "betania" in country_data.corregimiento_countries()
+    assert country_data.corregimiento_names("MX") == ()
+    # corregimientos are no cities of places.tsv: country detection does not count them
+    assert "betania" not in country_data.detection_places()
+
+
+@pytest.mark.parametrize(
+    "row,problem",
+    [
+        ("XX\tBetania\tPanamá\tPanamá", "unknown country 'XX'"),
+        ("PA\tBetania\tPanamá\tJalisco", "'Jalisco' is no province of PA"),
+        ("PA\tBella Vista\tPanamá\tPanamá", "'Bella Vista' listed twice in Panamá"),
+        ("PA\tBetania\tPanamá", "expected 4 to 4 tab-separated fields"),
+    ],
+)
+def test_a_bad_corregimiento_names_the_file_the_line_and_the_problem(
+    tmp_path, monkeypatch, row, problem
+):
+    countries()  # read from the shipped file before DATA moves
+    (tmp_path / "corregimientos.tsv").write_text(
+        f"# comment\nPA\tBella Vista\tPanamá\tPanamá\n{row}\n", encoding="utf-8"
+    )
+    monkeypatch.setattr(country_data, "DATA", tmp_path)
+    country_data.corregimientos.cache_clear()
+    try:
+        with pytest.raises(DataFileError, match=r"corregimientos.tsv:3: ") as err:
+            country_data.corregimientos()
+        assert problem in str(err.value)
+    finally:
+        monkeypatch.undo()
+        country_data.corregimientos.cache_clear()
+    assert len(country_data.corregimientos()) >= 120

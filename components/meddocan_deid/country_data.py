@@ -5,11 +5,12 @@ Data files in `pipeline/data/americas/` (shipped with the package): `countries.t
 Faker locales, dialling codes, postal shapes, demonyms), `places.tsv` (GeoNames populated
 places, CC BY 4.0: experiments/americas_places.py), `institutions.tsv` and `centre_heads.tsv`
 (public names written by hand), `country_cues.tsv` (identifier shapes and keys, health-system
-and address words that country detection scores), `surnames_us_hispanic.tsv` (US Census
-2010, public domain: experiments/hispanic_surnames.py). First-level divisions (states,
-provinces, regions, departments) are read from pycountry's ISO 3166-2 data at run time, not
-copied. Spain's own places stay in `deid/surrogates/data/` (provinces, communities, towns).
-Reads files only.
+and address words that country detection scores), `corregimientos.tsv` (Panamá's
+corregimientos of its main districts, public names written by hand),
+`surnames_us_hispanic.tsv` (US Census 2010, public domain: experiments/hispanic_surnames.py).
+First-level divisions (states, provinces, regions, departments) are read from pycountry's
+ISO 3166-2 data at run time, not copied. Spain's own places stay in `deid/surrogates/data/`
+(provinces, communities, towns). Reads files only.
 """
 
 import re
@@ -86,6 +87,13 @@ class CentreHead(NamedTuple):
     anywhere: bool  # the head names no Spanish centre: found in every document
     follows: str  # number, name or either
     pattern: re.Pattern  # over lower-case, accent-free text
+
+
+class Corregimiento(NamedTuple):
+    country: str
+    name: str
+    district: str
+    province: str  # a first-level division of `country` (pycountry's name)
 
 
 class CountryCue(NamedTuple):
@@ -186,6 +194,51 @@ def divisions(country: str) -> tuple[str, ...]:
         if country in _SHORT_FORMS and sep and " " not in head and head != "Ciudad":
             names.append(head)
     return tuple(dict.fromkeys(names))
+
+
+@cache
+def corregimientos() -> tuple[Corregimiento, ...]:
+    """The corregimientos of `corregimientos.tsv`, in file order (DataFileError naming the file,
+    line and problem: an unknown country, a province that is no division of its country, a
+    corregimiento listed twice in one district)."""
+    path = DATA / "corregimientos.tsv"
+    out, seen = [], set()
+    for lineno, (country, name, district, province) in _numbered_rows("corregimientos.tsv", (4, 4)):
+        where = f"{path}:{lineno}"
+        if country not in countries() or country == SPAIN:
+            raise DataFileError(f"{where}: unknown country {country!r}")
+        if province not in divisions(country):
+            raise DataFileError(f"{where}: {province!r} is no province of {country}")
+        if not name or not district:
+            raise DataFileError(f"{where}: empty corregimiento or district")
+        if (country, district, name) in seen:
+            raise DataFileError(f"{where}: {name!r} listed twice in {district}")
+        seen.add((country, district, name))
+        out.append(Corregimiento(country, name, district, province))
+    return tuple(out)
+
+
+def corregimiento_names(country: str) -> tuple[str, ...]:
+    """The corregimientos of `country` (each name once, in file order); none outside Panamá."""
+    return tuple(dict.fromkeys(c.name for c in corregimientos() if c.country == country))
+
+
+@cache
+def corregimiento_countries() -> dict[str, frozenset[str]]:
+    """Folded corregimiento name -> the countries that have one."""
+    out: dict[str, set[str]] = {}
+    for corr in corregimientos():
+        out.setdefault(lookup_key(corr.name), set()).add(corr.country)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+@cache
+def district_countries() -> dict[str, frozenset[str]]:
+    """Folded district name (of the districts whose corregimientos are listed) -> countries."""
+    out: dict[str, set[str]] = {}
+    for corr in corregimientos():
+        out.setdefault(lookup_key(corr.district), set()).add(corr.country)
+    return {k: frozenset(v) for k, v in out.items()}
 
 
 @cache

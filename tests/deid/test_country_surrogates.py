@@ -178,3 +178,40 @@ def test_a_university_or_agency_becomes_another_of_its_country_and_kind():
         and university != "Universidad Nacional de Colombia"
     )
     assert kinds[new["ICBF"]][0] == "CO" and new["ICBF"] != "ICBF"
+
+
+PA = (
+    "Asegurada de la Caja de Seguro Social, cédula 8-123-4567. Domicilio: Calle 50, edificio "
+    "12, Pueblo Nuevo. Vive en el corregimiento de Betania. Nació en el Corregimiento de Bella "
+    "Vista. Control en David."
+)
+PA_VALUES = [
+    ("CALLE", "Calle 50, edificio 12, Pueblo Nuevo"),
+    ("TERRITORIO", "Betania"),
+    ("TERRITORIO", "Corregimiento de Bella Vista"),
+    ("TERRITORIO", "David"),
+]
+
+
+def test_a_panamanian_address_names_a_corregimiento_of_panama():
+    from meddocan_deid.country_data import corregimiento_names
+
+    got = surrogates(PA, PA_VALUES, country="PA")
+    names = corregimiento_names("PA")
+    assert got["Betania"] in names and got["Betania"] != "Betania"
+    head, sep, rest = got["Corregimiento de Bella Vista"].partition("Corregimiento de ")
+    assert sep and not head and rest in names and rest != "Bella Vista"
+    street = got["Calle 50, edificio 12, Pueblo Nuevo"]
+    assert re.fullmatch(r"Calle \d+, edificio \d+, .+", street)
+    assert street.rsplit(", ", 1)[1] in names and not street.endswith("Pueblo Nuevo")
+    # a corregimiento that is also a city of 15,000 inhabitants or more stays a city
+    assert got["David"] in places("PA", 15000)
+    known = drawn_words(load_gazetteer(None))
+    for value, new in got.items():
+        assert all(w in known or w in words_of(value) for w in words_of(new)), (value, new)
+
+
+def test_a_corregimiento_name_of_another_country_report_is_that_country_place():
+    # `Santa Ana` is a Salvadoran department before a Panamanian corregimiento there
+    got = surrogates("Vive en Santa Ana.", [("TERRITORIO", "Santa Ana")], country="SV")
+    assert got["Santa Ana"] in divisions("SV")

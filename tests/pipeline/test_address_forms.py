@@ -107,3 +107,54 @@ def test_a_header_address_line_is_split_and_keeps_its_rest(rule_nlp):
         ("Mz. 4 Lt. 12", "CALLE"),
         ("Roma Norte", "TERRITORIO"),
     ]
+
+
+PANAMA = "Asegurada de la Caja de Seguro Social, cédula 8-123-4567. "
+
+
+def test_a_corregimiento_after_its_type_word(nlp):
+    text = PANAMA + "Vive en el corregimiento de Betania, distrito de San Miguelito."
+    assert ents(nlp, text) == [("Betania", "TERRITORIO"), ("San Miguelito", "TERRITORIO")]
+    lower = (PANAMA + "vive en el corregimiento de pueblo nuevo.").lower()
+    assert ents(nlp, lower) == [("pueblo nuevo", "TERRITORIO")]
+    # a corregimiento named with its type word is the place whole
+    assert ents(nlp, PANAMA + "Reside en Barrio Norte, Colón.") == [("Barrio Norte", "TERRITORIO")]
+
+
+def test_a_bare_corregimiento_in_an_address(nlp):
+    assert ents(nlp, PANAMA + "Domicilio: Betania, Panamá. Acude por tos.") == [
+        ("Betania", "TERRITORIO")
+    ]
+    assert ents(nlp, PANAMA + "Procedente de Juan Díaz, San Miguelito.") == [
+        ("Juan Díaz", "TERRITORIO")
+    ]
+    street = PANAMA + "Vive en Calle 50 # 12-30, Bella Vista. Acude por tos."
+    assert ents(nlp, street) == [("Calle 50 # 12-30", "CALLE"), ("Bella Vista", "TERRITORIO")]
+
+
+def test_ordinary_words_named_like_a_corregimiento_are_no_place(nlp):
+    # `pueblo nuevo` and `santa ana` in lower case, or capitalised outside an address
+    text = (PANAMA + "Se mudó a un pueblo nuevo; su hermana santa ana vive cerca.").lower()
+    assert ents(nlp, text) == []
+    assert ents(nlp, PANAMA + "Se mudó a un Pueblo Nuevo, Panamá le gusta.") == []
+    # a centre named after one stays whole: no place is cut out of it
+    assert ents(nlp, PANAMA + "Ingresa en el Hospital de Santa Ana, Panamá.") == []
+
+
+def test_a_panamanian_address_line_is_split_into_its_places(rule_nlp):
+    text = (
+        "Asegurada de la Caja de Seguro Social.\n"
+        "Domicilio: Calle 50, edificio 12, Bella Vista, Panamá\nCédula: 8-123-4567\n"
+    )
+    found = [(e.text, e.label_) for e in rule_nlp(text).ents]
+    assert ("Bella Vista", "TERRITORIO") in found and ("Panamá", "TERRITORIO") in found
+    assert ("Calle 50, edificio 12", "CALLE") in found
+
+
+def test_a_bare_corregimiento_after_an_address_key(nlp):
+    assert ents(nlp, PANAMA + "Vive en Pueblo Nuevo desde 2019.") == [
+        ("Pueblo Nuevo", "TERRITORIO")
+    ]
+    assert ents(nlp, PANAMA + "Es natural de Santa Ana.") == [("Santa Ana", "TERRITORIO")]
+    # the same words after another word are none
+    assert ents(nlp, PANAMA + "Sueña en Pueblo Nuevo; lee de Santa Ana.") == []

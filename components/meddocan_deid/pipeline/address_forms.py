@@ -10,10 +10,18 @@ outside (`Col. [Roma Norte]`, `alcaldía [Coyoacán]`, `comuna de [Peñalolén]`
 words after a type word of `any`, a known place only after one of `known` (`estado de
 [Jalisco]`, not `estado general`), and only a known place in a report written in lower case.
 `colonia` in lower case is a place only after a comma, `en`, `la`, `de`... (not `usa colonia`).
+A corregimiento of `corregimientos.tsv` (Panamá's) is a known place after a type word of `any`
+(`corregimiento de [Bella Vista]`, in lower case too); written without one, it is a place only
+capitalised, where no entity is, and in an address: after a street entity and a comma (`Calle
+50, [Betania]`), after an address key and `en`, `de` or a colon (`Vive en [Betania]`,
+`Domicilio: [Betania]`), or before a comma and a known place (`[Pueblo Nuevo], Panamá`) with a
+comma, `en`, a line start or a `de` after a lower-case word before it; `pueblo nuevo` or `un
+Pueblo Nuevo` alone is none.
 In a report of Spain (meddocan_deid.country) only postal codes after their key count, and only
 where no entity is. Elsewhere the spans replace the entities they overlap, except rule entities
 and a longer entity of the same label; a rule CALLE or TERRITORIO that holds them (a header's
-`Domicilio:` line) is split into them. Never touches tokens or other span groups.
+`Domicilio:` line) is split into them, a rest that is a known place alone becoming a
+TERRITORIO. Never touches tokens or other span groups.
 """
 
 import json
@@ -27,7 +35,13 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..country import country_of
-from ..country_data import SPAIN, place_countries, spanish_places
+from ..country_data import (
+    SPAIN,
+    corregimiento_countries,
+    district_countries,
+    place_countries,
+    spanish_places,
+)
 from ..errors import PatternFileError
 from ..lexicon import lookup_key, words
 from .spans import merged_entities, rule_entity_keys
@@ -46,16 +60,45 @@ def address_forms(path: Path = FORMS) -> dict:
         unit = re.compile(data["unit"])
         types = {kind: set(data["type_words"][kind]) for kind in ("any", "known")}
         colonia_before = set(data["colonia_before"])
+        corregimiento_before = set(data["corregimiento_before"])
+        address_keys = set(data["address_keys"])
     except FileNotFoundError:
         raise PatternFileError(f"{path}: address forms not found") from None
     except (ValueError, KeyError, TypeError, re.error) as err:
         raise PatternFileError(f"{path}: not valid address forms ({err})") from None
-    return {"patterns": patterns, "unit": unit, "types": types, "colonia_before": colonia_before}
+    return {
+        "patterns": patterns,
+        "unit": unit,
+        "types": types,
+        "colonia_before": colonia_before,
+        "corregimiento_before": corregimiento_before,
+        "address_keys": address_keys,
+    }
 
 
 def _known_place(text: str) -> bool:
     key = lookup_key(text)
     return key in place_countries() or key in spanish_places()
+
+
+def _corregimiento(text: str) -> bool:
+    """A corregimiento or a district of `corregimientos.tsv`."""
+    key = lookup_key(text)
+    return key in corregimiento_countries() or key in district_countries()
+
+
+@cache
+def _corregimiento_firsts() -> frozenset[str]:
+    """The folded first words of the corregimientos (where a bare one may start)."""
+    return frozenset(k.split()[0] for k in corregimiento_countries())
+
+
+def _capitalised(span: Span) -> bool:
+    """Every word of `span` but its links (`de`, `la`...) starts with a capital or a digit."""
+    return all(
+        t.text[:1].isupper() or t.is_digit or (t.lower_ in _LINKS and 0 < k < len(span) - 1)
+        for k, t in enumerate(span)
+    )
 
 
 @Language.factory(
@@ -102,11 +145,12 @@ class AddressForms:
                 span = doc.char_span(start, end, label=label, alignment_mode="contract")
                 if span is not None and len(span):
                     found.append(span)
+        protected = rule_entity_keys(doc, self.rules_key)
         if not spain:
             found += self._places(doc, text)
             found += self._units(doc, text, found)
+            found += self._bare_corregimientos(doc, found, protected)
         doc.spans[self.spans_key] = found
-        protected = rule_entity_keys(doc, self.rules_key)
         if not spain:
             protected = self._split_rule_lines(doc, found, protected)
         doc.ents = merged_entities(doc, found, protected, not spain)
@@ -116,7 +160,8 @@ class AddressForms:
         """A rule CALLE or TERRITORIO that holds spans found here (a header's `Domicilio:
         Calle 10 # 5-51, Col. Roma Norte` line) gives way to them; what is left of it that is
         more than type words and punctuation (`Calle Pino 5` before `Mz. 4 Lt. 12`) stays an
-        entity of its label. Returns the rule entities still protected."""
+        entity of its label, or a TERRITORIO when it is a known place alone. Returns the rule
+        entities still protected."""
         types = self.forms["types"]["any"] | self.forms["types"]["known"]
         ents = list(doc.ents)
         for ent in list(ents):
@@ -137,6 +182,9 @@ class AddressForms:
             for i in range(ent.start, ent.end + 1):
                 if i == ent.end or i in covered:
                     piece = self._leftover(doc, start, i, types, ent.label_)
+                    if piece is not None and piece[0].is_title and _known_place(piece.text):
+                        # `, Panamá` at the end of a `Domicilio:` line: the place it is
+                        piece = Span(doc, piece.start, piece.end, label=self.place_label)
                     if piece is not None:
                         found.append(piece)
                     start = i + 1
@@ -210,12 +258,91 @@ class AddressForms:
         return [doc[int(i)] for i in numpy.flatnonzero(numpy.isin(lowers, kept))]
 
     def _known_from(self, doc: Doc, i: int) -> Span | None:
-        """The longest known place of two to four words that starts at token i."""
+        """The longest known place of two to four words that starts at token i (a
+        corregimiento that starts with its type word, `Barrio Norte`, capitalised only)."""
         for n in range(4, 1, -1):
             if i + n <= len(doc) and not any(t.is_space for t in doc[i : i + n]):
-                if _known_place(doc[i : i + n].text) and doc[i + n - 1].is_alpha:
+                span = doc[i : i + n]
+                known = _known_place(span.text) or (
+                    _corregimiento(span.text) and _capitalised(span)
+                )
+                if known and doc[i + n - 1].is_alpha:
                     return Span(doc, i, i + n, label=self.place_label)
         return None
+
+    def _bare_corregimientos(self, doc: Doc, found: list[Span], protected: set) -> list[Span]:
+        """Corregimientos without a type word, capitalised, in an address (see the module);
+        only where no entity is but a rule's address line (`Hospital Santa Ana` stays whole)."""
+        firsts = _corregimiento_firsts()
+        taken = {
+            i
+            for e in doc.ents
+            if not (
+                (e.start, e.end, e.label) in protected
+                and e.label_ in (self.street_label, self.place_label)
+            )
+            for i in range(e.start, e.end)
+        }
+        street_ends = {s.end for s in [*doc.ents, *found] if s.label_ == self.street_label}
+        out: list[Span] = []
+        i = 0
+        while i < len(doc):
+            if not (doc[i].text[:1].isupper() or doc[i].is_digit) or (
+                lookup_key(doc[i].text) not in firsts
+            ):
+                i += 1
+                continue
+            end = next(
+                (
+                    e
+                    for e in range(min(len(doc), i + 6), i, -1)
+                    if lookup_key(doc[i:e].text) in corregimiento_countries()
+                    and _capitalised(doc[i:e])
+                    and not any(t.is_space for t in doc[i:e])
+                ),
+                None,
+            )
+            if (
+                end is None
+                or taken.intersection(range(i, end))
+                or not self._in_address(doc, i, end, street_ends)
+            ):
+                i += 1
+                continue
+            out.append(Span(doc, i, end, label=self.place_label))
+            i = end
+        return out
+
+    def _in_address(self, doc: Doc, start: int, end: int, street_ends: set[int]) -> bool:
+        """Tokens [start, end) stand in an address: after a street and a comma, after an
+        address key and `en`, `de` or a colon (`Vive en Betania`), or after an address word and
+        before a comma and a known place."""
+        before = doc[start - 1] if start else None
+        if before is not None and before.text == "," and start - 1 in street_ends:
+            return True
+        if (
+            before is not None
+            and start > 1
+            and before.lower_ in ("en", "de", ":")
+            and doc[start - 2].lower_ in self.forms["address_keys"]
+        ):
+            return True
+        if before is not None and not (
+            before.lower_ in self.forms["corregimiento_before"]
+            # `vive cerca de Betania`, not `Hospital de Santa Ana`
+            and (before.lower_ != "de" or start > 1 and doc[start - 2].is_lower)
+            or "\n" in before.text
+        ):
+            return False
+        if end + 1 >= len(doc) or doc[end].text != ",":
+            return False
+        for n in range(min(4, len(doc) - end - 1), 0, -1):
+            after = doc[end + 1 : end + 1 + n]
+            if after[0].text[:1].isupper() and (
+                _known_place(after.text) or lookup_key(after.text) in district_countries()
+            ):
+                return True
+        return False
 
     def _place_after(self, doc: Doc, i: int, kind: str, lower_case: bool) -> Span | None:
         """The place after a type word ending at token i (see the module)."""
@@ -237,8 +364,12 @@ class AddressForms:
         if end == start:
             return None
         if lower_case or kind == "known":
-            # the longest known place the words start with
-            while end > start and not _known_place(doc[start:end].text):
+            # the longest known place the words start with (a corregimiento after `any` only)
+            while end > start and not (
+                _known_place(doc[start:end].text)
+                or kind == "any"
+                and _corregimiento(doc[start:end].text)
+            ):
                 end -= 1
             if end == start:
                 return None

@@ -6,7 +6,10 @@ A value is read part by part (`Coyoacán, CDMX`, `Lanús (Buenos Aires)`): a pos
 country's shape (`C.P. 06700`, `C1425ABC`, `8320000`) gets new digits and letters of the same
 shape, prefix kept; a Guatemalan zone (`zona 10`) another zone of the country
 (`street_numbering`); a first-level division (`Jalisco`, `Antioquia`) another division of the
-same country; a city another city of 15,000 inhabitants or more of the same country. A place of
+same country; a city another city of 15,000 inhabitants or more of the same country; a
+corregimiento of Panamá (`corregimientos.tsv`: `Betania`, `Pueblo Nuevo`) another corregimiento,
+written as the value was (`corregimiento de Betania` keeps its type word), unless it is also a
+division or such a city of the country (`David`, `Juan Díaz`). A place of
 another country of the Americas gets one of that country (a Mexican report that names Texas gets
 a US state); a Spanish place, Spain's surrogate. A place the tables do not know (a colonia, a
 barrio, a comuna of a city: `Roma Norte`, `Palermo`) gets an invented neighbourhood name
@@ -18,7 +21,15 @@ import re
 import string
 from functools import cache
 
-from ...country_data import SPAIN, countries, divisions, place_countries, places
+from ...country_data import (
+    SPAIN,
+    corregimiento_countries,
+    corregimiento_names,
+    countries,
+    divisions,
+    place_countries,
+    places,
+)
 from ...lexicon import lookup_key
 from . import places as spain
 from . import street_numbering
@@ -111,9 +122,48 @@ def _owner(ctx: Context, key: str) -> str | None:
     return min(owners) if owners else None
 
 
-def place(ctx: Context, value: str) -> str | None:
-    """A city or a division of the country the value names (see the module)."""
+# `corregimiento de Betania` written whole: the type word kept
+_CORREGIMIENTO_HEAD = re.compile(r"(?i)^(?P<head>corregimiento\s+(?:de\s+)?)(?P<name>\S.*)$")
+
+
+def corregimiento_owner(ctx: Context, key: str) -> str | None:
+    """The country whose corregimiento `key` is, the report's first; None when it is none, or
+    it is a division or a city of 15,000 inhabitants or more of that country, or the place of
+    another country of the Americas (`Santa Ana` in a Salvadoran report)."""
+    owners = corregimiento_countries().get(key, frozenset())
+    if ctx.country in owners:
+        country = ctx.country
+    elif owners and key not in place_countries():
+        country = min(owners)
+    else:
+        return None
+    if key in _kinds(country)[1] or key in {lookup_key(n) for n in big_cities(country)}:
+        return None
+    return country
+
+
+def corregimiento(ctx: Context, value: str, country: str) -> str | None:
+    """Another corregimiento of `country`, in the value's case."""
+    pool = tuple(n for n in corregimiento_names(country) if lookup_key(n) != lookup_key(value))
+    new = ctx.draw(
+        f"corregimiento-{country}", value, lambda rng, a: choose(rng, pool), shape_fallback=False
+    )
+    return None if new is None else case_like(value, new)
+
+
+def is_country_place(ctx: Context, value: str) -> bool:
+    """`value` is a city, a division or a corregimiento that `place` has a surrogate for."""
     key = lookup_key(value)
+    return key in place_countries() or corregimiento_owner(ctx, key) is not None
+
+
+def place(ctx: Context, value: str) -> str | None:
+    """A city, a division or a corregimiento of the country the value names (see the
+    module)."""
+    key = lookup_key(value)
+    owner = corregimiento_owner(ctx, key)
+    if owner is not None:
+        return corregimiento(ctx, value, owner)
     country = _owner(ctx, key)
     if country is None:
         return None
@@ -179,12 +229,17 @@ def territories(text: str, label: str, ctx: Context) -> str | None:
         return spain.around(text, postal_code(ctx, value, m))
     if street_numbering.ZONE.fullmatch(value):  # `zona 10` of a Guatemalan report
         return spain.around(text, zone(ctx, value))
+    head = _CORREGIMIENTO_HEAD.match(value)
+    owners = corregimiento_countries().get(lookup_key(head.group("name")), ()) if head else ()
+    if head is not None and owners:  # named a corregimiento: one of its country
+        country = ctx.country if ctx.country in owners else min(owners)
+        new = corregimiento(ctx, head.group("name"), country)
+        return None if new is None else spain.around(text, head.group("head") + new)
+    if is_country_place(ctx, value):  # `24 de Diciembre` too: a corregimiento's digits
+        return spain.around(text, place(ctx, value))
     if any(c.isdigit() for c in value):
         return None  # digits beside words we do not read: the tag
-    key = lookup_key(value)
-    if key in place_countries():
-        return spain.around(text, place(ctx, value))
-    if spain.province_of(value) is not None or key in spain.geo().communities:
+    if spain.province_of(value) is not None or lookup_key(value) in spain.geo().communities:
         return spain.territories(text, label, ctx)  # a Spanish place in a report of the Americas
     if spain.is_place_list(value):
         return spain.each_place(text, value, label, ctx, territories)

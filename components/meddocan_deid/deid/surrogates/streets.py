@@ -7,21 +7,22 @@ as an institution's is, and institutions read places."""
 
 import re
 
-from ...country_data import SPAIN, place_countries
+from ...country_data import SPAIN
 from ...lexicon import lookup_key
 from . import landmark_directions, street_numbering
 from .common import Context, case_like, choose
-from .country_places import place
+from .country_places import is_country_place, place
 from .institutions import fill
 from .places import _CAPITALISED, _rest_places, _rest_surrogate, smart, split_street, street_names
 
 
 def _country_rest_places(ctx: Context, rest: str) -> str | None:
-    """A city or a division of the Americas written after a street's number (`Calle 5 # 2-10,
-    Medellín`): the report's surrogate of it; None when it has none."""
+    """A city, a division or a corregimiento of the Americas written after a street's number
+    (`Calle 5 # 2-10, Medellín`, `Calle 50, edificio 12, Betania`): the report's surrogate of
+    it; None when it has none."""
     out, pos = [], 0
     for m in _CAPITALISED.finditer(rest):
-        if lookup_key(m.group()) not in place_countries():
+        if not is_country_place(ctx, m.group()):
             continue
         new = place(ctx, m.group())
         if new is None:

@@ -4,7 +4,7 @@ its original) was not drawn from a list, i.e. it would be made-up letters."""
 import re
 from functools import lru_cache
 
-from ...country_data import SPAIN, countries, divisions, institutions, places
+from ...country_data import SPAIN, corregimiento_names, countries, divisions, institutions, places
 from ...lexicon import lookup_key
 from ..gazetteer import Gazetteer
 from .country_places import NEIGHBOURHOOD
@@ -25,7 +25,7 @@ def drawn_words(gaz: Gazetteer) -> frozenset[str]:
     """Every folded word the generators write from a list: the gazetteer's lists, Faker
     es_ES's names, countries and jobs, the tables of `data/` (calendar, professions,
     provinces, communities, towns, names, institutions' templates and heads, street heads,
-    words), and the places, divisions and institutions of the Americas."""
+    words), and the places, divisions, corregimientos and institutions of the Americas."""
     from faker.providers.address.es_ES import Provider as Address
     from faker.providers.person.es_ES import Provider as Person
 
@@ -50,7 +50,7 @@ def drawn_words(gaz: Gazetteer) -> frozenset[str]:
     # neighbourhood templates of country_places
     for code in countries():
         if code != SPAIN:
-            texts += list(places(code)) + list(divisions(code))
+            texts += list(places(code)) + list(divisions(code)) + list(corregimiento_names(code))
     texts += [n for inst in institutions() for n in inst.names]
     texts += [re.sub(r"\{\w+\}", " ", t) for t in NEIGHBOURHOOD]
     # Basque dates: the case endings of numbers (`2021eko`) and of month and weekday names
