@@ -68,28 +68,32 @@ class Detection(NamedTuple):
     scores: dict[str, float]  # country -> score (only countries with evidence)
 
 
+def _valid_national(value: str, country: str) -> bool:
+    """Whether `value`, written as a national number, is valid in `country`'s plan as written:
+    a leading 0 must be the plan's trunk prefix for that number (Peru dials its mobiles
+    without one: `0991234567` is Ecuador's or Paraguay's, not Peru's `991 234 567`)."""
+    try:
+        number = phonenumbers.parse(value, country)
+    except phonenumbers.NumberParseException:
+        return False
+    if not phonenumbers.is_valid_number(number):
+        return False
+    if value.lstrip("( ").startswith("0"):
+        national = phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.NATIONAL)
+        return national.lstrip("( ").startswith("0")
+    return True
+
+
 def _valid_in_plan(country: str) -> Callable[[str], bool]:
     def valid(value: str) -> bool:
-        try:
-            number = phonenumbers.parse(value, country)
-        except phonenumbers.NumberParseException:
-            return False
-        return phonenumbers.is_valid_number(number)
+        return _valid_national(value, country)
 
     return valid
 
 
 def _valid_plans(value: str) -> frozenset[str]:
     """The countries in whose plan `value`, written as a national number, is valid."""
-    out = set()
-    for code in countries():
-        try:
-            number = phonenumbers.parse(value, code)
-        except phonenumbers.NumberParseException:
-            continue
-        if phonenumbers.is_valid_number(number):
-            out.add(code)
-    return frozenset(out)
+    return frozenset(code for code in countries() if _valid_national(value, code))
 
 
 _Check = Callable[[str], bool]

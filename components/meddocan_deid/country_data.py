@@ -42,6 +42,9 @@ _SKIP_TYPES = {"DO": {"Region"}}
 # divisions that reports write as common words (`Hospital Central`, `la cordillera`): not
 # counted by country detection
 _WORD_DIVISIONS = {"PY": {"Central", "Cordillera"}}
+# towns named by a phrase of health text (`Ministerio ... para la Salud`, in capitals too): not
+# counted by country detection
+_PHRASE_TOWNS = {"CU": {"La Salud"}}
 
 
 class DataFileError(ValueError):
@@ -281,7 +284,9 @@ def detection_places() -> dict[str, frozenset[str]]:
     """The places country detection counts, folded -> their countries: the cities of
     `towns.txt` (15,000 inhabitants or more, not a first name, a surname or a Spanish word:
     experiments/americas_town_list.py) and the divisions that are no listed name and no
-    common word (`_WORD_DIVISIONS`)."""
+    common word (`_WORD_DIVISIONS`); neither one named like another country (Cuba's town
+    `Venezuela`: a report that writes it names the country) nor a phrase of health text
+    (`_PHRASE_TOWNS`)."""
     path = DATA / "towns.txt"
     if not path.exists():
         raise DataFileError(f"{path}: data file not found")
@@ -291,16 +296,24 @@ def detection_places() -> dict[str, frozenset[str]]:
         if line.strip() and not line.startswith("#")
     }
     names = {lookup_key(n) for n in _listed_names()}
+    # a town or division named like another country (Cuba's `Venezuela`) names that country
+    country_names = {lookup_key(c.name): code for code, c in countries().items()}
     out: dict[str, set[str]] = {}
     for code in countries():
         if code == SPAIN:
             continue
         for name in places(code):
-            if lookup_key(name) in towns:
-                out.setdefault(lookup_key(name), set()).add(code)
+            key = lookup_key(name)
+            if country_names.get(key, code) != code or name in _PHRASE_TOWNS.get(code, ()):
+                continue
+            if key in towns:
+                out.setdefault(key, set()).add(code)
         for name in divisions(code):
-            if lookup_key(name) not in names and name not in _WORD_DIVISIONS.get(code, ()):
-                out.setdefault(lookup_key(name), set()).add(code)
+            key = lookup_key(name)
+            if country_names.get(key, code) != code:
+                continue
+            if key not in names and name not in _WORD_DIVISIONS.get(code, ()):
+                out.setdefault(key, set()).add(code)
     return {k: frozenset(v) for k, v in out.items()}
 
 
