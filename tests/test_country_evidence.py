@@ -2,13 +2,14 @@
 phones valid in one plan only, currency words, voseo, Guaraní, identifiers with their checks
 after their keys, demonyms, US addresses and dates; Peru's professional colleges and EsSalud's
 words, Venezuela's keyed cédulas, ministries, states and phones, Ecuador's checked cédulas and
-mobiles; places named like a country. Invented snippets; each kind is shown found and, on a
-near miss, not found."""
+mobiles; reference hospitals; places named like a country. Invented snippets; each kind is
+shown found and, on a near miss, not found."""
 
 import pytest
 
 from meddocan_deid.country import (
     DEMONYM_WEIGHT,
+    HOSPITAL_WEIGHT,
     PHONE_WEIGHT,
     PLACE_WEIGHT,
     country_of,
@@ -319,3 +320,23 @@ def test_a_mobile_written_with_a_trunk_zero_is_not_peruvian():
     assert found["EC"] >= 1.5
     # Peru's landlines keep theirs
     assert scores("Teléfono: (01) 411 2233")["PE"] == PHONE_WEIGHT
+
+
+def test_a_reference_hospital_counts_once_and_does_not_decide_alone():
+    # its name and its acronym are one hospital; a patient may be referred from abroad
+    text = "Interconsulta al HNERM (Hospital Nacional Edgardo Rebagliati Martins)."
+    assert scores(text) == {"PE": HOSPITAL_WEIGHT}
+    assert country_of(text) == "ES"
+    assert country_of(text + " Asegurado regular.") == "PE"
+    assert scores("Ingresa en el Hospital Carlos Andrade Marín.")["EC"] == HOSPITAL_WEIGHT
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ingresó el dos de mayo en el Hospital de Almenara.",  # a date and a Spanish town
+        "Interconsulta a la Dra. Heredia; revisa el Dr. Loayza.",  # surnames alone
+    ],
+)
+def test_words_and_surnames_of_a_hospital_name_are_no_hospital(text):
+    assert scores(text) == {}

@@ -5,7 +5,8 @@ Data files in `pipeline/data/americas/` (shipped with the package): `countries.t
 Faker locales, dialling codes, postal shapes, demonyms), `places.tsv` (GeoNames populated
 places, CC BY 4.0: experiments/americas_places.py), `institutions.tsv` and `centre_heads.tsv`
 (public names written by hand), `country_cues.tsv` (identifier shapes and keys, health-system
-and address words that country detection scores), `surnames_us_hispanic.tsv` (US Census
+and address words that country detection scores), `hospitals.tsv` (reference hospitals that
+country detection counts, written by hand), `surnames_us_hispanic.tsv` (US Census
 2010, public domain: experiments/hispanic_surnames.py). First-level divisions (states,
 provinces, regions, departments) are read from pycountry's ISO 3166-2 data at run time, not
 copied. Spain's own places stay in `deid/surrogates/data/` (provinces, communities, towns).
@@ -192,6 +193,26 @@ def institutions() -> tuple[Institution, ...]:
             raise DataFileError(f"{path}: {name}: unknown country {country!r}")
         out.append(Institution(country, kind, name, tuple(a for a in aliases.split("|") if a)))
     return tuple(out)
+
+
+@cache
+def reference_hospitals() -> dict[str, tuple[str, str]]:
+    """Folded name or other name of a reference hospital of `hospitals.tsv` -> (its country,
+    its folded name): the hospital a report names, counted once whichever name it writes."""
+    path = DATA / "hospitals.tsv"
+    out: dict[str, tuple[str, str]] = {}
+    for lineno, (country, name, others) in _numbered_rows("hospitals.tsv", (2, 3)):
+        if country not in countries() or country == SPAIN:
+            raise DataFileError(
+                f"{path}:{lineno}: {name}: not a country of the Americas {country!r}"
+            )
+        key = lookup_key(name)
+        for alias in (name, *(a for a in others.split("|") if a)):
+            folded = lookup_key(alias)
+            if not folded or out.get(folded, (country, key)) != (country, key):
+                raise DataFileError(f"{path}:{lineno}: {alias!r}: empty or another hospital's")
+            out[folded] = (country, key)
+    return out
 
 
 @cache
