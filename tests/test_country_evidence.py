@@ -340,3 +340,30 @@ def test_a_reference_hospital_counts_once_and_does_not_decide_alone():
 )
 def test_words_and_surnames_of_a_hospital_name_are_no_hospital(text):
     assert scores(text) == {}
+
+
+@pytest.mark.parametrize(
+    "country,text,weight",
+    [
+        ("PE", "Vive en Mz. G Lt. 22, sector tres.", 1.5),  # a block by its letter
+        ("PE", "grupo quince, manzana B, lote 7", 1.5),
+        ("PE", "Reside en el asentamiento humano Los Olivos.", 2),
+        ("PE", "Accidente laboral cubierto por el SCTR.", 2),
+        ("EC", "Dirección: Av. 10 de Agosto N24-56 y Luis Cordero.", 3),  # Quito's numbering
+    ],
+)
+def test_peruvian_settlements_and_plots_and_quito_house_numbers(country, text, weight):
+    assert scores(text)[country] == weight
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mz 12 Lt 4, colonia Centro.",  # a block by its number: Mexico's shape
+        "Muestra N24-56 enviada a microbiología.",  # a code, no cross street
+        "Paciente en tratamiento tópico con mupirocina.",
+    ],
+)
+def test_near_misses_of_peruvian_and_quito_addresses(text):
+    found = scores(text)
+    assert "PE" not in found and "EC" not in found
