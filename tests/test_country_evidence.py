@@ -367,3 +367,37 @@ def test_peruvian_settlements_and_plots_and_quito_house_numbers(country, text, w
 def test_near_misses_of_peruvian_and_quito_addresses(text):
     found = scores(text)
     assert "PE" not in found and "EC" not in found
+
+
+@pytest.mark.parametrize(
+    "text,weight",
+    [
+        ("Paciente V 12.345.678, sin alergias.", 3),  # the letter and the dots, no key
+        ("Vive en la parroquia Caricuao.", 2),  # a parish of Caracas
+        ("Inscrita en la Misión José Gregorio Hernández.", 2),
+        ("Atendido por médico integral comunitario.", 3),
+        ("Pagó Bs.S 1500 por el examen.", 3),  # a bolívar with its letter
+    ],
+)
+def test_venezuelan_parishes_programmes_doctors_and_bolivares(text, weight):
+    assert scores(text)["VE"] == weight
+
+
+def test_a_cuban_doctor_and_the_mgi_specialty_count_for_cuba_and_venezuela_alike():
+    # Cuba's doctors work in Venezuela's Barrio Adentro: what they write is not Cuba's alone
+    found = scores("Valorada por la Dra. Yanet, médico cubana, especialista en MGI.")
+    assert found["VE"] == 2  # the doctor and the specialty
+    assert found["CU"] == 1 + DEMONYM_WEIGHT  # the specialty and the demonym
+    assert scores("Especialista en MGI.") == {"CU": 1, "VE": 1}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ingresa en la parroquia de Santa María de Ribeira.",  # a Galician parish
+        "Cobra 300 Bs. de su pensión.",  # Bolivia's too: no letter
+        "Ve 12 pacientes por turno.",
+    ],
+)
+def test_near_misses_of_venezuelan_parishes_bolivares_and_cedulas(text):
+    assert scores(text).get("VE", 0) < 2
