@@ -6,11 +6,10 @@ shapes, some with their check (`CURP`, a RUT `12.345.678-5`, `CUIL`, a Dominican
 `001-1234567-8`, a DUI with its check digit, a Spanish DNI with its letter...), the words of
 its health system and forms (`derechohabiente`, `obra social`, `Isapre`, `comuna`,
 `calle 7 e/ 40 y 41`), its currency (`guaraníes`, `S/ 80`), its speech (voseo `tenés`, Guaraní
-greetings),
-national phone numbers valid in its plan alone (after a phone key, with a bracketed area code,
-or a phone entity: `(021) 555 1234` is Paraguay's only; counted once; a leading 0 only where
-the plan dials that number with its trunk 0), US addresses and month-first dates (the cues:
-`pipeline/data/americas/country_cues.tsv`), its demonyms (`hondureña`; Spain's not), its
+greetings), national phone numbers valid in its plan alone (after a phone key, with a bracketed
+area code, or a phone entity: `(021) 555 1234` is Paraguay's only; counted once; a leading 0
+only where the plan dials that number with its trunk 0), US addresses and month-first dates
+(the cues: `pipeline/data/americas/country_cues.tsv`), its demonyms (`hondureña`; Spain's not), its
 institutions, reference hospitals and health-centre heads (`IMSS`, `Rebagliati`, `CESFAM`:
 `pipeline/data/americas/`), its dialling codes (`+52`, `(809)`), and the places only it has (a
 TERRITORIO span, or capitalised words, that name a city or division of one country and no
