@@ -125,6 +125,13 @@ def test_the_corregimientos_of_panama_have_a_district_and_a_province():
     assert "betania" not in country_data.detection_places()
 
 
+def test_reference_hospitals_are_read_with_their_other_names():
+    hospitals = country_data.reference_hospitals()
+    assert hospitals["hnerm"] == hospitals["rebagliati"] == ("PE", "edgardo rebagliati martins")
+    assert hospitals["hecam"][0] == "EC" and hospitals["hermanos ameijeiras"][0] == "CU"
+    assert "almenara" not in hospitals  # a Spanish town
+
+
 @pytest.mark.parametrize(
     "row,problem",
     [
@@ -151,3 +158,31 @@ def test_a_bad_corregimiento_names_the_file_the_line_and_the_problem(
         monkeypatch.undo()
         country_data.corregimientos.cache_clear()
     assert len(country_data.corregimientos()) >= 120
+
+
+@pytest.mark.parametrize(
+    "row,problem",
+    [
+        ("XX\tHospital Sur", "not a country of the Americas 'XX'"),
+        ("ES\tHospital Sur", "not a country of the Americas 'ES'"),
+        ("EC\tOtro Hospital\tHNERM", "'HNERM': empty or another hospital's"),
+        ("EC", "expected 2 to 3 tab-separated fields"),
+    ],
+)
+def test_a_bad_hospital_row_names_the_file_the_line_and_the_problem(
+    tmp_path, monkeypatch, row, problem
+):
+    countries()  # read from the shipped file before DATA moves
+    (tmp_path / "hospitals.tsv").write_text(
+        f"# comment\nPE\tEdgardo Rebagliati Martins\tRebagliati|HNERM\n{row}\n", encoding="utf-8"
+    )
+    monkeypatch.setattr(country_data, "DATA", tmp_path)
+    country_data.reference_hospitals.cache_clear()
+    try:
+        with pytest.raises(DataFileError, match=r"hospitals.tsv:3: ") as err:
+            country_data.reference_hospitals()
+        assert problem in str(err.value)
+    finally:
+        monkeypatch.undo()
+        country_data.reference_hospitals.cache_clear()
+    assert country_data.reference_hospitals()["hnerm"][0] == "PE"

@@ -1,11 +1,20 @@
 """Kinds of evidence country detection scores (meddocan_deid.country): Paraguay and Bolivia,
 phones valid in one plan only, currency words, voseo, Guaraní, identifiers with their checks
-after their keys, demonyms, US addresses and dates. Invented snippets; each kind is shown
-found and, on a near miss, not found."""
+after their keys, demonyms, US addresses and dates; Peru's professional colleges and EsSalud's
+words, Venezuela's keyed cédulas, ministries, states and phones, Ecuador's checked cédulas and
+mobiles; reference hospitals; places named like a country. Invented snippets; each kind is
+shown found and, on a near miss, not found."""
 
 import pytest
 
-from meddocan_deid.country import DEMONYM_WEIGHT, PHONE_WEIGHT, country_of, detect_country
+from meddocan_deid.country import (
+    DEMONYM_WEIGHT,
+    HOSPITAL_WEIGHT,
+    PHONE_WEIGHT,
+    PLACE_WEIGHT,
+    country_of,
+    detect_country,
+)
 from meddocan_deid.country_data import countries, detection_places, places
 from meddocan_deid.lexicon import lookup_key
 
@@ -203,3 +212,192 @@ def test_spanish_sentences_with_the_words_of_a_foreign_cue_stay_spanish(text):
 )
 def test_the_same_cues_with_their_key_still_count(country, text):
     assert scores(text).get(country, 0) >= 2
+
+
+@pytest.mark.parametrize(
+    "text,weight",
+    [
+        ("Dra. Rosa Quispe, CMP 045678", 3),  # the Colegio Médico del Perú
+        ("firma: cmp 061234", 3),
+        ("Obst. Liz Vargas, COP 30112", 2),  # a Peruvian professional college
+        ("Lic. enf. Ana Ríos, CEP 71234", 2),
+        ("Se extiende el CITT por siete días.", 3),  # EsSalud's incapacity certificate
+        ("Paciente asegurado regular, acude con su DNI.", 3),
+    ],
+)
+def test_peruvian_colleges_certificates_and_kinds_of_insured(text, weight):
+    assert scores(text)["PE"] == weight
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Perfil CMP sin alteraciones.",  # a laboratory panel, no registration number
+        "Colegiado COP M-12345 (psicología).",  # Spain's college of psychologists
+        "Agente del CNP 12345 presente en la exploración.",  # Spain's police
+        "Paciente asegurada por su mutua, sin incidencias.",
+    ],
+)
+def test_spanish_keys_that_look_like_peruvian_ones_are_not_peruvian(text):
+    assert "PE" not in scores(text)
+
+
+@pytest.mark.parametrize(
+    "text,weight",
+    [
+        ("C.I. V 12345678.", 3),  # the cédula's letter after its key
+        ("ci v-12.345.678", 3),  # in lower case
+        ("C.I. V-12.345.678", 7),  # and the written V- shape
+        ("Ministerio del Poder Popular para la Salud", 6),  # the cue and the institution
+        ("Presenta su carnet de la patria.", 3),
+        ("Referido del ambulatorio urbano tipo II.", 2),
+        ("Procedente del estado Zulia.", 2 + PLACE_WEIGHT),  # and the place
+        ("Llamar al 0414-555.12.34", 3),  # a number of Venezuela's plan alone
+        ("Fijo: 0212 555 1234", 3),
+    ],
+)
+def test_venezuelan_cedulas_ministries_centres_states_and_phones(text, weight):
+    assert scores(text)["VE"] == weight
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Seguimiento ambulatorio en su centro de salud.",  # Spain's outpatient follow-up
+        "Vive en el Estado de México.",  # Mexico's state, written with `de`
+        "Código de sala V 12 en la planta tercera.",  # a letter and a number, no key
+        "Teléfono: 912 345 678",  # Spain's plan
+    ],
+)
+def test_spanish_words_near_the_venezuelan_cues_are_not_venezuelan(text):
+    assert "VE" not in scores(text)
+
+
+def test_a_town_named_like_another_country_names_that_country():
+    # Cuba has a town `Venezuela`; a Venezuelan report writes the country's name
+    assert "CU" not in scores("Natural de Venezuela, reside en el país desde niña.")
+    # a Cuban town named by a phrase of health text
+    assert lookup_key("La Salud") not in detection_places()
+    assert "CU" not in scores("MINISTERIO DEL PODER POPULAR PARA LA SALUD")
+
+
+def test_a_bare_policlinico_is_shared_and_a_teaching_one_is_cuban():
+    assert scores("Acude al policlínico del barrio.") == {"PE": 1, "CU": 1}
+    assert scores("Policlínico Docente Playa")["CU"] == 2.5
+
+
+@pytest.mark.parametrize(
+    "text,weight",
+    [
+        ("C.I. 1710034065", 5),  # keyed and checked, and checked alone
+        ("HCU 0926687856 ingresa a piso.", 6.5),  # and a Guayas cédula has a mobile's shape
+        ("601  1710034065  GUAMÁN PÉREZ ROSA", 2),  # a list: the checked ten digits alone
+        ("hijo 099 123 4567", 1.5),  # a mobile of ten digits with its trunk 0
+    ],
+)
+def test_ecuadorian_cedulas_and_mobiles(text, weight):
+    assert scores(text)["EC"] == weight
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "C.I. 1710034066",  # the check digit wrong
+        "NHC 3310034065 en el HCU de Zaragoza.",  # no province 33; Spain's university hospital
+        "Teléfono: 912 345 678",
+    ],
+)
+def test_ten_digits_without_the_cedula_check_are_not_ecuadorian(text):
+    assert "EC" not in scores(text)
+
+
+def test_a_mobile_written_with_a_trunk_zero_is_not_peruvian():
+    # Peru dials its mobiles without a trunk 0: `0991234567` is Ecuador's or Paraguay's
+    text = "Contacto de la hija: 0991234567."
+    start = text.index("0991")
+    found = scores(text, [("NUMERO_TELEFONO", start, start + 10)])
+    assert "PE" not in found
+    assert found["EC"] >= 1.5
+    # Peru's landlines keep theirs
+    assert scores("Teléfono: (01) 411 2233")["PE"] == PHONE_WEIGHT
+
+
+def test_a_reference_hospital_counts_once_and_does_not_decide_alone():
+    # its name and its acronym are one hospital; a patient may be referred from abroad
+    text = "Interconsulta al HNERM (Hospital Nacional Edgardo Rebagliati Martins)."
+    assert scores(text) == {"PE": HOSPITAL_WEIGHT}
+    assert country_of(text) == "ES"
+    assert country_of(text + " Asegurado regular.") == "PE"
+    assert scores("Ingresa en el Hospital Carlos Andrade Marín.")["EC"] == HOSPITAL_WEIGHT
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ingresó el dos de mayo en el Hospital de Almenara.",  # a date and a Spanish town
+        "Interconsulta a la Dra. Heredia; revisa el Dr. Loayza.",  # surnames alone
+    ],
+)
+def test_words_and_surnames_of_a_hospital_name_are_no_hospital(text):
+    assert scores(text) == {}
+
+
+@pytest.mark.parametrize(
+    "country,text,weight",
+    [
+        ("PE", "Vive en Mz. G Lt. 22, sector tres.", 1.5),  # a block by its letter
+        ("PE", "grupo quince, manzana B, lote 7", 1.5),
+        ("PE", "Reside en el asentamiento humano Los Olivos.", 2),
+        ("PE", "Accidente laboral cubierto por el SCTR.", 2),
+        ("EC", "Dirección: Av. 10 de Agosto N24-56 y Luis Cordero.", 3),  # Quito's numbering
+    ],
+)
+def test_peruvian_settlements_and_plots_and_quito_house_numbers(country, text, weight):
+    assert scores(text)[country] == weight
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mz 12 Lt 4, colonia Centro.",  # a block by its number: Mexico's shape
+        "Muestra N24-56 enviada a microbiología.",  # a code, no cross street
+        "Paciente en tratamiento tópico con mupirocina.",
+    ],
+)
+def test_near_misses_of_peruvian_and_quito_addresses(text):
+    found = scores(text)
+    assert "PE" not in found and "EC" not in found
+
+
+@pytest.mark.parametrize(
+    "text,weight",
+    [
+        ("Paciente V 12.345.678, sin alergias.", 3),  # the letter and the dots, no key
+        ("Vive en la parroquia Caricuao.", 2),  # a parish of Caracas
+        ("Inscrita en la Misión José Gregorio Hernández.", 2),
+        ("Atendido por médico integral comunitario.", 3),
+        ("Pagó Bs.S 1500 por el examen.", 3),  # a bolívar with its letter
+    ],
+)
+def test_venezuelan_parishes_programmes_doctors_and_bolivares(text, weight):
+    assert scores(text)["VE"] == weight
+
+
+def test_a_cuban_doctor_and_the_mgi_specialty_count_for_cuba_and_venezuela_alike():
+    # Cuba's doctors work in Venezuela's Barrio Adentro: what they write is not Cuba's alone
+    found = scores("Valorada por la Dra. Yanet, médico cubana, especialista en MGI.")
+    assert found["VE"] == 2  # the doctor and the specialty
+    assert found["CU"] == 1 + DEMONYM_WEIGHT  # the specialty and the demonym
+    assert scores("Especialista en MGI.") == {"CU": 1, "VE": 1}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ingresa en la parroquia de Santa María de Ribeira.",  # a Galician parish
+        "Cobra 300 Bs. de su pensión.",  # Bolivia's too: no letter
+        "Ve 12 pacientes por turno.",
+    ],
+)
+def test_near_misses_of_venezuelan_parishes_bolivares_and_cedulas(text):
+    assert scores(text).get("VE", 0) < 2

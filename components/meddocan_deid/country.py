@@ -4,18 +4,19 @@ and addresses: Spain or a Spanish-speaking country of the Americas (`country_dat
 `detect_country(text, spans)` scores each country on what the text holds: identifier keys and
 shapes, some with their check (`CURP`, a RUT `12.345.678-5`, `CUIL`, a Dominican cédula
 `001-1234567-8`, a DUI with its check digit, a Spanish DNI with its letter...), the words of
-its health system and forms (`derechohabiente`, `obra social`, `Isapre`, `comuna`, `calle 7
-e/ 40 y 41`), its currency (`guaraníes`, `S/ 80`), its speech (voseo `tenés`, Guaraní
+its health system and forms (`derechohabiente`, `obra social`, `Isapre`, `comuna`,
+`calle 7 e/ 40 y 41`), its currency (`guaraníes`, `S/ 80`), its speech (voseo `tenés`, Guaraní
 greetings), national phone numbers valid in its plan alone (after a phone key, with a bracketed
-area code, or a phone entity: `(021) 555 1234` is Paraguay's only; counted once), US
-addresses and month-first dates (the cues: `pipeline/data/americas/country_cues.tsv`), its
-demonyms (`hondureña`; Spain's not), its institutions and health-centre heads (`IMSS`,
-`CESFAM`: `pipeline/data/americas/`), its dialling codes (`+52`, `(809)`), and the places only
-it has (a TERRITORIO span, or capitalised words, that name a city or division of one country
-and no Spanish town, first name, surname or Spanish word: `country_data.detection_places`;
-places alone never reach MIN_SCORE). The best score wins when it reaches MIN_SCORE;
-otherwise Spain, the corpus's country. `DeidOptions.country` overrides it. A Doc gets
-`doc._.country` (detected from its text and entities on first read, or set by the caller).
+area code, or a phone entity: `(021) 555 1234` is Paraguay's only; counted once; a leading 0
+only where the plan dials that number with its trunk 0), US addresses and month-first dates
+(the cues: `pipeline/data/americas/country_cues.tsv`), its demonyms (`hondureña`; Spain's not), its
+institutions, reference hospitals and health-centre heads (`IMSS`, `Rebagliati`, `CESFAM`:
+`pipeline/data/americas/`), its dialling codes (`+52`, `(809)`), and the places only it has (a
+TERRITORIO span, or capitalised words, that name a city or division of one country and no
+Spanish town, first name, surname or Spanish word: `country_data.detection_places`; places
+alone never reach MIN_SCORE). The best score wins when it reaches MIN_SCORE; otherwise Spain,
+the corpus's country. `DeidOptions.country` overrides it. A Doc gets `doc._.country` (detected
+from its text and entities on first read, or set by the caller).
 """
 
 import hashlib
@@ -40,6 +41,7 @@ from .country_data import (
     country_cues,
     detection_places,
     institution_countries,
+    reference_hospitals,
     spanish_places,
 )
 from .id_checks import CHECKS
@@ -52,6 +54,8 @@ MIN_SCORE = 3.0  # below it, the report is Spain's
 PLACE_WEIGHT = 0.75
 PLACE_CAP = 2.5
 INSTITUTION_WEIGHT = 3.0
+# a reference hospital named alone does not decide: patients are referred from abroad
+HOSPITAL_WEIGHT = 2.0
 CENTRE_WEIGHT = 3.0
 PHONE_WEIGHT = 2.0  # a foreign phone number alone does not decide: patients travel
 # a demonym (`hondureña`) names the country, not always the report's: patients travel
@@ -69,28 +73,32 @@ class Detection(NamedTuple):
     scores: dict[str, float]  # country -> score (only countries with evidence)
 
 
+def _valid_national(value: str, country: str) -> bool:
+    """Whether `value`, written as a national number, is valid in `country`'s plan as written:
+    a leading 0 must be the plan's trunk prefix for that number (Peru dials its mobiles
+    without one: `0991234567` is Ecuador's or Paraguay's, not Peru's `991 234 567`)."""
+    try:
+        number = phonenumbers.parse(value, country)
+    except phonenumbers.NumberParseException:
+        return False
+    if not phonenumbers.is_valid_number(number):
+        return False
+    if value.lstrip("( ").startswith("0"):
+        national = phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.NATIONAL)
+        return national.lstrip("( ").startswith("0")
+    return True
+
+
 def _valid_in_plan(country: str) -> Callable[[str], bool]:
     def valid(value: str) -> bool:
-        try:
-            number = phonenumbers.parse(value, country)
-        except phonenumbers.NumberParseException:
-            return False
-        return phonenumbers.is_valid_number(number)
+        return _valid_national(value, country)
 
     return valid
 
 
 def _valid_plans(value: str) -> frozenset[str]:
     """The countries in whose plan `value`, written as a national number, is valid."""
-    out = set()
-    for code in countries():
-        try:
-            number = phonenumbers.parse(value, code)
-        except phonenumbers.NumberParseException:
-            continue
-        if phonenumbers.is_valid_number(number):
-            out.add(code)
-    return frozenset(out)
+    return frozenset(code for code in countries() if _valid_national(value, code))
 
 
 _Check = Callable[[str], bool]
@@ -174,6 +182,12 @@ def _demonym_patterns() -> tuple[tuple[str, re.Pattern], ...]:
 @cache
 def _institution_pattern() -> re.Pattern:
     names = sorted(institution_countries(), key=len, reverse=True)
+    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(n) for n in names) + r")(?!\w)")
+
+
+@cache
+def _hospital_pattern() -> re.Pattern:
+    names = sorted(reference_hospitals(), key=len, reverse=True)
     return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(n) for n in names) + r")(?!\w)")
 
 
@@ -275,8 +289,8 @@ def _word_places(text: str) -> frozenset[int]:
 
 
 def _text_scores(text: str) -> tuple[tuple[str, float], ...]:
-    """(country, score) of the cues, institutions, centre heads and dialling codes of the
-    text, in the order scored."""
+    """(country, score) of the cues, institutions, reference hospitals, centre heads and
+    dialling codes of the text, in the order scored."""
     scores: defaultdict[str, float] = defaultdict(float)
     _cue_scores(text, scores)
     folded = casefold_per_char(text)
@@ -291,6 +305,9 @@ def _text_scores(text: str) -> tuple[tuple[str, float], ...]:
         }
         for country in owners:
             scores[country] += INSTITUTION_WEIGHT / len(owners)
+    hospitals = {reference_hospitals()[m.group()] for m in _hospital_pattern().finditer(folded)}
+    for country, _name in hospitals:
+        scores[country] += HOSPITAL_WEIGHT
     for head in centre_heads():
         if head.anywhere and head.pattern.search(folded):
             for country in head.countries:

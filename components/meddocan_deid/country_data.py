@@ -5,12 +5,13 @@ Data files in `pipeline/data/americas/` (shipped with the package): `countries.t
 Faker locales, dialling codes, postal shapes, demonyms), `places.tsv` (GeoNames populated
 places, CC BY 4.0: experiments/americas_places.py), `institutions.tsv` and `centre_heads.tsv`
 (public names written by hand), `country_cues.tsv` (identifier shapes and keys, health-system
-and address words that country detection scores), `corregimientos.tsv` (Panamá's
-corregimientos of its main districts, public names written by hand),
-`surnames_us_hispanic.tsv` (US Census 2010, public domain: experiments/hispanic_surnames.py).
-First-level divisions (states, provinces, regions, departments) are read from pycountry's
-ISO 3166-2 data at run time, not copied. Spain's own places stay in `deid/surrogates/data/`
-(provinces, communities, towns). Reads files only.
+and address words that country detection scores), `hospitals.tsv` (reference hospitals that
+country detection counts, written by hand), `corregimientos.tsv` (Panamá's corregimientos of its
+main districts, public names written by hand), `surnames_us_hispanic.tsv` (US Census 2010,
+public domain: experiments/hispanic_surnames.py). First-level divisions (states, provinces,
+regions, departments) are read from pycountry's ISO 3166-2 data at run time, not copied.
+Spain's own places stay in `deid/surrogates/data/` (provinces, communities, towns). Reads files
+only.
 """
 
 import re
@@ -55,6 +56,9 @@ _SKIP_TYPES = {"DO": {"Region"}}
 # divisions that reports write as common words (`Hospital Central`, `la cordillera`): not
 # counted by country detection
 _WORD_DIVISIONS = {"PY": {"Central", "Cordillera"}}
+# towns named by a phrase of health text (`Ministerio ... para la Salud`, in capitals too): not
+# counted by country detection
+_PHRASE_TOWNS = {"CU": {"La Salud"}}
 
 
 class DataFileError(ValueError):
@@ -257,6 +261,26 @@ def institutions() -> tuple[Institution, ...]:
 
 
 @cache
+def reference_hospitals() -> dict[str, tuple[str, str]]:
+    """Folded name or other name of a reference hospital of `hospitals.tsv` -> (its country,
+    its folded name): the hospital a report names, counted once whichever name it writes."""
+    path = DATA / "hospitals.tsv"
+    out: dict[str, tuple[str, str]] = {}
+    for lineno, (country, name, others) in _numbered_rows("hospitals.tsv", (2, 3)):
+        if country not in countries() or country == SPAIN:
+            raise DataFileError(
+                f"{path}:{lineno}: {name}: not a country of the Americas {country!r}"
+            )
+        key = lookup_key(name)
+        for alias in (name, *(a for a in others.split("|") if a)):
+            folded = lookup_key(alias)
+            if not folded or out.get(folded, (country, key)) != (country, key):
+                raise DataFileError(f"{path}:{lineno}: {alias!r}: empty or another hospital's")
+            out[folded] = (country, key)
+    return out
+
+
+@cache
 def centre_heads() -> tuple[CentreHead, ...]:
     out = []
     path = DATA / "centre_heads.tsv"
@@ -346,7 +370,9 @@ def detection_places() -> dict[str, frozenset[str]]:
     """The places country detection counts, folded -> their countries: the cities of
     `towns.txt` (15,000 inhabitants or more, not a first name, a surname or a Spanish word:
     experiments/americas_town_list.py) and the divisions that are no listed name and no
-    common word (`_WORD_DIVISIONS`)."""
+    common word (`_WORD_DIVISIONS`); neither one named like another country (Cuba's town
+    `Venezuela`: a report that writes it names the country) nor a phrase of health text
+    (`_PHRASE_TOWNS`)."""
     path = DATA / "towns.txt"
     if not path.exists():
         raise DataFileError(f"{path}: data file not found")
@@ -356,16 +382,24 @@ def detection_places() -> dict[str, frozenset[str]]:
         if line.strip() and not line.startswith("#")
     }
     names = {lookup_key(n) for n in _listed_names()}
+    # a town or division named like another country (Cuba's `Venezuela`) names that country
+    country_names = {lookup_key(c.name): code for code, c in countries().items()}
     out: dict[str, set[str]] = {}
     for code in countries():
         if code == SPAIN:
             continue
         for name in places(code):
-            if lookup_key(name) in towns:
-                out.setdefault(lookup_key(name), set()).add(code)
+            key = lookup_key(name)
+            if country_names.get(key, code) != code or name in _PHRASE_TOWNS.get(code, ()):
+                continue
+            if key in towns:
+                out.setdefault(key, set()).add(code)
         for name in divisions(code):
-            if lookup_key(name) not in names and name not in _WORD_DIVISIONS.get(code, ()):
-                out.setdefault(lookup_key(name), set()).add(code)
+            key = lookup_key(name)
+            if country_names.get(key, code) != code:
+                continue
+            if key not in names and name not in _WORD_DIVISIONS.get(code, ()):
+                out.setdefault(key, set()).add(code)
     return {k: frozenset(v) for k, v in out.items()}
 
 
