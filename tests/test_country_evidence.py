@@ -374,7 +374,7 @@ def test_near_misses_of_peruvian_and_quito_addresses(text):
     [
         ("Paciente V 12.345.678, sin alergias.", 3),  # the letter and the dots, no key
         ("Vive en la parroquia Caricuao.", 2),  # a parish of Caracas
-        ("Inscrita en la Misión José Gregorio Hernández.", 2),
+        ("Inscrita en la Misión Negra Hipólita.", 2),  # the others are institutions too
         ("Atendido por médico integral comunitario.", 3),
         ("Pagó Bs.S 1500 por el examen.", 3),  # a bolívar with its letter
     ],
