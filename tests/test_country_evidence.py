@@ -290,7 +290,8 @@ def test_a_bare_policlinico_is_shared_and_a_teaching_one_is_cuban():
     "text,weight",
     [
         ("C.I. 1710034065", 5),  # keyed and checked, and checked alone
-        ("HCU 0926687856 ingresa a piso.", 6.5),  # and a Guayas cédula has a mobile's shape
+        ("cédula 0926687856 ingresa a piso.", 6.5),  # and a Guayas cédula has a mobile's shape
+        ("HCU 0926687856 ingresa a piso.", 3.5),  # HCU is Spain's hospital too: no key
         ("601  1710034065  GUAMÁN PÉREZ ROSA", 2),  # a list: the checked ten digits alone
         ("hijo 099 123 4567", 1.5),  # a mobile of ten digits with its trunk 0
     ],
@@ -401,3 +402,32 @@ def test_a_cuban_doctor_and_the_mgi_specialty_count_for_cuba_and_venezuela_alike
 )
 def test_near_misses_of_venezuelan_parishes_bolivares_and_cedulas(text):
     assert scores(text).get("VE", 0) < 2
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # people named like the reference hospitals of Cuba, Ecuador and Venezuela
+        "Paciente Manuel Fajardo, remitido por el Dr. Calixto García Pérez. Hospital La Paz.",
+        "Paciente Enrique Garcés Baca Ortiz, natural de Huesca.",
+        "De origen venezolano, residente en Madrid. Dr. Enrique Tejera.",
+        # clinical text shaped like a Quito house number, a TNM stage
+        "Afectación de raíces S2-4 y disfunción esfinteriana. Hospital de Cruces.",
+        "Estadio T3 N1-2 y M0.",
+        # Spain's Hospital Clínico Universitario and its record number; a date and a time
+        "Ingresa en el HCU Valladolid, NHC 1712345600.",
+        "Visita el 09-12-2023 10:30 en consulta.",
+        # where a doctor studied, and the words of generic bodies
+        "Licenciado por la Universidad Peruana Cayetano Heredia y la Universidad del Zulia.",
+        "Se activó el sistema de atención médica de emergencias; trabaja para una mejor niñez.",
+        "Notificado al Sistema Nacional de Vigilancia en Salud Pública.",
+    ],
+)
+def test_spanish_text_near_the_new_evidence_stays_spains(text):
+    assert country_of(text) == "ES"
+
+
+def test_a_hospital_named_for_a_person_counts_after_its_head():
+    assert scores("Ingresó en el Hospital Docente Calixto García.")["CU"] == 2
+    assert scores("Control en el HNERM.")["PE"] == 2
+    assert "CU" not in scores("Dr. Calixto García, neumólogo.")

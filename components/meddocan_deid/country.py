@@ -40,6 +40,7 @@ from .country_data import (
     countries,
     country_cues,
     detection_places,
+    hospital_names_alone,
     institution_countries,
     reference_hospitals,
     spanish_places,
@@ -185,10 +186,27 @@ def _institution_pattern() -> re.Pattern:
     return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(n) for n in names) + r")(?!\w)")
 
 
+# a hospital's head and the words between it and a person's name (`hospital docente dr.`),
+# folded; at most four of them
+_HOSPITAL_HEAD = (
+    r"(?:hospital|hosp\.|clinica|instituto|policlinico)"
+    r"(?:\s+(?:general|docente|nacional|universitario|militar|clinico|quirurgico|provincial"
+    r"|pediatrico|regional|materno|infantil|especialidades|de|del|la|el|dr\.?|dra\.?|doctor"
+    r"|doctora|comandante|essalud|minsa|iess)){0,4}\s+"
+)
+
+
 @cache
 def _hospital_pattern() -> re.Pattern:
+    """A reference hospital's name: alone where it names the hospital alone (`HNERM`), a
+    person's name only after a hospital's head (group `name`)."""
+    alone = hospital_names_alone()
     names = sorted(reference_hospitals(), key=len, reverse=True)
-    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(n) for n in names) + r")(?!\w)")
+    by_itself = "|".join(re.escape(n) for n in names if n in alone)
+    after_head = "|".join(re.escape(n) for n in names if n not in alone)
+    return re.compile(
+        rf"(?<!\w)(?:{by_itself})(?!\w)|(?<!\w){_HOSPITAL_HEAD}(?P<name>{after_head})(?!\w)"
+    )
 
 
 @cache
@@ -273,12 +291,40 @@ def _text_evidence(text: str) -> _TextEvidence:
         if found is not None:
             _evidence_cache.move_to_end(key)
             return found
+    text = _without_studies(text)
     found = _TextEvidence(_text_scores(text), _word_places(text))
     with _evidence_lock:
         _evidence_cache[key] = found
         while len(_evidence_cache) > EVIDENCE_CACHE_SIZE:
             _evidence_cache.popitem(last=False)
     return found
+
+
+@cache
+def _studies_pattern() -> re.Pattern | None:
+    names = sorted(
+        (
+            name
+            for name, bodies in institution_countries().items()
+            if all(body.kind in KINDS_NOT_EVIDENCE for body in bodies)
+        ),
+        key=len,
+        reverse=True,
+    )
+    if not names:
+        return None
+    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(n) for n in names) + r")(?!\w)")
+
+
+def _without_studies(text: str) -> str:
+    """The text with the names of the bodies that are no evidence (universities: where someone
+    studied) blanked, its length kept: neither they nor the places, demonyms and hospitals in
+    their names count (`Universidad Peruana Cayetano Heredia`, `Universidad del Zulia`)."""
+    pattern = _studies_pattern()
+    spans = [m.span() for m in pattern.finditer(casefold_per_char(text))] if pattern else []
+    for start, end in spans:
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
 
 
 def _word_places(text: str) -> frozenset[int]:
@@ -305,7 +351,10 @@ def _text_scores(text: str) -> tuple[tuple[str, float], ...]:
         }
         for country in owners:
             scores[country] += INSTITUTION_WEIGHT / len(owners)
-    hospitals = {reference_hospitals()[m.group()] for m in _hospital_pattern().finditer(folded)}
+    hospitals = {
+        reference_hospitals()[m.group("name") or m.group()]
+        for m in _hospital_pattern().finditer(folded)
+    }
     for country, _name in hospitals:
         scores[country] += HOSPITAL_WEIGHT
     for head in centre_heads():

@@ -280,6 +280,25 @@ def reference_hospitals() -> dict[str, tuple[str, str]]:
     return out
 
 
+# a name of hospitals.tsv that begins with one of these names a body by itself
+_BODY_HEADS = ("hospital", "instituto", "sociedad", "centro", "clinica")
+
+
+@cache
+def hospital_names_alone() -> frozenset[str]:
+    """Folded names of `hospitals.tsv` that name their hospital alone: an acronym (`HNERM`) or a
+    name with its own head (`Instituto Nacional de Salud del Niño`). The others are people's
+    names (`Calixto García`, `Manuel Fajardo`) that Spanish reports give to patients and
+    doctors: country detection counts them only after a hospital's head word."""
+    out = set()
+    for _lineno, (_country, name, others) in _numbered_rows("hospitals.tsv", (2, 3)):
+        for alias in (name, *(a for a in others.split("|") if a)):
+            folded = lookup_key(alias)
+            if (alias.isupper() and " " not in alias) or folded.startswith(_BODY_HEADS):
+                out.add(folded)
+    return frozenset(out)
+
+
 @cache
 def centre_heads() -> tuple[CentreHead, ...]:
     out = []
