@@ -11,7 +11,13 @@ import re
 import pytest
 from conftest import ROOT
 
-from meddocan_deid.evaluation.regex_bounds import SIZE, collect_patterns, growth, time_all
+from meddocan_deid.evaluation.regex_bounds import (
+    SIZE,
+    adversarial_inputs,
+    collect_patterns,
+    growth,
+    time_all,
+)
 
 BOUND_SECONDS = 5.0  # CPU seconds of one pattern on one input of 100 KB
 # a pattern over the bound passes where its time grows linearly with the input (about 4 from
@@ -36,6 +42,7 @@ def test_patterns_come_from_the_code_the_components_and_the_data(patterns):
     assert any(w.startswith("tokenizer.") for w in where)
     assert any(w.startswith("meddocan_deid.") for w in where)
     assert any(w.endswith(" REGEX") for w in where)
+    assert sum(w.startswith("country_cues.tsv cue ") for w in where) > 100
 
 
 # spaCy's patterns, still over the bound when scanned whole: spaCy's tokenizer searches them in
@@ -87,3 +94,11 @@ def test_the_rewritten_patterns_keep_their_matches(rule_nlp):
     assert codes._dni_letter.match("cuatro letra b", 6).group(1) == "b"
     assert codes._dni_letter.match("cuatro - b", 6).group(1) == "b"
     assert isinstance(unit, re.Pattern)
+
+
+def test_a_key_and_a_long_blank_run_is_an_adversarial_input():
+    # two blank runs side by side after a key backtrack only there (`CMP` + 40,000 spaces)
+    pattern = re.compile(r"\bCMP\b\.?\s*:?\s*\d{3,6}\b")
+    inputs = adversarial_inputs(pattern, 2_000)
+    assert ("CMP" + " " * 1_996 + "!") in inputs
+    assert growth(pattern, inputs.index("CMP" + " " * 1_996 + "!"), size=8_000) > 8

@@ -123,6 +123,20 @@ def module_patterns() -> Iterator[Found]:
             yield from _walk(value, f"{info.name}.{name}", 0, seen)
 
 
+def data_patterns() -> Iterator[Found]:
+    """Patterns compiled from data tables when first used (country detection's cues, the
+    centre heads, the institutions' and reference hospitals' names): no module holds them at
+    import."""
+    from .. import country, country_data
+
+    for i, cue in enumerate(country_data.country_cues()):
+        yield Found(f"country_cues.tsv cue {i + 1} ({cue.country})", cue.pattern)
+    for i, head in enumerate(country_data.centre_heads()):
+        yield Found(f"centre_heads.tsv head {i + 1}", head.pattern)
+    yield Found("meddocan_deid.country._institution_pattern", country._institution_pattern())
+    yield Found("meddocan_deid.country._hospital_pattern", country._hospital_pattern())
+
+
 def pipeline_patterns(nlp) -> Iterator[Found]:
     """The compiled patterns held by the pipeline's components and its tokenizer."""
     seen: set[int] = set()
@@ -168,7 +182,12 @@ def _regex_values(obj: Any) -> Iterator[str]:
 def collect_patterns(nlp, folders: list[Path]) -> list[Found]:
     """Every distinct pattern (by source and flags), with the first place it was found."""
     out: dict[tuple, Found] = {}
-    for found in [*pipeline_patterns(nlp), *module_patterns(), *token_regexes(folders)]:
+    for found in [
+        *pipeline_patterns(nlp),
+        *module_patterns(),
+        *data_patterns(),
+        *token_regexes(folders),
+    ]:
         key = (found.pattern.pattern, found.pattern.flags)
         out.setdefault(key, found)
     return list(out.values())
@@ -184,7 +203,19 @@ def adversarial_inputs(pattern: re.Pattern, size: int = SIZE) -> list[str]:
     for unit in units:
         body = (unit * (size // len(unit) + 1))[: size - 1]
         out.append(body + "!")
+    # a key word of the pattern, then a long run of blanks or digits (`CMP` and 40,000 spaces:
+    # two blank runs in a row after a key backtrack only there)
+    for word in _key_words(source):
+        for unit in (" ", "1"):
+            out.append((word + unit * size)[: size - 1] + "!")
     return out
+
+
+def _key_words(source: str, most: int = 3) -> list[str]:
+    """The first `most` distinct words of two or more letters written literally in a pattern."""
+    plain = re.sub(r"\\.|\[[^\]]*\]|\(\?[^:)]*[:)]?|\{[^}]*\}", " ", source)
+    words = list(dict.fromkeys(re.findall(r"[^\W\d_]{2,}", plain)))
+    return words[:most]
 
 
 def is_continuation(pattern: re.Pattern) -> bool:

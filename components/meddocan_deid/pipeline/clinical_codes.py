@@ -261,7 +261,9 @@ class CodeFinder:
         # `L.` is a lot only with its capital and period (`L. 4521B`), `Lote`/`lot` in any case
         lot = self._cues["lot"]
         lot_cue = f"(?:{lot.pattern}|(?<!\\w)L\\.)" if lot is not None else r"(?<!\w)L\."
-        connector = r"[ \t]*(?:n[º°o]\.?|núm\.?|número)?[ \t]*[:#]?[ \t]*"
+        # one blank run between any two parts (runs side by side backtrack: quadratic on a
+        # cue and thousands of spaces)
+        connector = r"[ \t]*(?:(?:n[º°o]\.?|núm\.?|número)[ \t]*)?(?:[:#][ \t]*)?"
         self._after_cue = {
             kind: re.compile(
                 f"(?P<cue>{cue}){connector}(?P<value>{_VALUE})(?![\\w-])",

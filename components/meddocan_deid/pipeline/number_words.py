@@ -289,9 +289,9 @@ class NumberWords:
         self._number_link = re.compile(rf"\s+(?:{number_link})")
         self._digit_year = re.compile(rf"(?:\s*,\s+|\s+)(?:{year_link})\d{{4}}(?!\d)")
         self._weekday_before = re.compile(
-            rf"(?<!\w)(?:{weekday})\s*,?\s*(?:(?:{day_article})|dia\s+)?$"
+            rf"(?<!\w)(?:{weekday})\s*(?:,\s*)?(?:(?:{day_article})|dia\s+)?$"
         )
-        self._weekday_right_before = re.compile(rf"(?<!\w)(?:{weekday})\s*,?\s*$")
+        self._weekday_right_before = re.compile(rf"(?<!\w)(?:{weekday})\s*(?:,\s*)?$")
         self._dia_before = re.compile(r"(?<!\w)dia\s+$")
         self._month_before = re.compile(
             rf"(?<!\w)(?:(?:\d{{1,2}}\s+(?:{day_month}))?)(?:{month}|{feast})\s+(?:{year_link})$"
@@ -319,23 +319,23 @@ class NumberWords:
         self._duration = re.compile(rf"(?<!\w)(?:{_alternation(duration_words)})\s+$")
         self._not_age_before = re.compile(rf"(?<!\w)(?:{_alternation(not_age_before)})\s+$")
         self._hours_of_life = re.compile(r"\s+horas\s+de\s+vida(?!\w)")
-        self._edad = re.compile(r"(?<!\w)edad(?:\s+actual)?\s*[:,]?\s*$")
+        self._edad = re.compile(r"(?<!\w)edad(?:\s+actual)?\s*(?:[:,]\s*)?$")
         self._lead = re.compile(rf"(?<!\w)(?:{_alternation(age_leads)})\s+$")
         # with no unit, only the leads that end in an article (`desde los veinte`, not `con dos`)
         articled = [w for w in age_leads if w.split()[-1] in ("los", "las")]
         self._bare_lead = re.compile(rf"(?<!\w)(?:{_alternation(articled)})\s+$")
         self._age_verb = re.compile(
-            rf"(?<!\w)(?:{_alternation(age_verbs)})(?:\s+(?:usted|ahora|ya))?\s*:?\s*(?:de\s+)?$"
+            rf"(?<!\w)(?:{_alternation(age_verbs)})(?:\s+(?:usted|ahora|ya))?\s*(?::\s*)?(?:de\s+)?$"
         )
         self._bare_verb = re.compile(
-            rf"(?<!\w)(?:{_alternation(age_verbs)})(?:\s+(?:usted|ahora|ya))?\s*[:,]?\s*$"
+            rf"(?<!\w)(?:{_alternation(age_verbs)})(?:\s+(?:usted|ahora|ya))?\s*(?:[:,]\s*)?$"
         )
         self._bare_end = re.compile(
             rf"\s*(?:[\n.;,?!)]|$)|\s+(?:{_alternation(bare_age_after)})(?!\w)"
         )
         persons = _alternation(age_person_words)
         self._person = re.compile(rf"(?<!\w)(?:{persons})(?!\w)[^\w\s]*(?:\s+\S+){{0,3}}?\s+de\s+$")
-        self._person_right = re.compile(rf"(?<!\w)(?:{persons})\s*,?\s*$")
+        self._person_right = re.compile(rf"(?<!\w)(?:{persons})\s*(?:,\s*)?$")
         # `mujer` is a kinship word too (`su mujer`), but `Mujer de ochenta años` is the patient
         relatives = {casefold_per_char(w) for w in relative_words} - {
             casefold_per_char(w) for w in age_person_words
@@ -358,7 +358,9 @@ class NumberWords:
         self._age_question = re.compile(
             r"(?<!\w)(?:edad|cuantos\s+anos|tiene\s+(?:usted\s+)?ahora)(?!\w)"
         )
-        self._turn_start = re.compile(r"\n[^\n:]{1,40}:\s*(?:(?:si|pues|unos|ya|bueno)\s*,?\s*)?$")
+        self._turn_start = re.compile(
+            r"\n[^\n:]{1,40}:\s*(?:(?:si|pues|unos|ya|bueno)\s*(?:,\s*)?)?$"
+        )
         self._count = re.compile(rf"\s+(?:{_alternation(counts)})(?!\w)")
         self._any_number_word = re.compile(rf"(?<!\w)(?:{_alternation(number_word_set())})")
 

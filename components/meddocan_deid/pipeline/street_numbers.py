@@ -26,7 +26,7 @@ from ..number_words import NumberRun
 from .dictated_codes import parse_letter_names
 
 NAME_WORDS = 5  # words of a street's name between its kind and its number
-# `\s*(?:,\s*)?`, not `\s*,?\s*`: two runs of blanks side by side backtrack over every split
+# `\s*(?:,\s*)?`, not `\s*(?:,\s*)?`: two runs of blanks side by side backtrack over every split
 NUMBER_KEY = re.compile(r"\s*(?:,\s*)?(?:(?:numero|num|no|n)(?!\w)\s*(?:\.\s*)?)?")
 TAIL_GAP = re.compile(r"\s*(?:,\s*)?")
 ARTICLE_AFTER = re.compile(r"\s+(?:la|las|el|los|un|una)(?!\w)")

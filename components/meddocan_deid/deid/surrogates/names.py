@@ -116,7 +116,7 @@ def _field_keys(use: str) -> str:
 # the header keys of a name, in every language (`Nombre:`, `Cognoms:`, `Izena:`)
 _FIELD = re.compile(
     rf"(?i)(?<!\w)(?:(?P<full>{_field_keys('full')})|(?P<surname>{_field_keys('surname')})"
-    rf"|(?P<given>{_field_keys('given')}))\s*:?\s*$"
+    rf"|(?P<given>{_field_keys('given')}))\s*(?::\s*)?$"
 )
 
 
