@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import country, country_data
+
 PACKAGE = "meddocan_deid"
 MAX_DEPTH = 4
 SIZE = 100_000
@@ -127,8 +129,6 @@ def data_patterns() -> Iterator[Found]:
     """Patterns compiled from data tables when first used (country detection's cues, the
     centre heads, the institutions' and reference hospitals' names): no module holds them at
     import."""
-    from .. import country, country_data
-
     for i, cue in enumerate(country_data.country_cues()):
         yield Found(f"country_cues.tsv cue {i + 1} ({cue.country})", cue.pattern)
     for i, head in enumerate(country_data.centre_heads()):
