@@ -23,7 +23,7 @@ import pycountry
 
 from .id_checks import CHECKS
 from .labels import labels_with
-from .lexicon import lookup_key
+from .lexicon import lookup_key, words
 
 DATA = Path(__file__).parent / "pipeline" / "data" / "americas"
 # Spain's places: the surrogates' tables (read by deid/surrogates/tables.py; read here by path,
@@ -280,10 +280,6 @@ def reference_hospitals() -> dict[str, tuple[str, str]]:
     return out
 
 
-# a name of hospitals.tsv that begins with one of these names a body by itself
-_BODY_HEADS = ("hospital", "instituto", "sociedad", "centro", "clinica")
-
-
 @cache
 def hospital_names_alone() -> frozenset[str]:
     """Folded names of `hospitals.tsv` that name their hospital alone: an acronym (`HNERM`) or a
@@ -294,7 +290,9 @@ def hospital_names_alone() -> frozenset[str]:
     for _lineno, (_country, name, others) in _numbered_rows("hospitals.tsv", (2, 3)):
         for alias in (name, *(a for a in others.split("|") if a)):
             folded = lookup_key(alias)
-            if (alias.isupper() and " " not in alias) or folded.startswith(_BODY_HEADS):
+            if (alias.isupper() and " " not in alias) or folded.startswith(
+                tuple(lookup_key(w) for w in words("body_heads", "es"))
+            ):
                 out.add(folded)
     return frozenset(out)
 
