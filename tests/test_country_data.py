@@ -112,6 +112,26 @@ def test_a_bad_cue_names_the_file_the_line_and_the_problem(tmp_path, monkeypatch
     assert country_data.country_cues()[0].country == "MX"
 
 
+def bad_row_error(tmp_path, monkeypatch, reader, good: str, row: str) -> str:
+    """The DataFileError `reader` raises on its file (named as the reader's table: its data
+    file in a folder of its own) holding a comment, a good row and `row`; the shipped file is
+    read again after."""
+    name = {"corregimientos": "corregimientos.tsv", "reference_hospitals": "hospitals.tsv"}[
+        reader.__name__
+    ]
+    countries()  # read from the shipped file before DATA moves
+    (tmp_path / name).write_text(f"# comment\n{good}\n{row}\n", encoding="utf-8")
+    monkeypatch.setattr(country_data, "DATA", tmp_path)
+    reader.cache_clear()
+    try:
+        with pytest.raises(DataFileError) as err:
+            reader()
+        return str(err.value)
+    finally:
+        monkeypatch.undo()
+        reader.cache_clear()
+
+
 def test_the_corregimientos_of_panama_have_a_district_and_a_province():
     found = country_data.corregimientos()
     assert len(found) >= 120 and {c.country for c in found} == {"PA"}
@@ -144,19 +164,9 @@ def test_reference_hospitals_are_read_with_their_other_names():
 def test_a_bad_corregimiento_names_the_file_the_line_and_the_problem(
     tmp_path, monkeypatch, row, problem
 ):
-    countries()  # read from the shipped file before DATA moves
-    (tmp_path / "corregimientos.tsv").write_text(
-        f"# comment\nPA\tBella Vista\tPanamá\tPanamá\n{row}\n", encoding="utf-8"
-    )
-    monkeypatch.setattr(country_data, "DATA", tmp_path)
-    country_data.corregimientos.cache_clear()
-    try:
-        with pytest.raises(DataFileError, match=r"corregimientos.tsv:3: ") as err:
-            country_data.corregimientos()
-        assert problem in str(err.value)
-    finally:
-        monkeypatch.undo()
-        country_data.corregimientos.cache_clear()
+    good = "PA\tBella Vista\tPanamá\tPanamá"
+    error = bad_row_error(tmp_path, monkeypatch, country_data.corregimientos, good, row)
+    assert "corregimientos.tsv:3: " in error and problem in error
     assert len(country_data.corregimientos()) >= 120
 
 
@@ -172,17 +182,7 @@ def test_a_bad_corregimiento_names_the_file_the_line_and_the_problem(
 def test_a_bad_hospital_row_names_the_file_the_line_and_the_problem(
     tmp_path, monkeypatch, row, problem
 ):
-    countries()  # read from the shipped file before DATA moves
-    (tmp_path / "hospitals.tsv").write_text(
-        f"# comment\nPE\tEdgardo Rebagliati Martins\tRebagliati|HNERM\n{row}\n", encoding="utf-8"
-    )
-    monkeypatch.setattr(country_data, "DATA", tmp_path)
-    country_data.reference_hospitals.cache_clear()
-    try:
-        with pytest.raises(DataFileError, match=r"hospitals.tsv:3: ") as err:
-            country_data.reference_hospitals()
-        assert problem in str(err.value)
-    finally:
-        monkeypatch.undo()
-        country_data.reference_hospitals.cache_clear()
+    good = "PE\tEdgardo Rebagliati Martins\tRebagliati|HNERM"
+    error = bad_row_error(tmp_path, monkeypatch, country_data.reference_hospitals, good, row)
+    assert "hospitals.tsv:3: " in error and problem in error
     assert country_data.reference_hospitals()["hnerm"][0] == "PE"

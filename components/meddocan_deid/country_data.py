@@ -227,22 +227,23 @@ def corregimiento_names(country: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(c.name for c in corregimientos() if c.country == country))
 
 
+def _corregimiento_field_countries(field: str) -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = {}
+    for corr in corregimientos():
+        out.setdefault(lookup_key(getattr(corr, field)), set()).add(corr.country)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
 @cache
 def corregimiento_countries() -> dict[str, frozenset[str]]:
     """Folded corregimiento name -> the countries that have one."""
-    out: dict[str, set[str]] = {}
-    for corr in corregimientos():
-        out.setdefault(lookup_key(corr.name), set()).add(corr.country)
-    return {k: frozenset(v) for k, v in out.items()}
+    return _corregimiento_field_countries("name")
 
 
 @cache
 def district_countries() -> dict[str, frozenset[str]]:
     """Folded district name (of the districts whose corregimientos are listed) -> countries."""
-    out: dict[str, set[str]] = {}
-    for corr in corregimientos():
-        out.setdefault(lookup_key(corr.district), set()).add(corr.country)
-    return {k: frozenset(v) for k, v in out.items()}
+    return _corregimiento_field_countries("district")
 
 
 @cache
